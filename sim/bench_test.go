@@ -1,0 +1,75 @@
+package sim
+
+import (
+	"testing"
+	"time"
+)
+
+// BenchmarkCalendarPHOLD is a PHOLD model: a fixed population of events,
+// each of which, when it fires, schedules one more at a random future time.
+// It measures calendar events per second (insert + remove through the btree).
+func BenchmarkCalendarPHOLD(b *testing.B) {
+	const population = 1000
+	e := NewEngine(1)
+	r := e.Rand()
+	var hop func()
+	n := 0
+	hop = func() {
+		n++
+		if n <= b.N {
+			e.After(Time(1+r.IntN(1000)), hop)
+		}
+	}
+	for i := 0; i < population; i++ {
+		e.After(Time(r.IntN(1000)), hop)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	if err := e.Run(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(e.Events())/time.Since(start).Seconds(), "events/s")
+}
+
+// BenchmarkProcessSwitch measures coroutine switches: processes that sleep
+// one cycle at a time, each sleep a calendar event and two switches.
+func BenchmarkProcessSwitch(b *testing.B) {
+	const procs = 8
+	e := NewEngine(1)
+	per := b.N/procs + 1
+	for i := 0; i < procs; i++ {
+		e.Spawn("p", func(p *Proc) {
+			for j := 0; j < per; j++ {
+				p.Yield()
+			}
+		})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	if err := e.Run(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(procs*per)/time.Since(start).Seconds(), "switches/s")
+}
+
+// BenchmarkSleep measures a process advancing time: one calendar event and
+// one switch per Sleep.
+func BenchmarkSleep(b *testing.B) {
+	e := NewEngine(1)
+	for i := 0; i < 100; i++ {
+		e.Spawn("p", func(p *Proc) {
+			for j := 0; j < b.N/100+1; j++ {
+				p.Sleep(Time(1 + j%7))
+			}
+		})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	if err := e.Run(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(e.Events())/time.Since(start).Seconds(), "events/s")
+}

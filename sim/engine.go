@@ -1,0 +1,259 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// Limits bound a run so that none hangs. Zero means no limit.
+type Limits struct {
+	MaxEvents uint64        // events executed
+	MaxTime   Time          // simulated time
+	MaxWall   time.Duration // wall-clock time
+}
+
+// Engine runs one simulation. It is a value: nothing about it is global.
+// Only one process runs at a time, resumed by Run's loop, so simulated code
+// needs no locks.
+type Engine struct {
+	now     Time
+	cal     calendar
+	rng     *rand.Rand
+	seed    uint64
+	procs   []*Proc
+	live    int // processes not yet finished
+	cur     *Proc
+	limits  Limits
+	events  uint64
+	err     error
+	stopped bool
+	trace   *Trace
+}
+
+// NewEngine returns an engine whose random generator is seeded with seed.
+func NewEngine(seed uint64) *Engine {
+	return &Engine{
+		cal:  newCalendar(),
+		rng:  rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		seed: seed,
+	}
+}
+
+// Seed is the seed the engine was created with.
+func (e *Engine) Seed() uint64 { return e.seed }
+
+// Now is the current simulated time.
+func (e *Engine) Now() Time { return e.now }
+
+// Rand is the engine's seeded generator: the only source of randomness a
+// model may use.
+func (e *Engine) Rand() *rand.Rand { return e.rng }
+
+// SetLimits bounds the next Run.
+func (e *Engine) SetLimits(l Limits) { e.limits = l }
+
+// Events is the number of events executed so far.
+func (e *Engine) Events() uint64 { return e.events }
+
+// Current is the running process, or nil inside a callback.
+func (e *Engine) Current() *Proc { return e.cur }
+
+// After schedules fn to run d from now. fn runs in the engine loop, not in a
+// process: it must not block.
+func (e *Engine) After(d Time, fn func()) Handle {
+	if d < 0 {
+		d = 0
+	}
+	return e.At(e.now+d, fn)
+}
+
+// At schedules fn at absolute time t (not earlier than now).
+func (e *Engine) At(t Time, fn func()) Handle {
+	if t < e.now {
+		t = e.now
+	}
+	it := item{at: t, seq: e.cal.next(), fn: fn}
+	e.cal.push(it, e.now)
+	return Handle{at: it.at, seq: it.seq}
+}
+
+// Cancel removes a scheduled callback; it reports whether it was pending.
+func (e *Engine) Cancel(h Handle) bool {
+	if !h.Valid() {
+		return false
+	}
+	return e.cal.cancel(h)
+}
+
+// Fail stops the run with err (the first failure wins). Models call it when
+// they detect something no run may continue past.
+func (e *Engine) Fail(err error) {
+	if e.err == nil && err != nil {
+		e.err = err
+	}
+}
+
+// Stop ends the run after the current event, without error, even if
+// processes are still blocked.
+func (e *Engine) Stop() { e.stopped = true }
+
+// resumeAt schedules p to continue at time t.
+func (e *Engine) resumeAt(p *Proc, t Time) {
+	e.cal.push(item{at: t, seq: e.cal.next(), proc: p}, e.now)
+}
+
+// Run executes events until none remain, a limit is hit, the run is stopped
+// or a model fails. It returns nil when every non-daemon process finished;
+// a *DeadlockError or *LivelockError when processes remain blocked with
+// nothing scheduled; a *LimitError; or the error a model passed to Fail.
+func (e *Engine) Run() error {
+	wallStart := time.Now()
+	defer e.killAll()
+	for e.err == nil && !e.stopped {
+		it, ok := e.cal.pop()
+		if !ok {
+			break
+		}
+		if e.limits.MaxTime > 0 && it.at > e.limits.MaxTime {
+			e.now = e.limits.MaxTime
+			return e.limitError("simulated time", e.limits.MaxTime.String())
+		}
+		e.now = it.at
+		e.events++
+		if e.limits.MaxEvents > 0 && e.events > e.limits.MaxEvents {
+			return e.limitError("events", fmt.Sprint(e.limits.MaxEvents))
+		}
+		if e.limits.MaxWall > 0 && e.events&0xfff == 0 && time.Since(wallStart) > e.limits.MaxWall {
+			return e.limitError("wall time", e.limits.MaxWall.String())
+		}
+		if it.proc != nil {
+			e.resume(it.proc)
+		} else {
+			it.fn()
+		}
+	}
+	if e.err != nil || e.stopped {
+		return e.err
+	}
+	return e.stuckError()
+}
+
+// stuckError reports the processes left blocked when nothing is scheduled.
+func (e *Engine) stuckError() error {
+	var waiting []Waiter
+	spinning := false
+	for _, p := range e.procs {
+		if p.state == stateDone || p.daemon {
+			continue
+		}
+		waiting = append(waiting, p.waiter())
+		spinning = spinning || p.spinning
+	}
+	if len(waiting) == 0 {
+		return nil
+	}
+	if spinning {
+		return &LivelockError{At: e.now, Waiting: waiting}
+	}
+	return &DeadlockError{At: e.now, Waiting: waiting}
+}
+
+func (e *Engine) limitError(what, limit string) error {
+	var waiting []Waiter
+	for _, p := range e.procs {
+		if p.state != stateDone && !p.daemon {
+			waiting = append(waiting, p.waiter())
+		}
+	}
+	return &LimitError{Limit: what, Value: limit, At: e.now, Events: e.events, Waiting: waiting}
+}
+
+// killAll unwinds every process still suspended, so that no coroutine
+// outlives its run.
+func (e *Engine) killAll() {
+	for _, p := range e.procs {
+		if p.state != stateDone {
+			p.kill()
+		}
+	}
+}
+
+// Waiter describes a process that did not finish: what it waits on and since
+// when.
+type Waiter struct {
+	Proc     string
+	Reason   string
+	Since    Time
+	Spinning bool
+}
+
+func (w Waiter) String() string {
+	kind := "blocked"
+	if w.Spinning {
+		kind = "spinning"
+	}
+	return fmt.Sprintf("%s %s since %v: %s", w.Proc, kind, w.Since, w.Reason)
+}
+
+func listWaiters(ws []Waiter) string {
+	s := ""
+	for _, w := range ws {
+		s += "\n  " + w.String()
+	}
+	return s
+}
+
+// DeadlockError: nothing is scheduled and processes are blocked.
+type DeadlockError struct {
+	At      Time
+	Waiting []Waiter
+}
+
+func (d *DeadlockError) Error() string {
+	return fmt.Sprintf("deadlock at %v: nothing scheduled, %d process(es) blocked:%s", d.At, len(d.Waiting), listWaiters(d.Waiting))
+}
+
+// LivelockError: processes spin on locations that can never change for them
+// (nothing else is scheduled, or a spin exceeded its limit).
+type LivelockError struct {
+	At      Time
+	Waiting []Waiter
+}
+
+func (l *LivelockError) Error() string {
+	return fmt.Sprintf("livelock at %v: process(es) spinning with no possible progress:%s", l.At, listWaiters(l.Waiting))
+}
+
+// LimitError: a run hit one of its Limits.
+type LimitError struct {
+	Limit   string
+	Value   string
+	At      Time
+	Events  uint64
+	Waiting []Waiter
+}
+
+func (l *LimitError) Error() string {
+	return fmt.Sprintf("limit on %s (%s) reached at %v after %d events; unfinished processes:%s", l.Limit, l.Value, l.At, l.Events, listWaiters(l.Waiting))
+}
+
+// ProcessPanic is the error a run returns when a process's code panicked
+// (a model bug): which process, when, and the stack.
+type ProcessPanic struct {
+	Proc  string
+	At    Time
+	Value any
+	Stack string
+}
+
+func (p *ProcessPanic) Error() string {
+	return fmt.Sprintf("process %s panicked at %v: %v\n%s", p.Proc, p.At, p.Value, p.Stack)
+}
+
+// IsDeadlock reports whether err is (or wraps) a DeadlockError.
+func IsDeadlock(err error) bool { var d *DeadlockError; return errors.As(err, &d) }
+
+// IsLivelock reports whether err is (or wraps) a LivelockError.
+func IsLivelock(err error) bool { var l *LivelockError; return errors.As(err, &l) }

@@ -1,0 +1,233 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestEqualTimeOrder(t *testing.T) {
+	e := NewEngine(1)
+	var got []int
+	for i := 0; i < 5; i++ {
+		e.After(10, func() { got = append(got, i) })
+	}
+	e.After(5, func() { got = append(got, -1) })
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	want := []int{-1, 0, 1, 2, 3, 4}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+}
+
+func TestProcessesInterleaveInScheduleOrder(t *testing.T) {
+	e := NewEngine(1)
+	var log []string
+	for _, name := range []string{"a", "b", "c"} {
+		e.Spawn(name, func(p *Proc) {
+			for i := 0; i < 2; i++ {
+				log = append(log, fmt.Sprintf("%s%d@%d", name, i, p.Now()))
+				p.Sleep(10)
+			}
+		})
+	}
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	want := "[a0@0 b0@0 c0@0 a1@10 b1@10 c1@10]"
+	if fmt.Sprint(log) != want {
+		t.Fatalf("got %v, want %s", log, want)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	e := NewEngine(1)
+	fired := 0
+	h := e.After(10, func() { fired++ })
+	e.After(5, func() {
+		if !e.Cancel(h) {
+			t.Error("cancel of a pending event reported false")
+		}
+	})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if fired != 0 {
+		t.Fatal("cancelled event fired")
+	}
+	if e.Cancel(h) {
+		t.Fatal("second cancel reported true")
+	}
+}
+
+func TestWakeAfterEarlierWakeWins(t *testing.T) {
+	e := NewEngine(1)
+	var at Time
+	p := e.Spawn("sleeper", func(p *Proc) {
+		p.Block("test")
+		at = p.Now()
+	})
+	e.After(1, func() { p.WakeAfter(100) })
+	e.After(20, func() { p.Wake() })
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if at != 20 {
+		t.Fatalf("woke at %v, want 20ps", at)
+	}
+	if e.Now() != 20 {
+		t.Fatalf("the timed wake was not cancelled: run ended at %v", e.Now())
+	}
+}
+
+func TestDeadlockNamesBlockedProcesses(t *testing.T) {
+	e := NewEngine(1)
+	var q WaitQueue
+	e.Spawn("rank0", func(p *Proc) { p.Sleep(Microsecond); q.Wait(p, "recv from rank 1") })
+	e.Spawn("rank1", func(p *Proc) { q.Wait(p, "recv from rank 0") })
+	e.Spawn("done", func(p *Proc) {})
+	e.SpawnDaemon("server", func(p *Proc) { p.Block("requests") })
+	err := e.Run()
+	var d *DeadlockError
+	if !errors.As(err, &d) {
+		t.Fatalf("got %v, want deadlock", err)
+	}
+	if len(d.Waiting) != 2 || d.Waiting[0].Proc != "rank0" || d.Waiting[1].Proc != "rank1" {
+		t.Fatalf("waiting %+v", d.Waiting)
+	}
+	for _, s := range []string{"rank0 blocked since 1us: recv from rank 1", "rank1 blocked since 0ps: recv from rank 0"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("report %q lacks %q", err, s)
+		}
+	}
+}
+
+func TestLivelockWhenSpinning(t *testing.T) {
+	e := NewEngine(1)
+	e.Spawn("reader", func(p *Proc) { p.BlockSpinning("flag at 0x40 (stale cached line)") })
+	e.Spawn("waiter", func(p *Proc) { p.Block("reply") })
+	err := e.Run()
+	if !IsLivelock(err) || IsDeadlock(err) {
+		t.Fatalf("got %v, want livelock", err)
+	}
+	if !strings.Contains(err.Error(), "reader spinning") || !strings.Contains(err.Error(), "waiter blocked") {
+		t.Fatalf("report %q does not name both", err)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	loop := func(e *Engine) {
+		e.Spawn("loop", func(p *Proc) {
+			for {
+				p.Sleep(Nanosecond)
+			}
+		})
+	}
+	cases := []struct {
+		name   string
+		limits Limits
+		want   string
+	}{
+		{"events", Limits{MaxEvents: 100}, "limit on events (100)"},
+		{"time", Limits{MaxTime: Microsecond}, "limit on simulated time (1us)"},
+		{"wall", Limits{MaxWall: 10 * time.Millisecond}, "limit on wall time"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := NewEngine(1)
+			loop(e)
+			e.SetLimits(c.limits)
+			err := e.Run()
+			var l *LimitError
+			if !errors.As(err, &l) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "loop") {
+				t.Fatalf("got %v, want %q naming loop", err, c.want)
+			}
+		})
+	}
+}
+
+func TestPanicInProcessIsAnError(t *testing.T) {
+	e := NewEngine(1)
+	e.Spawn("buggy", func(p *Proc) {
+		p.Sleep(5)
+		var s []int
+		_ = s[3]
+	})
+	err := e.Run()
+	var pp *ProcessPanic
+	if !errors.As(err, &pp) || pp.Proc != "buggy" || pp.At != 5 {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestFailStopsRun(t *testing.T) {
+	e := NewEngine(1)
+	bad := errors.New("corrupted delivery")
+	e.Spawn("a", func(p *Proc) {
+		p.Sleep(10)
+		e.Fail(bad)
+		p.Sleep(10)
+		t.Error("ran past Fail")
+	})
+	if err := e.Run(); !errors.Is(err, bad) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// randomRun is a small model whose outcome depends on the seed.
+func randomRun(seed uint64) (string, []byte) {
+	e := NewEngine(seed)
+	tr := e.EnableTrace()
+	var log []string
+	var q WaitQueue
+	for i := 0; i < 4; i++ {
+		e.Spawn(fmt.Sprintf("p%d", i), func(p *Proc) {
+			for j := 0; j < 5; j++ {
+				p.Sleep(Time(1 + e.Rand().IntN(100)))
+				if e.Rand().IntN(2) == 0 {
+					q.WakeOne()
+				} else if q.Len() < 2 {
+					e.After(Time(e.Rand().IntN(50)), func() { q.WakeAll() })
+					q.Wait(p, "q")
+				}
+				log = append(log, fmt.Sprintf("%s:%d", p.Name(), p.Now()))
+			}
+		})
+	}
+	e.Run()
+	var buf bytes.Buffer
+	tr.WriteChrome(&buf, e.Now())
+	return fmt.Sprint(log), buf.Bytes()
+}
+
+func TestDeterminism(t *testing.T) {
+	a, ta := randomRun(7)
+	b, tb := randomRun(7)
+	if a != b || !bytes.Equal(ta, tb) {
+		t.Fatal("same seed gave different runs")
+	}
+	c, _ := randomRun(8)
+	if a == c {
+		t.Fatal("different seeds gave the same run")
+	}
+	if !bytes.Contains(ta, []byte(`"thread_name"`)) || !bytes.Contains(ta, []byte(`"ph":"X"`)) {
+		t.Fatalf("trace lacks names or spans: %s", ta[:200])
+	}
+}
+
+func TestTimeHelpers(t *testing.T) {
+	if got := ClockMHz(125).Period; got != 8*Nanosecond {
+		t.Fatalf("125 MHz period %v", got)
+	}
+	if got := TransferTime(2500, 2.5e9); got != Microsecond {
+		t.Fatalf("2500 B at 2.5 GB/s = %v", got)
+	}
+	if s := Micro(37).String(); s != "37us" {
+		t.Fatalf("String %q", s)
+	}
+}

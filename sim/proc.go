@@ -1,0 +1,207 @@
+package sim
+
+import (
+	"iter"
+	"runtime/debug"
+)
+
+type procState uint8
+
+const (
+	stateReady    procState = iota // scheduled to run
+	stateRunning                   // the one running now
+	stateSleeping                  // in Sleep, resumes at a known time
+	stateBlocked                   // waits for Wake
+	stateDone                      // returned (or killed)
+)
+
+// killed unwinds a process's coroutine when its run ends.
+type killed struct{}
+
+// Proc is a simulated process (a rank, a thread, an interrupt handler): plain
+// Go code run as a coroutine. Its methods may be called only from its own
+// code, except Wake and the accessors.
+type Proc struct {
+	eng      *Engine
+	id       int
+	name     string
+	next     func() (struct{}, bool)
+	stop     func()
+	yield    func(struct{}) bool
+	state    procState
+	daemon   bool
+	spinning bool
+	reason   string
+	since    Time
+	wakeup   Handle // pending timed wake of a blocked process
+	wakeFn   func() // p.timedWake, bound once
+}
+
+// Spawn creates a process that starts running fn at the current time.
+func (e *Engine) Spawn(name string, fn func(p *Proc)) *Proc {
+	p := &Proc{eng: e, id: len(e.procs), name: name}
+	seq := func(yield func(struct{}) bool) {
+		p.yield = yield
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(killed); !ok {
+					e.Fail(&ProcessPanic{Proc: p.name, At: e.now, Value: r, Stack: string(debug.Stack())})
+				}
+			}
+		}()
+		fn(p)
+	}
+	p.next, p.stop = iter.Pull(seq)
+	p.wakeFn = p.timedWake
+	e.procs = append(e.procs, p)
+	e.live++
+	p.state = stateReady
+	e.resumeAt(p, e.now)
+	return p
+}
+
+// SpawnDaemon is Spawn for a server process (a progress engine, an interrupt
+// handler) that may stay blocked forever: it is not a deadlock when the
+// other processes have finished.
+func (e *Engine) SpawnDaemon(name string, fn func(p *Proc)) *Proc {
+	p := e.Spawn(name, fn)
+	p.daemon = true
+	return p
+}
+
+// resume hands control to p until it blocks or returns.
+func (e *Engine) resume(p *Proc) {
+	if p.state == stateDone {
+		return
+	}
+	e.cur = p
+	p.state = stateRunning
+	e.trace.state(e.now, p, "running")
+	_, ok := p.next()
+	e.cur = nil
+	if !ok {
+		p.state = stateDone
+		e.live--
+		e.trace.state(e.now, p, "")
+	}
+}
+
+func (p *Proc) kill() {
+	p.state = stateDone
+	p.stop()
+}
+
+// park suspends the running process until the engine resumes it.
+func (p *Proc) park() {
+	if !p.yield(struct{}{}) {
+		panic(killed{})
+	}
+}
+
+// Name is the process's name, as given to Spawn.
+func (p *Proc) Name() string { return p.name }
+
+// ID is the process's index in spawn order.
+func (p *Proc) ID() int { return p.id }
+
+// Engine is the engine the process runs in.
+func (p *Proc) Engine() *Engine { return p.eng }
+
+// Now is the current simulated time.
+func (p *Proc) Now() Time { return p.eng.now }
+
+// Sleep suspends the process for d of simulated time (the cost of work it
+// does). A non-positive d returns at once.
+func (p *Proc) Sleep(d Time) {
+	if d <= 0 {
+		return
+	}
+	p.state = stateSleeping
+	p.eng.trace.state(p.eng.now, p, "busy")
+	p.eng.resumeAt(p, p.eng.now+d)
+	p.park()
+}
+
+// Yield lets every other process ready at the current time run first.
+func (p *Proc) Yield() {
+	p.state = stateReady
+	p.eng.resumeAt(p, p.eng.now)
+	p.park()
+}
+
+// Block suspends the process until another process or callback calls Wake.
+// reason says what it waits on; it appears in deadlock reports and traces.
+func (p *Proc) Block(reason string) {
+	p.block(reason, false)
+}
+
+// BlockSpinning is Block for a process that, in the machine it models, is
+// busy-polling a location: if nothing can ever wake it the run ends in a
+// livelock rather than a deadlock report.
+func (p *Proc) BlockSpinning(reason string) {
+	p.block(reason, true)
+}
+
+func (p *Proc) block(reason string, spinning bool) {
+	p.state = stateBlocked
+	p.reason = reason
+	p.spinning = spinning
+	p.since = p.eng.now
+	if spinning {
+		p.eng.trace.state(p.eng.now, p, "spin: "+reason)
+	} else {
+		p.eng.trace.state(p.eng.now, p, "wait: "+reason)
+	}
+	p.park()
+	p.spinning = false
+	p.reason = ""
+}
+
+// Blocked reports whether p waits in Block or BlockSpinning.
+func (p *Proc) Blocked() bool { return p.state == stateBlocked }
+
+// Wake makes a blocked process ready at the current time. Waking a process
+// that is not blocked does nothing and reports false.
+func (p *Proc) Wake() bool {
+	if p.state != stateBlocked {
+		return false
+	}
+	p.state = stateReady
+	p.eng.Cancel(p.wakeup)
+	p.wakeup = Handle{}
+	p.eng.resumeAt(p, p.eng.now)
+	return true
+}
+
+// WakeAfter wakes a blocked process d from now, unless it is woken earlier
+// (the earlier wake wins and the timed one is dropped).
+func (p *Proc) WakeAfter(d Time) {
+	if p.state != stateBlocked {
+		return
+	}
+	if d <= 0 {
+		p.Wake()
+		return
+	}
+	if p.wakeup.Valid() && p.wakeup.At() <= p.eng.now+d {
+		return
+	}
+	p.eng.Cancel(p.wakeup)
+	p.wakeup = p.eng.After(d, p.wakeFn)
+}
+
+func (p *Proc) timedWake() {
+	p.wakeup = Handle{}
+	p.Wake()
+}
+
+func (p *Proc) waiter() Waiter {
+	reason := p.reason
+	switch p.state {
+	case stateReady, stateRunning:
+		reason = "runnable"
+	case stateSleeping:
+		reason = "busy (sleeping)"
+	}
+	return Waiter{Proc: p.name, Reason: reason, Since: p.since, Spinning: p.spinning}
+}
