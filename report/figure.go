@@ -114,7 +114,9 @@ func (f Figure) draw(dc draw.Canvas, plots [][]*plot.Plot) {
 func (p Panel) plot(rows []Row, refs []Reference) (*plot.Plot, error) {
 	pl := plot.New()
 	pl.Title.Text = p.Title
-	pl.Legend.Top = true
+	// Top left: empty in latency and bandwidth against size plots.
+	pl.Legend.Top, pl.Legend.Left = true, true
+	pl.Legend.XOffs, pl.Legend.YOffs = vg.Millimeter*2, -vg.Millimeter*2
 	pl.Add(plotter.NewGrid())
 
 	var sel []Row
