@@ -1,0 +1,322 @@
+package mem
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/msgsim/msgsim/sim"
+)
+
+// CPU is one processor's view of a Memory. Its operations are called from
+// the simulated process running on it and charge that process the
+// operation's cost in simulated time.
+type CPU struct {
+	name       string
+	eng        *sim.Engine
+	mem        *Memory
+	cfg        Config
+	clock      sim.Clock
+	cache      *cache
+	lineShift  uint
+	sb         []sbEntry
+	draining   bool
+	drainDelay sim.Time
+	drainFn    func()
+	sbWait     sim.WaitQueue
+	eligible   []int
+	free       [][]byte
+	spin       watcher
+	stats      Stats
+}
+
+// Stats counts a CPU's memory operations.
+type Stats struct {
+	Loads, Hits, Misses, Uncached, Stores, Fences, Atomics, Flushes, Copies uint64
+	CopiedBytes                                                             uint64
+}
+
+// NewCPU returns a CPU with model cfg on memory m.
+func NewCPU(eng *sim.Engine, name string, m *Memory, cfg Config) (*CPU, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("cpu %s: %w", name, err)
+	}
+	c := &CPU{name: name, eng: eng, mem: m, cfg: cfg, clock: cfg.Clock(), lineShift: 6}
+	if cfg.Cache.Enabled {
+		c.cache = newCache(cfg.Cache)
+		c.lineShift = c.cache.shift
+	}
+	c.drainDelay = c.clock.Cycles(cfg.StoreBuffer.DrainCycles)
+	c.drainFn = c.drain
+	return c, nil
+}
+
+// Name is the CPU's name.
+func (c *CPU) Name() string { return c.name }
+
+// Memory is the memory this CPU sees.
+func (c *CPU) Memory() *Memory { return c.mem }
+
+// Config is the CPU's model.
+func (c *CPU) Config() Config { return c.cfg }
+
+// Clock is the CPU clock.
+func (c *CPU) Clock() sim.Clock { return c.clock }
+
+// Stats returns the operation counts so far.
+func (c *CPU) Stats() Stats { return c.stats }
+
+// Buffered is the number of stores waiting in the store buffer.
+func (c *CPU) Buffered() int { return len(c.sb) }
+
+func (c *CPU) lineOf(a Addr) uint64 { return uint64(a) >> c.lineShift }
+
+// Compute charges p for cycles of the CPU's own work.
+func (c *CPU) Compute(p *sim.Proc, cycles float64) { p.Sleep(c.clock.Cycles(cycles)) }
+
+// view reads the bytes at a as this CPU sees them: through its cache (which
+// may hold a stale copy if not coherent), then its own buffered stores.
+// It reports whether every line hit in the cache.
+func (c *CPU) view(a Addr, b []byte, fill bool) bool {
+	hit := true
+	if c.cache == nil {
+		c.mem.Read(a, b)
+	} else {
+		lb := c.cache.lineBytes
+		for off := 0; off < len(b); {
+			x := a + Addr(off)
+			line := c.cache.line(x)
+			lo := int(x) & (lb - 1)
+			n := min(len(b)-off, lb-lo)
+			i := c.cache.lookup(line)
+			if i < 0 {
+				hit = false
+				if fill {
+					i = c.cache.fill(c.mem, line)
+				}
+			}
+			if i >= 0 && !c.cfg.Cache.Coherent {
+				copy(b[off:off+n], c.cache.slot(i)[lo:])
+			} else {
+				c.mem.Read(x, b[off:off+n])
+			}
+			off += n
+		}
+	}
+	c.forward(a, b)
+	return hit
+}
+
+// Load reads a little-endian word of size 1, 2, 4 or 8 bytes through the
+// cache and store buffer.
+func (c *CPU) Load(p *sim.Proc, a Addr, size int) uint64 {
+	var b [8]byte
+	c.stats.Loads++
+	cost := c.cfg.Costs.LoadCycles
+	if c.view(a, b[:size], true) {
+		c.stats.Hits++
+	} else {
+		c.stats.Misses++
+		cost = c.cfg.Costs.MissCycles
+	}
+	p.Sleep(c.clock.Cycles(cost))
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// LoadUncached reads a word from memory, bypassing the cache (but seeing
+// this CPU's own buffered stores).
+func (c *CPU) LoadUncached(p *sim.Proc, a Addr, size int) uint64 {
+	var b [8]byte
+	c.stats.Uncached++
+	c.mem.Read(a, b[:size])
+	c.forward(a, b[:size])
+	p.Sleep(c.clock.Cycles(c.cfg.Costs.UncachedLoadCycles))
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// Store writes a little-endian word of size bytes. With a store buffer it
+// becomes visible to others when the buffer drains it; the process stalls
+// while the buffer is full.
+func (c *CPU) Store(p *sim.Proc, a Addr, size int, v uint64) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	c.stats.Stores++
+	c.write(p, a, b[:size])
+	p.Sleep(c.clock.Cycles(c.cfg.Costs.StoreCycles))
+}
+
+// write sends b to memory through the store buffer, if there is one.
+func (c *CPU) write(p *sim.Proc, a Addr, b []byte) {
+	if c.cfg.StoreBuffer.Depth == 0 {
+		c.writeThrough(a, b)
+		return
+	}
+	for len(c.sb) >= c.cfg.StoreBuffer.Depth {
+		c.sbWait.Wait(p, "store buffer full")
+	}
+	c.enqueue(a, b)
+}
+
+// writeThrough makes b visible in memory and updates this CPU's cached
+// copies (write-through, no write-allocate).
+func (c *CPU) writeThrough(a Addr, b []byte) {
+	c.mem.Write(a, b)
+	if c.cache != nil {
+		c.cache.update(a, b)
+	}
+}
+
+// Fence waits until every earlier store of this CPU is visible in memory.
+func (c *CPU) Fence(p *sim.Proc) {
+	c.stats.Fences++
+	c.drainAll(p, "fence: waiting for the store buffer to drain")
+	p.Sleep(c.clock.Cycles(c.cfg.Costs.FenceCycles))
+}
+
+func (c *CPU) drainAll(p *sim.Proc, reason string) {
+	for len(c.sb) > 0 {
+		c.sbWait.Wait(p, reason)
+	}
+}
+
+// FlushCache invalidates the whole cache (the SX-4 has no single-line flush).
+func (c *CPU) FlushCache(p *sim.Proc) {
+	c.stats.Flushes++
+	if c.cache != nil {
+		c.cache.flush()
+	}
+	p.Sleep(c.clock.Cycles(c.cfg.Costs.FlushCycles))
+}
+
+// InvalidateLine drops the cached line holding a, if any, at the cost of an
+// uncached load.
+func (c *CPU) InvalidateLine(p *sim.Proc, a Addr) {
+	if c.cache != nil {
+		c.cache.invalidate(c.cache.line(a))
+	}
+	p.Sleep(c.clock.Cycles(c.cfg.Costs.UncachedLoadCycles))
+}
+
+// rmw is an atomic read-modify-write of the 8-byte word at a, performed on
+// memory: it first drains the store buffer (atomics synchronize the
+// processor with its memory) and leaves this CPU's cached copy current.
+func (c *CPU) rmw(p *sim.Proc, a Addr, f func(old uint64) uint64) uint64 {
+	c.stats.Atomics++
+	c.drainAll(p, "atomic: waiting for the store buffer to drain")
+	old := c.mem.Load64(a)
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], f(old))
+	c.writeThrough(a, b[:])
+	p.Sleep(c.clock.Cycles(c.cfg.Costs.AtomicCycles))
+	return old
+}
+
+// TestAndSet atomically sets the word at a to 1 and returns its old value.
+func (c *CPU) TestAndSet(p *sim.Proc, a Addr) uint64 {
+	return c.rmw(p, a, func(uint64) uint64 { return 1 })
+}
+
+// FetchAdd atomically adds delta to the word at a and returns its old value.
+func (c *CPU) FetchAdd(p *sim.Proc, a Addr, delta uint64) uint64 {
+	return c.rmw(p, a, func(old uint64) uint64 { return old + delta })
+}
+
+// Swap atomically replaces the word at a with v and returns its old value.
+func (c *CPU) Swap(p *sim.Proc, a Addr, v uint64) uint64 {
+	return c.rmw(p, a, func(uint64) uint64 { return v })
+}
+
+// Memcpy copies n bytes at the scalar copy bandwidth: it reads the source as
+// this CPU sees it (cached lines, possibly stale, without filling the cache)
+// and writes through the store buffer as one bulk store.
+func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
+	if n <= 0 {
+		return
+	}
+	c.stats.Copies++
+	c.stats.CopiedBytes += uint64(n)
+	buf := c.getBuf(n)
+	c.view(src, buf, false)
+	p.Sleep(c.clock.Cycles(c.cfg.Costs.CopyStartupCycles) + sim.TransferTime(n, c.cfg.Costs.MemcpyMBps*1e6))
+	c.write(p, dst, buf)
+	c.free = append(c.free, buf)
+}
+
+// VectorCopy copies n bytes memory to memory at the vector bandwidth,
+// bypassing the cache and the store buffer: the data is visible to every
+// processor when the copy completes (the SX-4's vector moves). Stores still
+// in this CPU's buffer are not seen; fence first where that matters.
+func (c *CPU) VectorCopy(p *sim.Proc, dst, src Addr, n int) {
+	if n <= 0 {
+		return
+	}
+	c.stats.Copies++
+	c.stats.CopiedBytes += uint64(n)
+	p.Sleep(c.clock.Cycles(c.cfg.Costs.CopyStartupCycles) + sim.TransferTime(n, c.cfg.Costs.VectorMBps*1e6))
+	CopyWithin(c.mem, dst, src, n)
+	if c.cache != nil {
+		c.cache.update(dst, c.mem.Bytes(dst, n))
+	}
+}
+
+// CopyWithin copies n bytes inside m with Write's visibility effects and no
+// timing (the caller has charged it).
+func CopyWithin(m *Memory, dst, src Addr, n int) {
+	copy(m.Bytes(dst, n), m.Bytes(src, n))
+	m.notify(dst, n)
+}
+
+// SpinUntil busy-waits: it runs check, whose loads through this CPU cost
+// what they cost, until check returns true. Between polls that found
+// nothing it does not simulate each iteration: it sleeps until one of the
+// 8-byte words at watch is written to memory, then polls again. A poll that
+// reads a stale non-coherent cached copy sees no change, so such a spinner
+// never leaves; if nothing else can happen the run ends in a livelock report
+// naming it and reason.
+func (c *CPU) SpinUntil(p *sim.Proc, reason string, check func() bool, watch ...Addr) {
+	w := &c.spin
+	if w.proc != nil { // a nested spin on the same CPU (another thread)
+		w = &watcher{}
+	}
+	w.proc = p
+	w.ranges = w.ranges[:0]
+	for _, a := range watch {
+		w.ranges = append(w.ranges, span{a: a, n: 8})
+	}
+	c.mem.addWatcher(w)
+	defer func() {
+		c.mem.removeWatcher(w)
+		w.proc = nil
+	}()
+	for {
+		w.fired = false
+		if check() {
+			return
+		}
+		if w.fired {
+			continue
+		}
+		w.blocked = true
+		p.BlockSpinning(c.spinReason(reason, watch))
+		w.blocked = false
+	}
+}
+
+// spinReason adds to reason the stale cached copies the spinner reads.
+func (c *CPU) spinReason(reason string, watch []Addr) string {
+	if c.cache == nil || c.cfg.Cache.Coherent {
+		return reason
+	}
+	for _, a := range watch {
+		i := c.cache.peek(c.cache.line(a))
+		if i < 0 {
+			continue
+		}
+		off := int(a) & (c.cache.lineBytes - 1)
+		n := min(8, c.cache.lineBytes-off)
+		cached, live := c.cache.slot(i)[off:off+n], c.mem.Bytes(a, n)
+		if string(cached) != string(live) {
+			return fmt.Sprintf("%s (reads %s:%#x through a non-coherent cache whose copy is stale)", reason, c.mem.name, a)
+		}
+	}
+	return reason
+}

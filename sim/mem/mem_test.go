@@ -1,0 +1,252 @@
+package mem
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/msgsim/msgsim/sim"
+)
+
+func setup(t *testing.T, model string, ncpu int) (*sim.Engine, *Memory, []*CPU, Segment) {
+	t.Helper()
+	cfg, err := Builtin(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := sim.NewEngine(1)
+	m := NewMemory("node0", 1<<20)
+	seg, err := m.Alloc("shared", 4096, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cpus []*CPU
+	for i := 0; i < ncpu; i++ {
+		c, err := NewCPU(e, "cpu", m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cpus = append(cpus, c)
+	}
+	return e, m, cpus, seg
+}
+
+func TestAllocLimit(t *testing.T) {
+	m := NewMemory("n", 1000)
+	if _, err := m.Alloc("a", 600, 64); err != nil {
+		t.Fatal(err)
+	}
+	_, err := m.Alloc("b", 600, 64)
+	if err == nil || !strings.Contains(err.Error(), `segment "b" of 600 bytes does not fit`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestStoreBufferForwardingAndVisibility(t *testing.T) {
+	e, m, cpus, seg := setup(t, "tso", 1)
+	x := seg.Addr(0)
+	e.Spawn("p", func(p *sim.Proc) {
+		cpus[0].Store(p, x, 8, 42)
+		if m.Load64(x) != 0 {
+			t.Error("store visible before the buffer drained")
+		}
+		if v := cpus[0].Load(p, x, 8); v != 42 {
+			t.Errorf("load did not forward own store: %d", v)
+		}
+		cpus[0].Fence(p)
+		if m.Load64(x) != 42 || cpus[0].Buffered() != 0 {
+			t.Error("fence did not drain the buffer")
+		}
+	})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReorderedDrainOvertakesAcrossLinesOnly(t *testing.T) {
+	overtook := 0
+	for seed := uint64(0); seed < 200; seed++ {
+		cfg, _ := Builtin("pso")
+		e := sim.NewEngine(seed)
+		m := NewMemory("n", 0)
+		seg, _ := m.Alloc("s", 256, 64)
+		c, _ := NewCPU(e, "c", m, cfg)
+		data, flag, same := seg.Addr(0), seg.Addr(128), seg.Addr(8)
+		e.Spawn("w", func(p *sim.Proc) {
+			c.Store(p, data, 8, 1)
+			c.Store(p, same, 8, 2) // same line as data: never before it
+			c.Store(p, flag, 8, 3)
+		})
+		seenFlagFirst := false
+		e.Spawn("watch", func(p *sim.Proc) {
+			for i := 0; i < 100; i++ {
+				d, s, f := m.Load64(data), m.Load64(same), m.Load64(flag)
+				if s != 0 && d == 0 {
+					t.Fatalf("seed %d: same-line stores reordered", seed)
+				}
+				if f != 0 && d == 0 {
+					seenFlagFirst = true
+				}
+				p.Sleep(c.Clock().Period)
+			}
+		})
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if seenFlagFirst {
+			overtook++
+		}
+	}
+	if overtook == 0 || overtook == 200 {
+		t.Fatalf("flag overtook data in %d of 200 seeds; want some but not all", overtook)
+	}
+}
+
+func TestNonCoherentCacheIsStale(t *testing.T) {
+	e, m, cpus, seg := setup(t, "noncoherent", 2)
+	x := seg.Addr(0)
+	e.Spawn("reader", func(p *sim.Proc) {
+		if cpus[0].Load(p, x, 8) != 0 {
+			t.Error("initial value")
+		}
+		p.Sleep(sim.Microsecond)
+		if m.Load64(x) != 7 {
+			t.Error("writer's store not in memory")
+		}
+		if v := cpus[0].Load(p, x, 8); v != 0 {
+			t.Errorf("non-coherent cache returned fresh data %d", v)
+		}
+		if v := cpus[0].LoadUncached(p, x, 8); v != 7 {
+			t.Errorf("uncached load got %d", v)
+		}
+		cpus[0].FlushCache(p)
+		if v := cpus[0].Load(p, x, 8); v != 7 {
+			t.Errorf("after flush got %d", v)
+		}
+	})
+	e.Spawn("writer", func(p *sim.Proc) {
+		p.Sleep(100 * sim.Nanosecond)
+		cpus[1].Store(p, x, 8, 7)
+		cpus[1].Fence(p)
+	})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSpinWakesOnWriteWithFewEvents(t *testing.T) {
+	e, _, cpus, seg := setup(t, "tso", 2)
+	flag := seg.Addr(64)
+	var seen sim.Time
+	e.Spawn("spinner", func(p *sim.Proc) {
+		cpus[0].SpinUntil(p, "flag", func() bool { return cpus[0].Load(p, flag, 8) == 1 }, flag)
+		seen = p.Now()
+	})
+	e.Spawn("setter", func(p *sim.Proc) {
+		p.Sleep(sim.Millisecond)
+		cpus[1].Store(p, flag, 8, 1)
+	})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if seen < sim.Millisecond || seen > sim.Millisecond+sim.Microsecond {
+		t.Fatalf("spinner saw the flag at %v", seen)
+	}
+	if e.Events() > 20 {
+		t.Fatalf("a 1 ms spin took %d events", e.Events())
+	}
+}
+
+func TestSpinOnStaleLineIsLivelock(t *testing.T) {
+	e, _, cpus, seg := setup(t, "noncoherent", 2)
+	flag := seg.Addr(64)
+	e.Spawn("reader", func(p *sim.Proc) {
+		cpus[0].SpinUntil(p, "waiting for flag", func() bool { return cpus[0].Load(p, flag, 8) == 1 }, flag)
+	})
+	e.Spawn("writer", func(p *sim.Proc) {
+		p.Sleep(sim.Microsecond)
+		cpus[1].Store(p, flag, 8, 1)
+		cpus[1].Fence(p)
+	})
+	err := e.Run()
+	if !sim.IsLivelock(err) || !strings.Contains(err.Error(), "reader spinning") || !strings.Contains(err.Error(), "stale") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestAtomics(t *testing.T) {
+	e, m, cpus, seg := setup(t, "pso", 2)
+	lock, ctr := seg.Addr(0), seg.Addr(64)
+	for i, c := range cpus {
+		e.Spawn("p", func(p *sim.Proc) {
+			for j := 0; j < 10; j++ {
+				for c.TestAndSet(p, lock) != 0 {
+					p.Sleep(sim.Time(10 + i))
+				}
+				v := c.Load(p, ctr, 8)
+				p.Sleep(5)
+				c.Store(p, ctr, 8, v+1)
+				c.Fence(p)
+				c.Swap(p, lock, 0)
+			}
+			c.FetchAdd(p, seg.Addr(128), 5)
+		})
+	}
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if m.Load64(ctr) != 20 || m.Load64(seg.Addr(128)) != 10 {
+		t.Fatalf("counter %d, fetch-add %d", m.Load64(ctr), m.Load64(seg.Addr(128)))
+	}
+}
+
+func TestCopies(t *testing.T) {
+	e, m, cpus, seg := setup(t, "pso", 1)
+	src, dst, dst2 := seg.Addr(0), seg.Addr(1024), seg.Addr(2048)
+	for i := range 1000 {
+		m.Bytes(src, 1000)[i] = byte(i * 7)
+	}
+	e.Spawn("p", func(p *sim.Proc) {
+		t0 := p.Now()
+		cpus[0].Memcpy(p, dst, src, 1000)
+		if d := p.Now() - t0; d != sim.TransferTime(1000, 400e6) {
+			t.Errorf("memcpy took %v", d)
+		}
+		cpus[0].Fence(p)
+		cpus[0].VectorCopy(p, dst2, src, 1000)
+	})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if string(m.Bytes(dst, 1000)) != string(m.Bytes(src, 1000)) || string(m.Bytes(dst2, 1000)) != string(m.Bytes(src, 1000)) {
+		t.Fatal("copy corrupted")
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	cfg, _ := Builtin("tso")
+	cfg.StoreBuffer.Order = "random"
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "store_buffer.order") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := Builtin("weird"); err == nil {
+		t.Fatal("unknown model accepted")
+	}
+}
+
+func BenchmarkLoadHit(b *testing.B) {
+	cfg, _ := Builtin("tso")
+	e := sim.NewEngine(1)
+	m := NewMemory("n", 0)
+	seg, _ := m.Alloc("s", 4096, 64)
+	c, _ := NewCPU(e, "c", m, cfg)
+	e.Spawn("p", func(p *sim.Proc) {
+		for i := 0; i < b.N; i++ {
+			c.Load(p, seg.Addr(8*(i&63)), 8)
+		}
+	})
+	b.ReportAllocs()
+	b.ResetTimer()
+	if err := e.Run(); err != nil {
+		b.Fatal(err)
+	}
+}
