@@ -146,3 +146,16 @@ func (m *Memory) notify(a Addr, n int) {
 		}
 	}
 }
+
+// Region is a range of bytes in a memory: a user buffer, a slot, a packet.
+type Region struct {
+	Mem  *Memory
+	Addr Addr
+	Len  int
+}
+
+// Bytes returns the region's live bytes (no timing).
+func (r Region) Bytes() []byte { return r.Mem.Bytes(r.Addr, r.Len) }
+
+// Slice returns the sub-region [off, off+n).
+func (r Region) Slice(off, n int) Region { return Region{Mem: r.Mem, Addr: r.Addr + Addr(off), Len: n} }

@@ -1,0 +1,62 @@
+// Package workloads holds what every workload takes and returns. Each
+// workload (litmus, pingpong, ...) is a sub-package with a Run function of
+// type Runner; cmd/simrun maps workload names to them.
+package workloads
+
+import (
+	"fmt"
+
+	"github.com/msgsim/msgsim/report"
+	"github.com/msgsim/msgsim/sim"
+	"gopkg.in/yaml.v3"
+)
+
+// Component is a machine, stack or workload named in a scenario, with its
+// raw parameters (decoded strictly by the component itself, so errors name
+// the scenario file, line and field).
+type Component struct {
+	Name   string
+	Params *yaml.Node // may be nil or an empty node: use defaults
+}
+
+// Spec is one series of a scenario, resolved: what to build and run.
+type Spec struct {
+	Scenario string // scenario name
+	Series   string // series name (the curve's legend)
+	File     string // scenario file, for error messages
+	Seed     uint64
+	Limits   sim.Limits
+	Machine  Component
+	Stack    Component
+	Workload Component
+	// Progress, if not nil, receives a line per finished sweep point.
+	Progress func(msg string)
+}
+
+// Failure kinds a workload or run reports.
+const (
+	Corruption = "corruption" // a delivery's bytes differ from what was sent
+	Loss       = "loss"       // a message never arrived
+	Livelock   = "livelock"
+	Deadlock   = "deadlock"
+)
+
+// Failure is a detected protocol failure: never a silent wrong number.
+type Failure struct {
+	Kind   string
+	Detail string // who, where (rank, offset) and when (simulated time)
+}
+
+func (f Failure) String() string { return fmt.Sprintf("%s: %s", f.Kind, f.Detail) }
+
+// Result is what a workload run produced.
+type Result struct {
+	Rows     []report.Row
+	Failures []Failure
+	Notes    []string
+	Events   uint64   // engine events executed, summed over runs
+	SimTime  sim.Time // simulated time, summed over runs
+}
+
+// Runner runs one series.
+type Runner func(s Spec) (Result, error)
