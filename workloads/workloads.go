@@ -31,6 +31,20 @@ type Spec struct {
 	Workload Component
 	// Progress, if not nil, receives a line per finished sweep point.
 	Progress func(msg string)
+	// Observe, if not nil, is called with every engine the workload creates,
+	// before it runs (simrun trace uses it to enable tracing).
+	Observe func(e *sim.Engine)
+}
+
+// NewEngine creates an engine for s with its seed and limits, and lets the
+// observer see it. Workloads create their engines with it.
+func (s Spec) NewEngine(seed uint64) *sim.Engine {
+	e := sim.NewEngine(seed)
+	e.SetLimits(s.Limits)
+	if s.Observe != nil {
+		s.Observe(e)
+	}
+	return e
 }
 
 // Failure kinds a workload or run reports.
