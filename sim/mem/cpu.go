@@ -268,10 +268,12 @@ func CopyWithin(m *Memory, dst, src Addr, n int) {
 // SpinUntil busy-waits: it runs check, whose loads through this CPU cost
 // what they cost, until check returns true. Between polls that found
 // nothing it does not simulate each iteration: it sleeps until one of the
-// 8-byte words at watch is written to memory, then polls again. A poll that
-// reads a stale non-coherent cached copy sees no change, so such a spinner
-// never leaves; if nothing else can happen the run ends in a livelock report
-// naming it and reason.
+// 8-byte words at watch is written to memory, then polls again. Watch the
+// words check reads. A poll that reads a stale non-coherent cached copy of a
+// watched word would read it again forever: the run fails at once with a
+// livelock report naming the spinner, reason and the stale address. A
+// spinner nothing can wake also ends in a livelock report when nothing else
+// is scheduled.
 func (c *CPU) SpinUntil(p *sim.Proc, reason string, check func() bool, watch ...Addr) {
 	w := &c.spin
 	if w.proc != nil { // a nested spin on the same CPU (another thread)
@@ -287,6 +289,7 @@ func (c *CPU) SpinUntil(p *sim.Proc, reason string, check func() bool, watch ...
 		c.mem.removeWatcher(w)
 		w.proc = nil
 	}()
+	start := p.Now()
 	for {
 		w.fired = false
 		if check() {
@@ -295,16 +298,24 @@ func (c *CPU) SpinUntil(p *sim.Proc, reason string, check func() bool, watch ...
 		if w.fired {
 			continue
 		}
+		why, stale := c.spinReason(reason, watch)
+		if stale {
+			// The poll just read a cached copy that memory has moved past,
+			// and polling again reads the same copy: no write can ever
+			// reach this spinner.
+			c.eng.Fail(&sim.LivelockError{At: p.Now(), Waiting: []sim.Waiter{{Proc: p.Name(), Reason: why, Since: start, Spinning: true}}})
+		}
 		w.blocked = true
-		p.BlockSpinning(c.spinReason(reason, watch))
+		p.BlockSpinning(why)
 		w.blocked = false
 	}
 }
 
-// spinReason adds to reason the stale cached copies the spinner reads.
-func (c *CPU) spinReason(reason string, watch []Addr) string {
+// spinReason adds to reason the stale cached copy the spinner reads, and
+// reports whether there is one.
+func (c *CPU) spinReason(reason string, watch []Addr) (string, bool) {
 	if c.cache == nil || c.cfg.Cache.Coherent {
-		return reason
+		return reason, false
 	}
 	for _, a := range watch {
 		i := c.cache.peek(c.cache.line(a))
@@ -315,8 +326,8 @@ func (c *CPU) spinReason(reason string, watch []Addr) string {
 		n := min(8, c.cache.lineBytes-off)
 		cached, live := c.cache.slot(i)[off:off+n], c.mem.Bytes(a, n)
 		if string(cached) != string(live) {
-			return fmt.Sprintf("%s (reads %s:%#x through a non-coherent cache whose copy is stale)", reason, c.mem.name, a)
+			return fmt.Sprintf("%s (reads %s:%#x through a non-coherent cache whose copy is stale)", reason, c.mem.name, a), true
 		}
 	}
-	return reason
+	return reason, false
 }

@@ -168,8 +168,12 @@ func TestSpinOnStaleLineIsLivelock(t *testing.T) {
 		cpus[1].Fence(p)
 	})
 	err := e.Run()
-	if !sim.IsLivelock(err) || !strings.Contains(err.Error(), "reader spinning") || !strings.Contains(err.Error(), "stale") {
+	if !sim.IsLivelock(err) || !strings.Contains(err.Error(), "reader spinning since 0ps: waiting for flag (reads node0:0x40") || !strings.Contains(err.Error(), "stale") {
 		t.Fatalf("got %v", err)
+	}
+	// Reported when the stale poll happens, not at the end of the run.
+	if want := sim.Microsecond + 100*sim.Nanosecond; e.Now() > want {
+		t.Fatalf("livelock reported at %v, want by %v", e.Now(), want)
 	}
 }
 
