@@ -321,16 +321,14 @@ func structFields(t reflect.Type, prefix []int) []fieldInfo {
 	var out []fieldInfo
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
 		tag := f.Tag.Get("yaml")
 		name, opts, _ := strings.Cut(tag, ",")
-		if name == "-" {
+		inline := strings.Contains(","+opts+",", ",inline,") && f.Type.Kind() == reflect.Struct
+		if name == "-" || (!f.IsExported() && !(f.Anonymous && inline)) {
 			continue
 		}
 		index := append(append([]int(nil), prefix...), i)
-		if strings.Contains(","+opts+",", ",inline,") && f.Type.Kind() == reflect.Struct {
+		if inline {
 			out = append(out, structFields(f.Type, index)...)
 			continue
 		}

@@ -104,6 +104,9 @@ func suggest(key string, valid []string) string {
 		if norm(v) == norm(key) {
 			return v
 		}
+		if len(key) >= 3 && (strings.HasPrefix(v, key) || strings.HasPrefix(key, v)) && best == "" {
+			best = v
+		}
 		if d := editDistance(key, v); d < bestD && d < len(v) {
 			best, bestD = v, d
 		}
