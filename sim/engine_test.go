@@ -231,3 +231,23 @@ func TestTimeHelpers(t *testing.T) {
 		t.Fatalf("String %q", s)
 	}
 }
+
+// The fast path of Sleep must not let a process overtake an event already
+// scheduled for the time it wakes at.
+func TestSleepDoesNotOvertakeEqualTimeEvents(t *testing.T) {
+	e := NewEngine(1)
+	var log []string
+	e.Spawn("p", func(p *Proc) {
+		e.After(10, func() { log = append(log, "callback@10") })
+		p.Sleep(10)
+		log = append(log, fmt.Sprintf("p@%d", p.Now()))
+		p.Sleep(5)
+		log = append(log, fmt.Sprintf("p@%d", p.Now()))
+	})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(log); got != "[callback@10 p@10 p@15]" {
+		t.Fatalf("got %s", got)
+	}
+}

@@ -116,6 +116,9 @@ func (p *Proc) Sleep(d Time) {
 	if d <= 0 {
 		return
 	}
+	if p.eng.advance(d) {
+		return
+	}
 	p.state = stateSleeping
 	p.eng.trace.state(p.eng.now, p, "busy")
 	p.eng.resumeAt(p, p.eng.now+d)
