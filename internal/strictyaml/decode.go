@@ -116,6 +116,9 @@ func (d *decoder) deref(n *yaml.Node, field string) (*yaml.Node, func(), error) 
 }
 
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) error {
+	if n == nil { // only in hand-built trees
+		n = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
+	}
 	d.budget--
 	if d.budget < 0 {
 		return d.errorf(n, field, "document too large (too many aliased values)")
@@ -251,6 +254,9 @@ func (d *decoder) pairs(n *yaml.Node, field string) ([]pair, error) {
 	seen := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
+		if k == nil || val == nil {
+			return nil, d.errorf(n, field, "strictyaml: invalid node tree (nil key or value)")
+		}
 		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
 			merges = append(merges, val)
 			continue
@@ -280,6 +286,10 @@ func (d *decoder) pairs(n *yaml.Node, field string) ([]pair, error) {
 			return nil, d.errorf(m, field, "merge key << needs a mapping or a list of mappings, got %s", describe(src))
 		}
 		for _, s := range srcs {
+			if s == nil {
+				release()
+				return nil, d.errorf(m, field, "strictyaml: invalid node tree (nil merge source)")
+			}
 			sm, rel2, err := d.deref(s, field)
 			if err != nil {
 				release()

@@ -41,7 +41,7 @@ func merge(base, override *yaml.Node, depth int) *yaml.Node {
 	// Index the override's keys (first occurrence of each).
 	oIndex := map[string]int{}
 	for i := 0; i+1 < len(o.Content); i += 2 {
-		if k := o.Content[i]; k.Kind == yaml.ScalarNode {
+		if k := o.Content[i]; k != nil && k.Kind == yaml.ScalarNode {
 			if _, ok := oIndex[k.Value]; !ok {
 				oIndex[k.Value] = i
 			}
@@ -51,7 +51,7 @@ func merge(base, override *yaml.Node, depth int) *yaml.Node {
 	for i := 0; i+1 < len(b.Content); i += 2 {
 		k, v := b.Content[i], b.Content[i+1]
 		j, ok := -1, false
-		if k.Kind == yaml.ScalarNode {
+		if k != nil && k.Kind == yaml.ScalarNode {
 			j, ok = oIndex[k.Value]
 		}
 		if !ok {
@@ -62,7 +62,11 @@ func merge(base, override *yaml.Node, depth int) *yaml.Node {
 			continue // a duplicate key in base already overridden
 		}
 		used[j] = true
-		out.Content = append(out.Content, deepCopy(o.Content[j]), merge(v, o.Content[j+1], depth+1))
+		mv := merge(v, o.Content[j+1], depth+1)
+		if mv == nil { // both null: keep the override's null
+			mv = deepCopy(o.Content[j+1])
+		}
+		out.Content = append(out.Content, deepCopy(o.Content[j]), mv)
 	}
 	for i := 0; i+1 < len(o.Content); i += 2 {
 		if !used[i] {
@@ -92,6 +96,9 @@ func present(n *yaml.Node) *yaml.Node {
 
 // unalias follows aliases (a bounded number of times).
 func unalias(n *yaml.Node) *yaml.Node {
+	if n == nil {
+		return nil
+	}
 	for i := 0; i < 100 && n.Kind == yaml.AliasNode && n.Alias != nil; i++ {
 		n = n.Alias
 	}
@@ -131,6 +138,9 @@ func locate(root *yaml.Node, field string) (*yaml.Node, bool) {
 		return nil, false
 	}
 	n := unwrap(root)
+	if n == nil {
+		return nil, false
+	}
 	for _, seg := range splitPath(field) {
 		next := step(n, seg)
 		if next == nil {
@@ -142,6 +152,9 @@ func locate(root *yaml.Node, field string) (*yaml.Node, bool) {
 }
 
 func unwrap(n *yaml.Node) *yaml.Node {
+	if n == nil {
+		return nil
+	}
 	for i := 0; i < 100; i++ {
 		switch {
 		case n.Kind == yaml.DocumentNode && len(n.Content) > 0:
@@ -168,7 +181,7 @@ func step(n *yaml.Node, seg string) *yaml.Node {
 		return nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.Value == seg {
+		if k := n.Content[i]; k != nil && k.Kind == yaml.ScalarNode && k.Value == seg {
 			return unwrap(n.Content[i+1])
 		}
 	}
