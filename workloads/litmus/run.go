@@ -1,0 +1,288 @@
+package litmus
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+)
+
+// Options control a batch of runs.
+type Options struct {
+	Runs int    // number of runs
+	Seed uint64 // seeds the run seeds
+	// StartJitterCycles: each thread starts after a random delay in [0, this)
+	// CPU cycles (picosecond resolution).
+	StartJitterCycles float64
+	// OpJitterCycles: a random delay in [0, this) cycles before every
+	// instruction.
+	OpJitterCycles float64
+	// Warm: every thread loads the locations it accesses before the start,
+	// so they are cached (as after litmus7's previous iterations).
+	Warm bool
+	// NewEngine creates each run's engine (nil: sim.NewEngine). Runners pass
+	// workloads.Spec.NewEngine so that limits and observers apply.
+	NewEngine func(seed uint64) *sim.Engine
+}
+
+// DefaultOptions are the options of simrun litmus and of the workload.
+// The jitters are a few store-buffer drain times of the built-in models
+// (4 cycles per entry), so that threads overlap in every possible way.
+func DefaultOptions() Options {
+	return Options{Runs: 1000, Seed: 1, StartJitterCycles: 16, OpJitterCycles: 2, Warm: true}
+}
+
+// State is one final state and how many runs ended in it.
+type State struct {
+	Text  string // e.g. "1:r0=1; 1:r1=0;"
+	Count int
+	Cond  bool // the state satisfies the test's condition
+}
+
+// Outcome is the result of a batch of runs of one test on one model.
+type Outcome struct {
+	Test     Test
+	Model    string
+	Opts     Options
+	States   []State // sorted by Text
+	Positive int     // completed runs satisfying the condition
+	Negative int     // completed runs not satisfying it
+	Failed   int     // runs that ended in a deadlock, livelock or limit
+	// FirstFailure is the first failed run's error (wrapping the engine's
+	// *sim.LivelockError, *sim.DeadlockError or *sim.LimitError).
+	FirstFailure error
+	Events       uint64   // engine events, summed over runs
+	SimTime      sim.Time // simulated time, summed over runs
+}
+
+// Observation is litmus7's verdict on the condition: Never, Sometimes or
+// Always (over the completed runs).
+func (o *Outcome) Observation() string {
+	switch {
+	case o.Positive == 0:
+		return "Never"
+	case o.Negative == 0:
+		return "Always"
+	}
+	return "Sometimes"
+}
+
+// Observed reports whether the condition (the forbidden outcome) was seen.
+func (o *Outcome) Observed() bool { return o.Positive > 0 }
+
+// term is a compiled condition conjunct: register or location index.
+type term struct {
+	reg bool
+	i   int
+	val uint64
+}
+
+// Run runs test t opts.Runs times on the CPU model cfg (named model in the
+// output). Runs that deadlock or livelock are counted in Failed; Run itself
+// fails only on bad arguments.
+func Run(t Test, model string, cfg mem.Config, opts Options) (*Outcome, error) {
+	if opts.Runs <= 0 {
+		return nil, fmt.Errorf("litmus: runs must be positive, got %d", opts.Runs)
+	}
+	if opts.StartJitterCycles < 0 || opts.OpJitterCycles < 0 {
+		return nil, fmt.Errorf("litmus: jitters must not be negative")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("litmus: model %s: %w", model, err)
+	}
+	if opts.NewEngine == nil {
+		opts.NewEngine = sim.NewEngine
+	}
+	conds, err := compile(t)
+	if err != nil {
+		return nil, err
+	}
+	o := &Outcome{Test: t, Model: model, Opts: opts}
+	counts := map[string]*State{}
+	seeds := sim.NewEngine(opts.Seed).Rand()
+	r := newRunner(t, cfg, opts)
+	for i := 0; i < opts.Runs; i++ {
+		seed := seeds.Uint64()
+		regs, locs, err := r.run(seed)
+		if err != nil {
+			o.Failed++
+			if o.FirstFailure == nil {
+				o.FirstFailure = fmt.Errorf("litmus %s on %s, run %d (seed %d): %w", t.Name, model, i, seed, err)
+			}
+			continue
+		}
+		ok := true
+		for _, c := range conds {
+			var v uint64
+			if c.reg {
+				v = regs[c.i]
+			} else {
+				v = locs[c.i]
+			}
+			ok = ok && v == c.val
+		}
+		if ok {
+			o.Positive++
+		} else {
+			o.Negative++
+		}
+		key := r.stateText(regs, locs)
+		s := counts[key]
+		if s == nil {
+			s = &State{Text: key, Cond: ok}
+			counts[key] = s
+		}
+		s.Count++
+	}
+	o.Events, o.SimTime = r.events, r.simTime
+	for _, s := range counts {
+		o.States = append(o.States, *s)
+	}
+	slices.SortFunc(o.States, func(a, b State) int { return strings.Compare(a.Text, b.Text) })
+	return o, nil
+}
+
+func compile(t Test) ([]term, error) {
+	var out []term
+	for _, c := range t.Cond {
+		if r, err := strconv.Atoi(strings.TrimPrefix(c.Name, "r")); err == nil && strings.HasPrefix(c.Name, "r") && r < t.Registers() {
+			out = append(out, term{reg: true, i: r, val: c.Val})
+			continue
+		}
+		i := slices.Index(t.Locs, c.Name)
+		if i < 0 {
+			return nil, fmt.Errorf("litmus %s: condition names %q, which is neither a register nor a location", t.Name, c.Name)
+		}
+		out = append(out, term{i: i, val: c.Val})
+	}
+	return out, nil
+}
+
+// runner runs one test repeatedly.
+type runner struct {
+	t       Test
+	cfg     mem.Config
+	opts    Options
+	th      []int // thread of each register
+	line    int   // bytes between locations: one cache line each
+	events  uint64
+	simTime sim.Time
+	regs    []uint64
+	sb      strings.Builder
+}
+
+func newRunner(t Test, cfg mem.Config, opts Options) *runner {
+	line := 64
+	if cfg.Cache.Enabled {
+		line = max(line, cfg.Cache.LineBytes)
+	}
+	return &runner{t: t, cfg: cfg, opts: opts, th: t.regThread(), line: line, regs: make([]uint64, t.Registers())}
+}
+
+// run performs one run with a fresh engine and returns the final registers
+// and memory.
+func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
+	eng := r.opts.NewEngine(seed)
+	m := mem.NewMemory("shared", 0)
+	seg, err := m.Alloc("locations", len(r.t.Locs)*r.line, r.line)
+	if err != nil {
+		return nil, nil, err
+	}
+	addr := func(loc int) mem.Addr { return seg.Addr(loc * r.line) }
+	clear(r.regs)
+	clock := r.cfg.Clock()
+	// Every thread starts its program at the same instant, after the
+	// longest possible warm-up, plus its own random delay.
+	start := clock.Cycles(float64(len(r.t.Locs)) * max(r.cfg.Costs.MissCycles, r.cfg.Costs.LoadCycles))
+	jitter := func(cycles float64) sim.Time {
+		span := int64(clock.Cycles(cycles))
+		if span <= 0 {
+			return 0
+		}
+		return sim.Time(eng.Rand().Int64N(span))
+	}
+	for i, prog := range r.t.Threads {
+		cpu, err := mem.NewCPU(eng, fmt.Sprintf("P%d", i), m, r.cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		eng.Spawn(fmt.Sprintf("P%d", i), func(p *sim.Proc) {
+			if r.opts.Warm {
+				r.warm(p, cpu, prog, addr)
+			}
+			p.Sleep(start - p.Now() + jitter(r.opts.StartJitterCycles))
+			for _, in := range prog {
+				p.Sleep(jitter(r.opts.OpJitterCycles))
+				r.exec(p, cpu, in, addr(in.Loc))
+			}
+		})
+	}
+	err = eng.Run()
+	r.events += eng.Events()
+	r.simTime += eng.Now()
+	if err != nil {
+		var ll *sim.LivelockError
+		var dl *sim.DeadlockError
+		var lim *sim.LimitError
+		if !errors.As(err, &ll) && !errors.As(err, &dl) && !errors.As(err, &lim) {
+			return nil, nil, fmt.Errorf("unexpected engine error: %w", err)
+		}
+		return nil, nil, err
+	}
+	locs = make([]uint64, len(r.t.Locs))
+	for i := range locs {
+		locs[i] = m.Load64(addr(i))
+	}
+	return r.regs, locs, nil
+}
+
+// warm loads each location the program accesses, so that it is cached.
+func (r *runner) warm(p *sim.Proc, cpu *mem.CPU, prog []Instr, addr func(int) mem.Addr) {
+	seen := make([]bool, len(r.t.Locs))
+	for _, in := range prog {
+		if in.Kind != Fence && !seen[in.Loc] {
+			seen[in.Loc] = true
+			cpu.Load(p, addr(in.Loc), 8)
+		}
+	}
+}
+
+// exec performs one instruction on cpu.
+func (r *runner) exec(p *sim.Proc, cpu *mem.CPU, in Instr, a mem.Addr) {
+	switch in.Kind {
+	case Store:
+		cpu.Store(p, a, 8, in.Val)
+	case Load:
+		r.regs[in.Reg] = cpu.Load(p, a, 8)
+	case Fence:
+		cpu.Fence(p)
+		if c := r.cfg.Cache; c.Enabled && !c.Coherent {
+			cpu.FlushCache(p) // see the package doc: ordering alone cannot refresh a stale copy
+		}
+	case Spin:
+		reason := fmt.Sprintf("waiting for %s=%d", r.t.Locs[in.Loc], in.Val)
+		cpu.SpinUntil(p, reason, func() bool {
+			r.regs[in.Reg] = cpu.Load(p, a, 8)
+			return r.regs[in.Reg] == in.Val
+		}, a)
+	}
+}
+
+// stateText formats a final state as litmus7 does: "1:r0=1; 1:r1=0;".
+func (r *runner) stateText(regs, locs []uint64) string {
+	b := &r.sb
+	b.Reset()
+	for i, v := range regs {
+		fmt.Fprintf(b, "%d:r%d=%d; ", r.th[i], i, v)
+	}
+	if r.t.FinalMem {
+		for i, v := range locs {
+			fmt.Fprintf(b, "%s=%d; ", r.t.Locs[i], v)
+		}
+	}
+	return strings.TrimSuffix(b.String(), " ")
+}
