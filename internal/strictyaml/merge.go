@@ -13,7 +13,8 @@ const maxMergeDepth = 100
 // Merge deep-merges two mapping nodes and returns a new node: keys of
 // override win, nested mappings present on both sides are merged, and
 // anything else (scalars, lists) in override replaces the value of base.
-// Every value keeps its original line numbers, so errors found when the
+// Nested values that are aliases are not merged into (an alias on the
+// override side replaces). Every value keeps its original line numbers, so errors found when the
 // result is decoded point at the line the value came from. A nil, zero,
 // or null side counts as absent; Merge(nil, nil) is nil. The inputs are
 // not modified.
@@ -31,7 +32,12 @@ func merge(base, override *yaml.Node, depth int) *yaml.Node {
 	case base == nil:
 		return deepCopy(override)
 	}
-	b, o := unalias(base), unalias(override)
+	b, o := base, override
+	if depth == 0 {
+		// Only the roots are followed through aliases: following nested
+		// aliases could expand exponentially.
+		b, o = unalias(base), unalias(override)
+	}
 	if b.Kind != yaml.MappingNode || o.Kind != yaml.MappingNode || depth > maxMergeDepth {
 		return deepCopy(override)
 	}
