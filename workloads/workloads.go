@@ -17,6 +17,18 @@ import (
 type Component struct {
 	Name   string
 	Params *yaml.Node // may be nil or an empty node: use defaults
+	// Field is the component's YAML path in the scenario file, e.g.
+	// "workload" or "series[1].workload" (errors name Field+".params.x").
+	Field string
+}
+
+// ParamsField is the YAML path of c's params for error messages
+// ("workload.params" when Field is empty and def is "workload").
+func (c Component) ParamsField(def string) string {
+	if c.Field != "" {
+		return c.Field + ".params"
+	}
+	return def + ".params"
 }
 
 // Spec is one series of a scenario, resolved: what to build and run.
