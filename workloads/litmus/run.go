@@ -81,10 +81,10 @@ type term struct {
 	val uint64
 }
 
-// Run runs test t opts.Runs times on the CPU model cfg (named model in the
-// output). Runs that deadlock or livelock are counted in Failed; Run itself
-// fails only on bad arguments.
-func Run(t Test, model string, cfg mem.Config, opts Options) (*Outcome, error) {
+// RunTest runs test t opts.Runs times on the CPU model cfg (named model in
+// the output). Runs that deadlock or livelock are counted in Failed; RunTest
+// itself fails only on bad arguments.
+func RunTest(t Test, model string, cfg mem.Config, opts Options) (*Outcome, error) {
 	if opts.Runs <= 0 {
 		return nil, fmt.Errorf("litmus: runs must be positive, got %d", opts.Runs)
 	}

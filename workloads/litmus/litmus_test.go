@@ -1,0 +1,233 @@
+package litmus
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/workloads"
+	"gopkg.in/yaml.v3"
+)
+
+const testRuns = 2000
+
+func run(t *testing.T, test, model string, runs int, seed uint64) *Outcome {
+	t.Helper()
+	tt, err := Lookup(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := mem.Builtin(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := DefaultOptions()
+	opts.Runs, opts.Seed = runs, seed
+	o, err := RunTest(tt, model, cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// TestExpectations checks every test on every built-in model over
+// thousands of seeded runs. See the package doc for why LB, IRIW and WRC
+// are never observed on these models.
+func TestExpectations(t *testing.T) {
+	// observed[model] lists the tests whose forbidden outcome must show up;
+	// every other test must never show it.
+	observed := map[string][]string{
+		"sc":          nil,
+		"tso":         {"SB"},
+		"pso":         {"SB", "MP", "2+2W", "MP+spin"},
+		"noncoherent": {"SB", "2+2W"},
+	}
+	// livelock[model] lists the tests whose every run must livelock.
+	livelock := map[string][]string{"noncoherent": {"MP+spin", "MP+spin+fences"}}
+	for _, model := range mem.BuiltinNames() {
+		for _, name := range Names() {
+			t.Run(model+"/"+name, func(t *testing.T) {
+				o := run(t, name, model, testRuns, 1)
+				if contains(livelock[model], name) {
+					if o.Failed != testRuns || !sim.IsLivelock(o.FirstFailure) {
+						t.Fatalf("want every run to livelock, got %d failed, first: %v", o.Failed, o.FirstFailure)
+					}
+					msg := o.FirstFailure.Error()
+					for _, want := range []string{"P1 spinning", "waiting for y=1", "non-coherent cache whose copy is stale"} {
+						if !strings.Contains(msg, want) {
+							t.Errorf("livelock report lacks %q:\n%s", want, msg)
+						}
+					}
+					return
+				}
+				if o.Failed != 0 {
+					t.Fatalf("%d runs failed: %v", o.Failed, o.FirstFailure)
+				}
+				want := contains(observed[model], name)
+				if o.Observed() != want {
+					t.Errorf("observed=%v (%s %d %d), want %v", o.Observed(), o.Observation(), o.Positive, o.Negative, want)
+				}
+				if strings.Contains(name, "fences") && o.Observed() {
+					t.Errorf("a fenced variant showed its forbidden outcome")
+				}
+			})
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestNoncoherentStaleReads: with warm non-coherent caches every reader
+// sees its stale zeros, so SB's forbidden outcome shows in every run.
+func TestNoncoherentStaleReads(t *testing.T) {
+	o := run(t, "SB", "noncoherent", 200, 3)
+	if o.Observation() != "Always" {
+		t.Fatalf("got %s %d %d", o.Observation(), o.Positive, o.Negative)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	var outs []string
+	for _, seed := range []uint64{7, 7, 8} {
+		var b bytes.Buffer
+		if err := Write(&b, run(t, "MP", "pso", 500, seed)); err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, b.String())
+	}
+	if outs[0] != outs[1] {
+		t.Fatalf("same seed, different output:\n%s\n%s", outs[0], outs[1])
+	}
+	if outs[0] == outs[2] {
+		t.Fatal("different seeds gave identical histograms")
+	}
+}
+
+func TestOutputFormat(t *testing.T) {
+	var b bytes.Buffer
+	o := run(t, "SB", "tso", 300, 1)
+	if err := Write(&b, o); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	last := lines[len(lines)-1]
+	want := "Observation SB Sometimes " + itoa(o.Positive) + " " + itoa(o.Negative)
+	if last != want || o.Positive+o.Negative != 300 {
+		t.Fatalf("last line %q, want %q", last, want)
+	}
+	for _, want := range []string{"Test SB on model tso: 300 runs, seed 1", "P0: x=1; r0=y", "*>0:r0=0; 1:r1=0;", "\nOk\n", "Condition exists (0:r0=0 /\\ 1:r1=0) is validated"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestFencedProgram(t *testing.T) {
+	tt, _ := Lookup("wrc+FENCES")
+	got := strings.Join(tt.Program(), " | ")
+	want := "P0: x=1 | P1: r0=x; fence; y=1 | P2: r1=y; fence; r2=x"
+	if got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if _, err := Lookup("XYZ"); err == nil || !strings.Contains(err.Error(), "MP+fences") {
+		t.Fatalf("unknown test error: %v", err)
+	}
+}
+
+func spec(t *testing.T, file, params string) workloads.Spec {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(params), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return workloads.Spec{Scenario: "s", Series: "s", File: file, Seed: 1,
+		Workload: workloads.Component{Name: "litmus", Params: doc.Content[0], Field: "workload"}}
+}
+
+func TestRunner(t *testing.T) {
+	res, err := Run(spec(t, "x.yaml", "{test: MP, model: pso, runs: 1000}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var observed, pos, states float64
+	for _, r := range res.Rows {
+		switch r.Metric {
+		case "observed":
+			observed = r.Value
+		case "positive":
+			pos = r.Value
+		case "count":
+			states += r.Value
+		}
+	}
+	if observed != 1 || pos == 0 || states != 1000 {
+		t.Fatalf("rows %+v", res.Rows)
+	}
+	if res.Events == 0 || len(res.Notes) == 0 || !strings.HasPrefix(res.Notes[len(res.Notes)-1], "s: Observation MP Sometimes") {
+		t.Fatalf("notes %q", res.Notes)
+	}
+}
+
+func TestRunnerLivelock(t *testing.T) {
+	_, err := Run(spec(t, "x.yaml", "{test: MP+spin, model: noncoherent, runs: 10}"))
+	if !sim.IsLivelock(err) || !strings.Contains(err.Error(), "10 of 10 runs failed") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestRunnerErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("base: tso\nstore_buffer:\n  order: random\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(good, []byte("base: tso\nstore_buffer: {order: reordered}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scen := filepath.Join(dir, "s.yaml")
+	for _, c := range []struct{ params, want string }{
+		{"{test: MP, runz: 3}", `s.yaml:1:12: field workload.params.runz: unknown field "runz" (did you mean "runs"?)`},
+		{"{test: XX}", "s.yaml:1:8: field workload.params.test: unknown litmus test"},
+		{"{test: MP, runs: 0}", "field workload.params.runs: must be positive"},
+		{"{model: sc}", `field workload.params.test: missing required field "test"`},
+		{"{test: MP, model: nosuch}", "neither a built-in model"},
+		{"{test: MP, model: bad.yaml}", "bad.yaml:3:10: field store_buffer.order: store_buffer.order must be"},
+	} {
+		_, err := Run(spec(t, scen, c.params))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.params, err, c.want)
+		}
+	}
+	// A model file relative to the scenario's directory, reordering stores.
+	res, err := Run(spec(t, scen, "{test: MP, model: good.yaml, runs: 1000}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "Observation MP Sometimes") {
+		t.Fatalf("custom pso-like model did not show MP:\n%s", strings.Join(res.Notes, "\n"))
+	}
+}
+
+// TestSpeed asserts the work, not the wall clock: 10,000 runs of MP stay
+// within a small number of engine events per run.
+func TestSpeed(t *testing.T) {
+	o := run(t, "MP", "pso", 10000, 1)
+	if per := float64(o.Events) / 10000; per > 30 {
+		t.Fatalf("%.1f events per run", per)
+	}
+}

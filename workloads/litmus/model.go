@@ -1,0 +1,71 @@
+package litmus
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/sim/mem"
+)
+
+// modelFile is a CPU model in YAML: optionally a built-in model to start
+// from, then any mem.Config fields to override, e.g.
+//
+//	base: tso
+//	store_buffer: {order: reordered}
+type modelFile struct {
+	Base       string `yaml:"base"`
+	mem.Config `yaml:",inline"`
+}
+
+// LoadModel returns the CPU model called name: a built-in (mem.Builtin: sc,
+// tso, pso, noncoherent) or a YAML file of mem.Config fields (with an
+// optional "base: <built-in>"). A relative file is looked up in dir first
+// (the scenario's directory), then in the working directory. Errors name
+// the file, line and field.
+func LoadModel(name, dir string) (mem.Config, error) {
+	if slices.Contains(mem.BuiltinNames(), name) {
+		return mem.Builtin(name)
+	}
+	file := name
+	if dir != "" && !filepath.IsAbs(name) {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			file = filepath.Join(dir, name)
+		}
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return mem.Config{}, fmt.Errorf("model %q is neither a built-in model (%s) nor a readable file: %w",
+			name, strings.Join(mem.BuiltinNames(), ", "), err)
+	}
+	return ParseModel(file, data)
+}
+
+// ParseModel decodes a CPU model file's contents strictly and validates it.
+func ParseModel(file string, data []byte) (mem.Config, error) {
+	root, err := strictyaml.Parse(file, data)
+	if err != nil {
+		return mem.Config{}, err
+	}
+	var m modelFile
+	if n := strictyaml.Find(root, "base"); n != nil && n.Value != "" {
+		cfg, err := mem.Builtin(n.Value)
+		if err != nil {
+			return mem.Config{}, strictyaml.Errorf(file, n, "base", "%v", err)
+		}
+		m.Config = cfg
+	}
+	if err := strictyaml.Decode(file, root, &m); err != nil {
+		return mem.Config{}, err
+	}
+	if err := m.Config.Validate(); err != nil {
+		// Validate's messages start with the field path ("cache.ways must ...").
+		msg := err.Error()
+		field, _, _ := strings.Cut(msg, " ")
+		return mem.Config{}, strictyaml.FieldError(file, root, field, "%s", msg)
+	}
+	return m.Config, nil
+}

@@ -1,0 +1,112 @@
+package litmus
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/report"
+	"github.com/msgsim/msgsim/workloads"
+	"gopkg.in/yaml.v3"
+)
+
+// Params are the litmus workload's scenario params:
+//
+//	workload: {name: litmus, params: {test: MP, model: pso, runs: 1000}}
+type Params struct {
+	Test              string  `yaml:"test" required:"true"` // a test name (see Names), e.g. MP or SB+fences
+	Model             string  `yaml:"model"`                // built-in CPU model or YAML file; default sc
+	Runs              int     `yaml:"runs"`                 // default 1000
+	StartJitterCycles float64 `yaml:"start_jitter_cycles"`  // default 16 (see DefaultOptions)
+	OpJitterCycles    float64 `yaml:"op_jitter_cycles"`     // default 2
+	Warm              bool    `yaml:"warm"`                 // default true: caches hold the locations at the start
+}
+
+// DefaultParams are the params a scenario overrides.
+func DefaultParams() Params {
+	o := DefaultOptions()
+	return Params{Model: "sc", Runs: o.Runs, StartJitterCycles: o.StartJitterCycles, OpJitterCycles: o.OpJitterCycles, Warm: o.Warm}
+}
+
+// Decode decodes and checks a scenario's litmus params.
+func Decode(s workloads.Spec) (Params, Test, error) {
+	p := DefaultParams()
+	field := s.Workload.ParamsField("workload")
+	if err := strictyaml.DecodeAt(s.File, field, s.Workload.Params, &p); err != nil {
+		return p, Test{}, err
+	}
+	t, err := Lookup(p.Test)
+	if err != nil {
+		return p, Test{}, strictyaml.Errorf(s.File, find(s, "test"), field+".test", "%v", err)
+	}
+	if p.Runs <= 0 {
+		return p, Test{}, strictyaml.Errorf(s.File, find(s, "runs"), field+".runs", "must be positive, got %d", p.Runs)
+	}
+	if p.StartJitterCycles < 0 || p.OpJitterCycles < 0 {
+		return p, Test{}, strictyaml.Errorf(s.File, s.Workload.Params, field, "jitters must not be negative")
+	}
+	return p, t, nil
+}
+
+func find(s workloads.Spec, key string) *yaml.Node {
+	if s.Workload.Params == nil {
+		return nil
+	}
+	return strictyaml.Find(s.Workload.Params, key)
+}
+
+// Run is the litmus workload's workloads.Runner. It runs the test params.runs
+// times and returns rows (x_name "state", x = index of the final state in
+// sorted order, metric "count" in runs; and at x_name "runs", x = runs, the
+// metrics "positive", "negative" and "observed" (1 if the condition was
+// seen)), the litmus7-style output as notes, and, if some run deadlocked or
+// livelocked, the first such error (wrapping the engine's error).
+func Run(s workloads.Spec) (workloads.Result, error) {
+	p, t, err := Decode(s)
+	if err != nil {
+		return workloads.Result{}, err
+	}
+	dir := ""
+	if s.File != "" && !strings.HasPrefix(s.File, "builtin/") {
+		dir = filepath.Dir(s.File)
+	}
+	cfg, err := LoadModel(p.Model, dir)
+	if err != nil {
+		return workloads.Result{}, fmt.Errorf("%s: %s.model: %w", s.File, s.Workload.ParamsField("workload"), err)
+	}
+	o, err := RunTest(t, p.Model, cfg, Options{
+		Runs: p.Runs, Seed: s.Seed, StartJitterCycles: p.StartJitterCycles,
+		OpJitterCycles: p.OpJitterCycles, Warm: p.Warm, NewEngine: s.NewEngine,
+	})
+	if err != nil {
+		return workloads.Result{}, err
+	}
+	var res workloads.Result
+	var rows report.Results
+	for i, st := range o.States {
+		rows.Add(s.Series, "state", float64(i), "count", float64(st.Count), "runs")
+	}
+	observed := 0.0
+	if o.Observed() {
+		observed = 1
+	}
+	n := float64(p.Runs)
+	rows.Add(s.Series, "runs", n, "positive", float64(o.Positive), "runs")
+	rows.Add(s.Series, "runs", n, "negative", float64(o.Negative), "runs")
+	rows.Add(s.Series, "runs", n, "observed", observed, "bool")
+	res.Rows = rows
+	var buf bytes.Buffer
+	if err := Write(&buf, o); err != nil {
+		return res, err
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		res.Notes = append(res.Notes, s.Series+": "+line)
+	}
+	res.Events, res.SimTime = o.Events, o.SimTime
+	if o.FirstFailure != nil {
+		return res, fmt.Errorf("%d of %d runs failed; first: %w", o.Failed, p.Runs, o.FirstFailure)
+	}
+	return res, nil
+}
