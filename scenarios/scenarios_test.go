@@ -284,3 +284,28 @@ func TestHasParams(t *testing.T) {
 		t.Error("null params counted")
 	}
 }
+
+// TestReadmeExample keeps the documented example valid.
+func TestReadmeExample(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(data), "```yaml\n")
+	if len(blocks) < 3 {
+		t.Fatal("README.md: expected two yaml blocks")
+	}
+	example := strings.SplitN(blocks[1], "```", 2)[0]
+	expect := strings.SplitN(blocks[2], "```", 2)[0]
+	s, err := Parse("README.md", []byte(example+expect))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Resolved()) != 3 || s.Expect == nil {
+		t.Errorf("README example: %+v", s)
+	}
+	var p machineParams
+	if err := s.Resolved()[2].Machine.DecodeParams(&p); err != nil || p.SemopUS != 40 || !p.Cache.Coherent {
+		t.Errorf("README merge example: %+v %v", p, err)
+	}
+}
