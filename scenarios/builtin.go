@@ -60,3 +60,13 @@ func unknownBuiltin(name string) error {
 	return fmt.Errorf("scenario %q: no such file and no such built-in scenario; built-ins: %s",
 		name, strings.Join(names, ", "))
 }
+
+// BuiltinSource returns the YAML text of the built-in scenario name, as
+// embedded (simrun show prints it).
+func BuiltinSource(name string) ([]byte, error) {
+	data, err := builtinFS.ReadFile("builtin/" + name + ".yaml")
+	if err != nil || strings.ContainsAny(name, `/\`) {
+		return nil, unknownBuiltin(name)
+	}
+	return data, nil
+}
