@@ -1,0 +1,123 @@
+// Package sx4 models one shared-memory node of the NEC SX-4 as MPICH saw it
+// in May 1996 (papers/mpich-sx4.txt): Unix processes, one per CPU, that
+// share System V shared-memory segments of limited size; scalar caches that
+// are not coherent and can only be flushed whole; stores that may become
+// visible out of order; vector moves (memcpy) that bypass the cache; the
+// NEC synchronization routines behind PKT_READY_SET, PKT_READY_IS_SET and
+// PKT_COPYIN; a test-and-set instruction that synchronizes with memory; and
+// System V semaphores as expensive system calls.
+//
+// All memory (shared segments and each process's private buffers) lives in
+// one mem.Memory; each process has its own mem.CPU view of it.
+//
+// Calibrated parameters (everything else comes from hardware.yaml, the
+// paper's text, or is an assumption stated at its field):
+//
+//	semop_us        335  <- Figure 1 (750 us short-message latency)
+//	cache_flush_us  38   <- Figure 5 (80 us short, 120 us with two locks)
+//
+// The per-packet software overhead of MPICH is a constant of stacks/mpich,
+// calibrated to Figure 6 at 0 bytes.
+package sx4
+
+import (
+	"fmt"
+
+	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+	"gopkg.in/yaml.v3"
+)
+
+// Name is the machine's name in scenarios.
+const Name = "sx4"
+
+// Machine is one SX-4 node running procs Unix processes.
+type Machine struct {
+	eng    *sim.Engine
+	params Params
+	mem    *mem.Memory
+	cpus   []*mem.CPU
+	shmMax int
+	nshm   int
+	sems   []*semaphore
+}
+
+// New builds a node with procs processes (one per CPU).
+func New(eng *sim.Engine, procs int, params Params) (*Machine, error) {
+	if err := params.Validate(); err != nil {
+		return nil, err
+	}
+	if procs < 1 || procs > 32 {
+		return nil, fmt.Errorf("sx4: %d processes requested; a node has 1 to 32 CPUs (hardware.yaml sx4.cpus_per_node)", procs)
+	}
+	m := &Machine{
+		eng: eng, params: params, mem: mem.NewMemory("sx4", 0),
+		shmMax: int(params.ShmMaxSegmentMB * (1 << 20)),
+	}
+	cfg := params.memConfig()
+	for i := 0; i < procs; i++ {
+		c, err := mem.NewCPU(eng, fmt.Sprintf("cpu%d", i), m.mem, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("sx4: %w", err)
+		}
+		m.cpus = append(m.cpus, c)
+	}
+	return m, nil
+}
+
+// Name is "sx4".
+func (m *Machine) Name() string { return Name }
+
+// Engine is the engine the machine runs in.
+func (m *Machine) Engine() *sim.Engine { return m.eng }
+
+// Procs is the number of processes (CPUs).
+func (m *Machine) Procs() int { return len(m.cpus) }
+
+// Params is the model the machine was built with.
+func (m *Machine) Params() Params { return m.params }
+
+// Memory is the node's memory.
+func (m *Machine) Memory() *mem.Memory { return m.mem }
+
+// CPU is the processor running process rank.
+func (m *Machine) CPU(rank int) *mem.CPU { return m.cpus[rank] }
+
+// ShmGet creates a System V shared-memory segment of size bytes, visible to
+// every process. It fails, like shmget, when size exceeds the system's
+// segment limit (shm_max_segment_mb).
+func (m *Machine) ShmGet(name string, size int) (mem.Segment, error) {
+	if size > m.shmMax {
+		return mem.Segment{}, fmt.Errorf("sx4: shmget %q: %d bytes exceed the System V segment limit of %d bytes (shm_max_segment_mb %g)", name, size, m.shmMax, m.params.ShmMaxSegmentMB)
+	}
+	m.nshm++
+	seg, err := m.mem.Alloc(fmt.Sprintf("shm%d:%s", m.nshm, name), size, 4096)
+	if err != nil {
+		return mem.Segment{}, fmt.Errorf("sx4: shmget: %w", err)
+	}
+	return seg, nil
+}
+
+// Private allocates size bytes of process rank's own address space.
+func (m *Machine) Private(rank int, name string, size int) (mem.Region, error) {
+	seg, err := m.mem.Alloc(fmt.Sprintf("rank%d:%s", rank, name), size, 128)
+	if err != nil {
+		return mem.Region{}, fmt.Errorf("sx4: rank %d: %w", rank, err)
+	}
+	return mem.Region{Mem: m.mem, Addr: seg.Base, Len: size}, nil
+}
+
+// FromYAML builds a node of procs processes from a scenario's
+// machine.params node (nil: defaults); errors name file, line and field.
+func FromYAML(eng *sim.Engine, file string, node *yaml.Node, procs int) (*Machine, error) {
+	params := DefaultParams()
+	if err := strictyaml.DecodeAt(file, "machine.params", node, &params); err != nil {
+		return nil, err
+	}
+	m, err := New(eng, procs, params)
+	if err != nil {
+		return nil, fmt.Errorf("%s: machine.params: %w", file, err)
+	}
+	return m, nil
+}
