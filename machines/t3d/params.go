@@ -1,0 +1,198 @@
+package t3d
+
+import (
+	"fmt"
+
+	"github.com/msgsim/msgsim/sim/mem"
+)
+
+// Params is the T3D model a scenario may override (machine.params). Field
+// names are the YAML names; units are in the names. Params is never mutated
+// during a run.
+type Params struct {
+	// ClockMHz is the PE clock: "150 MHz DEC Alpha 21064 (EV4)"
+	// (hardware.yaml t3d.clock_MHz).
+	ClockMHz float64 `yaml:"clock_mhz"`
+	// PEsPerNode is the number of PEs sharing one network router: "two PEs
+	// share one 6-way network switch" (hardware.yaml t3d.pes_per_node).
+	PEsPerNode int `yaml:"pes_per_node"`
+	// TorusNodes overrides the torus shape [x, y, z] in nodes; empty means
+	// the most nearly cubic shape of PEs/pes_per_node nodes (128 PEs: 4x4x4
+	// nodes, hardware.yaml t3d.topology_example).
+	TorusNodes []int `yaml:"torus_nodes"`
+	// MemoryMB is each PE's local memory: "16 or 64" MB (hardware.yaml
+	// t3d.local_mem_MB); we take 64.
+	MemoryMB int `yaml:"memory_mb"`
+	// CacheKB is the data cache: "8 Kbytes" (hardware.yaml t3d.dcache_KB),
+	// direct-mapped and write-through (t3d.dcache_org, the 21064's).
+	CacheKB int `yaml:"cache_kb"`
+	// CacheLineBytes is the data cache line: 32 bytes (hardware.yaml
+	// t3d.dcache_org, the 21064's standard organisation).
+	CacheLineBytes int `yaml:"cache_line_bytes"`
+	// LoadNs is a load that hits the data cache: the 21064's 3-cycle
+	// load-use latency (20 ns at 150 MHz). Assumed from the 21064's
+	// organisation; hardware.yaml does not list it.
+	LoadNs float64 `yaml:"load_ns"`
+	// MemoryLatencyNs is a load that misses or bypasses the cache (uncached
+	// loads of flags). hardware.yaml t3d.local_mem_latency_ns is
+	// unconfirmed; ~150 ns (about 23 cycles) assumed.
+	MemoryLatencyNs float64 `yaml:"memory_latency_ns"`
+	// StoreNs is the issue cost of a store into the 21064's write buffer:
+	// one cycle assumed.
+	StoreNs float64 `yaml:"store_ns"`
+	// MemcpyMBps is a word-aligned memcpy: "word aligned memcpy() speeds on
+	// the T3D are only 170MB/sec (approximately)" (aclmpl-t3d.txt 4.2;
+	// calibration.yaml t3d_aclmpl.word_aligned_memcpy_MBps).
+	MemcpyMBps float64 `yaml:"memcpy_mbps"`
+	// LinkMBps is the bandwidth of a torus link in each direction: "peak
+	// bandwidth of 300 MB/second in each direction" (hardware.yaml
+	// t3d.link_bw_MBps_per_direction). The PE's network interface (its
+	// injection and ejection ports) runs at the same rate.
+	LinkMBps float64 `yaml:"link_mbps"`
+	// HopNs is a message head's delay through one router and link. Not
+	// found (hardware.yaml t3d.router_hop_latency_ns is unconfirmed): 3
+	// network clocks (20 ns at 150 MHz, t3d.network_clock_MHz) assumed. It
+	// is small next to the interface latency, so the results barely depend
+	// on it.
+	HopNs float64 `yaml:"hop_ns"`
+	// InterfaceNs is the latency of a PE's network interface, paid once when
+	// a packet leaves a PE and once when it enters one: half of the
+	// "~100 cycles" of a remote access (hardware.yaml
+	// t3d.shmem_remote_access_cycles, ~667 ns at 150 MHz) for each one-way
+	// trip, split evenly between injection and ejection.
+	InterfaceNs float64 `yaml:"interface_ns"`
+	// PutStartupNs is the processor time to start a put: the "short
+	// sequence of instructions to initiate a transfer" (hardware.yaml
+	// t3d.shmem_remote_access_cycles), including the DTB annex set-up for
+	// the remote PE and the SHMEM library call. No figure found:
+	// calibrated to the 4.5 us one-word synchronous latency between
+	// neighbours (aclmpl-t3d.txt 4.1; calibration.yaml
+	// t3d_aclmpl.sync_latency_one_word_neighbour_us).
+	PutStartupNs float64 `yaml:"put_startup_ns"`
+	// PutMBps is the rate at which a PE streams a put's data into the
+	// network (remote stores through the write buffer). No raw SHMEM figure
+	// found (hardware.yaml t3d.shmem_put_get_bw_MBps): calibrated to
+	// "greater than 100MB/sec for one-to-all and all-to-one" with the
+	// synchronous protocol (aclmpl-t3d.txt 4.1; calibration.yaml
+	// t3d_aclmpl.sync_one_to_all_and_all_to_one_MBps).
+	PutMBps float64 `yaml:"put_mbps"`
+	// GetMBps is the rate of a get, which the PE resolves word by word
+	// through its prefetch queue: 8 bytes per 250 ns issue-and-resolve
+	// ("the high cost of issuing and resolving prefetches in the T3D ...
+	// 250ns", hardware.yaml t3d.prefetch_issue_resolve_ns), 32 MB/s. The
+	// paper: shmem_put() "is faster than shmem_get()" (4.1).
+	GetMBps float64 `yaml:"get_mbps"`
+	// PacketHeaderBytes is what a request, acknowledgement or
+	// fetch-and-increment packet occupies on a link. Assumed: one 16-byte
+	// header (the T3D routes "data and communication information"
+	// separately, hardware.yaml t3d.network_clock_MHz).
+	PacketHeaderBytes int `yaml:"packet_header_bytes"`
+	// FetchIncNs is the access to the fetch-and-increment register at the
+	// target PE, once the request has arrived. The latency is not found
+	// (hardware.yaml t3d.fetch_and_increment: "assume about one remote
+	// read"): the network round trip gives the remote read; the register
+	// access itself is taken as one local memory access.
+	FetchIncNs float64 `yaml:"fetch_inc_ns"`
+	// BarrierNs is the hardware barrier (eureka) network's time from the
+	// last PE's arrival to every PE's release. "barrier synchronisation
+	// takes only one cycle per check" (hardware.yaml t3d.barrier_eureka); a
+	// tree of depth ~log2(2048) at a few cycles per level: 0.5 us assumed.
+	// Used by the benchmark harness only, never by the stacks' protocols.
+	BarrierNs float64 `yaml:"barrier_ns"`
+}
+
+// DefaultParams returns the model of the Cray T3D of the paper.
+func DefaultParams() Params {
+	return Params{
+		ClockMHz:          150,
+		PEsPerNode:        2,
+		MemoryMB:          64,
+		CacheKB:           8,
+		CacheLineBytes:    32,
+		LoadNs:            20,
+		MemoryLatencyNs:   150,
+		StoreNs:           6.667,
+		MemcpyMBps:        170,
+		LinkMBps:          300,
+		HopNs:             20,
+		InterfaceNs:       167,
+		PutStartupNs:      700,
+		PutMBps:           125,
+		GetMBps:           32,
+		PacketHeaderBytes: 16,
+		FetchIncNs:        150,
+		BarrierNs:         500,
+	}
+}
+
+// Validate names the first parameter that makes no sense.
+func (p Params) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"clock_mhz", p.ClockMHz}, {"memcpy_mbps", p.MemcpyMBps}, {"link_mbps", p.LinkMBps},
+		{"put_mbps", p.PutMBps}, {"get_mbps", p.GetMBps},
+	} {
+		if f.v <= 0 {
+			return fmt.Errorf("t3d: %s must be positive, got %g", f.name, f.v)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"load_ns", p.LoadNs}, {"memory_latency_ns", p.MemoryLatencyNs}, {"store_ns", p.StoreNs},
+		{"hop_ns", p.HopNs}, {"interface_ns", p.InterfaceNs}, {"put_startup_ns", p.PutStartupNs},
+		{"fetch_inc_ns", p.FetchIncNs}, {"barrier_ns", p.BarrierNs},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("t3d: %s must not be negative, got %g", f.name, f.v)
+		}
+	}
+	switch {
+	case p.PEsPerNode < 1:
+		return fmt.Errorf("t3d: pes_per_node must be at least 1, got %d", p.PEsPerNode)
+	case p.MemoryMB < 1:
+		return fmt.Errorf("t3d: memory_mb must be at least 1, got %d", p.MemoryMB)
+	case p.PacketHeaderBytes < 0:
+		return fmt.Errorf("t3d: packet_header_bytes must not be negative, got %d", p.PacketHeaderBytes)
+	case len(p.TorusNodes) != 0 && len(p.TorusNodes) != 3:
+		return fmt.Errorf("t3d: torus_nodes must list 3 sizes [x, y, z], got %v", p.TorusNodes)
+	}
+	for _, d := range p.TorusNodes {
+		if d < 1 {
+			return fmt.Errorf("t3d: torus_nodes sizes must be at least 1, got %v", p.TorusNodes)
+		}
+	}
+	if err := p.memConfig().Validate(); err != nil {
+		return fmt.Errorf("t3d: %w", err)
+	}
+	return nil
+}
+
+// memConfig is one PE's processor: an Alpha 21064 with a direct-mapped,
+// write-through data cache that remote writes do not update (there is "no
+// hardware support for cache coherency", hardware.yaml
+// t3d.hw_cache_coherence), stores visible in order (the write buffer is not
+// modelled), and memcpy at the measured rate.
+func (p Params) memConfig() mem.Config {
+	cyc := 1000 / p.ClockMHz // ns per cycle
+	return mem.Config{
+		ClockMHz: p.ClockMHz,
+		Cache: mem.CacheConfig{Enabled: true, LineBytes: p.CacheLineBytes, SizeBytes: p.CacheKB << 10,
+			Ways: 1, Coherent: false},
+		Costs: mem.Costs{
+			LoadCycles:         p.LoadNs / cyc,
+			MissCycles:         p.MemoryLatencyNs / cyc,
+			UncachedLoadCycles: p.MemoryLatencyNs / cyc,
+			StoreCycles:        p.StoreNs / cyc,
+			FenceCycles:        1,
+			AtomicCycles:       p.MemoryLatencyNs / cyc,
+			FlushCycles:        float64(p.CacheKB<<10) / float64(max(p.CacheLineBytes, 1)),
+			CopyStartupCycles:  10,
+			MemcpyMBps:         p.MemcpyMBps,
+			VectorMBps:         p.MemcpyMBps,
+		},
+	}
+}

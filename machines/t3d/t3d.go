@@ -1,0 +1,210 @@
+// Package t3d models the Cray T3D as ACLMPL saw it (papers/aclmpl-t3d.txt):
+// processing elements (PEs), two per router node, on a 3D torus with
+// dimension-order routing; SHMEM put (faster) and get, with quiet waiting
+// for every outstanding put to be acknowledged; one fetch-and-increment
+// register per PE, atomic and reached over the network; data caches that
+// remote writes do not update (a spinning PE must load uncached or
+// invalidate); memcpy at about 170 MB/s; and the hardware barrier network
+// the benchmark harness uses.
+//
+// Each PE has its own mem.Memory and mem.CPU. A put snapshots the sender's
+// bytes, reserves the whole route at once (sim/net: cut-through, links with
+// occupancy, so traffic contends), and at the time its tail arrives writes
+// the remote Memory with Memory.Write, which wakes remote spinners but
+// leaves the remote cache stale.
+//
+// Calibrated parameters (everything else comes from hardware.yaml, the
+// paper's text, or is an assumption stated at its field):
+//
+//	put_startup_ns  700  <- 4.5 us one-word synchronous ACLMPL latency between neighbours (4.1)
+//	put_mbps        125  <- "greater than 100MB/sec for one-to-all and all-to-one" (4.1)
+package t3d
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/sim/net"
+	"gopkg.in/yaml.v3"
+)
+
+// Name is the machine's name in scenarios.
+const Name = "t3d"
+
+// MaxPEs is the largest T3D configuration: "32-2048" PEs (hardware.yaml
+// t3d.pe_count_range).
+const MaxPEs = 2048
+
+// Machine is a T3D partition.
+type Machine struct {
+	eng    *sim.Engine
+	params Params
+	pes    []*pe
+	torus  *net.Torus
+
+	putStartup, hop, fiAccess, barrierDelay sim.Time
+	putRate, getRate                        float64
+	hdr                                     int
+
+	route   []*net.Link // scratch
+	bufs    [40][][]byte
+	barrier struct {
+		arrived int
+		waiting sim.WaitQueue
+	}
+}
+
+// pe is one processing element.
+type pe struct {
+	id     int
+	node   int
+	mem    *mem.Memory
+	cpu    *mem.CPU
+	inject *net.Link // PE to its router
+	eject  *net.Link // router to PE
+	fi     uint64    // the fetch-and-increment register
+	ackAt  sim.Time  // every put issued so far is acknowledged by then
+	puts   uint64
+}
+
+// ParseParams decodes a scenario's machine params (nil: defaults) over the
+// defaults; errors name file, line and field (field is the params' YAML
+// path, e.g. "machine.params").
+func ParseParams(file, field string, node *yaml.Node) (Params, error) {
+	p := DefaultParams()
+	if err := strictyaml.DecodeAt(file, field, node, &p); err != nil {
+		return Params{}, err
+	}
+	if err := p.Validate(); err != nil {
+		return Params{}, fmt.Errorf("%s: %s: %w", file, field, err)
+	}
+	return p, nil
+}
+
+// New builds a partition of pes PEs.
+func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
+	if err := params.Validate(); err != nil {
+		return nil, err
+	}
+	if pes < 1 || pes > MaxPEs {
+		return nil, fmt.Errorf("t3d: %d PEs requested; a partition has 1 to %d PEs (hardware.yaml t3d.pe_count_range)", pes, MaxPEs)
+	}
+	nodes := (pes + params.PEsPerNode - 1) / params.PEsPerNode
+	dims := net.Shape3D(nodes)
+	if len(params.TorusNodes) == 3 {
+		dims = [3]int{params.TorusNodes[0], params.TorusNodes[1], params.TorusNodes[2]}
+		if dims[0]*dims[1]*dims[2] < nodes {
+			return nil, fmt.Errorf("t3d: torus_nodes %v holds %d nodes, %d PEs need %d", params.TorusNodes, dims[0]*dims[1]*dims[2], pes, nodes)
+		}
+	}
+	m := &Machine{
+		eng: eng, params: params,
+		putStartup:   sim.Nano(params.PutStartupNs),
+		hop:          sim.Nano(params.HopNs),
+		fiAccess:     sim.Nano(params.FetchIncNs),
+		barrierDelay: sim.Nano(params.BarrierNs),
+		putRate:      params.PutMBps * 1e6,
+		getRate:      params.GetMBps * 1e6,
+		hdr:          params.PacketHeaderBytes,
+	}
+	var err error
+	m.torus, err = net.NewTorus("t3d", dims, m.hop, params.LinkMBps)
+	if err != nil {
+		return nil, fmt.Errorf("t3d: %w", err)
+	}
+	cfg := params.memConfig()
+	ni := sim.Nano(params.InterfaceNs)
+	for i := 0; i < pes; i++ {
+		x := &pe{id: i, node: i / params.PEsPerNode,
+			mem:    mem.NewMemory(fmt.Sprintf("pe%d", i), params.MemoryMB<<20),
+			inject: net.NewLink(fmt.Sprintf("pe%d.inject", i), ni, params.LinkMBps),
+			eject:  net.NewLink(fmt.Sprintf("pe%d.eject", i), ni, params.LinkMBps),
+		}
+		x.cpu, err = mem.NewCPU(eng, fmt.Sprintf("pe%d", i), x.mem, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("t3d: %w", err)
+		}
+		m.pes = append(m.pes, x)
+	}
+	return m, nil
+}
+
+// Name is "t3d".
+func (m *Machine) Name() string { return Name }
+
+// Engine is the engine the machine runs in.
+func (m *Machine) Engine() *sim.Engine { return m.eng }
+
+// Procs is the number of PEs.
+func (m *Machine) Procs() int { return len(m.pes) }
+
+// Params is the machine's model.
+func (m *Machine) Params() Params { return m.params }
+
+// Torus is the interconnect (its shape in nodes, its links).
+func (m *Machine) Torus() *net.Torus { return m.torus }
+
+// CPU is PE pe's processor.
+func (m *Machine) CPU(pe int) *mem.CPU { return m.pes[pe].cpu }
+
+// Memory is PE pe's local memory.
+func (m *Machine) Memory(pe int) *mem.Memory { return m.pes[pe].mem }
+
+// Alloc allocates n bytes of PE pe's memory, aligned to and padded to 64
+// bytes (whole cache lines, so that a line fill never leaves the memory).
+func (m *Machine) Alloc(pe int, name string, n int) (mem.Region, error) {
+	s, err := m.pes[pe].mem.Alloc(name, (n+63)&^63, 64)
+	if err != nil {
+		return mem.Region{}, fmt.Errorf("t3d: %w", err)
+	}
+	return mem.Region{Mem: m.pes[pe].mem, Addr: s.Base, Len: n}, nil
+}
+
+// Node is the router node PE pe is attached to.
+func (m *Machine) Node(pe int) int { return m.pes[pe].node }
+
+// Hops is the number of torus links between PEs a and b.
+func (m *Machine) Hops(a, b int) int { return m.torus.Hops(m.pes[a].node, m.pes[b].node) }
+
+// routeOf returns the links from PE a to PE b: a's injection port, the
+// torus route between their nodes, b's ejection port. The slice is scratch
+// space, valid until the next call.
+func (m *Machine) routeOf(a, b int) []*net.Link {
+	r := append(m.route[:0], m.pes[a].inject)
+	r = m.torus.AppendRoute(r, m.pes[a].node, m.pes[b].node)
+	r = append(r, m.pes[b].eject)
+	m.route = r
+	return r
+}
+
+// latencyOf is the head latency from PE a to PE b on an idle network.
+func (m *Machine) latencyOf(a, b int) sim.Time {
+	return 2*m.pes[a].inject.Latency + sim.Time(m.Hops(a, b))*m.hop
+}
+
+// buffer returns a scratch buffer of n bytes from the pool.
+func (m *Machine) buffer(n int) []byte {
+	c := bits.Len(uint(n))
+	if k := len(m.bufs[c]); k > 0 {
+		b := m.bufs[c][k-1]
+		m.bufs[c] = m.bufs[c][:k-1]
+		return b[:n]
+	}
+	return make([]byte, n, 1<<c)
+}
+
+func (m *Machine) release(b []byte) {
+	c := bits.Len(uint(cap(b))) - 1
+	m.bufs[c] = append(m.bufs[c], b)
+}
+
+func (m *Machine) check(op string, pes ...int) {
+	for _, x := range pes {
+		if x < 0 || x >= len(m.pes) {
+			panic(fmt.Sprintf("t3d: %s: PE %d out of range [0, %d)", op, x, len(m.pes)))
+		}
+	}
+}
