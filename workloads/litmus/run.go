@@ -38,7 +38,11 @@ func DefaultOptions() Options {
 
 // State is one final state and how many runs ended in it.
 type State struct {
-	Text  string // e.g. "1:r0=1; 1:r1=0;"
+	Text string // e.g. "1:r0=1; 1:r1=0;"
+	// Code is the state as a number: the values of the registers (then,
+	// for tests with FinalMem, of the locations) as decimal digits, e.g.
+	// 10 for r0=1, r1=0 (every value in these tests is below 10).
+	Code  int
 	Count int
 	Cond  bool // the state satisfies the test's condition
 }
@@ -133,7 +137,7 @@ func RunTest(t Test, model string, cfg mem.Config, opts Options) (*Outcome, erro
 		key := r.stateText(regs, locs)
 		s := counts[key]
 		if s == nil {
-			s = &State{Text: key, Cond: ok}
+			s = &State{Text: key, Cond: ok, Code: stateCode(regs, locs, t.FinalMem)}
 			counts[key] = s
 		}
 		s.Count++
@@ -160,6 +164,33 @@ func compile(t Test) ([]term, error) {
 		out = append(out, term{i: i, val: c.Val})
 	}
 	return out, nil
+}
+
+func stateCode(regs, locs []uint64, mem bool) int {
+	c := 0
+	for _, v := range regs {
+		c = 10*c + int(min(v, 9))
+	}
+	if mem {
+		for _, v := range locs {
+			c = 10*c + int(min(v, 9))
+		}
+	}
+	return c
+}
+
+// StateName is the x_name of the state codes: "state_" followed by the
+// registers (and locations) whose values are the code's digits, e.g.
+// "state_r0r1" or "state_xy".
+func (t Test) StateName() string {
+	n := "state_"
+	for i := range t.Registers() {
+		n += fmt.Sprintf("r%d", i)
+	}
+	if t.FinalMem {
+		n += strings.Join(t.Locs, "")
+	}
+	return n
 }
 
 // runner runs one test repeatedly.

@@ -2,12 +2,14 @@ package litmus
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/report"
+	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/workloads"
 	"gopkg.in/yaml.v3"
 )
@@ -57,16 +59,17 @@ func find(s workloads.Spec, key string) *yaml.Node {
 	return strictyaml.Find(s.Workload.Params, key)
 }
 
-// Run is the litmus workload's workloads.Runner. It runs the test params.runs
-// times and returns rows (x_name "state", x = index of the final state in
-// sorted order, metric "count" in runs; and at x_name "runs", x = runs, the
-// metrics "positive", "negative" and "observed" (1 if the condition was
-// seen)), the litmus7-style output as notes, and, if some run deadlocked or
-// livelocked, the first such error (wrapping the engine's error).
-func Run(s workloads.Spec) (workloads.Result, error) {
+// job is a decoded, checked litmus series.
+type job struct {
+	p   Params
+	t   Test
+	cfg mem.Config
+}
+
+func prepare(s workloads.Spec) (job, error) {
 	p, t, err := Decode(s)
 	if err != nil {
-		return workloads.Result{}, err
+		return job{}, err
 	}
 	dir := ""
 	if s.File != "" && !strings.HasPrefix(s.File, "builtin/") {
@@ -74,8 +77,28 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	}
 	cfg, err := LoadModel(p.Model, dir)
 	if err != nil {
-		return workloads.Result{}, fmt.Errorf("%s: %s.model: %w", s.File, s.Workload.ParamsField("workload"), err)
+		var se *strictyaml.Error
+		if errors.As(err, &se) { // the model file itself is bad: its own file and line
+			return job{}, fmt.Errorf("%s.model: %w", s.Workload.ParamsField("workload"), err)
+		}
+		return job{}, strictyaml.Errorf(s.File, find(s, "model"), s.Workload.ParamsField("workload")+".model", "%v", err)
 	}
+	return job{p, t, cfg}, nil
+}
+
+// Run is the litmus workload's workloads.Runner. It runs the test params.runs
+// times and returns rows (metric "count" in runs per final state, with
+// x_name Test.StateName() and x the state's Code, e.g. x_name "state_r0r1",
+// x 10 for r0=1, r1=0; and at x_name "runs", x = runs, the
+// metrics "positive", "negative" and "observed" (1 if the condition was
+// seen)), the litmus7-style output as notes, and, if some run deadlocked or
+// livelocked, the first such error (wrapping the engine's error).
+func Run(s workloads.Spec) (workloads.Result, error) {
+	j, err := prepare(s)
+	if err != nil {
+		return workloads.Result{}, err
+	}
+	p, t, cfg := j.p, j.t, j.cfg
 	o, err := RunTest(t, p.Model, cfg, Options{
 		Runs: p.Runs, Seed: s.Seed, StartJitterCycles: p.StartJitterCycles,
 		OpJitterCycles: p.OpJitterCycles, Warm: p.Warm, NewEngine: s.NewEngine,
@@ -85,8 +108,8 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	}
 	var res workloads.Result
 	var rows report.Results
-	for i, st := range o.States {
-		rows.Add(s.Series, "state", float64(i), "count", float64(st.Count), "runs")
+	for _, st := range o.States {
+		rows.Add(s.Series, t.StateName(), float64(st.Code), "count", float64(st.Count), "runs")
 	}
 	observed := 0.0
 	if o.Observed() {
@@ -109,4 +132,11 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 		return res, fmt.Errorf("%d of %d runs failed; first: %w", o.Failed, p.Runs, o.FirstFailure)
 	}
 	return res, nil
+}
+
+// Check decodes and checks a scenario's litmus params and model without
+// running anything (simrun validate).
+func Check(s workloads.Spec) error {
+	_, err := prepare(s)
+	return err
 }

@@ -1,0 +1,183 @@
+// Command simrun runs msgsim scenarios and litmus tests.
+//
+//	simrun list                         built-in scenarios and their titles
+//	simrun show NAME                    print a built-in scenario's YAML
+//	simrun validate FILE-or-NAME        strict load and check, exit 0 or 1
+//	simrun run FILE-or-NAME [--out DIR] [--seed N]
+//	simrun litmus TEST --model M [--runs N] [--seed N]   (litmus --list)
+//	simrun trace FILE-or-NAME [--out trace.json] [--seed N]
+//	simrun bench                        engine speed on this machine
+//
+// Exit status: 0 success (or the failure the scenario expects), 1 a run
+// failed (corruption, loss, deadlock, livelock, limit) or an expected
+// failure did not happen, 2 bad input (usage, scenario, params).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	os.Exit(cli(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Exit statuses.
+const (
+	exitOK     = 0
+	exitFailed = 1 // a run failed, or an expected failure did not happen
+	exitUsage  = 2 // bad input
+)
+
+// command is one subcommand.
+type command struct {
+	name    string
+	args    string // synopsis after the name
+	summary string
+	help    string // long help with an example
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"list", "", "list the built-in scenarios with their titles", `Example:
+  simrun list`, cmdList},
+		{"show", "NAME", "print the YAML of a built-in scenario", `Copy a built-in to start your own scenario:
+  simrun show litmus-mp > mine.yaml`, cmdShow},
+		{"validate", "FILE-or-NAME", "check a scenario strictly (exit 0 if valid, 1 if not)", `Every error names file:line:column, the field and what was expected.
+The workload's params (and its model files) are decoded too, when the
+workload knows how to check them without running.
+Example:
+  simrun validate mine.yaml`, cmdValidate},
+		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
+(scenario, seed, rows, references, comparisons, failures, notes), one PNG and
+SVG per figure, and DIR/summary.txt (also printed). Default DIR:
+results/<scenario-name>. Same scenario and seed: byte-identical files.
+Exit 1 if a run fails (corruption, loss, deadlock, livelock, limit) unless
+the scenario's expect.failure says so, or if an expected failure is missing.
+Example:
+  simrun run litmus-mp
+  simrun run mine.yaml --out /tmp/out --seed 3`, cmdRun},
+		{"litmus", "TEST --model M [--runs N] [--seed N] | --list", "run a litmus test many times and print litmus7-style counts", `M is a built-in CPU model (sc, tso, pso, noncoherent) or a YAML file of
+sim/mem Config fields, optionally starting from a built-in:
+  base: tso
+  store_buffer: {order: reordered}
+The last line is "Observation TEST Never|Sometimes|Always POS NEG".
+Exit 1 if runs deadlock or livelock (MP+spin on noncoherent does).
+Example:
+  simrun litmus MP --model pso --runs 10000 --seed 1
+  simrun litmus --list`, cmdLitmus},
+		{"trace", "FILE-or-NAME [--out trace.json] [--seed N]", "run a scenario and write a Chrome trace of its first engine", `Open the JSON in https://ui.perfetto.dev or chrome://tracing: one line per
+simulated process, with its busy, waiting and spinning spans.
+Example:
+  simrun trace litmus-mp-spin-noncoherent --out trace.json`, cmdTrace},
+		{"bench", "", "measure the engine's events/s and process switches/s here", `Example:
+  simrun bench`, cmdBench},
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `simrun runs msgsim scenarios: 1990s parallel machines with the real protocol
+code of their messaging stacks, and memory-model litmus tests.
+
+Usage: simrun COMMAND [arguments]
+
+Commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+First steps:
+  simrun list                          what is built in
+  simrun run litmus-mp                 run one; see results/litmus-mp/
+  simrun litmus SB --model tso         a litmus test on a CPU model
+  simrun help run                      help on one command
+
+Exit status: 0 ok, 1 a run failed (unless the scenario expects it),
+2 bad input.
+`)
+}
+
+func commandUsage(w io.Writer, c command) {
+	fmt.Fprintf(w, "Usage: simrun %s %s\n\n%s.\n\n%s\n", c.name, c.args, strings.ToUpper(c.summary[:1])+c.summary[1:], c.help)
+}
+
+// cli runs simrun with args and returns the exit status.
+func cli(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 {
+			for _, c := range commands() {
+				if c.name == args[1] {
+					commandUsage(stdout, c)
+					return exitOK
+				}
+			}
+			fmt.Fprintf(stderr, "simrun: no command %q\n", args[1])
+			return exitUsage
+		}
+		usage(stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "simrun: unknown command %q\n\n", name)
+	usage(stderr)
+	return exitUsage
+}
+
+// flags parses flags that may come before or after the positional
+// arguments; it returns the positional ones. -h/--help prints c's usage.
+func parseFlags(fs *flag.FlagSet, c string, args []string, stdout, stderr io.Writer) ([]string, int, bool) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			for _, cmd := range commands() {
+				if cmd.name == c {
+					commandUsage(stdout, cmd)
+					fmt.Fprintln(stdout, "\nFlags:")
+					fs.SetOutput(stdout)
+					fs.PrintDefaults()
+				}
+			}
+			return nil, exitOK, false
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun %s: %v (see simrun %s --help)\n", c, err, c)
+			return nil, exitUsage, false
+		}
+		if fs.NArg() == 0 {
+			return pos, 0, true
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// wantArgs checks the number of positional arguments.
+func wantArgs(c string, pos []string, n int, stderr io.Writer) bool {
+	if len(pos) != n {
+		for _, cmd := range commands() {
+			if cmd.name == c {
+				fmt.Fprintf(stderr, "simrun %s: expected %d argument(s), got %d\nUsage: simrun %s %s (see simrun %s --help)\n", c, n, len(pos), c, cmd.args, c)
+			}
+		}
+		return false
+	}
+	return true
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/msgsim/msgsim/report"
+	"github.com/msgsim/msgsim/scenarios"
+)
+
+// scenarioInfo is the scenario as recorded in results.json.
+type scenarioInfo struct {
+	Name        string   `json:"name"`
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	File        string   `json:"file"`
+	Series      []string `json:"series"`
+	Expect      *expect  `json:"expect,omitempty"`
+	Verdict     string   `json:"verdict"`
+}
+
+type expect struct {
+	Failure string `json:"failure"`
+	Why     string `json:"why"`
+}
+
+// writeOutputs writes results.csv, results.json, the figures and
+// summary.txt to dir, and returns the summary. None of them holds a
+// wall-clock value: same scenario and seed, same bytes.
+func writeOutputs(dir string, s *scenarios.Scenario, runs []seriesRun, v verdict, stderr io.Writer) (string, error) {
+	if err := mkdir(dir); err != nil {
+		return "", err
+	}
+	var rows report.Results
+	var notes []string
+	var series []string
+	for _, r := range runs {
+		rows = append(rows, r.res.Rows...)
+		notes = append(notes, r.res.Notes...)
+		series = append(series, r.spec.Series)
+	}
+	refs := references(s)
+	cmps := report.Compare(rows, refs)
+
+	var csv bytes.Buffer
+	if err := report.WriteCSV(&csv, rows); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.csv"), csv.Bytes(), 0o644); err != nil {
+		return "", fmt.Errorf("writing results.csv: %w", err)
+	}
+
+	info := scenarioInfo{Name: s.Name, Title: s.Title, Description: strings.TrimSpace(s.Description), File: s.File, Series: series, Verdict: v.message}
+	if s.Expect != nil {
+		info.Expect = &expect{Failure: s.Expect.Failure, Why: strings.TrimSpace(s.Expect.Why)}
+	}
+	var js bytes.Buffer
+	doc := report.Document{Scenario: info, Seed: s.Seed, Rows: rows, References: refs, Comparisons: cmps, Failures: v.failures, Notes: notes}
+	if err := report.WriteJSON(&js, doc); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), js.Bytes(), 0o644); err != nil {
+		return "", fmt.Errorf("writing results.json: %w", err)
+	}
+
+	figs := figures(s, rows)
+	var written []string
+	for _, f := range figs {
+		if err := f.fig.Save(filepath.Join(dir, f.base), rows, refs); err != nil {
+			// A figure that cannot be drawn (no points) is not a failed run.
+			fmt.Fprintf(stderr, "simrun: figure %s not drawn: %v\n", f.base, err)
+			continue
+		}
+		written = append(written, f.base+".png", f.base+".svg")
+	}
+
+	summary := summarize(s, runs, rows, cmps, v, notes, written)
+	if err := os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(summary), 0o644); err != nil {
+		return "", fmt.Errorf("writing summary.txt: %w", err)
+	}
+	return summary, nil
+}
+
+func references(s *scenarios.Scenario) []report.Reference {
+	var refs []report.Reference
+	for _, r := range s.References {
+		src := r.Source
+		if r.HeldOut {
+			src += " [held out]"
+		}
+		refs = append(refs, report.Reference{Series: r.Series, Metric: r.Metric, X: r.X, Value: r.Value, Unit: r.Unit, Source: src})
+	}
+	return refs
+}
+
+type namedFigure struct {
+	base string // output path without extension, relative to the output directory
+	fig  report.Figure
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// figures converts the scenario's figures, or makes one per metric when it
+// lists none.
+func figures(s *scenarios.Scenario, rows report.Results) []namedFigure {
+	var out []namedFigure
+	for _, f := range s.Figures {
+		nf := namedFigure{base: strings.TrimSuffix(f.File, filepath.Ext(f.File)), fig: report.Figure{Title: f.Title}}
+		for _, p := range f.Panels {
+			nf.fig.Panels = append(nf.fig.Panels, report.Panel{
+				Title: p.Title, XLabel: p.XLabel, YLabel: p.YLabel, Metric: p.Metric, XName: p.X,
+				XLog: p.XScale == scenarios.ScaleLog, YLog: p.YScale == scenarios.ScaleLog,
+				Series: p.Series, XMin: p.XMin, XMax: p.XMax,
+			})
+		}
+		out = append(out, nf)
+	}
+	if len(s.Figures) > 0 {
+		return out
+	}
+	for _, m := range rows.Metrics() {
+		mr := rows.ByMetric(m)
+		out = append(out, namedFigure{
+			base: unsafeName.ReplaceAllString(m, "_"),
+			fig:  report.Figure{Title: s.Name + ": " + m, Panels: []report.Panel{{Title: m, Metric: m, XName: mr[0].XName}}},
+		})
+	}
+	return out
+}
+
+// summarize writes the human summary: what ran, the references against
+// the simulated values, failures, the verdict and the workloads' notes.
+func summarize(s *scenarios.Scenario, runs []seriesRun, rows report.Results, cmps []report.Comparison, v verdict, notes, figs []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Scenario %s: %s\n", s.Name, s.Title)
+	fmt.Fprintf(&b, "File %s, seed %d\n", s.File, s.Seed)
+	fmt.Fprintf(&b, "Series (%d):\n", len(runs))
+	for _, r := range runs {
+		fmt.Fprintf(&b, "  %-24s %4d rows  %10d events  %v simulated\n", r.spec.Series, len(r.res.Rows), r.res.Events, r.res.SimTime)
+	}
+	if len(cmps) > 0 {
+		fmt.Fprintln(&b, "References (paper vs simulated):")
+		var t bytes.Buffer
+		report.WriteSummary(&t, cmps)
+		for _, l := range strings.Split(strings.TrimSuffix(t.String(), "\n"), "\n") {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+	} else {
+		fmt.Fprintln(&b, "References: none")
+	}
+	if len(v.failures) > 0 {
+		fmt.Fprintf(&b, "Failures (%d):\n", len(v.failures))
+		for _, f := range v.failures {
+			fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(f, "\n", "\n  "))
+		}
+	} else {
+		fmt.Fprintln(&b, "Failures: none")
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(&b, "Notes:")
+		for _, n := range notes {
+			fmt.Fprintf(&b, "  %s\n", n)
+		}
+	}
+	fmt.Fprintf(&b, "Outputs: results.csv (%d rows), results.json, summary.txt", len(rows))
+	for _, f := range figs {
+		fmt.Fprintf(&b, ", %s", f)
+	}
+	fmt.Fprintln(&b)
+	fmt.Fprintf(&b, "Result: %s\n", v.message)
+	return b.String()
+}

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/msgsim/msgsim/scenarios"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/workloads"
+)
+
+// defaultWallSeconds bounds each engine's wall-clock time when the scenario
+// sets no limit, so that no run hangs.
+const defaultWallSeconds = 600
+
+func secondsToDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// seriesRun is one series' spec and what running it gave.
+type seriesRun struct {
+	spec workloads.Spec
+	res  workloads.Result
+	err  error
+}
+
+// execute runs every spec, in parallel goroutines (one engine each), and
+// returns the outcomes in spec order. progress (if not nil) gets one line
+// per finished series and the workloads' own progress lines.
+func execute(specs []workloads.Spec, parallel bool, progress io.Writer) []seriesRun {
+	out := make([]seriesRun, len(specs))
+	var mu sync.Mutex
+	say := func(format string, args ...any) {
+		if progress == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(progress, format, args...)
+	}
+	workers := 1
+	if parallel {
+		workers = max(1, runtime.GOMAXPROCS(0))
+	}
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	n := len(specs)
+	for i, sp := range specs {
+		sp.Progress = func(msg string) { say("simrun: series %d/%d %s: %s\n", i+1, n, sp.Series, msg) }
+		out[i].spec = sp
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			res, err := runSeries(sp)
+			out[i].res, out[i].err = res, err
+			status := "done"
+			if err != nil {
+				status = "failed: " + firstLine(err.Error())
+			} else if len(res.Failures) > 0 {
+				status = fmt.Sprintf("%d failure(s)", len(res.Failures))
+			}
+			say("simrun: series %d/%d %s: %s (%d rows, %d events, %v simulated)\n", i+1, n, sp.Series, status, len(res.Rows), res.Events, res.SimTime)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// runSeries runs one spec, turning a panic in model code into an error.
+func runSeries(sp workloads.Spec) (res workloads.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("series %s: internal error (a bug, please report it): %v", sp.Series, r)
+		}
+	}()
+	res, err = runners()[sp.Workload.Name](sp)
+	if err != nil {
+		err = fmt.Errorf("series %s: %w", sp.Series, err)
+	}
+	return res, err
+}
+
+// failureKind classifies a run error.
+func failureKind(err error) string {
+	var lim *sim.LimitError
+	switch {
+	case sim.IsLivelock(err):
+		return workloads.Livelock
+	case sim.IsDeadlock(err):
+		return workloads.Deadlock
+	case errors.As(err, &lim):
+		return "limit"
+	}
+	return "error"
+}
+
+// verdict is what the failures of a run mean, given what the scenario
+// expects.
+type verdict struct {
+	failures []string // "series: kind: detail", in series order
+	kinds    map[string]bool
+	code     int
+	message  string
+}
+
+func judge(s *scenarios.Scenario, runs []seriesRun) verdict {
+	v := verdict{kinds: map[string]bool{}}
+	for _, r := range runs {
+		for _, f := range r.res.Failures {
+			v.kinds[f.Kind] = true
+			v.failures = append(v.failures, fmt.Sprintf("%s: %s", r.spec.Series, f))
+		}
+		if r.err != nil {
+			k := failureKind(r.err)
+			v.kinds[k] = true
+			v.failures = append(v.failures, fmt.Sprintf("%s: %v", k, r.err))
+		}
+	}
+	switch {
+	case s.Expect == nil && len(v.kinds) == 0:
+		v.code, v.message = exitOK, "ok"
+	case s.Expect == nil:
+		v.code, v.message = exitFailed, fmt.Sprintf("FAILED: %d failure(s), see above", len(v.failures))
+	case v.kinds[s.Expect.Failure] && len(v.kinds) == 1:
+		v.code, v.message = exitOK, fmt.Sprintf("expected failure: %s — %s", s.Expect.Failure, strings.TrimSpace(s.Expect.Why))
+	case v.kinds[s.Expect.Failure]:
+		v.code, v.message = exitFailed, fmt.Sprintf("FAILED: the expected %s happened, but so did other failures", s.Expect.Failure)
+	default:
+		v.code, v.message = exitFailed, fmt.Sprintf("FAILED: the scenario expects a %s (%s), which did not happen", s.Expect.Failure, strings.TrimSpace(s.Expect.Why))
+	}
+	return v
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	outDir := fs.String("out", "", "output directory (default results/<scenario-name>)")
+	seed := fs.Uint64("seed", 0, "override the scenario's seed")
+	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	pos, code, ok := parseFlags(fs, "run", args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if !wantArgs("run", pos, 1, stderr) {
+		return exitUsage
+	}
+	s, sp, code := load(pos[0], fs, *seed, stderr)
+	if s == nil {
+		return code
+	}
+	dir := *outDir
+	if dir == "" {
+		dir = filepath.Join("results", s.Name)
+	}
+	var progress io.Writer = stderr
+	if *quiet {
+		progress = nil
+	}
+	start := time.Now()
+	runs := execute(sp, true, progress)
+	wall := time.Since(start)
+	for _, r := range runs {
+		if r.err != nil && inputError(r.err) {
+			fmt.Fprintf(stderr, "simrun run: %v\n", r.err)
+			return exitUsage
+		}
+	}
+	v := judge(s, runs)
+	summary, err := writeOutputs(dir, s, runs, v, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun run: %v\n", err)
+		return exitFailed
+	}
+	io.WriteString(stdout, summary)
+	var events uint64
+	for _, r := range runs {
+		events += r.res.Events
+	}
+	fmt.Fprintf(stdout, "events: %d in %.2fs of wall time (%.3g events/s)\n", events, wall.Seconds(), float64(events)/max(wall.Seconds(), 1e-9))
+	fmt.Fprintf(stdout, "outputs in %s\n", dir)
+	return v.code
+}
+
+// load finds the scenario, applies the seed flag, and builds the specs.
+func load(arg string, fs *flag.FlagSet, seed uint64, stderr io.Writer) (*scenarios.Scenario, []workloads.Spec, int) {
+	s, err := scenarios.Lookup(arg)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, nil, exitUsage
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "seed" {
+			s.Seed = seed
+		}
+	})
+	sp, err := specs(s, defaultWallSeconds)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, nil, exitUsage
+	}
+	return s, sp, exitOK
+}
+
+// mkdir creates dir for outputs.
+func mkdir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating the output directory: %w", err)
+	}
+	return nil
+}

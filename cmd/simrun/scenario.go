@@ -1,0 +1,152 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/scenarios"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/workloads"
+)
+
+func cmdList(args []string, stdout, stderr io.Writer) int {
+	pos, code, ok := parseFlags(flag.NewFlagSet("list", flag.ContinueOnError), "list", args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if !wantArgs("list", pos, 0, stderr) {
+		return exitUsage
+	}
+	names, err := scenarios.Builtin()
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun list: %v\n", err)
+		return exitFailed
+	}
+	width := 0
+	for _, n := range names {
+		width = max(width, len(n))
+	}
+	for _, n := range names {
+		title := ""
+		if s, err := scenarios.LoadBuiltin(n); err != nil {
+			title = "(invalid: " + firstLine(err.Error()) + ")"
+		} else {
+			title = s.Title
+			if s.Expect != nil {
+				title += " [expects " + s.Expect.Failure + "]"
+			}
+		}
+		fmt.Fprintf(stdout, "%-*s  %s\n", width, n, title)
+	}
+	return exitOK
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+func cmdShow(args []string, stdout, stderr io.Writer) int {
+	pos, code, ok := parseFlags(flag.NewFlagSet("show", flag.ContinueOnError), "show", args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if !wantArgs("show", pos, 1, stderr) {
+		return exitUsage
+	}
+	data, err := scenarios.BuiltinSource(pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun show: %v\n", err)
+		return exitUsage
+	}
+	stdout.Write(data)
+	return exitOK
+}
+
+func cmdValidate(args []string, stdout, stderr io.Writer) int {
+	pos, code, ok := parseFlags(flag.NewFlagSet("validate", flag.ContinueOnError), "validate", args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if !wantArgs("validate", pos, 1, stderr) {
+		return exitUsage
+	}
+	s, err := scenarios.Lookup(pos[0])
+	if err == nil {
+		_, err = specs(s, 0)
+	}
+	if err == nil {
+		var errs []error
+		for _, sp := range mustSpecs(s) {
+			if check := checkers()[sp.Workload.Name]; check != nil {
+				if err := check(sp); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		}
+		err = errors.Join(errs...)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "%s: ok (%d series)\n", s.File, len(s.Resolved()))
+	return exitOK
+}
+
+func mustSpecs(s *scenarios.Scenario) []workloads.Spec {
+	sp, _ := specs(s, 0)
+	return sp
+}
+
+// specs resolves the scenario's series into workload specs; it fails when
+// a workload has no runner. wall is the default wall-clock limit per engine.
+func specs(s *scenarios.Scenario, wall float64) ([]workloads.Spec, error) {
+	rs := runners()
+	lim := sim.Limits{
+		MaxEvents: s.Limits.MaxEvents,
+		MaxTime:   sim.Micro(s.Limits.MaxSimTimeUS),
+	}
+	if w := s.Limits.MaxWallSeconds; w > 0 {
+		wall = w
+	}
+	lim.MaxWall = secondsToDuration(wall)
+	var out []workloads.Spec
+	for _, r := range s.Resolved() {
+		if _, ok := rs[r.Workload.Name]; !ok {
+			names := make([]string, 0, len(rs))
+			for n := range rs {
+				names = append(names, n)
+			}
+			slices.Sort(names)
+			field := r.Workload.Field + ".name"
+			return nil, strictyaml.Errorf(s.File, nil, field, "unknown workload %q; workloads: %s", r.Workload.Name, strings.Join(names, ", "))
+		}
+		out = append(out, workloads.Spec{
+			Scenario: s.Name, Series: r.Name, File: s.File, Seed: s.Seed, Limits: lim,
+			Machine:  component(r.Machine),
+			Stack:    component(r.Stack),
+			Workload: component(r.Workload),
+		})
+	}
+	return out, nil
+}
+
+func component(c scenarios.Component) workloads.Component {
+	p := c.Params
+	return workloads.Component{Name: c.Name, Params: &p, Field: c.Field}
+}
+
+// inputError reports whether err is the user's fault (bad params, a
+// pairing that cannot work) rather than a run's failure.
+func inputError(err error) bool {
+	var se *strictyaml.Error
+	var mc *machines.MissingCapability
+	return errors.As(err, &se) || errors.As(err, &mc)
+}

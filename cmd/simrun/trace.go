@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/msgsim/msgsim/sim"
+)
+
+func cmdTrace(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
+	out := fs.String("out", "trace.json", "Chrome Trace Event JSON file to write")
+	seed := fs.Uint64("seed", 0, "override the scenario's seed")
+	pos, code, ok := parseFlags(fs, "trace", args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if !wantArgs("trace", pos, 1, stderr) {
+		return exitUsage
+	}
+	s, sp, code := load(pos[0], fs, *seed, stderr)
+	if s == nil {
+		return code
+	}
+	// Trace the first engine of the first series: series run one after the
+	// other here, so "first" is well defined.
+	var first *sim.Engine
+	for i := range sp {
+		sp[i].Observe = func(e *sim.Engine) {
+			if first == nil {
+				first = e
+				e.EnableTrace()
+			}
+		}
+	}
+	runs := execute(sp, false, nil)
+	for _, r := range runs {
+		if r.err != nil && inputError(r.err) {
+			fmt.Fprintf(stderr, "simrun trace: %v\n", r.err)
+			return exitUsage
+		}
+	}
+	v := judge(s, runs)
+	for _, f := range v.failures {
+		fmt.Fprintln(stderr, f)
+	}
+	if first == nil {
+		fmt.Fprintln(stderr, "simrun trace: the workload created no engine, nothing to trace")
+		return exitFailed
+	}
+	if err := writeTrace(*out, first); err != nil {
+		fmt.Fprintf(stderr, "simrun trace: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "trace of the first engine of series %s (%d spans and marks, %v simulated) written to %s\n",
+		sp[0].Series, first.Trace().Len(), first.Now(), *out)
+	fmt.Fprintf(stdout, "open it in https://ui.perfetto.dev or chrome://tracing\nResult: %s\n", v.message)
+	return v.code
+}
+
+func writeTrace(path string, e *sim.Engine) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("creating the trace file: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	if err := e.Trace().WriteChrome(w, e.Now()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
