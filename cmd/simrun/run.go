@@ -201,6 +201,9 @@ func load(arg string, fs *flag.FlagSet, seed uint64, stderr io.Writer) (*scenari
 		}
 	})
 	sp, err := specs(s, defaultWallSeconds)
+	if err == nil {
+		err = check(sp)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, nil, exitUsage

@@ -82,15 +82,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		_, err = specs(s, 0)
 	}
 	if err == nil {
-		var errs []error
-		for _, sp := range mustSpecs(s) {
-			if check := checkers()[sp.Workload.Name]; check != nil {
-				if err := check(sp); err != nil {
-					errs = append(errs, err)
-				}
-			}
-		}
-		err = errors.Join(errs...)
+		err = check(mustSpecs(s))
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -98,6 +90,20 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d series)\n", s.File, len(s.Resolved()))
 	return exitOK
+}
+
+// check decodes every series' params with its workload's checker, if it
+// has one, and returns all the errors.
+func check(sp []workloads.Spec) error {
+	var errs []error
+	for _, x := range sp {
+		if c := checkers()[x.Workload.Name]; c != nil {
+			if err := c(x); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func mustSpecs(s *scenarios.Scenario) []workloads.Spec {
