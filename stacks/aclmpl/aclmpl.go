@@ -1,0 +1,203 @@
+// Package aclmpl is the Advanced Computing Lab Message Passing Library on a
+// machine with one-sided puts (papers/aclmpl-t3d.txt, section 4):
+//
+//   - the synchronous protocol of Figure 1 (sync.go): the receiver puts a
+//     16-byte request block (buffer address, length, flag) into the
+//     sender's array of request blocks indexed by receiving PE; the sender
+//     spin-waits on the flag, puts the data straight into the receive
+//     buffer, waits for it to be delivered, and puts an 8-byte completion
+//     block (size, DONE); the receiver spins on DONE. Calls: Send, Recv,
+//     SendRecv (send-and-receive).
+//   - the asynchronous protocol of Figure 2 (async.go): the sender allocates
+//     a buffer in the receiver's fixed pool by reading the receiver's
+//     fetch-and-increment register, puts the data and then a DONE flag; the
+//     receiver looks in its sent-but-not-yet-received list, then scans the
+//     pool, copies the data out and marks the slot RECEIVED; when the last
+//     slot is used the pool has overflowed: its messages are copied out to
+//     the list and the register is reset, letting blocked senders resume.
+//     Calls: AsyncSend (Isend), AsyncRecv (Irecv; its Test is the receive
+//     that returns at once), BlockingAsyncRecv (Irecv + Wait).
+//   - the global operations of 4.3 (global.go), built on the synchronous
+//     primitives: tree broadcast, tree reduce with a user-supplied operator,
+//     and binary-swap reduce with its final gather.
+//
+// The two protocols share nothing ("with no overlap", section 4): a message
+// sent with Send must be received with Recv, one sent with Isend with Irecv.
+// The synchronous request block carries no tag, so Send and Recv match by
+// PE only (tags are ignored) and Recv needs a definite source.
+//
+// Every flag a PE spins on is written by a remote put, which does not update
+// its data cache (the T3D has no coherence), so spins load uncached.
+//
+// The stack charges itself CPU time only for its own bookkeeping, through
+// the constants below; every other cost comes from the machine.
+package aclmpl
+
+import (
+	"fmt"
+
+	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+	"gopkg.in/yaml.v3"
+)
+
+// Name is the stack's name in scenarios.
+const Name = "aclmpl"
+
+// Software costs of the library itself, in CPU cycles.
+const (
+	// callCycles is a library call's entry, argument checks and the
+	// address arithmetic of its blocks: a few dozen Alpha instructions.
+	// Assumed; the paper gives no instruction count, only that "the T3D is
+	// extremely instruction cache sensitive" (section 5).
+	callCycles = 60
+	// scanCycles is the loop overhead per pool slot or list entry examined
+	// by the asynchronous receive (the loads themselves are charged by the
+	// machine). Assumed: a compare and a branch or two.
+	scanCycles = 4
+)
+
+// Machine is what ACLMPL needs of a machine: per-PE memory and CPU, and
+// one-sided puts with a way to wait for their delivery.
+type Machine interface {
+	machines.Machine
+	CPU(pe int) *mem.CPU
+	Alloc(pe int, name string, n int) (mem.Region, error)
+	Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int)
+	PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64)
+	Quiet(p *sim.Proc, pe int)
+}
+
+// FetchIncMachine is what the asynchronous protocol needs in addition: a
+// fetch-and-increment register per PE, readable (and thereby incremented)
+// from any PE, that its owner can read and reset.
+type FetchIncMachine interface {
+	Machine
+	FetchInc(p *sim.Proc, pe, target int) uint64
+	ReadFetchInc(p *sim.Proc, pe int) uint64
+	SetFetchInc(p *sim.Proc, pe int, v uint64)
+}
+
+// Params are the library's options (stack.params).
+type Params struct {
+	// PoolSlots is the number of buffers in each PE's asynchronous pool.
+	// The paper says only "a fixed sized pool of buffers" (4.2); 64 assumed.
+	PoolSlots int `yaml:"pool_slots"`
+	// SlotBytes is the data capacity of one pool buffer; longer messages
+	// travel as several buffers. Not given in the paper; 8192 assumed (the
+	// paper's asynchronous curves change behaviour near 8K bytes, section 5).
+	SlotBytes int `yaml:"slot_bytes"`
+	// RetryUs is a blocked asynchronous sender's first back-off before it
+	// reads the receiver's register again (doubling up to 64 times). Not
+	// given in the paper; assumed.
+	RetryUs float64 `yaml:"retry_us"`
+}
+
+// DefaultParams returns the library's default options.
+func DefaultParams() Params { return Params{PoolSlots: 64, SlotBytes: 8192, RetryUs: 2} }
+
+// ParseParams decodes stack params over the defaults.
+func ParseParams(file, field string, node *yaml.Node) (Params, error) {
+	p := DefaultParams()
+	if err := strictyaml.DecodeAt(file, field, node, &p); err != nil {
+		return Params{}, err
+	}
+	switch {
+	case p.PoolSlots < 1:
+		return Params{}, fmt.Errorf("%s: %s.pool_slots must be at least 1, got %d", file, field, p.PoolSlots)
+	case p.SlotBytes < 8:
+		return Params{}, fmt.Errorf("%s: %s.slot_bytes must be at least 8, got %d", file, field, p.SlotBytes)
+	case p.RetryUs <= 0:
+		return Params{}, fmt.Errorf("%s: %s.retry_us must be positive, got %g", file, field, p.RetryUs)
+	}
+	return p, nil
+}
+
+// Lib is ACLMPL on a partition: one PE handle per processor.
+type Lib struct {
+	m      Machine
+	fim    FetchIncMachine // nil without fetch-and-increment: no async
+	params Params
+	pes    []*PE
+}
+
+// New sets ACLMPL up on m: each PE's request and completion arrays and, if
+// the machine has fetch-and-increment registers, its buffer pool.
+func New(m machines.Machine, params Params) (*Lib, error) {
+	mm, err := machines.Require[Machine](m, "aclmpl", "per-PE memory and one-sided put with quiet (aclmpl.Machine)")
+	if err != nil {
+		return nil, err
+	}
+	l := &Lib{m: mm, params: params}
+	l.fim, _ = m.(FetchIncMachine)
+	for i := 0; i < m.Procs(); i++ {
+		pe, err := l.newPE(i)
+		if err != nil {
+			return nil, fmt.Errorf("aclmpl: PE %d: %w", i, err)
+		}
+		l.pes = append(l.pes, pe)
+	}
+	return l, nil
+}
+
+// PE returns the library handle of PE i, which implements stacks.Comm.
+func (l *Lib) PE(i int) *PE { return l.pes[i] }
+
+// Size is the number of PEs.
+func (l *Lib) Size() int { return len(l.pes) }
+
+// PE is one processor's view of the library: its blocks in its own memory
+// and its protocol state. Its methods are called from that PE's process.
+type PE struct {
+	lib  *Lib
+	m    Machine
+	cpu  *mem.CPU
+	rank int
+	size int
+
+	reqs  mem.Region // request blocks written by receivers, indexed by receiving PE
+	comps mem.Region // completion blocks written by senders, indexed by sending PE
+	stage mem.Region // where outgoing request blocks and pool headers are built
+
+	async   *asyncState
+	scratch mem.Region // receive space of the reductions
+}
+
+func (l *Lib) newPE(i int) (*PE, error) {
+	n := l.m.Procs()
+	x := &PE{lib: l, m: l.m, cpu: l.m.CPU(i), rank: i, size: n}
+	var err error
+	if x.reqs, err = l.m.Alloc(i, "aclmpl.requests", n*reqBytes); err != nil {
+		return nil, err
+	}
+	if x.comps, err = l.m.Alloc(i, "aclmpl.completions", n*compBytes); err != nil {
+		return nil, err
+	}
+	if x.stage, err = l.m.Alloc(i, "aclmpl.stage", 64); err != nil {
+		return nil, err
+	}
+	if l.fim != nil {
+		if x.async, err = newAsync(x, l.params); err != nil {
+			return nil, err
+		}
+	}
+	return x, nil
+}
+
+// Rank is the PE number.
+func (x *PE) Rank() int { return x.rank }
+
+// Size is the number of PEs.
+func (x *PE) Size() int { return x.size }
+
+// Buffer allocates n bytes of the PE's memory for user data.
+func (x *PE) Buffer(n int) (mem.Region, error) { return x.m.Alloc(x.rank, "user", n) }
+
+func (x *PE) checkPeer(op string, pe int) error {
+	if pe < 0 || pe >= x.size {
+		return fmt.Errorf("aclmpl: PE %d: %s: PE %d out of range [0, %d)", x.rank, op, pe, x.size)
+	}
+	return nil
+}

@@ -1,0 +1,323 @@
+package aclmpl
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/msgsim/msgsim/machines/t3d"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/stacks"
+)
+
+var _ stacks.Comm = (*PE)(nil)
+
+func setup(t *testing.T, pes int, seed uint64, params Params) (*sim.Engine, *t3d.Machine, *Lib) {
+	t.Helper()
+	eng := sim.NewEngine(seed)
+	m, err := t3d.New(eng, pes, t3d.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := New(m, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, m, l
+}
+
+func fill(b []byte, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 7))
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+}
+
+func buffer(t *testing.T, x *PE, n int) mem.Region {
+	b, err := x.Buffer(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// pingPong returns the one-way time of a one-word message between PEs a and
+// b with the synchronous protocol (half a round trip, after a warm-up).
+func pingPong(t *testing.T, pes, a, b int) sim.Time {
+	eng, _, l := setup(t, pes, 1, DefaultParams())
+	const iters = 10
+	var start, end sim.Time
+	for _, me := range []int{a, b} {
+		x := l.PE(me)
+		other := a + b - me
+		eng.Spawn(fmt.Sprint("pe", me), func(p *sim.Proc) {
+			buf := buffer(t, x, 8)
+			for i := 0; i <= iters; i++ {
+				if i == 1 && me == a {
+					start = p.Now()
+				}
+				if me == a {
+					must(t, x.Send(p, buf, other, 0))
+					_, err := x.Recv(p, buf, other, 0)
+					must(t, err)
+				} else {
+					_, err := x.Recv(p, buf, other, 0)
+					must(t, err)
+					must(t, x.Send(p, buf, other, 0))
+				}
+			}
+			if me == a {
+				end = p.Now()
+			}
+		})
+	}
+	if err := eng.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return (end - start) / (2 * iters)
+}
+
+func must(t *testing.T, err error) {
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+// TestSyncLatencyCalibration: "4.5 microseconds for a one word message
+// transmitted between direct neighbor PEs" (4.1), within 15%.
+func TestSyncLatencyCalibration(t *testing.T) {
+	lat := pingPong(t, 128, 0, 1)
+	t.Logf("one-word synchronous latency PE0-PE1: %v", lat)
+	if us := lat.Micros(); us < 4.5*0.85 || us > 4.5*1.15 {
+		t.Errorf("one-word latency %.2f us, want 4.5 us within 15%%", us)
+	}
+	if far := pingPong(t, 128, 0, 127); far <= lat {
+		t.Errorf("latency to a distant PE (%v) not above a neighbour's (%v)", far, lat)
+	}
+}
+
+type msg struct{ src, dst, n, tag int }
+
+func randomMessages(r *rand.Rand, pes, count, maxLen int) []msg {
+	ms := make([]msg, count)
+	for i := range ms {
+		s := r.IntN(pes)
+		d := r.IntN(pes - 1)
+		if d >= s {
+			d++
+		}
+		n := r.IntN(maxLen + 1)
+		if r.IntN(4) == 0 {
+			n = r.IntN(16)
+		}
+		ms[i] = msg{src: s, dst: d, n: n, tag: r.IntN(3)}
+	}
+	return ms
+}
+
+// TestSyncRandomMessages delivers many random messages with the
+// synchronous protocol, processed in one global order (deadlock-free), and
+// checks every byte.
+func TestSyncRandomMessages(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		pes := []int{2, 3, 8, 16, 5}[seed-1]
+		eng, _, l := setup(t, pes, seed, DefaultParams())
+		ms := randomMessages(rand.New(rand.NewPCG(seed, 1)), pes, 200, 5000)
+		delivered := 0
+		for me := 0; me < pes; me++ {
+			x := l.PE(me)
+			eng.Spawn(fmt.Sprint("pe", me), func(p *sim.Proc) {
+				buf := buffer(t, x, 5000)
+				for k, m := range ms {
+					switch me {
+					case m.src:
+						fill(buf.Bytes()[:m.n], seed*1000+uint64(k))
+						must(t, x.Send(p, buf.Slice(0, m.n), m.dst, m.tag))
+					case m.dst:
+						st, err := x.Recv(p, buf, m.src, m.tag)
+						must(t, err)
+						want := make([]byte, m.n)
+						fill(want, seed*1000+uint64(k))
+						if st.Len != m.n || string(buf.Bytes()[:m.n]) != string(want) {
+							t.Errorf("seed %d: message %d (%d->%d, %d bytes) corrupted: got %d bytes", seed, k, m.src, m.dst, m.n, st.Len)
+						}
+						delivered++
+					}
+				}
+			})
+		}
+		if err := eng.Run(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if delivered != len(ms) {
+			t.Errorf("seed %d: %d of %d messages delivered", seed, delivered, len(ms))
+		}
+	}
+}
+
+// TestAsyncRandomMessages: every PE fires all its asynchronous sends at
+// once into small pools (forcing overflows, copy-outs and resets while
+// senders are blocked), then receives its messages; nothing may be lost or
+// corrupted.
+func TestAsyncRandomMessages(t *testing.T) {
+	params := Params{PoolSlots: 4, SlotBytes: 256, RetryUs: 1}
+	for seed := uint64(1); seed <= 5; seed++ {
+		pes := []int{2, 4, 8, 16, 7}[seed-1]
+		eng, _, l := setup(t, pes, seed, params)
+		ms := randomMessages(rand.New(rand.NewPCG(seed, 2)), pes, 150, 1500)
+		delivered := 0
+		for me := 0; me < pes; me++ {
+			x := l.PE(me)
+			eng.Spawn(fmt.Sprint("pe", me), func(p *sim.Proc) {
+				for k, m := range ms {
+					if m.src == me {
+						b := buffer(t, x, m.n)
+						fill(b.Bytes(), seed*1000+uint64(k))
+						if _, err := x.Isend(p, b, m.dst, m.tag); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+				buf := buffer(t, x, 1500)
+				for k, m := range ms {
+					if m.dst != me {
+						continue
+					}
+					req, err := x.Irecv(p, buf, m.src, m.tag)
+					must(t, err)
+					st, err := req.Wait(p)
+					must(t, err)
+					want := make([]byte, m.n)
+					fill(want, seed*1000+uint64(k))
+					if st.Len != m.n || st.Source != m.src || string(buf.Bytes()[:m.n]) != string(want) {
+						t.Errorf("seed %d: message %d (%d->%d tag %d, %d bytes) corrupted: status %+v", seed, k, m.src, m.dst, m.tag, m.n, st)
+					}
+					delivered++
+				}
+			})
+		}
+		if err := eng.Run(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if delivered != len(ms) {
+			t.Errorf("seed %d: %d of %d messages delivered", seed, delivered, len(ms))
+		}
+		resets := 0
+		for i := 0; i < pes; i++ {
+			resets += l.PE(i).AsyncStats().Resets
+		}
+		if resets == 0 {
+			t.Errorf("seed %d: no pool overflow happened; the test must exercise resets", seed)
+		}
+	}
+}
+
+// TestAsyncBurstOverflow: many senders burst into one receiver whose pool
+// is smaller than the burst; the receiver drains with AnySource.
+func TestAsyncBurstOverflow(t *testing.T) {
+	const pes, per = 16, 6
+	eng, _, l := setup(t, pes, 3, Params{PoolSlots: 8, SlotBytes: 512, RetryUs: 1})
+	got := map[[2]int]bool{}
+	for me := 0; me < pes; me++ {
+		x := l.PE(me)
+		eng.Spawn(fmt.Sprint("pe", me), func(p *sim.Proc) {
+			if me != 0 {
+				b := buffer(t, x, 1000)
+				for i := 0; i < per; i++ {
+					binary.LittleEndian.PutUint64(b.Bytes(), uint64(me*100+i))
+					fill(b.Bytes()[8:], uint64(me*100+i))
+					must(t, x.AsyncSend(p, b, 0, i))
+				}
+				return
+			}
+			// A first non-blocking receive finds nothing yet.
+			buf := buffer(t, x, 1000)
+			req, _ := x.AsyncRecv(p, buf, stacks.AnySource, stacks.AnyTag)
+			if done, _, _ := req.Test(p); done {
+				t.Error("Test found a message before any was sent")
+			}
+			for k := 0; k < (pes-1)*per; k++ {
+				req, _ := x.AsyncRecv(p, buf, stacks.AnySource, stacks.AnyTag)
+				st, err := req.Wait(p)
+				must(t, err)
+				id := binary.LittleEndian.Uint64(buf.Bytes())
+				want := make([]byte, 992)
+				fill(want, id)
+				if string(buf.Bytes()[8:]) != string(want) || int(id)/100 != st.Source || int(id)%100 != st.Tag {
+					t.Errorf("message %d from %d corrupted", id, st.Source)
+				}
+				got[[2]int{st.Source, st.Tag}] = true
+			}
+		})
+	}
+	if err := eng.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != (pes-1)*per {
+		t.Errorf("%d distinct messages received, want %d", len(got), (pes-1)*per)
+	}
+	if s := l.PE(0).AsyncStats(); s.Resets == 0 || s.CopyOuts == 0 {
+		t.Errorf("receiver stats %+v: want overflows with copy-outs", s)
+	}
+}
+
+// maxOp is a user operator (element-wise maximum of uint32).
+var maxOp = Op{Name: "max_uint32", ElemBytes: 4, CyclesPerElem: 5, Combine: func(acc, in []byte) {
+	for i := 0; i+4 <= len(acc); i += 4 {
+		if v := binary.LittleEndian.Uint32(in[i:]); v > binary.LittleEndian.Uint32(acc[i:]) {
+			binary.LittleEndian.PutUint32(acc[i:], v)
+		}
+	}
+}}
+
+func TestGlobalOperations(t *testing.T) {
+	for _, pes := range []int{1, 2, 3, 5, 8, 12, 16, 33, 128} {
+		for _, kind := range []string{"bcast", "tree", "binary-swap"} {
+			for _, elems := range []int{1, 7, 1024} {
+				root := pes / 3
+				eng, _, l := setup(t, pes, 1, DefaultParams())
+				value := func(pe, i int) uint32 { return uint32((pe*7919 + i*31) % 100003) }
+				for me := 0; me < pes; me++ {
+					x := l.PE(me)
+					eng.Spawn(fmt.Sprint("pe", me), func(p *sim.Proc) {
+						buf := buffer(t, x, 4*elems)
+						for i := 0; i < elems; i++ {
+							binary.LittleEndian.PutUint32(buf.Bytes()[4*i:], value(me, i))
+						}
+						var err error
+						switch kind {
+						case "bcast":
+							err = x.Bcast(p, buf, root)
+						case "tree":
+							err = x.Reduce(p, buf, maxOp, root)
+						default:
+							err = x.BinarySwapReduce(p, buf, maxOp, root)
+						}
+						must(t, err)
+						if kind != "bcast" && me != root {
+							return
+						}
+						for i := 0; i < elems; i++ {
+							want := value(root, i)
+							if kind != "bcast" {
+								want = 0
+								for q := 0; q < pes; q++ {
+									want = max(want, value(q, i))
+								}
+							}
+							if got := binary.LittleEndian.Uint32(buf.Bytes()[4*i:]); got != want {
+								t.Errorf("%s on %d PEs, %d elements: PE %d element %d = %d, want %d", kind, pes, elems, me, i, got, want)
+								return
+							}
+						}
+					})
+				}
+				if err := eng.Run(); err != nil {
+					t.Fatalf("%s on %d PEs: %v", kind, pes, err)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,370 @@
+package aclmpl
+
+import (
+	"fmt"
+
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/stacks"
+)
+
+// Asynchronous protocol, Figure 2 (section 4.2).
+//
+// Each PE has a pool of PoolSlots buffers; buffer i is handed out by the
+// i-th read of the PE's fetch-and-increment register. A buffer is a 32-byte
+// header followed by SlotBytes of data:
+//
+//	[0,8)   flag: slotEmpty, slotDone (the sender's transfer is complete),
+//	        slotReceived (copied out by the receiver)
+//	[8,12)  sending PE
+//	[12,16) tag
+//	[16,24) total message length
+//	[24,28) offset of this piece in the message
+//	[28,32) length of this piece
+//
+// A message longer than SlotBytes travels as consecutive pieces, each in a
+// buffer of its own. The sender puts the data, waits for its delivery, then
+// puts the header with the DONE flag, so a receiver that sees DONE sees the
+// data.
+const (
+	hdrBytes = 32
+
+	slotEmpty    = 0
+	slotDone     = 1
+	slotReceived = 2
+
+	maxBackoff = 64 // a blocked sender's back-off grows to 64 times RetryUs
+)
+
+// piece is a message piece in the sent-but-not-yet-received list: its
+// header fields and a copy of its data in the PE's memory.
+type piece struct {
+	src, tag, total, off, n int
+	data                    mem.Region
+}
+
+type asyncState struct {
+	fim       FetchIncMachine
+	slots     int
+	slotBytes int
+	retry     sim.Time
+	pool      mem.Region
+	list      []piece      // sent but not yet received, oldest first
+	free      []mem.Region // list buffers to reuse
+	watch     []mem.Addr   // the pool's flag words, for spin-waits
+	resets    int
+	copyOuts  int
+}
+
+func newAsync(x *PE, params Params) (*asyncState, error) {
+	a := &asyncState{fim: x.lib.fim, slots: params.PoolSlots, slotBytes: params.SlotBytes,
+		retry: sim.Micro(params.RetryUs)}
+	var err error
+	if a.pool, err = x.m.Alloc(x.rank, "aclmpl.pool", a.slots*a.stride()); err != nil {
+		return nil, fmt.Errorf("asynchronous buffer pool: %w", err)
+	}
+	for i := 0; i < a.slots; i++ {
+		a.watch = append(a.watch, a.slot(i))
+	}
+	return a, nil
+}
+
+func (a *asyncState) stride() int { return (hdrBytes + a.slotBytes + 63) &^ 63 }
+
+// slot is the address of pool buffer i (its header).
+func (a *asyncState) slot(i int) mem.Addr { return a.pool.Addr + mem.Addr(i*a.stride()) }
+
+// AsyncStats counts a PE's pool overflows.
+type AsyncStats struct {
+	Resets   int // times the pool overflowed and the register was reset
+	CopyOuts int // pieces copied out to the sent-but-not-received list
+	Listed   int // pieces in the list now
+}
+
+// AsyncStats returns the PE's asynchronous-protocol counters.
+func (x *PE) AsyncStats() AsyncStats {
+	if x.async == nil {
+		return AsyncStats{}
+	}
+	return AsyncStats{Resets: x.async.resets, CopyOuts: x.async.copyOuts, Listed: len(x.async.list)}
+}
+
+func (x *PE) needAsync(op string) error {
+	if x.async == nil {
+		return fmt.Errorf("aclmpl: PE %d: %s: the asynchronous protocol needs fetch-and-increment registers (aclmpl.FetchIncMachine), which machine %s lacks", x.rank, op, x.m.Name())
+	}
+	return nil
+}
+
+// AsyncSend sends buf to dst with the asynchronous protocol: it returns
+// once the message is in dst's buffer pool, without waiting for a receive.
+// While dst's pool is full it backs off and retries, checking its own pool
+// for overflow meanwhile.
+func (x *PE) AsyncSend(p *sim.Proc, buf mem.Region, dst, tag int) error {
+	if err := x.needAsync("asynchronous send"); err != nil {
+		return err
+	}
+	if err := x.checkPeer("asynchronous send", dst); err != nil {
+		return err
+	}
+	x.cpu.Compute(p, callCycles)
+	if err := x.checkOverflow(p); err != nil {
+		return err
+	}
+	a := x.async
+	for off := 0; ; off += a.slotBytes {
+		n := min(a.slotBytes, buf.Len-off)
+		if err := x.sendPiece(p, buf.Slice(off, n), dst, tag, buf.Len, off); err != nil {
+			return err
+		}
+		if off+n >= buf.Len {
+			return nil
+		}
+	}
+}
+
+// sendPiece allocates a buffer in dst's pool and transfers one piece.
+func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) error {
+	a := x.async
+	backoff := a.retry
+	var idx uint64
+	for {
+		idx = a.fim.FetchInc(p, x.rank, dst)
+		if idx < uint64(a.slots) {
+			break
+		}
+		// Out of bounds: dst's pool is full until dst resets its register.
+		if err := x.checkOverflow(p); err != nil {
+			return err
+		}
+		p.Sleep(backoff)
+		backoff = min(2*backoff, maxBackoff*a.retry)
+	}
+	rslot := x.lib.pes[dst].async.slot(int(idx))
+	x.m.Put(p, x.rank, dst, rslot+hdrBytes, data.Addr, data.Len)
+	x.m.Quiet(p, x.rank)
+	h := x.stage.Addr + 32
+	x.cpu.Store(p, h, 8, slotDone)
+	x.cpu.Store(p, h+8, 8, uint64(uint32(x.rank))|uint64(uint32(int32(tag)))<<32)
+	x.cpu.Store(p, h+16, 8, uint64(total))
+	x.cpu.Store(p, h+24, 8, uint64(uint32(off))|uint64(uint32(data.Len))<<32)
+	x.m.Put(p, x.rank, dst, rslot, h, hdrBytes)
+	return nil
+}
+
+// readHeader loads pool buffer i's header (uncached: remote puts wrote it).
+func (x *PE) readHeader(p *sim.Proc, i int) (flag uint64, pc piece) {
+	s := x.async.slot(i)
+	flag = x.cpu.LoadUncached(p, s, 8)
+	if flag != slotDone {
+		return flag, piece{}
+	}
+	w := x.cpu.LoadUncached(p, s+8, 8)
+	total := x.cpu.LoadUncached(p, s+16, 8)
+	w2 := x.cpu.LoadUncached(p, s+24, 8)
+	pc = piece{src: int(uint32(w)), tag: int(int32(uint32(w >> 32))), total: int(total),
+		off: int(uint32(w2)), n: int(uint32(w2 >> 32)),
+		data: mem.Region{Mem: x.async.pool.Mem, Addr: s + hdrBytes, Len: int(uint32(w2 >> 32))}}
+	return flag, pc
+}
+
+// checkOverflow is the periodic check of section 4.2: if the last buffer
+// of the pool is DONE or RECEIVED, the register has run out of bounds. Once
+// every buffer handed out is complete, the unreceived pieces are copied out
+// to the sent-but-not-yet-received list, the pool is emptied and the
+// register reset to zero, so that blocked senders can resume.
+func (x *PE) checkOverflow(p *sim.Proc) error {
+	a := x.async
+	last := a.slot(a.slots - 1)
+	if x.cpu.LoadUncached(p, last, 8) == slotEmpty {
+		return nil
+	}
+	// Every buffer has been handed out; wait for the transfers still in
+	// flight to set their DONE flags.
+	for i := 0; i < a.slots; i++ {
+		s := a.slot(i)
+		x.cpu.SpinUntil(p, fmt.Sprintf("aclmpl PE %d: pool overflow waits for buffer %d's transfer", x.rank, i), func() bool {
+			return x.cpu.LoadUncached(p, s, 8) != slotEmpty
+		}, s)
+	}
+	for i := 0; i < a.slots; i++ {
+		x.cpu.Compute(p, scanCycles)
+		flag, pc := x.readHeader(p, i)
+		if flag == slotDone {
+			buf, err := x.listBuffer()
+			if err != nil {
+				return err
+			}
+			x.cpu.Memcpy(p, buf.Addr, pc.data.Addr, pc.n)
+			pc.data = buf.Slice(0, pc.n)
+			a.list = append(a.list, pc)
+			a.copyOuts++
+		}
+		x.cpu.Store(p, a.slot(i), 8, slotEmpty)
+	}
+	a.fim.SetFetchInc(p, x.rank, 0)
+	a.resets++
+	return nil
+}
+
+// listBuffer returns a buffer of SlotBytes for a list node.
+func (x *PE) listBuffer() (mem.Region, error) {
+	a := x.async
+	if k := len(a.free); k > 0 {
+		b := a.free[k-1]
+		a.free = a.free[:k-1]
+		return b, nil
+	}
+	b, err := x.m.Alloc(x.rank, "aclmpl.list", a.slotBytes)
+	if err != nil {
+		return mem.Region{}, fmt.Errorf("aclmpl: PE %d: out of memory for the sent-but-not-yet-received list (%d pieces held): %w", x.rank, len(a.list), err)
+	}
+	return b, nil
+}
+
+// recvReq is an asynchronous receive in progress.
+type recvReq struct {
+	x        *PE
+	buf      mem.Region
+	src, tag int
+	matched  bool // the first piece was found: src and tag are the message's
+	total    int
+	got      int
+	done     bool
+	err      error
+}
+
+func (r *recvReq) matches(pc piece) bool {
+	return (r.src == stacks.AnySource || pc.src == r.src) && (r.tag == stacks.AnyTag || pc.tag == r.tag) && pc.off == r.got
+}
+
+// take copies a matching piece into the user's buffer.
+func (r *recvReq) take(p *sim.Proc, pc piece) {
+	if !r.matched {
+		r.matched, r.src, r.tag, r.total = true, pc.src, pc.tag, pc.total
+		if pc.total > r.buf.Len && r.err == nil {
+			r.err = fmt.Errorf("aclmpl: PE %d: asynchronous message of %d bytes from PE %d truncated to the %d-byte receive buffer", r.x.rank, pc.total, pc.src, r.buf.Len)
+		}
+	}
+	if n := min(pc.n, r.buf.Len-pc.off); n > 0 {
+		r.x.cpu.Memcpy(p, r.buf.Addr+mem.Addr(pc.off), pc.data.Addr, n)
+	}
+	r.got += pc.n
+	if r.got >= r.total {
+		r.done = true
+	}
+}
+
+// progress takes every matching piece available now and reports whether
+// the message is complete: first the sent-but-not-yet-received list, then
+// the pool, in the order the buffers were handed out.
+func (r *recvReq) progress(p *sim.Proc) (bool, error) {
+	x := r.x
+	a := x.async
+	x.cpu.Compute(p, callCycles)
+	if err := x.checkOverflow(p); err != nil {
+		return false, err
+	}
+	for !r.done {
+		found := false
+		for i := 0; i < len(a.list) && !found; i++ {
+			x.cpu.Compute(p, scanCycles)
+			if pc := a.list[i]; r.matches(pc) {
+				r.take(p, pc)
+				a.free = append(a.free, pc.data.Slice(0, 0))
+				a.free[len(a.free)-1].Len = a.slotBytes
+				a.list = append(a.list[:i], a.list[i+1:]...)
+				found = true
+			}
+		}
+		if found {
+			continue
+		}
+		handed := min(int(a.fim.ReadFetchInc(p, x.rank)), a.slots)
+		for i := 0; i < handed && !found; i++ {
+			x.cpu.Compute(p, scanCycles)
+			flag, pc := x.readHeader(p, i)
+			if flag == slotDone && r.matches(pc) {
+				r.take(p, pc)
+				x.cpu.Store(p, a.slot(i), 8, slotReceived)
+				found = true
+			}
+		}
+		if !found {
+			return false, nil
+		}
+	}
+	return true, r.err
+}
+
+func (r *recvReq) status() stacks.Status {
+	return stacks.Status{Source: r.src, Tag: r.tag, Len: min(r.total, r.buf.Len)}
+}
+
+// Test is the asynchronous receive that returns at once: it takes what has
+// arrived and reports whether the message is complete.
+func (r *recvReq) Test(p *sim.Proc) (bool, stacks.Status, error) {
+	if r.done {
+		return true, r.status(), r.err
+	}
+	done, err := r.progress(p)
+	return done, r.status(), err
+}
+
+// Wait is the blocking asynchronous receive: a loop of receive attempts
+// that sleeps (spinning, in the machine) until some buffer's flag changes.
+func (r *recvReq) Wait(p *sim.Proc) (stacks.Status, error) {
+	x := r.x
+	var err error
+	x.cpu.SpinUntil(p, fmt.Sprintf("aclmpl PE %d: blocking asynchronous receive from %s waits for a buffer", x.rank, peName(r.src)), func() bool {
+		var done bool
+		done, err = r.progress(p)
+		return done || err != nil
+	}, x.async.watch...)
+	if err == nil {
+		err = r.err
+	}
+	return r.status(), err
+}
+
+func peName(pe int) string {
+	if pe == stacks.AnySource {
+		return "any PE"
+	}
+	return fmt.Sprintf("PE %d", pe)
+}
+
+// AsyncRecv starts an asynchronous receive into buf from src (or
+// stacks.AnySource) with tag (or stacks.AnyTag). Test on the result is the
+// receive that returns at once if no message is available; Wait is the
+// blocking asynchronous receive.
+func (x *PE) AsyncRecv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Request, error) {
+	if err := x.needAsync("asynchronous receive"); err != nil {
+		return nil, err
+	}
+	if src != stacks.AnySource {
+		if err := x.checkPeer("asynchronous receive", src); err != nil {
+			return nil, err
+		}
+	}
+	return &recvReq{x: x, buf: buf, src: src, tag: tag}, nil
+}
+
+// doneReq is an operation complete when it was started.
+type doneReq struct{ st stacks.Status }
+
+func (d doneReq) Wait(*sim.Proc) (stacks.Status, error)       { return d.st, nil }
+func (d doneReq) Test(*sim.Proc) (bool, stacks.Status, error) { return true, d.st, nil }
+
+// Isend is AsyncSend as a stacks.Comm request (complete on return).
+func (x *PE) Isend(p *sim.Proc, buf mem.Region, dst, tag int) (stacks.Request, error) {
+	if err := x.AsyncSend(p, buf, dst, tag); err != nil {
+		return nil, err
+	}
+	return doneReq{st: stacks.Status{Source: x.rank, Tag: tag, Len: buf.Len}}, nil
+}
+
+// Irecv is AsyncRecv.
+func (x *PE) Irecv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Request, error) {
+	return x.AsyncRecv(p, buf, src, tag)
+}

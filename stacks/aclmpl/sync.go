@@ -1,0 +1,137 @@
+package aclmpl
+
+import (
+	"fmt"
+
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/stacks"
+)
+
+// Synchronous protocol, Figure 1 (section 4.1).
+//
+// Request block (16 bytes), in the sender's array at index receiver:
+//
+//	[0,8)   receive buffer address
+//	[8,12)  receive buffer length
+//	[12,16) control flag (flagRequest when posted; the sender clears it)
+//
+// Completion block (8 bytes), in the receiver's array at index sender:
+//
+//	[0,4)   size of the transfer in bytes
+//	[4,8)   flag: flagDone, or flagTruncated when the message did not fit
+const (
+	reqBytes  = 16
+	compBytes = 8
+
+	flagRequest   = 1
+	flagDone      = 1
+	flagTruncated = 2
+)
+
+// postRequest builds the 16-byte request block for a receive from src into
+// buf and puts it into src's request array (the receiver's first step).
+func (x *PE) postRequest(p *sim.Proc, src int, buf mem.Region) {
+	x.cpu.Store(p, x.stage.Addr, 8, uint64(buf.Addr))
+	x.cpu.Store(p, x.stage.Addr+8, 8, uint64(uint32(buf.Len))|flagRequest<<32)
+	x.m.Put(p, x.rank, src, x.lib.pes[src].reqs.Addr+mem.Addr(x.rank*reqBytes), x.stage.Addr, reqBytes)
+}
+
+// awaitCompletion spin-waits until the completion block from src says DONE,
+// clears it and returns the transfer size.
+func (x *PE) awaitCompletion(p *sim.Proc, src int) (int, bool) {
+	a := x.comps.Addr + mem.Addr(src*compBytes)
+	var w uint64
+	x.cpu.SpinUntil(p, fmt.Sprintf("aclmpl PE %d: receive from PE %d waits for DONE", x.rank, src), func() bool {
+		w = x.cpu.LoadUncached(p, a, 8)
+		return w>>32 != 0
+	}, a)
+	x.cpu.Store(p, a, 8, 0)
+	return int(uint32(w)), w>>32 == flagTruncated
+}
+
+// awaitRequest spin-waits until dst's request block arrives, clears its flag
+// and returns the receive buffer it names.
+func (x *PE) awaitRequest(p *sim.Proc, dst int) (mem.Addr, int) {
+	blk := x.reqs.Addr + mem.Addr(dst*reqBytes)
+	var w uint64
+	x.cpu.SpinUntil(p, fmt.Sprintf("aclmpl PE %d: send to PE %d waits for its request block", x.rank, dst), func() bool {
+		w = x.cpu.LoadUncached(p, blk+8, 8)
+		return w>>32 == flagRequest
+	}, blk+8)
+	addr := mem.Addr(x.cpu.LoadUncached(p, blk, 8))
+	x.cpu.Store(p, blk+8, 8, 0)
+	return addr, int(uint32(w))
+}
+
+// transfer is the sender's part once the request is known: put the data,
+// wait until it is delivered, put the completion block.
+func (x *PE) transfer(p *sim.Proc, buf mem.Region, dst int, addr mem.Addr, room int) error {
+	n, flag := buf.Len, uint64(flagDone)
+	if n > room {
+		n, flag = room, flagTruncated
+	}
+	x.m.Put(p, x.rank, dst, addr, buf.Addr, n)
+	x.m.Quiet(p, x.rank)
+	x.m.PutWord(p, x.rank, dst, x.lib.pes[dst].comps.Addr+mem.Addr(x.rank*compBytes), uint64(uint32(n))|flag<<32)
+	if flag == flagTruncated {
+		return fmt.Errorf("aclmpl: PE %d: message of %d bytes to PE %d truncated to its %d-byte receive buffer", x.rank, buf.Len, dst, room)
+	}
+	return nil
+}
+
+// Send sends buf to PE dst with the synchronous protocol and returns when
+// the data is in dst's receive buffer. tag is ignored (the request block
+// carries none).
+func (x *PE) Send(p *sim.Proc, buf mem.Region, dst, tag int) error {
+	if err := x.checkPeer("send", dst); err != nil {
+		return err
+	}
+	x.cpu.Compute(p, callCycles)
+	addr, room := x.awaitRequest(p, dst)
+	return x.transfer(p, buf, dst, addr, room)
+}
+
+// Recv receives into buf from PE src with the synchronous protocol. src
+// must be a definite PE; tag is ignored.
+func (x *PE) Recv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Status, error) {
+	if src == stacks.AnySource {
+		return stacks.Status{}, fmt.Errorf("aclmpl: PE %d: the synchronous receive needs a definite source: its request block goes to one sender", x.rank)
+	}
+	if err := x.checkPeer("receive", src); err != nil {
+		return stacks.Status{}, err
+	}
+	x.cpu.Compute(p, callCycles)
+	x.postRequest(p, src, buf)
+	n, trunc := x.awaitCompletion(p, src)
+	st := stacks.Status{Source: src, Tag: tag, Len: n}
+	if trunc {
+		return st, fmt.Errorf("aclmpl: PE %d: message from PE %d truncated to the %d-byte receive buffer", x.rank, src, buf.Len)
+	}
+	return st, nil
+}
+
+// SendRecv sends sbuf to dst and receives rbuf from src (possibly the same
+// PE): it posts its request to src first, so that pairwise exchanges do not
+// deadlock, then sends, then waits for its own completion.
+func (x *PE) SendRecv(p *sim.Proc, sbuf mem.Region, dst int, rbuf mem.Region, src int) (stacks.Status, error) {
+	if err := x.checkPeer("send-and-receive", dst); err != nil {
+		return stacks.Status{}, err
+	}
+	if err := x.checkPeer("send-and-receive", src); err != nil {
+		return stacks.Status{}, err
+	}
+	x.cpu.Compute(p, callCycles)
+	x.postRequest(p, src, rbuf)
+	addr, room := x.awaitRequest(p, dst)
+	serr := x.transfer(p, sbuf, dst, addr, room)
+	n, trunc := x.awaitCompletion(p, src)
+	st := stacks.Status{Source: src, Len: n}
+	if serr != nil {
+		return st, serr
+	}
+	if trunc {
+		return st, fmt.Errorf("aclmpl: PE %d: message from PE %d truncated to the %d-byte receive buffer", x.rank, src, rbuf.Len)
+	}
+	return st, nil
+}
