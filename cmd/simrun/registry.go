@@ -3,13 +3,15 @@ package main
 import (
 	"github.com/msgsim/msgsim/workloads"
 	"github.com/msgsim/msgsim/workloads/litmus"
+	"github.com/msgsim/msgsim/workloads/pingpong"
 )
 
 // runners maps a scenario's workload name to the function that runs it. Add
 // one line per workload.
 func runners() map[string]workloads.Runner {
 	return map[string]workloads.Runner{
-		"litmus": litmus.Run,
+		"litmus":   litmus.Run,
+		"pingpong": pingpong.Run,
 	}
 }
 
@@ -18,6 +20,7 @@ func runners() map[string]workloads.Runner {
 // simrun validate calls it. Add one line per workload that has one.
 func checkers() map[string]func(workloads.Spec) error {
 	return map[string]func(workloads.Spec) error{
-		"litmus": litmus.Check,
+		"litmus":   litmus.Check,
+		"pingpong": pingpong.Check,
 	}
 }

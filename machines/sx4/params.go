@@ -90,8 +90,8 @@ func DefaultParams() Params {
 		StoreDrainNs:     320,
 		SyncNs:           800,
 		TestAndSetNs:     800,
-		CacheFlushUs:     38,
-		SemopUs:          335,
+		CacheFlushUs:     40,
+		SemopUs:          680,
 	}
 }
 

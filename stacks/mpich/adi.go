@@ -1,0 +1,514 @@
+package mpich
+
+import (
+	"fmt"
+
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/stacks"
+)
+
+// Software costs MPICH charges itself (CPU time of its own code, in cycles
+// of the 125 MHz clock). Everything else is machine operations.
+const (
+	// packetCycles is the software path from MPI_Send down to the device
+	// for one control packet, and again from the device up to a completed
+	// MPI_Recv on the other side (envelope building, matching, request
+	// bookkeeping, the debugging hooks the paper mentions in section 8).
+	// Calibrated to Figure 6 at 0 bytes (37 us half round trip, of which
+	// the machine operations of Figures 2 and 3 take about 10 us).
+	packetCycles = 1700
+	// minSegment is the smallest piece of a rendezvous message worth moving
+	// through the pool when it cannot take the whole remainder.
+	minSegment = 64 * 1024
+)
+
+// Back-off of a sender whose slot, queue or pool is full (section 5: "tries
+// again later (perhaps only a microsecond later, or even sooner)"),
+// doubling up to backoffMax.
+const (
+	backoffMin = sim.Microsecond
+	backoffMax = 32 * sim.Microsecond
+)
+
+// Send request states.
+const (
+	sNew    = iota // envelope not yet sent
+	sWaitOK        // rendezvous: request sent, waiting for ok-to-send
+	sData          // rendezvous: moving segments through the pool
+	sFlush         // everything queued; done when the last packet leaves
+)
+
+// request is a send or receive (MPI_Request), or an unexpected message.
+type request struct {
+	r      *Rank
+	id     uint64
+	send   bool
+	buf    mem.Region
+	peer   int // send: destination; receive: source or AnySource
+	tag    int
+	done   bool
+	status stacks.Status
+	err    error
+
+	state int    // send
+	rreq  uint64 // send: the receiver's request (rendezvous)
+	sent  int    // send: bytes put into the pool so far
+	got   int    // receive: bytes copied out so far (rendezvous)
+
+	hdr header     // unexpected: its envelope packet
+	pkt mem.Region // unexpected short: the packet holding the data
+}
+
+// outPkt is a control packet waiting to be sent, in order, to one process.
+type outPkt struct {
+	h    header
+	data mem.Region // inline data (short)
+	req  *request   // completes when this packet leaves (if last)
+	last bool
+}
+
+// Rank is one process's MPI: the protocol layer over a Device. It
+// implements stacks.Comm.
+type Rank struct {
+	w          *World
+	rank       int
+	dev        Device
+	s          *shm
+	sendPkt    mem.Region // where outgoing packets are built
+	pktFree    []mem.Region
+	posted     []*request
+	unexpected []*request
+	sends      []*request
+	out        [][]outPkt
+	reqs       map[uint64]*request
+	nextID     uint64
+	seqOut     []uint64
+	seqIn      []uint64
+	blocked    []bool
+	nbuf       int
+	err        error
+}
+
+func newRank(w *World, i int, dev Device, s *shm) (*Rank, error) {
+	n := w.m.Procs()
+	r := &Rank{w: w, rank: i, dev: dev, s: s, out: make([][]outPkt, n), reqs: map[uint64]*request{},
+		seqOut: make([]uint64, n), seqIn: make([]uint64, n), blocked: make([]bool, n)}
+	var err error
+	r.sendPkt, err = w.m.Private(i, "mpich packet", roundUp(HeaderBytes+w.params.ShortBytes))
+	return r, err
+}
+
+// Rank is this process's rank in MPI_COMM_WORLD.
+func (r *Rank) Rank() int { return r.rank }
+
+// Size is the number of processes.
+func (r *Rank) Size() int { return len(r.w.ranks) }
+
+// Device is the abstract device this rank uses.
+func (r *Rank) Device() Device { return r.dev }
+
+// Buffer allocates n bytes of the process's private memory.
+func (r *Rank) Buffer(n int) (mem.Region, error) {
+	r.nbuf++
+	return r.w.m.Private(r.rank, fmt.Sprintf("buffer%d", r.nbuf), n)
+}
+
+// Send is MPI_Send: it returns when buf may be reused.
+func (r *Rank) Send(p *sim.Proc, buf mem.Region, dest, tag int) error {
+	q, err := r.Isend(p, buf, dest, tag)
+	if err != nil {
+		return err
+	}
+	_, err = q.Wait(p)
+	return err
+}
+
+// Recv is MPI_Recv.
+func (r *Rank) Recv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Status, error) {
+	q, err := r.Irecv(p, buf, src, tag)
+	if err != nil {
+		return stacks.Status{}, err
+	}
+	return q.Wait(p)
+}
+
+func (r *Rank) newRequest(send bool, buf mem.Region, peer, tag int) *request {
+	r.nextID++
+	return &request{r: r, id: r.nextID, send: send, buf: buf, peer: peer, tag: tag}
+}
+
+// Isend is MPI_Isend: the protocol is chosen by length (section 3).
+func (r *Rank) Isend(p *sim.Proc, buf mem.Region, dest, tag int) (stacks.Request, error) {
+	if dest < 0 || dest >= r.Size() || dest == r.rank {
+		return nil, fmt.Errorf("mpich: rank %d: send to invalid destination %d", r.rank, dest)
+	}
+	if tag < 0 {
+		return nil, fmt.Errorf("mpich: rank %d: send with negative tag %d", r.rank, tag)
+	}
+	q := r.newRequest(true, buf, dest, tag)
+	r.sends = append(r.sends, q)
+	if _, _, err := r.progress(p); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// Irecv is MPI_Irecv: it matches an unexpected message, or is posted.
+func (r *Rank) Irecv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Request, error) {
+	if src != stacks.AnySource && (src < 0 || src >= r.Size()) {
+		return nil, fmt.Errorf("mpich: rank %d: receive from invalid source %d", r.rank, src)
+	}
+	q := r.newRequest(false, buf, src, tag)
+	for i, u := range r.unexpected {
+		if q.matches(u.hdr) {
+			r.unexpected = append(r.unexpected[:i], r.unexpected[i+1:]...)
+			err := r.deliver(p, q, u.hdr, u.pkt)
+			if u.pkt.Len > 0 {
+				r.pktFree = append(r.pktFree, u.pkt)
+			}
+			return q, err
+		}
+	}
+	r.posted = append(r.posted, q)
+	return q, nil
+}
+
+func (q *request) matches(h header) bool {
+	return (q.peer == stacks.AnySource || q.peer == h.src) && (q.tag == stacks.AnyTag || q.tag == h.tag)
+}
+
+// Wait blocks until the request completes.
+func (q *request) Wait(p *sim.Proc) (stacks.Status, error) {
+	if err := q.r.waitUntil(p, func() bool { return q.done }); err != nil {
+		return stacks.Status{}, err
+	}
+	return q.status, q.err
+}
+
+// Test progresses the device once and reports completion.
+func (q *request) Test(p *sim.Proc) (bool, stacks.Status, error) {
+	if !q.done {
+		if _, _, err := q.r.progress(p); err != nil {
+			return false, stacks.Status{}, err
+		}
+	}
+	return q.done, q.status, q.err
+}
+
+// waitUntil runs the progress engine until done: polling for packets,
+// backing off when a slot, queue or the pool is full, and otherwise
+// spinning until a packet arrives.
+func (r *Rank) waitUntil(p *sim.Proc, done func() bool) error {
+	backoff := backoffMin
+	for !done() {
+		did, retry, err := r.progress(p)
+		if err != nil {
+			return err
+		}
+		switch {
+		case done() || did:
+			backoff = backoffMin
+		case retry:
+			p.Sleep(backoff)
+			backoff = min(2*backoff, backoffMax)
+		default:
+			r.dev.WaitControl(p)
+		}
+	}
+	return nil
+}
+
+// progress starts sends, sends queued packets and handles incoming ones.
+// did reports that something happened; retry that something is waiting
+// for room (a slot, a queue entry or pool memory).
+func (r *Rank) progress(p *sim.Proc) (did, retry bool, err error) {
+	if r.err != nil {
+		return false, false, r.err
+	}
+	defer func() {
+		if err != nil && r.err == nil {
+			r.err = err
+		}
+	}()
+	d1, r1, err := r.startSends(p)
+	if err != nil {
+		return false, false, err
+	}
+	d2, r2, err := r.flush(p)
+	if err != nil {
+		return false, false, err
+	}
+	d3, err := r.readIncoming(p)
+	if err != nil {
+		return false, false, err
+	}
+	d4, r4 := false, false
+	if d3 {
+		if d4, r4, err = r.flush(p); err != nil {
+			return false, false, err
+		}
+	}
+	return d1 || d2 || d3 || d4, r1 || r2 || r4, nil
+}
+
+// enqueue queues a control packet to dest, numbering it.
+func (r *Rank) enqueue(dest int, o outPkt) {
+	r.seqOut[dest]++
+	o.h.seq = r.seqOut[dest]
+	o.h.src = r.rank
+	r.out[dest] = append(r.out[dest], o)
+}
+
+// startSends moves each send along its protocol, in order; a send whose
+// envelope cannot go yet holds back later sends to the same process (MPI
+// messages do not overtake).
+func (r *Rank) startSends(p *sim.Proc) (did, retry bool, err error) {
+	clear(r.blocked)
+	for _, q := range r.sends {
+		n := q.buf.Len
+		switch q.state {
+		case sNew:
+			if r.blocked[q.peer] {
+				continue
+			}
+			h := header{tag: q.tag, len: n, sreq: q.id}
+			switch {
+			case n < r.w.params.ShortBytes: // short: data in the packet
+				h.kind = pktShort
+				r.enqueue(q.peer, outPkt{h: h, data: q.buf, req: q, last: true})
+				q.state = sFlush
+			case n <= r.w.params.EagerBytes: // eager: data through the pool now
+				data, ok, err := r.dev.AllocData(p, q.peer, n, n)
+				if err != nil {
+					return false, false, err
+				}
+				if !ok {
+					r.blocked[q.peer], retry = true, true
+					continue
+				}
+				r.dev.PutData(p, data, q.buf)
+				h.kind, h.addr, h.n = pktEager, data.Addr, n
+				r.enqueue(q.peer, outPkt{h: h, req: q, last: true})
+				q.state = sFlush
+			default: // rendezvous: announce, wait for ok-to-send
+				h.kind = pktRTS
+				r.enqueue(q.peer, outPkt{h: h})
+				q.state = sWaitOK
+			}
+			did = true
+		case sData:
+			for q.sent < n {
+				rem := n - q.sent
+				data, ok, err := r.dev.AllocData(p, q.peer, min(rem, minSegment), rem)
+				if err != nil {
+					return false, false, err
+				}
+				if !ok {
+					retry = true
+					break
+				}
+				r.dev.PutData(p, data, q.buf.Slice(q.sent, data.Len))
+				h := header{kind: pktData, tag: q.tag, len: n, sreq: q.id, rreq: q.rreq, addr: data.Addr, off: q.sent, n: data.Len}
+				q.sent += data.Len
+				r.enqueue(q.peer, outPkt{h: h, req: q, last: q.sent == n})
+				did = true
+			}
+			if q.sent == n {
+				q.state = sFlush
+			}
+		}
+	}
+	return did, retry, nil
+}
+
+// flush sends queued packets in order, per destination, until one does
+// not fit.
+func (r *Rank) flush(p *sim.Proc) (did, retry bool, err error) {
+	for dest := range r.out {
+		for len(r.out[dest]) > 0 {
+			o := &r.out[dest][0]
+			size := r.build(p, o)
+			ok, err := r.dev.SendControl(p, r.sendPkt, size, dest)
+			if err != nil {
+				return false, false, err
+			}
+			if !ok {
+				retry = true
+				break
+			}
+			if o.last {
+				r.complete(o.req, stacks.Status{}, nil)
+			}
+			r.out[dest][0] = outPkt{}
+			r.out[dest] = r.out[dest][1:]
+			did = true
+		}
+	}
+	return did, retry, nil
+}
+
+// build writes packet o into the private packet buffer with scalar stores
+// (and its inline data with memcpy), after the software work of the send
+// path, and returns its size: the packet Figure 3 hands to PKT_COPYIN.
+func (r *Rank) build(p *sim.Proc, o *outPkt) int {
+	c := r.s.cpu
+	c.Compute(p, packetCycles)
+	for i, v := range o.h.words() {
+		c.Store(p, r.sendPkt.Addr+mem.Addr(8*i), 8, v)
+	}
+	size := HeaderBytes
+	if o.h.kind == pktShort && o.data.Len > 0 {
+		r.w.m.Memcpy(p, r.rank, r.sendPkt.Addr+HeaderBytes, o.data.Addr, o.data.Len)
+		size += o.data.Len
+	}
+	return size
+}
+
+func (r *Rank) complete(q *request, st stacks.Status, err error) {
+	if q == nil || q.done {
+		return
+	}
+	q.done, q.status, q.err = true, st, err
+	if q.send {
+		for i, s := range r.sends {
+			if s == q {
+				r.sends = append(r.sends[:i], r.sends[i+1:]...)
+				break
+			}
+		}
+	}
+	delete(r.reqs, q.id)
+}
+
+func (r *Rank) pktBuf() (mem.Region, error) {
+	if n := len(r.pktFree); n > 0 {
+		b := r.pktFree[n-1]
+		r.pktFree = r.pktFree[:n-1]
+		return b, nil
+	}
+	return r.w.m.Private(r.rank, "mpich packet", roundUp(HeaderBytes+r.w.params.ShortBytes))
+}
+
+// readIncoming reads and handles every packet that has arrived.
+func (r *Rank) readIncoming(p *sim.Proc) (bool, error) {
+	did := false
+	for {
+		pkt, err := r.pktBuf()
+		if err != nil {
+			return did, err
+		}
+		from, ok, err := r.dev.ReadControl(p, pkt)
+		if err != nil || !ok {
+			r.pktFree = append(r.pktFree, pkt)
+			return did, err
+		}
+		did = true
+		h, err := decode(pkt, r.rank, from, r.Size(), p.Now())
+		if err != nil {
+			return did, err
+		}
+		if h.seq != r.seqIn[from]+1 {
+			return did, &CorruptionError{Rank: r.rank, From: from, Offset: 8 * wSeq, At: p.Now(),
+				What: fmt.Sprintf("holds sequence number %d, expected %d (a stale or lost packet)", h.seq, r.seqIn[from]+1)}
+		}
+		r.seqIn[from]++
+		r.s.cpu.Compute(p, packetCycles)
+		keep, err := r.handle(p, h, pkt)
+		if err != nil {
+			return did, err
+		}
+		if !keep {
+			r.pktFree = append(r.pktFree, pkt)
+		}
+	}
+}
+
+// handle acts on one incoming packet; keep reports that pkt now holds an
+// unexpected short message.
+func (r *Rank) handle(p *sim.Proc, h header, pkt mem.Region) (keep bool, err error) {
+	switch h.kind {
+	case pktShort, pktEager, pktRTS:
+		for i, q := range r.posted {
+			if q.matches(h) {
+				r.posted = append(r.posted[:i], r.posted[i+1:]...)
+				return false, r.deliver(p, q, h, pkt)
+			}
+		}
+		u := &request{hdr: h}
+		if h.kind == pktShort {
+			u.pkt, keep = pkt, true
+		}
+		r.unexpected = append(r.unexpected, u)
+		return keep, nil
+	case pktOK:
+		q := r.findSend(h.sreq)
+		if q == nil || q.state != sWaitOK {
+			return false, &CorruptionError{Rank: r.rank, From: h.src, Offset: 8 * wSreq, At: p.Now(),
+				What: fmt.Sprintf("answers send request %d, which awaits no ok-to-send", h.sreq)}
+		}
+		q.rreq, q.state = h.rreq, sData
+		return false, nil
+	case pktData:
+		q := r.reqs[h.rreq]
+		if q == nil {
+			return false, &CorruptionError{Rank: r.rank, From: h.src, Offset: 8 * wRreq, At: p.Now(),
+				What: fmt.Sprintf("carries data for receive request %d, which is not waiting", h.rreq)}
+		}
+		data := r.dev.DataAt(h.addr, h.n)
+		if room := q.buf.Len - h.off; room > 0 {
+			r.dev.GetData(p, q.buf.Slice(h.off, min(room, h.n)), data.Slice(0, min(room, h.n)))
+		}
+		if err := r.dev.FreeData(p, data); err != nil {
+			return false, err
+		}
+		q.got += h.n
+		if q.got >= h.len {
+			r.complete(q, q.status, q.err)
+		}
+		return false, nil
+	}
+	return false, fmt.Errorf("mpich: rank %d: packet kind %d from rank %d", r.rank, h.kind, h.src)
+}
+
+func (r *Rank) findSend(id uint64) *request {
+	for _, q := range r.sends {
+		if q.id == id {
+			return q
+		}
+	}
+	return nil
+}
+
+// deliver completes (or, for rendezvous, starts) receive q with the message
+// whose envelope is h.
+func (r *Rank) deliver(p *sim.Proc, q *request, h header, pkt mem.Region) error {
+	st := stacks.Status{Source: h.src, Tag: h.tag, Len: h.len}
+	var trunc error
+	n := h.len
+	if n > q.buf.Len {
+		trunc = fmt.Errorf("mpich: rank %d: message of %d bytes from rank %d (tag %d) truncated to the %d-byte receive buffer", r.rank, h.len, h.src, h.tag, q.buf.Len)
+		n = q.buf.Len
+	}
+	switch h.kind {
+	case pktShort:
+		if n > 0 {
+			r.w.m.Memcpy(p, r.rank, q.buf.Addr, pkt.Addr+HeaderBytes, n)
+		}
+		r.complete(q, st, trunc)
+	case pktEager:
+		data := r.dev.DataAt(h.addr, h.n)
+		if n > 0 {
+			r.dev.GetData(p, q.buf.Slice(0, n), data.Slice(0, n))
+		}
+		if err := r.dev.FreeData(p, data); err != nil {
+			return err
+		}
+		r.complete(q, st, trunc)
+	case pktRTS:
+		q.status, q.err = st, trunc
+		r.reqs[q.id] = q
+		r.enqueue(h.src, outPkt{h: header{kind: pktOK, sreq: h.sreq, rreq: q.id}})
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package mpich
+
+import (
+	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+)
+
+// SharedMemory is what the shared-memory devices need from a machine:
+// System V shared segments, per-process CPUs, the NEC synchronization
+// routines of section 5, test-and-set, System V semaphores and memcpy.
+// machines/sx4.Machine provides it.
+type SharedMemory interface {
+	machines.Machine
+	Memory() *mem.Memory
+	CPU(rank int) *mem.CPU
+	ShmGet(name string, size int) (mem.Segment, error)
+	Private(rank int, name string, size int) (mem.Region, error)
+	ReadySet(p *sim.Proc, rank int, a mem.Addr, v uint64)
+	ReadyIsSet(p *sim.Proc, rank int, a mem.Addr) bool
+	CopyIn(p *sim.Proc, rank int, dst, src mem.Addr, n int)
+	Memcpy(p *sim.Proc, rank int, dst, src mem.Addr, n int)
+	TestAndSet(p *sim.Proc, rank int, a mem.Addr) uint64
+	FlushCache(p *sim.Proc, rank int)
+	Semget(name string, initial int) int
+	Semop(p *sim.Proc, rank, id, delta int) error
+}
+
+const sharedMemoryCapability = "System V shared memory with the NEC synchronization routines, test-and-set and semaphores (stacks/mpich.SharedMemory)"
+
+// shm is the per-process view of the shared-memory machine that the
+// devices use: the routines with this process's rank bound, and the
+// teaching switches applied.
+type shm struct {
+	m      SharedMemory
+	rank   int
+	cpu    *mem.CPU
+	fences bool
+	cached bool
+}
+
+// readySet is PKT_READY_SET (without fences: a plain store).
+func (s *shm) readySet(p *sim.Proc, a mem.Addr, v uint64) {
+	if s.fences {
+		s.m.ReadySet(p, s.rank, a, v)
+		return
+	}
+	s.cpu.Store(p, a, 8, v)
+}
+
+// readyIsSet is PKT_READY_IS_SET (or, for teaching, a cached load).
+func (s *shm) readyIsSet(p *sim.Proc, a mem.Addr) bool { return s.load(p, a) != 0 }
+
+// load reads a shared word written by other processes: from memory, or
+// through the cache when the teaching switch is on.
+func (s *shm) load(p *sim.Proc, a mem.Addr) uint64 {
+	if s.cached {
+		return s.cpu.Load(p, a, 8)
+	}
+	return s.cpu.LoadUncached(p, a, 8)
+}
+
+// copyIn is PKT_COPYIN (without fences: the vector move alone, which does
+// not see stores still in the store buffer).
+func (s *shm) copyIn(p *sim.Proc, dst, src mem.Addr, n int) {
+	if s.fences {
+		s.m.CopyIn(p, s.rank, dst, src, n)
+		return
+	}
+	s.cpu.VectorCopy(p, dst, src, n)
+}
+
+// fence is the synchronization instruction, when fences are on.
+func (s *shm) fence(p *sim.Proc) {
+	if s.fences {
+		s.cpu.Fence(p)
+	}
+}

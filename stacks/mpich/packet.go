@@ -1,0 +1,102 @@
+package mpich
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+)
+
+// Control packet kinds (section 3).
+const (
+	pktShort = iota + 1 // envelope + data
+	pktEager            // envelope; data in the shared pool
+	pktRTS              // rendezvous: request to send (envelope)
+	pktOK               // rendezvous: the receive is posted, send the data
+	pktData             // rendezvous: one segment of data in the shared pool
+	pktKinds
+)
+
+var kindNames = [...]string{"?", "short", "eager", "request-to-send", "ok-to-send", "data"}
+
+// Control packet layout: 8-byte little-endian words, the ready word first
+// (Figure 3 sets pkt->ready = 0 and copies the whole packet into the slot),
+// then the envelope and protocol fields, then the inline data.
+const (
+	wReady = iota
+	wMagicKind
+	wSrc
+	wSeq
+	wTag
+	wLen
+	wSreq
+	wRreq
+	wAddr
+	wOff
+	wN
+	hdrWords
+
+	// HeaderBytes is the size of a control packet's header.
+	HeaderBytes = 96
+	magic       = 0x4d504943 // "MPIC"
+)
+
+// header is a decoded control packet header.
+type header struct {
+	kind       int
+	src        int
+	seq        uint64
+	tag        int
+	len        int
+	sreq, rreq uint64
+	addr       mem.Addr // pool data (eager, data)
+	off, n     int      // segment of the message (data)
+}
+
+func (h *header) words() [hdrWords]uint64 {
+	return [hdrWords]uint64{
+		0, magic<<8 | uint64(h.kind), uint64(h.src), h.seq, uint64(int64(h.tag)), uint64(h.len),
+		h.sreq, h.rreq, uint64(h.addr), uint64(h.off), uint64(h.n),
+	}
+}
+
+// CorruptionError reports a control packet whose contents are not what its
+// sender wrote (stale bytes): who received it, from whom, which byte of the
+// packet is wrong, and when.
+type CorruptionError struct {
+	Rank, From int
+	Offset     int // byte offset in the packet
+	At         sim.Time
+	What       string
+}
+
+func (e *CorruptionError) Error() string {
+	return fmt.Sprintf("rank %d: corrupted control packet from rank %d: byte offset %d of the packet %s, at %v", e.Rank, e.From, e.Offset, e.What, e.At)
+}
+
+// decode reads and checks the header in pkt (private memory written by a
+// vector move; read without timing: decoding is part of the per-packet
+// software overhead).
+func decode(pkt mem.Region, rank, from int, procs int, now sim.Time) (header, error) {
+	b := pkt.Mem.Bytes(pkt.Addr, HeaderBytes)
+	w := func(i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
+	bad := func(word int, format string, args ...any) error {
+		return &CorruptionError{Rank: rank, From: from, Offset: 8 * word, At: now, What: fmt.Sprintf(format, args...)}
+	}
+	mk := w(wMagicKind)
+	if mk>>8 != magic || mk&0xff == 0 || mk&0xff >= pktKinds {
+		return header{}, bad(wMagicKind, "reads %#x, not a packet kind (stale contents)", mk)
+	}
+	h := header{
+		kind: int(mk & 0xff), src: int(w(wSrc)), seq: w(wSeq), tag: int(int64(w(wTag))), len: int(w(wLen)),
+		sreq: w(wSreq), rreq: w(wRreq), addr: mem.Addr(w(wAddr)), off: int(w(wOff)), n: int(w(wN)),
+	}
+	if from >= 0 && h.src != from || h.src < 0 || h.src >= procs {
+		return header{}, bad(wSrc, "names source %d (stale contents)", h.src)
+	}
+	return h, nil
+}
+
+// Corruption marks the error as a detected corruption (for workloads).
+func (e *CorruptionError) Corruption() bool { return true }

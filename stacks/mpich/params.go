@@ -1,0 +1,90 @@
+package mpich
+
+import (
+	"fmt"
+
+	"github.com/msgsim/msgsim/internal/strictyaml"
+	"gopkg.in/yaml.v3"
+)
+
+// Device and lock names.
+const (
+	DeviceShmem   = "ch_shmem"   // per-process packet queues guarded by locks (section 3)
+	DeviceLFShmem = "ch_lfshmem" // p(p-1) single-writer packet slots (section 5)
+	LockSysV      = "sysv"       // System V semaphores (section 4)
+	LockTAS       = "tas"        // test-and-set locks (section 6)
+)
+
+// Params configures the stack (stack.params in a scenario).
+type Params struct {
+	// Device is ch_shmem or ch_lfshmem.
+	Device string `yaml:"device"`
+	// Lock guards the ch_shmem queues and the shared data pool: sysv or tas.
+	Lock string `yaml:"lock"`
+	// ShortBytes: messages shorter than this travel inside the control
+	// packet ("default is less than 1 Kbyte", section 3).
+	ShortBytes int `yaml:"short_bytes"`
+	// EagerBytes: messages up to this length are sent at once through the
+	// shared pool ("the default is 128K bytes", section 3); longer ones use
+	// the rendezvous protocol.
+	EagerBytes int `yaml:"eager_bytes"`
+	// SharedMemoryBytes is the System V shared memory the device requests:
+	// packet queues or slots plus the data pool. 4 MB is MPICH's default
+	// shared-memory size (MPI_GLOBMEMSIZE); with the 32x32 slot array of
+	// section 5 it leaves about 3 MB of pool, the Figure 4 dip.
+	SharedMemoryBytes int `yaml:"shared_memory_bytes"`
+	// SlotProcs is the dimension of the lock-free slot array: "on a
+	// 32-processor SX-4, one might make this an array of length 32x32"
+	// (section 5). Must be at least the number of processes.
+	SlotProcs int `yaml:"slot_procs"`
+	// QueuePackets is the length of each ch_shmem incoming packet queue.
+	// MPICH's value is not in the paper; 16 assumed (ping-pong never fills it).
+	QueuePackets int `yaml:"queue_packets"`
+	// Fences: the NEC synchronization in PKT_COPYIN / PKT_READY_SET and in
+	// lock release. Turning it off is for teaching (sx4-lockfree-nofence).
+	Fences bool `yaml:"fences"`
+	// ReadyBitCached reads the ready bit (and queue tail) through the
+	// non-coherent cache instead of PKT_READY_IS_SET: for teaching
+	// (sx4-spin-cached).
+	ReadyBitCached bool `yaml:"ready_bit_cached"`
+}
+
+// DefaultParams is the paper's final version (Figure 6).
+func DefaultParams() Params {
+	return Params{
+		Device: DeviceLFShmem, Lock: LockTAS,
+		ShortBytes: 1024, EagerBytes: 128 * 1024,
+		SharedMemoryBytes: 4 << 20, SlotProcs: 32, QueuePackets: 16,
+		Fences: true,
+	}
+}
+
+// Validate names the first bad parameter.
+func (p Params) Validate(procs int) error {
+	switch {
+	case p.Device != DeviceShmem && p.Device != DeviceLFShmem:
+		return fmt.Errorf("mpich: device must be %q or %q, got %q", DeviceShmem, DeviceLFShmem, p.Device)
+	case p.Lock != LockSysV && p.Lock != LockTAS:
+		return fmt.Errorf("mpich: lock must be %q or %q, got %q", LockSysV, LockTAS, p.Lock)
+	case p.ShortBytes < 1:
+		return fmt.Errorf("mpich: short_bytes must be at least 1, got %d", p.ShortBytes)
+	case p.EagerBytes < p.ShortBytes:
+		return fmt.Errorf("mpich: eager_bytes (%d) must be at least short_bytes (%d)", p.EagerBytes, p.ShortBytes)
+	case p.QueuePackets < 1:
+		return fmt.Errorf("mpich: queue_packets must be at least 1, got %d", p.QueuePackets)
+	case p.Device == DeviceLFShmem && p.SlotProcs < procs:
+		return fmt.Errorf("mpich: slot_procs (%d) is smaller than the number of processes (%d)", p.SlotProcs, procs)
+	case p.SharedMemoryBytes <= 0:
+		return fmt.Errorf("mpich: shared_memory_bytes must be positive, got %d", p.SharedMemoryBytes)
+	}
+	return nil
+}
+
+// ParamsFromYAML decodes stack.params over the defaults.
+func ParamsFromYAML(file string, node *yaml.Node) (Params, error) {
+	p := DefaultParams()
+	if err := strictyaml.DecodeAt(file, "stack.params", node, &p); err != nil {
+		return Params{}, err
+	}
+	return p, nil
+}

@@ -1,0 +1,227 @@
+// Package pingpong is the mpptest-style ping-pong (papers/mpich-sx4.txt,
+// section 4): two ranks bounce a message of each size back and forth; the
+// latency is half the round-trip time, the bandwidth the size divided by
+// it. Every delivered payload is checked against the seeded pattern its
+// sender wrote. It runs on any stacks.Comm.
+package pingpong
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/report"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/stacks"
+	"github.com/msgsim/msgsim/workloads"
+)
+
+// Name is the workload's name in scenarios.
+const Name = "pingpong"
+
+// Params is workload.params.
+type Params struct {
+	// Sizes are the message lengths in bytes.
+	Sizes []int `yaml:"sizes"`
+	// Repetitions is the number of timed round trips per size.
+	Repetitions int `yaml:"repetitions"`
+	// Warmup is the number of untimed round trips first.
+	Warmup int `yaml:"warmup"`
+	// Ranks is the number of processes started (ranks 0 and 1 ping-pong;
+	// the others only exist, as the processes of a bigger job would).
+	Ranks int `yaml:"ranks"`
+}
+
+// DefaultSizes is the sweep of the SX-4 figures: short messages around
+// the 1024-byte protocol switch, then powers of two and the region of the
+// ~3 MB segment switch, up to 4 MB.
+var defaultSizes = []int{
+	0, 8, 32, 64, 128, 256, 512, 768, 1000, 1024, 1536, 2048, 4096, 8192, 16384, 32768, 65536,
+	131072, 262144, 524288, 1000000, 1500000, 2000000, 2500000, 2800000, 3000000, 3200000, 3500000, 4000000,
+}
+
+// DefaultParams returns the figure sweep.
+func DefaultParams() Params {
+	return Params{Sizes: append([]int(nil), defaultSizes...), Repetitions: 4, Warmup: 1, Ranks: 2}
+}
+
+func (p Params) validate() error {
+	switch {
+	case len(p.Sizes) == 0:
+		return errors.New("sizes must list at least one message length")
+	case p.Repetitions < 1:
+		return fmt.Errorf("repetitions must be at least 1, got %d", p.Repetitions)
+	case p.Warmup < 0:
+		return fmt.Errorf("warmup must not be negative, got %d", p.Warmup)
+	case p.Ranks < 2:
+		return fmt.Errorf("ranks must be at least 2, got %d", p.Ranks)
+	}
+	for i, n := range p.Sizes {
+		if n < 0 {
+			return fmt.Errorf("sizes[%d] is negative (%d)", i, n)
+		}
+	}
+	return nil
+}
+
+// Metrics and units of the rows.
+const (
+	XName     = "bytes"
+	Latency   = "latency_us"
+	Bandwidth = "bandwidth_MBps"
+)
+
+// Run is the workloads.Runner: one engine per size, in order.
+func Run(s workloads.Spec) (workloads.Result, error) {
+	params := DefaultParams()
+	if err := strictyaml.DecodeAt(s.File, "workload.params", s.Workload.Params, &params); err != nil {
+		return workloads.Result{}, err
+	}
+	if err := params.validate(); err != nil {
+		return workloads.Result{}, fmt.Errorf("%s: workload.params: %w", s.File, err)
+	}
+	var res workloads.Result
+	for i, n := range params.Sizes {
+		eng := s.NewEngine(s.Seed + uint64(i))
+		comms, err := Open(eng, s, params.Ranks)
+		if err != nil {
+			return res, err
+		}
+		lat, fails, err := Measure(eng, comms, n, params.Repetitions, params.Warmup, s.Seed+uint64(i))
+		res.Events += eng.Events()
+		res.SimTime += eng.Now()
+		res.Failures = append(res.Failures, fails...)
+		if err != nil {
+			return res, fmt.Errorf("%s: series %s: ping-pong of %d bytes: %w", s.Scenario, s.Series, n, err)
+		}
+		if len(fails) > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("series %s stopped at %d bytes after a failed delivery", s.Series, n))
+			break
+		}
+		res.Rows = append(res.Rows, report.Row{Series: s.Series, XName: XName, X: float64(n), Metric: Latency, Value: lat.Micros(), Unit: "us"})
+		if n > 0 {
+			res.Rows = append(res.Rows, report.Row{Series: s.Series, XName: XName, X: float64(n), Metric: Bandwidth, Value: float64(n) / lat.Micros(), Unit: "MB/s"})
+		}
+		if s.Progress != nil {
+			s.Progress(fmt.Sprintf("%s: %d bytes: %.2f us", s.Series, n, lat.Micros()))
+		}
+	}
+	return res, nil
+}
+
+// Measure runs the ping-pong of n-byte messages between ranks 0 and 1 and
+// returns the mean half round-trip time. Failures are corrupted deliveries
+// (by the workload's check or the stack's); err is a run that could not
+// finish (deadlock, livelock, limit).
+func Measure(eng *sim.Engine, comms []stacks.Comm, n, reps, warmup int, seed uint64) (sim.Time, []workloads.Failure, error) {
+	var fails []workloads.Failure
+	var start, end sim.Time
+	fail := func(f workloads.Failure) {
+		fails = append(fails, f)
+		eng.Stop()
+	}
+	for rank := 0; rank < 2; rank++ {
+		c := comms[rank]
+		eng.Spawn(fmt.Sprintf("rank%d", rank), func(p *sim.Proc) {
+			buf, err := c.Buffer(n)
+			if err != nil {
+				fail(workloads.Failure{Kind: "error", Detail: err.Error()})
+				return
+			}
+			peer := 1 - rank
+			for k := 0; k < warmup+reps; k++ {
+				if rank == 0 && k == warmup {
+					start = p.Now()
+				}
+				for turn := 0; turn < 2; turn++ {
+					msg := uint64(2*k + turn)
+					if turn == rank { // my turn to send
+						fill(buf.Bytes(), seed, rank, msg)
+						if err := c.Send(p, buf, peer, k); err != nil {
+							fail(stackFailure(err, rank, p.Now()))
+							return
+						}
+						continue
+					}
+					st, err := c.Recv(p, buf, peer, k)
+					if err != nil {
+						fail(stackFailure(err, rank, p.Now()))
+						return
+					}
+					if f, ok := verify(buf, st, seed, peer, rank, k, n, msg, p.Now()); !ok {
+						fail(f)
+						return
+					}
+				}
+			}
+			if rank == 0 {
+				end = p.Now()
+			}
+		})
+	}
+	if err := eng.Run(); err != nil {
+		return 0, fails, err
+	}
+	if len(fails) > 0 {
+		return 0, fails, nil
+	}
+	return (end - start) / sim.Time(2*reps), nil, nil
+}
+
+// stackFailure turns a stack error into a failure: a corruption the stack
+// detected (a stale control packet), or another error.
+func stackFailure(err error, rank int, at sim.Time) workloads.Failure {
+	var ce interface{ Corruption() bool }
+	if errors.As(err, &ce) && ce.Corruption() {
+		return workloads.Failure{Kind: workloads.Corruption, Detail: err.Error()}
+	}
+	return workloads.Failure{Kind: "error", Detail: fmt.Sprintf("rank %d at %v: %v", rank, at, err)}
+}
+
+// key is the pattern seed of message msg from rank src.
+func key(seed uint64, src int, msg uint64) uint64 {
+	x := seed ^ uint64(src+1)*0x9e3779b97f4a7c15 ^ (msg+1)*0xbf58476d1ce4e5b9
+	x ^= x >> 31
+	x *= 0x94d049bb133111eb
+	return x ^ x>>29
+}
+
+func word(k uint64, j int) uint64 { return k ^ uint64(j)*0xd6e8feb86659fd93 }
+
+// fill writes the pattern of message msg into b (untimed: the benchmark's
+// buffer set-up).
+func fill(b []byte, seed uint64, src int, msg uint64) {
+	k := key(seed, src, msg)
+	j := 0
+	for ; 8*j+8 <= len(b); j++ {
+		binary.LittleEndian.PutUint64(b[8*j:], word(k, j))
+	}
+	var last [8]byte
+	binary.LittleEndian.PutUint64(last[:], word(k, j))
+	copy(b[8*j:], last[:])
+}
+
+// verify checks a delivery: envelope, then every byte.
+func verify(buf mem.Region, st stacks.Status, seed uint64, src, rank, tag, n int, msg uint64, at sim.Time) (workloads.Failure, bool) {
+	if st.Source != src || st.Tag != tag || st.Len != n {
+		return workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf(
+			"rank %d at %v: message %d has envelope (source %d, tag %d, %d bytes), want (%d, %d, %d)",
+			rank, at, msg, st.Source, st.Tag, st.Len, src, tag, n)}, false
+	}
+	k := key(seed, src, msg)
+	got := buf.Bytes()
+	var w [8]byte
+	for j := 0; 8*j < n; j++ {
+		binary.LittleEndian.PutUint64(w[:], word(k, j))
+		for i, b := range got[8*j : min(n, 8*j+8)] {
+			if b != w[i] {
+				return workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf(
+					"rank %d at %v: message %d (%d bytes from rank %d, tag %d): byte offset %d is %#02x, want %#02x",
+					rank, at, msg, n, src, tag, 8*j+i, b, w[i])}, false
+			}
+		}
+	}
+	return workloads.Failure{}, true
+}
