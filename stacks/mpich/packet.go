@@ -35,6 +35,7 @@ const (
 	wAddr
 	wOff
 	wN
+	wCheck // check word over the header: MPICH's debugging packet check
 	hdrWords
 
 	// HeaderBytes is the size of a control packet's header.
@@ -55,10 +56,23 @@ type header struct {
 }
 
 func (h *header) words() [hdrWords]uint64 {
-	return [hdrWords]uint64{
+	w := [hdrWords]uint64{
 		0, magic<<8 | uint64(h.kind), uint64(h.src), h.seq, uint64(int64(h.tag)), uint64(h.len),
 		h.sreq, h.rreq, uint64(h.addr), uint64(h.off), uint64(h.n),
 	}
+	w[wCheck] = checkWord(w[:wCheck])
+	return w
+}
+
+// checkWord mixes the header words (after the ready word) into one: a
+// packet whose header is partly stale fails the check.
+func checkWord(w []uint64) uint64 {
+	x := uint64(0x6a09e667f3bcc909)
+	for _, v := range w[wMagicKind:] {
+		x = (x ^ v) * 0x100000001b3
+		x ^= x >> 29
+	}
+	return x
 }
 
 // CorruptionError reports a control packet whose contents are not what its
@@ -83,6 +97,13 @@ func decode(pkt mem.Region, rank, from int, procs int, now sim.Time) (header, er
 	w := func(i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
 	bad := func(word int, format string, args ...any) error {
 		return &CorruptionError{Rank: rank, From: from, Offset: 8 * word, At: now, What: fmt.Sprintf(format, args...)}
+	}
+	var words [hdrWords]uint64
+	for i := range words {
+		words[i] = w(i)
+	}
+	if checkWord(words[:wCheck]) != words[wCheck] {
+		return header{}, bad(wCheck, "(the header check word) does not match the header in bytes 8-87 (stale contents)")
 	}
 	mk := w(wMagicKind)
 	if mk>>8 != magic || mk&0xff == 0 || mk&0xff >= pktKinds {

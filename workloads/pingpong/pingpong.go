@@ -94,7 +94,7 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 		res.SimTime += eng.Now()
 		res.Failures = append(res.Failures, fails...)
 		if err != nil {
-			return res, fmt.Errorf("%s: series %s: ping-pong of %d bytes: %w", s.Scenario, s.Series, n, err)
+			return res, fmt.Errorf("ping-pong of %d bytes: %w", n, err)
 		}
 		if len(fails) > 0 {
 			res.Notes = append(res.Notes, fmt.Sprintf("series %s stopped at %d bytes after a failed delivery", s.Series, n))
