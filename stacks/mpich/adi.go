@@ -88,6 +88,30 @@ type Rank struct {
 	blocked    []bool
 	nbuf       int
 	err        error
+	stats      Stats
+}
+
+// Stats counts the control packets a rank sent, by kind.
+type Stats struct {
+	Short, Eager, RTS, OK, Data int
+}
+
+// Stats returns the packet counts so far.
+func (r *Rank) Stats() Stats { return r.stats }
+
+func (st *Stats) count(kind int) {
+	switch kind {
+	case pktShort:
+		st.Short++
+	case pktEager:
+		st.Eager++
+	case pktRTS:
+		st.RTS++
+	case pktOK:
+		st.OK++
+	case pktData:
+		st.Data++
+	}
 }
 
 func newRank(w *World, i int, dev Device, s *shm) (*Rank, error) {
@@ -278,7 +302,7 @@ func (r *Rank) startSends(p *sim.Proc) (did, retry bool, err error) {
 				h.kind = pktShort
 				r.enqueue(q.peer, outPkt{h: h, data: q.buf, req: q, last: true})
 				q.state = sFlush
-			case n <= r.w.params.EagerBytes: // eager: data through the pool now
+			case n <= r.w.params.EagerBytes && n <= r.dev.DataCapacity(): // eager: data through the pool now
 				data, ok, err := r.dev.AllocData(p, q.peer, n, n)
 				if err != nil {
 					return false, false, err
@@ -300,7 +324,7 @@ func (r *Rank) startSends(p *sim.Proc) (did, retry bool, err error) {
 		case sData:
 			for q.sent < n {
 				rem := n - q.sent
-				data, ok, err := r.dev.AllocData(p, q.peer, min(rem, minSegment), rem)
+				data, ok, err := r.dev.AllocData(p, q.peer, min(rem, minSegment, r.dev.DataCapacity()), rem)
 				if err != nil {
 					return false, false, err
 				}
@@ -337,6 +361,7 @@ func (r *Rank) flush(p *sim.Proc) (did, retry bool, err error) {
 				retry = true
 				break
 			}
+			r.stats.count(o.h.kind)
 			if o.last {
 				r.complete(o.req, stacks.Status{}, nil)
 			}

@@ -43,6 +43,8 @@ type Device interface {
 	// AllocData returns memory for n bytes of data to dest, or for fewer
 	// but at least min; ok is false when none is available now.
 	AllocData(p *sim.Proc, dest, min, n int) (data mem.Region, ok bool, err error)
+	// DataCapacity is the most AllocData can ever return.
+	DataCapacity() int
 	// DataAt is the region a packet names by address and length.
 	DataAt(a mem.Addr, n int) mem.Region
 	// PutData copies src into data (the sender's side).

@@ -82,6 +82,7 @@ func (d *lfshmem) WaitControl(p *sim.Proc) {
 func (d *lfshmem) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, error) {
 	return d.sh.pool.alloc(p, d.shm, min, n)
 }
+func (d *lfshmem) DataCapacity() int                         { return d.sh.pool.capacity() }
 func (d *lfshmem) DataAt(a mem.Addr, n int) mem.Region       { return dataAt(d.shm, a, n) }
 func (d *lfshmem) PutData(p *sim.Proc, data, src mem.Region) { putData(p, d.shm, data, src) }
 func (d *lfshmem) GetData(p *sim.Proc, dst, data mem.Region) { getData(p, d.shm, dst, data) }

@@ -84,6 +84,7 @@ func (d *shmem) WaitControl(p *sim.Proc) {
 func (d *shmem) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, error) {
 	return d.sh.pool.alloc(p, d.shm, min, n)
 }
+func (d *shmem) DataCapacity() int                         { return d.sh.pool.capacity() }
 func (d *shmem) DataAt(a mem.Addr, n int) mem.Region       { return dataAt(d.shm, a, n) }
 func (d *shmem) PutData(p *sim.Proc, data, src mem.Region) { putData(p, d.shm, data, src) }
 func (d *shmem) GetData(p *sim.Proc, dst, data mem.Region) { getData(p, d.shm, dst, data) }
