@@ -116,7 +116,7 @@ func DefaultParams() Params {
 		LinkMBps:          300,
 		HopNs:             20,
 		InterfaceNs:       167,
-		PutStartupNs:      700,
+		PutStartupNs:      830,
 		PutMBps:           125,
 		GetMBps:           32,
 		PacketHeaderBytes: 16,

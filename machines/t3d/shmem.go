@@ -12,6 +12,7 @@ import (
 // into the target PE's memory.
 type delivery struct {
 	m   *Machine
+	pe  *pe
 	to  *mem.Memory
 	dst mem.Addr
 	buf []byte
@@ -19,6 +20,7 @@ type delivery struct {
 
 func (d *delivery) arrive() {
 	d.to.Write(d.dst, d.buf)
+	d.pe.recv += uint64(len(d.buf))
 	d.m.release(d.buf)
 }
 
@@ -39,11 +41,13 @@ func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
 	buf := m.buffer(n)
 	x.mem.Read(src, buf)
 	tr := net.Reserve(m.routeOf(pe, to), p.Now(), n, m.putRate)
-	d := &delivery{m: m, to: m.pes[to].mem, dst: dst, buf: buf}
+	d := &delivery{m: m, pe: m.pes[to], to: m.pes[to].mem, dst: dst, buf: buf}
 	m.eng.At(tr.Tail, d.arrive)
-	// The acknowledgement returns over the network to the sender.
-	ack := net.Reserve(m.routeOf(to, pe), tr.Tail, m.hdr, 0)
-	x.ackAt = max(x.ackAt, ack.Tail)
+	// The acknowledgement returns over the network to the sender. It is
+	// a header-sized packet: it is given the idle-route latency and does
+	// not book the links (a booking in the future would block traffic
+	// that really goes before it).
+	x.ackAt = max(x.ackAt, tr.Tail+m.latencyOf(to, pe))
 	x.puts++
 	p.Sleep(tr.Left - p.Now())
 }
@@ -59,10 +63,9 @@ func (m *Machine) PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64) {
 		buf[i] = byte(v >> (8 * i))
 	}
 	tr := net.Reserve(m.routeOf(pe, to), p.Now(), 8, m.putRate)
-	d := &delivery{m: m, to: m.pes[to].mem, dst: dst, buf: buf}
+	d := &delivery{m: m, pe: m.pes[to], to: m.pes[to].mem, dst: dst, buf: buf}
 	m.eng.At(tr.Tail, d.arrive)
-	ack := net.Reserve(m.routeOf(to, pe), tr.Tail, m.hdr, 0)
-	x.ackAt = max(x.ackAt, ack.Tail)
+	x.ackAt = max(x.ackAt, tr.Tail+m.latencyOf(to, pe))
 	x.puts++
 	p.Sleep(tr.Left - p.Now())
 }
@@ -86,7 +89,8 @@ func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
 	}
 	p.Sleep(m.putStartup)
 	req := net.Reserve(m.routeOf(pe, from), p.Now(), m.hdr, 0)
-	rep := net.Reserve(m.routeOf(from, pe), req.Tail+m.fiAccess, n, m.getRate)
+	p.Sleep(req.Tail + m.fiAccess - p.Now())
+	rep := net.Reserve(m.routeOf(from, pe), p.Now(), n, m.getRate)
 	p.Sleep(rep.Tail - p.Now())
 	buf := m.buffer(n)
 	m.pes[from].mem.Read(src, buf)

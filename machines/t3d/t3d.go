@@ -16,11 +16,12 @@
 // Calibrated parameters (everything else comes from hardware.yaml, the
 // paper's text, or is an assumption stated at its field):
 //
-//	put_startup_ns  700  <- 4.5 us one-word synchronous ACLMPL latency between neighbours (4.1)
+//	put_startup_ns  830  <- 4.5 us one-word synchronous ACLMPL latency between neighbours (4.1)
 //	put_mbps        125  <- "greater than 100MB/sec for one-to-all and all-to-one" (4.1)
 package t3d
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 
@@ -68,6 +69,7 @@ type pe struct {
 	fi     uint64    // the fetch-and-increment register
 	ackAt  sim.Time  // every put issued so far is acknowledged by then
 	puts   uint64
+	recv   uint64 // bytes delivered into this PE's memory by puts
 }
 
 // ParseParams decodes a scenario's machine params (nil: defaults) over the
@@ -153,15 +155,23 @@ func (m *Machine) CPU(pe int) *mem.CPU { return m.pes[pe].cpu }
 // Memory is PE pe's local memory.
 func (m *Machine) Memory(pe int) *mem.Memory { return m.pes[pe].mem }
 
+// ErrMemoryFull is wrapped by the error of an allocation that does not fit
+// in a PE's memory (memory_mb).
+var ErrMemoryFull = errors.New("PE memory full")
+
 // Alloc allocates n bytes of PE pe's memory, aligned to and padded to 64
 // bytes (whole cache lines, so that a line fill never leaves the memory).
 func (m *Machine) Alloc(pe int, name string, n int) (mem.Region, error) {
 	s, err := m.pes[pe].mem.Alloc(name, (n+63)&^63, 64)
 	if err != nil {
-		return mem.Region{}, fmt.Errorf("t3d: %w", err)
+		return mem.Region{}, fmt.Errorf("t3d: %w: %v", ErrMemoryFull, err)
 	}
 	return mem.Region{Mem: m.pes[pe].mem, Addr: s.Base, Len: n}, nil
 }
+
+// Received is the number of bytes puts have delivered into PE pe's memory
+// so far (a harness-side count, for detecting lost puts).
+func (m *Machine) Received(pe int) uint64 { return m.pes[pe].recv }
 
 // Node is the router node PE pe is attached to.
 func (m *Machine) Node(pe int) int { return m.pes[pe].node }
