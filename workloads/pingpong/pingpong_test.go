@@ -1,0 +1,147 @@
+package pingpong
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/msgsim/msgsim/report"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/workloads"
+	"gopkg.in/yaml.v3"
+)
+
+func node(t *testing.T, src string) *yaml.Node {
+	t.Helper()
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &n); err != nil {
+		t.Fatal(err)
+	}
+	return &n
+}
+
+func spec(t *testing.T, stack, workload string) workloads.Spec {
+	return workloads.Spec{
+		Scenario: "test", Series: "s", File: "test.yaml", Seed: 1,
+		Limits:   sim.Limits{MaxEvents: 10_000_000},
+		Machine:  workloads.Component{Name: "sx4"},
+		Stack:    workloads.Component{Name: "mpich", Params: node(t, stack)},
+		Workload: workloads.Component{Name: Name, Params: node(t, workload)},
+	}
+}
+
+func value(rows []report.Row, metric string, x float64) float64 {
+	for _, r := range rows {
+		if r.Metric == metric && r.X == x {
+			return r.Value
+		}
+	}
+	return math.NaN()
+}
+
+// TestPaperTargets guards the calibration: the simulated latencies and
+// bandwidths stay within 15% of the paper's values (simulated time), and
+// the shapes hold: the step at 1024 bytes, Figure 1's bandwidth still
+// rising at 4 MB, Figure 4's dip near 3 MB.
+func TestPaperTargets(t *testing.T) {
+	sizes := "{sizes: [0, 512, 1000, 1023, 1024, 2000000, 3000000, 3200000, 3500000, 4000000], repetitions: 2}"
+	type target struct {
+		metric string
+		x, v   float64
+		what   string
+	}
+	for _, tc := range []struct {
+		stack   string
+		targets []target
+	}{
+		{"{device: ch_shmem, lock: sysv}", []target{{Latency, 0, 750, "Figure 1 short latency"}}},
+		{"{device: ch_lfshmem, lock: sysv}", []target{{Latency, 512, 40, "Figure 4 short latency"}}},
+		{"{device: ch_shmem, lock: tas}", []target{
+			{Latency, 512, 80, "Figure 5 short latency"}, {Latency, 1024, 120, "Figure 5 with the second lock"},
+			{Bandwidth, 4000000, 1200, "Figure 5 bandwidth"}}},
+		{"{device: ch_lfshmem, lock: tas}", []target{
+			{Latency, 0, 37, "Figure 6 at 0 bytes"}, {Latency, 512, 40, "Figure 6 short"},
+			{Latency, 1024, 90, "Figure 6 at 1 KB"}, {Bandwidth, 4000000, 1200, "Figure 6 bandwidth"}}},
+	} {
+		res, err := Run(spec(t, tc.stack, sizes))
+		if err != nil || len(res.Failures) > 0 {
+			t.Fatalf("%s: %v %v", tc.stack, err, res.Failures)
+		}
+		for _, tg := range tc.targets {
+			got := value(res.Rows, tg.metric, tg.x)
+			if math.Abs(got-tg.v)/tg.v > 0.15 {
+				t.Errorf("%s: %s: %s at %g bytes = %.1f, paper %.0f (more than 15%% off)", tc.stack, tg.what, tg.metric, tg.x, got, tg.v)
+			}
+		}
+		lat := func(x float64) float64 { return value(res.Rows, Latency, x) }
+		bw := func(x float64) float64 { return value(res.Rows, Bandwidth, x) }
+		if lat(1024) < lat(1023)*1.5 {
+			t.Errorf("%s: no latency step at 1024 bytes: %.1f -> %.1f us", tc.stack, lat(1023), lat(1024))
+		}
+		switch tc.stack {
+		case "{device: ch_shmem, lock: sysv}":
+			if !(bw(4000000) > bw(3500000) && bw(3500000) > bw(3000000)) {
+				t.Errorf("Figure 1 bandwidth not rising at 4 MB: %.0f %.0f %.0f MB/s", bw(3000000), bw(3500000), bw(4000000))
+			}
+		case "{device: ch_lfshmem, lock: sysv}":
+			if !(bw(3200000) < 0.85*bw(3000000)) {
+				t.Errorf("Figure 4: no dip near 3 MB: %.0f MB/s at 3 MB, %.0f at 3.2 MB", bw(3000000), bw(3200000))
+			}
+		}
+	}
+}
+
+// TestTeachingFailures: without fences, a stale packet is reported as a
+// corruption naming rank, offset and time; reading the ready bit through
+// the cache ends in a livelock. Both are deterministic for a seed.
+func TestTeachingFailures(t *testing.T) {
+	for _, tc := range []struct {
+		stack, want string
+	}{
+		{"{device: ch_lfshmem, fences: false}", workloads.Corruption},
+		{"{device: ch_lfshmem, ready_bit_cached: true}", workloads.Livelock},
+		{"{device: ch_shmem, ready_bit_cached: true}", workloads.Livelock},
+	} {
+		var first string
+		for run := 0; run < 2; run++ {
+			res, err := Run(spec(t, tc.stack, "{sizes: [0, 64, 512], repetitions: 2}"))
+			var got string
+			switch {
+			case tc.want == workloads.Livelock:
+				if !sim.IsLivelock(err) {
+					t.Fatalf("%s: got %v, %v; want a livelock", tc.stack, err, res.Failures)
+				}
+				got = err.Error()
+			default:
+				if err != nil || len(res.Failures) != 1 || res.Failures[0].Kind != tc.want {
+					t.Fatalf("%s: got %v, %v; want one %s", tc.stack, err, res.Failures, tc.want)
+				}
+				got = res.Failures[0].Detail
+				for _, w := range []string{"rank 1", "byte offset", "at "} {
+					if !strings.Contains(got, w) {
+						t.Errorf("%s: %q does not name %q", tc.stack, got, w)
+					}
+				}
+			}
+			if run == 0 {
+				first = got
+			} else if got != first {
+				t.Errorf("%s: not deterministic:\n%s\n%s", tc.stack, first, got)
+			}
+		}
+	}
+}
+
+func TestBadParams(t *testing.T) {
+	for _, tc := range []struct{ stack, workload, want string }{
+		{"{device: ch_shmem}", "{sizes: []}", "sizes"},
+		{"{device: ch_shmem}", "{repetitons: 3}", "repetitons"},
+		{"{devise: ch_shmem}", "{}", "devise"},
+		{"{lock: spin}", "{}", "lock"},
+	} {
+		_, err := Run(spec(t, tc.stack, tc.workload))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s: got %v, want an error naming %s", tc.stack, tc.workload, err, tc.want)
+		}
+	}
+}
