@@ -69,7 +69,8 @@ type Params struct {
 	// SemopUs is one System V semop system call ("such expensive system
 	// calls", section 10). No published SUPER-UX figure (hardware.yaml
 	// sx4.sysv_semaphore_op_us): calibrated to Figure 1 (750 us short
-	// latency with one lock, i.e. one P and one V, per message).
+	// latency: one lock per message, whose P is on the critical path; the
+	// V follows the packet and overlaps the reply).
 	SemopUs float64 `yaml:"semop_us"`
 }
 

@@ -13,8 +13,8 @@
 // Calibrated parameters (everything else comes from hardware.yaml, the
 // paper's text, or is an assumption stated at its field):
 //
-//	semop_us        335  <- Figure 1 (750 us short-message latency)
-//	cache_flush_us  38   <- Figure 5 (80 us short, 120 us with two locks)
+//	semop_us        680  <- Figure 1 (750 us short-message latency)
+//	cache_flush_us  40   <- Figure 5 (80 us short, 120 us with two locks)
 //
 // The per-packet software overhead of MPICH is a constant of stacks/mpich,
 // calibrated to Figure 6 at 0 bytes.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/workloads"
 	"gopkg.in/yaml.v3"
 )
@@ -143,5 +144,24 @@ func TestBadParams(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %s: got %v, want an error naming %s", tc.stack, tc.workload, err, tc.want)
 		}
+	}
+}
+
+// A flipped byte is reported with its rank, offset and time.
+func TestVerifyNamesOffset(t *testing.T) {
+	e := sim.NewEngine(1)
+	comms, err := Open(e, spec(t, "{}", "{}"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, _ := comms[1].Buffer(5000)
+	fill(buf.Bytes(), 7, 0, 3)
+	if _, ok := verify(buf, stacks.Status{Source: 0, Tag: 1, Len: 5000}, 7, 0, 1, 1, 5000, 3, sim.Micro(12)); !ok {
+		t.Fatal("a correct delivery failed verification")
+	}
+	buf.Bytes()[1234] ^= 0x40
+	f, ok := verify(buf, stacks.Status{Source: 0, Tag: 1, Len: 5000}, 7, 0, 1, 1, 5000, 3, sim.Micro(12))
+	if ok || f.Kind != workloads.Corruption || !strings.Contains(f.Detail, "rank 1 at 12us") || !strings.Contains(f.Detail, "byte offset 1234") {
+		t.Fatalf("got %v", f)
 	}
 }
