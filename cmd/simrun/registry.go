@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/msgsim/msgsim/workloads"
+	"github.com/msgsim/msgsim/workloads/collective"
 	"github.com/msgsim/msgsim/workloads/litmus"
 	"github.com/msgsim/msgsim/workloads/pingpong"
 )
@@ -10,8 +11,15 @@ import (
 // one line per workload.
 func runners() map[string]workloads.Runner {
 	return map[string]workloads.Runner{
-		"litmus":   litmus.Run,
-		"pingpong": pingpong.Run,
+		"litmus":        litmus.Run,
+		"pingpong":      pingpong.Run,
+		"onetoall":      collective.RunOneToAll,
+		"alltoone":      collective.RunAllToOne,
+		"alltoall":      collective.RunAllToAll,
+		"bcast":         collective.RunBcast,
+		"reduce":        collective.RunReduce,
+		"word-latency":  collective.RunLatency,
+		"pattern-table": collective.RunTable,
 	}
 }
 
@@ -20,7 +28,14 @@ func runners() map[string]workloads.Runner {
 // simrun validate calls it. Add one line per workload that has one.
 func checkers() map[string]func(workloads.Spec) error {
 	return map[string]func(workloads.Spec) error{
-		"litmus":   litmus.Check,
-		"pingpong": pingpong.Check,
+		"litmus":        litmus.Check,
+		"pingpong":      pingpong.Check,
+		"onetoall":      collective.Check("onetoall"),
+		"alltoone":      collective.Check("alltoone"),
+		"alltoall":      collective.Check("alltoall"),
+		"bcast":         collective.Check("bcast"),
+		"reduce":        collective.Check("reduce"),
+		"word-latency":  collective.Check("latency"),
+		"pattern-table": collective.Check("table"),
 	}
 }

@@ -90,7 +90,7 @@ type Params struct {
 	// paper's asynchronous curves change behaviour near 8K bytes, section 5).
 	SlotBytes int `yaml:"slot_bytes"`
 	// RetryUs is a blocked asynchronous sender's first back-off before it
-	// reads the receiver's register again (doubling up to 64 times). Not
+	// reads the receiver's register again (doubling up to 256 times). Not
 	// given in the paper; assumed.
 	RetryUs float64 `yaml:"retry_us"`
 }

@@ -33,7 +33,7 @@ const (
 	slotDone     = 1
 	slotReceived = 2
 
-	maxBackoff = 64 // a blocked sender's back-off grows to 64 times RetryUs
+	maxBackoff = 256 // a blocked sender's back-off grows to 256 times RetryUs
 )
 
 // piece is a message piece in the sent-but-not-yet-received list: its
@@ -54,6 +54,7 @@ type asyncState struct {
 	watch     []mem.Addr   // the pool's flag words, for spin-waits
 	resets    int
 	copyOuts  int
+	low       int // every buffer below low has been received
 }
 
 func newAsync(x *PE, params Params) (*asyncState, error) {
@@ -144,27 +145,38 @@ func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) e
 	x.m.Put(p, x.rank, dst, rslot+hdrBytes, data.Addr, data.Len)
 	x.m.Quiet(p, x.rank)
 	h := x.stage.Addr + 32
-	x.cpu.Store(p, h, 8, slotDone)
-	x.cpu.Store(p, h+8, 8, uint64(uint32(x.rank))|uint64(uint32(int32(tag)))<<32)
-	x.cpu.Store(p, h+16, 8, uint64(total))
-	x.cpu.Store(p, h+24, 8, uint64(uint32(off))|uint64(uint32(data.Len))<<32)
+	x.storeWords(p, h, slotDone, uint64(uint32(x.rank))|uint64(uint32(int32(tag)))<<32,
+		uint64(total), uint64(uint32(off))|uint64(uint32(data.Len))<<32)
 	x.m.Put(p, x.rank, dst, rslot, h, hdrBytes)
 	return nil
 }
 
 // readHeader loads pool buffer i's header (uncached: remote puts wrote it).
 func (x *PE) readHeader(p *sim.Proc, i int) (flag uint64, pc piece) {
+	x.cpu.LoadUncached(p, x.async.slot(i), 8)
+	flag, pc = x.peekHeader(i)
+	if flag == slotDone {
+		x.cpu.Compute(p, 3*x.uncachedCycles())
+	}
+	return flag, pc
+}
+
+// uncachedCycles is the cost of one uncached load.
+func (x *PE) uncachedCycles() float64 { return x.cpu.Config().Costs.UncachedLoadCycles }
+
+// peekHeader decodes pool buffer i's header from memory without timing;
+// the callers charge the uncached loads that read it.
+func (x *PE) peekHeader(i int) (flag uint64, pc piece) {
 	s := x.async.slot(i)
-	flag = x.cpu.LoadUncached(p, s, 8)
+	m := x.async.pool.Mem
+	flag = m.Load64(s)
 	if flag != slotDone {
 		return flag, piece{}
 	}
-	w := x.cpu.LoadUncached(p, s+8, 8)
-	total := x.cpu.LoadUncached(p, s+16, 8)
-	w2 := x.cpu.LoadUncached(p, s+24, 8)
+	w, total, w2 := m.Load64(s+8), m.Load64(s+16), m.Load64(s+24)
 	pc = piece{src: int(uint32(w)), tag: int(int32(uint32(w >> 32))), total: int(total),
 		off: int(uint32(w2)), n: int(uint32(w2 >> 32)),
-		data: mem.Region{Mem: x.async.pool.Mem, Addr: s + hdrBytes, Len: int(uint32(w2 >> 32))}}
+		data: mem.Region{Mem: m, Addr: s + hdrBytes, Len: int(uint32(w2 >> 32))}}
 	return flag, pc
 }
 
@@ -203,6 +215,7 @@ func (x *PE) checkOverflow(p *sim.Proc) error {
 		x.cpu.Store(p, a.slot(i), 8, slotEmpty)
 	}
 	a.fim.SetFetchInc(p, x.rank, 0)
+	a.low = 0
 	a.resets++
 	return nil
 }
@@ -280,16 +293,34 @@ func (r *recvReq) progress(p *sim.Proc) (bool, error) {
 		if found {
 			continue
 		}
+		// Scan the buffers handed out so far, from the first one not yet
+		// received: one uncached load of each flag and three more for the
+		// header of each DONE buffer, charged as one stretch of time.
 		handed := min(int(a.fim.ReadFetchInc(p, x.rank)), a.slots)
-		for i := 0; i < handed && !found; i++ {
-			x.cpu.Compute(p, scanCycles)
-			flag, pc := x.readHeader(p, i)
-			if flag == slotDone && r.matches(pc) {
+		loads, scanned := 0, 0
+		for i := a.low; i < handed && !found; i++ {
+			scanned++
+			loads++
+			flag, pc := x.peekHeader(i)
+			if flag == slotReceived && i == a.low {
+				a.low++
+			}
+			if flag != slotDone {
+				continue
+			}
+			loads += 3
+			if r.matches(pc) {
+				x.cpu.Compute(p, float64(loads)*x.uncachedCycles()+float64(scanned)*scanCycles)
+				loads, scanned = 0, 0
 				r.take(p, pc)
 				x.cpu.Store(p, a.slot(i), 8, slotReceived)
+				if i == a.low {
+					a.low++
+				}
 				found = true
 			}
 		}
+		x.cpu.Compute(p, float64(loads)*x.uncachedCycles()+float64(scanned)*scanCycles)
 		if !found {
 			return false, nil
 		}
@@ -367,4 +398,15 @@ func (x *PE) Isend(p *sim.Proc, buf mem.Region, dst, tag int) (stacks.Request, e
 // Irecv is AsyncRecv.
 func (x *PE) Irecv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Request, error) {
 	return x.AsyncRecv(p, buf, src, tag)
+}
+
+// storeWords stores consecutive 8-byte words at a in the PE's (private,
+// unwatched) staging memory: the same as one CPU store per word, charged as
+// one stretch of time so that building a header is one event, not four.
+func (x *PE) storeWords(p *sim.Proc, a mem.Addr, words ...uint64) {
+	m := x.stage.Mem
+	for i, w := range words {
+		m.Store64(a+mem.Addr(8*i), w)
+	}
+	x.cpu.Compute(p, float64(len(words))*x.cpu.Config().Costs.StoreCycles)
 }

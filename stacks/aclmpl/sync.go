@@ -32,8 +32,7 @@ const (
 // postRequest builds the 16-byte request block for a receive from src into
 // buf and puts it into src's request array (the receiver's first step).
 func (x *PE) postRequest(p *sim.Proc, src int, buf mem.Region) {
-	x.cpu.Store(p, x.stage.Addr, 8, uint64(buf.Addr))
-	x.cpu.Store(p, x.stage.Addr+8, 8, uint64(uint32(buf.Len))|flagRequest<<32)
+	x.storeWords(p, x.stage.Addr, uint64(buf.Addr), uint64(uint32(buf.Len))|flagRequest<<32)
 	x.m.Put(p, x.rank, src, x.lib.pes[src].reqs.Addr+mem.Addr(x.rank*reqBytes), x.stage.Addr, reqBytes)
 }
 

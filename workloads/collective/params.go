@@ -1,13 +1,14 @@
 // Package collective holds the six benchmark cases of papers/aclmpl-t3d.txt
 // section 5, run over a messaging system on a T3D partition:
 //
-//	onetoall   PE 0 sends a message to every other PE      throughput, MB/s
-//	alltoone   every other PE sends a message to PE 0      throughput, MB/s
-//	alltoall   every PE sends a message to every other PE  throughput per PE, MB/s
-//	bcast      broadcast from PE 0                         time, s
-//	reduce     reduction of int64 sums into PE 0           time, s
-//	latency    one-word ping-pong between PEs 0 and 1      latency (half round trip), us
-//	table      the first five at one size and partition (Table 2)
+//	onetoall   PE 0 sends a message to every other PE      throughput_MBps
+//	alltoone   every other PE sends a message to PE 0      throughput_MBps
+//	alltoall   every PE sends a message to every other PE  throughput_MBps (per PE)
+//	bcast      broadcast from PE 0                         time_s
+//	reduce     reduction of int64 sums into PE 0           time_s
+//	latency    one-word ping-pong between PEs 0 and 1      latency_us (half round trip)
+//	table      the first five at one size and partition (Table 2): metrics
+//	           alltoall_MBps, alltoone_MBps, onetoall_MBps, bcast_s, reduce_s
 //
 // Throughput is the bytes a PE sends (alltoall, onetoall) or receives
 // (alltoone) divided by the time between two hardware barriers around the

@@ -146,8 +146,8 @@ func Check(kind string) func(workloads.Spec) error {
 }
 
 var metrics = map[string]struct{ metric, unit string }{
-	"onetoall": {"throughput", "MB/s"}, "alltoone": {"throughput", "MB/s"}, "alltoall": {"throughput", "MB/s"},
-	"bcast": {"time", "s"}, "reduce": {"time", "s"}, "latency": {"latency", "us"},
+	"onetoall": {"throughput_MBps", "MB/s"}, "alltoone": {"throughput_MBps", "MB/s"}, "alltoall": {"throughput_MBps", "MB/s"},
+	"bcast": {"time_s", "s"}, "reduce": {"time_s", "s"}, "latency": {"latency_us", "us"},
 }
 
 func sweep(s workloads.Spec, kind string) (workloads.Result, error) {
@@ -196,7 +196,7 @@ func sweep(s workloads.Spec, kind string) (workloads.Result, error) {
 				}
 				metric := metrics[c].metric
 				if kind == "table" {
-					metric = c
+					metric = c + "_" + map[string]string{"MB/s": "MBps", "s": "s"}[unit]
 				}
 				res.Rows = append(res.Rows, report.Row{Series: s.Series, XName: xname, X: x, Metric: metric, Value: v, Unit: unit})
 				if s.Progress != nil {
