@@ -420,9 +420,11 @@ func (pt *point) reduce(p *sim.Proc, pe int) error {
 	if err != nil {
 		return err
 	}
-	scratch, err := pt.sys.buffer(pe, pt.n)
-	if err != nil {
-		return err
+	var scratch mem.Region
+	if pt.sys.acl == nil || pt.sys.mode != ModeSync { // ACLMPL has its own
+		if scratch, err = pt.sys.buffer(pe, pt.n); err != nil {
+			return err
+		}
 	}
 	copy(buf.Bytes(), pt.window(pe))
 	pt.barrier(p, pe, true)
