@@ -288,8 +288,16 @@ func (pt *point) oneToAll(p *sim.Proc, pe int) error {
 		y.m.Quiet(p, 0)
 	case y.shmem():
 	case pe == 0 && y.mode == ModeAsync:
+		reqs := make([]stacks.Request, 0, pt.pes)
 		for d := 1; d < pt.pes; d++ {
-			if _, err := y.comms[0].Isend(p, send, d, 0); err != nil {
+			r, err := y.comms[0].Isend(p, send, d, 0)
+			if err != nil {
+				return err
+			}
+			reqs = append(reqs, r)
+		}
+		for _, r := range reqs {
+			if _, err := r.Wait(p); err != nil {
 				return err
 			}
 		}

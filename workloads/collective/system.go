@@ -8,6 +8,7 @@ import (
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/stacks/aclmpl"
+	"github.com/msgsim/msgsim/stacks/t3dmpi"
 	"github.com/msgsim/msgsim/workloads"
 )
 
@@ -55,14 +56,14 @@ func openSystem(eng *sim.Engine, s workloads.Spec, params Params, pes int) (*sys
 		if err := checkNoParams(s, stackField); err != nil {
 			return nil, err
 		}
-	case "mpich":
+	case t3dmpi.Name:
 		comms, err := openMPI(m, s)
 		if err != nil {
 			return nil, err
 		}
 		sys.comms = comms
 	default:
-		return nil, fmt.Errorf("%s: stack %q: workload %s runs over %q, %q or \"mpich\"", s.File, s.Stack.Name, s.Workload.Name, aclmpl.Name, StackShmem)
+		return nil, fmt.Errorf("%s: stack %q: workload %s runs over %q, %q or %q", s.File, s.Stack.Name, s.Workload.Name, aclmpl.Name, StackShmem, t3dmpi.Name)
 	}
 	if params.Reduce == ReduceBinarySwap && (sys.acl == nil || params.Mode != ModeSync) {
 		return nil, fmt.Errorf("%s: %s: reduce binary-swap is an ACLMPL synchronous algorithm (stack aclmpl, mode sync)", s.File, s.Workload.ParamsField("workload"))
