@@ -145,7 +145,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", badParam}, exitUsage, "badparam.yaml:4:22: field workload.params.modle: unknown field \"modle\" (did you mean \"model\"?)"},
 		{[]string{"validate", badParam}, exitFailed, "badparam.yaml:4:22: field workload.params.modle"},
 		{[]string{"validate", badTop}, exitFailed, "badtop.yaml:2:1: field seeds: unknown field \"seeds\""},
-		{[]string{"run", badWork}, exitUsage, "field workload.name: unknown workload \"nosuch\"; workloads: litmus"},
+		{[]string{"run", badWork}, exitUsage, "field workload.name: unknown workload \"nosuch\"; workloads: "},
 		{[]string{"validate", useModel}, exitFailed, "model.yaml:2:15: field cache.ways: cache.ways must be positive"},
 		{[]string{"run", "no-such-scenario"}, exitUsage, "no such built-in scenario; built-ins: litmus-mp"},
 		{[]string{"run"}, exitUsage, "expected 1 argument(s), got 0"},

@@ -57,7 +57,11 @@ func (c *cache) fill(m *Memory, line uint64) int {
 	c.clock++
 	c.tags[victim] = line + 1
 	c.used[victim] = c.clock
-	m.Read(Addr(line<<c.shift), c.slot(victim))
+	// A line may extend past the end of allocated memory: fill what exists.
+	a, slot := Addr(line<<c.shift), c.slot(victim)
+	n := max(0, min(len(slot), m.Used()-int(a)))
+	m.Read(a, slot[:n])
+	clear(slot[n:])
 	return victim
 }
 

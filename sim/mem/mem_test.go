@@ -254,3 +254,20 @@ func BenchmarkLoadHit(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+func TestCacheFillAtEndOfMemory(t *testing.T) {
+	cfg, _ := Builtin("noncoherent")
+	e := sim.NewEngine(1)
+	m := NewMemory("n", 0)
+	seg, _ := m.Alloc("tiny", 8, 8) // smaller than a cache line
+	c, _ := NewCPU(e, "c", m, cfg)
+	m.Store64(seg.Addr(0), 5)
+	e.Spawn("p", func(p *sim.Proc) {
+		if v := c.Load(p, seg.Addr(0), 8); v != 5 {
+			t.Errorf("got %d", v)
+		}
+	})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+}
