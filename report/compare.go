@@ -84,7 +84,7 @@ func WriteSummary(w io.Writer, comparisons []Comparison) error {
 		r := c.Reference
 		sim, errs := "missing", "-"
 		if c.Found {
-			sim = FormatFloat(c.Simulated)
+			sim = Short(c.Simulated)
 			errs = fmt.Sprintf("%+.1f%%", 100*c.RelErr)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",

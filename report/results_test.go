@@ -136,3 +136,21 @@ func TestWriteJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteTable(t *testing.T) {
+	var r Results
+	r.Add("sync", "bytes", 1024, "MBps", 29.31234, "MB/s")
+	r.Add("mpi", "bytes", 1024, "MBps", 12.1, "MB/s")
+	r.Add("sync", "bytes", 8, "MBps", 3, "MB/s")
+	r.Add("sync", "bytes", 8, "latency_us", 4.5, "us")
+	var b strings.Builder
+	if err := WriteTable(&b, r, "MBps"); err != nil {
+		t.Fatal(err)
+	}
+	want := "MBps (MB/s) \\ bytes  8  1024\n" +
+		"sync                 3  29.312\n" +
+		"mpi                  -  12.1\n"
+	if b.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -143,6 +143,10 @@ func summarize(s *scenarios.Scenario, runs []seriesRun, rows report.Results, cmp
 	for _, r := range runs {
 		fmt.Fprintf(&b, "  %-24s %4d rows  %10d events  %v simulated\n", r.spec.Series, len(r.res.Rows), r.res.Events, r.res.SimTime)
 	}
+	if t := tables(rows); t != "" {
+		fmt.Fprintln(&b, "Results:")
+		b.WriteString(t)
+	}
 	if len(cmps) > 0 {
 		fmt.Fprintln(&b, "References (paper vs simulated):")
 		var t bytes.Buffer
@@ -173,5 +177,31 @@ func summarize(s *scenarios.Scenario, runs []seriesRun, rows report.Results, cmp
 	}
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "Result: %s\n", v.message)
+	return b.String()
+}
+
+// maxTableColumns is the most x values a metric may have for the summary
+// to print it as a table (a paper's table, not a curve).
+const maxTableColumns = 8
+
+// tables renders, indented, every metric with few x values as a table of
+// series by x; curves are left to the CSV and the figures.
+func tables(rows report.Results) string {
+	var b strings.Builder
+	for _, m := range rows.Metrics() {
+		mr := rows.ByMetric(m)
+		xs := map[float64]bool{}
+		for _, r := range mr {
+			xs[r.X] = true
+		}
+		if len(xs) > maxTableColumns {
+			continue
+		}
+		var t bytes.Buffer
+		report.WriteTable(&t, mr, m)
+		for _, l := range strings.Split(strings.TrimSuffix(t.String(), "\n"), "\n") {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+	}
 	return b.String()
 }
