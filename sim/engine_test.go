@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -249,5 +250,32 @@ func TestSleepDoesNotOvertakeEqualTimeEvents(t *testing.T) {
 	}
 	if got := fmt.Sprint(log); got != "[callback@10 p@10 p@15]" {
 		t.Fatalf("got %s", got)
+	}
+}
+
+func TestFromFloat(t *testing.T) {
+	cases := []struct {
+		v    float64
+		want Time
+		err  string
+	}{
+		{1.5, 1500 * Nanosecond, ""},
+		{0, 0, ""},
+		{-1, 0, "negative"},
+		{1e30, 0, "too large"},
+		{math.Inf(1), 0, "not a finite"},
+		{math.NaN(), 0, "not a finite"},
+	}
+	for _, c := range cases {
+		got, err := FromFloat(c.v, Microsecond)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("FromFloat(%g): got %v, want error %q", c.v, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("FromFloat(%g) = %v, %v; want %v", c.v, got, err, c.want)
+		}
 	}
 }

@@ -80,3 +80,18 @@ func TransferTime(n int, bytesPerSecond float64) Time {
 	}
 	return Time(math.Ceil(float64(n) * float64(Second) / bytesPerSecond))
 }
+
+// FromFloat converts v units (sim.Microsecond, sim.Nanosecond...) to Time,
+// rejecting values that are not finite, are negative or do not fit: for
+// parameters read from a scenario.
+func FromFloat(v float64, unit Time) (Time, error) {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, fmt.Errorf("%g is not a finite number", v)
+	case v < 0:
+		return 0, fmt.Errorf("%g must not be negative", v)
+	case v*float64(unit) >= float64(math.MaxInt64/2):
+		return 0, fmt.Errorf("%g is too large (simulated time is limited to %v)", v, Time(math.MaxInt64/2))
+	}
+	return Time(math.Round(v * float64(unit))), nil
+}

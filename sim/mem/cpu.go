@@ -331,3 +331,14 @@ func (c *CPU) spinReason(reason string, watch []Addr) (string, bool) {
 	}
 	return reason, false
 }
+
+// Peek reads the bytes at a into b as this CPU's program would see them
+// (through its cache, possibly stale, and its own buffered stores) without
+// timing or any effect on the cache: for workloads verifying what the
+// application received, so that a stale line shows up as corruption.
+func (c *CPU) Peek(a Addr, b []byte) { c.view(a, b, false) }
+
+// Poke writes b at a as this CPU's program would, made visible at once and
+// without timing: for workloads filling their buffers before they are sent.
+// The CPU's own cached copies are updated, other CPUs' are not.
+func (c *CPU) Poke(a Addr, b []byte) { c.writeThrough(a, b) }

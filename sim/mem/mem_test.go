@@ -271,3 +271,28 @@ func TestCacheFillAtEndOfMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestPeekSeesWhatTheProgramSees(t *testing.T) {
+	e, m, cpus, seg := setup(t, "noncoherent", 2)
+	x := seg.Addr(0)
+	e.Spawn("p", func(p *sim.Proc) {
+		cpus[0].Load(p, x, 8) // caches the line
+		m.Store64(x, 9)       // another agent writes memory
+		var b [8]byte
+		cpus[0].Peek(x, b[:])
+		if b[0] != 0 {
+			t.Error("Peek did not read the stale cached copy")
+		}
+		cpus[1].Peek(x, b[:])
+		if b[0] != 9 {
+			t.Error("Peek on an uncaching CPU did not read memory")
+		}
+		cpus[0].Poke(x, []byte{7})
+		if cpus[0].Load(p, x, 1) != 7 || m.Bytes(x, 1)[0] != 7 {
+			t.Error("Poke did not update memory and the own cache")
+		}
+	})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+}
