@@ -35,7 +35,7 @@ const (
 const (
 	sNew    = iota // envelope not yet sent
 	sWaitOK        // rendezvous: request sent, waiting for ok-to-send
-	sData          // rendezvous: moving segments through the pool
+	sData          // rendezvous: moving segments through the pool (or one put)
 	sFlush         // everything queued; done when the last packet leaves
 )
 
@@ -51,13 +51,16 @@ type request struct {
 	status stacks.Status
 	err    error
 
-	state int    // send
-	rreq  uint64 // send: the receiver's request (rendezvous)
-	sent  int    // send: bytes put into the pool so far
-	got   int    // receive: bytes copied out so far (rendezvous)
+	state int      // send
+	rreq  uint64   // send: the receiver's request (rendezvous)
+	sent  int      // send: bytes put into the pool so far
+	got   int      // receive: bytes copied out so far (rendezvous)
+	dst   mem.Addr // send, direct rendezvous: the receive buffer
+	dn    int      // send, direct rendezvous: how much of the message it takes
 
-	hdr header     // unexpected: its envelope packet
-	pkt mem.Region // unexpected short: the packet holding the data
+	hdr  header     // unexpected: its envelope packet
+	pkt  mem.Region // unexpected short: the packet holding the data
+	copy mem.Region // unexpected eager, copied out of per-sender data memory
 }
 
 // outPkt is a control packet waiting to be sent, in order, to one process.
@@ -74,7 +77,11 @@ type Rank struct {
 	w          *World
 	rank       int
 	dev        Device
-	s          *shm
+	cpu        *mem.CPU
+	direct     DirectData // dev, if it can put into the receive buffer
+	room       RoomWaiter // dev, if it signals free room
+	perSender  bool       // dev's data memory is one buffer per sender
+	copyFree   []mem.Region
 	sendPkt    mem.Region // where outgoing packets are built
 	pktFree    []mem.Region
 	posted     []*request
@@ -109,17 +116,22 @@ func (st *Stats) count(kind int) {
 		st.RTS++
 	case pktOK:
 		st.OK++
-	case pktData:
+	case pktData, pktFin:
 		st.Data++
 	}
 }
 
-func newRank(w *World, i int, dev Device, s *shm) (*Rank, error) {
-	n := w.m.Procs()
-	r := &Rank{w: w, rank: i, dev: dev, s: s, out: make([][]outPkt, n), reqs: map[uint64]*request{},
+func newRank(w *World, i int, dev Device) (*Rank, error) {
+	n := w.host.Procs()
+	r := &Rank{w: w, rank: i, dev: dev, cpu: w.host.CPU(i), out: make([][]outPkt, n), reqs: map[uint64]*request{},
 		seqOut: make([]uint64, n), seqIn: make([]uint64, n), blocked: make([]bool, n)}
+	r.direct, _ = dev.(DirectData)
+	r.room, _ = dev.(RoomWaiter)
+	if ps, ok := dev.(PerSenderData); ok {
+		r.perSender = ps.DataPerSender()
+	}
 	var err error
-	r.sendPkt, err = w.m.Private(i, "mpich packet", roundUp(HeaderBytes+w.params.ShortBytes))
+	r.sendPkt, err = w.host.Private(i, "mpich packet", roundUp(HeaderBytes+w.params.ShortBytes))
 	return r, err
 }
 
@@ -135,7 +147,7 @@ func (r *Rank) Device() Device { return r.dev }
 // Buffer allocates n bytes of the process's private memory.
 func (r *Rank) Buffer(n int) (mem.Region, error) {
 	r.nbuf++
-	return r.w.m.Private(r.rank, fmt.Sprintf("buffer%d", r.nbuf), n)
+	return r.w.host.Private(r.rank, fmt.Sprintf("buffer%d", r.nbuf), n)
 }
 
 // Send is MPI_Send: it returns when buf may be reused.
@@ -187,6 +199,10 @@ func (r *Rank) Irecv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Request,
 	for i, u := range r.unexpected {
 		if q.matches(u.hdr) {
 			r.unexpected = append(r.unexpected[:i], r.unexpected[i+1:]...)
+			if u.copy.Mem != nil {
+				r.deliverCopy(p, q, u)
+				return q, nil
+			}
 			err := r.deliver(p, q, u.hdr, u.pkt)
 			if u.pkt.Len > 0 {
 				r.pktFree = append(r.pktFree, u.pkt)
@@ -221,8 +237,9 @@ func (q *request) Test(p *sim.Proc) (bool, stacks.Status, error) {
 }
 
 // waitUntil runs the progress engine until done: polling for packets,
-// backing off when a slot, queue or the pool is full, and otherwise
-// spinning until a packet arrives.
+// backing off when a slot, queue or the pool is full (or, with a device
+// that signals free room, spinning until room or a packet comes), and
+// otherwise spinning until a packet arrives.
 func (r *Rank) waitUntil(p *sim.Proc, done func() bool) error {
 	backoff := backoffMin
 	for !done() {
@@ -233,6 +250,8 @@ func (r *Rank) waitUntil(p *sim.Proc, done func() bool) error {
 		switch {
 		case done() || did:
 			backoff = backoffMin
+		case retry && r.room != nil:
+			r.room.WaitRoom(p)
 		case retry:
 			p.Sleep(backoff)
 			backoff = min(2*backoff, backoffMax)
@@ -311,7 +330,7 @@ func (r *Rank) startSends(p *sim.Proc) (did, retry bool, err error) {
 					r.blocked[q.peer], retry = true, true
 					continue
 				}
-				r.dev.PutData(p, data, q.buf)
+				r.dev.PutData(p, q.peer, data, q.buf)
 				h.kind, h.addr, h.n = pktEager, data.Addr, n
 				r.enqueue(q.peer, outPkt{h: h, req: q, last: true})
 				q.state = sFlush
@@ -322,6 +341,19 @@ func (r *Rank) startSends(p *sim.Proc) (did, retry bool, err error) {
 			}
 			did = true
 		case sData:
+			if r.direct != nil {
+				// Direct rendezvous: put the message into the receive
+				// buffer the ok-to-send named, then say so.
+				if err := r.direct.PutDirect(p, q.peer, q.dst, q.buf.Slice(0, q.dn)); err != nil {
+					return false, false, err
+				}
+				h := header{kind: pktFin, tag: q.tag, len: n, sreq: q.id, rreq: q.rreq, addr: q.dst, n: q.dn}
+				q.sent = n
+				r.enqueue(q.peer, outPkt{h: h, req: q, last: true})
+				q.state = sFlush
+				did = true
+				continue
+			}
 			for q.sent < n {
 				rem := n - q.sent
 				data, ok, err := r.dev.AllocData(p, q.peer, min(rem, minSegment, r.dev.DataCapacity()), rem)
@@ -332,7 +364,7 @@ func (r *Rank) startSends(p *sim.Proc) (did, retry bool, err error) {
 					retry = true
 					break
 				}
-				r.dev.PutData(p, data, q.buf.Slice(q.sent, data.Len))
+				r.dev.PutData(p, q.peer, data, q.buf.Slice(q.sent, data.Len))
 				h := header{kind: pktData, tag: q.tag, len: n, sreq: q.id, rreq: q.rreq, addr: data.Addr, off: q.sent, n: data.Len}
 				q.sent += data.Len
 				r.enqueue(q.peer, outPkt{h: h, req: q, last: q.sent == n})
@@ -377,14 +409,14 @@ func (r *Rank) flush(p *sim.Proc) (did, retry bool, err error) {
 // (and its inline data with memcpy), after the software work of the send
 // path, and returns its size: the packet Figure 3 hands to PKT_COPYIN.
 func (r *Rank) build(p *sim.Proc, o *outPkt) int {
-	c := r.s.cpu
+	c := r.cpu
 	c.Compute(p, packetCycles)
 	for i, v := range o.h.words() {
 		c.Store(p, r.sendPkt.Addr+mem.Addr(8*i), 8, v)
 	}
 	size := HeaderBytes
 	if o.h.kind == pktShort && o.data.Len > 0 {
-		r.w.m.Memcpy(p, r.rank, r.sendPkt.Addr+HeaderBytes, o.data.Addr, o.data.Len)
+		r.w.host.Memcpy(p, r.rank, r.sendPkt.Addr+HeaderBytes, o.data.Addr, o.data.Len)
 		size += o.data.Len
 	}
 	return size
@@ -412,7 +444,7 @@ func (r *Rank) pktBuf() (mem.Region, error) {
 		r.pktFree = r.pktFree[:n-1]
 		return b, nil
 	}
-	return r.w.m.Private(r.rank, "mpich packet", roundUp(HeaderBytes+r.w.params.ShortBytes))
+	return r.w.host.Private(r.rank, "mpich packet", roundUp(HeaderBytes+r.w.params.ShortBytes))
 }
 
 // readIncoming reads and handles every packet that has arrived.
@@ -438,7 +470,7 @@ func (r *Rank) readIncoming(p *sim.Proc) (bool, error) {
 				What: fmt.Sprintf("holds sequence number %d, expected %d (a stale or lost packet)", h.seq, r.seqIn[from]+1)}
 		}
 		r.seqIn[from]++
-		r.s.cpu.Compute(p, packetCycles)
+		r.cpu.Compute(p, packetCycles)
 		keep, err := r.handle(p, h, pkt)
 		if err != nil {
 			return did, err
@@ -461,8 +493,13 @@ func (r *Rank) handle(p *sim.Proc, h header, pkt mem.Region) (keep bool, err err
 			}
 		}
 		u := &request{hdr: h}
-		if h.kind == pktShort {
+		switch {
+		case h.kind == pktShort:
 			u.pkt, keep = pkt, true
+		case h.kind == pktEager && r.perSender:
+			if err := r.copyUnexpected(p, u); err != nil {
+				return false, err
+			}
 		}
 		r.unexpected = append(r.unexpected, u)
 		return keep, nil
@@ -473,6 +510,15 @@ func (r *Rank) handle(p *sim.Proc, h header, pkt mem.Region) (keep bool, err err
 				What: fmt.Sprintf("answers send request %d, which awaits no ok-to-send", h.sreq)}
 		}
 		q.rreq, q.state = h.rreq, sData
+		q.dst, q.dn = h.addr, min(h.n, q.buf.Len)
+		return false, nil
+	case pktFin:
+		q := r.reqs[h.rreq]
+		if q == nil || r.direct == nil {
+			return false, &CorruptionError{Rank: r.rank, From: h.src, Offset: 8 * wRreq, At: p.Now(),
+				What: fmt.Sprintf("announces data put into receive request %d, which is not waiting", h.rreq)}
+		}
+		r.complete(q, q.status, q.err)
 		return false, nil
 	case pktData:
 		q := r.reqs[h.rreq]
@@ -518,7 +564,7 @@ func (r *Rank) deliver(p *sim.Proc, q *request, h header, pkt mem.Region) error 
 	switch h.kind {
 	case pktShort:
 		if n > 0 {
-			r.w.m.Memcpy(p, r.rank, q.buf.Addr, pkt.Addr+HeaderBytes, n)
+			r.w.host.Memcpy(p, r.rank, q.buf.Addr, pkt.Addr+HeaderBytes, n)
 		}
 		r.complete(q, st, trunc)
 	case pktEager:
@@ -533,7 +579,56 @@ func (r *Rank) deliver(p *sim.Proc, q *request, h header, pkt mem.Region) error 
 	case pktRTS:
 		q.status, q.err = st, trunc
 		r.reqs[q.id] = q
-		r.enqueue(h.src, outPkt{h: header{kind: pktOK, sreq: h.sreq, rreq: q.id}})
+		ok := header{kind: pktOK, sreq: h.sreq, rreq: q.id}
+		if r.direct != nil { // name the receive buffer for the sender's put
+			ok.addr, ok.n = q.buf.Addr, n
+		}
+		r.enqueue(h.src, outPkt{h: ok})
 	}
 	return nil
+}
+
+// copyUnexpected copies the data of an unexpected eager message out of the
+// device's per-sender data memory into a private buffer and frees that
+// memory at once: otherwise the sender's next eager message would wait for
+// a receive that may be posted only after it (two processes sending to
+// each other before receiving would wait for each other for ever).
+func (r *Rank) copyUnexpected(p *sim.Proc, u *request) error {
+	n := u.hdr.n
+	var b mem.Region
+	for i, f := range r.copyFree {
+		if f.Len >= n {
+			b = f
+			r.copyFree = append(r.copyFree[:i], r.copyFree[i+1:]...)
+			break
+		}
+	}
+	if b.Mem == nil {
+		var err error
+		if b, err = r.w.host.Private(r.rank, "mpich unexpected", max(n, r.w.params.ShortBytes)); err != nil {
+			return fmt.Errorf("mpich: rank %d: buffer for an unexpected message: %w", r.rank, err)
+		}
+	}
+	data := r.dev.DataAt(u.hdr.addr, n)
+	r.dev.GetData(p, b.Slice(0, n), data)
+	u.copy = b
+	return r.dev.FreeData(p, data)
+}
+
+// deliverCopy completes receive q with the unexpected eager message u,
+// copied out earlier.
+func (r *Rank) deliverCopy(p *sim.Proc, q *request, u *request) {
+	h := u.hdr
+	st := stacks.Status{Source: h.src, Tag: h.tag, Len: h.len}
+	var trunc error
+	n := h.len
+	if n > q.buf.Len {
+		trunc = fmt.Errorf("mpich: rank %d: message of %d bytes from rank %d (tag %d) truncated to the %d-byte receive buffer", r.rank, h.len, h.src, h.tag, q.buf.Len)
+		n = q.buf.Len
+	}
+	if n > 0 {
+		r.w.host.Memcpy(p, r.rank, q.buf.Addr, u.copy.Addr, n)
+	}
+	r.copyFree = append(r.copyFree, u.copy)
+	r.complete(q, st, trunc)
 }

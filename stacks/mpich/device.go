@@ -26,9 +26,13 @@ import (
 // its address in a packet; the receiver copies out (GetData) and gives it
 // back (FreeData). AllocData may return less than asked (at least min) so
 // that long messages move in segments, or nothing when no memory is free
-// now (the caller retries later). A put-based device (the T3D) can
-// implement the same contract with memory in the receiver's address space
-// and puts for PutData.
+// now (the caller retries later). A put-based device (ch_t3d) implements
+// the same contract with memory in the receiver's address space and puts
+// for PutData.
+//
+// Optional capabilities a device may add: DirectData (rendezvous data put
+// straight into the receive buffer), RoomWaiter (the progress engine spins
+// until room frees up instead of backing off) and PerSenderData.
 type Device interface {
 	// Name is the device's MPICH name (ch_shmem, ch_lfshmem, ...).
 	Name() string
@@ -47,10 +51,40 @@ type Device interface {
 	DataCapacity() int
 	// DataAt is the region a packet names by address and length.
 	DataAt(a mem.Addr, n int) mem.Region
-	// PutData copies src into data (the sender's side).
-	PutData(p *sim.Proc, data, src mem.Region)
+	// PutData copies src into data, memory AllocData returned for dest
+	// (the sender's side); the data is visible to dest on return.
+	PutData(p *sim.Proc, dest int, data, src mem.Region)
 	// GetData copies data into dst (the receiver's side).
 	GetData(p *sim.Proc, dst, data mem.Region)
 	// FreeData gives data back once it has been copied out.
 	FreeData(p *sim.Proc, data mem.Region) error
+}
+
+// DirectData is an optional Device capability: the sender can write into
+// the receiver's memory (a one-sided put). The rendezvous protocol then
+// moves a long message straight into the receive buffer: the ok-to-send
+// names the buffer, the sender puts the data there with PutDirect and
+// sends a fin packet; no data memory is allocated.
+type DirectData interface {
+	// PutDirect copies src to address dst in dest's memory and returns
+	// once it is delivered there.
+	PutDirect(p *sim.Proc, dest int, dst mem.Addr, src mem.Region) error
+}
+
+// RoomWaiter is an optional Device capability: a receiver tells a sender
+// that room is free again (a consumed packet slot, a released data buffer)
+// by writing a word into the sender's own memory, so a sender that could
+// not send spins on those words instead of backing off blindly.
+type RoomWaiter interface {
+	// WaitRoom blocks until room may have been freed or a packet may have
+	// arrived.
+	WaitRoom(p *sim.Proc)
+}
+
+// PerSenderData is an optional Device property: DataPerSender reports that
+// the device's data memory is one buffer per sender at each receiver, so
+// the protocol layer copies an unexpected eager message out at once and
+// frees its buffer.
+type PerSenderData interface {
+	DataPerSender() bool
 }

@@ -57,7 +57,7 @@ func (d *lfshmem) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 		if !d.readyIsSet(p, slot) { // PKT_READY_IS_SET(slots[i][myid].ready)
 			continue
 		}
-		if err := copyOut(p, d.shm, pkt, slot, i, d.sh.procs, d.sh.slotBytes); err != nil {
+		if err := copyOut(p, d.m, d.rank, pkt, slot, i, d.sh.procs, d.sh.slotBytes); err != nil {
 			return i, false, err
 		}
 		d.readySet(p, slot, 0) // the slot is empty again
@@ -82,28 +82,31 @@ func (d *lfshmem) WaitControl(p *sim.Proc) {
 func (d *lfshmem) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, error) {
 	return d.sh.pool.alloc(p, d.shm, min, n)
 }
-func (d *lfshmem) DataCapacity() int                         { return d.sh.pool.capacity() }
-func (d *lfshmem) DataAt(a mem.Addr, n int) mem.Region       { return dataAt(d.shm, a, n) }
-func (d *lfshmem) PutData(p *sim.Proc, data, src mem.Region) { putData(p, d.shm, data, src) }
+func (d *lfshmem) DataCapacity() int                   { return d.sh.pool.capacity() }
+func (d *lfshmem) DataAt(a mem.Addr, n int) mem.Region { return dataAt(d.shm, a, n) }
+func (d *lfshmem) PutData(p *sim.Proc, dest int, data, src mem.Region) {
+	putData(p, d.shm, data, src)
+}
 func (d *lfshmem) GetData(p *sim.Proc, dst, data mem.Region) { getData(p, d.shm, dst, data) }
 func (d *lfshmem) FreeData(p *sim.Proc, data mem.Region) error {
 	return d.sh.pool.free(p, d.shm, data)
 }
 
 // copyOut copies the packet in a slot (header, then its inline data) into
-// the private buffer pkt with vector moves, which bypass the cache.
-func copyOut(p *sim.Proc, s *shm, pkt mem.Region, slot mem.Addr, from, procs, slotBytes int) error {
-	s.m.Memcpy(p, s.rank, pkt.Addr, slot, HeaderBytes)
-	h, err := decode(pkt, s.rank, from, procs, p.Now())
+// the private buffer pkt with the machine's memcpy (on the SX-4, vector
+// moves, which bypass the cache).
+func copyOut(p *sim.Proc, m Machine, rank int, pkt mem.Region, slot mem.Addr, from, procs, slotBytes int) error {
+	m.Memcpy(p, rank, pkt.Addr, slot, HeaderBytes)
+	h, err := decode(pkt, rank, from, procs, p.Now())
 	if err != nil {
 		return err
 	}
 	if h.kind == pktShort {
 		if h.len < 0 || HeaderBytes+h.len > slotBytes {
-			return &CorruptionError{Rank: s.rank, From: h.src, Offset: 8 * wLen, At: p.Now(),
+			return &CorruptionError{Rank: rank, From: h.src, Offset: 8 * wLen, At: p.Now(),
 				What: fmt.Sprintf("gives a short-message length of %d bytes (stale contents)", h.len)}
 		}
-		s.m.Memcpy(p, s.rank, pkt.Addr+HeaderBytes, slot+HeaderBytes, h.len)
+		m.Memcpy(p, rank, pkt.Addr+HeaderBytes, slot+HeaderBytes, h.len)
 	}
 	return nil
 }

@@ -15,10 +15,11 @@ const (
 	pktRTS              // rendezvous: request to send (envelope)
 	pktOK               // rendezvous: the receive is posted, send the data
 	pktData             // rendezvous: one segment of data in the shared pool
+	pktFin              // rendezvous: the data has been put into the receive buffer (direct devices)
 	pktKinds
 )
 
-var kindNames = [...]string{"?", "short", "eager", "request-to-send", "ok-to-send", "data"}
+var kindNames = [...]string{"?", "short", "eager", "request-to-send", "ok-to-send", "data", "fin"}
 
 // Control packet layout: 8-byte little-endian words, the ready word first
 // (Figure 3 sets pkt->ready = 0 and copies the whole packet into the slot),
@@ -51,8 +52,8 @@ type header struct {
 	tag        int
 	len        int
 	sreq, rreq uint64
-	addr       mem.Addr // pool data (eager, data)
-	off, n     int      // segment of the message (data)
+	addr       mem.Addr // data memory (eager, data), or the receive buffer (ok-to-send, fin: direct devices)
+	off, n     int      // segment of the message (data); the receive buffer's length (ok-to-send)
 }
 
 func (h *header) words() [hdrWords]uint64 {

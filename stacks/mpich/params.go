@@ -2,6 +2,8 @@ package mpich
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"gopkg.in/yaml.v3"
@@ -11,13 +13,16 @@ import (
 const (
 	DeviceShmem   = "ch_shmem"   // per-process packet queues guarded by locks (section 3)
 	DeviceLFShmem = "ch_lfshmem" // p(p-1) single-writer packet slots (section 5)
+	DeviceT3D     = "ch_t3d"     // the same slots in each receiver's memory, filled by one-sided puts (T3D)
 	LockSysV      = "sysv"       // System V semaphores (section 4)
 	LockTAS       = "tas"        // test-and-set locks (section 6)
 )
 
 // Params configures the stack (stack.params in a scenario).
 type Params struct {
-	// Device is ch_shmem or ch_lfshmem.
+	// Device is ch_shmem or ch_lfshmem (machine sx4), or ch_t3d (machine
+	// t3d). The defaults of the other fields depend on it: see
+	// DefaultParamsFor.
 	Device string `yaml:"device"`
 	// Lock guards the ch_shmem queues and the shared data pool: sysv or tas.
 	Lock string `yaml:"lock"`
@@ -26,7 +31,10 @@ type Params struct {
 	ShortBytes int `yaml:"short_bytes"`
 	// EagerBytes: messages up to this length are sent at once through the
 	// shared pool ("the default is 128K bytes", section 3); longer ones use
-	// the rendezvous protocol.
+	// the rendezvous protocol. ch_t3d keeps one eager buffer of this size
+	// per sender in every process's memory, which must fit the T3D's
+	// memory on 128 PEs: 16 KB assumed there (the default of the former
+	// stacks/t3dmpi).
 	EagerBytes int `yaml:"eager_bytes"`
 	// SharedMemoryBytes is the System V shared memory the device requests:
 	// packet queues or slots plus the data pool. 4 MB is MPICH's default
@@ -40,13 +48,35 @@ type Params struct {
 	// QueuePackets is the length of each ch_shmem incoming packet queue.
 	// MPICH's value is not in the paper; 16 assumed (ping-pong never fills it).
 	QueuePackets int `yaml:"queue_packets"`
+	// RingPackets is the number of packet slots each sender has in a
+	// receiver's memory (ch_t3d only): the lock-free single-writer slot of
+	// section 5, made a short ring so that a sender may have a packet in
+	// flight while the previous one is read. Assumed 2 (the former
+	// stacks/t3dmpi's value).
+	RingPackets int `yaml:"ring_packets"`
 	// Fences: the NEC synchronization in PKT_COPYIN / PKT_READY_SET and in
-	// lock release. Turning it off is for teaching (sx4-lockfree-nofence).
+	// lock release; with ch_t3d, the quiet (wait for every put to be
+	// delivered) between the data and the header that marks it ready.
+	// Turning it off is for teaching (sx4-lockfree-nofence).
 	Fences bool `yaml:"fences"`
-	// ReadyBitCached reads the ready bit (and queue tail) through the
-	// non-coherent cache instead of PKT_READY_IS_SET: for teaching
+	// ReadyBitCached reads the ready bit (and queue tail, or with ch_t3d
+	// the ready words and credits) through the non-coherent cache instead
+	// of PKT_READY_IS_SET or an uncached load: for teaching
 	// (sx4-spin-cached).
 	ReadyBitCached bool `yaml:"ready_bit_cached"`
+}
+
+// deviceOnly lists the params that only some devices use: setting one for
+// another device is an error.
+var deviceOnly = []struct {
+	field   string
+	devices []string
+}{
+	{"lock", []string{DeviceShmem, DeviceLFShmem}},
+	{"shared_memory_bytes", []string{DeviceShmem, DeviceLFShmem}},
+	{"slot_procs", []string{DeviceLFShmem}},
+	{"queue_packets", []string{DeviceShmem}},
+	{"ring_packets", []string{DeviceT3D}},
 }
 
 // DefaultParams is the paper's final version (Figure 6).
@@ -55,15 +85,26 @@ func DefaultParams() Params {
 		Device: DeviceLFShmem, Lock: LockTAS,
 		ShortBytes: 1024, EagerBytes: 128 * 1024,
 		SharedMemoryBytes: 4 << 20, SlotProcs: 32, QueuePackets: 16,
-		Fences: true,
+		RingPackets: 2, Fences: true,
 	}
+}
+
+// DefaultParamsFor is the default configuration of a device: DefaultParams
+// with the device set, and for ch_t3d its own eager_bytes (16 KB).
+func DefaultParamsFor(device string) Params {
+	p := DefaultParams()
+	p.Device = device
+	if device == DeviceT3D {
+		p.EagerBytes = 16 << 10
+	}
+	return p
 }
 
 // Validate names the first bad parameter.
 func (p Params) Validate(procs int) error {
 	switch {
-	case p.Device != DeviceShmem && p.Device != DeviceLFShmem:
-		return fmt.Errorf("mpich: device must be %q or %q, got %q", DeviceShmem, DeviceLFShmem, p.Device)
+	case p.Device != DeviceShmem && p.Device != DeviceLFShmem && p.Device != DeviceT3D:
+		return fmt.Errorf("mpich: device must be %q, %q or %q, got %q", DeviceShmem, DeviceLFShmem, DeviceT3D, p.Device)
 	case p.Lock != LockSysV && p.Lock != LockTAS:
 		return fmt.Errorf("mpich: lock must be %q or %q, got %q", LockSysV, LockTAS, p.Lock)
 	case p.ShortBytes < 1:
@@ -72,6 +113,8 @@ func (p Params) Validate(procs int) error {
 		return fmt.Errorf("mpich: eager_bytes (%d) must be at least short_bytes (%d)", p.EagerBytes, p.ShortBytes)
 	case p.QueuePackets < 1:
 		return fmt.Errorf("mpich: queue_packets must be at least 1, got %d", p.QueuePackets)
+	case p.RingPackets < 1:
+		return fmt.Errorf("mpich: ring_packets must be at least 1, got %d", p.RingPackets)
 	case p.Device == DeviceLFShmem && p.SlotProcs < procs:
 		return fmt.Errorf("mpich: slot_procs (%d) is smaller than the number of processes (%d)", p.SlotProcs, procs)
 	case p.SharedMemoryBytes <= 0:
@@ -80,11 +123,29 @@ func (p Params) Validate(procs int) error {
 	return nil
 }
 
-// ParamsFromYAML decodes stack.params over the defaults.
+// ParamsFromYAML decodes stack.params over the defaults of the device it
+// names.
 func ParamsFromYAML(file string, node *yaml.Node) (Params, error) {
+	return ParamsFromYAMLAt(file, "stack.params", node)
+}
+
+// ParamsFromYAMLAt is ParamsFromYAML for params at the YAML path field
+// (e.g. "series[2].stack.params"). Errors name file, line and field.
+func ParamsFromYAMLAt(file, field string, node *yaml.Node) (Params, error) {
 	p := DefaultParams()
-	if err := strictyaml.DecodeAt(file, "stack.params", node, &p); err != nil {
+	if err := strictyaml.DecodeAt(file, field, node, &p); err != nil {
 		return Params{}, err
+	}
+	if p.Device != DefaultParams().Device {
+		p = DefaultParamsFor(p.Device)
+		if err := strictyaml.DecodeAt(file, field, node, &p); err != nil {
+			return Params{}, err
+		}
+	}
+	for _, o := range deviceOnly {
+		if n := strictyaml.Find(node, o.field); n != nil && !slices.Contains(o.devices, p.Device) {
+			return Params{}, strictyaml.Errorf(file, n, field+"."+o.field, "device %s does not use it (only %s does)", p.Device, strings.Join(o.devices, " and "))
+		}
 	}
 	return p, nil
 }

@@ -1,6 +1,8 @@
 package mpich
 
 import (
+	"fmt"
+
 	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -27,6 +29,71 @@ type SharedMemory interface {
 }
 
 const sharedMemoryCapability = "System V shared memory with the NEC synchronization routines, test-and-set and semaphores (stacks/mpich.SharedMemory)"
+
+// newSharedMemoryDevices sets up ch_shmem or ch_lfshmem on m: it creates
+// the System V segment, lays out the device's queues or slots and the data
+// pool in it, and the locks; it returns each process's device.
+func newSharedMemoryDevices(mach machines.Machine, params Params) (Machine, []Device, error) {
+	m, err := machines.Require[SharedMemory](mach, "mpich "+params.Device, sharedMemoryCapability)
+	if err != nil {
+		return nil, nil, err
+	}
+	procs := m.Procs()
+	if err := params.Validate(procs); err != nil {
+		return nil, nil, err
+	}
+	seg, err := m.ShmGet("mpich", params.SharedMemoryBytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mpich: shared_memory_bytes %d: %w", params.SharedMemoryBytes, err)
+	}
+	slotBytes := roundUp(HeaderBytes + params.ShortBytes)
+	const line = 128
+	var lf *lfShared
+	var sq *shmemShared
+	next := seg.Base
+	switch params.Device {
+	case DeviceLFShmem:
+		lf = &lfShared{slots: next, slotBytes: slotBytes, dim: params.SlotProcs, procs: procs}
+		next += mem.Addr(params.SlotProcs * params.SlotProcs * slotBytes)
+	case DeviceShmem:
+		sq = &shmemShared{slotBytes: slotBytes, depth: params.QueuePackets, procs: procs}
+		for i := 0; i < procs; i++ {
+			q := queue{tail: next, head: next + line, ring: next + 3*line}
+			q.lk = newLock(m, params.Lock, fmt.Sprintf("queue%d", i), next+2*line)
+			sq.queues = append(sq.queues, q)
+			next = q.ring + mem.Addr(params.QueuePackets*slotBytes)
+		}
+	}
+	poolLock := newLock(m, params.Lock, "pool", next)
+	next += line
+	poolSize := int(seg.End()) - int(next)
+	if poolSize < 4*blockHdr {
+		return nil, nil, fmt.Errorf("mpich: shared_memory_bytes %d leaves no room for the data pool after the %s packet %s (%d bytes)",
+			params.SharedMemoryBytes, params.Device, map[bool]string{true: "slots", false: "queues"}[lf != nil], int(next-seg.Base))
+	}
+	pool, err := newPool(m.Memory(), next, poolSize, poolLock)
+	if err != nil {
+		return nil, nil, err
+	}
+	devs := make([]Device, procs)
+	for i := range devs {
+		s := &shm{m: m, rank: i, cpu: m.CPU(i), fences: params.Fences, cached: params.ReadyBitCached}
+		if lf != nil {
+			lf.pool = pool
+			d := &lfshmem{shm: s, sh: lf}
+			for j := 0; j < procs; j++ {
+				if j != i {
+					d.watch = append(d.watch, lf.slot(i, j))
+				}
+			}
+			devs[i] = d
+		} else {
+			sq.pool = pool
+			devs[i] = &shmem{shm: s, sh: sq}
+		}
+	}
+	return m, devs, nil
+}
 
 // shm is the per-process view of the shared-memory machine that the
 // devices use: the routines with this process's rank bound, and the

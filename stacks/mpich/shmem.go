@@ -64,7 +64,7 @@ func (d *shmem) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 		return 0, false, nil
 	}
 	slot := q.ring + mem.Addr(int(d.head%uint64(d.sh.depth))*d.sh.slotBytes)
-	if err := copyOut(p, d.shm, pkt, slot, -1, d.sh.procs, d.sh.slotBytes); err != nil {
+	if err := copyOut(p, d.m, d.rank, pkt, slot, -1, d.sh.procs, d.sh.slotBytes); err != nil {
 		return -1, false, err
 	}
 	d.head++
@@ -84,9 +84,11 @@ func (d *shmem) WaitControl(p *sim.Proc) {
 func (d *shmem) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, error) {
 	return d.sh.pool.alloc(p, d.shm, min, n)
 }
-func (d *shmem) DataCapacity() int                         { return d.sh.pool.capacity() }
-func (d *shmem) DataAt(a mem.Addr, n int) mem.Region       { return dataAt(d.shm, a, n) }
-func (d *shmem) PutData(p *sim.Proc, data, src mem.Region) { putData(p, d.shm, data, src) }
+func (d *shmem) DataCapacity() int                   { return d.sh.pool.capacity() }
+func (d *shmem) DataAt(a mem.Addr, n int) mem.Region { return dataAt(d.shm, a, n) }
+func (d *shmem) PutData(p *sim.Proc, dest int, data, src mem.Region) {
+	putData(p, d.shm, data, src)
+}
 func (d *shmem) GetData(p *sim.Proc, dst, data mem.Region) { getData(p, d.shm, dst, data) }
 func (d *shmem) FreeData(p *sim.Proc, data mem.Region) error {
 	return d.sh.pool.free(p, d.shm, data)

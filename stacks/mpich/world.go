@@ -5,8 +5,8 @@ import (
 
 	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/machines/sx4"
+	"github.com/msgsim/msgsim/machines/t3d"
 	"github.com/msgsim/msgsim/sim"
-	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
 	"gopkg.in/yaml.v3"
 )
@@ -14,79 +14,38 @@ import (
 // Name is the stack's name in scenarios.
 const Name = "mpich"
 
-// World is MPI_COMM_WORLD: one Rank per process of the machine, sharing
-// the device's System V shared memory.
+// World is MPI_COMM_WORLD: one Rank per process of the machine, each over
+// its own instance of the device.
 type World struct {
-	m      SharedMemory
+	host   Machine
 	params Params
-	seg    mem.Segment
 	ranks  []*Rank
-	pool   *pool
 }
 
-// NewWorld initializes MPICH on every process of m (MPI_Init): it creates
-// the shared segment, lays out the device's queues or slots and the data
-// pool in it, and the locks.
+// NewWorld initializes MPICH on every process of mach (MPI_Init) with the
+// device params.Device: ch_shmem and ch_lfshmem need the SharedMemory
+// capability (machines/sx4), ch_t3d the T3D capability (machines/t3d); a
+// machine without it gives a *machines.MissingCapability error.
 func NewWorld(mach machines.Machine, params Params) (*World, error) {
-	m, err := machines.Require[SharedMemory](mach, "mpich "+params.Device, sharedMemoryCapability)
-	if err != nil {
-		return nil, err
-	}
-	procs := m.Procs()
-	if err := params.Validate(procs); err != nil {
-		return nil, err
-	}
-	seg, err := m.ShmGet("mpich", params.SharedMemoryBytes)
-	if err != nil {
-		return nil, fmt.Errorf("mpich: shared_memory_bytes %d: %w", params.SharedMemoryBytes, err)
-	}
-	w := &World{m: m, params: params, seg: seg}
-	slotBytes := roundUp(HeaderBytes + params.ShortBytes)
-	const line = 128
-	var lf *lfShared
-	var sq *shmemShared
-	next := seg.Base
+	var (
+		host Machine
+		devs []Device
+		err  error
+	)
 	switch params.Device {
-	case DeviceLFShmem:
-		lf = &lfShared{slots: next, slotBytes: slotBytes, dim: params.SlotProcs, procs: procs}
-		next += mem.Addr(params.SlotProcs * params.SlotProcs * slotBytes)
-	case DeviceShmem:
-		sq = &shmemShared{slotBytes: slotBytes, depth: params.QueuePackets, procs: procs}
-		for i := 0; i < procs; i++ {
-			q := queue{tail: next, head: next + line, ring: next + 3*line}
-			q.lk = newLock(m, params.Lock, fmt.Sprintf("queue%d", i), next+2*line)
-			sq.queues = append(sq.queues, q)
-			next = q.ring + mem.Addr(params.QueuePackets*slotBytes)
-		}
+	case DeviceShmem, DeviceLFShmem:
+		host, devs, err = newSharedMemoryDevices(mach, params)
+	case DeviceT3D:
+		host, devs, err = newT3DDevices(mach, params)
+	default:
+		err = params.Validate(mach.Procs())
 	}
-	poolLock := newLock(m, params.Lock, "pool", next)
-	next += line
-	poolSize := int(seg.End()) - int(next)
-	if poolSize < 4*blockHdr {
-		return nil, fmt.Errorf("mpich: shared_memory_bytes %d leaves no room for the data pool after the %s packet %s (%d bytes)",
-			params.SharedMemoryBytes, params.Device, map[bool]string{true: "slots", false: "queues"}[lf != nil], int(next-seg.Base))
-	}
-	w.pool, err = newPool(m.Memory(), next, poolSize, poolLock)
 	if err != nil {
 		return nil, err
 	}
-	for i := 0; i < procs; i++ {
-		s := &shm{m: m, rank: i, cpu: m.CPU(i), fences: params.Fences, cached: params.ReadyBitCached}
-		var dev Device
-		if lf != nil {
-			lf.pool = w.pool
-			d := &lfshmem{shm: s, sh: lf}
-			for j := 0; j < procs; j++ {
-				if j != i {
-					d.watch = append(d.watch, lf.slot(i, j))
-				}
-			}
-			dev = d
-		} else {
-			sq.pool = w.pool
-			dev = &shmem{shm: s, sh: sq}
-		}
-		r, err := newRank(w, i, dev, s)
+	w := &World{host: host, params: params}
+	for i, dev := range devs {
+		r, err := newRank(w, i, dev)
 		if err != nil {
 			return nil, err
 		}
@@ -95,9 +54,11 @@ func NewWorld(mach machines.Machine, params Params) (*World, error) {
 	return w, nil
 }
 
-// PoolBytes is the largest block of message data the shared pool can hold:
-// longer messages move in several segments.
-func (w *World) PoolBytes() int { return w.pool.capacity() }
+// PoolBytes is the largest block of message data the device can hand out
+// at once (the shared pool of ch_shmem and ch_lfshmem, a per-sender eager
+// buffer of ch_t3d): longer messages move in several segments or, with
+// ch_t3d, straight into the receive buffer.
+func (w *World) PoolBytes() int { return w.ranks[0].dev.DataCapacity() }
 
 // Rank is process i's communicator.
 func (w *World) Rank(i int) *Rank { return w.ranks[i] }
@@ -125,8 +86,15 @@ func Open(eng *sim.Engine, file, machineName string, machineParams, stackParams 
 	switch machineName {
 	case sx4.Name:
 		m, err = sx4.FromYAML(eng, file, machineParams, procs)
+	case t3d.Name:
+		var mp t3d.Params
+		if mp, err = t3d.ParseParams(file, "machine.params", machineParams); err == nil {
+			if m, err = t3d.New(eng, procs, mp); err != nil {
+				err = fmt.Errorf("%s: machine.params: %w", file, err)
+			}
+		}
 	default:
-		return nil, fmt.Errorf("%s: mpich's shared-memory devices run on machine %q only, not %q", file, sx4.Name, machineName)
+		return nil, fmt.Errorf("%s: mpich runs on machine %q (devices %s, %s) or %q (device %s), not %q", file, sx4.Name, DeviceShmem, DeviceLFShmem, t3d.Name, DeviceT3D, machineName)
 	}
 	if err != nil {
 		return nil, err

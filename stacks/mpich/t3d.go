@@ -1,0 +1,336 @@
+package mpich
+
+import (
+	"fmt"
+
+	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+)
+
+// T3D is what ch_t3d needs from a machine: each PE's CPU and local memory,
+// one-sided puts of a block and of a word into another PE's memory, and
+// quiet (wait until every put issued is delivered). machines/t3d.Machine
+// provides it.
+type T3D interface {
+	machines.Machine
+	CPU(pe int) *mem.CPU
+	Alloc(pe int, name string, n int) (mem.Region, error)
+	Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int)
+	PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64)
+	Quiet(p *sim.Proc, pe int)
+}
+
+const t3dCapability = "per-PE memory with one-sided put and quiet (stacks/mpich.T3D: shmem_put, shmem_quiet)"
+
+// pollCycles is the loop overhead per sender ring the receiver examines
+// while scanning for packets (the uncached load of the ring's ready word is
+// charged as a load). Assumed (4 cycles of compare and branch, the former
+// stacks/t3dmpi's value).
+const pollCycles = 4
+
+// ctlBytes is the control block a process keeps for each peer, written by
+// that peer's puts: [0,8) packets the peer has consumed from this process's
+// ring (its credit), [8,16) eager buffers it has released.
+const ctlBytes = 16
+
+// t3dHost is the protocol layer's Machine on a T3D: private memory is the
+// PE's local memory, memcpy the PE's scalar copy (about 170 MB/s).
+type t3dHost struct{ T3D }
+
+func (h t3dHost) Private(rank int, name string, n int) (mem.Region, error) {
+	return h.Alloc(rank, name, n)
+}
+
+func (h t3dHost) Memcpy(p *sim.Proc, rank int, dst, src mem.Addr, n int) {
+	h.CPU(rank).Memcpy(p, dst, src, n)
+}
+
+// t3dLayout is where ch_t3d's memory lies in every PE: the packet rings
+// (per sender, ring_packets slots), the eager buffers (per sender) and the
+// control blocks (per peer).
+type t3dLayout struct {
+	procs, ring, slotBytes, eagerBytes int
+	rings, eager, ctl                  []mem.Addr // base in each PE
+}
+
+// slot is slot k (mod ring) of sender from's ring in PE to's memory.
+func (l *t3dLayout) slot(to, from int, k uint64) mem.Addr {
+	return l.rings[to] + mem.Addr((from*l.ring+int(k%uint64(l.ring)))*l.slotBytes)
+}
+
+// eagerBuf is sender from's eager buffer in PE to's memory.
+func (l *t3dLayout) eagerBuf(to, from int) mem.Addr {
+	return l.eager[to] + mem.Addr(from*l.eagerBytes)
+}
+
+// credit is the word in PE at's memory counting the packets peer has
+// consumed from at; released (credit+8) counts the eager buffers peer has
+// released.
+func (l *t3dLayout) credit(at, peer int) mem.Addr { return l.ctl[at] + mem.Addr(peer*ctlBytes) }
+
+// t3dDevice is ch_t3d for one PE: section 5's lock-free single-writer slots
+// (p x (p-1) of them, here a short ring per ordered pair) placed in the
+// receiver's memory and filled with one-sided puts. The sender puts a
+// packet's inline data into its slot at the receiver, waits for delivery
+// (quiet), then puts the header whose ready word, the packet's number,
+// marks the slot full. The receiver scans the next slot of every sender's
+// ring with uncached loads (remote puts leave its cache stale), copies a
+// packet out and puts the consumed count back into the sender's memory: the
+// sender's credit. Eager data goes by put into a buffer the receiver keeps
+// for each sender, released by a put of a count; rendezvous data by put
+// straight into the receive buffer (DirectData).
+type t3dDevice struct {
+	m      T3D
+	rank   int
+	cpu    *mem.CPU
+	l      *t3dLayout
+	fences bool
+	cached bool
+
+	sent, recvd []uint64 // packets sent to each PE, consumed from each PE
+	esent, erel []uint64 // eager buffers used at each PE, released to each PE
+	next        int      // the sender whose ring the scan looks at first
+	uncached    float64  // cycles of an uncached load
+	watchPkts   []mem.Addr
+	watchAll    []mem.Addr
+	seen        []uint64 // control words when WaitRoom started
+}
+
+// newT3DDevices sets up ch_t3d on every PE of mach.
+func newT3DDevices(mach machines.Machine, params Params) (Machine, []Device, error) {
+	m, err := machines.Require[T3D](mach, "mpich "+params.Device, t3dCapability)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := m.Procs()
+	if err := params.Validate(n); err != nil {
+		return nil, nil, err
+	}
+	l := &t3dLayout{procs: n, ring: params.RingPackets, slotBytes: roundUp(HeaderBytes + params.ShortBytes),
+		eagerBytes: params.EagerBytes}
+	for i := 0; i < n; i++ {
+		rings, err := m.Alloc(i, "mpich.rings", n*l.ring*l.slotBytes)
+		if err != nil {
+			return nil, nil, fmt.Errorf("mpich %s: PE %d: packet rings (ring_packets %d): %w", DeviceT3D, i, l.ring, err)
+		}
+		eager, err := m.Alloc(i, "mpich.eager", n*l.eagerBytes)
+		if err != nil {
+			return nil, nil, fmt.Errorf("mpich %s: PE %d: eager buffers (eager_bytes %d per sender): %w", DeviceT3D, i, l.eagerBytes, err)
+		}
+		ctl, err := m.Alloc(i, "mpich.control", n*ctlBytes)
+		if err != nil {
+			return nil, nil, fmt.Errorf("mpich %s: PE %d: control blocks: %w", DeviceT3D, i, err)
+		}
+		l.rings, l.eager, l.ctl = append(l.rings, rings.Addr), append(l.eager, eager.Addr), append(l.ctl, ctl.Addr)
+	}
+	devs := make([]Device, n)
+	for i := range devs {
+		d := &t3dDevice{m: m, rank: i, cpu: m.CPU(i), l: l, fences: params.Fences, cached: params.ReadyBitCached,
+			sent: make([]uint64, n), recvd: make([]uint64, n), esent: make([]uint64, n), erel: make([]uint64, n),
+			seen: make([]uint64, 2*n)}
+		d.uncached = d.cpu.Config().Costs.UncachedLoadCycles
+		for s := 0; s < n; s++ {
+			if s == i {
+				continue
+			}
+			for k := 0; k < l.ring; k++ {
+				d.watchPkts = append(d.watchPkts, l.slot(i, s, uint64(k)))
+			}
+		}
+		d.watchAll = append(d.watchAll, d.watchPkts...)
+		for q := 0; q < n; q++ {
+			if q != i {
+				d.watchAll = append(d.watchAll, l.credit(i, q), l.credit(i, q)+8)
+			}
+		}
+		devs[i] = d
+	}
+	return t3dHost{m}, devs, nil
+}
+
+func (d *t3dDevice) Name() string { return DeviceT3D }
+
+// load reads a word another PE writes by put: uncached, or for teaching
+// through the non-coherent cache.
+func (d *t3dDevice) load(p *sim.Proc, a mem.Addr) uint64 {
+	if d.cached {
+		return d.cpu.Load(p, a, 8)
+	}
+	return d.cpu.LoadUncached(p, a, 8)
+}
+
+// peek reads a ready word during a scan; the scan charges its uncached
+// loads together (charge), so that scanning 127 rings is not 127 events.
+func (d *t3dDevice) peek(p *sim.Proc, a mem.Addr) uint64 {
+	if d.cached {
+		return d.cpu.Load(p, a, 8)
+	}
+	return d.cpu.Memory().Load64(a)
+}
+
+// charge is the time of a scan that looked at loads rings.
+func (d *t3dDevice) charge(p *sim.Proc, loads int) {
+	if loads == 0 {
+		return
+	}
+	per := float64(pollCycles)
+	if !d.cached {
+		per += d.uncached
+	}
+	d.cpu.Compute(p, float64(loads)*per)
+}
+
+// quiet waits until every put is delivered (when fences are on).
+func (d *t3dDevice) quiet(p *sim.Proc) {
+	if d.fences {
+		d.m.Quiet(p, d.rank)
+	}
+}
+
+// SendControl puts the packet into the next slot of this PE's ring at
+// dest, if dest has consumed enough packets for one to be free (else false:
+// the caller waits for room): the inline data first, quiet, then the
+// header with its ready word set to the packet's number.
+func (d *t3dDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int) (bool, error) {
+	credit := d.load(p, d.l.credit(d.rank, dest))
+	if d.sent[dest]-credit >= uint64(d.l.ring) {
+		return false, nil
+	}
+	slot := d.l.slot(dest, d.rank, d.sent[dest])
+	if size > HeaderBytes {
+		d.m.Put(p, d.rank, dest, slot+HeaderBytes, pkt.Addr+HeaderBytes, size-HeaderBytes)
+		d.quiet(p)
+	}
+	d.sent[dest]++
+	d.cpu.Store(p, pkt.Addr+8*wReady, 8, d.sent[dest])
+	d.m.Put(p, d.rank, dest, slot, pkt.Addr, HeaderBytes)
+	return true, nil
+}
+
+// ready reports whether sender s's next packet is in its slot.
+func (d *t3dDevice) ready(p *sim.Proc, s int) bool {
+	return d.peek(p, d.l.slot(d.rank, s, d.recvd[s])) == d.recvd[s]+1
+}
+
+// ReadControl scans the next slot of each sender's ring, starting after the
+// sender it last read from; it copies the first full one out, and puts the
+// new consumed count (the credit) into the sender's memory.
+func (d *t3dDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
+	n, loads := d.l.procs, 0
+	for i := 0; i < n; i++ {
+		s := (d.next + i) % n
+		if s == d.rank {
+			continue
+		}
+		loads++
+		if !d.ready(p, s) {
+			continue
+		}
+		d.charge(p, loads)
+		d.next = (s + 1) % n
+		slot := d.l.slot(d.rank, s, d.recvd[s])
+		if err := copyOut(p, t3dHost{d.m}, d.rank, pkt, slot, s, n, d.l.slotBytes); err != nil {
+			return s, false, err
+		}
+		d.recvd[s]++
+		d.m.PutWord(p, d.rank, s, d.l.credit(s, d.rank), d.recvd[s])
+		return s, true, nil
+	}
+	d.charge(p, loads)
+	return 0, false, nil
+}
+
+// arrived reports whether any sender's next packet is in its slot.
+func (d *t3dDevice) arrived(p *sim.Proc) bool {
+	for s := 0; s < d.l.procs; s++ {
+		if s != d.rank && d.ready(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// WaitControl spins until a packet is in one of this PE's rings (the poll
+// that finds it is charged by ReadControl's scan).
+func (d *t3dDevice) WaitControl(p *sim.Proc) {
+	d.cpu.SpinUntil(p, fmt.Sprintf("rank %d: waiting for a packet (%s rings)", d.rank, DeviceT3D),
+		func() bool { return d.arrived(p) }, d.watchPkts...)
+}
+
+// WaitRoom spins until a packet arrives or a peer puts a new credit or
+// eager release count into this PE's control blocks.
+func (d *t3dDevice) WaitRoom(p *sim.Proc) {
+	mm := d.cpu.Memory()
+	for q := 0; q < d.l.procs; q++ {
+		d.seen[2*q], d.seen[2*q+1] = mm.Load64(d.l.credit(d.rank, q)), mm.Load64(d.l.credit(d.rank, q)+8)
+	}
+	d.cpu.SpinUntil(p, fmt.Sprintf("rank %d: waiting for a free packet slot or eager buffer (%s credits)", d.rank, DeviceT3D), func() bool {
+		for q := 0; q < d.l.procs; q++ {
+			if mm.Load64(d.l.credit(d.rank, q)) != d.seen[2*q] || mm.Load64(d.l.credit(d.rank, q)+8) != d.seen[2*q+1] {
+				return true
+			}
+		}
+		return d.arrived(p)
+	}, d.watchAll...)
+}
+
+// AllocData returns this PE's eager buffer at dest once dest has released
+// its previous use.
+func (d *t3dDevice) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, error) {
+	n = max(0, n)
+	if n > d.l.eagerBytes {
+		if min > d.l.eagerBytes {
+			return mem.Region{}, false, fmt.Errorf("mpich %s: rank %d: %d bytes of data asked for, the eager buffer holds %d", DeviceT3D, d.rank, min, d.l.eagerBytes)
+		}
+		n = d.l.eagerBytes
+	}
+	if d.esent[dest] != d.load(p, d.l.credit(d.rank, dest)+8) {
+		return mem.Region{}, false, nil
+	}
+	d.esent[dest]++
+	return mem.Region{Addr: d.l.eagerBuf(dest, d.rank), Len: n}, true, nil
+}
+
+// DataCapacity is the size of an eager buffer.
+func (d *t3dDevice) DataCapacity() int { return d.l.eagerBytes }
+
+// DataAt is eager data in this PE's memory.
+func (d *t3dDevice) DataAt(a mem.Addr, n int) mem.Region {
+	return mem.Region{Mem: d.cpu.Memory(), Addr: a, Len: n}
+}
+
+// PutData puts src into the eager buffer at dest and waits for delivery.
+func (d *t3dDevice) PutData(p *sim.Proc, dest int, data, src mem.Region) {
+	d.m.Put(p, d.rank, dest, data.Addr, src.Addr, src.Len)
+	d.quiet(p)
+}
+
+// GetData copies eager data out of this PE's buffer with memcpy.
+func (d *t3dDevice) GetData(p *sim.Proc, dst, data mem.Region) {
+	d.cpu.Memcpy(p, dst.Addr, data.Addr, data.Len)
+}
+
+// FreeData releases a sender's eager buffer: a put of the new released
+// count into the sender's control block.
+func (d *t3dDevice) FreeData(p *sim.Proc, data mem.Region) error {
+	off := int(data.Addr - d.l.eager[d.rank])
+	s := off / d.l.eagerBytes
+	if data.Addr < d.l.eager[d.rank] || s >= d.l.procs || s == d.rank || off%d.l.eagerBytes != 0 {
+		return fmt.Errorf("mpich %s: rank %d frees %#x, which is no sender's eager buffer", DeviceT3D, d.rank, data.Addr)
+	}
+	d.erel[s]++
+	d.m.PutWord(p, d.rank, s, d.l.credit(s, d.rank)+8, d.erel[s])
+	return nil
+}
+
+// PutDirect puts a rendezvous message straight into the receive buffer
+// at dest and waits for its delivery.
+func (d *t3dDevice) PutDirect(p *sim.Proc, dest int, dst mem.Addr, src mem.Region) error {
+	d.m.Put(p, d.rank, dest, dst, src.Addr, src.Len)
+	d.quiet(p)
+	return nil
+}
+
+// DataPerSender: each sender has one eager buffer at each receiver.
+func (d *t3dDevice) DataPerSender() bool { return true }
