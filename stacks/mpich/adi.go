@@ -9,14 +9,17 @@ import (
 )
 
 // Software costs MPICH charges itself (CPU time of its own code, in cycles
-// of the 125 MHz clock). Everything else is machine operations.
+// of the process's CPU clock: 125 MHz on the SX-4). Everything else is
+// machine operations.
 const (
 	// packetCycles is the software path from MPI_Send down to the device
 	// for one control packet, and again from the device up to a completed
 	// MPI_Recv on the other side (envelope building, matching, request
 	// bookkeeping, the debugging hooks the paper mentions in section 8).
 	// Calibrated to Figure 6 at 0 bytes (37 us half round trip, of which
-	// the machine operations of Figures 2 and 3 take about 10 us).
+	// the machine operations of Figures 2 and 3 take about 10 us). On the
+	// T3D (ch_t3d) the same code on the 150 MHz Alpha is taken to need the
+	// same number of cycles; not tuned to any T3D MPI figure (held out).
 	packetCycles = 1700
 	// minSegment is the smallest piece of a rendezvous message worth moving
 	// through the pool when it cannot take the whole remainder.

@@ -1,6 +1,8 @@
 // Package mpich is MPICH's point-to-point layer as ported to the NEC SX-4
 // (papers/mpich-sx4.txt): the short, eager and rendezvous protocols over an
-// abstract device, with two shared-memory devices.
+// abstract device, with two shared-memory devices for the SX-4 and a
+// put-based device for the Cray T3D (the "MPI on T3D" baseline of
+// papers/aclmpl-t3d.txt, section 5).
 //
 // # Layers
 //
@@ -8,35 +10,54 @@
 // and AnySource/AnyTag (it implements stacks.Comm). It picks the protocol
 // by length (section 3): short (< short_bytes, default 1024: data inside
 // the control packet), eager (<= eager_bytes, default 128 KB: data copied
-// at once into the shared pool, one packet names it), rendezvous (longer:
-// a request-to-send packet, an ok-to-send reply once the receive is
-// posted, then the data through the pool in segments as large as the pool
-// allows, one data packet each). Messages between a pair never overtake.
-// Its progress engine sends queued packets, reads incoming ones, and backs
-// off (1 us doubling to 32 us, "perhaps only a microsecond later") when a
-// slot, a queue or the pool is full.
+// at once into the device's data memory, one packet names it), rendezvous
+// (longer: a request-to-send packet, an ok-to-send reply once the receive
+// is posted, then the data through the pool in segments as large as the
+// pool allows, one data packet each; or, with a device that can put into
+// the receiver's memory, one put into the receive buffer and a fin
+// packet). Messages between a pair never overtake. Its progress engine
+// sends queued packets, reads incoming ones, and backs off (1 us doubling
+// to 32 us, "perhaps only a microsecond later") when a slot, a queue or the
+// pool is full. Rank needs from the machine only Machine (machine.go):
+// each process's CPU, private memory and memcpy. Everything else goes
+// through the Device.
 //
 // Device (device.go) is the abstract device: SendControl / ReadControl /
 // WaitControl for control packets, AllocData / PutData / GetData /
-// FreeData / DataAt / DataCapacity for message data. The two devices here
-// need the SharedMemory capability (machines/sx4 provides it):
+// FreeData / DataAt / DataCapacity for message data, and the optional
+// DirectData, RoomWaiter and PerSenderData. NewWorld picks it by the
+// stack param device and checks the machine's capability with
+// machines.Require:
 //
-//   - ch_shmem (shmem.go): one packet queue per receiving process, many
-//     writers, appended to under the queue's lock (section 3).
-//   - ch_lfshmem (lfshmem.go): p x p single-writer packet slots with ready
-//     bits; the receiver scans its p-1 slots (Figure 2); the sender copies
-//     a packet in with PKT_COPYIN and sets the bit with PKT_READY_SET
-//     (Figure 3), or backs off while the slot is full.
+//   - ch_shmem (shmem.go) and ch_lfshmem (lfshmem.go) need SharedMemory
+//     (sharedmem.go; machines/sx4 provides it: System V segments, the NEC
+//     synchronization routines, test-and-set, semaphores). ch_shmem: one
+//     packet queue per receiving process, many writers, appended to under
+//     the queue's lock (section 3). ch_lfshmem: p x p single-writer packet
+//     slots with ready bits; the receiver scans its p-1 slots (Figure 2);
+//     the sender copies a packet in with PKT_COPYIN and sets the bit with
+//     PKT_READY_SET (Figure 3), or backs off while the slot is full. Both
+//     put eager and rendezvous data through one shared pool (pool.go)
+//     guarded by a lock, of kind sysv (System V semaphore) or tas
+//     (test-and-set). Every lock acquisition flushes the whole cache
+//     (section 5: "a general lock operation will always be relatively
+//     expensive").
+//   - ch_t3d (t3d.go) needs T3D (machines/t3d provides it: per-PE memory,
+//     shmem_put, quiet). Section 5's single-writer slots, made a ring of
+//     ring_packets per ordered pair, live in the receiver's memory: the
+//     sender puts the packet's data, waits with quiet, then puts the
+//     header whose ready word (the packet's number) marks the slot full;
+//     the receiver scans the next slot of every sender's ring with
+//     uncached loads (remote puts leave its cache stale) and puts the
+//     count it consumed back into the sender's memory (the sender's
+//     credit). Eager data is put into a buffer of eager_bytes (16 KB by
+//     default here) each receiver keeps per sender, released by a put of
+//     a count; an unexpected eager message is copied out at once so the
+//     buffer frees. Rendezvous data is put straight into the receive
+//     buffer the ok-to-send names. The protocols and the per-packet
+//     software cost are Rank's, as on the SX-4.
 //
-// Both put eager and rendezvous data through one shared pool (pool.go)
-// guarded by a lock, of kind sysv (System V semaphore) or tas (test-and-set).
-// Every lock acquisition flushes the whole cache (section 5: "a general
-// lock operation will always be relatively expensive"). A put-based device
-// for the T3D belongs in files t3d*.go: it implements Device with puts into
-// the receiver's memory and needs its own capability interface, not
-// SharedMemory; Rank does not change.
-//
-// The shared segment (shared_memory_bytes, 4 MB by default) holds the
+// For ch_shmem and ch_lfshmem, the shared segment (shared_memory_bytes, 4 MB by default) holds the
 // queues or the 32x32 slot array and then the pool, so the pool is about
 // 4.1 MB for ch_shmem and 3.0 MB for ch_lfshmem: the Figure 4 dip near
 // 3 MB is where a rendezvous needs a second segment.
@@ -46,16 +67,21 @@
 // fences: false drops the synchronization in PKT_COPYIN, PKT_READY_SET and
 // lock release; the receiver then reads packets whose header stores were
 // not yet visible, and reports a *CorruptionError (rank, byte offset in the
-// packet, time). ready_bit_cached: true reads ready bits and queue tails
-// through the non-coherent cache: the run ends in a livelock.
+// packet, time). (With ch_t3d it drops the quiet before the header put;
+// the modelled network delivers the puts between a pair in order, so
+// nothing breaks there.) ready_bit_cached: true reads ready bits, queue
+// tails or ch_t3d's ready words and credits through the non-coherent
+// cache: the run ends in a livelock.
 //
 // # Calibration
 //
 // The only time the stack charges itself is packetCycles (1700 cycles,
-// 13.6 us) of software per control packet on each side, calibrated to
-// Figure 6 at 0 bytes (37 us). The other calibrated values are machine
-// parameters (machines/sx4): semop_us <- Figure 1, cache_flush_us <-
-// Figure 5. Everything else (the 40 us of Figure 4, 90 us at 1 KB in
+// 13.6 us on the SX-4, 11.3 us on the T3D's 150 MHz Alpha) of software
+// per control packet on each side, calibrated to Figure 6 at 0 bytes
+// (37 us), and ch_t3d's pollCycles (4, assumed) per ring scanned. No T3D
+// MPI figure is calibrated to (the paper's are held out). The other
+// calibrated values are machine parameters (machines/sx4): semop_us <-
+// Figure 1, cache_flush_us <- Figure 5. Everything else (the 40 us of Figure 4, 90 us at 1 KB in
 // Figure 6, 120 us with two locks in Figure 5, 1.2 GB/s, the 3 MB dip, the
 // rising Figure 1 bandwidth) follows from the protocol code.
 package mpich

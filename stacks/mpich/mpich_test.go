@@ -55,7 +55,12 @@ func TestRandomTraffic(t *testing.T) {
 					name := fmt.Sprintf("%s/%s/seed%d/any=%v", dev, lk, seed, anySource)
 					total += procs * (procs - 1) * perPair
 					t.Run(name, func(t *testing.T) {
-						runTraffic(t, dev, lk, seed, anySource, procs, perPair)
+						e := sim.NewEngine(seed)
+						params := DefaultParams()
+						params.Device, params.Lock = dev, lk
+						params.ShortBytes, params.EagerBytes = 256, 4096
+						params.SharedMemoryBytes, params.SlotProcs, params.QueuePackets = 96<<10, procs, 4
+						runTraffic(t, e, newWorld(t, e, procs, params), params, seed, anySource, procs, perPair)
 					})
 				}
 			}
@@ -64,13 +69,9 @@ func TestRandomTraffic(t *testing.T) {
 	t.Logf("%d messages", total)
 }
 
-func runTraffic(t *testing.T, dev, lk string, seed uint64, anySource bool, procs, perPair int) {
-	e := sim.NewEngine(seed)
-	params := DefaultParams()
-	params.Device, params.Lock = dev, lk
-	params.ShortBytes, params.EagerBytes = 256, 4096
-	params.SharedMemoryBytes, params.SlotProcs, params.QueuePackets = 96<<10, procs, 4
-	w := newWorld(t, e, procs, params)
+// runTraffic runs random traffic over w (built with params in e), every
+// receive posted before the sends, and checks every byte and the order.
+func runTraffic(t *testing.T, e *sim.Engine, w *World, params Params, seed uint64, anySource bool, procs, perPair int) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	// plan[src][dst]: the messages src sends to dst, in order.
 	plan := make([][][]msg, procs)

@@ -1,27 +1,31 @@
 package collective
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/machines/t3d"
 	"github.com/msgsim/msgsim/stacks"
-	"github.com/msgsim/msgsim/stacks/t3dmpi"
+	"github.com/msgsim/msgsim/stacks/mpich"
 	"github.com/msgsim/msgsim/workloads"
 )
 
-// openMPI builds MPI on the T3D (stacks/t3dmpi) for every PE.
+// openMPI builds MPI on the T3D for every PE: stacks/mpich with the
+// put-based device ch_t3d (stack params device: ch_t3d).
 func openMPI(m *t3d.Machine, s workloads.Spec) ([]stacks.Comm, error) {
-	params, err := t3dmpi.ParseParams(s.File, s.Stack.ParamsField("stack"), s.Stack.Params)
+	field := s.Stack.ParamsField("stack")
+	params, err := mpich.ParamsFromYAMLAt(s.File, field, s.Stack.Params)
 	if err != nil {
 		return nil, err
 	}
-	w, err := t3dmpi.New(m, params)
-	if err != nil {
-		return nil, fmt.Errorf("%s: stack: %w", s.File, err)
+	w, err := mpich.NewWorld(m, params)
+	var missing *machines.MissingCapability
+	switch {
+	case errors.As(err, &missing):
+		return nil, fmt.Errorf("%s: %s: %w (on the T3D, mpich runs with device: %s)", s.File, field, err, mpich.DeviceT3D)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %s: %w", s.File, field, err)
 	}
-	comms := make([]stacks.Comm, m.Procs())
-	for i := range comms {
-		comms[i] = w.Rank(i)
-	}
-	return comms, nil
+	return w.Comms(), nil
 }

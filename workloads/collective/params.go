@@ -17,7 +17,7 @@
 //	stack aclmpl, workload mode sync    synchronous ACLMPL (send, receive, send-and-receive, tree bcast/reduce)
 //	stack aclmpl, workload mode async   asynchronous ACLMPL (Isend/Irecv; bcast and reduce trees over them)
 //	stack shmem                         raw SHMEM puts through the machine (the paper's shared-memory reference)
-//	stack mpi-t3d, mode sync or async   MPI on the T3D (stacks/t3dmpi), blocking or nonblocking calls
+//	stack mpich, mode sync or async     MPI on the T3D (stacks/mpich, device ch_t3d), blocking or nonblocking calls
 //
 // PVM is not modelled. Every delivered payload is checked against a seeded
 // pattern shared read-only by all senders (each source sends its own

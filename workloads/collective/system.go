@@ -8,7 +8,7 @@ import (
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/stacks/aclmpl"
-	"github.com/msgsim/msgsim/stacks/t3dmpi"
+	"github.com/msgsim/msgsim/stacks/mpich"
 	"github.com/msgsim/msgsim/workloads"
 )
 
@@ -56,14 +56,14 @@ func openSystem(eng *sim.Engine, s workloads.Spec, params Params, pes int) (*sys
 		if err := checkNoParams(s, stackField); err != nil {
 			return nil, err
 		}
-	case t3dmpi.Name:
+	case mpich.Name:
 		comms, err := openMPI(m, s)
 		if err != nil {
 			return nil, err
 		}
 		sys.comms = comms
 	default:
-		return nil, fmt.Errorf("%s: stack %q: workload %s runs over %q, %q or %q", s.File, s.Stack.Name, s.Workload.Name, aclmpl.Name, StackShmem, t3dmpi.Name)
+		return nil, fmt.Errorf("%s: stack %q: workload %s runs over %q, %q or %q", s.File, s.Stack.Name, s.Workload.Name, aclmpl.Name, StackShmem, mpich.Name)
 	}
 	if params.Reduce == ReduceBinarySwap && (sys.acl == nil || params.Mode != ModeSync) {
 		return nil, fmt.Errorf("%s: %s: reduce binary-swap is an ACLMPL synchronous algorithm (stack aclmpl, mode sync)", s.File, s.Workload.ParamsField("workload"))

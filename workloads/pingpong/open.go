@@ -11,7 +11,9 @@ import (
 )
 
 // Open builds the spec's machine and stack with procs ranks in eng and
-// returns each rank's communicator. A new stack adds one case here.
+// returns each rank's communicator: stack mpich on machine sx4 (devices
+// ch_shmem, ch_lfshmem) or t3d (device ch_t3d). A new stack adds one case
+// here.
 func Open(eng *sim.Engine, s workloads.Spec, procs int) ([]stacks.Comm, error) {
 	switch s.Stack.Name {
 	case mpich.Name:

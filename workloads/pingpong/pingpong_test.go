@@ -165,3 +165,32 @@ func TestVerifyNamesOffset(t *testing.T) {
 		t.Fatalf("got %v", f)
 	}
 }
+
+// TestT3D: the ping-pong runs on the T3D through mpich's ch_t3d device,
+// every payload verified; the times are ch_t3d's regression values
+// (stacks/mpich TestT3DLatencyRegression); the shared-memory devices on
+// the T3D report the missing capability; reading the ready words through
+// the cache ends in a livelock.
+func TestT3D(t *testing.T) {
+	s := spec(t, "{device: ch_t3d}", "{sizes: [8, 1024, 65536], repetitions: 3}")
+	s.Machine.Name = "t3d"
+	res, err := Run(s)
+	if err != nil || len(res.Failures) > 0 {
+		t.Fatalf("%v %v", err, res.Failures)
+	}
+	for _, tc := range []struct{ x, want float64 }{{8, 28.6}, {1024, 43.5}, {65536, 606}} {
+		if got := value(res.Rows, Latency, tc.x); !(math.Abs(got/tc.want-1) <= 0.02) {
+			t.Errorf("%g bytes: latency %.3f us, want about %.1f", tc.x, got, tc.want)
+		}
+	}
+	s = spec(t, "{device: ch_lfshmem}", "{sizes: [8]}")
+	s.Machine.Name = "t3d"
+	if _, err := Run(s); err == nil || !strings.Contains(err.Error(), "System V shared memory") {
+		t.Errorf("ch_lfshmem on t3d: got %v, want the missing capability named", err)
+	}
+	s = spec(t, "{device: ch_t3d, ready_bit_cached: true}", "{sizes: [8]}")
+	s.Machine.Name = "t3d"
+	if _, err := Run(s); !sim.IsLivelock(err) {
+		t.Errorf("ch_t3d with ready_bit_cached: got %v, want a livelock", err)
+	}
+}

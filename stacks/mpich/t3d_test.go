@@ -1,0 +1,287 @@
+package mpich
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/machines/sx4"
+	"github.com/msgsim/msgsim/machines/t3d"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/stacks"
+	"gopkg.in/yaml.v3"
+)
+
+func newT3DWorld(t *testing.T, e *sim.Engine, pes int, params Params) *World {
+	t.Helper()
+	m, err := t3d.New(e, pes, t3d.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWorld(m, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func fillT3D(b []byte, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 9))
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+}
+
+// TestT3DRandomMessages (moved from stacks/t3dmpi): short, eager and
+// rendezvous messages with random tags, sent nonblocking all at once and
+// received in a per-receiver order by (source, tag), so many arrive
+// unexpected; across seeds and partition sizes; every byte checked.
+func TestT3DRandomMessages(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		pes := []int{2, 4, 8, 5}[seed-1]
+		eng := sim.NewEngine(seed)
+		w := newT3DWorld(t, eng, pes, DefaultParamsFor(DeviceT3D))
+		rng := rand.New(rand.NewPCG(seed, 3))
+		type msg struct{ src, dst, n, tag int }
+		var ms []msg
+		for k := 0; k < 60; k++ {
+			s, d := rng.IntN(pes), rng.IntN(pes-1)
+			if d >= s {
+				d++
+			}
+			n := []int{0, 8, 900, 5000, 40000}[rng.IntN(5)]
+			ms = append(ms, msg{s, d, n, rng.IntN(3)})
+		}
+		got := 0
+		for me := 0; me < pes; me++ {
+			r := w.Rank(me)
+			eng.Spawn(fmt.Sprint("rank", me), func(p *sim.Proc) {
+				var sends []stacks.Request
+				for k, x := range ms {
+					if x.src == me {
+						b, _ := r.Buffer(x.n)
+						fillT3D(b.Bytes(), seed*100+uint64(k))
+						q, err := r.Isend(p, b, x.dst, x.tag)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						sends = append(sends, q)
+					}
+				}
+				buf, _ := r.Buffer(40000)
+				for k, x := range ms {
+					if x.dst != me {
+						continue
+					}
+					st, err := r.Recv(p, buf, x.src, x.tag)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					want := make([]byte, x.n)
+					fillT3D(want, seed*100+uint64(k))
+					if st.Len != x.n || string(buf.Bytes()[:x.n]) != string(want) {
+						t.Errorf("seed %d: message %d (%d->%d, %d bytes, tag %d) corrupted: %+v", seed, k, x.src, x.dst, x.n, x.tag, st)
+					}
+					got++
+				}
+				for _, q := range sends {
+					if _, err := q.Wait(p); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+		}
+		if err := eng.Run(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if got != len(ms) {
+			t.Errorf("seed %d: %d of %d delivered", seed, got, len(ms))
+		}
+	}
+}
+
+// TestT3DRandomTraffic: the shared-memory devices' random traffic test on
+// ch_t3d (receives posted first, by source and tag and by wildcards), with
+// one-packet rings so senders often wait for credit.
+func TestT3DRandomTraffic(t *testing.T) {
+	const procs, perPair = 4, 20
+	for seed := uint64(1); seed <= 2; seed++ {
+		for _, anySource := range []bool{false, true} {
+			t.Run(fmt.Sprintf("seed%d/any=%v", seed, anySource), func(t *testing.T) {
+				e := sim.NewEngine(seed)
+				params := DefaultParamsFor(DeviceT3D)
+				params.ShortBytes, params.EagerBytes, params.RingPackets = 256, 4096, 1
+				runTraffic(t, e, newT3DWorld(t, e, procs, params), params, seed, anySource, procs, perPair)
+			})
+		}
+	}
+}
+
+// TestT3DProtocolSwitch: short below short_bytes, eager up to eager_bytes
+// (16 KB by default on ch_t3d), then a rendezvous whose data goes by one
+// put into the receive buffer (one fin packet).
+func TestT3DProtocolSwitch(t *testing.T) {
+	for _, tc := range []struct {
+		size int
+		want Stats
+	}{
+		{0, Stats{Short: 1}},
+		{1023, Stats{Short: 1}},
+		{1024, Stats{Eager: 1}},
+		{16384, Stats{Eager: 1}},
+		{16385, Stats{RTS: 1, Data: 1}},
+		{1 << 20, Stats{RTS: 1, Data: 1}},
+	} {
+		e := sim.NewEngine(1)
+		w := newT3DWorld(t, e, 2, DefaultParamsFor(DeviceT3D))
+		e.Spawn("sender", func(p *sim.Proc) {
+			b, _ := w.Rank(0).Buffer(tc.size)
+			fillT3D(b.Bytes(), uint64(tc.size))
+			if err := w.Rank(0).Send(p, b, 1, 5); err != nil {
+				t.Error(err)
+			}
+		})
+		e.Spawn("receiver", func(p *sim.Proc) {
+			b, _ := w.Rank(1).Buffer(tc.size)
+			if _, err := w.Rank(1).Recv(p, b, 0, 5); err != nil {
+				t.Error(err)
+			}
+			want := make([]byte, tc.size)
+			fillT3D(want, uint64(tc.size))
+			if string(b.Bytes()) != string(want) {
+				t.Errorf("%d bytes: corrupted", tc.size)
+			}
+		})
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if got := w.Rank(0).Stats(); got != tc.want {
+			t.Errorf("%d bytes: sender sent %+v, want %+v", tc.size, got, tc.want)
+		}
+	}
+}
+
+// pingPongT3D is the simulated half round trip of n-byte blocking
+// ping-pongs between PEs 0 and 1 of a pes-PE partition.
+func pingPongT3D(t *testing.T, pes, n, reps int) sim.Time {
+	t.Helper()
+	e := sim.NewEngine(1)
+	w := newT3DWorld(t, e, pes, DefaultParamsFor(DeviceT3D))
+	var start, end sim.Time
+	for me := 0; me < 2; me++ {
+		r := w.Rank(me)
+		e.Spawn(fmt.Sprint("rank", me), func(p *sim.Proc) {
+			b, _ := r.Buffer(n)
+			for i := 0; i <= reps; i++ {
+				if i == 1 && me == 0 {
+					start = p.Now() // the first round trip warms up
+				}
+				if me == 0 {
+					if err := r.Send(p, b, 1, 0); err == nil {
+						_, err = r.Recv(p, b, 1, 0)
+					}
+				} else {
+					if _, err := r.Recv(p, b, 0, 0); err == nil {
+						err = r.Send(p, b, 0, 0)
+					}
+				}
+			}
+			if me == 0 {
+				end = p.Now()
+			}
+		})
+	}
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return (end - start) / sim.Time(2*reps)
+}
+
+// TestT3DLatencyRegression pins the simulated ping-pong times of ch_t3d
+// (they follow from the machine's costs and the protocol code; no T3D MPI
+// figure is calibrated to: the paper's are held out). A change here is a
+// change of the model: check it is meant.
+func TestT3DLatencyRegression(t *testing.T) {
+	for _, tc := range []struct {
+		pes, n int
+		want   float64 // us
+	}{
+		{2, 8, 28.618},      // two packets' software (2 x 1700 cycles) + puts + copies
+		{128, 8, 73.141},    // + scanning 127 rings with uncached loads (t3d-table1)
+		{2, 1024, 43.539},   // eager: data put into the per-sender buffer, then a packet
+		{2, 65536, 605.932}, // rendezvous: one put into the receive buffer (~108 MB/s)
+	} {
+		got := pingPongT3D(t, tc.pes, tc.n, 3).Micros()
+		t.Logf("%d PEs, %d bytes: %.3f us", tc.pes, tc.n, got)
+		if d := got/tc.want - 1; d > 0.001 || d < -0.001 {
+			t.Errorf("%d PEs, %d bytes: half round trip %.3f us, want %.3f us", tc.pes, tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestMissingCapability: a device on a machine without what it needs
+// names the missing capability.
+func TestMissingCapability(t *testing.T) {
+	e := sim.NewEngine(1)
+	mt3d, _ := t3d.New(e, 2, t3d.DefaultParams())
+	msx4, _ := sx4.New(e, 2, sx4.DefaultParams())
+	for _, tc := range []struct {
+		m      machines.Machine
+		device string
+		want   string
+	}{
+		{mt3d, DeviceLFShmem, "System V shared memory"},
+		{mt3d, DeviceShmem, "System V shared memory"},
+		{msx4, DeviceT3D, "one-sided put"},
+	} {
+		_, err := NewWorld(tc.m, DefaultParamsFor(tc.device))
+		var missing *machines.MissingCapability
+		if !errors.As(err, &missing) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s on %s: got %v, want a MissingCapability naming %q", tc.device, tc.m.Name(), err, tc.want)
+		}
+	}
+}
+
+// TestDeviceParams: ch_t3d's defaults, and params another device uses are
+// refused with their line.
+func TestDeviceParams(t *testing.T) {
+	parse := func(src string) (Params, error) {
+		var n yaml.Node
+		if err := yaml.Unmarshal([]byte(src), &n); err != nil {
+			t.Fatal(err)
+		}
+		return ParamsFromYAML("s.yaml", &n)
+	}
+	p, err := parse("device: ch_t3d")
+	if err != nil || p.EagerBytes != 16<<10 || p.RingPackets != 2 {
+		t.Errorf("ch_t3d defaults: %+v, %v", p, err)
+	}
+	p, err = parse("{device: ch_t3d, eager_bytes: 4096}")
+	if err != nil || p.EagerBytes != 4096 {
+		t.Errorf("ch_t3d eager_bytes override: %+v, %v", p, err)
+	}
+	if p, err := parse("device: ch_lfshmem"); err != nil || p.EagerBytes != 128<<10 {
+		t.Errorf("ch_lfshmem defaults: %+v, %v", p, err)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{"device: ch_t3d\nlock: sysv", "s.yaml:2"},
+		{"device: ch_t3d\nshared_memory_bytes: 100", "shared_memory_bytes"},
+		{"device: ch_lfshmem\nring_packets: 4", "ring_packets"},
+		{"device: ch_t3d\nring_packets: 0", "ring_packets must be at least 1"},
+	} {
+		p, err := parse(tc.src)
+		if err == nil {
+			e := sim.NewEngine(1)
+			m, _ := t3d.New(e, 2, t3d.DefaultParams())
+			_, err = NewWorld(m, p)
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want an error mentioning %q", tc.src, err, tc.want)
+		}
+	}
+}
