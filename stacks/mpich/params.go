@@ -144,7 +144,7 @@ func ParamsFromYAMLAt(file, field string, node *yaml.Node) (Params, error) {
 	}
 	for _, o := range deviceOnly {
 		if n := strictyaml.Find(node, o.field); n != nil && !slices.Contains(o.devices, p.Device) {
-			return Params{}, strictyaml.Errorf(file, n, field+"."+o.field, "device %s does not use it (only %s does)", p.Device, strings.Join(o.devices, " and "))
+			return Params{}, strictyaml.Errorf(file, n, field+"."+o.field, "device %s does not use it (it is for %s)", p.Device, strings.Join(o.devices, " and "))
 		}
 	}
 	return p, nil
