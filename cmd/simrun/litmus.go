@@ -12,14 +12,13 @@ import (
 )
 
 func cmdLitmus(args []string, stdout, stderr io.Writer) int {
-	d := litmus.DefaultOptions()
 	fs := flag.NewFlagSet("litmus", flag.ContinueOnError)
 	list := fs.Bool("list", false, "list the tests and the built-in models")
 	model := fs.String("model", "sc", "CPU model: a built-in (sc, tso, pso, noncoherent) or a YAML file")
-	runs := fs.Int("runs", 10000, "number of runs")
+	runs := fs.Int("runs", litmus.DefaultRuns, "number of runs")
 	seed := fs.Uint64("seed", 1, "seed of the runs")
-	startJ := fs.Float64("start-jitter-cycles", d.StartJitterCycles, "random start delay range per thread, in CPU cycles")
-	opJ := fs.Float64("op-jitter-cycles", d.OpJitterCycles, "random delay range before each instruction, in CPU cycles")
+	startJ := fs.Float64("start-jitter-cycles", 0, "random start delay range per thread, in CPU cycles (default: from the model)")
+	opJ := fs.Float64("op-jitter-cycles", 0, "random delay range before each instruction, in CPU cycles (default: from the model)")
 	cold := fs.Bool("cold", false, "start with empty caches (default: each thread has loaded its locations)")
 	pos, code, ok := parseFlags(fs, "litmus", args, stdout, stderr)
 	if !ok {
@@ -49,7 +48,16 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun litmus: --model: %v\n", err)
 		return exitUsage
 	}
-	opts := litmus.Options{Runs: *runs, Seed: *seed, StartJitterCycles: *startJ, OpJitterCycles: *opJ, Warm: !*cold}
+	opts := litmus.DefaultOptions(t, cfg)
+	opts.Runs, opts.Seed, opts.Warm = *runs, *seed, !*cold
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "start-jitter-cycles":
+			opts.StartJitterCycles = *startJ
+		case "op-jitter-cycles":
+			opts.OpJitterCycles = *opJ
+		}
+	})
 	start := time.Now()
 	o, err := litmus.RunTest(t, *model, cfg, opts)
 	if err != nil {

@@ -14,8 +14,13 @@
 // thread first loads each location it will access, as litmus7's repeated
 // iterations leave them cached; the threads then start together after a
 // random delay in [0, start_jitter_cycles) and wait a random [0,
-// op_jitter_cycles) before each instruction, so that interleavings vary
-// from run to run. The final state is the registers (and, for 2+2W, the
+// op_jitter_cycles/2^k) before each instruction, k drawn once per run in
+// 0..3, so that interleavings vary from run to run: some runs race tightly
+// (stores still buffered when another thread reads), others leave every
+// store time to drain. Both jitters default to DefaultJitterCycles, twice
+// the model's time to drain every store of the test, so that every
+// outcome sequential consistency allows shows up in DefaultRuns runs
+// (TestEverySCOutcome). The final state is the registers (and, for 2+2W, the
 // final memory).
 //
 // # The fenced variants

@@ -2,6 +2,7 @@ package litmus
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,7 +27,7 @@ func run(t *testing.T, test, model string, runs int, seed uint64) *Outcome {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := DefaultOptions()
+	opts := DefaultOptions(tt, cfg)
 	opts.Runs, opts.Seed = runs, seed
 	o, err := RunTest(tt, model, cfg, opts)
 	if err != nil {
@@ -229,5 +230,134 @@ func TestSpeed(t *testing.T) {
 	o := run(t, "MP", "pso", 10000, 1)
 	if per := float64(o.Events) / 10000; per > 30 {
 		t.Fatalf("%.1f events per run", per)
+	}
+}
+
+// scStates returns the final states of t under sequential consistency, as
+// stateText formats them, by enumerating every interleaving of its threads.
+func scStates(t Test) map[string]bool {
+	out := map[string]bool{}
+	r := newRunner(t, mem.Config{}, Options{})
+	pc := make([]int, len(t.Threads))
+	locs := make([]uint64, len(t.Locs))
+	regs := make([]uint64, t.Registers())
+	var walk func()
+	walk = func() {
+		done := true
+		for i, prog := range t.Threads {
+			if pc[i] == len(prog) {
+				continue
+			}
+			done = false
+			in := prog[pc[i]]
+			if in.Kind == Spin && locs[in.Loc] != in.Val {
+				continue // blocked until another thread stores
+			}
+			savedLoc, savedReg := locs[in.Loc], uint64(0)
+			if in.Kind == Load || in.Kind == Spin {
+				savedReg = regs[in.Reg]
+			}
+			switch in.Kind {
+			case Store:
+				locs[in.Loc] = in.Val
+			case Load, Spin:
+				regs[in.Reg] = locs[in.Loc]
+			}
+			pc[i]++
+			walk()
+			pc[i]--
+			locs[in.Loc] = savedLoc
+			if in.Kind == Load || in.Kind == Spin {
+				regs[in.Reg] = savedReg
+			}
+		}
+		if done {
+			out[r.stateText(regs, locs)] = true
+		}
+	}
+	walk()
+	return out
+}
+
+// TestEverySCOutcome: with the default options (DefaultRuns runs, jitters
+// from the model), every outcome sequential consistency allows shows up
+// on sc and tso, and sc shows nothing else. A jitter shorter than the
+// store-buffer drain time never showed SB's r0=1 /\ r1=1 on tso.
+func TestEverySCOutcome(t *testing.T) {
+	for _, model := range []string{"sc", "tso"} {
+		for _, name := range []string{"MP", "SB", "LB", "2+2W", "WRC", "IRIW", "MP+spin"} {
+			t.Run(model+"/"+name, func(t *testing.T) {
+				tt, _ := Lookup(name)
+				cfg, _ := mem.Builtin(model)
+				o, err := RunTest(tt, model, cfg, DefaultOptions(tt, cfg))
+				if err != nil {
+					t.Fatal(err)
+				}
+				seen := map[string]int{}
+				for _, s := range o.States {
+					seen[s.Text] = s.Count
+				}
+				want := scStates(tt)
+				if n := map[string]int{"MP": 3, "SB": 3, "IRIW": 15, "MP+spin": 1}[name]; n > 0 && len(want) != n {
+					t.Fatalf("SC enumeration of %s gave %d states: %v", name, len(want), want)
+				}
+				for s := range want {
+					if seen[s] == 0 {
+						t.Errorf("SC outcome %q never observed in %d runs: %v", s, o.Opts.Runs, seen)
+					}
+				}
+				if model == "sc" && len(seen) != len(want) {
+					t.Errorf("sc showed a non-SC outcome: %v", seen)
+				}
+			})
+		}
+	}
+}
+
+func TestDefaultJitterCycles(t *testing.T) {
+	for _, c := range []struct {
+		test, model string
+		want        float64
+	}{
+		{"MP", "sc", 4}, {"MP", "tso", 16}, {"SB", "pso", 16}, {"2+2W", "noncoherent", 32}, {"WRC", "tso", 16}, {"IRIW+fences", "pso", 16},
+	} {
+		tt, _ := Lookup(c.test)
+		cfg, _ := mem.Builtin(c.model)
+		if got := DefaultJitterCycles(tt, cfg); got != c.want {
+			t.Errorf("%s on %s: %g cycles, want %g", c.test, c.model, got, c.want)
+		}
+	}
+}
+
+// TestStateCodes: distinct states get distinct codes; a value too wide for
+// the code is an error, never clamped into another state's code.
+func TestStateCodes(t *testing.T) {
+	codes := map[int]string{}
+	for _, c := range []struct {
+		regs, locs []uint64
+		mem        bool
+		width      int
+	}{
+		{[]uint64{0, 0}, nil, false, 1}, {[]uint64{0, 1}, nil, false, 1}, {[]uint64{1, 0}, nil, false, 1},
+		{[]uint64{1, 1}, nil, false, 1}, {nil, []uint64{2, 1}, true, 1}, {[]uint64{9, 9, 9}, nil, false, 1},
+		{[]uint64{10, 0}, nil, false, 2}, {[]uint64{1, 0, 0}, nil, false, 2},
+	} {
+		code, err := stateCode(c.regs, c.locs, c.mem, c.width)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := fmt.Sprint(c.regs, c.locs, c.width)
+		if prev, dup := codes[code]; dup {
+			t.Errorf("%s and %s share code %d", prev, key, code)
+		}
+		codes[code] = key
+	}
+	if _, err := stateCode([]uint64{10, 0}, nil, false, 1); err == nil {
+		t.Error("a value of 10 in a 1-digit code was accepted")
+	}
+	for _, tt := range Tests() {
+		if d := tt.CodeDigits(); d != 1 {
+			t.Errorf("%s: %d digits per value", tt.Name, d)
+		}
 	}
 }

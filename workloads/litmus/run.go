@@ -3,9 +3,11 @@ package litmus
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -18,30 +20,84 @@ type Options struct {
 	// StartJitterCycles: each thread starts after a random delay in [0, this)
 	// CPU cycles (picosecond resolution).
 	StartJitterCycles float64
-	// OpJitterCycles: a random delay in [0, this) cycles before every
-	// instruction.
+	// OpJitterCycles: a random delay before every instruction, in [0,
+	// this/2^k) cycles, where each run draws k in [0, opScales) once.
 	OpJitterCycles float64
 	// Warm: every thread loads the locations it accesses before the start,
 	// so they are cached (as after litmus7's previous iterations).
 	Warm bool
-	// NewEngine creates each run's engine (nil: sim.NewEngine). Runners pass
-	// workloads.Spec.NewEngine so that limits and observers apply.
+	// NewEngine creates each run's engine (nil: sim.NewEngine with
+	// DefaultLimits). Runners pass workloads.Spec.NewEngine so that limits
+	// and observers apply.
 	NewEngine func(seed uint64) *sim.Engine
 }
 
-// DefaultOptions are the options of simrun litmus and of the workload.
-// The jitters are a few store-buffer drain times of the built-in models
-// (4 cycles per entry), so that threads overlap in every possible way.
-func DefaultOptions() Options {
-	return Options{Runs: 1000, Seed: 1, StartJitterCycles: 16, OpJitterCycles: 2, Warm: true}
+// DefaultRuns is the number of runs of simrun litmus and of the workload
+// when none is given.
+const DefaultRuns = 10000
+
+// DefaultLimits bound each run's engine when the caller sets no limit: a
+// run of a built-in test takes a few dozen events (TestSpeed) and
+// microseconds of wall time, so these only stop a runaway model.
+func DefaultLimits() sim.Limits {
+	return sim.Limits{MaxEvents: 1_000_000, MaxWall: 10 * time.Second}
+}
+
+// withDefaults fills the zero fields of l from DefaultLimits.
+func withDefaults(l sim.Limits) sim.Limits {
+	d := DefaultLimits()
+	if l.MaxEvents == 0 {
+		l.MaxEvents = d.MaxEvents
+	}
+	if l.MaxWall == 0 {
+		l.MaxWall = d.MaxWall
+	}
+	return l
+}
+
+// DefaultOptions are the options of simrun litmus and of the workload for
+// test t on the CPU model cfg: DefaultRuns runs, seed 1, warm caches, and
+// jitters from DefaultJitterCycles.
+func DefaultOptions(t Test, cfg mem.Config) Options {
+	j := DefaultJitterCycles(t, cfg)
+	return Options{Runs: DefaultRuns, Seed: 1, StartJitterCycles: j, OpJitterCycles: j, Warm: true}
+}
+
+// DefaultJitterCycles is the default start and instruction jitter span of
+// test t on model cfg: twice the time the model takes to drain, one after
+// another, every store of t (store_buffer.drain_cycles per store, at most
+// store_buffer.depth stores per thread), and at least twice a load or a
+// store. With a span shorter than the drain time a thread's next
+// instruction never comes after another thread's stores are visible, so
+// SC outcomes such as SB's r0=1 /\ r1=1 on tso never show (WRC's chain
+// through a middle thread needs the drains of both its stores). Each run
+// also draws a fraction of the instruction span (see opScales), so tight
+// races in which stores are still buffered stay frequent. On the built-in
+// tso, pso and noncoherent models this is 16 cycles for MP, SB, LB and WRC
+// (two stores) and 32 for 2+2W; on sc it is 4.
+func DefaultJitterCycles(t Test, cfg mem.Config) float64 {
+	stores := 0
+	for _, prog := range t.Threads {
+		n := 0
+		for _, in := range prog {
+			if in.Kind == Store {
+				n++
+			}
+		}
+		stores += min(n, cfg.StoreBuffer.Depth)
+	}
+	drain := cfg.StoreBuffer.DrainCycles * float64(stores)
+	op := 2 * max(cfg.Costs.LoadCycles, cfg.Costs.StoreCycles)
+	return 2 * max(drain, op)
 }
 
 // State is one final state and how many runs ended in it.
 type State struct {
 	Text string // e.g. "1:r0=1; 1:r1=0;"
 	// Code is the state as a number: the values of the registers (then,
-	// for tests with FinalMem, of the locations) as decimal digits, e.g.
-	// 10 for r0=1, r1=0 (every value in these tests is below 10).
+	// for tests with FinalMem, of the locations), each in Test.CodeDigits
+	// decimal digits, e.g. 10 for r0=1, r1=0. Distinct states have
+	// distinct codes.
 	Code  int
 	Count int
 	Cond  bool // the state satisfies the test's condition
@@ -92,14 +148,20 @@ func RunTest(t Test, model string, cfg mem.Config, opts Options) (*Outcome, erro
 	if opts.Runs <= 0 {
 		return nil, fmt.Errorf("litmus: runs must be positive, got %d", opts.Runs)
 	}
-	if opts.StartJitterCycles < 0 || opts.OpJitterCycles < 0 {
-		return nil, fmt.Errorf("litmus: jitters must not be negative")
+	for _, j := range []float64{opts.StartJitterCycles, opts.OpJitterCycles} {
+		if !(j >= 0) || math.IsInf(j, 0) {
+			return nil, fmt.Errorf("litmus: jitters must be finite numbers ≥ 0, got %g", j)
+		}
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("litmus: model %s: %w", model, err)
 	}
 	if opts.NewEngine == nil {
-		opts.NewEngine = sim.NewEngine
+		opts.NewEngine = func(seed uint64) *sim.Engine {
+			e := sim.NewEngine(seed)
+			e.SetLimits(DefaultLimits())
+			return e
+		}
 	}
 	conds, err := compile(t)
 	if err != nil {
@@ -107,6 +169,7 @@ func RunTest(t Test, model string, cfg mem.Config, opts Options) (*Outcome, erro
 	}
 	o := &Outcome{Test: t, Model: model, Opts: opts}
 	counts := map[string]*State{}
+	digits := t.CodeDigits()
 	seeds := sim.NewEngine(opts.Seed).Rand()
 	r := newRunner(t, cfg, opts)
 	for i := 0; i < opts.Runs; i++ {
@@ -137,7 +200,11 @@ func RunTest(t Test, model string, cfg mem.Config, opts Options) (*Outcome, erro
 		key := r.stateText(regs, locs)
 		s := counts[key]
 		if s == nil {
-			s = &State{Text: key, Cond: ok, Code: stateCode(regs, locs, t.FinalMem)}
+			code, err := stateCode(regs, locs, t.FinalMem, digits)
+			if err != nil {
+				return nil, err
+			}
+			s = &State{Text: key, Cond: ok, Code: code}
 			counts[key] = s
 		}
 		s.Count++
@@ -166,22 +233,56 @@ func compile(t Test) ([]term, error) {
 	return out, nil
 }
 
-func stateCode(regs, locs []uint64, mem bool) int {
-	c := 0
+// stateCode encodes a final state as a number: the values of regs (then,
+// if mem, of locs), each in width decimal digits. It fails rather than
+// clamp a value that does not fit, so that two states never share a code.
+func stateCode(regs, locs []uint64, mem bool, width int) (int, error) {
+	radix := uint64(1)
+	for range width {
+		radix *= 10
+	}
+	c := uint64(0)
+	add := func(v uint64) error {
+		if v >= radix {
+			return fmt.Errorf("litmus: value %d does not fit the state code's %d digit(s)", v, width)
+		}
+		c = c*radix + v
+		return nil
+	}
 	for _, v := range regs {
-		c = 10*c + int(min(v, 9))
+		if err := add(v); err != nil {
+			return 0, err
+		}
 	}
 	if mem {
 		for _, v := range locs {
-			c = 10*c + int(min(v, 9))
+			if err := add(v); err != nil {
+				return 0, err
+			}
 		}
 	}
-	return c
+	return int(c), nil
+}
+
+// CodeDigits is the number of decimal digits of each register (or
+// location) in a state code of t: enough for the largest value t stores,
+// since a location only ever holds 0 or a value stored to it (1 for every
+// built-in test but 2+2W's 2).
+func (t Test) CodeDigits() int {
+	top := uint64(0)
+	for _, prog := range t.Threads {
+		for _, in := range prog {
+			if in.Kind == Store || in.Kind == Spin {
+				top = max(top, in.Val)
+			}
+		}
+	}
+	return len(strconv.FormatUint(top, 10))
 }
 
 // StateName is the x_name of the state codes: "state_" followed by the
-// registers (and locations) whose values are the code's digits, e.g.
-// "state_r0r1" or "state_xy".
+// registers (and locations) whose values are the code's digits (groups of
+// CodeDigits digits), e.g. "state_r0r1" or "state_xy".
 func (t Test) StateName() string {
 	n := "state_"
 	for i := range t.Registers() {
@@ -192,6 +293,10 @@ func (t Test) StateName() string {
 	}
 	return n
 }
+
+// opScales is the number of op-jitter spans a run draws from (the full
+// span divided by 1, 2, 4 or 8).
+const opScales = 4
 
 // runner runs one test repeatedly.
 type runner struct {
@@ -229,6 +334,11 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 	// Every thread starts its program at the same instant, after the
 	// longest possible warm-up, plus its own random delay.
 	start := clock.Cycles(float64(len(r.t.Locs)) * max(r.cfg.Costs.MissCycles, r.cfg.Costs.LoadCycles))
+	// This run's instruction-jitter span: the full span, or a half, a
+	// quarter or an eighth of it, so that some runs race tightly (a store
+	// still buffered when the other thread reads) and others leave every
+	// store time to drain.
+	opSpan := r.opts.OpJitterCycles / float64(int(1)<<eng.Rand().IntN(opScales))
 	jitter := func(cycles float64) sim.Time {
 		span := int64(clock.Cycles(cycles))
 		if span <= 0 {
@@ -247,7 +357,7 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 			}
 			p.Sleep(start - p.Now() + jitter(r.opts.StartJitterCycles))
 			for _, in := range prog {
-				p.Sleep(jitter(r.opts.OpJitterCycles))
+				p.Sleep(jitter(opSpan))
 				r.exec(p, cpu, in, addr(in.Loc))
 			}
 		})

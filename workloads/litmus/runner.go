@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -18,18 +19,18 @@ import (
 //
 //	workload: {name: litmus, params: {test: MP, model: pso, runs: 1000}}
 type Params struct {
-	Test              string  `yaml:"test" required:"true"` // a test name (see Names), e.g. MP or SB+fences
-	Model             string  `yaml:"model"`                // built-in CPU model or YAML file; default sc
-	Runs              int     `yaml:"runs"`                 // default 1000
-	StartJitterCycles float64 `yaml:"start_jitter_cycles"`  // default 16 (see DefaultOptions)
-	OpJitterCycles    float64 `yaml:"op_jitter_cycles"`     // default 2
-	Warm              bool    `yaml:"warm"`                 // default true: caches hold the locations at the start
+	Test  string `yaml:"test" required:"true"` // a test name (see Names), e.g. MP or SB+fences
+	Model string `yaml:"model"`                // built-in CPU model or YAML file; default sc
+	Runs  int    `yaml:"runs"`                 // default DefaultRuns
+	// The jitters default to DefaultJitterCycles of the test on the model.
+	StartJitterCycles *float64 `yaml:"start_jitter_cycles"`
+	OpJitterCycles    *float64 `yaml:"op_jitter_cycles"`
+	Warm              bool     `yaml:"warm"` // default true: caches hold the locations at the start
 }
 
 // DefaultParams are the params a scenario overrides.
 func DefaultParams() Params {
-	o := DefaultOptions()
-	return Params{Model: "sc", Runs: o.Runs, StartJitterCycles: o.StartJitterCycles, OpJitterCycles: o.OpJitterCycles, Warm: o.Warm}
+	return Params{Model: "sc", Runs: DefaultRuns, Warm: true}
 }
 
 // Decode decodes and checks a scenario's litmus params.
@@ -46,8 +47,13 @@ func Decode(s workloads.Spec) (Params, Test, error) {
 	if p.Runs <= 0 {
 		return p, Test{}, strictyaml.Errorf(s.File, find(s, "runs"), field+".runs", "must be positive, got %d", p.Runs)
 	}
-	if p.StartJitterCycles < 0 || p.OpJitterCycles < 0 {
-		return p, Test{}, strictyaml.Errorf(s.File, s.Workload.Params, field, "jitters must not be negative")
+	for _, j := range []struct {
+		key string
+		v   *float64
+	}{{"start_jitter_cycles", p.StartJitterCycles}, {"op_jitter_cycles", p.OpJitterCycles}} {
+		if j.v != nil && !(*j.v >= 0 && !math.IsInf(*j.v, 0)) {
+			return p, Test{}, strictyaml.Errorf(s.File, find(s, j.key), field+"."+j.key, "must be a finite number ≥ 0, got %g", *j.v)
+		}
 	}
 	return p, t, nil
 }
@@ -99,10 +105,17 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 		return workloads.Result{}, err
 	}
 	p, t, cfg := j.p, j.t, j.cfg
-	o, err := RunTest(t, p.Model, cfg, Options{
-		Runs: p.Runs, Seed: s.Seed, StartJitterCycles: p.StartJitterCycles,
-		OpJitterCycles: p.OpJitterCycles, Warm: p.Warm, NewEngine: s.NewEngine,
-	})
+	opts := DefaultOptions(t, cfg)
+	opts.Runs, opts.Seed, opts.Warm = p.Runs, s.Seed, p.Warm
+	s.Limits = withDefaults(s.Limits) // the scenario's limits, per run
+	opts.NewEngine = s.NewEngine
+	if p.StartJitterCycles != nil {
+		opts.StartJitterCycles = *p.StartJitterCycles
+	}
+	if p.OpJitterCycles != nil {
+		opts.OpJitterCycles = *p.OpJitterCycles
+	}
+	o, err := RunTest(t, p.Model, cfg, opts)
 	if err != nil {
 		return workloads.Result{}, err
 	}
