@@ -2,6 +2,7 @@ package sx4
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/msgsim/msgsim/sim/mem"
 )
@@ -17,6 +18,15 @@ type Params struct {
 	// system grants: "between 8 and 16 megabytes on the system we used"
 	// (mpich-sx4.txt section 5); we take the lower bound.
 	ShmMaxSegmentMB float64 `yaml:"shm_max_segment_mb"`
+	// NodeMemoryMB is the node's main memory, which holds every shared
+	// segment and every process's private buffers; an allocation beyond it
+	// fails with an error naming this parameter. The paper does not give
+	// the DLR machine's memory and hardware.yaml has no SX-4 memory size;
+	// an SX-4 node held up to 16 GB of main memory (NEC's product
+	// figures, unconfirmed here), the upper bound Validate accepts.
+	// Assumed: 2048 MB, because every simulated byte is a real byte of the
+	// host running the simulation; raise it for runs with larger buffers.
+	NodeMemoryMB int `yaml:"node_memory_mb"`
 	// MemcpyMBps is the bandwidth of memcpy, which on the SX-4 is a vector
 	// move that bypasses the scalar cache: "memcpy delivers about 2.5
 	// GB/second for large moves" (section 8; calibration.yaml
@@ -79,6 +89,7 @@ func DefaultParams() Params {
 	return Params{
 		ClockMHz:         125,
 		ShmMaxSegmentMB:  8,
+		NodeMemoryMB:     2048,
 		MemcpyMBps:       2500,
 		VectorStartupNs:  200,
 		CacheKB:          64,
@@ -96,35 +107,104 @@ func DefaultParams() Params {
 	}
 }
 
-// Validate names the first parameter that makes no sense.
+// Limits of the plausible ranges Validate accepts. They are wide (what-if
+// studies stay possible) but keep every conversion to simulated time, to
+// cycles and to bytes far from overflow.
+const (
+	maxClockMHz   = 10000 // 100 ps cycle
+	maxRateMBps   = 1e7   // 10 TB/s; the node's memory sustains 512 GB/s (hardware.yaml sx4.node_mem_bw_GBps)
+	minRateMBps   = 1     // slower turns a large copy into hours of simulated time
+	maxOpNs       = 1e9   // one second for a single load, store, sync or vector start-up
+	maxOpUs       = 1e6   // one second for a cache flush or a system call
+	maxNodeMemMB  = 16384 // an SX-4 node's largest main memory (see NodeMemoryMB)
+	maxCacheKB    = 1 << 20
+	maxLineBytes  = 4096
+	maxCacheWays  = 1024
+	maxStoreDepth = 1024
+)
+
+// ParamError is an invalid machine parameter, named by its YAML name.
+// FromYAML turns it into a strictyaml error carrying the file and line.
+type ParamError struct {
+	Field string // YAML name, e.g. "semop_us" or "node_memory_mb"
+	Msg   string // what is wrong and what is expected
+}
+
+// Error formats the error as "sx4: FIELD: MSG".
+func (e *ParamError) Error() string { return "sx4: " + e.Field + ": " + e.Msg }
+
+func paramErrorf(field, format string, args ...any) error {
+	return &ParamError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// checkFloat rejects a value that is not finite or outside [lo, hi].
+func checkFloat(field string, v, lo, hi float64, unit string) error {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return paramErrorf(field, "must be a finite number, got %g", v)
+	case v < lo || v > hi:
+		return paramErrorf(field, "%g %s is outside the plausible range [%g, %g] %s", v, unit, lo, hi, unit)
+	}
+	return nil
+}
+
+// checkInt rejects a value outside [lo, hi].
+func checkInt(field string, v, lo, hi int, unit string) error {
+	if v < lo || v > hi {
+		return paramErrorf(field, "%d %s is outside the plausible range [%d, %d] %s", v, unit, lo, hi, unit)
+	}
+	return nil
+}
+
+// Validate names (by its YAML name, as a *ParamError) the first parameter
+// that is not a finite number in its plausible range.
 func (p Params) Validate() error {
 	for _, f := range []struct {
-		name string
-		v    float64
+		name   string
+		v      float64
+		lo, hi float64
+		unit   string
 	}{
-		{"clock_mhz", p.ClockMHz}, {"shm_max_segment_mb", p.ShmMaxSegmentMB},
-		{"memcpy_mbps", p.MemcpyMBps},
+		{"clock_mhz", p.ClockMHz, 1, maxClockMHz, "MHz"},
+		{"shm_max_segment_mb", p.ShmMaxSegmentMB, 1.0 / (1 << 20), maxNodeMemMB, "MB"},
+		{"memcpy_mbps", p.MemcpyMBps, minRateMBps, maxRateMBps, "MB/s"},
+		{"vector_startup_ns", p.VectorStartupNs, 0, maxOpNs, "ns"},
+		{"load_ns", p.LoadNs, 0, maxOpNs, "ns"},
+		{"memory_latency_ns", p.MemoryLatencyNs, 0, maxOpNs, "ns"},
+		{"store_ns", p.StoreNs, 0, maxOpNs, "ns"},
+		{"store_drain_ns", p.StoreDrainNs, 0, maxOpNs, "ns"},
+		{"sync_ns", p.SyncNs, 0, maxOpNs, "ns"},
+		{"test_and_set_ns", p.TestAndSetNs, 0, maxOpNs, "ns"},
+		{"cache_flush_us", p.CacheFlushUs, 0, maxOpUs, "us"},
+		{"semop_us", p.SemopUs, 0, maxOpUs, "us"},
 	} {
-		if f.v <= 0 {
-			return fmt.Errorf("sx4: %s must be positive, got %g", f.name, f.v)
+		if err := checkFloat(f.name, f.v, f.lo, f.hi, f.unit); err != nil {
+			return err
 		}
 	}
 	for _, f := range []struct {
-		name string
-		v    float64
+		name   string
+		v      int
+		lo, hi int
+		unit   string
 	}{
-		{"vector_startup_ns", p.VectorStartupNs}, {"load_ns", p.LoadNs},
-		{"memory_latency_ns", p.MemoryLatencyNs}, {"store_ns", p.StoreNs},
-		{"store_drain_ns", p.StoreDrainNs}, {"sync_ns", p.SyncNs},
-		{"test_and_set_ns", p.TestAndSetNs}, {"cache_flush_us", p.CacheFlushUs},
-		{"semop_us", p.SemopUs},
+		{"node_memory_mb", p.NodeMemoryMB, 1, maxNodeMemMB, "MB"},
+		{"cache_kb", p.CacheKB, 1, maxCacheKB, "KB"},
+		{"cache_line_bytes", p.CacheLineBytes, 8, maxLineBytes, "bytes"},
+		{"cache_ways", p.CacheWays, 1, maxCacheWays, "ways"},
+		{"store_buffer_depth", p.StoreBufferDepth, 0, maxStoreDepth, "stores"},
 	} {
-		if f.v < 0 {
-			return fmt.Errorf("sx4: %s must not be negative, got %g", f.name, f.v)
+		if err := checkInt(f.name, f.v, f.lo, f.hi, f.unit); err != nil {
+			return err
 		}
 	}
-	if p.StoreBufferDepth < 0 {
-		return fmt.Errorf("sx4: store_buffer_depth must not be negative, got %d", p.StoreBufferDepth)
+	switch {
+	case p.CacheLineBytes&(p.CacheLineBytes-1) != 0:
+		return paramErrorf("cache_line_bytes", "must be a power of two, got %d", p.CacheLineBytes)
+	case (p.CacheKB<<10)%(p.CacheLineBytes*p.CacheWays) != 0:
+		return paramErrorf("cache_kb", "%d KB is not a whole number of sets of cache_ways (%d) lines of cache_line_bytes (%d)", p.CacheKB, p.CacheWays, p.CacheLineBytes)
+	case p.ShmMaxSegmentMB > float64(p.NodeMemoryMB):
+		return paramErrorf("shm_max_segment_mb", "%g MB exceeds the node's memory (node_memory_mb %d)", p.ShmMaxSegmentMB, p.NodeMemoryMB)
 	}
 	if err := p.memConfig().Validate(); err != nil {
 		return fmt.Errorf("sx4: %w", err)

@@ -31,7 +31,7 @@ func (m *Machine) Semop(p *sim.Proc, rank, id, delta int) error {
 	}
 	s := m.sems[id]
 	m.cpus[rank].Fence(p)
-	p.Sleep(sim.Micro(m.params.SemopUs))
+	p.Sleep(m.semop)
 	switch {
 	case delta < 0:
 		for s.value < -delta {

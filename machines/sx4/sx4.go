@@ -16,11 +16,18 @@
 //	semop_us        680  <- Figure 1 (750 us short-message latency)
 //	cache_flush_us  40   <- Figure 5 (80 us short, 120 us with two locks)
 //
+// Parameters are checked when the machine is built: a value that is not a
+// finite number in its plausible range is an error naming its YAML field
+// (with file and line when it comes from a scenario), never a silently
+// wrong result. The node's memory is bounded (node_memory_mb): an
+// allocation beyond it is an error.
+//
 // The per-packet software overhead of MPICH is a constant of stacks/mpich,
 // calibrated to Figure 6 at 0 bytes.
 package sx4
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
@@ -41,6 +48,7 @@ type Machine struct {
 	shmMax int
 	nshm   int
 	sems   []*semaphore
+	semop  sim.Time // one semop system call
 }
 
 // New builds a node with procs processes (one per CPU).
@@ -51,9 +59,19 @@ func New(eng *sim.Engine, procs int, params Params) (*Machine, error) {
 	if procs < 1 || procs > 32 {
 		return nil, fmt.Errorf("sx4: %d processes requested; a node has 1 to 32 CPUs (hardware.yaml sx4.cpus_per_node)", procs)
 	}
+	// Validate bounds every value, so these conversions cannot fail; they
+	// are checked anyway, so a future wider range cannot overflow silently.
+	semop, err := sim.FromFloat(params.SemopUs, sim.Microsecond)
+	if err != nil {
+		return nil, paramErrorf("semop_us", "%v", err)
+	}
+	shmMax := params.ShmMaxSegmentMB * (1 << 20)
+	if shmMax > float64(params.NodeMemoryMB<<20) {
+		return nil, paramErrorf("shm_max_segment_mb", "%g MB exceeds the node's memory (node_memory_mb %d)", params.ShmMaxSegmentMB, params.NodeMemoryMB)
+	}
 	m := &Machine{
-		eng: eng, params: params, mem: mem.NewMemory("sx4", 0),
-		shmMax: int(params.ShmMaxSegmentMB * (1 << 20)),
+		eng: eng, params: params, mem: mem.NewMemory("sx4", params.NodeMemoryMB<<20),
+		shmMax: int(shmMax), semop: semop,
 	}
 	cfg := params.memConfig()
 	for i := 0; i < procs; i++ {
@@ -84,40 +102,104 @@ func (m *Machine) Memory() *mem.Memory { return m.mem }
 // CPU is the processor running process rank.
 func (m *Machine) CPU(rank int) *mem.CPU { return m.cpus[rank] }
 
+// ErrMemoryFull is wrapped by the error of an allocation that does not fit
+// in the node's memory (node_memory_mb).
+var ErrMemoryFull = errors.New("node memory full")
+
 // ShmGet creates a System V shared-memory segment of size bytes, visible to
 // every process. It fails, like shmget, when size exceeds the system's
-// segment limit (shm_max_segment_mb).
+// segment limit (shm_max_segment_mb), and when the node's memory is full
+// (node_memory_mb).
 func (m *Machine) ShmGet(name string, size int) (mem.Segment, error) {
+	if size < 0 {
+		return mem.Segment{}, fmt.Errorf("sx4: shmget %q: negative size %d", name, size)
+	}
 	if size > m.shmMax {
 		return mem.Segment{}, fmt.Errorf("sx4: shmget %q: %d bytes exceed the System V segment limit of %d bytes (shm_max_segment_mb %g)", name, size, m.shmMax, m.params.ShmMaxSegmentMB)
 	}
 	m.nshm++
-	seg, err := m.mem.Alloc(fmt.Sprintf("shm%d:%s", m.nshm, name), size, 4096)
+	seg, err := m.alloc(fmt.Sprintf("shm%d:%s", m.nshm, name), size, 4096)
 	if err != nil {
-		return mem.Segment{}, fmt.Errorf("sx4: shmget: %w", err)
+		return mem.Segment{}, fmt.Errorf("sx4: shmget %q: %w", name, err)
 	}
 	return seg, nil
 }
 
-// Private allocates size bytes of process rank's own address space.
+// Private allocates size bytes of process rank's own address space. It
+// fails when the node's memory is full (node_memory_mb).
 func (m *Machine) Private(rank int, name string, size int) (mem.Region, error) {
-	seg, err := m.mem.Alloc(fmt.Sprintf("rank%d:%s", rank, name), size, 128)
+	if size < 0 {
+		return mem.Region{}, fmt.Errorf("sx4: rank %d: buffer %q: negative size %d", rank, name, size)
+	}
+	seg, err := m.alloc(fmt.Sprintf("rank%d:%s", rank, name), size, 128)
 	if err != nil {
-		return mem.Region{}, fmt.Errorf("sx4: rank %d: %w", rank, err)
+		return mem.Region{}, fmt.Errorf("sx4: rank %d: buffer %q: %w", rank, name, err)
 	}
 	return mem.Region{Mem: m.mem, Addr: seg.Base, Len: size}, nil
+}
+
+// alloc allocates a segment of the node's memory, checking the capacity
+// before anything is allocated (so a huge request neither overflows nor
+// exhausts the host's memory).
+func (m *Machine) alloc(name string, size, align int) (mem.Segment, error) {
+	capacity := m.params.NodeMemoryMB << 20
+	used := m.mem.Used()
+	if base := (used + align - 1) &^ (align - 1); size > capacity-base {
+		return mem.Segment{}, fmt.Errorf("%w: %d bytes do not fit, %d of %d bytes in use (node_memory_mb %d)",
+			ErrMemoryFull, size, used, capacity, m.params.NodeMemoryMB)
+	}
+	return m.mem.Alloc(name, size, align)
 }
 
 // FromYAML builds a node of procs processes from a scenario's
 // machine.params node (nil: defaults); errors name file, line and field.
 func FromYAML(eng *sim.Engine, file string, node *yaml.Node, procs int) (*Machine, error) {
-	params := DefaultParams()
-	if err := strictyaml.DecodeAt(file, "machine.params", node, &params); err != nil {
+	return FromYAMLAt(eng, file, "machine.params", node, procs)
+}
+
+// FromYAMLAt is FromYAML for params found at the YAML path field (e.g.
+// "series[1].machine.params").
+func FromYAMLAt(eng *sim.Engine, file, field string, node *yaml.Node, procs int) (*Machine, error) {
+	params, err := ParseParams(file, field, node)
+	if err != nil {
 		return nil, err
 	}
 	m, err := New(eng, procs, params)
 	if err != nil {
-		return nil, fmt.Errorf("%s: machine.params: %w", file, err)
+		return nil, located(file, field, node, err)
 	}
 	return m, nil
+}
+
+// ParseParams decodes a scenario's machine params (nil: defaults) over the
+// defaults and validates them; errors name file, line and field (field is
+// the params' YAML path, e.g. "machine.params").
+func ParseParams(file, field string, node *yaml.Node) (Params, error) {
+	p := DefaultParams()
+	if err := strictyaml.DecodeAt(file, field, node, &p); err != nil {
+		return Params{}, err
+	}
+	if err := p.Validate(); err != nil {
+		return Params{}, located(file, field, node, err)
+	}
+	return p, nil
+}
+
+// located turns a *ParamError into a strictyaml error at the parameter's
+// line in the params node (at the params node itself when the parameter is
+// not written there); other errors get the file and field as a prefix.
+func located(file, field string, node *yaml.Node, err error) error {
+	var pe *ParamError
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("%s: %s: %w", file, field, err)
+	}
+	at := strictyaml.Find(node, pe.Field)
+	if at == nil {
+		at = node
+	}
+	path := pe.Field
+	if field != "" {
+		path = field + "." + pe.Field
+	}
+	return strictyaml.Errorf(file, at, path, "%s (sx4)", pe.Msg)
 }

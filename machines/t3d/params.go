@@ -2,6 +2,7 @@ package t3d
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/msgsim/msgsim/sim/mem"
 )
@@ -65,16 +66,29 @@ type Params struct {
 	// sequence of instructions to initiate a transfer" (hardware.yaml
 	// t3d.shmem_remote_access_cycles), including the DTB annex set-up for
 	// the remote PE and the SHMEM library call. No figure found:
-	// calibrated to the 4.5 us one-word synchronous latency between
-	// neighbours (aclmpl-t3d.txt 4.1; calibration.yaml
+	// calibrated to the 4.5 us one-word synchronous latency "between
+	// direct neighbor PES" (aclmpl-t3d.txt 4.1; calibration.yaml
 	// t3d_aclmpl.sync_latency_one_word_neighbour_us).
+	//
+	// The "direct neighbour" pair of that figure and of Table 1 is PEs 0
+	// and 1, which share a router node (pes_per_node 2) and so cross no
+	// torus link (0 hops): two PEs on one node are the nearest pair a T3D
+	// has, and PEs 0 and 1 are the pair a benchmark of the period measures
+	// (workloads/collective's latency case bounces a word between them).
+	// The head still passes the sender's injection and the receiver's
+	// ejection port (interface_ns each way). With pes_per_node 1 the same
+	// pair is one hop apart and the latency grows by 2*hop_ns per round
+	// trip.
 	PutStartupNs float64 `yaml:"put_startup_ns"`
 	// PutMBps is the rate at which a PE streams a put's data into the
 	// network (remote stores through the write buffer). No raw SHMEM figure
-	// found (hardware.yaml t3d.shmem_put_get_bw_MBps): calibrated to
-	// "greater than 100MB/sec for one-to-all and all-to-one" with the
-	// synchronous protocol (aclmpl-t3d.txt 4.1; calibration.yaml
-	// t3d_aclmpl.sync_one_to_all_and_all_to_one_MBps).
+	// found (hardware.yaml t3d.shmem_put_get_bw_MBps): calibrated to the
+	// paper's statement, derived from its point-to-point protocol, of
+	// "high bandwidth (greater than 100MB/sec for one-to-all and
+	// all-to-one communication patterns)" with the synchronous protocol
+	// (aclmpl-t3d.txt 4.1; calibration.yaml
+	// t3d_aclmpl.sync_one_to_all_and_all_to_one_MBps: "greater than
+	// 100"). Collective curves are not tuned to.
 	PutMBps float64 `yaml:"put_mbps"`
 	// GetMBps is the rate of a get, which the PE resolves word by word
 	// through its prefetch queue: 8 bytes per 250 ns issue-and-resolve
@@ -99,6 +113,21 @@ type Params struct {
 	// tree of depth ~log2(2048) at a few cycles per level: 0.5 us assumed.
 	// Used by the benchmark harness only, never by the stacks' protocols.
 	BarrierNs float64 `yaml:"barrier_ns"`
+	// FenceCycles is a memory barrier (the Alpha MB instruction) on the
+	// PE's own memory. Assumed: 1 cycle, because the 21064's write buffer
+	// is not modelled (stores are visible in order), so a fence has
+	// nothing to drain; no published figure (hardware.yaml has none).
+	FenceCycles float64 `yaml:"fence_cycles"`
+	// CopyStartupCycles is the fixed cost of starting a local memcpy (the
+	// call and its alignment checks) before it streams at memcpy_mbps.
+	// Assumed: 10 cycles; no published figure (aclmpl-t3d.txt 4.2 gives
+	// only the 170 MB/s rate).
+	CopyStartupCycles float64 `yaml:"copy_startup_cycles"`
+	// CacheFlushCyclesPerLine is the cost of invalidating one line when a
+	// PE flushes its whole data cache (cache_kb/cache_line_bytes lines; 256
+	// by default). Assumed: one cycle per line; no published figure
+	// (hardware.yaml t3d.dcache_org gives only the organisation).
+	CacheFlushCyclesPerLine float64 `yaml:"cache_flush_cycles_per_line"`
 }
 
 // DefaultParams returns the model of the Cray T3D of the paper.
@@ -122,48 +151,124 @@ func DefaultParams() Params {
 		PacketHeaderBytes: 16,
 		FetchIncNs:        150,
 		BarrierNs:         500,
+
+		FenceCycles:             1,
+		CopyStartupCycles:       10,
+		CacheFlushCyclesPerLine: 1,
 	}
 }
 
-// Validate names the first parameter that makes no sense.
+// Limits of the plausible ranges Validate accepts. They are wide (what-if
+// studies stay possible) but keep every conversion to simulated time, to
+// cycles and to bytes far from overflow.
+const (
+	maxClockMHz    = 10000 // 100 ps cycle
+	maxRateMBps    = 1e7   // 10 TB/s
+	minRateMBps    = 1     // slower turns a large transfer into hours of simulated time
+	maxOpNs        = 1e9   // one second for a single operation or hop
+	maxOpCycles    = 1e6   // fence, copy start-up
+	maxMemoryMB    = 4096  // per PE; the T3D had 16 or 64 (hardware.yaml t3d.local_mem_MB)
+	maxCacheKB     = 1 << 20
+	maxLineBytes   = 4096
+	maxHeaderBytes = 1 << 16
+)
+
+// ParamError is an invalid machine parameter, named by its YAML name.
+// ParseParams turns it into a strictyaml error carrying the file and line.
+type ParamError struct {
+	Field string // YAML name, e.g. "hop_ns" or "torus_nodes[1]"
+	Msg   string // what is wrong and what is expected
+}
+
+// Error formats the error as "t3d: FIELD: MSG".
+func (e *ParamError) Error() string { return "t3d: " + e.Field + ": " + e.Msg }
+
+func paramErrorf(field, format string, args ...any) error {
+	return &ParamError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// checkFloat rejects a value that is not finite or outside [lo, hi].
+func checkFloat(field string, v, lo, hi float64, unit string) error {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return paramErrorf(field, "must be a finite number, got %g", v)
+	case v < lo || v > hi:
+		return paramErrorf(field, "%g %s is outside the plausible range [%g, %g] %s", v, unit, lo, hi, unit)
+	}
+	return nil
+}
+
+// checkInt rejects a value outside [lo, hi].
+func checkInt(field string, v, lo, hi int, unit string) error {
+	if v < lo || v > hi {
+		return paramErrorf(field, "%d %s is outside the plausible range [%d, %d] %s", v, unit, lo, hi, unit)
+	}
+	return nil
+}
+
+// Validate names (by its YAML name, as a *ParamError) the first parameter
+// that is not a finite number in its plausible range.
 func (p Params) Validate() error {
 	for _, f := range []struct {
-		name string
-		v    float64
+		name   string
+		v      float64
+		lo, hi float64
+		unit   string
 	}{
-		{"clock_mhz", p.ClockMHz}, {"memcpy_mbps", p.MemcpyMBps}, {"link_mbps", p.LinkMBps},
-		{"put_mbps", p.PutMBps}, {"get_mbps", p.GetMBps},
+		{"clock_mhz", p.ClockMHz, 1, maxClockMHz, "MHz"},
+		{"memcpy_mbps", p.MemcpyMBps, minRateMBps, maxRateMBps, "MB/s"},
+		{"link_mbps", p.LinkMBps, minRateMBps, maxRateMBps, "MB/s"},
+		{"put_mbps", p.PutMBps, minRateMBps, maxRateMBps, "MB/s"},
+		{"get_mbps", p.GetMBps, minRateMBps, maxRateMBps, "MB/s"},
+		{"load_ns", p.LoadNs, 0, maxOpNs, "ns"},
+		{"memory_latency_ns", p.MemoryLatencyNs, 0, maxOpNs, "ns"},
+		{"store_ns", p.StoreNs, 0, maxOpNs, "ns"},
+		{"hop_ns", p.HopNs, 0, maxOpNs, "ns"},
+		{"interface_ns", p.InterfaceNs, 0, maxOpNs, "ns"},
+		{"put_startup_ns", p.PutStartupNs, 0, maxOpNs, "ns"},
+		{"fetch_inc_ns", p.FetchIncNs, 0, maxOpNs, "ns"},
+		{"barrier_ns", p.BarrierNs, 0, maxOpNs, "ns"},
+		{"fence_cycles", p.FenceCycles, 0, maxOpCycles, "cycles"},
+		{"copy_startup_cycles", p.CopyStartupCycles, 0, maxOpCycles, "cycles"},
+		{"cache_flush_cycles_per_line", p.CacheFlushCyclesPerLine, 0, maxOpCycles, "cycles"},
 	} {
-		if f.v <= 0 {
-			return fmt.Errorf("t3d: %s must be positive, got %g", f.name, f.v)
+		if err := checkFloat(f.name, f.v, f.lo, f.hi, f.unit); err != nil {
+			return err
 		}
 	}
 	for _, f := range []struct {
-		name string
-		v    float64
+		name   string
+		v      int
+		lo, hi int
+		unit   string
 	}{
-		{"load_ns", p.LoadNs}, {"memory_latency_ns", p.MemoryLatencyNs}, {"store_ns", p.StoreNs},
-		{"hop_ns", p.HopNs}, {"interface_ns", p.InterfaceNs}, {"put_startup_ns", p.PutStartupNs},
-		{"fetch_inc_ns", p.FetchIncNs}, {"barrier_ns", p.BarrierNs},
+		{"pes_per_node", p.PEsPerNode, 1, MaxPEs, "PEs"},
+		{"memory_mb", p.MemoryMB, 1, maxMemoryMB, "MB"},
+		{"cache_kb", p.CacheKB, 1, maxCacheKB, "KB"},
+		{"cache_line_bytes", p.CacheLineBytes, 8, maxLineBytes, "bytes"},
+		{"packet_header_bytes", p.PacketHeaderBytes, 0, maxHeaderBytes, "bytes"},
 	} {
-		if f.v < 0 {
-			return fmt.Errorf("t3d: %s must not be negative, got %g", f.name, f.v)
+		if err := checkInt(f.name, f.v, f.lo, f.hi, f.unit); err != nil {
+			return err
 		}
 	}
 	switch {
-	case p.PEsPerNode < 1:
-		return fmt.Errorf("t3d: pes_per_node must be at least 1, got %d", p.PEsPerNode)
-	case p.MemoryMB < 1:
-		return fmt.Errorf("t3d: memory_mb must be at least 1, got %d", p.MemoryMB)
-	case p.PacketHeaderBytes < 0:
-		return fmt.Errorf("t3d: packet_header_bytes must not be negative, got %d", p.PacketHeaderBytes)
+	case p.CacheLineBytes&(p.CacheLineBytes-1) != 0:
+		return paramErrorf("cache_line_bytes", "must be a power of two, got %d", p.CacheLineBytes)
+	case (p.CacheKB<<10)%p.CacheLineBytes != 0:
+		return paramErrorf("cache_kb", "%d KB is not a whole number of cache_line_bytes (%d) lines", p.CacheKB, p.CacheLineBytes)
 	case len(p.TorusNodes) != 0 && len(p.TorusNodes) != 3:
-		return fmt.Errorf("t3d: torus_nodes must list 3 sizes [x, y, z], got %v", p.TorusNodes)
+		return paramErrorf("torus_nodes", "must list 3 sizes [x, y, z] in nodes, got %v", p.TorusNodes)
 	}
-	for _, d := range p.TorusNodes {
-		if d < 1 {
-			return fmt.Errorf("t3d: torus_nodes sizes must be at least 1, got %v", p.TorusNodes)
+	nodes := 1
+	for i, d := range p.TorusNodes {
+		if err := checkInt(fmt.Sprintf("torus_nodes[%d]", i), d, 1, MaxPEs, "nodes"); err != nil {
+			return err
 		}
+		nodes *= d // at most MaxPEs^3: no overflow
+	}
+	if nodes > MaxPEs {
+		return paramErrorf("torus_nodes", "%v is %d nodes; a T3D has at most %d (hardware.yaml t3d.pe_count_range)", p.TorusNodes, nodes, MaxPEs)
 	}
 	if err := p.memConfig().Validate(); err != nil {
 		return fmt.Errorf("t3d: %w", err)
@@ -187,10 +292,10 @@ func (p Params) memConfig() mem.Config {
 			MissCycles:         p.MemoryLatencyNs / cyc,
 			UncachedLoadCycles: p.MemoryLatencyNs / cyc,
 			StoreCycles:        p.StoreNs / cyc,
-			FenceCycles:        1,
+			FenceCycles:        p.FenceCycles,
 			AtomicCycles:       p.MemoryLatencyNs / cyc,
-			FlushCycles:        float64(p.CacheKB<<10) / float64(max(p.CacheLineBytes, 1)),
-			CopyStartupCycles:  10,
+			FlushCycles:        p.CacheFlushCyclesPerLine * float64(p.CacheKB<<10) / float64(max(p.CacheLineBytes, 1)),
+			CopyStartupCycles:  p.CopyStartupCycles,
 			MemcpyMBps:         p.MemcpyMBps,
 			VectorMBps:         p.MemcpyMBps,
 		},

@@ -30,14 +30,18 @@ func (d *delivery) arrive() {
 // last byte has left, so src may be reused. The bytes are read at the call
 // and become visible at the target when the message's tail arrives: the
 // target's spinners wake, its cache is not updated. Use Quiet to wait until
-// every put has been delivered.
+// every put has been delivered. A put of 0 bytes costs the start-up and
+// sends nothing; a negative length is a bug of the calling stack (panic).
 func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
 	m.check("put", pe, to)
-	if n <= 0 {
-		return
+	if n < 0 {
+		panic(fmt.Sprintf("t3d: put of %d bytes from PE %d to PE %d: negative length (a bug in the calling stack)", n, pe, to))
 	}
 	x := m.pes[pe]
 	p.Sleep(m.putStartup)
+	if n == 0 {
+		return
+	}
 	buf := m.buffer(n)
 	x.mem.Read(src, buf)
 	tr := net.Reserve(m.routeOf(pe, to), p.Now(), n, m.putRate)
@@ -80,20 +84,28 @@ func (m *Machine) Quiet(p *sim.Proc, pe int) {
 
 // Get copies n bytes at src in PE from's memory to dst in PE pe's memory
 // (shmem_get) and returns when they are there. A request crosses the
-// network; the data returns at get_mbps (word-by-word prefetches), so a get
-// is slower than a put.
+// network; the source bytes are read when it arrives at PE from (so a
+// write to src after that is not seen); after one memory access
+// (fetch_inc_ns) the data returns at get_mbps (word-by-word prefetches), so
+// a get is slower than a put, and is written at dst when its tail arrives.
+// A get of 0 bytes costs the start-up and sends nothing; a negative length
+// is a bug of the calling stack (panic).
 func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
 	m.check("get", pe, from)
-	if n <= 0 {
-		return
+	if n < 0 {
+		panic(fmt.Sprintf("t3d: get of %d bytes by PE %d from PE %d: negative length (a bug in the calling stack)", n, pe, from))
 	}
 	p.Sleep(m.putStartup)
+	if n == 0 {
+		return
+	}
 	req := net.Reserve(m.routeOf(pe, from), p.Now(), m.hdr, 0)
-	p.Sleep(req.Tail + m.fiAccess - p.Now())
-	rep := net.Reserve(m.routeOf(from, pe), p.Now(), n, m.getRate)
-	p.Sleep(rep.Tail - p.Now())
+	p.Sleep(req.Tail - p.Now())
 	buf := m.buffer(n)
 	m.pes[from].mem.Read(src, buf)
+	p.Sleep(m.fiAccess)
+	rep := net.Reserve(m.routeOf(from, pe), p.Now(), n, m.getRate)
+	p.Sleep(rep.Tail - p.Now())
 	m.pes[pe].mem.Write(dst, buf)
 	m.release(buf)
 }

@@ -18,6 +18,12 @@
 //
 //	put_startup_ns  830  <- 4.5 us one-word synchronous ACLMPL latency between neighbours (4.1)
 //	put_mbps        125  <- "greater than 100MB/sec for one-to-all and all-to-one" (4.1)
+//
+// Parameters are checked when they are decoded and when the machine is
+// built: a value that is not a finite number in its plausible range, or a
+// torus shape that does not hold the PEs, is an error naming its YAML field
+// (with file and line when it comes from a scenario), never a silently
+// wrong result.
 package t3d
 
 import (
@@ -81,9 +87,44 @@ func ParseParams(file, field string, node *yaml.Node) (Params, error) {
 		return Params{}, err
 	}
 	if err := p.Validate(); err != nil {
-		return Params{}, fmt.Errorf("%s: %s: %w", file, field, err)
+		return Params{}, located(file, field, node, err)
 	}
 	return p, nil
+}
+
+// NewFromYAML builds a partition of pes PEs from a scenario's machine
+// params found at the YAML path field (nil node: defaults). Errors in the
+// params, including a torus_nodes shape too small for pes, name file, line
+// and field.
+func NewFromYAML(eng *sim.Engine, file, field string, node *yaml.Node, pes int) (*Machine, error) {
+	p, err := ParseParams(file, field, node)
+	if err != nil {
+		return nil, err
+	}
+	m, err := New(eng, pes, p)
+	if err != nil {
+		return nil, located(file, field, node, err)
+	}
+	return m, nil
+}
+
+// located turns a *ParamError into a strictyaml error at the parameter's
+// line in the params node (at the params node itself when the parameter is
+// not written there); other errors get the file and field as a prefix.
+func located(file, field string, node *yaml.Node, err error) error {
+	var pe *ParamError
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("%s: %s: %w", file, field, err)
+	}
+	at := strictyaml.Find(node, pe.Field)
+	if at == nil {
+		at = node
+	}
+	path := pe.Field
+	if field != "" {
+		path = field + "." + pe.Field
+	}
+	return strictyaml.Errorf(file, at, path, "%s (t3d)", pe.Msg)
 }
 
 // New builds a partition of pes PEs.
@@ -99,15 +140,32 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 	if len(params.TorusNodes) == 3 {
 		dims = [3]int{params.TorusNodes[0], params.TorusNodes[1], params.TorusNodes[2]}
 		if dims[0]*dims[1]*dims[2] < nodes {
-			return nil, fmt.Errorf("t3d: torus_nodes %v holds %d nodes, %d PEs need %d", params.TorusNodes, dims[0]*dims[1]*dims[2], pes, nodes)
+			return nil, paramErrorf("torus_nodes", "%v holds %d nodes, %d PEs at pes_per_node %d need %d", params.TorusNodes, dims[0]*dims[1]*dims[2], pes, params.PEsPerNode, nodes)
 		}
+	}
+	// Validate bounds every value, so these conversions cannot fail; they
+	// are checked anyway, so a wider range cannot overflow silently.
+	var times [5]sim.Time
+	for i, f := range []struct {
+		name string
+		ns   float64
+	}{
+		{"put_startup_ns", params.PutStartupNs}, {"hop_ns", params.HopNs},
+		{"fetch_inc_ns", params.FetchIncNs}, {"barrier_ns", params.BarrierNs},
+		{"interface_ns", params.InterfaceNs},
+	} {
+		t, err := sim.FromFloat(f.ns, sim.Nanosecond)
+		if err != nil {
+			return nil, paramErrorf(f.name, "%v", err)
+		}
+		times[i] = t
 	}
 	m := &Machine{
 		eng: eng, params: params,
-		putStartup:   sim.Nano(params.PutStartupNs),
-		hop:          sim.Nano(params.HopNs),
-		fiAccess:     sim.Nano(params.FetchIncNs),
-		barrierDelay: sim.Nano(params.BarrierNs),
+		putStartup:   times[0],
+		hop:          times[1],
+		fiAccess:     times[2],
+		barrierDelay: times[3],
 		putRate:      params.PutMBps * 1e6,
 		getRate:      params.GetMBps * 1e6,
 		hdr:          params.PacketHeaderBytes,
@@ -118,7 +176,7 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 		return nil, fmt.Errorf("t3d: %w", err)
 	}
 	cfg := params.memConfig()
-	ni := sim.Nano(params.InterfaceNs)
+	ni := times[4]
 	for i := 0; i < pes; i++ {
 		x := &pe{id: i, node: i / params.PEsPerNode,
 			mem:    mem.NewMemory(fmt.Sprintf("pe%d", i), params.MemoryMB<<20),
@@ -162,6 +220,16 @@ var ErrMemoryFull = errors.New("PE memory full")
 // Alloc allocates n bytes of PE pe's memory, aligned to and padded to 64
 // bytes (whole cache lines, so that a line fill never leaves the memory).
 func (m *Machine) Alloc(pe int, name string, n int) (mem.Region, error) {
+	m.check("alloc", pe)
+	if n < 0 {
+		return mem.Region{}, fmt.Errorf("t3d: PE %d: buffer %q: negative size %d", pe, name, n)
+	}
+	capacity := m.params.MemoryMB << 20
+	used := m.pes[pe].mem.Used()
+	if base := (used + 63) &^ 63; n > capacity-base || (n+63)&^63 > capacity-base {
+		return mem.Region{}, fmt.Errorf("t3d: %w: PE %d: buffer %q of %d bytes does not fit, %d of %d bytes in use (memory_mb %d)",
+			ErrMemoryFull, pe, name, n, used, capacity, m.params.MemoryMB)
+	}
 	s, err := m.pes[pe].mem.Alloc(name, (n+63)&^63, 64)
 	if err != nil {
 		return mem.Region{}, fmt.Errorf("t3d: %w: %v", ErrMemoryFull, err)

@@ -1,6 +1,7 @@
 package net
 
 import (
+	"math"
 	"testing"
 
 	"github.com/msgsim/msgsim/sim"
@@ -117,5 +118,26 @@ func TestReserveCutThroughAndContention(t *testing.T) {
 	}
 	if blocked.Left+lat != r[0].FreeAt() {
 		t.Errorf("left %v, want first link free %v", blocked.Left, r[0].FreeAt())
+	}
+}
+
+func TestNewTorusRejectsBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		dims    [3]int
+		latency sim.Time
+		mbps    float64
+	}{
+		{"zero dimension", [3]int{0, 1, 1}, 0, 300},
+		{"too many nodes", [3]int{1 << 10, 1 << 10, 1 << 10}, 0, 300},
+		{"huge dimension", [3]int{1 << 40, 1, 1}, 0, 300},
+		{"negative latency", [3]int{2, 2, 2}, -1, 300},
+		{"NaN bandwidth", [3]int{2, 2, 2}, 0, math.NaN()},
+		{"infinite bandwidth", [3]int{2, 2, 2}, 0, math.Inf(1)},
+		{"negative bandwidth", [3]int{2, 2, 2}, 0, -300},
+	} {
+		if _, err := NewTorus("t", tc.dims, tc.latency, tc.mbps); err == nil {
+			t.Errorf("%s: accepted", tc.name)
+		}
 	}
 }

@@ -2,9 +2,15 @@ package net
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/msgsim/msgsim/sim"
 )
+
+// MaxTorusNodes bounds the size of a torus NewTorus builds (the largest
+// machines modelled have 1,024 router nodes; the bound keeps a bad shape
+// from allocating without limit or overflowing).
+const MaxTorusNodes = 1 << 16
 
 // Torus is a 3D torus of nodes (a dimension of size 1 has no links, so
 // rings and 2D tori are special cases). Each node has, per dimension, a link
@@ -17,11 +23,22 @@ type Torus struct {
 
 // NewTorus builds a torus of dims[0]*dims[1]*dims[2] nodes whose links all
 // have the given head latency and bandwidth. name prefixes link names.
+// It fails on a dimension smaller than 1, more than MaxTorusNodes nodes, a
+// negative latency, or a bandwidth that is negative or not finite.
 func NewTorus(name string, dims [3]int, latency sim.Time, mbps float64) (*Torus, error) {
+	switch {
+	case latency < 0:
+		return nil, fmt.Errorf("torus %s: negative link latency %v", name, latency)
+	case math.IsNaN(mbps) || math.IsInf(mbps, 0) || mbps < 0:
+		return nil, fmt.Errorf("torus %s: link bandwidth %g MB/s must be a finite number >= 0", name, mbps)
+	}
 	n := 1
 	for i, d := range dims {
 		if d < 1 {
 			return nil, fmt.Errorf("torus %s: dimension %d has size %d, must be at least 1", name, i, d)
+		}
+		if d > MaxTorusNodes || n*d > MaxTorusNodes {
+			return nil, fmt.Errorf("torus %s: shape %v has more than %d nodes", name, dims, MaxTorusNodes)
 		}
 		n *= d
 	}
