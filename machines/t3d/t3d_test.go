@@ -1,6 +1,7 @@
 package t3d
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/msgsim/msgsim/sim"
@@ -177,5 +178,88 @@ func TestBadParams(t *testing.T) {
 	p.PutMBps = 0
 	if _, err := New(sim.NewEngine(1), 2, p); err == nil {
 		t.Error("put_mbps 0 accepted")
+	}
+}
+
+// TestGetReadsAtRequestArrival: a get reads its source when the request
+// reaches the remote PE: a write there before that is seen, a write while
+// the reply is in flight is not.
+func TestGetReadsAtRequestArrival(t *testing.T) {
+	const n = 1 << 12
+	for _, tc := range []struct {
+		name    string
+		writeAt sim.Time
+		seen    bool
+	}{
+		{"before the request arrives", sim.Nano(1), true},
+		{"while the reply is in flight", sim.Micro(50), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eng, m := newMachine(t, 2)
+			dst, src := alloc(t, m, 0, n), alloc(t, m, 1, n)
+			var done sim.Time
+			eng.Spawn("pe0", func(p *sim.Proc) {
+				m.Get(p, 0, 1, dst.Addr, src.Addr, n)
+				done = p.Now()
+			})
+			eng.Spawn("pe1", func(p *sim.Proc) {
+				p.Sleep(tc.writeAt)
+				m.Memory(1).Write(src.Addr, []byte{7})
+			})
+			if err := eng.Run(); err != nil {
+				t.Fatal(err)
+			}
+			if done <= tc.writeAt {
+				t.Fatalf("get done at %v, before the write at %v: the test does not test", done, tc.writeAt)
+			}
+			if got := dst.Bytes()[0] == 7; got != tc.seen {
+				t.Errorf("write at %v seen by the get: %v, want %v", tc.writeAt, got, tc.seen)
+			}
+		})
+	}
+}
+
+// TestZeroAndNegativeLengths: a put or get of 0 bytes costs the start-up
+// and sends nothing; a negative length panics with a clear message (a bug
+// in the calling stack, not user input).
+func TestZeroAndNegativeLengths(t *testing.T) {
+	for _, op := range []string{"put", "get"} {
+		eng, m := newMachine(t, 2)
+		a, b := alloc(t, m, 0, 64), alloc(t, m, 1, 64)
+		var took sim.Time
+		eng.Spawn("pe0", func(p *sim.Proc) {
+			if op == "put" {
+				m.Put(p, 0, 1, b.Addr, a.Addr, 0)
+			} else {
+				m.Get(p, 0, 1, a.Addr, b.Addr, 0)
+			}
+			m.Quiet(p, 0)
+			took = p.Now()
+		})
+		if err := eng.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if want := sim.Nano(DefaultParams().PutStartupNs); took != want {
+			t.Errorf("%s of 0 bytes took %v, want the start-up %v", op, took, want)
+		}
+		if m.Received(1) != 0 || m.Torus().Nodes() != 1 || m.pes[0].inject.Stats().Messages != 0 {
+			t.Errorf("%s of 0 bytes sent something", op)
+		}
+	}
+	for _, op := range []string{"put", "get"} {
+		func() {
+			_, m := newMachine(t, 2)
+			defer func() {
+				r := recover()
+				if s, _ := r.(string); !strings.Contains(s, "negative length") {
+					t.Errorf("%s of -1 bytes: recovered %v, want a panic about the negative length", op, r)
+				}
+			}()
+			if op == "put" {
+				m.Put(nil, 0, 1, 0, 0, -1)
+			} else {
+				m.Get(nil, 0, 1, 0, 0, -1)
+			}
+		}()
 	}
 }
