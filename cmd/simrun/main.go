@@ -2,15 +2,17 @@
 //
 //	simrun list                         built-in scenarios and their titles
 //	simrun show NAME                    print a built-in scenario's YAML
-//	simrun validate FILE-or-NAME        strict load and check, exit 0 or 1
+//	simrun validate FILE-or-NAME        strict load and check, exit 0 or 2
 //	simrun run FILE-or-NAME [--out DIR] [--seed N]
 //	simrun litmus TEST --model M [--runs N] [--seed N]   (litmus --list)
 //	simrun trace FILE-or-NAME [--out trace.json] [--seed N]
 //	simrun bench                        engine speed on this machine
 //
 // Exit status: 0 success (or the failure the scenario expects), 1 a run
-// failed (corruption, loss, deadlock, livelock, limit) or an expected
-// failure did not happen, 2 bad input (usage, scenario, params).
+// failed (corruption, loss, deadlock, livelock, limit, a NaN or infinite
+// result) or an expected failure did not happen, 2 bad input (usage, an
+// unknown scenario or test, a scenario, params or model that does not
+// validate, a stack needing a capability the machine lacks).
 package main
 
 import (
@@ -48,17 +50,20 @@ func commands() []command {
   simrun list`, cmdList},
 		{"show", "NAME", "print the YAML of a built-in scenario", `Copy a built-in to start your own scenario:
   simrun show litmus-mp > mine.yaml`, cmdShow},
-		{"validate", "FILE-or-NAME", "check a scenario strictly (exit 0 if valid, 1 if not)", `Every error names file:line:column, the field and what was expected.
-The workload's params (and its model files) are decoded too, when the
-workload knows how to check them without running.
+		{"validate", "FILE-or-NAME", "check a scenario strictly (exit 0 if valid, 2 if not)", `Every error names file:line:column, the field and what was expected, once:
+a misspelt top-level param is reported at its own field (workload.params.x),
+not again for every series that inherits it. The workload's params (and its
+model files) are decoded too, when the workload knows how to check them
+without running.
 Example:
   simrun validate mine.yaml`, cmdValidate},
 		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
 (scenario, seed, rows, references, comparisons, failures, notes), one PNG and
 SVG per figure, and DIR/summary.txt (also printed). Default DIR:
 results/<scenario-name>. Same scenario and seed: byte-identical files.
-Exit 1 if a run fails (corruption, loss, deadlock, livelock, limit) unless
-the scenario's expect.failure says so, or if an expected failure is missing.
+Exit 1 if a run fails (corruption, loss, deadlock, livelock, limit, a NaN
+or infinite result) unless the scenario's expect.failure says so, or if an
+expected failure is missing; exit 2 on bad input, before anything is written.
 Example:
   simrun run litmus-mp
   simrun run mine.yaml --out /tmp/out --seed 3`, cmdRun},
@@ -67,7 +72,11 @@ sim/mem Config fields, optionally starting from a built-in:
   base: tso
   store_buffer: {order: reordered}
 The last line is "Observation TEST Never|Sometimes|Always POS NEG".
-Exit 1 if runs deadlock or livelock (MP+spin on noncoherent does).
+The jitters default to twice the model's time to drain the test's stores
+(so every sequentially consistent outcome shows); every run's engine is
+bounded in events and wall time.
+Exit 1 if runs deadlock, livelock or hit a limit (MP+spin on noncoherent
+livelocks); exit 2 on an unknown test or a bad model.
 Example:
   simrun litmus MP --model pso --runs 10000 --seed 1
   simrun litmus --list`, cmdLitmus},
@@ -98,8 +107,8 @@ First steps:
   simrun litmus SB --model tso         a litmus test on a CPU model
   simrun help run                      help on one command
 
-Exit status: 0 ok, 1 a run failed (unless the scenario expects it),
-2 bad input.
+Exit status: 0 ok (validate: valid), 1 a run failed (unless the scenario
+expects it), 2 bad input (usage, scenario, params, model; validate: invalid).
 `)
 }
 

@@ -2,11 +2,18 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/msgsim/msgsim/report"
+	"github.com/msgsim/msgsim/scenarios"
+	"github.com/msgsim/msgsim/workloads"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -129,7 +136,7 @@ expect: {failure: livelock, why: "it will not"}
 }
 
 // TestBadInput: bad scenarios and arguments name file, line and field and
-// exit 2 (validate: 1), never panic.
+// exit 2 (validate too), never panic.
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	badParam := write(t, dir, "badparam.yaml", "name: x\nworkload:\n  name: litmus\n  params: {test: MP, modle: pso}\n")
@@ -143,17 +150,21 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", badParam}, exitUsage, "badparam.yaml:4:22: field workload.params.modle: unknown field \"modle\" (did you mean \"model\"?)"},
-		{[]string{"validate", badParam}, exitFailed, "badparam.yaml:4:22: field workload.params.modle"},
-		{[]string{"validate", badTop}, exitFailed, "badtop.yaml:2:1: field seeds: unknown field \"seeds\""},
+		{[]string{"validate", badParam}, exitUsage, "badparam.yaml:4:22: field workload.params.modle"},
+		{[]string{"validate", badTop}, exitUsage, "badtop.yaml:2:1: field seeds: unknown field \"seeds\""},
+		{[]string{"validate", badWork}, exitUsage, "field workload.name: unknown workload \"nosuch\""},
+		{[]string{"validate", "no-such-scenario"}, exitUsage, "no such built-in scenario"},
+		{[]string{"validate"}, exitUsage, "expected 1 argument(s), got 0"},
 		{[]string{"run", badWork}, exitUsage, "field workload.name: unknown workload \"nosuch\"; workloads: "},
-		{[]string{"validate", useModel}, exitFailed, "model.yaml:2:15: field cache.ways: cache.ways must be positive"},
+		{[]string{"validate", useModel}, exitUsage, "model.yaml:2:15: field cache.ways: cache.ways must be positive"},
 		{[]string{"run", "no-such-scenario"}, exitUsage, "no such built-in scenario; built-ins: litmus-mp"},
 		{[]string{"run"}, exitUsage, "expected 1 argument(s), got 0"},
 		{[]string{"run", "litmus-mp", "--seed", "abc"}, exitUsage, "invalid value \"abc\" for flag -seed"},
 		{[]string{"frobnicate"}, exitUsage, "unknown command \"frobnicate\""},
 		{[]string{"litmus", "XYZ"}, exitUsage, "unknown litmus test \"XYZ\""},
 		{[]string{"litmus", "MP", "--model", "nosuch"}, exitUsage, "neither a built-in model"},
-		{[]string{"show", "nosuch"}, exitUsage, "no such built-in scenario"},
+		{[]string{"show", "nosuch"}, exitUsage, "no built-in scenario nosuch; built-ins: litmus-mp, "},
+		{[]string{"show", badParam}, exitUsage, "no built-in scenario"},
 	} {
 		code, out, errs := simrun(t, c.args...)
 		if code != c.code || !strings.Contains(out+errs, c.want) {
@@ -202,5 +213,80 @@ func TestHelpAndList(t *testing.T) {
 	}
 	if code, out, _ := simrun(t, "bench", "-n", "10000"); code != exitOK || !strings.Contains(out, "switches/s") {
 		t.Fatalf("bench: %d\n%s", code, out)
+	}
+}
+
+// TestErrorsOnce: a misspelt top-level param inherited by every series is
+// reported once, at the top-level field; a series' own typo keeps its
+// series field; run and validate agree.
+func TestErrorsOnce(t *testing.T) {
+	dir := t.TempDir()
+	f := write(t, dir, "typo.yaml", `name: typo
+workload:
+  name: litmus
+  params: {test: MP, mdoe: pso, runs: 10}
+series:
+  - name: a
+  - name: b
+    workload: {params: {test: SB}}
+  - name: c
+    workload: {params: {model: tso, runz: 3}}
+  - name: d
+    workload: {params: {runs: 20}}
+`)
+	for _, cmd := range []string{"validate", "run"} {
+		code, out, errs := simrun(t, cmd, f, "--out", filepath.Join(dir, "out"))
+		if cmd == "validate" {
+			code, out, errs = simrun(t, cmd, f)
+		}
+		want := "typo.yaml:4:22: field workload.params.mdoe: unknown field \"mdoe\""
+		if code != exitUsage || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, want) {
+			t.Errorf("%s: exit %d, want %d and once %q; got:\n%s%s", cmd, code, exitUsage, want, out, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+		t.Error("run wrote outputs for a scenario that does not validate")
+	}
+	// A typo in one series only is that series' error.
+	g := write(t, dir, "typo2.yaml", "name: t2\nworkload: {name: litmus, params: {test: MP}}\nseries:\n  - name: a\n  - name: b\n    workload: {params: {modle: tso}}\n")
+	code, _, errs := simrun(t, "validate", g)
+	if code != exitUsage || !strings.HasSuffix(strings.TrimSpace(errs), `/typo2.yaml:6:25: field series[1].workload.params.modle: unknown field "modle" (did you mean "model"?); valid fields: test, model, runs, start_jitter_cycles, op_jitter_cycles, warm`) {
+		t.Errorf("exit %d:\n%s", code, errs)
+	}
+}
+
+// TestSeriesNamedOnce: the CLI names the series of a run error unless the
+// workload already did.
+func TestSeriesNamedOnce(t *testing.T) {
+	for _, c := range []struct{ msg, want string }{
+		{"litmus MP on pso, run 3: livelock", "series s1: litmus MP on pso, run 3: livelock"},
+		{"x.yaml: series s1: latency on 4 PEs, 8 bytes: deadlock", "x.yaml: series s1: latency on 4 PEs, 8 bytes: deadlock"},
+		{"s1: deadlock", "s1: deadlock"},
+	} {
+		if got := seriesError("s1", errors.New(c.msg)); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+}
+
+// TestNonFinite: a NaN or infinite result is not written but reported as a
+// failure naming series, metric and x, and the run exits 1.
+func TestNonFinite(t *testing.T) {
+	runs := []seriesRun{{spec: workloads.Spec{Series: "s1"}, res: workloads.Result{Rows: []report.Row{
+		{Series: "s1", XName: "bytes", X: 8, Metric: "latency_us", Value: 1.5, Unit: "us"},
+		{Series: "s1", XName: "bytes", X: 0, Metric: "bandwidth_mbps", Value: math.Inf(1), Unit: "MB/s"},
+		{Series: "s1", XName: "bytes", X: 16, Metric: "latency_us", Value: math.NaN(), Unit: "us"},
+	}}}}
+	dropNonFinite(runs)
+	if len(runs[0].res.Rows) != 1 || len(runs[0].res.Failures) != 2 {
+		t.Fatalf("rows %v failures %v", runs[0].res.Rows, runs[0].res.Failures)
+	}
+	v := judge(&scenarios.Scenario{Name: "x"}, runs)
+	if v.code != exitFailed || !strings.Contains(v.failures[0], "s1: non-finite result: metric bandwidth_mbps at bytes=0 is +Inf MB/s") {
+		t.Fatalf("exit %d: %q", v.code, v.failures)
+	}
+	dir := t.TempDir()
+	if _, err := writeOutputs(dir, &scenarios.Scenario{Name: "x"}, runs, v, io.Discard); err != nil {
+		t.Fatalf("outputs with the non-finite rows dropped: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/workloads"
@@ -64,6 +67,8 @@ func execute(specs []workloads.Spec, parallel bool, progress io.Writer) []series
 			status := "done"
 			if err != nil {
 				status = "failed: " + firstLine(err.Error())
+			} else if bad := nonFinite(res.Rows); bad > 0 {
+				status = fmt.Sprintf("%d non-finite result(s)", bad)
 			} else if len(res.Failures) > 0 {
 				status = fmt.Sprintf("%d failure(s)", len(res.Failures))
 			}
@@ -75,17 +80,71 @@ func execute(specs []workloads.Spec, parallel bool, progress io.Writer) []series
 }
 
 // runSeries runs one spec, turning a panic in model code into an error.
+// Errors are returned as the workload gave them: the series is named when
+// they are reported (seriesError), once.
 func runSeries(sp workloads.Spec) (res workloads.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("series %s: internal error (a bug, please report it): %v", sp.Series, r)
+			err = fmt.Errorf("internal error (a bug, please report it): %v", r)
 		}
 	}()
-	res, err = runners()[sp.Workload.Name](sp)
-	if err != nil {
-		err = fmt.Errorf("series %s: %w", sp.Series, err)
+	return runners()[sp.Workload.Name](sp)
+}
+
+// NonFinite is the failure kind of a result row whose value or x is NaN or
+// infinite: a bug in a model or workload, reported instead of written.
+const NonFinite = "non-finite result"
+
+func nonFinite(rows []report.Row) int {
+	n := 0
+	for _, r := range rows {
+		if !isFinite(r.Value) || !isFinite(r.X) {
+			n++
+		}
 	}
-	return res, err
+	return n
+}
+
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// dropNonFinite removes every row whose value or x is not finite from the
+// runs' results and reports it as a failure naming the series, metric and
+// x, so that outputs hold only numbers (JSON has no Inf or NaN).
+func dropNonFinite(runs []seriesRun) {
+	for i := range runs {
+		res := &runs[i].res
+		if nonFinite(res.Rows) == 0 {
+			continue
+		}
+		kept := res.Rows[:0:0]
+		for _, r := range res.Rows {
+			if isFinite(r.Value) && isFinite(r.X) {
+				kept = append(kept, r)
+				continue
+			}
+			res.Failures = append(res.Failures, workloads.Failure{Kind: NonFinite,
+				Detail: fmt.Sprintf("metric %s at %s=%g is %g %s (a model or workload bug; the row is not written)", r.Metric, r.XName, r.X, r.Value, r.Unit)})
+		}
+		res.Rows = kept
+	}
+}
+
+// runInputErrors returns the input errors (bad params, a missing
+// capability) the runs met, each once; see inputErrors.
+func runInputErrors(s *scenarios.Scenario, runs []seriesRun) []error {
+	var errs []error
+	for _, r := range runs {
+		if r.err == nil || !inputError(r.err) {
+			continue
+		}
+		var se *strictyaml.Error
+		if errors.As(r.err, &se) { // names file, line and field already
+			errs = append(errs, r.err)
+		} else {
+			errs = append(errs, errors.New(seriesError(r.spec.Series, r.err)))
+		}
+	}
+	return inputErrors(s, errors.Join(errs...))
 }
 
 // failureKind classifies a run error.
@@ -121,7 +180,7 @@ func judge(s *scenarios.Scenario, runs []seriesRun) verdict {
 		if r.err != nil {
 			k := failureKind(r.err)
 			v.kinds[k] = true
-			v.failures = append(v.failures, fmt.Sprintf("%s: %v", k, r.err))
+			v.failures = append(v.failures, fmt.Sprintf("%s: %s", k, seriesError(r.spec.Series, r.err)))
 		}
 	}
 	switch {
@@ -166,12 +225,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	runs := execute(sp, true, progress)
 	wall := time.Since(start)
-	for _, r := range runs {
-		if r.err != nil && inputError(r.err) {
-			fmt.Fprintf(stderr, "simrun run: %v\n", r.err)
-			return exitUsage
-		}
+	if errs := runInputErrors(s, runs); len(errs) > 0 {
+		io.WriteString(stderr, joinLines(errs))
+		return exitUsage
 	}
+	dropNonFinite(runs)
 	v := judge(s, runs)
 	summary, err := writeOutputs(dir, s, runs, v, stderr)
 	if err != nil {
@@ -192,7 +250,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 func load(arg string, fs *flag.FlagSet, seed uint64, stderr io.Writer) (*scenarios.Scenario, []workloads.Spec, int) {
 	s, err := scenarios.Lookup(arg)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		io.WriteString(stderr, joinLines(inputErrors(nil, err)))
 		return nil, nil, exitUsage
 	}
 	fs.Visit(func(f *flag.Flag) {
@@ -205,7 +263,7 @@ func load(arg string, fs *flag.FlagSet, seed uint64, stderr io.Writer) (*scenari
 		err = check(sp)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		io.WriteString(stderr, joinLines(inputErrors(s, err)))
 		return nil, nil, exitUsage
 	}
 	return s, sp, exitOK

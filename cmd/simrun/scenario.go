@@ -60,10 +60,19 @@ func cmdShow(args []string, stdout, stderr io.Writer) int {
 	if !wantArgs("show", pos, 1, stderr) {
 		return exitUsage
 	}
+	names, err := scenarios.Builtin()
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun show: listing the built-in scenarios: %v\n", err)
+		return exitFailed
+	}
+	if !slices.Contains(names, pos[0]) {
+		fmt.Fprintf(stderr, "simrun show: no built-in scenario %s; built-ins: %s\n(show prints built-ins only; a scenario file is already YAML)\n", pos[0], strings.Join(names, ", "))
+		return exitUsage
+	}
 	data, err := scenarios.BuiltinSource(pos[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun show: %v\n", err)
-		return exitUsage
+		return exitFailed
 	}
 	stdout.Write(data)
 	return exitOK
@@ -78,22 +87,25 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	s, err := scenarios.Lookup(pos[0])
-	if err == nil {
-		_, err = specs(s, 0)
+	if err != nil {
+		io.WriteString(stderr, joinLines(inputErrors(nil, err)))
+		return exitUsage
 	}
+	sp, err := specs(s, 0)
 	if err == nil {
-		err = check(mustSpecs(s))
+		err = check(sp)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitFailed
+		io.WriteString(stderr, joinLines(inputErrors(s, err)))
+		return exitUsage
 	}
-	fmt.Fprintf(stdout, "%s: ok (%d series)\n", s.File, len(s.Resolved()))
+	fmt.Fprintf(stdout, "%s: ok (%d series)\n", s.File, len(sp))
 	return exitOK
 }
 
 // check decodes every series' params with its workload's checker, if it
-// has one, and returns all the errors.
+// has one, and returns all the errors (joined, as the checkers gave them:
+// inputErrors attributes and deduplicates them).
 func check(sp []workloads.Spec) error {
 	var errs []error
 	for _, x := range sp {
@@ -104,11 +116,6 @@ func check(sp []workloads.Spec) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func mustSpecs(s *scenarios.Scenario) []workloads.Spec {
-	sp, _ := specs(s, 0)
-	return sp
 }
 
 // specs resolves the scenario's series into workload specs; it fails when

@@ -37,12 +37,11 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	runs := execute(sp, false, nil)
-	for _, r := range runs {
-		if r.err != nil && inputError(r.err) {
-			fmt.Fprintf(stderr, "simrun trace: %v\n", r.err)
-			return exitUsage
-		}
+	if errs := runInputErrors(s, runs); len(errs) > 0 {
+		io.WriteString(stderr, joinLines(errs))
+		return exitUsage
 	}
+	dropNonFinite(runs)
 	v := judge(s, runs)
 	for _, f := range v.failures {
 		fmt.Fprintln(stderr, f)
