@@ -90,13 +90,29 @@ type Params struct {
 	// paper's asynchronous curves change behaviour near 8K bytes, section 5).
 	SlotBytes int `yaml:"slot_bytes"`
 	// RetryUs is a blocked asynchronous sender's first back-off before it
-	// reads the receiver's register again (doubling up to 256 times). Not
-	// given in the paper; assumed.
+	// reads the receiver's register again. Not given in the paper; assumed.
 	RetryUs float64 `yaml:"retry_us"`
+	// MaxBackoffUs caps the back-off, which doubles after every failed
+	// attempt. The paper says only that a sender whose receiver's pool is
+	// out of bounds "is blocked" until the receiver resets its register
+	// (4.2); 128 us (64 doublings' worth of retry_us) assumed, not tuned.
+	MaxBackoffUs float64 `yaml:"max_backoff_us"`
+	// InvalidateReceive makes a receive invalidate the data-cache lines of
+	// its buffer once the data is there (one line at a time, or the whole
+	// cache when that is cheaper, Cray's shmem_udcflush_line /
+	// shmem_udcflush). A remote put does not update the receiver's cache
+	// (hardware.yaml t3d.hw_cache_coherence: "no hardware support for cache
+	// coherency"), so without it a program that had read its buffer before
+	// reads stale lines. The paper says only that "cache coherency ... will
+	// greatly affect these timings" (section 5). Set false to watch the
+	// stale lines show up as corrupted deliveries.
+	InvalidateReceive bool `yaml:"invalidate_receive"`
 }
 
 // DefaultParams returns the library's default options.
-func DefaultParams() Params { return Params{PoolSlots: 64, SlotBytes: 8192, RetryUs: 2} }
+func DefaultParams() Params {
+	return Params{PoolSlots: 64, SlotBytes: 8192, RetryUs: 2, MaxBackoffUs: 128, InvalidateReceive: true}
+}
 
 // ParseParams decodes stack params over the defaults.
 func ParseParams(file, field string, node *yaml.Node) (Params, error) {
@@ -109,8 +125,10 @@ func ParseParams(file, field string, node *yaml.Node) (Params, error) {
 		return Params{}, fmt.Errorf("%s: %s.pool_slots must be at least 1, got %d", file, field, p.PoolSlots)
 	case p.SlotBytes < 8:
 		return Params{}, fmt.Errorf("%s: %s.slot_bytes must be at least 8, got %d", file, field, p.SlotBytes)
-	case p.RetryUs <= 0:
-		return Params{}, fmt.Errorf("%s: %s.retry_us must be positive, got %g", file, field, p.RetryUs)
+	case !(p.RetryUs > 0) || p.RetryUs > 1e6:
+		return Params{}, fmt.Errorf("%s: %s.retry_us must be positive and at most 1e6, got %g", file, field, p.RetryUs)
+	case !(p.MaxBackoffUs >= p.RetryUs) || p.MaxBackoffUs > 1e9:
+		return Params{}, fmt.Errorf("%s: %s.max_backoff_us must be at least retry_us (%g) and at most 1e9, got %g", file, field, p.RetryUs, p.MaxBackoffUs)
 	}
 	return p, nil
 }
@@ -123,8 +141,10 @@ type Lib struct {
 	pes    []*PE
 }
 
-// New sets ACLMPL up on m: each PE's request and completion arrays and, if
-// the machine has fetch-and-increment registers, its buffer pool.
+// New sets ACLMPL up on m: each PE's request and completion arrays. A PE's
+// asynchronous buffer pool (if the machine has fetch-and-increment
+// registers) is allocated when the asynchronous protocol first uses it, so
+// that synchronous runs do not hold it.
 func New(m machines.Machine, params Params) (*Lib, error) {
 	mm, err := machines.Require[Machine](m, "aclmpl", "per-PE memory and one-sided put with quiet (aclmpl.Machine)")
 	if err != nil {
@@ -161,8 +181,8 @@ type PE struct {
 	comps mem.Region // completion blocks written by senders, indexed by sending PE
 	stage mem.Region // where outgoing request blocks and pool headers are built
 
-	async   *asyncState
-	scratch mem.Region // receive space of the reductions
+	async   *asyncState // nil until the asynchronous protocol is first used
+	scratch mem.Region  // receive space of the reductions
 }
 
 func (l *Lib) newPE(i int) (*PE, error) {
@@ -177,11 +197,6 @@ func (l *Lib) newPE(i int) (*PE, error) {
 	}
 	if x.stage, err = l.m.Alloc(i, "aclmpl.stage", 64); err != nil {
 		return nil, err
-	}
-	if l.fim != nil {
-		if x.async, err = newAsync(x, l.params); err != nil {
-			return nil, err
-		}
 	}
 	return x, nil
 }

@@ -32,8 +32,6 @@ const (
 	slotEmpty    = 0
 	slotDone     = 1
 	slotReceived = 2
-
-	maxBackoff = 256 // a blocked sender's back-off grows to 256 times RetryUs
 )
 
 // piece is a message piece in the sent-but-not-yet-received list: its
@@ -48,6 +46,7 @@ type asyncState struct {
 	slots     int
 	slotBytes int
 	retry     sim.Time
+	maxRetry  sim.Time
 	pool      mem.Region
 	list      []piece      // sent but not yet received, oldest first
 	free      []mem.Region // list buffers to reuse
@@ -58,11 +57,16 @@ type asyncState struct {
 }
 
 func newAsync(x *PE, params Params) (*asyncState, error) {
-	a := &asyncState{fim: x.lib.fim, slots: params.PoolSlots, slotBytes: params.SlotBytes,
-		retry: sim.Micro(params.RetryUs)}
+	a := &asyncState{fim: x.lib.fim, slots: params.PoolSlots, slotBytes: params.SlotBytes}
 	var err error
+	if a.retry, err = sim.FromFloat(params.RetryUs, sim.Microsecond); err != nil {
+		return nil, fmt.Errorf("retry_us: %w", err)
+	}
+	if a.maxRetry, err = sim.FromFloat(params.MaxBackoffUs, sim.Microsecond); err != nil {
+		return nil, fmt.Errorf("max_backoff_us: %w", err)
+	}
 	if a.pool, err = x.m.Alloc(x.rank, "aclmpl.pool", a.slots*a.stride()); err != nil {
-		return nil, fmt.Errorf("asynchronous buffer pool: %w", err)
+		return nil, fmt.Errorf("aclmpl: PE %d: asynchronous buffer pool (%d slots of %d bytes): %w", x.rank, a.slots, a.stride(), err)
 	}
 	for i := 0; i < a.slots; i++ {
 		a.watch = append(a.watch, a.slot(i))
@@ -90,11 +94,29 @@ func (x *PE) AsyncStats() AsyncStats {
 	return AsyncStats{Resets: x.async.resets, CopyOuts: x.async.copyOuts, Listed: len(x.async.list)}
 }
 
+// needAsync makes sure the asynchronous protocol can run on this PE: the
+// machine has fetch-and-increment registers and the PE's pool exists.
 func (x *PE) needAsync(op string) error {
-	if x.async == nil {
+	if x.lib.fim == nil {
 		return fmt.Errorf("aclmpl: PE %d: %s: the asynchronous protocol needs fetch-and-increment registers (aclmpl.FetchIncMachine), which machine %s lacks", x.rank, op, x.m.Name())
 	}
-	return nil
+	_, err := x.lib.asyncOf(x.rank)
+	return err
+}
+
+// asyncOf returns PE pe's asynchronous state, allocating its buffer pool on
+// first use (a set-up step: the pool is at a fixed place, known to every
+// PE, as if allocated at start-up).
+func (l *Lib) asyncOf(pe int) (*asyncState, error) {
+	x := l.pes[pe]
+	if x.async == nil {
+		a, err := newAsync(x, l.params)
+		if err != nil {
+			return nil, err
+		}
+		x.async = a
+	}
+	return x.async, nil
 }
 
 // AsyncSend sends buf to dst with the asynchronous protocol: it returns
@@ -127,6 +149,10 @@ func (x *PE) AsyncSend(p *sim.Proc, buf mem.Region, dst, tag int) error {
 // sendPiece allocates a buffer in dst's pool and transfers one piece.
 func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) error {
 	a := x.async
+	dstPool, err := x.lib.asyncOf(dst)
+	if err != nil {
+		return err
+	}
 	backoff := a.retry
 	var idx uint64
 	for {
@@ -139,9 +165,9 @@ func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) e
 			return err
 		}
 		p.Sleep(backoff)
-		backoff = min(2*backoff, maxBackoff*a.retry)
+		backoff = min(2*backoff, a.maxRetry)
 	}
-	rslot := x.lib.pes[dst].async.slot(int(idx))
+	rslot := dstPool.slot(int(idx))
 	x.m.Put(p, x.rank, dst, rslot+hdrBytes, data.Addr, data.Len)
 	x.m.Quiet(p, x.rank)
 	h := x.stage.Addr + 32
@@ -151,32 +177,22 @@ func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) e
 	return nil
 }
 
-// readHeader loads pool buffer i's header (uncached: remote puts wrote it).
+// readHeader loads pool buffer i's header with uncached loads (remote puts
+// wrote it, and they do not update the cache): the flag word, and the three
+// other words when the flag says DONE.
 func (x *PE) readHeader(p *sim.Proc, i int) (flag uint64, pc piece) {
-	x.cpu.LoadUncached(p, x.async.slot(i), 8)
-	flag, pc = x.peekHeader(i)
-	if flag == slotDone {
-		x.cpu.Compute(p, 3*x.uncachedCycles())
-	}
-	return flag, pc
-}
-
-// uncachedCycles is the cost of one uncached load.
-func (x *PE) uncachedCycles() float64 { return x.cpu.Config().Costs.UncachedLoadCycles }
-
-// peekHeader decodes pool buffer i's header from memory without timing;
-// the callers charge the uncached loads that read it.
-func (x *PE) peekHeader(i int) (flag uint64, pc piece) {
 	s := x.async.slot(i)
-	m := x.async.pool.Mem
-	flag = m.Load64(s)
+	flag = x.cpu.LoadUncached(p, s, 8)
 	if flag != slotDone {
 		return flag, piece{}
 	}
-	w, total, w2 := m.Load64(s+8), m.Load64(s+16), m.Load64(s+24)
+	w := x.cpu.LoadUncached(p, s+8, 8)
+	total := x.cpu.LoadUncached(p, s+16, 8)
+	w2 := x.cpu.LoadUncached(p, s+24, 8)
+	n := int(uint32(w2 >> 32))
 	pc = piece{src: int(uint32(w)), tag: int(int32(uint32(w >> 32))), total: int(total),
-		off: int(uint32(w2)), n: int(uint32(w2 >> 32)),
-		data: mem.Region{Mem: m, Addr: s + hdrBytes, Len: int(uint32(w2 >> 32))}}
+		off: int(uint32(w2)), n: n,
+		data: mem.Region{Mem: x.async.pool.Mem, Addr: s + hdrBytes, Len: n}}
 	return flag, pc
 }
 
@@ -284,8 +300,7 @@ func (r *recvReq) progress(p *sim.Proc) (bool, error) {
 			x.cpu.Compute(p, scanCycles)
 			if pc := a.list[i]; r.matches(pc) {
 				r.take(p, pc)
-				a.free = append(a.free, pc.data.Slice(0, 0))
-				a.free[len(a.free)-1].Len = a.slotBytes
+				a.free = append(a.free, mem.Region{Mem: pc.data.Mem, Addr: pc.data.Addr, Len: a.slotBytes})
 				a.list = append(a.list[:i], a.list[i+1:]...)
 				found = true
 			}
@@ -294,33 +309,24 @@ func (r *recvReq) progress(p *sim.Proc) (bool, error) {
 			continue
 		}
 		// Scan the buffers handed out so far, from the first one not yet
-		// received: one uncached load of each flag and three more for the
-		// header of each DONE buffer, charged as one stretch of time.
+		// received, reading each header with uncached loads.
 		handed := min(int(a.fim.ReadFetchInc(p, x.rank)), a.slots)
-		loads, scanned := 0, 0
 		for i := a.low; i < handed && !found; i++ {
-			scanned++
-			loads++
-			flag, pc := x.peekHeader(i)
+			x.cpu.Compute(p, scanCycles)
+			flag, pc := x.readHeader(p, i)
 			if flag == slotReceived && i == a.low {
 				a.low++
 			}
-			if flag != slotDone {
+			if flag != slotDone || !r.matches(pc) {
 				continue
 			}
-			loads += 3
-			if r.matches(pc) {
-				x.cpu.Compute(p, float64(loads)*x.uncachedCycles()+float64(scanned)*scanCycles)
-				loads, scanned = 0, 0
-				r.take(p, pc)
-				x.cpu.Store(p, a.slot(i), 8, slotReceived)
-				if i == a.low {
-					a.low++
-				}
-				found = true
+			r.take(p, pc)
+			x.cpu.Store(p, a.slot(i), 8, slotReceived)
+			if i == a.low {
+				a.low++
 			}
+			found = true
 		}
-		x.cpu.Compute(p, float64(loads)*x.uncachedCycles()+float64(scanned)*scanCycles)
 		if !found {
 			return false, nil
 		}
@@ -400,13 +406,12 @@ func (x *PE) Irecv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Request, e
 	return x.AsyncRecv(p, buf, src, tag)
 }
 
-// storeWords stores consecutive 8-byte words at a in the PE's (private,
-// unwatched) staging memory: the same as one CPU store per word, charged as
-// one stretch of time so that building a header is one event, not four.
+// storeWords stores consecutive 8-byte words at a in the PE's staging
+// memory, one CPU store each, and fences (the Alpha's MB) so that they are
+// in memory before a put reads them.
 func (x *PE) storeWords(p *sim.Proc, a mem.Addr, words ...uint64) {
-	m := x.stage.Mem
 	for i, w := range words {
-		m.Store64(a+mem.Addr(8*i), w)
+		x.cpu.Store(p, a+mem.Addr(8*i), 8, w)
 	}
-	x.cpu.Compute(p, float64(len(words))*x.cpu.Config().Costs.StoreCycles)
+	x.cpu.Fence(p)
 }

@@ -22,10 +22,11 @@ type Op struct {
 	CyclesPerElem float64
 }
 
-// combineCycles is the cost per element of the built-in operators: two
-// 8-byte loads and one store at the T3D's local memory rates (320 MB/s read,
-// 462 MB/s write, hardware.yaml t3d.local_mem_read_MBps) come to about 67 ns,
-// 10 cycles at 150 MHz, plus the arithmetic: 12 cycles.
+// combineCycles is the software cost per element of the built-in
+// operators, charged on every machine: the loop body of two 8-byte loads, an
+// add and a store. Estimated from the T3D's local memory rates (320 MB/s
+// read, 462 MB/s write, hardware.yaml t3d.local_mem_read_MBps) as about 67
+// ns, 10 cycles at 150 MHz, plus the arithmetic: 12 cycles. Not calibrated.
 const combineCycles = 12
 
 // SumFloat64 adds arrays of little-endian float64.
@@ -45,11 +46,68 @@ var SumInt64 = Op{Name: "sum_int64", ElemBytes: 8, CyclesPerElem: combineCycles,
 		}
 	}}
 
-// combine applies op to acc and in (regions of this PE's memory).
-func (x *PE) combine(p *sim.Proc, op Op, acc, in mem.Region) {
-	x.cpu.Compute(p, op.CyclesPerElem*float64(acc.Len/op.ElemBytes))
-	op.Combine(acc.Bytes(), in.Bytes())
-	acc.Mem.Write(acc.Addr, acc.Bytes()) // the result is now in memory: wake any watcher
+// Combine applies op to acc and in (regions of PE cpu's memory) as that
+// PE's program does: it reads both through the CPU (its cache, stale lines
+// included), writes the result through it, and is charged op's cycles per
+// element.
+func Combine(p *sim.Proc, cpu *mem.CPU, op Op, acc, in mem.Region) {
+	cpu.Compute(p, op.CyclesPerElem*float64(acc.Len/op.ElemBytes))
+	a, b := make([]byte, acc.Len), make([]byte, acc.Len)
+	cpu.Peek(acc.Addr, a)
+	cpu.Peek(in.Addr, b)
+	op.Combine(a, b)
+	cpu.Poke(acc.Addr, a)
+}
+
+// HighBit is the largest power of two not above n (1 for n < 2).
+func HighBit(n int) int {
+	b := 1
+	for b*2 <= n {
+		b *= 2
+	}
+	return b
+}
+
+// TreeBcast is the broadcast tree of 4.3 for PE rank of size, from root,
+// over the caller's send and receive: in each of log(P) phases the PEs that
+// have the data send it to the PE whose number (relative to root) differs in
+// the next lower bit.
+func TreeBcast(rank, size, root int, send, recv func(pe int) error) error {
+	v := (rank - root + size) % size
+	real := func(w int) int { return (w + root) % size }
+	for mask := HighBit(max(size-1, 1)); mask >= 1; mask /= 2 {
+		switch {
+		case v%(2*mask) == 0 && v+mask < size:
+			if err := send(real(v + mask)); err != nil {
+				return err
+			}
+		case v%(2*mask) == mask:
+			if err := recv(real(v - mask)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// TreeReduce is the broadcast tree in reverse (4.3) for PE rank: in phase i
+// the PEs with a 1 in bit i of their number (relative to root) send to the
+// PE with that bit 0, which receives and combines (recvCombine) and goes
+// on.
+func TreeReduce(rank, size, root int, send, recvCombine func(pe int) error) error {
+	v := (rank - root + size) % size
+	real := func(w int) int { return (w + root) % size }
+	for bit := 1; bit < size; bit *= 2 {
+		if v&bit != 0 {
+			return send(real(v - bit))
+		}
+		if v+bit < size {
+			if err := recvCombine(real(v + bit)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // scratchOf returns n bytes of receive space for the reductions.
@@ -67,34 +125,19 @@ func (x *PE) scratchOf(n int) (mem.Region, error) {
 // virt and real translate between PE numbers and numbers relative to root.
 func (x *PE) virt(root int) int    { return (x.rank - root + x.size) % x.size }
 func (x *PE) real(v, root int) int { return (v + root) % x.size }
-func highBit(n int) int {
-	b := 1
-	for b*2 <= n {
-		b *= 2
-	}
-	return b
-}
 
-// Bcast broadcasts buf from root to every PE in log(P) phases (4.3): in
-// each phase the PEs that have the data send it to the PE whose number
-// (relative to root) differs in the next lower bit. Every PE passes a
-// buffer of the same length.
+// Bcast broadcasts buf from root to every PE along TreeBcast's tree with
+// the synchronous send and receive. Every PE passes a buffer of the same
+// length.
 func (x *PE) Bcast(p *sim.Proc, buf mem.Region, root int) error {
 	if err := x.checkPeer("broadcast root", root); err != nil {
 		return err
 	}
-	v := x.virt(root)
-	for mask := highBit(max(x.size-1, 1)); mask >= 1; mask /= 2 {
-		switch {
-		case v%(2*mask) == 0 && v+mask < x.size:
-			if err := x.Send(p, buf, x.real(v+mask, root), 0); err != nil {
-				return fmt.Errorf("broadcast: %w", err)
-			}
-		case v%(2*mask) == mask:
-			if _, err := x.Recv(p, buf, x.real(v-mask, root), 0); err != nil {
-				return fmt.Errorf("broadcast: %w", err)
-			}
-		}
+	err := TreeBcast(x.rank, x.size, root,
+		func(pe int) error { return x.Send(p, buf, pe, 0) },
+		func(pe int) error { _, err := x.Recv(p, buf, pe, 0); return err })
+	if err != nil {
+		return fmt.Errorf("broadcast: %w", err)
 	}
 	return nil
 }
@@ -109,35 +152,36 @@ func checkOp(op Op, n int) error {
 	return nil
 }
 
-// Reduce combines every PE's buf with op into root's buf along the
-// broadcast tree in reverse (4.3): in phase i the PEs with a 1 in bit i of
-// their number send to the PE with that bit 0, which combines and goes on.
-// Non-root buffers are overwritten with partial results.
-func (x *PE) Reduce(p *sim.Proc, buf mem.Region, op Op, root int) error {
+// reduceArgs checks a reduction's arguments and returns its receive space.
+func (x *PE) reduceArgs(buf mem.Region, op Op, root int) (mem.Region, error) {
 	if err := x.checkPeer("reduce root", root); err != nil {
-		return err
+		return mem.Region{}, err
 	}
 	if err := checkOp(op, buf.Len); err != nil {
-		return err
+		return mem.Region{}, err
 	}
-	in, err := x.scratchOf(buf.Len)
+	return x.scratchOf(buf.Len)
+}
+
+// Reduce combines every PE's buf with op into root's buf along TreeReduce's
+// tree with the synchronous send and receive. Non-root buffers are
+// overwritten with partial results.
+func (x *PE) Reduce(p *sim.Proc, buf mem.Region, op Op, root int) error {
+	in, err := x.reduceArgs(buf, op, root)
 	if err != nil {
 		return err
 	}
-	v := x.virt(root)
-	for bit := 1; bit < x.size; bit *= 2 {
-		if v&bit != 0 {
-			if err := x.Send(p, buf, x.real(v-bit, root), 0); err != nil {
-				return fmt.Errorf("reduce: %w", err)
+	err = TreeReduce(x.rank, x.size, root,
+		func(pe int) error { return x.Send(p, buf, pe, 0) },
+		func(pe int) error {
+			if _, err := x.Recv(p, in, pe, 0); err != nil {
+				return err
 			}
+			Combine(p, x.cpu, op, buf, in)
 			return nil
-		}
-		if v+bit < x.size {
-			if _, err := x.Recv(p, in, x.real(v+bit, root), 0); err != nil {
-				return fmt.Errorf("reduce: %w", err)
-			}
-			x.combine(p, op, buf, in)
-		}
+		})
+	if err != nil {
+		return fmt.Errorf("reduce: %w", err)
 	}
 	return nil
 }
@@ -168,20 +212,14 @@ func swapRange(v, p2, n int) (lo, hi int) {
 // the PEs beyond the largest power of two first fold their arrays into
 // their partners (an extra phase). Non-root buffers are overwritten.
 func (x *PE) BinarySwapReduce(p *sim.Proc, buf mem.Region, op Op, root int) error {
-	if err := x.checkPeer("reduce root", root); err != nil {
-		return err
-	}
-	if err := checkOp(op, buf.Len); err != nil {
-		return err
-	}
-	in, err := x.scratchOf(buf.Len)
+	in, err := x.reduceArgs(buf, op, root)
 	if err != nil {
 		return err
 	}
 	eb := op.ElemBytes
 	n := buf.Len / eb
 	v := x.virt(root)
-	p2 := highBit(x.size)
+	p2 := HighBit(x.size)
 	// Fold the PEs beyond the power of two into their partners.
 	if v >= p2 {
 		if err := x.Send(p, buf, x.real(v-p2, root), 0); err != nil {
@@ -193,7 +231,7 @@ func (x *PE) BinarySwapReduce(p *sim.Proc, buf mem.Region, op Op, root int) erro
 		if _, err := x.Recv(p, in, x.real(v+p2, root), 0); err != nil {
 			return fmt.Errorf("binary-swap reduce: %w", err)
 		}
-		x.combine(p, op, buf, in)
+		Combine(p, x.cpu, op, buf, in)
 	}
 	// The swap phases.
 	lo, hi := 0, n
@@ -210,7 +248,7 @@ func (x *PE) BinarySwapReduce(p *sim.Proc, buf mem.Region, op Op, root int) erro
 		if _, err := x.SendRecv(p, give, partner, rin, partner); err != nil {
 			return fmt.Errorf("binary-swap reduce: %w", err)
 		}
-		x.combine(p, op, keep, rin)
+		Combine(p, x.cpu, op, keep, rin)
 		lo, hi = keepLo, keepHi
 	}
 	// The final gather into root.

@@ -63,6 +63,31 @@ func (x *PE) awaitRequest(p *sim.Proc, dst int) (mem.Addr, int) {
 	return addr, int(uint32(w))
 }
 
+// invalidate drops the data-cache lines of a receive buffer that a remote
+// put has just filled (when Params.InvalidateReceive): the put did not update
+// this PE's cache, so a line the program read before would be stale. It
+// invalidates line by line (shmem_udcflush_line), or flushes the whole cache
+// (shmem_udcflush) when that costs less; the machine charges either.
+func (x *PE) invalidate(p *sim.Proc, buf mem.Region) {
+	if !x.lib.params.InvalidateReceive || buf.Len <= 0 {
+		return
+	}
+	cfg := x.cpu.Config()
+	if !cfg.Cache.Enabled || cfg.Cache.Coherent {
+		return
+	}
+	lb := mem.Addr(cfg.Cache.LineBytes)
+	first, last := buf.Addr&^(lb-1), (buf.Addr+mem.Addr(buf.Len)-1)&^(lb-1)
+	lines := int((last-first)/lb) + 1
+	if float64(lines)*cfg.Costs.UncachedLoadCycles >= cfg.Costs.FlushCycles {
+		x.cpu.FlushCache(p)
+		return
+	}
+	for a := first; a <= last; a += lb {
+		x.cpu.InvalidateLine(p, a)
+	}
+}
+
 // transfer is the sender's part once the request is known: put the data,
 // wait until it is delivered, put the completion block.
 func (x *PE) transfer(p *sim.Proc, buf mem.Region, dst int, addr mem.Addr, room int) error {
@@ -103,6 +128,7 @@ func (x *PE) Recv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Status, err
 	x.cpu.Compute(p, callCycles)
 	x.postRequest(p, src, buf)
 	n, trunc := x.awaitCompletion(p, src)
+	x.invalidate(p, buf.Slice(0, n))
 	st := stacks.Status{Source: src, Tag: tag, Len: n}
 	if trunc {
 		return st, fmt.Errorf("aclmpl: PE %d: message from PE %d truncated to the %d-byte receive buffer", x.rank, src, buf.Len)
@@ -125,6 +151,7 @@ func (x *PE) SendRecv(p *sim.Proc, sbuf mem.Region, dst int, rbuf mem.Region, sr
 	addr, room := x.awaitRequest(p, dst)
 	serr := x.transfer(p, sbuf, dst, addr, room)
 	n, trunc := x.awaitCompletion(p, src)
+	x.invalidate(p, rbuf.Slice(0, n))
 	st := stacks.Status{Source: src, Len: n}
 	if serr != nil {
 		return st, serr
