@@ -117,7 +117,8 @@ const (
 	maxOpNs       = 1e9   // one second for a single load, store, sync or vector start-up
 	maxOpUs       = 1e6   // one second for a cache flush or a system call
 	maxNodeMemMB  = 16384 // an SX-4 node's largest main memory (see NodeMemoryMB)
-	maxCacheKB    = 1 << 20
+	minSegmentMB  = 0.001 // 1 KB: room for a few packets
+	maxCacheKB    = 16384 // 16 MB: the cache model holds one tag per line
 	maxLineBytes  = 4096
 	maxCacheWays  = 1024
 	maxStoreDepth = 1024
@@ -166,7 +167,7 @@ func (p Params) Validate() error {
 		unit   string
 	}{
 		{"clock_mhz", p.ClockMHz, 1, maxClockMHz, "MHz"},
-		{"shm_max_segment_mb", p.ShmMaxSegmentMB, 1.0 / (1 << 20), maxNodeMemMB, "MB"},
+		{"shm_max_segment_mb", p.ShmMaxSegmentMB, minSegmentMB, maxNodeMemMB, "MB"},
 		{"memcpy_mbps", p.MemcpyMBps, minRateMBps, maxRateMBps, "MB/s"},
 		{"vector_startup_ns", p.VectorStartupNs, 0, maxOpNs, "ns"},
 		{"load_ns", p.LoadNs, 0, maxOpNs, "ns"},

@@ -30,6 +30,7 @@ func TestBadParamsFromYAML(t *testing.T) {
 		{"{node_memory_mb: 0}", "node_memory_mb"},
 		{"{node_memory_mb: 1000000000000}", "node_memory_mb"},
 		{"{cache_kb: 0}", "cache_kb"},
+		{"{cache_kb: 1000000}", "cache_kb"},
 		{"{cache_line_bytes: 100}", "cache_line_bytes"},
 		{"{cache_ways: 3}", "cache_kb"},
 		{"{store_buffer_depth: -1}", "store_buffer_depth"},

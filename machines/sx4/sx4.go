@@ -19,8 +19,8 @@
 // Parameters are checked when the machine is built: a value that is not a
 // finite number in its plausible range is an error naming its YAML field
 // (with file and line when it comes from a scenario), never a silently
-// wrong result. The node's memory is bounded (node_memory_mb): an
-// allocation beyond it is an error.
+// wrong result. The node's memory is bounded (node_memory_mb, an assumed
+// 2 GB): an allocation beyond it is an error wrapping ErrMemoryFull.
 //
 // The per-packet software overhead of MPICH is a constant of stacks/mpich,
 // calibrated to Figure 6 at 0 bytes.

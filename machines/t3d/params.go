@@ -168,7 +168,8 @@ const (
 	maxOpNs        = 1e9   // one second for a single operation or hop
 	maxOpCycles    = 1e6   // fence, copy start-up
 	maxMemoryMB    = 4096  // per PE; the T3D had 16 or 64 (hardware.yaml t3d.local_mem_MB)
-	maxCacheKB     = 1 << 20
+	maxCacheKB     = 16384 // 16 MB: the cache model holds one tag per line
+	maxFlushCycles = 1000  // per line: keeps a whole-cache flush far from overflow
 	maxLineBytes   = 4096
 	maxHeaderBytes = 1 << 16
 )
@@ -230,7 +231,7 @@ func (p Params) Validate() error {
 		{"barrier_ns", p.BarrierNs, 0, maxOpNs, "ns"},
 		{"fence_cycles", p.FenceCycles, 0, maxOpCycles, "cycles"},
 		{"copy_startup_cycles", p.CopyStartupCycles, 0, maxOpCycles, "cycles"},
-		{"cache_flush_cycles_per_line", p.CacheFlushCyclesPerLine, 0, maxOpCycles, "cycles"},
+		{"cache_flush_cycles_per_line", p.CacheFlushCyclesPerLine, 0, maxFlushCycles, "cycles"},
 	} {
 		if err := checkFloat(f.name, f.v, f.lo, f.hi, f.unit); err != nil {
 			return err

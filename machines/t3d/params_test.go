@@ -33,6 +33,7 @@ func TestBadParamsFromYAML(t *testing.T) {
 		{"{pes_per_node: 1000000000}", 2, 3, "pes_per_node"},
 		{"{memory_mb: 1000000000000}", 2, 3, "memory_mb"},
 		{"{cache_line_bytes: 48}", 2, 3, "cache_line_bytes"},
+		{"{cache_kb: 1000000}", 2, 3, "cache_kb"},
 		{"{packet_header_bytes: -16}", 2, 3, "packet_header_bytes"},
 		{"{torus_nodes: [2, 2]}", 2, 3, "torus_nodes"},
 		{"{torus_nodes: [4, 0, 4]}", 2, 3, "torus_nodes[1]"},
