@@ -28,10 +28,13 @@ package collective
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/machines/t3d"
+	"github.com/msgsim/msgsim/stacks/aclmpl"
+	"github.com/msgsim/msgsim/stacks/mpich"
 	"github.com/msgsim/msgsim/workloads"
+	"gopkg.in/yaml.v3"
 )
 
 // Modes of using a stack.
@@ -99,15 +102,122 @@ func parseParams(s workloads.Spec, kind string) (Params, error) {
 		}
 	}
 	for _, b := range p.Bytes {
-		if b < 0 || b > 64<<20 {
-			return Params{}, bad("bytes must be between 0 and 64 MiB, got %d", b)
+		if b < 0 {
+			return Params{}, bad("bytes must not be negative, got %d", b)
 		}
 		if kind == "reduce" && b%8 != 0 {
 			return Params{}, bad("reduce sizes must be whole int64 elements (multiples of 8), got %d", b)
 		}
 	}
-	if kind == "latency" && slices.Min(p.PEs) < 2 {
-		return Params{}, bad("latency needs at least 2 PEs")
+	if kind == "latency" && (len(p.Bytes) != 1 || p.Bytes[0] != 8) {
+		return Params{}, bad("latency bounces one 8-byte word: bytes does not apply (got %v)", p.Bytes)
 	}
 	return p, nil
+}
+
+// config is a series' decoded and validated params: the workload's, the
+// machine's and the stack's.
+type config struct {
+	kind    string
+	params  Params
+	machine t3d.Params
+	acl     aclmpl.Params // stack aclmpl
+	mpi     mpich.Params  // stack mpich
+}
+
+// configure decodes and validates everything a series needs before any
+// run: workload, machine and stack params, and the memory of every case.
+func configure(s workloads.Spec, kind string) (config, error) {
+	c := config{kind: kind}
+	var err error
+	if c.params, err = parseParams(s, kind); err != nil {
+		return c, err
+	}
+	if s.Machine.Name != t3d.Name {
+		return c, fmt.Errorf("%s: workload %s runs on machine %q, not %q", s.File, s.Workload.Name, t3d.Name, s.Machine.Name)
+	}
+	if c.machine, err = t3d.ParseParams(s.File, s.Machine.ParamsField("machine"), s.Machine.Params); err != nil {
+		return c, err
+	}
+	stackField := s.Stack.ParamsField("stack")
+	switch s.Stack.Name {
+	case aclmpl.Name:
+		if c.acl, err = aclmpl.ParseParams(s.File, stackField, s.Stack.Params); err != nil {
+			return c, err
+		}
+	case StackShmem:
+		if s.Stack.Params != nil && s.Stack.Params.Kind != 0 && len(s.Stack.Params.Content) > 0 {
+			return c, strictyaml.Errorf(s.File, s.Stack.Params, stackField, "raw SHMEM takes no params")
+		}
+		if kind == "bcast" || kind == "reduce" {
+			return c, fmt.Errorf("%s: workload %s: raw SHMEM has no %s here (the paper shows SHMEM for the point-to-point patterns only)", s.File, kind, kind)
+		}
+	case mpich.Name:
+		if c.mpi, err = mpich.ParamsFromYAMLAt(s.File, stackField, s.Stack.Params); err != nil {
+			return c, err
+		}
+		if c.mpi.Device != mpich.DeviceT3D {
+			return c, strictyaml.Errorf(s.File, at(s.Stack.Params, "device"), stackField+".device", "on the T3D, mpich runs with device: %s, not %s", mpich.DeviceT3D, c.mpi.Device)
+		}
+	default:
+		return c, fmt.Errorf("%s: stack %q: workload %s runs over %q, %q or %q", s.File, s.Stack.Name, s.Workload.Name, aclmpl.Name, StackShmem, mpich.Name)
+	}
+	if c.params.Reduce == ReduceBinarySwap && (s.Stack.Name != aclmpl.Name || c.params.Mode != ModeSync) {
+		return c, fmt.Errorf("%s: %s: reduce binary-swap is an ACLMPL synchronous algorithm (stack aclmpl, mode sync)", s.File, s.Workload.ParamsField("workload"))
+	}
+	for _, pes := range c.params.PEs {
+		for _, n := range c.params.Bytes {
+			for _, k := range cases(kind, s.Stack.Name) {
+				if need, have := c.memoryNeed(s.Stack.Name, k, pes, n), c.machine.MemoryMB<<20; need > have {
+					field := s.Workload.ParamsField("workload")
+					return c, strictyaml.Errorf(s.File, at(s.Workload.Params, "bytes"), field+".bytes",
+						"%s on %d PEs with %d-byte messages needs at least %d bytes of each PE's memory, more than memory_mb %d holds",
+						k, pes, n, need, c.machine.MemoryMB)
+				}
+			}
+		}
+	}
+	return c, nil
+}
+
+// memoryNeed is a lower bound of the bytes one PE allocates for case k on
+// pes PEs with n-byte messages: the benchmark's buffers and the stack's
+// fixed structures (messages the stack holds in flight come on top).
+func (c config) memoryNeed(stack, k string, pes, n int) int {
+	line := func(b int) int { return (b + 63) &^ 63 }
+	need := 0
+	switch k {
+	case "onetoall", "alltoone", "alltoall":
+		recv := n
+		if stack == StackShmem && (pes-1)*n <= shmemSlotBytes {
+			recv = (pes - 1) * n
+		}
+		need = line(n) + line(recv)
+	case "bcast":
+		need = line(n)
+	case "reduce":
+		need = 2 * line(n) // the buffer and the receive space of the tree
+	case "latency":
+		need = line(8)
+	}
+	switch stack {
+	case aclmpl.Name:
+		need += line(pes*16) + line(pes*8) + 64
+		if c.params.Mode == ModeAsync {
+			stride := (32 + c.acl.SlotBytes + 63) &^ 63
+			need += c.acl.PoolSlots * stride
+		}
+	case mpich.Name:
+		need += line(pes*c.mpi.RingPackets*(mpich.HeaderBytes+c.mpi.ShortBytes)) + line(pes*16)
+	}
+	return need
+}
+
+// at is the node of key in params, or params itself when the key is not
+// there (inherited from the scenario's top level), for error positions.
+func at(params *yaml.Node, key string) *yaml.Node {
+	if n := strictyaml.Find(params, key); n != nil {
+		return n
+	}
+	return params
 }

@@ -25,57 +25,30 @@ type system struct {
 	alg   string        // reduction algorithm
 }
 
-// openSystem builds the machine of spec s with pes PEs and the stack on it.
-func openSystem(eng *sim.Engine, s workloads.Spec, params Params, pes int) (*system, error) {
-	if s.Machine.Name != t3d.Name {
-		return nil, fmt.Errorf("%s: workload %s runs on machine %q, not %q", s.File, s.Workload.Name, t3d.Name, s.Machine.Name)
-	}
-	mp, err := t3d.ParseParams(s.File, s.Machine.ParamsField("machine"), s.Machine.Params)
+// openSystem builds the machine of spec s with pes PEs and the stack on it,
+// from params configure has checked.
+func openSystem(eng *sim.Engine, s workloads.Spec, cfg config, pes int) (*system, error) {
+	m, err := t3d.New(eng, pes, cfg.machine)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("machine: %w", err)
 	}
-	m, err := t3d.New(eng, pes, mp)
-	if err != nil {
-		return nil, fmt.Errorf("%s: machine: %w", s.File, err)
-	}
-	sys := &system{m: m, mode: params.Mode, alg: params.Reduce}
-	stackField := s.Stack.ParamsField("stack")
+	sys := &system{m: m, mode: cfg.params.Mode, alg: cfg.params.Reduce}
 	switch s.Stack.Name {
 	case aclmpl.Name:
-		ap, err := aclmpl.ParseParams(s.File, stackField, s.Stack.Params)
-		if err != nil {
-			return nil, err
-		}
-		if sys.acl, err = aclmpl.New(m, ap); err != nil {
-			return nil, fmt.Errorf("%s: stack: %w", s.File, err)
+		if sys.acl, err = aclmpl.New(m, cfg.acl); err != nil {
+			return nil, fmt.Errorf("stack: %w", err)
 		}
 		for i := 0; i < pes; i++ {
 			sys.comms = append(sys.comms, sys.acl.PE(i))
 		}
-	case StackShmem:
-		if err := checkNoParams(s, stackField); err != nil {
-			return nil, err
-		}
 	case mpich.Name:
-		comms, err := openMPI(m, s)
+		w, err := mpich.NewWorld(m, cfg.mpi)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("stack: %w", err)
 		}
-		sys.comms = comms
-	default:
-		return nil, fmt.Errorf("%s: stack %q: workload %s runs over %q, %q or %q", s.File, s.Stack.Name, s.Workload.Name, aclmpl.Name, StackShmem, mpich.Name)
-	}
-	if params.Reduce == ReduceBinarySwap && (sys.acl == nil || params.Mode != ModeSync) {
-		return nil, fmt.Errorf("%s: %s: reduce binary-swap is an ACLMPL synchronous algorithm (stack aclmpl, mode sync)", s.File, s.Workload.ParamsField("workload"))
+		sys.comms = w.Comms()
 	}
 	return sys, nil
-}
-
-func checkNoParams(s workloads.Spec, field string) error {
-	if s.Stack.Params != nil && s.Stack.Params.Kind != 0 && len(s.Stack.Params.Content) > 0 {
-		return fmt.Errorf("%s: %s: raw SHMEM takes no params", s.File, field)
-	}
-	return nil
 }
 
 func (y *system) shmem() bool { return y.comms == nil }
@@ -139,39 +112,20 @@ func (y *system) exchange(p *sim.Proc, pe int, sbuf mem.Region, dst int, rbuf me
 	return rr.Wait(p)
 }
 
-func highBit(n int) int {
-	b := 1
-	for b*2 <= n {
-		b *= 2
-	}
-	return b
-}
-
 // bcast broadcasts buf from PE 0: ACLMPL's own tree, or the same binomial
-// tree over the system's send and receive.
+// tree (aclmpl.TreeBcast) over the system's send and receive.
 func (y *system) bcast(p *sim.Proc, pe int, buf mem.Region) error {
 	if y.acl != nil && y.mode == ModeSync {
 		return y.acl.PE(pe).Bcast(p, buf, 0)
 	}
-	size := len(y.comms)
-	for mask := highBit(max(size-1, 1)); mask >= 1; mask /= 2 {
-		switch {
-		case pe%(2*mask) == 0 && pe+mask < size:
-			if err := y.send(p, pe, buf, pe+mask); err != nil {
-				return err
-			}
-		case pe%(2*mask) == mask:
-			if _, err := y.recv(p, pe, buf, pe-mask); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return aclmpl.TreeBcast(pe, len(y.comms), 0,
+		func(to int) error { return y.send(p, pe, buf, to) },
+		func(from int) error { _, err := y.recv(p, pe, buf, from); return err })
 }
 
 // reduce sums buf (int64 elements) into PE 0: ACLMPL's tree or binary-swap
-// reduce, or the same tree over the system's send and receive, with the
-// same operator cost.
+// reduce, or the same tree (aclmpl.TreeReduce) over the system's send and
+// receive, with the same operator and its cost.
 func (y *system) reduce(p *sim.Proc, pe int, buf, scratch mem.Region) error {
 	op := aclmpl.SumInt64
 	if y.acl != nil && y.mode == ModeSync {
@@ -180,18 +134,13 @@ func (y *system) reduce(p *sim.Proc, pe int, buf, scratch mem.Region) error {
 		}
 		return y.acl.PE(pe).Reduce(p, buf, op, 0)
 	}
-	size := len(y.comms)
-	for bit := 1; bit < size; bit *= 2 {
-		if pe&bit != 0 {
-			return y.send(p, pe, buf, pe-bit)
-		}
-		if pe+bit < size {
-			if _, err := y.recv(p, pe, scratch, pe+bit); err != nil {
+	return aclmpl.TreeReduce(pe, len(y.comms), 0,
+		func(to int) error { return y.send(p, pe, buf, to) },
+		func(from int) error {
+			if _, err := y.recv(p, pe, scratch, from); err != nil {
 				return err
 			}
-			y.m.CPU(pe).Compute(p, op.CyclesPerElem*float64(buf.Len/op.ElemBytes))
-			op.Combine(buf.Bytes(), scratch.Bytes())
-		}
-	}
-	return nil
+			aclmpl.Combine(p, y.m.CPU(pe), op, buf, scratch)
+			return nil
+		})
 }
