@@ -207,6 +207,10 @@ func (x *PE) Rank() int { return x.rank }
 // Size is the number of PEs.
 func (x *PE) Size() int { return x.size }
 
+// CPU is the PE's processor (for workloads that fill and check buffers as
+// the PE's program sees them).
+func (x *PE) CPU() *mem.CPU { return x.cpu }
+
 // Buffer allocates n bytes of the PE's memory for user data.
 func (x *PE) Buffer(n int) (mem.Region, error) { return x.m.Alloc(x.rank, "user", n) }
 

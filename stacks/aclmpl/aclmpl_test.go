@@ -321,3 +321,52 @@ func TestGlobalOperations(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleLineWithoutInvalidation: the receiving program has read its
+// buffer through the cache; a second message put into it is seen (through
+// the cache, cpu.Peek) only if the receive invalidates the buffer's lines.
+// Without, the program reads the first message's bytes: the stale line the
+// T3D's missing coherence leaves.
+func TestStaleLineWithoutInvalidation(t *testing.T) {
+	for _, invalidate := range []bool{true, false} {
+		params := DefaultParams()
+		params.InvalidateReceive = invalidate
+		eng, m, l := setup(t, 2, 1, params)
+		const n = 256
+		var seen []byte
+		want := make([][]byte, 2)
+		for k := range want {
+			want[k] = make([]byte, n)
+			fill(want[k], uint64(k+1))
+		}
+		eng.Spawn("pe0", func(p *sim.Proc) {
+			buf := buffer(t, l.PE(0), n)
+			for k := range want {
+				m.CPU(0).Poke(buf.Addr, want[k])
+				if err := l.PE(0).Send(p, buf, 1, 0); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+		eng.Spawn("pe1", func(p *sim.Proc) {
+			x, cpu := l.PE(1), m.CPU(1)
+			buf := buffer(t, x, n)
+			for range want {
+				if _, err := x.Recv(p, buf, 0, 0); err != nil {
+					t.Error(err)
+				}
+				for a := buf.Addr; a < buf.Addr+n; a += 8 {
+					cpu.Load(p, a, 8) // the program reads its data through the cache
+				}
+			}
+			seen = make([]byte, n)
+			cpu.Peek(buf.Addr, seen)
+		})
+		if err := eng.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(seen) == string(want[1]); got != invalidate {
+			t.Errorf("invalidate_receive %v: program sees the second message: %v (stale first message: %v)", invalidate, got, string(seen) == string(want[0]))
+		}
+	}
+}

@@ -33,8 +33,14 @@ func TestTargetMemcpy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := m.Alloc(0, "a", 1<<20)
-	b, _ := m.Alloc(0, "b", 1<<20)
+	a, err := m.Alloc(0, "a", 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := m.Alloc(0, "b", 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var took sim.Time
 	eng.Spawn("pe0", func(p *sim.Proc) {
 		m.CPU(0).Memcpy(p, b.Addr, a.Addr, 1<<20)
@@ -127,8 +133,32 @@ func TestDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := RunTable(spec(t, "aclmpl", "{pes: [8], bytes: [512], mode: async}"))
+	b, err := RunTable(spec(t, "aclmpl", "{pes: [8], bytes: [512], mode: async}"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if fmt.Sprint(a.Rows) != fmt.Sprint(b.Rows) || a.Events != b.Events {
 		t.Error("two runs of the same spec differ")
 	}
 }
+
+// Memory that cannot hold a case is a validation error naming the field,
+// not a dropped point.
+func TestMemoryCheckedBeforeRunning(t *testing.T) {
+	s := spec(t, "aclmpl", "{pes: [2], bytes: [1024, 67108864, 2048]}")
+	if err := Check("alltoall")(s); err == nil || !strings.Contains(err.Error(), "bytes") || !strings.Contains(err.Error(), "memory_mb") {
+		t.Fatalf("Check: %v, want a memory error naming bytes and memory_mb", err)
+	}
+	if res, err := RunAllToAll(s); err == nil {
+		t.Fatalf("run: no error, %d rows", len(res.Rows))
+	}
+	bad := spec(t, "aclmpl", "{pes: [2]}")
+	bad.Stack.Params = node(t, "{pool_slot: 3}")
+	if err := Check("alltoall")(bad); err == nil || !strings.Contains(err.Error(), "pool_slot") {
+		t.Errorf("a stack param typo passes Check: %v", err)
+	}
+	if err := Check("latency")(spec(t, "aclmpl", "{pes: [2], bytes: [64]}")); err == nil {
+		t.Error("latency with bytes: no error")
+	}
+}
+

@@ -2,7 +2,8 @@
 // section 4): two ranks bounce a message of each size back and forth; the
 // latency is half the round-trip time, the bandwidth the size divided by
 // it. Every delivered payload is checked against the seeded pattern its
-// sender wrote. It runs on any stacks.Comm.
+// sender wrote, as the receiving program sees it when the stack exposes its
+// CPU. Measure runs on any stacks.Comm; Run opens the stacks Open knows.
 package pingpong
 
 import (
@@ -100,6 +101,9 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 			res.Notes = append(res.Notes, fmt.Sprintf("series %s stopped at %d bytes after a failed delivery", s.Series, n))
 			break
 		}
+		if lat <= 0 {
+			return res, fmt.Errorf("%s: series %s: ping-pong of %d bytes took no simulated time: no latency or bandwidth to report", s.File, s.Series, n)
+		}
 		res.Rows = append(res.Rows, report.Row{Series: s.Series, XName: XName, X: float64(n), Metric: Latency, Value: lat.Micros(), Unit: "us"})
 		if n > 0 {
 			res.Rows = append(res.Rows, report.Row{Series: s.Series, XName: XName, X: float64(n), Metric: Bandwidth, Value: float64(n) / lat.Micros(), Unit: "MB/s"})
@@ -138,7 +142,7 @@ func Measure(eng *sim.Engine, comms []stacks.Comm, n, reps, warmup int, seed uin
 				for turn := 0; turn < 2; turn++ {
 					msg := uint64(2*k + turn)
 					if turn == rank { // my turn to send
-						fill(buf.Bytes(), seed, rank, msg)
+						fillCPU(c, buf, seed, rank, msg)
 						if err := c.Send(p, buf, peer, k); err != nil {
 							fail(stackFailure(err, rank, p.Now()))
 							return
@@ -150,7 +154,7 @@ func Measure(eng *sim.Engine, comms []stacks.Comm, n, reps, warmup int, seed uin
 						fail(stackFailure(err, rank, p.Now()))
 						return
 					}
-					if f, ok := verify(buf, st, seed, peer, rank, k, n, msg, p.Now()); !ok {
+					if f, ok := verifyCPU(c, buf, st, seed, peer, rank, k, n, msg, p.Now()); !ok {
 						fail(f)
 						return
 					}
@@ -203,15 +207,52 @@ func fill(b []byte, seed uint64, src int, msg uint64) {
 	copy(b[8*j:], last[:])
 }
 
+// cpuOf is a communicator's CPU, when its stack exposes it: fills and
+// checks then go through it (as the program writes and reads its buffer).
+func cpuOf(c stacks.Comm) *mem.CPU {
+	if x, ok := c.(interface{ CPU() *mem.CPU }); ok {
+		return x.CPU()
+	}
+	return nil
+}
+
+// fillCPU writes the pattern of message msg into buf as rank's program
+// does: through its CPU (Poke) when the stack exposes it.
+func fillCPU(c stacks.Comm, buf mem.Region, seed uint64, src int, msg uint64) {
+	cpu := cpuOf(c)
+	if cpu == nil {
+		fill(buf.Bytes(), seed, src, msg)
+		return
+	}
+	b := make([]byte, buf.Len)
+	fill(b, seed, src, msg)
+	cpu.Poke(buf.Addr, b)
+}
+
 // verify checks a delivery: envelope, then every byte.
 func verify(buf mem.Region, st stacks.Status, seed uint64, src, rank, tag, n int, msg uint64, at sim.Time) (workloads.Failure, bool) {
+	return verifyBytes(buf.Bytes(), st, seed, src, rank, tag, n, msg, at)
+}
+
+// verifyCPU is verify of buf as rank's program sees it (through its cache,
+// Peek) when the stack exposes its CPU.
+func verifyCPU(c stacks.Comm, buf mem.Region, st stacks.Status, seed uint64, src, rank, tag, n int, msg uint64, at sim.Time) (workloads.Failure, bool) {
+	cpu := cpuOf(c)
+	if cpu == nil {
+		return verify(buf, st, seed, src, rank, tag, n, msg, at)
+	}
+	b := make([]byte, buf.Len)
+	cpu.Peek(buf.Addr, b)
+	return verifyBytes(b, st, seed, src, rank, tag, n, msg, at)
+}
+
+func verifyBytes(got []byte, st stacks.Status, seed uint64, src, rank, tag, n int, msg uint64, at sim.Time) (workloads.Failure, bool) {
 	if st.Source != src || st.Tag != tag || st.Len != n {
 		return workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf(
 			"rank %d at %v: message %d has envelope (source %d, tag %d, %d bytes), want (%d, %d, %d)",
 			rank, at, msg, st.Source, st.Tag, st.Len, src, tag, n)}, false
 	}
 	k := key(seed, src, msg)
-	got := buf.Bytes()
 	var w [8]byte
 	for j := 0; 8*j < n; j++ {
 		if 8*j+8 <= n && binary.LittleEndian.Uint64(got[8*j:]) == word(k, j) {
