@@ -25,8 +25,8 @@ const t3dCapability = "per-PE memory with one-sided put and quiet (stacks/mpich.
 
 // pollCycles is the loop overhead per sender ring the receiver examines
 // while scanning for packets (the uncached load of the ring's ready word is
-// charged as a load). Assumed (4 cycles of compare and branch, the former
-// stacks/t3dmpi's value).
+// issued to the machine, which charges it). Assumed (4 cycles of compare
+// and branch, the former stacks/t3dmpi's value).
 const pollCycles = 4
 
 // ctlBytes is the control block a process keeps for each peer, written by
@@ -91,7 +91,6 @@ type t3dDevice struct {
 	sent, recvd []uint64 // packets sent to each PE, consumed from each PE
 	esent, erel []uint64 // eager buffers used at each PE, released to each PE
 	next        int      // the sender whose ring the scan looks at first
-	uncached    float64  // cycles of an uncached load
 	watchPkts   []mem.Addr
 	watchAll    []mem.Addr
 	seen        []uint64 // control words when WaitRoom started
@@ -129,7 +128,6 @@ func newT3DDevices(mach machines.Machine, params Params) (Machine, []Device, err
 		d := &t3dDevice{m: m, rank: i, cpu: m.CPU(i), l: l, fences: params.Fences, cached: params.ReadyBitCached,
 			sent: make([]uint64, n), recvd: make([]uint64, n), esent: make([]uint64, n), erel: make([]uint64, n),
 			seen: make([]uint64, 2*n)}
-		d.uncached = d.cpu.Config().Costs.UncachedLoadCycles
 		for s := 0; s < n; s++ {
 			if s == i {
 				continue
@@ -160,8 +158,8 @@ func (d *t3dDevice) load(p *sim.Proc, a mem.Addr) uint64 {
 	return d.cpu.LoadUncached(p, a, 8)
 }
 
-// peek reads a ready word during a scan; the scan charges its uncached
-// loads together (charge), so that scanning 127 rings is not 127 events.
+// peek reads a ready word for the wake-up test of a spin-wait (untimed:
+// the scan that follows, ReadControl, issues and pays the real loads).
 func (d *t3dDevice) peek(p *sim.Proc, a mem.Addr) uint64 {
 	if d.cached {
 		return d.cpu.Load(p, a, 8)
@@ -169,16 +167,11 @@ func (d *t3dDevice) peek(p *sim.Proc, a mem.Addr) uint64 {
 	return d.cpu.Memory().Load64(a)
 }
 
-// charge is the time of a scan that looked at loads rings.
+// charge is the loop overhead of a scan that looked at loads rings.
 func (d *t3dDevice) charge(p *sim.Proc, loads int) {
-	if loads == 0 {
-		return
+	if loads > 0 {
+		d.cpu.Compute(p, float64(loads)*pollCycles)
 	}
-	per := float64(pollCycles)
-	if !d.cached {
-		per += d.uncached
-	}
-	d.cpu.Compute(p, float64(loads)*per)
 }
 
 // quiet waits until every put is delivered (when fences are on).
@@ -224,7 +217,7 @@ func (d *t3dDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) 
 			continue
 		}
 		loads++
-		if !d.ready(p, s) {
+		if d.load(p, d.l.slot(d.rank, s, d.recvd[s])) != d.recvd[s]+1 {
 			continue
 		}
 		d.charge(p, loads)

@@ -161,4 +161,3 @@ func TestMemoryCheckedBeforeRunning(t *testing.T) {
 		t.Error("latency with bytes: no error")
 	}
 }
-
