@@ -2,7 +2,7 @@ package sx4
 
 import (
 	"fmt"
-	"math"
+	"github.com/msgsim/msgsim/machines"
 
 	"github.com/msgsim/msgsim/sim/mem"
 )
@@ -124,80 +124,37 @@ const (
 	maxStoreDepth = 1024
 )
 
-// ParamError is an invalid machine parameter, named by its YAML name.
-// FromYAML turns it into a strictyaml error carrying the file and line.
-type ParamError struct {
-	Field string // YAML name, e.g. "semop_us" or "node_memory_mb"
-	Msg   string // what is wrong and what is expected
-}
-
-// Error formats the error as "sx4: FIELD: MSG".
-func (e *ParamError) Error() string { return "sx4: " + e.Field + ": " + e.Msg }
+// ParamError is an invalid parameter (machines.ParamError, Machine "sx4").
+type ParamError = machines.ParamError
 
 func paramErrorf(field, format string, args ...any) error {
-	return &ParamError{Field: field, Msg: fmt.Sprintf(format, args...)}
-}
-
-// checkFloat rejects a value that is not finite or outside [lo, hi].
-func checkFloat(field string, v, lo, hi float64, unit string) error {
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return paramErrorf(field, "must be a finite number, got %g", v)
-	case v < lo || v > hi:
-		return paramErrorf(field, "%g %s is outside the plausible range [%g, %g] %s", v, unit, lo, hi, unit)
-	}
-	return nil
-}
-
-// checkInt rejects a value outside [lo, hi].
-func checkInt(field string, v, lo, hi int, unit string) error {
-	if v < lo || v > hi {
-		return paramErrorf(field, "%d %s is outside the plausible range [%d, %d] %s", v, unit, lo, hi, unit)
-	}
-	return nil
+	return machines.ParamErrorf(Name, field, format, args...)
 }
 
 // Validate names (by its YAML name, as a *ParamError) the first parameter
 // that is not a finite number in its plausible range.
 func (p Params) Validate() error {
-	for _, f := range []struct {
-		name   string
-		v      float64
-		lo, hi float64
-		unit   string
-	}{
-		{"clock_mhz", p.ClockMHz, 1, maxClockMHz, "MHz"},
-		{"shm_max_segment_mb", p.ShmMaxSegmentMB, minSegmentMB, maxNodeMemMB, "MB"},
-		{"memcpy_mbps", p.MemcpyMBps, minRateMBps, maxRateMBps, "MB/s"},
-		{"vector_startup_ns", p.VectorStartupNs, 0, maxOpNs, "ns"},
-		{"load_ns", p.LoadNs, 0, maxOpNs, "ns"},
-		{"memory_latency_ns", p.MemoryLatencyNs, 0, maxOpNs, "ns"},
-		{"store_ns", p.StoreNs, 0, maxOpNs, "ns"},
-		{"store_drain_ns", p.StoreDrainNs, 0, maxOpNs, "ns"},
-		{"sync_ns", p.SyncNs, 0, maxOpNs, "ns"},
-		{"test_and_set_ns", p.TestAndSetNs, 0, maxOpNs, "ns"},
-		{"cache_flush_us", p.CacheFlushUs, 0, maxOpUs, "us"},
-		{"semop_us", p.SemopUs, 0, maxOpUs, "us"},
-	} {
-		if err := checkFloat(f.name, f.v, f.lo, f.hi, f.unit); err != nil {
-			return err
-		}
-	}
-	for _, f := range []struct {
-		name   string
-		v      int
-		lo, hi int
-		unit   string
-	}{
-		{"node_memory_mb", p.NodeMemoryMB, 1, maxNodeMemMB, "MB"},
-		{"cache_kb", p.CacheKB, 1, maxCacheKB, "KB"},
-		{"cache_line_bytes", p.CacheLineBytes, 8, maxLineBytes, "bytes"},
-		{"cache_ways", p.CacheWays, 1, maxCacheWays, "ways"},
-		{"store_buffer_depth", p.StoreBufferDepth, 0, maxStoreDepth, "stores"},
-	} {
-		if err := checkInt(f.name, f.v, f.lo, f.hi, f.unit); err != nil {
-			return err
-		}
+	if err := machines.CheckRanges(Name, []machines.FloatRange{
+		machines.Float("clock_mhz", p.ClockMHz, 1, maxClockMHz, "MHz"),
+		machines.Float("shm_max_segment_mb", p.ShmMaxSegmentMB, minSegmentMB, maxNodeMemMB, "MB"),
+		machines.Float("memcpy_mbps", p.MemcpyMBps, minRateMBps, maxRateMBps, "MB/s"),
+		machines.Float("vector_startup_ns", p.VectorStartupNs, 0, maxOpNs, "ns"),
+		machines.Float("load_ns", p.LoadNs, 0, maxOpNs, "ns"),
+		machines.Float("memory_latency_ns", p.MemoryLatencyNs, 0, maxOpNs, "ns"),
+		machines.Float("store_ns", p.StoreNs, 0, maxOpNs, "ns"),
+		machines.Float("store_drain_ns", p.StoreDrainNs, 0, maxOpNs, "ns"),
+		machines.Float("sync_ns", p.SyncNs, 0, maxOpNs, "ns"),
+		machines.Float("test_and_set_ns", p.TestAndSetNs, 0, maxOpNs, "ns"),
+		machines.Float("cache_flush_us", p.CacheFlushUs, 0, maxOpUs, "us"),
+		machines.Float("semop_us", p.SemopUs, 0, maxOpUs, "us"),
+	}, []machines.IntRange{
+		machines.Int("node_memory_mb", p.NodeMemoryMB, 1, maxNodeMemMB, "MB"),
+		machines.Int("cache_kb", p.CacheKB, 1, maxCacheKB, "KB"),
+		machines.Int("cache_line_bytes", p.CacheLineBytes, 8, maxLineBytes, "bytes"),
+		machines.Int("cache_ways", p.CacheWays, 1, maxCacheWays, "ways"),
+		machines.Int("store_buffer_depth", p.StoreBufferDepth, 0, maxStoreDepth, "stores"),
+	}); err != nil {
+		return err
 	}
 	switch {
 	case p.CacheLineBytes&(p.CacheLineBytes-1) != 0:

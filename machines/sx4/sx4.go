@@ -29,6 +29,7 @@ package sx4
 import (
 	"errors"
 	"fmt"
+	"github.com/msgsim/msgsim/machines"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/sim"
@@ -166,7 +167,7 @@ func FromYAMLAt(eng *sim.Engine, file, field string, node *yaml.Node, procs int)
 	}
 	m, err := New(eng, procs, params)
 	if err != nil {
-		return nil, located(file, field, node, err)
+		return nil, machines.Locate(file, field, node, err)
 	}
 	return m, nil
 }
@@ -180,26 +181,7 @@ func ParseParams(file, field string, node *yaml.Node) (Params, error) {
 		return Params{}, err
 	}
 	if err := p.Validate(); err != nil {
-		return Params{}, located(file, field, node, err)
+		return Params{}, machines.Locate(file, field, node, err)
 	}
 	return p, nil
-}
-
-// located turns a *ParamError into a strictyaml error at the parameter's
-// line in the params node (at the params node itself when the parameter is
-// not written there); other errors get the file and field as a prefix.
-func located(file, field string, node *yaml.Node, err error) error {
-	var pe *ParamError
-	if !errors.As(err, &pe) {
-		return fmt.Errorf("%s: %s: %w", file, field, err)
-	}
-	at := strictyaml.Find(node, pe.Field)
-	if at == nil {
-		at = node
-	}
-	path := pe.Field
-	if field != "" {
-		path = field + "." + pe.Field
-	}
-	return strictyaml.Errorf(file, at, path, "%s (sx4)", pe.Msg)
 }

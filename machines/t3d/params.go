@@ -2,7 +2,7 @@ package t3d
 
 import (
 	"fmt"
-	"math"
+	"github.com/msgsim/msgsim/machines"
 
 	"github.com/msgsim/msgsim/sim/mem"
 )
@@ -174,84 +174,41 @@ const (
 	maxHeaderBytes = 1 << 16
 )
 
-// ParamError is an invalid machine parameter, named by its YAML name.
-// ParseParams turns it into a strictyaml error carrying the file and line.
-type ParamError struct {
-	Field string // YAML name, e.g. "hop_ns" or "torus_nodes[1]"
-	Msg   string // what is wrong and what is expected
-}
-
-// Error formats the error as "t3d: FIELD: MSG".
-func (e *ParamError) Error() string { return "t3d: " + e.Field + ": " + e.Msg }
+// ParamError is an invalid parameter (machines.ParamError, Machine "t3d").
+type ParamError = machines.ParamError
 
 func paramErrorf(field, format string, args ...any) error {
-	return &ParamError{Field: field, Msg: fmt.Sprintf(format, args...)}
-}
-
-// checkFloat rejects a value that is not finite or outside [lo, hi].
-func checkFloat(field string, v, lo, hi float64, unit string) error {
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return paramErrorf(field, "must be a finite number, got %g", v)
-	case v < lo || v > hi:
-		return paramErrorf(field, "%g %s is outside the plausible range [%g, %g] %s", v, unit, lo, hi, unit)
-	}
-	return nil
-}
-
-// checkInt rejects a value outside [lo, hi].
-func checkInt(field string, v, lo, hi int, unit string) error {
-	if v < lo || v > hi {
-		return paramErrorf(field, "%d %s is outside the plausible range [%d, %d] %s", v, unit, lo, hi, unit)
-	}
-	return nil
+	return machines.ParamErrorf(Name, field, format, args...)
 }
 
 // Validate names (by its YAML name, as a *ParamError) the first parameter
 // that is not a finite number in its plausible range.
 func (p Params) Validate() error {
-	for _, f := range []struct {
-		name   string
-		v      float64
-		lo, hi float64
-		unit   string
-	}{
-		{"clock_mhz", p.ClockMHz, 1, maxClockMHz, "MHz"},
-		{"memcpy_mbps", p.MemcpyMBps, minRateMBps, maxRateMBps, "MB/s"},
-		{"link_mbps", p.LinkMBps, minRateMBps, maxRateMBps, "MB/s"},
-		{"put_mbps", p.PutMBps, minRateMBps, maxRateMBps, "MB/s"},
-		{"get_mbps", p.GetMBps, minRateMBps, maxRateMBps, "MB/s"},
-		{"load_ns", p.LoadNs, 0, maxOpNs, "ns"},
-		{"memory_latency_ns", p.MemoryLatencyNs, 0, maxOpNs, "ns"},
-		{"store_ns", p.StoreNs, 0, maxOpNs, "ns"},
-		{"hop_ns", p.HopNs, 0, maxOpNs, "ns"},
-		{"interface_ns", p.InterfaceNs, 0, maxOpNs, "ns"},
-		{"put_startup_ns", p.PutStartupNs, 0, maxOpNs, "ns"},
-		{"fetch_inc_ns", p.FetchIncNs, 0, maxOpNs, "ns"},
-		{"barrier_ns", p.BarrierNs, 0, maxOpNs, "ns"},
-		{"fence_cycles", p.FenceCycles, 0, maxOpCycles, "cycles"},
-		{"copy_startup_cycles", p.CopyStartupCycles, 0, maxOpCycles, "cycles"},
-		{"cache_flush_cycles_per_line", p.CacheFlushCyclesPerLine, 0, maxFlushCycles, "cycles"},
-	} {
-		if err := checkFloat(f.name, f.v, f.lo, f.hi, f.unit); err != nil {
-			return err
-		}
-	}
-	for _, f := range []struct {
-		name   string
-		v      int
-		lo, hi int
-		unit   string
-	}{
-		{"pes_per_node", p.PEsPerNode, 1, MaxPEs, "PEs"},
-		{"memory_mb", p.MemoryMB, 1, maxMemoryMB, "MB"},
-		{"cache_kb", p.CacheKB, 1, maxCacheKB, "KB"},
-		{"cache_line_bytes", p.CacheLineBytes, 8, maxLineBytes, "bytes"},
-		{"packet_header_bytes", p.PacketHeaderBytes, 0, maxHeaderBytes, "bytes"},
-	} {
-		if err := checkInt(f.name, f.v, f.lo, f.hi, f.unit); err != nil {
-			return err
-		}
+	if err := machines.CheckRanges(Name, []machines.FloatRange{
+		machines.Float("clock_mhz", p.ClockMHz, 1, maxClockMHz, "MHz"),
+		machines.Float("memcpy_mbps", p.MemcpyMBps, minRateMBps, maxRateMBps, "MB/s"),
+		machines.Float("link_mbps", p.LinkMBps, minRateMBps, maxRateMBps, "MB/s"),
+		machines.Float("put_mbps", p.PutMBps, minRateMBps, maxRateMBps, "MB/s"),
+		machines.Float("get_mbps", p.GetMBps, minRateMBps, maxRateMBps, "MB/s"),
+		machines.Float("load_ns", p.LoadNs, 0, maxOpNs, "ns"),
+		machines.Float("memory_latency_ns", p.MemoryLatencyNs, 0, maxOpNs, "ns"),
+		machines.Float("store_ns", p.StoreNs, 0, maxOpNs, "ns"),
+		machines.Float("hop_ns", p.HopNs, 0, maxOpNs, "ns"),
+		machines.Float("interface_ns", p.InterfaceNs, 0, maxOpNs, "ns"),
+		machines.Float("put_startup_ns", p.PutStartupNs, 0, maxOpNs, "ns"),
+		machines.Float("fetch_inc_ns", p.FetchIncNs, 0, maxOpNs, "ns"),
+		machines.Float("barrier_ns", p.BarrierNs, 0, maxOpNs, "ns"),
+		machines.Float("fence_cycles", p.FenceCycles, 0, maxOpCycles, "cycles"),
+		machines.Float("copy_startup_cycles", p.CopyStartupCycles, 0, maxOpCycles, "cycles"),
+		machines.Float("cache_flush_cycles_per_line", p.CacheFlushCyclesPerLine, 0, maxFlushCycles, "cycles"),
+	}, []machines.IntRange{
+		machines.Int("pes_per_node", p.PEsPerNode, 1, MaxPEs, "PEs"),
+		machines.Int("memory_mb", p.MemoryMB, 1, maxMemoryMB, "MB"),
+		machines.Int("cache_kb", p.CacheKB, 1, maxCacheKB, "KB"),
+		machines.Int("cache_line_bytes", p.CacheLineBytes, 8, maxLineBytes, "bytes"),
+		machines.Int("packet_header_bytes", p.PacketHeaderBytes, 0, maxHeaderBytes, "bytes"),
+	}); err != nil {
+		return err
 	}
 	switch {
 	case p.CacheLineBytes&(p.CacheLineBytes-1) != 0:
@@ -263,7 +220,7 @@ func (p Params) Validate() error {
 	}
 	nodes := 1
 	for i, d := range p.TorusNodes {
-		if err := checkInt(fmt.Sprintf("torus_nodes[%d]", i), d, 1, MaxPEs, "nodes"); err != nil {
+		if err := machines.CheckRanges(Name, nil, []machines.IntRange{{Field: fmt.Sprintf("torus_nodes[%d]", i), V: d, Lo: 1, Hi: MaxPEs, Unit: "nodes"}}); err != nil {
 			return err
 		}
 		nodes *= d // at most MaxPEs^3: no overflow

@@ -1,0 +1,91 @@
+package machines
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/msgsim/msgsim/internal/strictyaml"
+	"gopkg.in/yaml.v3"
+)
+
+// ParamError is an invalid machine parameter, named by its YAML name.
+// Locate turns it into a strictyaml error carrying the file and line.
+type ParamError struct {
+	Machine string // machine name, e.g. "sx4"
+	Field   string // YAML name, e.g. "semop_us" or "torus_nodes[1]"
+	Msg     string // what is wrong and what is expected
+}
+
+// Error formats the error as "MACHINE: FIELD: MSG".
+func (e *ParamError) Error() string { return e.Machine + ": " + e.Field + ": " + e.Msg }
+
+// ParamErrorf returns a *ParamError for machine's parameter field.
+func ParamErrorf(machine, field, format string, args ...any) error {
+	return &ParamError{Machine: machine, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// FloatRange is a floating-point parameter and its plausible range.
+type FloatRange struct {
+	Field  string
+	V      float64
+	Lo, Hi float64
+	Unit   string
+}
+
+// IntRange is an integer parameter and its plausible range.
+type IntRange struct {
+	Field  string
+	V      int
+	Lo, Hi int
+	Unit   string
+}
+
+// CheckRanges returns a *ParamError for the first value that is not finite
+// or lies outside its range, floats first.
+func CheckRanges(machine string, floats []FloatRange, ints []IntRange) error {
+	for _, f := range floats {
+		switch {
+		case math.IsNaN(f.V) || math.IsInf(f.V, 0):
+			return ParamErrorf(machine, f.Field, "must be a finite number, got %g", f.V)
+		case f.V < f.Lo || f.V > f.Hi:
+			return ParamErrorf(machine, f.Field, "%g %s is outside the plausible range [%g, %g] %s", f.V, f.Unit, f.Lo, f.Hi, f.Unit)
+		}
+	}
+	for _, f := range ints {
+		if f.V < f.Lo || f.V > f.Hi {
+			return ParamErrorf(machine, f.Field, "%d %s is outside the plausible range [%d, %d] %s", f.V, f.Unit, f.Lo, f.Hi, f.Unit)
+		}
+	}
+	return nil
+}
+
+// Locate turns a *ParamError into a strictyaml error at the parameter's line
+// in the params node (at the node itself when the parameter is not written
+// there); field is the node's path in the scenario ("machine.params").
+// Other errors get the file and field as a prefix.
+func Locate(file, field string, node *yaml.Node, err error) error {
+	var pe *ParamError
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("%s: %s: %w", file, field, err)
+	}
+	at := strictyaml.Find(node, pe.Field)
+	if at == nil {
+		at = node
+	}
+	path := pe.Field
+	if field != "" {
+		path = field + "." + pe.Field
+	}
+	return strictyaml.Errorf(file, at, path, "%s (%s)", pe.Msg, pe.Machine)
+}
+
+// Float is the FloatRange of field.
+func Float(field string, v, lo, hi float64, unit string) FloatRange {
+	return FloatRange{Field: field, V: v, Lo: lo, Hi: hi, Unit: unit}
+}
+
+// Int is the IntRange of field.
+func Int(field string, v, lo, hi int, unit string) IntRange {
+	return IntRange{Field: field, V: v, Lo: lo, Hi: hi, Unit: unit}
+}
