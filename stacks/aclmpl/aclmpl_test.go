@@ -45,7 +45,10 @@ func buffer(t *testing.T, x *PE, n int) mem.Region {
 
 // pingPong returns the one-way time of a one-word message between PEs a and
 // b with the synchronous protocol (half a round trip, after a warm-up).
-func pingPong(t *testing.T, pes, a, b int) sim.Time {
+func pingPong(t *testing.T, pes, a, b int) sim.Time { return pingPongBytes(t, pes, a, b, 8) }
+
+// pingPongBytes is pingPong with n-byte messages.
+func pingPongBytes(t *testing.T, pes, a, b, n int) sim.Time {
 	eng, _, l := setup(t, pes, 1, DefaultParams())
 	const iters = 10
 	var start, end sim.Time
@@ -53,7 +56,7 @@ func pingPong(t *testing.T, pes, a, b int) sim.Time {
 		x := l.PE(me)
 		other := a + b - me
 		eng.Spawn(fmt.Sprint("pe", me), func(p *sim.Proc) {
-			buf := buffer(t, x, 8)
+			buf := buffer(t, x, max(n, 8)).Slice(0, n)
 			for i := 0; i <= iters; i++ {
 				if i == 1 && me == a {
 					start = p.Now()
@@ -95,6 +98,19 @@ func TestSyncLatencyCalibration(t *testing.T) {
 	}
 	if far := pingPong(t, 128, 0, 127); far <= lat {
 		t.Errorf("latency to a distant PE (%v) not above a neighbour's (%v)", far, lat)
+	}
+}
+
+// TestSyncEmptyMessage: an empty synchronous message is the request and
+// the completion block only (Figure 1 without the data transfer): no
+// 0-byte put, so its one-way time is below a one-word message's by at
+// least the put start-up and the wait for the data's acknowledgement.
+func TestSyncEmptyMessage(t *testing.T) {
+	word, empty := pingPong(t, 2, 0, 1), pingPongBytes(t, 2, 0, 1, 0)
+	startup := sim.Time(t3d.DefaultParams().PutStartupNs * float64(sim.Nanosecond))
+	t.Logf("one-way: 8 bytes %v, 0 bytes %v (put start-up %v)", word, empty, startup)
+	if empty >= word-startup {
+		t.Errorf("0-byte one-way time %v not below the 8-byte one (%v) by the put start-up %v: a data put is still issued", empty, word, startup)
 	}
 }
 

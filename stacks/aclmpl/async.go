@@ -168,8 +168,10 @@ func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) e
 		backoff = min(2*backoff, a.maxRetry)
 	}
 	rslot := dstPool.slot(int(idx))
-	x.m.Put(p, x.rank, dst, rslot+hdrBytes, data.Addr, data.Len)
-	x.m.Quiet(p, x.rank)
+	if data.Len > 0 { // an empty message is its header alone: no 0-byte put
+		x.m.Put(p, x.rank, dst, rslot+hdrBytes, data.Addr, data.Len)
+		x.m.Quiet(p, x.rank)
+	}
 	h := x.stage.Addr + 32
 	x.storeWords(p, h, slotDone, uint64(uint32(x.rank))|uint64(uint32(int32(tag)))<<32,
 		uint64(total), uint64(uint32(off))|uint64(uint32(data.Len))<<32)

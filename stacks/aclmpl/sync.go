@@ -89,14 +89,20 @@ func (x *PE) invalidate(p *sim.Proc, buf mem.Region) {
 }
 
 // transfer is the sender's part once the request is known: put the data,
-// wait until it is delivered, put the completion block.
+// wait until it is delivered, put the completion block. An empty message
+// has no data transfer (Figure 1's middle arrow): the library issues no
+// shmem_put of 0 bytes and has nothing to wait for, so the completion block
+// (size 0, DONE) follows the request at once; the request/completion round
+// trip still happens.
 func (x *PE) transfer(p *sim.Proc, buf mem.Region, dst int, addr mem.Addr, room int) error {
 	n, flag := buf.Len, uint64(flagDone)
 	if n > room {
 		n, flag = room, flagTruncated
 	}
-	x.m.Put(p, x.rank, dst, addr, buf.Addr, n)
-	x.m.Quiet(p, x.rank)
+	if n > 0 {
+		x.m.Put(p, x.rank, dst, addr, buf.Addr, n)
+		x.m.Quiet(p, x.rank)
+	}
 	x.m.PutWord(p, x.rank, dst, x.lib.pes[dst].comps.Addr+mem.Addr(x.rank*compBytes), uint64(uint32(n))|flag<<32)
 	if flag == flagTruncated {
 		return fmt.Errorf("aclmpl: PE %d: message of %d bytes to PE %d truncated to its %d-byte receive buffer", x.rank, buf.Len, dst, room)
