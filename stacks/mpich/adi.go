@@ -144,6 +144,10 @@ func (r *Rank) Rank() int { return r.rank }
 // Size is the number of processes.
 func (r *Rank) Size() int { return len(r.w.ranks) }
 
+// CPU is the process's processor, for workloads that fill and check buffers
+// as the process's program sees them (through its cache and store buffer).
+func (r *Rank) CPU() *mem.CPU { return r.cpu }
+
 // Device is the abstract device this rank uses.
 func (r *Rank) Device() Device { return r.dev }
 

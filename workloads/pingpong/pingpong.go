@@ -3,7 +3,8 @@
 // latency is half the round-trip time, the bandwidth the size divided by
 // it. Every delivered payload is checked against the seeded pattern its
 // sender wrote, as the receiving program sees it when the stack exposes its
-// CPU. Measure runs on any stacks.Comm; Run opens the stacks Open knows.
+// CPU. Measure runs on any stacks.Comm; Run opens the stacks Open knows
+// (mpich on the SX-4 and the T3D, ACLMPL on the T3D).
 package pingpong
 
 import (
@@ -33,7 +34,17 @@ type Params struct {
 	// Ranks is the number of processes started (ranks 0 and 1 ping-pong;
 	// the others only exist, as the processes of a bigger job would).
 	Ranks int `yaml:"ranks"`
+	// Mode is how the ranks call the stack: "sync", blocking Send and Recv
+	// (ACLMPL's synchronous protocol), or "async", Isend or Irecv then
+	// Wait (ACLMPL's asynchronous protocol, MPI's nonblocking calls).
+	Mode string `yaml:"mode"`
 }
+
+// Modes of calling the stack.
+const (
+	ModeSync  = "sync"
+	ModeAsync = "async"
+)
 
 // DefaultSizes is the sweep of the SX-4 figures: short messages around
 // the 1024-byte protocol switch, then powers of two and the region of the
@@ -45,7 +56,7 @@ var defaultSizes = []int{
 
 // DefaultParams returns the figure sweep.
 func DefaultParams() Params {
-	return Params{Sizes: append([]int(nil), defaultSizes...), Repetitions: 4, Warmup: 1, Ranks: 2}
+	return Params{Sizes: append([]int(nil), defaultSizes...), Repetitions: 4, Warmup: 1, Ranks: 2, Mode: ModeSync}
 }
 
 func (p Params) validate() error {
@@ -58,6 +69,8 @@ func (p Params) validate() error {
 		return fmt.Errorf("warmup must not be negative, got %d", p.Warmup)
 	case p.Ranks < 2:
 		return fmt.Errorf("ranks must be at least 2, got %d", p.Ranks)
+	case p.Mode != ModeSync && p.Mode != ModeAsync:
+		return fmt.Errorf("mode must be %q or %q, got %q", ModeSync, ModeAsync, p.Mode)
 	}
 	for i, n := range p.Sizes {
 		if n < 0 {
@@ -90,7 +103,7 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 		if err != nil {
 			return res, err
 		}
-		lat, fails, err := Measure(eng, comms, n, params.Repetitions, params.Warmup, s.Seed+uint64(i))
+		lat, fails, err := Measure(eng, comms, n, params.Repetitions, params.Warmup, params.Mode, s.Seed+uint64(i))
 		res.Events += eng.Events()
 		res.SimTime += eng.Now()
 		res.Failures = append(res.Failures, fails...)
@@ -115,11 +128,12 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	return res, nil
 }
 
-// Measure runs the ping-pong of n-byte messages between ranks 0 and 1 and
-// returns the mean half round-trip time. Failures are corrupted deliveries
+// Measure runs the ping-pong of n-byte messages between ranks 0 and 1,
+// calling the stack as mode says (ModeSync or ModeAsync), and returns the
+// mean half round-trip time. Failures are corrupted deliveries
 // (by the workload's check or the stack's); err is a run that could not
 // finish (deadlock, livelock, limit).
-func Measure(eng *sim.Engine, comms []stacks.Comm, n, reps, warmup int, seed uint64) (sim.Time, []workloads.Failure, error) {
+func Measure(eng *sim.Engine, comms []stacks.Comm, n, reps, warmup int, mode string, seed uint64) (sim.Time, []workloads.Failure, error) {
 	var fails []workloads.Failure
 	var start, end sim.Time
 	fail := func(f workloads.Failure) {
@@ -143,13 +157,13 @@ func Measure(eng *sim.Engine, comms []stacks.Comm, n, reps, warmup int, seed uin
 					msg := uint64(2*k + turn)
 					if turn == rank { // my turn to send
 						fillCPU(c, buf, seed, rank, msg)
-						if err := c.Send(p, buf, peer, k); err != nil {
+						if err := send(p, c, mode, buf, peer, k); err != nil {
 							fail(stackFailure(err, rank, p.Now()))
 							return
 						}
 						continue
 					}
-					st, err := c.Recv(p, buf, peer, k)
+					st, err := recv(p, c, mode, buf, peer, k)
 					if err != nil {
 						fail(stackFailure(err, rank, p.Now()))
 						return
@@ -172,6 +186,32 @@ func Measure(eng *sim.Engine, comms []stacks.Comm, n, reps, warmup int, seed uin
 		return 0, fails, nil
 	}
 	return (end - start) / sim.Time(2*reps), nil, nil
+}
+
+// send is a blocking send, or with ModeAsync a nonblocking one and its wait.
+func send(p *sim.Proc, c stacks.Comm, mode string, buf mem.Region, dst, tag int) error {
+	if mode != ModeAsync {
+		return c.Send(p, buf, dst, tag)
+	}
+	r, err := c.Isend(p, buf, dst, tag)
+	if err != nil {
+		return err
+	}
+	_, err = r.Wait(p)
+	return err
+}
+
+// recv is a blocking receive, or with ModeAsync a nonblocking one and its
+// wait.
+func recv(p *sim.Proc, c stacks.Comm, mode string, buf mem.Region, src, tag int) (stacks.Status, error) {
+	if mode != ModeAsync {
+		return c.Recv(p, buf, src, tag)
+	}
+	r, err := c.Irecv(p, buf, src, tag)
+	if err != nil {
+		return stacks.Status{}, err
+	}
+	return r.Wait(p)
 }
 
 // stackFailure turns a stack error into a failure: a corruption the stack
