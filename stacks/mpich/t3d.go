@@ -49,9 +49,23 @@ func (h t3dHost) Memcpy(p *sim.Proc, rank int, dst, src mem.Addr, n int) {
 // t3dLayout is where ch_t3d's memory lies in every PE: the packet rings
 // (per sender, ring_packets slots), the eager buffers (per sender) and the
 // control blocks (per peer).
+//
+// The rings and control blocks are allocated at set-up (MPI_Init): the
+// receiver's scan and spin-wait look at every sender's ring. A sender's
+// eager buffer at a receiver is allocated in the receiver's memory when
+// that sender first sends eager data there (AllocData): only the sender
+// writes it and the receiver reads it at the address the packet names, so
+// nobody needs it earlier. The real library reserves all p-1 of them at
+// start-up; the simulator backs only those a run uses (at 128 PEs and the
+// default 16 KiB, 2 MiB per PE), at no simulated cost (an address-table
+// entry, as if reserved at start-up), in the deterministic order of first
+// uses, so a two-PE ping-pong on a 128-PE partition does not hold 256 MiB.
 type t3dLayout struct {
+	m                                  T3D
 	procs, ring, slotBytes, eagerBytes int
-	rings, eager, ctl                  []mem.Addr // base in each PE
+	rings, ctl                         []mem.Addr         // base in each PE
+	eager                              []map[int]mem.Addr // [receiver]: each sender's eager buffer, once used
+	eagerOf                            []map[mem.Addr]int // [receiver]: the sender of each eager buffer there
 }
 
 // slot is slot k (mod ring) of sender from's ring in PE to's memory.
@@ -59,9 +73,28 @@ func (l *t3dLayout) slot(to, from int, k uint64) mem.Addr {
 	return l.rings[to] + mem.Addr((from*l.ring+int(k%uint64(l.ring)))*l.slotBytes)
 }
 
-// eagerBuf is sender from's eager buffer in PE to's memory.
-func (l *t3dLayout) eagerBuf(to, from int) mem.Addr {
-	return l.eager[to] + mem.Addr(from*l.eagerBytes)
+// eagerBuf is sender from's eager buffer in PE to's memory, allocated
+// there on first use.
+func (l *t3dLayout) eagerBuf(to, from int) (mem.Addr, error) {
+	if a, ok := l.eager[to][from]; ok {
+		return a, nil
+	}
+	if l.eager[to] == nil {
+		l.eager[to], l.eagerOf[to] = map[int]mem.Addr{}, map[mem.Addr]int{}
+	}
+	r, err := l.m.Alloc(to, "mpich.eager", l.eagerBytes)
+	if err != nil {
+		return 0, fmt.Errorf("mpich %s: PE %d: eager buffer for sender %d (eager_bytes %d): %w", DeviceT3D, to, from, l.eagerBytes, err)
+	}
+	l.eager[to][from], l.eagerOf[to][r.Addr] = r.Addr, from
+	return r.Addr, nil
+}
+
+// eagerSender is the sender whose eager buffer in PE to's memory starts at
+// a, if a is one.
+func (l *t3dLayout) eagerSender(to int, a mem.Addr) (int, bool) {
+	s, ok := l.eagerOf[to][a]
+	return s, ok
 }
 
 // credit is the word in PE at's memory counting the packets peer has
@@ -106,22 +139,18 @@ func newT3DDevices(mach machines.Machine, params Params) (Machine, []Device, err
 	if err := params.Validate(n); err != nil {
 		return nil, nil, err
 	}
-	l := &t3dLayout{procs: n, ring: params.RingPackets, slotBytes: roundUp(HeaderBytes + params.ShortBytes),
-		eagerBytes: params.EagerBytes}
+	l := &t3dLayout{m: m, procs: n, ring: params.RingPackets, slotBytes: roundUp(HeaderBytes + params.ShortBytes),
+		eagerBytes: params.EagerBytes, eager: make([]map[int]mem.Addr, n), eagerOf: make([]map[mem.Addr]int, n)}
 	for i := 0; i < n; i++ {
 		rings, err := m.Alloc(i, "mpich.rings", n*l.ring*l.slotBytes)
 		if err != nil {
 			return nil, nil, fmt.Errorf("mpich %s: PE %d: packet rings (ring_packets %d): %w", DeviceT3D, i, l.ring, err)
 		}
-		eager, err := m.Alloc(i, "mpich.eager", n*l.eagerBytes)
-		if err != nil {
-			return nil, nil, fmt.Errorf("mpich %s: PE %d: eager buffers (eager_bytes %d per sender): %w", DeviceT3D, i, l.eagerBytes, err)
-		}
 		ctl, err := m.Alloc(i, "mpich.control", n*ctlBytes)
 		if err != nil {
 			return nil, nil, fmt.Errorf("mpich %s: PE %d: control blocks: %w", DeviceT3D, i, err)
 		}
-		l.rings, l.eager, l.ctl = append(l.rings, rings.Addr), append(l.eager, eager.Addr), append(l.ctl, ctl.Addr)
+		l.rings, l.ctl = append(l.rings, rings.Addr), append(l.ctl, ctl.Addr)
 	}
 	devs := make([]Device, n)
 	for i := range devs {
@@ -281,8 +310,12 @@ func (d *t3dDevice) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, 
 	if d.esent[dest] != d.load(p, d.l.credit(d.rank, dest)+8) {
 		return mem.Region{}, false, nil
 	}
+	a, err := d.l.eagerBuf(dest, d.rank)
+	if err != nil {
+		return mem.Region{}, false, err
+	}
 	d.esent[dest]++
-	return mem.Region{Addr: d.l.eagerBuf(dest, d.rank), Len: n}, true, nil
+	return mem.Region{Addr: a, Len: n}, true, nil
 }
 
 // DataCapacity is the size of an eager buffer.
@@ -307,9 +340,8 @@ func (d *t3dDevice) GetData(p *sim.Proc, dst, data mem.Region) {
 // FreeData releases a sender's eager buffer: a put of the new released
 // count into the sender's control block.
 func (d *t3dDevice) FreeData(p *sim.Proc, data mem.Region) error {
-	off := int(data.Addr - d.l.eager[d.rank])
-	s := off / d.l.eagerBytes
-	if data.Addr < d.l.eager[d.rank] || s >= d.l.procs || s == d.rank || off%d.l.eagerBytes != 0 {
+	s, ok := d.l.eagerSender(d.rank, data.Addr)
+	if !ok || s == d.rank {
 		return fmt.Errorf("mpich %s: rank %d frees %#x, which is no sender's eager buffer", DeviceT3D, d.rank, data.Addr)
 	}
 	d.erel[s]++
