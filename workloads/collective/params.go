@@ -123,6 +123,7 @@ type config struct {
 	machine t3d.Params
 	acl     aclmpl.Params // stack aclmpl
 	mpi     mpich.Params  // stack mpich
+	flip    *byteFlip     // tests only: an injected corruption
 }
 
 // configure decodes and validates everything a series needs before any

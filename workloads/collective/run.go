@@ -33,6 +33,16 @@ type point struct {
 	dropped int // failures beyond maxFailures
 	t0, t1  sim.Time
 	elapsed sim.Time
+	flip    *byteFlip // a test's injected corruption, or nil
+}
+
+// byteFlip is an injected corruption, for tests only (no scenario sets
+// it): the byte at offset of the first delivered buffer PE pe checks is
+// flipped, as PE pe's program would see a corrupted delivery, just before
+// the check.
+type byteFlip struct {
+	pe, offset int
+	done       bool
 }
 
 func newPoint(s workloads.Spec, cfg config, pes, n int) (*point, error) {
@@ -41,7 +51,7 @@ func newPoint(s workloads.Spec, cfg config, pes, n int) (*point, error) {
 	if err != nil {
 		return nil, err
 	}
-	pt := &point{s: s, params: cfg.params, eng: eng, sys: sys, pes: pes, n: n}
+	pt := &point{s: s, params: cfg.params, eng: eng, sys: sys, pes: pes, n: n, flip: cfg.flip}
 	pt.pat = make([]byte, n+pes*patternStride+8)
 	r := eng.Rand()
 	for i := 0; i < len(pt.pat); i += 8 {
@@ -68,7 +78,15 @@ func (pt *point) view(pe int, buf mem.Region) []byte {
 		pt.got = make([]byte, buf.Len)
 	}
 	b := pt.got[:buf.Len]
-	pt.sys.m.CPU(pe).Peek(buf.Addr, b)
+	cpu := pt.sys.m.CPU(pe)
+	if f := pt.flip; f != nil && !f.done && f.pe == pe && f.offset < buf.Len {
+		f.done = true
+		a := buf.Addr + mem.Addr(f.offset)
+		cpu.Peek(a, b[:1])
+		b[0] ^= 0x5a
+		cpu.Poke(a, b[:1])
+	}
+	cpu.Peek(buf.Addr, b)
 	return b
 }
 
@@ -221,12 +239,17 @@ func cases(kind, stack string) []string {
 }
 
 func sweep(s workloads.Spec, kind string) (workloads.Result, error) {
-	var res workloads.Result
 	cfg, err := configure(s, kind)
 	if err != nil {
-		return res, err
+		return workloads.Result{}, err
 	}
-	params := cfg.params
+	return sweepConfig(s, cfg)
+}
+
+// sweepConfig runs every point of a configured series.
+func sweepConfig(s workloads.Spec, cfg config) (workloads.Result, error) {
+	var res workloads.Result
+	kind, params := cfg.kind, cfg.params
 	xname := "bytes"
 	if len(params.PEs) > 1 {
 		xname = "pes"

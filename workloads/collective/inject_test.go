@@ -1,0 +1,64 @@
+package collective
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/msgsim/msgsim/workloads"
+)
+
+// TestInjectedCorruption flips one delivered byte on one PE (a test-only
+// hook) and checks that exactly one corruption is reported, naming the PE,
+// the offset and a simulated time, with the run itself completing: a
+// Result with a failure, which simrun turns into exit status 1.
+func TestInjectedCorruption(t *testing.T) {
+	for _, tc := range []struct {
+		kind, stack, workload string
+		pe, offset            int
+	}{
+		{"alltoall", "aclmpl", "{pes: [8], bytes: [1024]}", 3, 100},
+		{"alltoall", "aclmpl", "{pes: [8], bytes: [1024], mode: async}", 5, 1023},
+		{"alltoone", "mpich", "{pes: [4], bytes: [4096]}", 0, 4000},
+		{"onetoall", "shmem", "{pes: [4], bytes: [256]}", 2, 0},
+		{"bcast", "aclmpl", "{pes: [16], bytes: [64]}", 9, 63},
+		{"reduce", "aclmpl", "{pes: [8], bytes: [64], reduce: binary-swap}", 0, 8},
+		{"latency", "mpich", "{pes: [4]}", 1, 5},
+	} {
+		name := fmt.Sprintf("%s/%s/%s", tc.kind, tc.stack, tc.workload)
+		s := spec(t, tc.stack, tc.workload)
+		if tc.stack == "mpich" {
+			s.Stack.Params = node(t, "{device: ch_t3d}")
+		}
+		var first string
+		for run := 0; run < 2; run++ {
+			cfg, err := configure(s, tc.kind)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			cfg.flip = &byteFlip{pe: tc.pe, offset: tc.offset}
+			res, err := sweepConfig(s, cfg)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !cfg.flip.done {
+				t.Fatalf("%s: PE %d never checked a buffer of more than %d bytes", name, tc.pe, tc.offset)
+			}
+			if len(res.Failures) != 1 || res.Failures[0].Kind != workloads.Corruption {
+				t.Fatalf("%s: failures %v, want one corruption", name, res.Failures)
+			}
+			d := res.Failures[0].Detail
+			for _, w := range []string{fmt.Sprintf("PE %d:", tc.pe), fmt.Sprintf("offset %d at ", tc.offset), "us"} {
+				if !strings.Contains(d, w) {
+					t.Errorf("%s: %q does not name %q", name, d, w)
+				}
+			}
+			if run == 0 {
+				t.Logf("%s: %s", name, d)
+				first = d
+			} else if d != first {
+				t.Errorf("%s: not deterministic:\n%s\n%s", name, first, d)
+			}
+		}
+	}
+}
