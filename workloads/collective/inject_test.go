@@ -2,11 +2,14 @@ package collective
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/msgsim/msgsim/workloads"
 )
+
+var simTime = regexp.MustCompile(` at [0-9.]+(ps|ns|us|ms|s)$`)
 
 // TestInjectedCorruption flips one delivered byte on one PE (a test-only
 // hook) and checks that exactly one corruption is reported, naming the PE,
@@ -21,6 +24,11 @@ func TestInjectedCorruption(t *testing.T) {
 		{"alltoall", "aclmpl", "{pes: [8], bytes: [1024], mode: async}", 5, 1023},
 		{"alltoone", "mpich", "{pes: [4], bytes: [4096]}", 0, 4000},
 		{"onetoall", "shmem", "{pes: [4], bytes: [256]}", 2, 0},
+		{"alltoall", "shmem", "{pes: [4], bytes: [256]}", 1, 200},
+		// Above shmemSlotBytes: the senders share one region, whose
+		// final contents (the last put to arrive) are checked.
+		{"alltoall", "shmem", "{pes: [4], bytes: [1048576]}", 2, 777777},
+		{"alltoone", "shmem", "{pes: [3], bytes: [1572864]}", 0, 1572863},
 		{"bcast", "aclmpl", "{pes: [16], bytes: [64]}", 9, 63},
 		{"reduce", "aclmpl", "{pes: [8], bytes: [64], reduce: binary-swap}", 0, 8},
 		{"latency", "mpich", "{pes: [4]}", 1, 5},
@@ -48,10 +56,13 @@ func TestInjectedCorruption(t *testing.T) {
 				t.Fatalf("%s: failures %v, want one corruption", name, res.Failures)
 			}
 			d := res.Failures[0].Detail
-			for _, w := range []string{fmt.Sprintf("PE %d:", tc.pe), fmt.Sprintf("offset %d at ", tc.offset), "us"} {
+			for _, w := range []string{fmt.Sprintf("PE %d:", tc.pe), fmt.Sprintf("offset %d at ", tc.offset)} {
 				if !strings.Contains(d, w) {
 					t.Errorf("%s: %q does not name %q", name, d, w)
 				}
+			}
+			if !simTime.MatchString(d) {
+				t.Errorf("%s: %q does not end with a simulated time", name, d)
 			}
 			if run == 0 {
 				t.Logf("%s: %s", name, d)
