@@ -51,8 +51,10 @@
 //     uncached loads (remote puts leave its cache stale) and puts the
 //     count it consumed back into the sender's memory (the sender's
 //     credit). Eager data is put into a buffer of eager_bytes (16 KB by
-//     default here) each receiver keeps per sender, released by a put of
-//     a count; an unexpected eager message is copied out at once so the
+//     default here) each receiver keeps per sender (allocated in the
+//     receiver's memory on the sender's first eager send there, so a run
+//     holds only the buffers it uses), released by a put of a count; an
+//     unexpected eager message is copied out at once so the
 //     buffer frees. Rendezvous data is put straight into the receive
 //     buffer the ok-to-send names. The protocols and the per-packet
 //     software cost are Rank's, as on the SX-4.

@@ -32,9 +32,9 @@ type Params struct {
 	// EagerBytes: messages up to this length are sent at once through the
 	// shared pool ("the default is 128K bytes", section 3); longer ones use
 	// the rendezvous protocol. ch_t3d keeps one eager buffer of this size
-	// per sender in every process's memory, which must fit the T3D's
-	// memory on 128 PEs: 16 KB assumed there (the default of the former
-	// stacks/t3dmpi).
+	// per sender in every process's memory (allocated on the sender's
+	// first use), which must fit the T3D's memory on 128 PEs: 16 KB
+	// assumed there (the default of the former stacks/t3dmpi).
 	EagerBytes int `yaml:"eager_bytes"`
 	// SharedMemoryBytes is the System V shared memory the device requests:
 	// packet queues or slots plus the data pool. 4 MB is MPICH's default
