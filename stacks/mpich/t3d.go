@@ -126,7 +126,7 @@ type t3dDevice struct {
 	next        int      // the sender whose ring the scan looks at first
 	watchPkts   []mem.Addr
 	watchAll    []mem.Addr
-	seen        []uint64 // control words when WaitRoom started
+	seen        []uint64 // control words as last loaded by a send or seen by WaitRoom
 }
 
 // newT3DDevices sets up ch_t3d on every PE of mach.
@@ -216,6 +216,7 @@ func (d *t3dDevice) quiet(p *sim.Proc) {
 // header with its ready word set to the packet's number.
 func (d *t3dDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int) (bool, error) {
 	credit := d.load(p, d.l.credit(d.rank, dest))
+	d.seen[2*dest] = credit
 	if d.sent[dest]-credit >= uint64(d.l.ring) {
 		return false, nil
 	}
@@ -281,11 +282,20 @@ func (d *t3dDevice) WaitControl(p *sim.Proc) {
 }
 
 // WaitRoom spins until a packet arrives or a peer puts a new credit or
-// eager release count into this PE's control blocks.
+// eager release count into this PE's control blocks. A count that changed
+// since the send that found no room loaded it (it arrived while that send
+// was deciding) ends the wait at once: comparing with the counts at the
+// start of the wait instead would lose that wake-up and spin for ever.
 func (d *t3dDevice) WaitRoom(p *sim.Proc) {
 	mm := d.cpu.Memory()
+	changed := false
 	for q := 0; q < d.l.procs; q++ {
-		d.seen[2*q], d.seen[2*q+1] = mm.Load64(d.l.credit(d.rank, q)), mm.Load64(d.l.credit(d.rank, q)+8)
+		c, r := mm.Load64(d.l.credit(d.rank, q)), mm.Load64(d.l.credit(d.rank, q)+8)
+		changed = changed || c != d.seen[2*q] || r != d.seen[2*q+1]
+		d.seen[2*q], d.seen[2*q+1] = c, r
+	}
+	if changed {
+		return
 	}
 	d.cpu.SpinUntil(p, fmt.Sprintf("rank %d: waiting for a free packet slot or eager buffer (%s credits)", d.rank, DeviceT3D), func() bool {
 		for q := 0; q < d.l.procs; q++ {
@@ -307,7 +317,9 @@ func (d *t3dDevice) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, 
 		}
 		n = d.l.eagerBytes
 	}
-	if d.esent[dest] != d.load(p, d.l.credit(d.rank, dest)+8) {
+	rel := d.load(p, d.l.credit(d.rank, dest)+8)
+	d.seen[2*dest+1] = rel
+	if d.esent[dest] != rel {
 		return mem.Region{}, false, nil
 	}
 	a, err := d.l.eagerBuf(dest, d.rank)

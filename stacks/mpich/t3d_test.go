@@ -285,3 +285,65 @@ func TestDeviceParams(t *testing.T) {
 		}
 	}
 }
+
+// TestT3DEagerBuffersOnFirstUse: ch_t3d allocates a sender's eager buffer
+// at a receiver when that sender first sends eager data there, so a
+// two-PE exchange on a 128-PE partition holds one buffer, not 127 per PE;
+// the buffer is reused by later messages and freed by its sender number.
+func TestT3DEagerBuffersOnFirstUse(t *testing.T) {
+	const pes, n = 128, 4000 // eager: above short_bytes, within eager_bytes
+	eng := sim.NewEngine(1)
+	params := DefaultParamsFor(DeviceT3D)
+	m, err := t3d.New(eng, pes, t3d.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWorld(m, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle := m.Memory(1).Used()
+	if idle >= (pes-1)*params.EagerBytes {
+		t.Fatalf("PE 1 holds %d bytes after set-up: eager buffers allocated for every sender", idle)
+	}
+	want := make([]byte, n)
+	fillT3D(want, 5)
+	var got []byte
+	for me := 0; me < 2; me++ {
+		r := w.Rank(me)
+		eng.Spawn(fmt.Sprint("rank", me), func(p *sim.Proc) {
+			buf, err := r.Buffer(n)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for k := 0; k < 3; k++ {
+				if me == 0 {
+					r.CPU().Poke(buf.Addr, want)
+					if err := r.Send(p, buf, 1, k); err != nil {
+						t.Error(err)
+					}
+					continue
+				}
+				if _, err := r.Recv(p, buf, 0, k); err != nil {
+					t.Error(err)
+				}
+				got = make([]byte, n)
+				r.CPU().Peek(buf.Addr, got)
+			}
+		})
+	}
+	if err := eng.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Error("the eager message arrived corrupted")
+	}
+	// PE 1 gained its user buffer and one eager buffer (PE 0's).
+	if grew := m.Memory(1).Used() - idle; grew < params.EagerBytes || grew >= 2*params.EagerBytes {
+		t.Errorf("PE 1 grew by %d bytes, want one eager buffer of %d plus the user buffer", grew, params.EagerBytes)
+	}
+	if used := m.Memory(2).Used(); used != idle {
+		t.Errorf("PE 2, which took no part, grew from %d to %d bytes", idle, used)
+	}
+}
