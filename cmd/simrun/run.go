@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -203,6 +204,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	outDir := fs.String("out", "", "output directory (default results/<scenario-name>)")
 	seed := fs.Uint64("seed", 0, "override the scenario's seed")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file (go tool pprof)")
 	pos, code, ok := parseFlags(fs, "run", args, stdout, stderr)
 	if !ok {
 		return code
@@ -221,6 +223,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	var progress io.Writer = stderr
 	if *quiet {
 		progress = nil
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun run: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "simrun run: cpu profile: %v\n", err)
+			return exitFailed
+		}
+		defer pprof.StopCPUProfile()
 	}
 	start := time.Now()
 	runs := execute(sp, true, progress)
