@@ -7,6 +7,7 @@ package mem
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/msgsim/msgsim/sim"
 )
@@ -66,7 +67,8 @@ func (m *Memory) Alloc(name string, size, align int) (Segment, error) {
 	if m.capacity > 0 && base+size > m.capacity {
 		return Segment{}, fmt.Errorf("memory %s: segment %q of %d bytes does not fit: %d of %d bytes in use", m.name, name, size, len(m.data), m.capacity)
 	}
-	m.data = append(m.data, make([]byte, base+size-len(m.data))...)
+	// Grow in place (the bytes past len are zero: memory never shrinks).
+	m.data = slices.Grow(m.data, base+size-len(m.data))[:base+size]
 	s := Segment{Name: name, Base: Addr(base), Size: size}
 	m.segs = append(m.segs, s)
 	return s, nil
