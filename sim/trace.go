@@ -74,7 +74,7 @@ func (t *Trace) Len() int { return len(t.spans) + len(t.marks) }
 
 // WriteChrome writes the trace as Chrome Trace Event JSON (open it in
 // Perfetto or chrome://tracing). Times are in microseconds; spans still open
-// are closed at end. The output depends only on the run: byte-identical for
+// are closed at end; spans of zero length are left out. The output depends only on the run: byte-identical for
 // the same scenario and seed.
 func (t *Trace) WriteChrome(w io.Writer, end Time) error {
 	bw := bufio.NewWriter(w)
@@ -95,6 +95,9 @@ func (t *Trace) WriteChrome(w io.Writer, end Time) error {
 		e := s.end
 		if e < 0 {
 			e = end
+		}
+		if e == s.start {
+			continue // nothing to draw: a process runs in zero simulated time
 		}
 		sep()
 		fmt.Fprintf(bw, `{"ph":"X","pid":1,"tid":%d,"name":%s,"ts":%s,"dur":%s}`, s.proc, strconv.Quote(s.state), us(s.start), us(e-s.start))
