@@ -2,8 +2,8 @@ package sx4
 
 import (
 	"fmt"
-	"github.com/msgsim/msgsim/machines"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim/mem"
 )
 

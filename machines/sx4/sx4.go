@@ -29,9 +29,9 @@ package sx4
 import (
 	"errors"
 	"fmt"
-	"github.com/msgsim/msgsim/machines"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"gopkg.in/yaml.v3"

@@ -2,8 +2,8 @@ package t3d
 
 import (
 	"fmt"
-	"github.com/msgsim/msgsim/machines"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim/mem"
 )
 

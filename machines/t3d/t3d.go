@@ -29,10 +29,10 @@ package t3d
 import (
 	"errors"
 	"fmt"
-	"github.com/msgsim/msgsim/machines"
 	"math/bits"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/sim/net"
