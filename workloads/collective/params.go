@@ -189,11 +189,20 @@ func (c config) memoryNeed(stack, k string, pes, n int) int {
 	need := 0
 	switch k {
 	case "onetoall", "alltoone", "alltoall":
-		recv := n
-		if stack == StackShmem && (pes-1)*n <= shmemSlotBytes {
-			recv = (pes - 1) * n
+		if stack == StackShmem { // symmetric send and receive buffers
+			recv := n
+			if (pes-1)*n <= shmemSlotBytes {
+				recv = (pes - 1) * n
+			}
+			need = line(n) + line(recv)
+			break
 		}
-		need = line(n) + line(recv)
+		// The receive buffers of the root (alltoone) or of every PE
+		// (alltoall); a send buffer besides them for alltoall.
+		need = recvDepth(c.params.Mode, n, pes-1) * line(n)
+		if k == "alltoall" {
+			need += line(n)
+		}
 	case "bcast":
 		need = line(n)
 	case "reduce":

@@ -432,62 +432,227 @@ func (pt *point) others(pe int) []int {
 	return o
 }
 
-// oneToAll: PE 0 sends a message to PEs 1..P-1 in turn.
+// recvSpaceBytes is the receive space a nonblocking benchmark program
+// gives the receives it posts at once. A T3D PE had 16 or 64 MB
+// (hardware.yaml t3d.local_mem_MB), so a root receiving 127 messages of
+// 1 MB, let alone 10 MB, could not post them all into distinct buffers:
+// like the real program it posts as many as fit and reuses each buffer for
+// a later message once the delivery in it is verified. A workload choice,
+// not a machine parameter; it bounds the host memory of large runs too.
+const recvSpaceBytes = 4 << 20
+
+// postDepth is how many nonblocking receives of n bytes a PE posts at once
+// out of count: all of them when their buffers fit in recvSpaceBytes, else
+// as many as fit, at least one.
+func postDepth(n, count int) int {
+	if n <= 0 {
+		return count
+	}
+	return max(1, min(count, recvSpaceBytes/n))
+}
+
+// recvDepth is the number of receive buffers a PE of a message passing
+// system uses for count incoming messages: one for blocking calls, which
+// receive one message at a time, else postDepth.
+func recvDepth(mode string, n, count int) int {
+	if mode == ModeSync {
+		return 1
+	}
+	return postDepth(n, count)
+}
+
+// buffers allocates k receive buffers of pt.n bytes on PE pe.
+func (pt *point) buffers(pe, k int) ([]mem.Region, error) {
+	bufs := make([]mem.Region, k)
+	for j := range bufs {
+		var err error
+		if bufs[j], err = pt.sys.buffer(pe, pt.n); err != nil {
+			return nil, err
+		}
+	}
+	return bufs, nil
+}
+
+// sendBuffer allocates PE pe's send buffer and fills it with its window.
+func (pt *point) sendBuffer(pe int) (mem.Region, error) {
+	send, err := pt.sys.buffer(pe, pt.n)
+	if err == nil {
+		pt.fill(pe, send, pe)
+	}
+	return send, err
+}
+
+// oneToAll: PE 0 sends a message to PEs 1..P-1 in turn; nonblocking, it
+// posts all its sends, then waits for them all.
 func (pt *point) oneToAll(p *sim.Proc, pe int) error {
+	y := pt.sys
+	if y.shmem() {
+		return pt.oneToAllShmem(p, pe)
+	}
+	// Each PE allocates only what its role needs: the root a send buffer,
+	// the others a receive buffer.
+	var buf mem.Region
+	var err error
+	if pe == 0 {
+		buf, err = pt.sendBuffer(pe)
+	} else {
+		buf, err = y.buffer(pe, pt.n)
+	}
+	if err != nil {
+		return err
+	}
+	pt.barrier(p, pe, true)
+	switch {
+	case pe == 0 && y.mode == ModeAsync:
+		reqs := make([]stacks.Request, 0, pt.pes-1)
+		for d := 1; d < pt.pes; d++ {
+			r, err := y.comms[0].Isend(p, buf, d, 0)
+			if err != nil {
+				return err
+			}
+			reqs = append(reqs, r)
+		}
+		if err := waitAll(p, reqs); err != nil {
+			return err
+		}
+	case pe == 0:
+		for d := 1; d < pt.pes; d++ {
+			if err := y.send(p, 0, buf, d); err != nil {
+				return err
+			}
+		}
+	default:
+		st, err := y.recv(p, pe, buf, 0)
+		if err != nil {
+			return err
+		}
+		pt.checkStatus(p, pe, st, 0)
+		pt.verify(p, pe, buf, 0, "message")
+	}
+	pt.barrier(p, pe, false)
+	return nil
+}
+
+// oneToAllShmem: PE 0 puts its message into every other PE's receive
+// buffer (a symmetric one: the same allocations in the same order on every
+// PE), then waits for the puts to complete.
+func (pt *point) oneToAllShmem(p *sim.Proc, pe int) error {
 	send, recv, err := pt.setup(pe, pt.n)
 	if err != nil {
 		return err
 	}
 	y := pt.sys
 	pt.barrier(p, pe, true)
-	switch {
-	case y.shmem() && pe == 0:
+	if pe == 0 {
 		for d := 1; d < pt.pes; d++ {
 			y.m.Put(p, 0, d, recv.Addr, send.Addr, pt.n)
 		}
 		y.m.Quiet(p, 0)
-	case y.shmem():
-	case pe == 0 && y.mode == ModeAsync:
-		reqs := make([]stacks.Request, 0, pt.pes)
-		for d := 1; d < pt.pes; d++ {
-			r, err := y.comms[0].Isend(p, send, d, 0)
-			if err != nil {
-				return err
-			}
-			reqs = append(reqs, r)
-		}
-		for _, r := range reqs {
-			if _, err := r.Wait(p); err != nil {
-				return err
-			}
-		}
-	case pe == 0:
-		for d := 1; d < pt.pes; d++ {
-			if err := y.send(p, 0, send, d); err != nil {
-				return err
-			}
-		}
-	default:
-		st, err := y.recv(p, pe, recv, 0)
-		if err != nil {
-			return err
-		}
-		pt.checkStatus(p, pe, st, 0)
-		pt.verify(p, pe, recv, 0, "message")
 	}
 	pt.barrier(p, pe, false)
-	if y.shmem() && pe != 0 {
+	if pe != 0 {
 		pt.verify(p, pe, recv, 0, "put")
 	}
 	return nil
 }
 
-// allToOne: PEs 1..P-1 each send a message to PE 0, which receives them in
-// PE order (synchronous: it must name the sender) or as they come.
+// allToOne: PEs 1..P-1 each send a message to PE 0. Blocking, PE 0
+// receives them in PE order (synchronous ACLMPL must name the sender);
+// nonblocking, it posts receives from any PE into the buffers it has
+// (postDepth), takes the messages as they complete, verifying each, and
+// reposts each buffer until all P-1 have come.
 func (pt *point) allToOne(p *sim.Proc, pe int) error {
 	y := pt.sys
+	if y.shmem() {
+		return pt.allToOneShmem(p, pe)
+	}
+	if pe != 0 {
+		send, err := pt.sendBuffer(pe)
+		if err != nil {
+			return err
+		}
+		pt.barrier(p, pe, true)
+		if err := y.send(p, pe, send, 0); err != nil {
+			return err
+		}
+		pt.barrier(p, pe, false)
+		return nil
+	}
+	bufs, err := pt.buffers(0, recvDepth(y.mode, pt.n, pt.pes-1))
+	if err != nil {
+		return err
+	}
+	pt.barrier(p, pe, true)
+	if y.mode == ModeAsync {
+		err = pt.allToOneAsyncRoot(p, bufs)
+	} else {
+		for s := 1; s < pt.pes && err == nil; s++ {
+			var st stacks.Status
+			if st, err = y.recv(p, 0, bufs[0], s); err == nil {
+				pt.checkStatus(p, 0, st, s)
+				pt.verify(p, 0, bufs[0], s, "message")
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	pt.barrier(p, pe, false)
+	return nil
+}
+
+// allToOneAsyncRoot is PE 0's nonblocking all-to-one: one receive from any
+// PE posted per buffer, waited for in the order posted (MPI matches
+// wildcard receives in that order), each delivery verified as soon as it
+// completes and its buffer posted again while senders remain.
+func (pt *point) allToOneAsyncRoot(p *sim.Proc, bufs []mem.Region) error {
+	c := pt.sys.comms[0]
+	total := pt.pes - 1
+	reqs := make([]stacks.Request, len(bufs))
+	posted := 0
+	post := func(j int) error {
+		r, err := c.Irecv(p, bufs[j], stacks.AnySource, 0)
+		reqs[j] = r
+		posted++
+		return err
+	}
+	for j := range bufs {
+		if err := post(j); err != nil {
+			return err
+		}
+	}
+	seen := make([]bool, pt.pes)
+	for k := 0; k < total; k++ {
+		j := k % len(bufs)
+		st, err := reqs[j].Wait(p)
+		if err != nil {
+			return err
+		}
+		pt.checkStatus(p, 0, st, stacks.AnySource)
+		switch src := st.Source; {
+		case src <= 0 || src >= pt.pes:
+			pt.fail(workloads.Corruption, fmt.Sprintf("PE 0: message reported as from PE %d, not a sender, at %v", src, p.Now()))
+		case seen[src]:
+			pt.fail(workloads.Corruption, fmt.Sprintf("PE 0: a second message reported as from PE %d at %v", src, p.Now()))
+		default:
+			seen[src] = true
+			pt.verify(p, 0, bufs[j], src, "message")
+		}
+		if posted < total {
+			if err := post(j); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// allToOneShmem: PEs 1..P-1 each put their message into PE 0's receive
+// space (their own slot when it fits, else one shared region).
+func (pt *point) allToOneShmem(p *sim.Proc, pe int) error {
+	y := pt.sys
 	rb := pt.n
-	if y.shmem() && pe == 0 {
+	if pe == 0 {
 		rb = pt.shmemRecvBytes(pt.pes - 1)
 	}
 	send, recv, err := pt.setup(pe, rb)
@@ -495,83 +660,127 @@ func (pt *point) allToOne(p *sim.Proc, pe int) error {
 		return err
 	}
 	pt.barrier(p, pe, true)
-	switch {
-	case y.shmem() && pe != 0:
+	if pe != 0 {
 		// PE 0's receive region is where this PE's is (the same
 		// allocations in the same order): a symmetric buffer.
 		slot := pt.shmemSlot(recv, pe, 0)
 		y.m.Put(p, pe, 0, slot.Addr, send.Addr, pt.n)
 		y.m.Quiet(p, pe)
-	case y.shmem():
-	case pe != 0:
-		if err := y.send(p, pe, send, 0); err != nil {
-			return err
-		}
-	default:
-		for s := 1; s < pt.pes; s++ {
-			src := s
-			if y.mode == ModeAsync {
-				src = stacks.AnySource
-			}
-			st, err := y.recv(p, 0, recv, src)
-			if err != nil {
-				return err
-			}
-			pt.checkStatus(p, 0, st, src)
-			pt.verify(p, 0, recv, st.Source, "message")
-		}
 	}
 	pt.barrier(p, pe, false)
-	if y.shmem() && pe == 0 {
+	if pe == 0 {
 		pt.verifyPuts(p, 0, recv, pt.others(0))
 	}
 	return nil
 }
 
-// allToAll: every PE sends a message to every other PE. Message passing
-// goes in P-1 pairwise phases (send to PE+i, receive from PE-i); raw SHMEM
-// puts to every PE in the order of shmem_order with no synchronization.
+// allToAll: every PE sends a message to every other PE. Blocking message
+// passing goes in P-1 pairwise phases (send to PE+i, receive from PE-i);
+// nonblocking, a PE posts all its receives, then all its sends, then waits
+// for them all (in rounds when the receive buffers do not all fit:
+// postDepth); raw SHMEM puts to every PE in the order of shmem_order with
+// no synchronization.
 func (pt *point) allToAll(p *sim.Proc, pe int) error {
 	y := pt.sys
-	rb := pt.n
 	if y.shmem() {
-		rb = pt.shmemRecvBytes(pt.pes - 1)
+		return pt.allToAllShmem(p, pe)
 	}
-	send, recv, err := pt.setup(pe, rb)
+	send, err := pt.sendBuffer(pe)
+	if err != nil {
+		return err
+	}
+	bufs, err := pt.buffers(pe, recvDepth(y.mode, pt.n, pt.pes-1))
 	if err != nil {
 		return err
 	}
 	P := pt.pes
 	pt.barrier(p, pe, true)
-	if y.shmem() {
-		for i := 0; i < P; i++ {
-			d := i
-			if pt.params.ShmemOrder == "shifted" {
-				d = (pe + 1 + i) % P
-			}
-			if d != pe {
-				// Every PE's receive region is at the same address (the
-				// same allocations in the same order): a symmetric buffer.
-				slot := pt.shmemSlot(recv, pe, d)
-				y.m.Put(p, pe, d, slot.Addr, send.Addr, pt.n)
+	if y.mode == ModeAsync {
+		err = pt.allToAllAsync(p, pe, send, bufs)
+	} else {
+		for i := 1; i < P && err == nil; i++ {
+			dst, src := (pe+i)%P, (pe-i+P)%P
+			var st stacks.Status
+			if st, err = y.exchange(p, pe, send, dst, bufs[0], src); err == nil {
+				pt.checkStatus(p, pe, st, src)
+				pt.verify(p, pe, bufs[0], src, "message")
 			}
 		}
-		y.m.Quiet(p, pe)
-	} else {
-		for i := 1; i < P; i++ {
-			dst, src := (pe+i)%P, (pe-i+P)%P
-			st, err := y.exchange(p, pe, send, dst, recv, src)
+	}
+	if err != nil {
+		return err
+	}
+	pt.barrier(p, pe, false)
+	return nil
+}
+
+// allToAllAsync is PE pe's nonblocking all-to-all: in rounds of
+// len(bufs) peers, it posts the receives from PEs pe-i, then the sends to
+// PEs pe+i, then waits for the receives (verifying each delivery as it
+// completes) and the sends.
+func (pt *point) allToAllAsync(p *sim.Proc, pe int, send mem.Region, bufs []mem.Region) error {
+	c := pt.sys.comms[pe]
+	P := pt.pes
+	recvs := make([]stacks.Request, 0, len(bufs))
+	sends := make([]stacks.Request, 0, len(bufs))
+	for base := 1; base < P; base += len(bufs) {
+		end := min(P, base+len(bufs))
+		recvs, sends = recvs[:0], sends[:0]
+		for i := base; i < end; i++ {
+			r, err := c.Irecv(p, bufs[i-base], (pe-i+P)%P, 0)
+			if err != nil {
+				return err
+			}
+			recvs = append(recvs, r)
+		}
+		for i := base; i < end; i++ {
+			r, err := c.Isend(p, send, (pe+i)%P, 0)
+			if err != nil {
+				return err
+			}
+			sends = append(sends, r)
+		}
+		for k, r := range recvs {
+			src := (pe - base - k + P) % P
+			st, err := r.Wait(p)
 			if err != nil {
 				return err
 			}
 			pt.checkStatus(p, pe, st, src)
-			pt.verify(p, pe, recv, src, "message")
+			pt.verify(p, pe, bufs[k], src, "message")
+		}
+		if err := waitAll(p, sends); err != nil {
+			return err
 		}
 	}
-	pt.barrier(p, pe, false)
-	if y.shmem() {
-		pt.verifyPuts(p, pe, recv, pt.others(pe))
+	return nil
+}
+
+// allToAllShmem: every PE puts its message to every other PE, in the
+// order of shmem_order, with no synchronization.
+func (pt *point) allToAllShmem(p *sim.Proc, pe int) error {
+	y := pt.sys
+	send, recv, err := pt.setup(pe, pt.shmemRecvBytes(pt.pes-1))
+	if err != nil {
+		return err
 	}
+	P := pt.pes
+	pt.barrier(p, pe, true)
+	for i := 0; i < P; i++ {
+		d := i
+		if pt.params.ShmemOrder == "shifted" {
+			d = (pe + 1 + i) % P
+		}
+		if d != pe {
+			// Every PE's receive region is at the same address (the
+			// same allocations in the same order): a symmetric buffer.
+			slot := pt.shmemSlot(recv, pe, d)
+			y.m.Put(p, pe, d, slot.Addr, send.Addr, pt.n)
+		}
+	}
+	y.m.Quiet(p, pe)
+	pt.barrier(p, pe, false)
+	pt.verifyPuts(p, pe, recv, pt.others(pe))
 	return nil
 }
 

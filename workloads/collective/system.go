@@ -57,7 +57,8 @@ func (y *system) buffer(pe, n int) (mem.Region, error) {
 	return y.m.Alloc(pe, "bench", n)
 }
 
-// send is a blocking send (sync) or a nonblocking send and its wait (async).
+// send is a blocking send (sync) or a nonblocking send and its wait (async:
+// a tree step that the next one depends on).
 func (y *system) send(p *sim.Proc, pe int, buf mem.Region, dst int) error {
 	c := y.comms[pe]
 	if y.mode == ModeSync {
@@ -84,11 +85,12 @@ func (y *system) recv(p *sim.Proc, pe int, buf mem.Region, src int) (stacks.Stat
 	return r.Wait(p)
 }
 
-// exchange sends sbuf to dst and receives rbuf from src: ACLMPL's
-// send-and-receive, MPI_Sendrecv (a receive posted before a blocking send),
-// or a nonblocking pair and its waits.
+// exchange is one pairwise step of the synchronous all-to-all: it sends
+// sbuf to dst and receives rbuf from src, with ACLMPL's send-and-receive or
+// MPI_Sendrecv (a receive posted before a blocking send). The asynchronous
+// all-to-all posts all its receives and sends at once instead (allToAllAsync).
 func (y *system) exchange(p *sim.Proc, pe int, sbuf mem.Region, dst int, rbuf mem.Region, src int) (stacks.Status, error) {
-	if y.acl != nil && y.mode == ModeSync {
+	if y.acl != nil {
 		return y.acl.PE(pe).SendRecv(p, sbuf, dst, rbuf, src)
 	}
 	c := y.comms[pe]
@@ -96,31 +98,49 @@ func (y *system) exchange(p *sim.Proc, pe int, sbuf mem.Region, dst int, rbuf me
 	if err != nil {
 		return stacks.Status{}, err
 	}
-	if y.mode == ModeSync {
-		if err := c.Send(p, sbuf, dst, 0); err != nil {
-			return stacks.Status{}, err
-		}
-	} else {
-		sr, err := c.Isend(p, sbuf, dst, 0)
-		if err != nil {
-			return stacks.Status{}, err
-		}
-		if _, err := sr.Wait(p); err != nil {
-			return stacks.Status{}, err
-		}
+	if err := c.Send(p, sbuf, dst, 0); err != nil {
+		return stacks.Status{}, err
 	}
 	return rr.Wait(p)
 }
 
+// waitAll waits for every request in turn (MPI_Waitall: a request that
+// completed while an earlier one was waited for returns at once).
+func waitAll(p *sim.Proc, reqs []stacks.Request) error {
+	for _, r := range reqs {
+		if _, err := r.Wait(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // bcast broadcasts buf from PE 0: ACLMPL's own tree, or the same binomial
-// tree (aclmpl.TreeBcast) over the system's send and receive.
+// tree (aclmpl.TreeBcast) over the system's send and receive. Nonblocking,
+// a PE posts the sends to all its children as the tree reaches them and
+// waits for them together at the end (the tree only orders a PE's receive
+// before its sends).
 func (y *system) bcast(p *sim.Proc, pe int, buf mem.Region) error {
 	if y.acl != nil && y.mode == ModeSync {
 		return y.acl.PE(pe).Bcast(p, buf, 0)
 	}
-	return aclmpl.TreeBcast(pe, len(y.comms), 0,
-		func(to int) error { return y.send(p, pe, buf, to) },
-		func(from int) error { _, err := y.recv(p, pe, buf, from); return err })
+	recv := func(from int) error { _, err := y.recv(p, pe, buf, from); return err }
+	if y.mode == ModeSync {
+		return aclmpl.TreeBcast(pe, len(y.comms), 0,
+			func(to int) error { return y.send(p, pe, buf, to) }, recv)
+	}
+	var sends []stacks.Request
+	err := aclmpl.TreeBcast(pe, len(y.comms), 0, func(to int) error {
+		r, err := y.comms[pe].Isend(p, buf, to, 0)
+		if err == nil {
+			sends = append(sends, r)
+		}
+		return err
+	}, recv)
+	if err != nil {
+		return err
+	}
+	return waitAll(p, sends)
 }
 
 // reduce sums buf (int64 elements) into PE 0: ACLMPL's tree or binary-swap
