@@ -189,12 +189,18 @@ func (c config) memoryNeed(stack, k string, pes, n int) int {
 	need := 0
 	switch k {
 	case "onetoall", "alltoone", "alltoall":
-		if stack == StackShmem { // symmetric send and receive buffers
+		if stack == StackShmem {
+			// The symmetric receive space (one slot per sender when it
+			// fits) of PE 0 (alltoone) or of every PE (alltoall), plus
+			// a send buffer for alltoall; one buffer for onetoall.
 			recv := n
-			if (pes-1)*n <= shmemSlotBytes {
+			if k != "onetoall" && (pes-1)*n <= shmemSlotBytes {
 				recv = (pes - 1) * n
 			}
-			need = line(n) + line(recv)
+			need = line(recv)
+			if k == "alltoall" {
+				need += line(n)
+			}
 			break
 		}
 		// The receive buffers of the root (alltoone) or of every PE

@@ -34,6 +34,8 @@ type point struct {
 	t0, t1  sim.Time
 	elapsed sim.Time
 	flip    *byteFlip // a test's injected corruption, or nil
+	sym     mem.Addr  // raw SHMEM: the symmetric receive buffer's address
+	symSet  bool
 }
 
 // byteFlip is an injected corruption, for tests only (no scenario sets
@@ -164,16 +166,26 @@ func (pt *point) barrier(p *sim.Proc, pe int, start bool) {
 	}
 }
 
-// setup allocates a send buffer holding pe's window and a receive buffer of
-// recvBytes.
-func (pt *point) setup(pe, recvBytes int) (send, recv mem.Region, err error) {
-	if send, err = pt.sys.buffer(pe, pt.n); err != nil {
-		return
+// symmetricRecv allocates PE pe's receive region of n bytes for raw SHMEM
+// puts and records its address, which the putting PEs use: a symmetric
+// buffer (the same allocations in the same order give it the same address
+// on every PE that receives; the senders only need its address, so PEs
+// that only send do not hold one). It is the first allocation of a PE.
+func (pt *point) symmetricRecv(pe, n int) (mem.Region, error) {
+	r, err := pt.sys.buffer(pe, n)
+	if err != nil {
+		return r, err
 	}
-	pt.fill(pe, send, pe)
-	recv, err = pt.sys.buffer(pe, recvBytes)
-	return
+	if pt.symSet && pt.sym != r.Addr {
+		return r, fmt.Errorf("symmetric receive buffer at %#x, other PEs have it at %#x", r.Addr, pt.sym)
+	}
+	pt.sym, pt.symSet = r.Addr, true
+	return r, nil
 }
+
+// symRegion is the symmetric receive region of n bytes as a PE that puts
+// into it names it (at another PE).
+func (pt *point) symRegion(n int) mem.Region { return mem.Region{Addr: pt.sym, Len: n} }
 
 // Run functions of the cases, as workloads.Runner.
 
@@ -533,11 +545,16 @@ func (pt *point) oneToAll(p *sim.Proc, pe int) error {
 	return nil
 }
 
-// oneToAllShmem: PE 0 puts its message into every other PE's receive
-// buffer (a symmetric one: the same allocations in the same order on every
-// PE), then waits for the puts to complete.
+// oneToAllShmem: PE 0 puts its message into every other PE's symmetric
+// receive buffer, then waits for the puts to complete.
 func (pt *point) oneToAllShmem(p *sim.Proc, pe int) error {
-	send, recv, err := pt.setup(pe, pt.n)
+	var send, recv mem.Region
+	var err error
+	if pe == 0 {
+		send, err = pt.sendBuffer(pe)
+	} else {
+		recv, err = pt.symmetricRecv(pe, pt.n)
+	}
 	if err != nil {
 		return err
 	}
@@ -545,7 +562,7 @@ func (pt *point) oneToAllShmem(p *sim.Proc, pe int) error {
 	pt.barrier(p, pe, true)
 	if pe == 0 {
 		for d := 1; d < pt.pes; d++ {
-			y.m.Put(p, 0, d, recv.Addr, send.Addr, pt.n)
+			y.m.Put(p, 0, d, pt.sym, send.Addr, pt.n)
 		}
 		y.m.Quiet(p, 0)
 	}
@@ -647,23 +664,23 @@ func (pt *point) allToOneAsyncRoot(p *sim.Proc, bufs []mem.Region) error {
 	return nil
 }
 
-// allToOneShmem: PEs 1..P-1 each put their message into PE 0's receive
-// space (their own slot when it fits, else one shared region).
+// allToOneShmem: PEs 1..P-1 each put their message into PE 0's symmetric
+// receive space (their own slot when it fits, else one shared region).
 func (pt *point) allToOneShmem(p *sim.Proc, pe int) error {
 	y := pt.sys
-	rb := pt.n
+	var send, recv mem.Region
+	var err error
 	if pe == 0 {
-		rb = pt.shmemRecvBytes(pt.pes - 1)
+		recv, err = pt.symmetricRecv(pe, pt.shmemRecvBytes(pt.pes-1))
+	} else {
+		send, err = pt.sendBuffer(pe)
 	}
-	send, recv, err := pt.setup(pe, rb)
 	if err != nil {
 		return err
 	}
 	pt.barrier(p, pe, true)
 	if pe != 0 {
-		// PE 0's receive region is where this PE's is (the same
-		// allocations in the same order): a symmetric buffer.
-		slot := pt.shmemSlot(recv, pe, 0)
+		slot := pt.shmemSlot(pt.symRegion(pt.shmemRecvBytes(pt.pes-1)), pe, 0)
 		y.m.Put(p, pe, 0, slot.Addr, send.Addr, pt.n)
 		y.m.Quiet(p, pe)
 	}
@@ -760,7 +777,11 @@ func (pt *point) allToAllAsync(p *sim.Proc, pe int, send mem.Region, bufs []mem.
 // order of shmem_order, with no synchronization.
 func (pt *point) allToAllShmem(p *sim.Proc, pe int) error {
 	y := pt.sys
-	send, recv, err := pt.setup(pe, pt.shmemRecvBytes(pt.pes-1))
+	recv, err := pt.symmetricRecv(pe, pt.shmemRecvBytes(pt.pes-1))
+	if err != nil {
+		return err
+	}
+	send, err := pt.sendBuffer(pe)
 	if err != nil {
 		return err
 	}
@@ -772,9 +793,7 @@ func (pt *point) allToAllShmem(p *sim.Proc, pe int) error {
 			d = (pe + 1 + i) % P
 		}
 		if d != pe {
-			// Every PE's receive region is at the same address (the
-			// same allocations in the same order): a symmetric buffer.
-			slot := pt.shmemSlot(recv, pe, d)
+			slot := pt.shmemSlot(recv, pe, d) // symmetric: d's is at the same address
 			y.m.Put(p, pe, d, slot.Addr, send.Addr, pt.n)
 		}
 	}
@@ -807,7 +826,10 @@ func (pt *point) reduce(p *sim.Proc, pe int) error {
 		return err
 	}
 	var scratch mem.Region
-	if pt.sys.acl == nil || pt.sys.mode != ModeSync { // ACLMPL has its own
+	// Receive space for the tree's combines, on the PEs that receive in it
+	// (even PEs with a successor; the odd ones are leaves: they only send).
+	// Synchronous ACLMPL has its own.
+	if (pt.sys.acl == nil || pt.sys.mode != ModeSync) && pe%2 == 0 && pe+1 < pt.pes {
 		if scratch, err = pt.sys.buffer(pe, pt.n); err != nil {
 			return err
 		}
