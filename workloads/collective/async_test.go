@@ -1,0 +1,59 @@
+package collective
+
+import (
+	"testing"
+
+	"github.com/msgsim/msgsim/workloads"
+)
+
+func TestPostDepth(t *testing.T) {
+	for _, c := range []struct{ n, count, want int }{
+		{0, 127, 127}, {1024, 31, 31}, {1 << 20, 127, 4}, {10 << 20, 127, 1}, {2 << 20, 3, 2},
+	} {
+		if got := postDepth(c.n, c.count); got != c.want {
+			t.Errorf("postDepth(%d, %d) = %d, want %d", c.n, c.count, got, c.want)
+		}
+	}
+}
+
+// The nonblocking programs deliver every message intact, also when the
+// receive buffers are reused (2 MB messages: two buffers for three peers),
+// and nonblocking MPI all-to-one overlaps its receives: it is not the
+// blocking program under another name.
+func TestAsyncPrograms(t *testing.T) {
+	for _, c := range []struct {
+		run   workloads.Runner
+		stack string
+		w     string
+	}{
+		{RunAllToOne, "mpich", "{pes: [4], bytes: [2097152], mode: async}"},
+		{RunAllToAll, "mpich", "{pes: [4], bytes: [2097152], mode: async}"},
+		{RunAllToOne, "aclmpl", "{pes: [4], bytes: [2097152], mode: async}"},
+		{RunAllToAll, "aclmpl", "{pes: [4], bytes: [2097152], mode: async}"},
+		{RunAllToAll, "aclmpl", "{pes: [8], bytes: [64], mode: async}"},
+	} {
+		s := spec(t, c.stack, c.w)
+		if c.stack == "mpich" {
+			s.Stack.Params = node(t, "{device: ch_t3d}")
+		}
+		res, err := c.run(s)
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.stack, c.w, err)
+		}
+		for _, f := range res.Failures {
+			t.Errorf("%s %s: %v", c.stack, c.w, f)
+		}
+	}
+	mpi := func(mode string) float64 {
+		s := spec(t, "mpich", "{pes: [16], bytes: [16384], mode: "+mode+"}")
+		s.Stack.Params = node(t, "{device: ch_t3d}")
+		res, err := RunAllToOne(s)
+		if err != nil || len(res.Rows) != 1 || len(res.Failures) > 0 {
+			t.Fatalf("%s: %v %v", mode, err, res.Failures)
+		}
+		return res.Rows[0].Value
+	}
+	if sync, async := mpi(ModeSync), mpi(ModeAsync); async <= sync {
+		t.Errorf("16 PEs, 16 KB all-to-one: nonblocking MPI %.1f MB/s, not above blocking %.1f", async, sync)
+	}
+}
