@@ -290,3 +290,34 @@ func TestNonFinite(t *testing.T) {
 		t.Fatalf("outputs with the non-finite rows dropped: %v", err)
 	}
 }
+
+// TestGoldenScenarios pins the results and summary of fast built-in
+// scenarios of each machine, so that any change to a model, a stack or a
+// workload that moves a number shows up as a reviewed diff (go test
+// ./cmd/simrun -update rewrites testdata/golden/).
+func TestGoldenScenarios(t *testing.T) {
+	for _, name := range []string{"sx4-fig6", "sx4-lockfree-nofence", "sx4-spin-cached", "t3d-table1", "t3d-table2"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			code, stdout, stderr := simrun(t, "run", name, "--out", dir, "--quiet")
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			for _, f := range []string{"results.csv", "summary.txt"} {
+				got := read(t, filepath.Join(dir, f))
+				golden := filepath.Join("testdata", "golden", name+"."+f)
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(golden, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if want := read(t, golden); !bytes.Equal(got, want) {
+					t.Errorf("%s differs from %s (run go test ./cmd/simrun -update and review the diff)", f, golden)
+				}
+			}
+		})
+	}
+}
