@@ -115,8 +115,14 @@ func (s *shm) readySet(p *sim.Proc, a mem.Addr, v uint64) {
 	s.cpu.Store(p, a, 8, v)
 }
 
-// readyIsSet is PKT_READY_IS_SET (or, for teaching, a cached load).
-func (s *shm) readyIsSet(p *sim.Proc, a mem.Addr) bool { return s.load(p, a) != 0 }
+// readyIsSet is the machine's PKT_READY_IS_SET (or, for teaching, a
+// cached load).
+func (s *shm) readyIsSet(p *sim.Proc, a mem.Addr) bool {
+	if s.cached {
+		return s.cpu.Load(p, a, 8) != 0
+	}
+	return s.m.ReadyIsSet(p, s.rank, a)
+}
 
 // load reads a shared word written by other processes: from memory, or
 // through the cache when the teaching switch is on.
