@@ -72,6 +72,9 @@ type outPkt struct {
 	data mem.Region // inline data (short)
 	req  *request   // completes when this packet leaves (if last)
 	last bool
+	// charged: the software work of the send path has been done for this
+	// packet (once, however often SendControl finds no room for it).
+	charged bool
 }
 
 // Rank is one process's MPI: the protocol layer over a Device. It
@@ -86,6 +89,8 @@ type Rank struct {
 	perSender  bool       // dev's data memory is one buffer per sender
 	copyFree   []mem.Region
 	sendPkt    mem.Region // where outgoing packets are built
+	built      pktID      // the packet sendPkt holds, if any
+	builtSize  int
 	pktFree    []mem.Region
 	posted     []*request
 	unexpected []*request
@@ -99,6 +104,13 @@ type Rank struct {
 	nbuf       int
 	err        error
 	stats      Stats
+}
+
+// pktID names an outgoing packet: its destination and sequence number
+// (seq 0: none).
+type pktID struct {
+	dest int
+	seq  uint64
 }
 
 // Stats counts the control packets a rank sent, by kind.
@@ -391,7 +403,7 @@ func (r *Rank) flush(p *sim.Proc) (did, retry bool, err error) {
 	for dest := range r.out {
 		for len(r.out[dest]) > 0 {
 			o := &r.out[dest][0]
-			size := r.build(p, o)
+			size := r.build(p, dest, o)
 			ok, err := r.dev.SendControl(p, r.sendPkt, size, dest)
 			if err != nil {
 				return false, false, err
@@ -415,9 +427,21 @@ func (r *Rank) flush(p *sim.Proc) (did, retry bool, err error) {
 // build writes packet o into the private packet buffer with scalar stores
 // (and its inline data with memcpy), after the software work of the send
 // path, and returns its size: the packet Figure 3 hands to PKT_COPYIN.
-func (r *Rank) build(p *sim.Proc, o *outPkt) int {
+// Figure 3 builds a packet once and, while the slot is full, only re-tests
+// the ready bit: a packet still in the buffer is not built again, and the
+// software work is charged once per packet even if another destination's
+// packet was built in the buffer meanwhile (then only the stores are
+// redone).
+func (r *Rank) build(p *sim.Proc, dest int, o *outPkt) int {
+	id := pktID{dest: dest, seq: o.h.seq}
+	if r.built == id {
+		return r.builtSize
+	}
 	c := r.cpu
-	c.Compute(p, packetCycles)
+	if !o.charged {
+		c.Compute(p, packetCycles)
+		o.charged = true
+	}
 	for i, v := range o.h.words() {
 		c.Store(p, r.sendPkt.Addr+mem.Addr(8*i), 8, v)
 	}
@@ -426,6 +450,7 @@ func (r *Rank) build(p *sim.Proc, o *outPkt) int {
 		r.w.host.Memcpy(p, r.rank, r.sendPkt.Addr+HeaderBytes, o.data.Addr, o.data.Len)
 		size += o.data.Len
 	}
+	r.built, r.builtSize = id, size
 	return size
 }
 
