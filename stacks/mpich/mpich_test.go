@@ -3,6 +3,7 @@ package mpich
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -255,7 +256,13 @@ func TestBadParams(t *testing.T) {
 		{func(p *Params) { p.Lock = "mutex" }, "lock"},
 		{func(p *Params) { p.EagerBytes = 10 }, "eager_bytes"},
 		{func(p *Params) { p.SharedMemoryBytes = 64 << 20 }, "segment limit"},
-		{func(p *Params) { p.SharedMemoryBytes = 1 << 20 }, "no room for the data pool"},
+		{func(p *Params) { p.SharedMemoryBytes = 32*32*1152 + 256 }, "no room for the data pool"},
+		{func(p *Params) { p.SharedMemoryBytes = 1 << 20 }, "slot_procs: 32x32 packet slots of 1152 bytes do not fit"},
+		{func(p *Params) { p.Device, p.QueuePackets = DeviceShmem, 1<<62 }, "queue_packets: 4611686018427387904 packets"},
+		{func(p *Params) { p.Device, p.RingPackets = DeviceT3D, 1<<62 }, "ring_packets: must be between 1 and 1024"},
+		{func(p *Params) { p.ShortBytes, p.EagerBytes = math.MaxInt, math.MaxInt }, "short_bytes: must be between 1 and"},
+		{func(p *Params) { p.EagerBytes = 4 << 30 }, "eager_bytes: 4294967296 exceeds the machine's memory"},
+		{func(p *Params) { p.SlotProcs = 1 }, "slot_procs: 1 is smaller than the number of processes (2)"},
 	} {
 		p := DefaultParams()
 		tc.mod(&p)

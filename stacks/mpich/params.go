@@ -1,11 +1,11 @@
 package mpich
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/machines"
 	"gopkg.in/yaml.v3"
 )
 
@@ -100,25 +100,93 @@ func DefaultParamsFor(device string) Params {
 	return p
 }
 
-// Validate names the first bad parameter.
+// Upper bounds of the params: far above anything the papers' machines
+// could hold, low enough that the layout arithmetic (slot, queue and ring
+// arrays, their products with the number of processes) cannot overflow.
+// The machine's memory and shared_memory_bytes bound them further (check,
+// checkMemory).
+const (
+	maxShortBytes  = 1 << 30 // 1 GiB: a control packet larger than any SX-4 or T3D memory share
+	maxEagerBytes  = 1 << 40 // 1 TiB: above the SX-4's 16 GB node and a T3D PE's 64 MB
+	maxSharedBytes = 1 << 40 // 1 TiB: likewise
+	maxSlotProcs   = 1 << 12 // 4096 processes: the SX-4 has at most 32 CPUs a node
+	maxRingPackets = 1 << 10 // 1024 packets per sender ring (the default is 2)
+)
+
+// paramErrorf is an invalid stack param, named by its YAML name:
+// machines.Locate places it at its line in stack.params.
+func paramErrorf(field, format string, args ...any) error {
+	return machines.ParamErrorf(Name, field, format, args...)
+}
+
+// Validate names the first bad parameter (a *machines.ParamError) for a
+// run on procs processes.
 func (p Params) Validate(procs int) error {
+	if err := p.check(); err != nil {
+		return err
+	}
+	if p.Device == DeviceLFShmem && p.SlotProcs < procs {
+		return paramErrorf("slot_procs", "%d is smaller than the number of processes (%d)", p.SlotProcs, procs)
+	}
+	return nil
+}
+
+// check is Validate without the number of processes: what ParamsFromYAMLAt
+// can check at once.
+func (p Params) check() error {
 	switch {
 	case p.Device != DeviceShmem && p.Device != DeviceLFShmem && p.Device != DeviceT3D:
-		return fmt.Errorf("mpich: device must be %q, %q or %q, got %q", DeviceShmem, DeviceLFShmem, DeviceT3D, p.Device)
+		return paramErrorf("device", "must be %q, %q or %q, got %q", DeviceShmem, DeviceLFShmem, DeviceT3D, p.Device)
 	case p.Lock != LockSysV && p.Lock != LockTAS:
-		return fmt.Errorf("mpich: lock must be %q or %q, got %q", LockSysV, LockTAS, p.Lock)
-	case p.ShortBytes < 1:
-		return fmt.Errorf("mpich: short_bytes must be at least 1, got %d", p.ShortBytes)
+		return paramErrorf("lock", "must be %q or %q, got %q", LockSysV, LockTAS, p.Lock)
+	case p.ShortBytes < 1 || p.ShortBytes > maxShortBytes:
+		return paramErrorf("short_bytes", "must be between 1 and %d, got %d", maxShortBytes, p.ShortBytes)
 	case p.EagerBytes < p.ShortBytes:
-		return fmt.Errorf("mpich: eager_bytes (%d) must be at least short_bytes (%d)", p.EagerBytes, p.ShortBytes)
+		return paramErrorf("eager_bytes", "(%d) must be at least short_bytes (%d)", p.EagerBytes, p.ShortBytes)
+	case p.EagerBytes > maxEagerBytes:
+		return paramErrorf("eager_bytes", "must be at most %d, got %d", maxEagerBytes, p.EagerBytes)
 	case p.QueuePackets < 1:
-		return fmt.Errorf("mpich: queue_packets must be at least 1, got %d", p.QueuePackets)
-	case p.RingPackets < 1:
-		return fmt.Errorf("mpich: ring_packets must be at least 1, got %d", p.RingPackets)
-	case p.Device == DeviceLFShmem && p.SlotProcs < procs:
-		return fmt.Errorf("mpich: slot_procs (%d) is smaller than the number of processes (%d)", p.SlotProcs, procs)
-	case p.SharedMemoryBytes <= 0:
-		return fmt.Errorf("mpich: shared_memory_bytes must be positive, got %d", p.SharedMemoryBytes)
+		return paramErrorf("queue_packets", "must be at least 1, got %d", p.QueuePackets)
+	case p.RingPackets < 1 || p.RingPackets > maxRingPackets:
+		return paramErrorf("ring_packets", "must be between 1 and %d, got %d", maxRingPackets, p.RingPackets)
+	case p.SlotProcs < 1 || p.SlotProcs > maxSlotProcs:
+		return paramErrorf("slot_procs", "must be between 1 and %d, got %d", maxSlotProcs, p.SlotProcs)
+	case p.SharedMemoryBytes <= 0 || p.SharedMemoryBytes > maxSharedBytes:
+		return paramErrorf("shared_memory_bytes", "must be between 1 and %d, got %d", maxSharedBytes, p.SharedMemoryBytes)
+	}
+	// The packet arrays must fit the shared segment (divisions: no overflow).
+	slots := p.SharedMemoryBytes / p.slotBytes()
+	switch {
+	case p.Device == DeviceShmem && p.QueuePackets > slots:
+		return paramErrorf("queue_packets", "%d packets of %d bytes do not fit shared_memory_bytes (%d)", p.QueuePackets, p.slotBytes(), p.SharedMemoryBytes)
+	case p.Device == DeviceLFShmem && p.SlotProcs > slots/p.SlotProcs:
+		return paramErrorf("slot_procs", "%dx%d packet slots of %d bytes do not fit shared_memory_bytes (%d)", p.SlotProcs, p.SlotProcs, p.slotBytes(), p.SharedMemoryBytes)
+	}
+	return nil
+}
+
+// slotBytes is the size of a packet slot: header and short data, rounded up.
+func (p Params) slotBytes() int { return roundUp(HeaderBytes + p.ShortBytes) }
+
+// checkMemory checks the params against the machine's memory (bytes per
+// process for ch_t3d, the node's for the shared-memory devices), on procs
+// processes: message thresholds and the device's fixed layout must fit.
+func (p Params) checkMemory(memBytes, procs int) error {
+	switch {
+	case p.ShortBytes > memBytes:
+		return paramErrorf("short_bytes", "%d exceeds the machine's memory (%d bytes)", p.ShortBytes, memBytes)
+	case p.EagerBytes > memBytes:
+		return paramErrorf("eager_bytes", "%d exceeds the machine's memory (%d bytes)", p.EagerBytes, memBytes)
+	case p.Device != DeviceT3D && p.SharedMemoryBytes > memBytes:
+		return paramErrorf("shared_memory_bytes", "%d exceeds the machine's memory (%d bytes)", p.SharedMemoryBytes, memBytes)
+	case p.Device == DeviceT3D:
+		// Every PE holds the rings and control blocks of all peers and at
+		// least one sender's eager buffer (bounds above keep this exact).
+		need := procs*(p.RingPackets*p.slotBytes()+ctlBytes) + p.EagerBytes
+		if need > memBytes {
+			return paramErrorf("eager_bytes", "%s needs %d bytes of each PE's %d (packet rings of ring_packets %d x %d processes, control blocks and one %d-byte eager buffer)",
+				DeviceT3D, need, memBytes, p.RingPackets, procs, p.EagerBytes)
+		}
 	}
 	return nil
 }
@@ -136,6 +204,9 @@ func ParamsFromYAMLAt(file, field string, node *yaml.Node) (Params, error) {
 	if err := strictyaml.DecodeAt(file, field, node, &p); err != nil {
 		return Params{}, err
 	}
+	if p.Device != DeviceShmem && p.Device != DeviceLFShmem && p.Device != DeviceT3D {
+		return Params{}, machines.Locate(file, field, node, p.check())
+	}
 	if p.Device != DefaultParams().Device {
 		p = DefaultParamsFor(p.Device)
 		if err := strictyaml.DecodeAt(file, field, node, &p); err != nil {
@@ -146,6 +217,9 @@ func ParamsFromYAMLAt(file, field string, node *yaml.Node) (Params, error) {
 		if n := strictyaml.Find(node, o.field); n != nil && !slices.Contains(o.devices, p.Device) {
 			return Params{}, strictyaml.Errorf(file, n, field+"."+o.field, "device %s does not use it (it is for %s)", p.Device, strings.Join(o.devices, " and "))
 		}
+	}
+	if err := p.check(); err != nil {
+		return Params{}, machines.Locate(file, field, node, err)
 	}
 	return p, nil
 }

@@ -272,7 +272,17 @@ func TestDeviceParams(t *testing.T) {
 		{"device: ch_t3d\nlock: sysv", "s.yaml:2"},
 		{"device: ch_t3d\nshared_memory_bytes: 100", "shared_memory_bytes"},
 		{"device: ch_lfshmem\nring_packets: 4", "ring_packets"},
-		{"device: ch_t3d\nring_packets: 0", "ring_packets must be at least 1"},
+		{"device: ch_t3d\nring_packets: 0", "s.yaml:2:15: field stack.params.ring_packets: must be between 1 and 1024"},
+		// Oversized params fail at their line, before any layout arithmetic.
+		{"device: ch_t3d\nring_packets: 4611686018427387904", "s.yaml:2:15: field stack.params.ring_packets"},
+		{"device: ch_shmem\nqueue_packets: 4611686018427387904", "s.yaml:2:16: field stack.params.queue_packets: 4611686018427387904 packets"},
+		{"device: ch_lfshmem\nslot_procs: 4096", "s.yaml:2:13: field stack.params.slot_procs: 4096x4096 packet slots"},
+		{"short_bytes: 9223372036854775807\neager_bytes: 9223372036854775807", "s.yaml:1:14: field stack.params.short_bytes: must be between 1 and"},
+		{"device: ch_t3d\neager_bytes: 4600000000000000000", "s.yaml:2:14: field stack.params.eager_bytes: must be at most"},
+		// Within the bounds but not within a 64 MB T3D PE: a configuration
+		// error before the run, not a failed delivery.
+		{"device: ch_t3d\neager_bytes: 1073741824", "eager_bytes: 1073741824 exceeds the machine's memory"},
+		{"device: ch_t3d\nring_packets: 1024\nshort_bytes: 65536\neager_bytes: 65536", "ch_t3d needs"},
 	} {
 		p, err := parse(tc.src)
 		if err == nil {

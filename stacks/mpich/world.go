@@ -32,13 +32,19 @@ func NewWorld(mach machines.Machine, params Params) (*World, error) {
 		devs []Device
 		err  error
 	)
+	if err := params.Validate(mach.Procs()); err != nil {
+		return nil, err
+	}
+	if memBytes, ok := memoryBytes(mach); ok {
+		if err := params.checkMemory(memBytes, mach.Procs()); err != nil {
+			return nil, err
+		}
+	}
 	switch params.Device {
 	case DeviceShmem, DeviceLFShmem:
 		host, devs, err = newSharedMemoryDevices(mach, params)
 	case DeviceT3D:
 		host, devs, err = newT3DDevices(mach, params)
-	default:
-		err = params.Validate(mach.Procs())
 	}
 	if err != nil {
 		return nil, err
@@ -52,6 +58,18 @@ func NewWorld(mach machines.Machine, params Params) (*World, error) {
 		w.ranks = append(w.ranks, r)
 	}
 	return w, nil
+}
+
+// memoryBytes is the memory a process can use on mach: the SX-4 node's
+// main memory (shared by its processes), a T3D PE's local memory.
+func memoryBytes(mach machines.Machine) (int, bool) {
+	switch m := mach.(type) {
+	case *sx4.Machine:
+		return m.Params().NodeMemoryMB << 20, true
+	case *t3d.Machine:
+		return m.Params().MemoryMB << 20, true
+	}
+	return 0, false
 }
 
 // PoolBytes is the largest block of message data the device can hand out
@@ -101,7 +119,7 @@ func Open(eng *sim.Engine, file, machineName string, machineParams, stackParams 
 	}
 	w, err := NewWorld(m, params)
 	if err != nil {
-		return nil, fmt.Errorf("%s: stack.params: %w", file, err)
+		return nil, machines.Locate(file, "stack.params", stackParams, err)
 	}
 	return w, nil
 }
