@@ -85,6 +85,28 @@ func Check(s workloads.Spec) error {
 	if err := params.validate(); err != nil {
 		return fmt.Errorf("%s: workload.params: %w", s.File, err)
 	}
-	_, err := Open(sim.NewEngine(s.Seed), s, params.Ranks)
-	return err
+	comms, err := Open(sim.NewEngine(s.Seed), s, params.Ranks)
+	if err != nil {
+		return err
+	}
+	// Each message size must fit the ranks' memory (each size runs in its
+	// own engine: checking the largest is enough): a configuration error,
+	// not a failed delivery at run time.
+	i := 0
+	for j, n := range params.Sizes {
+		if n > params.Sizes[i] {
+			i = j
+		}
+	}
+	for rank := 0; rank < 2; rank++ {
+		if _, err := comms[rank].Buffer(params.Sizes[i]); err != nil {
+			field := fmt.Sprintf("sizes[%d]", i)
+			at := strictyaml.Find(s.Workload.Params, field)
+			if at == nil {
+				at = s.Workload.Params
+			}
+			return strictyaml.Errorf(s.File, at, "workload.params."+field, "a %d-byte message buffer does not fit rank %d's memory: %v", params.Sizes[i], rank, err)
+		}
+	}
+	return nil
 }

@@ -143,9 +143,11 @@ func Measure(eng *sim.Engine, comms []stacks.Comm, n, reps, warmup int, mode str
 	for rank := 0; rank < 2; rank++ {
 		c := comms[rank]
 		eng.Spawn(fmt.Sprintf("rank%d", rank), func(p *sim.Proc) {
+			// A buffer that does not fit is a configuration error, not a
+			// failed delivery: it stops the run with an error.
 			buf, err := c.Buffer(n)
 			if err != nil {
-				fail(workloads.Failure{Kind: "error", Detail: err.Error()})
+				eng.Fail(fmt.Errorf("rank %d: %d-byte message buffer: %w", rank, n, err))
 				return
 			}
 			peer := 1 - rank

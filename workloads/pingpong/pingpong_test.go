@@ -235,3 +235,17 @@ func TestACLMPL(t *testing.T) {
 		t.Errorf("mode eager: got %v, want an error naming mode", err)
 	}
 }
+
+// A message size that cannot fit the machine is a configuration error
+// located at its line (simrun validate: exit 2), not a failed delivery.
+func TestCheckSizeTooLarge(t *testing.T) {
+	for _, tc := range []struct{ stack, workload, want string }{
+		{"device: ch_lfshmem", "sizes: [0, 9223372036854775807]", "test.yaml:1:12: field workload.params.sizes[1]: a 9223372036854775807-byte message buffer does not fit"},
+		{"device: ch_lfshmem", "sizes: [0, 1024]", ""},
+	} {
+		err := Check(spec(t, tc.stack, tc.workload))
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: got %v, want %q", tc.workload, err, tc.want)
+		}
+	}
+}
