@@ -19,16 +19,24 @@ const (
 	// Calibrated to Figure 6 at 0 bytes (37 us half round trip, of which
 	// the machine operations of Figures 2 and 3 take about 10 us). On the
 	// T3D (ch_t3d) the same code on the 150 MHz Alpha is taken to need the
-	// same number of cycles; not tuned to any T3D MPI figure (held out).
+	// same number of cycles (assumed: the same portable C code; no T3D
+	// figure isolates it); not tuned to any T3D MPI figure (held out).
 	packetCycles = 1700
 	// minSegment is the smallest piece of a rendezvous message worth moving
-	// through the pool when it cannot take the whole remainder.
+	// through the pool when it cannot take the whole remainder. Assumed:
+	// the paper gives no segment size; 64 KB is small next to the 3-4 MB
+	// pool (so a sender proceeds while another message holds part of it)
+	// and large enough that moving it (about 55 us at 1.2 GB/s) takes
+	// longer than its data packet's software (2 x 13.6 us of packetCycles).
 	minSegment = 64 * 1024
 )
 
 // Back-off of a sender whose slot, queue or pool is full (section 5: "tries
 // again later (perhaps only a microsecond later, or even sooner)"),
-// doubling up to backoffMax.
+// doubling up to backoffMax. backoffMin is the paper's "a microsecond";
+// backoffMax is assumed: the paper names no limit, and 32 us is about one
+// short-message latency (37 us, Figure 6), so a waiting sender notices a
+// freed slot within one message time.
 const (
 	backoffMin = sim.Microsecond
 	backoffMax = 32 * sim.Microsecond
@@ -195,8 +203,11 @@ func (r *Rank) newRequest(send bool, buf mem.Region, peer, tag int) *request {
 
 // Isend is MPI_Isend: the protocol is chosen by length (section 3).
 func (r *Rank) Isend(p *sim.Proc, buf mem.Region, dest, tag int) (stacks.Request, error) {
-	if dest < 0 || dest >= r.Size() || dest == r.rank {
+	if dest < 0 || dest >= r.Size() {
 		return nil, fmt.Errorf("mpich: rank %d: send to invalid destination %d", r.rank, dest)
+	}
+	if dest == r.rank {
+		return nil, fmt.Errorf("mpich: rank %d: send to itself: self-sends are not implemented", r.rank)
 	}
 	if tag < 0 {
 		return nil, fmt.Errorf("mpich: rank %d: send with negative tag %d", r.rank, tag)

@@ -1,8 +1,11 @@
 // Package mpich is MPICH's point-to-point layer as ported to the NEC SX-4
 // (papers/mpich-sx4.txt): the short, eager and rendezvous protocols over an
 // abstract device, with two shared-memory devices for the SX-4 and a
-// put-based device for the Cray T3D (the "MPI on T3D" baseline of
-// papers/aclmpl-t3d.txt, section 5).
+// put-based device for the Cray T3D. ch_t3d is an MPICH-style device of
+// our own that stands in for the MPI baseline of papers/aclmpl-t3d.txt
+// (section 5): that paper's T3D MPI was EPCC's ("The T3D MPI
+// implementation was from EPCC. The MPICH implementation could not
+// properly execute the test", footnote 5), whose code we do not model.
 //
 // # Layers
 //
@@ -66,10 +69,11 @@
 //
 // # Teaching switches
 //
-// fences: false drops the synchronization in PKT_COPYIN, PKT_READY_SET and
-// lock release; the receiver then reads packets whose header stores were
-// not yet visible, and reports a *CorruptionError (rank, byte offset in the
-// packet, time). (With ch_t3d it drops the quiet before the header put;
+// fences: false drops the synchronization in PKT_COPYIN and PKT_READY_SET
+// and, with lock tas, in lock release (a sysv release is a semop, which
+// always synchronizes); the receiver then reads packets whose header stores
+// were not yet visible, and reports a *CorruptionError (rank, byte offset
+// in the packet, time). (With ch_t3d it drops the quiet before the header put;
 // the modelled network delivers the puts between a pair in order, so
 // nothing breaks there.) ready_bit_cached: true reads ready bits, queue
 // tails or ch_t3d's ready words and credits through the non-coherent
@@ -80,8 +84,11 @@
 // The only time the stack charges itself is packetCycles (1700 cycles,
 // 13.6 us on the SX-4, 11.3 us on the T3D's 150 MHz Alpha) of software
 // per control packet on each side, calibrated to Figure 6 at 0 bytes
-// (37 us), and ch_t3d's pollCycles (4, assumed) per ring scanned. No T3D
-// MPI figure is calibrated to (the paper's are held out). The other
+// (37 us), and ch_t3d's pollCycles (4, assumed) per ring scanned. ch_t3d
+// reuses the SX-4-calibrated packetCycles (assumed: the same C code, the
+// same cycle count on the Alpha) and assumes eager_bytes 16 KB and
+// ring_packets 2 (see Params). No T3D MPI figure is calibrated to (the
+// paper's are held out, and they measure EPCC's MPI, not this device). The other
 // calibrated values are machine parameters (machines/sx4): semop_us <-
 // Figure 1, cache_flush_us <- Figure 5. Everything else (the 40 us of Figure 4, 90 us at 1 KB in
 // Figure 6, 120 us with two locks in Figure 5, 1.2 GB/s, the 3 MB dip, the

@@ -36,7 +36,10 @@ const (
 	wAddr
 	wOff
 	wN
-	wCheck // check word over the header: MPICH's debugging packet check
+	// wCheck is a check word over the header: the simulator's detector of
+	// stale packets. It stands for the debugging checks section 8 mentions
+	// ("removing all debugging capabilities"); MPICH had no such checksum.
+	wCheck
 	hdrWords
 
 	// HeaderBytes is the size of a control packet's header.

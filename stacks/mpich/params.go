@@ -13,7 +13,7 @@ import (
 const (
 	DeviceShmem   = "ch_shmem"   // per-process packet queues guarded by locks (section 3)
 	DeviceLFShmem = "ch_lfshmem" // p(p-1) single-writer packet slots (section 5)
-	DeviceT3D     = "ch_t3d"     // the same slots in each receiver's memory, filled by one-sided puts (T3D)
+	DeviceT3D     = "ch_t3d"     // MPICH-style put-based device standing in for the T3D MPI baseline (not EPCC's code)
 	LockSysV      = "sysv"       // System V semaphores (section 4)
 	LockTAS       = "tas"        // test-and-set locks (section 6)
 )
@@ -34,7 +34,9 @@ type Params struct {
 	// the rendezvous protocol. ch_t3d keeps one eager buffer of this size
 	// per sender in every process's memory (allocated on the sender's
 	// first use), which must fit the T3D's memory on 128 PEs: 16 KB
-	// assumed there (the default of the former stacks/t3dmpi).
+	// assumed there (the default of the former stacks/t3dmpi; the paper's
+	// T3D MPI was EPCC's, whose threshold is not given, footnote 5 of
+	// papers/aclmpl-t3d.txt).
 	EagerBytes int `yaml:"eager_bytes"`
 	// SharedMemoryBytes is the System V shared memory the device requests:
 	// packet queues or slots plus the data pool. 4 MB is MPICH's default
@@ -52,7 +54,9 @@ type Params struct {
 	// receiver's memory (ch_t3d only): the lock-free single-writer slot of
 	// section 5, made a short ring so that a sender may have a packet in
 	// flight while the previous one is read. Assumed 2 (the former
-	// stacks/t3dmpi's value).
+	// stacks/t3dmpi's value: the least that overlaps sending with reading;
+	// ch_t3d is our MPICH-style stand-in for the paper's EPCC MPI, whose
+	// buffering is not described).
 	RingPackets int `yaml:"ring_packets"`
 	// Fences: the NEC synchronization in PKT_COPYIN / PKT_READY_SET and in
 	// lock release; with ch_t3d, the quiet (wait for every put to be

@@ -26,7 +26,9 @@ const t3dCapability = "per-PE memory with one-sided put and quiet (stacks/mpich.
 // pollCycles is the loop overhead per sender ring the receiver examines
 // while scanning for packets (the uncached load of the ring's ready word is
 // issued to the machine, which charges it). Assumed (4 cycles of compare
-// and branch, the former stacks/t3dmpi's value).
+// and branch, the former stacks/t3dmpi's value): no paper measures it, and
+// ch_t3d is our stand-in for the EPCC MPI of papers/aclmpl-t3d.txt
+// (footnote 5), not its code.
 const pollCycles = 4
 
 // ctlBytes is the control block a process keeps for each peer, written by
@@ -102,7 +104,9 @@ func (l *t3dLayout) eagerSender(to int, a mem.Addr) (int, bool) {
 // released.
 func (l *t3dLayout) credit(at, peer int) mem.Addr { return l.ctl[at] + mem.Addr(peer*ctlBytes) }
 
-// t3dDevice is ch_t3d for one PE: section 5's lock-free single-writer slots
+// t3dDevice is ch_t3d for one PE, an MPICH-style device of ours standing in
+// for the T3D MPI baseline (EPCC's, not modelled): section 5's lock-free
+// single-writer slots
 // (p x (p-1) of them, here a short ring per ordered pair) placed in the
 // receiver's memory and filled with one-sided puts. The sender puts a
 // packet's inline data into its slot at the receiver, waits for delivery
