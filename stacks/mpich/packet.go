@@ -83,14 +83,19 @@ func checkWord(w []uint64) uint64 {
 // sender wrote (stale bytes): who received it, from whom, which byte of the
 // packet is wrong, and when.
 type CorruptionError struct {
-	Rank, From int
-	Offset     int // byte offset in the packet
+	Rank, From int    // From is -1 when the sender is unknown (a ch_shmem queue has many writers)
+	Where      string // where the packet was read, when the sender is unknown
+	Offset     int    // byte offset in the packet
 	At         sim.Time
 	What       string
 }
 
 func (e *CorruptionError) Error() string {
-	return fmt.Sprintf("rank %d: corrupted control packet from rank %d: byte offset %d of the packet %s, at %v", e.Rank, e.From, e.Offset, e.What, e.At)
+	from := fmt.Sprintf("rank %d", e.From)
+	if e.From < 0 {
+		from = "an unknown sender (" + e.Where + ")"
+	}
+	return fmt.Sprintf("rank %d: corrupted control packet from %s: byte offset %d of the packet %s, at %v", e.Rank, from, e.Offset, e.What, e.At)
 }
 
 // decode reads and checks the header in pkt (private memory written by a

@@ -1,6 +1,7 @@
 package mpich
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/msgsim/msgsim/sim"
@@ -63,8 +64,13 @@ func (d *shmem) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 	if d.load(p, q.tail) == d.head {
 		return 0, false, nil
 	}
-	slot := q.ring + mem.Addr(int(d.head%uint64(d.sh.depth))*d.sh.slotBytes)
+	k := int(d.head % uint64(d.sh.depth))
+	slot := q.ring + mem.Addr(k*d.sh.slotBytes)
 	if err := copyOut(p, d.m, d.rank, pkt, slot, -1, d.sh.procs, d.sh.slotBytes); err != nil {
+		var ce *CorruptionError
+		if errors.As(err, &ce) && ce.From < 0 {
+			ce.Where = fmt.Sprintf("queue of rank %d, slot %d", d.rank, k)
+		}
 		return -1, false, err
 	}
 	d.head++
