@@ -27,7 +27,7 @@ func (s *lfShared) slot(to, from int) mem.Addr {
 // lfshmem is ch_lfshmem for one process: lock-free single-writer slots for
 // control packets; the shared pool, with its lock, for data.
 type lfshmem struct {
-	*shm
+	poolData
 	sh    *lfShared
 	watch []mem.Addr // ready words of my incoming slots
 }
@@ -79,19 +79,6 @@ func (d *lfshmem) WaitControl(p *sim.Proc) {
 	}, d.watch...)
 }
 
-func (d *lfshmem) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, error) {
-	return d.sh.pool.alloc(p, d.shm, min, n)
-}
-func (d *lfshmem) DataCapacity() int                   { return d.sh.pool.capacity() }
-func (d *lfshmem) DataAt(a mem.Addr, n int) mem.Region { return dataAt(d.shm, a, n) }
-func (d *lfshmem) PutData(p *sim.Proc, dest int, data, src mem.Region) {
-	putData(p, d.shm, data, src)
-}
-func (d *lfshmem) GetData(p *sim.Proc, dst, data mem.Region) { getData(p, d.shm, dst, data) }
-func (d *lfshmem) FreeData(p *sim.Proc, data mem.Region) error {
-	return d.sh.pool.free(p, d.shm, data)
-}
-
 // copyOut copies the packet in a slot (header, then its inline data) into
 // the private buffer pkt with the machine's memcpy (on the SX-4, vector
 // moves, which bypass the cache).
@@ -111,15 +98,32 @@ func copyOut(p *sim.Proc, m Machine, rank int, pkt mem.Region, slot mem.Addr, fr
 	return nil
 }
 
-func dataAt(s *shm, a mem.Addr, n int) mem.Region {
-	return mem.Region{Mem: s.m.Memory(), Addr: a, Len: n}
+// poolData is the data half of the Device of both shared-memory devices:
+// message data through the shared pool, guarded by its lock, copied with
+// memcpy (a vector move that bypasses the cache).
+type poolData struct {
+	*shm
+	pool *pool
 }
 
-// putData and getData are memcpy, a vector move that bypasses the cache.
-func putData(p *sim.Proc, s *shm, data, src mem.Region) {
-	s.m.Memcpy(p, s.rank, data.Addr, src.Addr, src.Len)
+func (d poolData) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, error) {
+	return d.pool.alloc(p, d.shm, min, n)
 }
 
-func getData(p *sim.Proc, s *shm, dst, data mem.Region) {
-	s.m.Memcpy(p, s.rank, dst.Addr, data.Addr, data.Len)
+func (d poolData) DataCapacity() int { return d.pool.capacity() }
+
+func (d poolData) DataAt(a mem.Addr, n int) mem.Region {
+	return mem.Region{Mem: d.m.Memory(), Addr: a, Len: n}
+}
+
+func (d poolData) PutData(p *sim.Proc, dest int, data, src mem.Region) {
+	d.m.Memcpy(p, d.rank, data.Addr, src.Addr, src.Len)
+}
+
+func (d poolData) GetData(p *sim.Proc, dst, data mem.Region) {
+	d.m.Memcpy(p, d.rank, dst.Addr, data.Addr, data.Len)
+}
+
+func (d poolData) FreeData(p *sim.Proc, data mem.Region) error {
+	return d.pool.free(p, d.shm, data)
 }

@@ -80,7 +80,7 @@ func newSharedMemoryDevices(mach machines.Machine, params Params) (Machine, []De
 		s := &shm{m: m, rank: i, cpu: m.CPU(i), fences: params.Fences, cached: params.ReadyBitCached}
 		if lf != nil {
 			lf.pool = pool
-			d := &lfshmem{shm: s, sh: lf}
+			d := &lfshmem{poolData: poolData{shm: s, pool: pool}, sh: lf}
 			for j := 0; j < procs; j++ {
 				if j != i {
 					d.watch = append(d.watch, lf.slot(i, j))
@@ -89,7 +89,7 @@ func newSharedMemoryDevices(mach machines.Machine, params Params) (Machine, []De
 			devs[i] = d
 		} else {
 			sq.pool = pool
-			devs[i] = &shmem{shm: s, sh: sq}
+			devs[i] = &shmem{poolData: poolData{shm: s, pool: pool}, sh: sq}
 		}
 	}
 	return m, devs, nil

@@ -28,7 +28,7 @@ type shmemShared struct {
 
 // shmem is ch_shmem for one process.
 type shmem struct {
-	*shm
+	poolData
 	sh   *shmemShared
 	head uint64 // my queue's head (I am its only reader)
 }
@@ -85,17 +85,4 @@ func (d *shmem) WaitControl(p *sim.Proc) {
 	d.cpu.SpinUntil(p, fmt.Sprintf("rank %d: waiting for a packet (ch_shmem queue tail)", d.rank), func() bool {
 		return d.load(p, q.tail) != d.head
 	}, q.tail)
-}
-
-func (d *shmem) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, error) {
-	return d.sh.pool.alloc(p, d.shm, min, n)
-}
-func (d *shmem) DataCapacity() int                   { return d.sh.pool.capacity() }
-func (d *shmem) DataAt(a mem.Addr, n int) mem.Region { return dataAt(d.shm, a, n) }
-func (d *shmem) PutData(p *sim.Proc, dest int, data, src mem.Region) {
-	putData(p, d.shm, data, src)
-}
-func (d *shmem) GetData(p *sim.Proc, dst, data mem.Region) { getData(p, d.shm, dst, data) }
-func (d *shmem) FreeData(p *sim.Proc, data mem.Region) error {
-	return d.sh.pool.free(p, d.shm, data)
 }
