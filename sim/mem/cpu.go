@@ -226,8 +226,12 @@ func (c *CPU) Swap(p *sim.Proc, a Addr, v uint64) uint64 {
 }
 
 // Memcpy copies n bytes at the scalar copy bandwidth: it reads the source as
-// this CPU sees it (cached lines, possibly stale, without filling the cache)
-// and writes through the store buffer as one bulk store.
+// the program's loads would, through the cache (cached lines, possibly
+// stale, and the lines it misses filled from memory: a real memcpy leaves
+// its source cached, so a later remote write to it is not seen until the
+// line is invalidated), and writes through the store buffer as one bulk
+// store (write-through, no write-allocate). The copy is timed at the copy
+// bandwidth as a whole, not per line.
 func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
 	if n <= 0 {
 		return
@@ -235,7 +239,7 @@ func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
 	c.stats.Copies++
 	c.stats.CopiedBytes += uint64(n)
 	buf := c.getBuf(n)
-	c.view(src, buf, false)
+	c.view(src, buf, true)
 	p.Sleep(c.clock.Cycles(c.cfg.Costs.CopyStartupCycles) + sim.TransferTime(n, c.cfg.Costs.MemcpyMBps*1e6))
 	c.write(p, dst, buf)
 	c.free = append(c.free, buf)

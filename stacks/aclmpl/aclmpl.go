@@ -98,7 +98,8 @@ type Params struct {
 	// (4.2); 128 us (64 doublings' worth of retry_us) assumed, not tuned.
 	MaxBackoffUs float64 `yaml:"max_backoff_us"`
 	// InvalidateReceive makes a receive invalidate the data-cache lines of
-	// its buffer once the data is there (one line at a time, or the whole
+	// its buffer once the data is there, and an asynchronous receive those
+	// of a pool buffer before it copies the data out (one line at a time, or the whole
 	// cache when that is cheaper, Cray's shmem_udcflush_line /
 	// shmem_udcflush). A remote put does not update the receiver's cache
 	// (hardware.yaml t3d.hw_cache_coherence: "no hardware support for cache

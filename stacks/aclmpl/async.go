@@ -39,6 +39,7 @@ const (
 type piece struct {
 	src, tag, total, off, n int
 	data                    mem.Region
+	pooled                  bool // data is in a pool buffer, written by a remote put
 }
 
 type asyncState struct {
@@ -194,7 +195,7 @@ func (x *PE) readHeader(p *sim.Proc, i int) (flag uint64, pc piece) {
 	n := int(uint32(w2 >> 32))
 	pc = piece{src: int(uint32(w)), tag: int(int32(uint32(w >> 32))), total: int(total),
 		off: int(uint32(w2)), n: n,
-		data: mem.Region{Mem: x.async.pool.Mem, Addr: s + hdrBytes, Len: n}}
+		data: mem.Region{Mem: x.async.pool.Mem, Addr: s + hdrBytes, Len: n}, pooled: true}
 	return flag, pc
 }
 
@@ -225,8 +226,9 @@ func (x *PE) checkOverflow(p *sim.Proc) error {
 			if err != nil {
 				return err
 			}
+			x.invalidate(p, pc.data)
 			x.cpu.Memcpy(p, buf.Addr, pc.data.Addr, pc.n)
-			pc.data = buf.Slice(0, pc.n)
+			pc.data, pc.pooled = buf.Slice(0, pc.n), false
 			a.list = append(a.list, pc)
 			a.copyOuts++
 		}
@@ -278,6 +280,9 @@ func (r *recvReq) take(p *sim.Proc, pc piece) {
 		}
 	}
 	if n := min(pc.n, r.buf.Len-pc.off); n > 0 {
+		if pc.pooled {
+			r.x.invalidate(p, pc.data.Slice(0, n))
+		}
 		r.x.cpu.Memcpy(p, r.buf.Addr+mem.Addr(pc.off), pc.data.Addr, n)
 	}
 	r.got += pc.n

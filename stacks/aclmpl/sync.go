@@ -63,9 +63,11 @@ func (x *PE) awaitRequest(p *sim.Proc, dst int) (mem.Addr, int) {
 	return addr, int(uint32(w))
 }
 
-// invalidate drops the data-cache lines of a receive buffer that a remote
-// put has just filled (when Params.InvalidateReceive): the put did not update
-// this PE's cache, so a line the program read before would be stale. It
+// invalidate drops the data-cache lines of a buffer that a remote put has
+// just filled (when Params.InvalidateReceive): a synchronous receive buffer,
+// or an asynchronous pool buffer before its data is copied out (memcpy reads
+// through the cache). The put did not update this PE's cache, so a line the
+// program or an earlier copy read before would be stale. It
 // invalidates line by line (shmem_udcflush_line), or flushes the whole cache
 // (shmem_udcflush) when that costs less; the machine charges either.
 func (x *PE) invalidate(p *sim.Proc, buf mem.Region) {

@@ -48,6 +48,19 @@ func (h t3dHost) Memcpy(p *sim.Proc, rank int, dst, src mem.Addr, n int) {
 	h.CPU(rank).Memcpy(p, dst, src, n)
 }
 
+// putCopy is the Machine the receiver copies a ring slot out with: its
+// memcpy first invalidates the source lines, which another PE's puts
+// wrote (see t3dDevice.invalidate).
+type putCopy struct {
+	t3dHost
+	d *t3dDevice
+}
+
+func (h putCopy) Memcpy(p *sim.Proc, rank int, dst, src mem.Addr, n int) {
+	h.d.invalidate(p, src, n)
+	h.t3dHost.Memcpy(p, rank, dst, src, n)
+}
+
 // t3dLayout is where ch_t3d's memory lies in every PE: the packet rings
 // (per sender, ring_packets slots), the eager buffers (per sender) and the
 // control blocks (per peer).
@@ -124,6 +137,10 @@ type t3dDevice struct {
 	l      *t3dLayout
 	fences bool
 	cached bool
+	// noInvalidate (tests only) skips the invalidation of lines before
+	// copying out what remote puts wrote, to show the stale lines it
+	// prevents as corrupted deliveries.
+	noInvalidate bool
 
 	sent, recvd []uint64 // packets sent to each PE, consumed from each PE
 	esent, erel []uint64 // eager buffers used at each PE, released to each PE
@@ -200,6 +217,32 @@ func (d *t3dDevice) peek(p *sim.Proc, a mem.Addr) uint64 {
 	return d.cpu.Memory().Load64(a)
 }
 
+// invalidate drops this PE's cached lines of [a, a+n), which another PE's
+// puts have written: a put does not update the receiver's cache
+// (hardware.yaml t3d.hw_cache_coherence: "no hardware support for cache
+// coherency"), and the memcpy that copies them out reads through the cache,
+// so a line cached by an earlier copy of the same ring slot or eager buffer
+// would be stale. As ACLMPL's receive does (stacks/aclmpl, invalidate), it
+// invalidates line by line (Cray's shmem_udcflush_line), or flushes the
+// whole cache (shmem_udcflush) when that costs less; the machine charges
+// either.
+func (d *t3dDevice) invalidate(p *sim.Proc, a mem.Addr, n int) {
+	cfg := d.cpu.Config()
+	if d.noInvalidate || n <= 0 || !cfg.Cache.Enabled || cfg.Cache.Coherent {
+		return
+	}
+	lb := mem.Addr(cfg.Cache.LineBytes)
+	first, last := a&^(lb-1), (a+mem.Addr(n)-1)&^(lb-1)
+	lines := int((last-first)/lb) + 1
+	if float64(lines)*cfg.Costs.UncachedLoadCycles >= cfg.Costs.FlushCycles {
+		d.cpu.FlushCache(p)
+		return
+	}
+	for l := first; l <= last; l += lb {
+		d.cpu.InvalidateLine(p, l)
+	}
+}
+
 // charge is the loop overhead of a scan that looked at loads rings.
 func (d *t3dDevice) charge(p *sim.Proc, loads int) {
 	if loads > 0 {
@@ -257,7 +300,7 @@ func (d *t3dDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) 
 		d.charge(p, loads)
 		d.next = (s + 1) % n
 		slot := d.l.slot(d.rank, s, d.recvd[s])
-		if err := copyOut(p, t3dHost{d.m}, d.rank, pkt, slot, s, n, d.l.slotBytes); err != nil {
+		if err := copyOut(p, putCopy{t3dHost{d.m}, d}, d.rank, pkt, slot, s, n, d.l.slotBytes); err != nil {
 			return s, false, err
 		}
 		d.recvd[s]++
@@ -348,8 +391,10 @@ func (d *t3dDevice) PutData(p *sim.Proc, dest int, data, src mem.Region) {
 	d.quiet(p)
 }
 
-// GetData copies eager data out of this PE's buffer with memcpy.
+// GetData copies eager data out of this PE's buffer with memcpy, after
+// invalidating the lines the sender's put wrote.
 func (d *t3dDevice) GetData(p *sim.Proc, dst, data mem.Region) {
+	d.invalidate(p, data.Addr, data.Len)
 	d.cpu.Memcpy(p, dst.Addr, data.Addr, data.Len)
 }
 

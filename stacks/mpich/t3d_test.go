@@ -211,10 +211,10 @@ func TestT3DLatencyRegression(t *testing.T) {
 		pes, n int
 		want   float64 // us
 	}{
-		{2, 8, 28.618},      // two packets' software (2 x 1700 cycles) + puts + copies
-		{128, 8, 73.141},    // + scanning 127 rings with uncached loads (t3d-table1)
-		{2, 1024, 43.539},   // eager: data put into the per-sender buffer, then a packet
-		{2, 65536, 605.932}, // rendezvous: one put into the receive buffer (~108 MB/s)
+		{2, 8, 29.218},      // two packets' software (2 x 1700 cycles) + puts + line invalidations + copies
+		{128, 8, 73.741},    // + scanning 127 rings with uncached loads (t3d-table1)
+		{2, 1024, 45.696},   // eager: data put into the per-sender buffer, then a packet; a cache flush before the copy-out
+		{2, 65536, 607.282}, // rendezvous: one put into the receive buffer (~108 MB/s)
 	} {
 		got := pingPongT3D(t, tc.pes, tc.n, 3).Micros()
 		t.Logf("%d PEs, %d bytes: %.3f us", tc.pes, tc.n, got)
@@ -355,5 +355,82 @@ func TestT3DEagerBuffersOnFirstUse(t *testing.T) {
 	}
 	if used := m.Memory(2).Used(); used != idle {
 		t.Errorf("PE 2, which took no part, grew from %d to %d bytes", idle, used)
+	}
+}
+
+// TestT3DStaleLinesWithoutInvalidation: the receiver's memcpy reads ring
+// slots and eager buffers through its non-coherent cache, so copying one
+// out leaves its lines cached; when the sender's put reuses the slot or the
+// buffer, only the invalidation before the copy-out makes the receiver see
+// the new bytes. Without it (a test-only switch) a reused ring slot gives a
+// stale header, reported as a corrupted packet with rank, offset and time,
+// and a reused eager buffer gives the previous message's bytes.
+func TestT3DStaleLinesWithoutInvalidation(t *testing.T) {
+	params := DefaultParamsFor(DeviceT3D)
+	for _, tc := range []struct {
+		name       string
+		n, msgs    int
+		invalidate bool
+		want       string // "" (every message intact), "packet" or "data"
+	}{
+		{"short, ring slot reused", 8, params.RingPackets + 1, true, ""},
+		{"short, ring slot reused, no invalidation", 8, params.RingPackets + 1, false, "packet"},
+		{"eager, buffer reused", 4000, 2, true, ""},
+		{"eager, buffer reused, no invalidation", 4000, 2, false, "data"},
+	} {
+		eng := sim.NewEngine(1)
+		w := newT3DWorld(t, eng, 2, params)
+		w.Rank(1).dev.(*t3dDevice).noInvalidate = !tc.invalidate
+		var recvErr error
+		stale := -1 // byte offset of the first wrong byte in a delivered message
+		for me := 0; me < 2; me++ {
+			r := w.Rank(me)
+			eng.Spawn(fmt.Sprint("rank", me), func(p *sim.Proc) {
+				buf, err := r.Buffer(tc.n)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				want := make([]byte, tc.n)
+				for k := 0; k < tc.msgs && recvErr == nil; k++ {
+					fillT3D(want, uint64(k+1))
+					if me == 0 {
+						r.CPU().Poke(buf.Addr, want)
+						if err := r.Send(p, buf, 1, k); err != nil {
+							t.Error(err)
+						}
+						continue
+					}
+					if _, recvErr = r.Recv(p, buf, 0, k); recvErr != nil {
+						return
+					}
+					got := make([]byte, tc.n)
+					r.CPU().Peek(buf.Addr, got)
+					for i := range got {
+						if got[i] != want[i] && stale < 0 {
+							stale = i
+						}
+					}
+				}
+			})
+		}
+		err := eng.Run()
+		var ce *CorruptionError
+		switch tc.want {
+		case "":
+			if err != nil || recvErr != nil || stale >= 0 {
+				t.Errorf("%s: run %v, receive %v, first wrong byte %d; want every message intact", tc.name, err, recvErr, stale)
+			}
+		case "packet":
+			if !errors.As(recvErr, &ce) || ce.Rank != 1 || ce.From != 0 || ce.At <= 0 {
+				t.Errorf("%s: receive %v (run %v), want a corrupted packet at rank 1 from rank 0", tc.name, recvErr, err)
+			} else if !strings.Contains(ce.Error(), fmt.Sprintf("byte offset %d", ce.Offset)) {
+				t.Errorf("%s: %v does not name the offset", tc.name, ce)
+			}
+		case "data":
+			if recvErr != nil || stale < 0 {
+				t.Errorf("%s: receive %v, first wrong byte %d; want a stale eager message", tc.name, recvErr, stale)
+			}
+		}
 	}
 }

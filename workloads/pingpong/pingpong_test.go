@@ -179,7 +179,7 @@ func TestT3D(t *testing.T) {
 	if err != nil || len(res.Failures) > 0 {
 		t.Fatalf("%v %v", err, res.Failures)
 	}
-	for _, tc := range []struct{ x, want float64 }{{8, 28.6}, {1024, 43.5}, {65536, 606}} {
+	for _, tc := range []struct{ x, want float64 }{{8, 29.2}, {1024, 45.7}, {65536, 607}} {
 		if got := value(res.Rows, Latency, tc.x); !(math.Abs(got/tc.want-1) <= 0.02) {
 			t.Errorf("%g bytes: latency %.3f us, want about %.1f", tc.x, got, tc.want)
 		}
