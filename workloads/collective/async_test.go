@@ -1,6 +1,8 @@
 package collective
 
 import (
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/msgsim/msgsim/workloads"
@@ -55,5 +57,34 @@ func TestAsyncPrograms(t *testing.T) {
 	}
 	if sync, async := mpi(ModeSync), mpi(ModeAsync); async <= sync {
 		t.Errorf("16 PEs, 16 KB all-to-one: nonblocking MPI %.1f MB/s, not above blocking %.1f", async, sync)
+	}
+}
+
+// Without invalidate_receive, ACLMPL's asynchronous receiver copies pool
+// buffers that a reset has handed out again through stale cache lines (its
+// memcpy reads through the T3D's non-coherent cache): the workload reports
+// a corruption naming the PE, the offset and the simulated time.
+func TestAsyncStalePoolLines(t *testing.T) {
+	for _, invalidate := range []string{"true", "false"} {
+		s := spec(t, "aclmpl", "{pes: [8], bytes: [1024], mode: async}")
+		s.Stack.Params = node(t, "{pool_slots: 4, slot_bytes: 512, invalidate_receive: "+invalidate+"}")
+		res, err := RunAllToOne(s)
+		if err != nil {
+			t.Fatalf("invalidate_receive %s: %v", invalidate, err)
+		}
+		if invalidate == "true" {
+			for _, f := range res.Failures {
+				t.Errorf("invalidate_receive true: %v", f)
+			}
+			continue
+		}
+		if len(res.Failures) == 0 {
+			t.Fatal("invalidate_receive false: no stale pool line reported")
+		}
+		f := res.Failures[0]
+		if f.Kind != workloads.Corruption || !strings.Contains(f.Detail, "PE 0") || !regexp.MustCompile(`offset \d+ at [0-9.]+(ps|ns|us|ms|s)$`).MatchString(f.Detail) {
+			t.Errorf("invalidate_receive false: %v, want a corruption at PE 0 with offset and time", f)
+		}
+		t.Logf("reported: %v", f)
 	}
 }
