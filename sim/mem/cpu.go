@@ -346,3 +346,24 @@ func (c *CPU) Peek(a Addr, b []byte) { c.view(a, b, false) }
 // without timing: for workloads filling their buffers before they are sent.
 // The CPU's own cached copies are updated, other CPUs' are not.
 func (c *CPU) Poke(a Addr, b []byte) { c.writeThrough(a, b) }
+
+// InvalidateRange drops this CPU's cached copies of the lines holding
+// [a, a+n), as a library must after another processor wrote there behind a
+// non-coherent cache: one InvalidateLine per line, or one whole-cache flush
+// when that costs less (Cray's shmem_udcflush_line and shmem_udcflush). It
+// does nothing without a cache or with a coherent one.
+func (c *CPU) InvalidateRange(p *sim.Proc, a Addr, n int) {
+	if c.cache == nil || c.cfg.Cache.Coherent || n <= 0 {
+		return
+	}
+	lb := Addr(c.cache.lineBytes)
+	first, last := a&^(lb-1), (a+Addr(n)-1)&^(lb-1)
+	lines := int((last-first)/lb) + 1
+	if float64(lines)*c.cfg.Costs.UncachedLoadCycles >= c.cfg.Costs.FlushCycles {
+		c.FlushCache(p)
+		return
+	}
+	for l := first; l <= last; l += lb {
+		c.InvalidateLine(p, l)
+	}
+}

@@ -368,3 +368,34 @@ func BenchmarkMemcpyCached(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+func TestInvalidateRangeLinesOrFlush(t *testing.T) {
+	e, m, cpus, seg := setup(t, "noncoherent", 1)
+	c := cpus[0]
+	e.Spawn("p", func(p *sim.Proc) {
+		for off := 0; off < 4096; off += 64 {
+			c.Load(p, seg.Addr(off), 8) // cache the whole segment
+		}
+		for off := 0; off < 4096; off += 8 {
+			m.Store64(seg.Addr(off), 1) // another agent writes it
+		}
+		before := c.Stats()
+		c.InvalidateRange(p, seg.Addr(8), 100) // lines 0 and 1: cheaper than a flush
+		if got := c.Stats().Flushes - before.Flushes; got != 0 {
+			t.Errorf("%d flushes for two lines", got)
+		}
+		if c.Load(p, seg.Addr(64), 8) != 1 || c.Load(p, seg.Addr(128), 8) != 0 {
+			t.Error("the range's lines were not dropped, or others were")
+		}
+		c.InvalidateRange(p, seg.Addr(0), 4096) // 64 lines cost more than a flush
+		if got := c.Stats().Flushes - before.Flushes; got != 1 {
+			t.Errorf("%d flushes for the whole segment, want 1", got)
+		}
+		if c.Load(p, seg.Addr(4000), 8) != 1 {
+			t.Error("flush left a stale line")
+		}
+	})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -74,20 +74,7 @@ func (x *PE) invalidate(p *sim.Proc, buf mem.Region) {
 	if !x.lib.params.InvalidateReceive || buf.Len <= 0 {
 		return
 	}
-	cfg := x.cpu.Config()
-	if !cfg.Cache.Enabled || cfg.Cache.Coherent {
-		return
-	}
-	lb := mem.Addr(cfg.Cache.LineBytes)
-	first, last := buf.Addr&^(lb-1), (buf.Addr+mem.Addr(buf.Len)-1)&^(lb-1)
-	lines := int((last-first)/lb) + 1
-	if float64(lines)*cfg.Costs.UncachedLoadCycles >= cfg.Costs.FlushCycles {
-		x.cpu.FlushCache(p)
-		return
-	}
-	for a := first; a <= last; a += lb {
-		x.cpu.InvalidateLine(p, a)
-	}
+	x.cpu.InvalidateRange(p, buf.Addr, buf.Len)
 }
 
 // transfer is the sender's part once the request is known: put the data,

@@ -561,6 +561,7 @@ func (r *Rank) handle(p *sim.Proc, h header, pkt mem.Region) (keep bool, err err
 			return false, &CorruptionError{Rank: r.rank, From: h.src, Offset: 8 * wRreq, At: p.Now(),
 				What: fmt.Sprintf("announces data put into receive request %d, which is not waiting", h.rreq)}
 		}
+		r.direct.ReceivedDirect(p, q.buf.Slice(0, min(h.n, q.buf.Len)))
 		r.complete(q, q.status, q.err)
 		return false, nil
 	case pktData:

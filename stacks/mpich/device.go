@@ -69,6 +69,10 @@ type DirectData interface {
 	// PutDirect copies src to address dst in dest's memory and returns
 	// once it is delivered there.
 	PutDirect(p *sim.Proc, dest int, dst mem.Addr, src mem.Region) error
+	// ReceivedDirect is the receiver's side, when the fin packet says the
+	// data is in buf: on a machine whose caches remote writes do not
+	// update, the device drops its stale lines of buf.
+	ReceivedDirect(p *sim.Proc, buf mem.Region)
 }
 
 // RoomWaiter is an optional Device capability: a receiver tells a sender

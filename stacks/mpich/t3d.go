@@ -227,20 +227,10 @@ func (d *t3dDevice) peek(p *sim.Proc, a mem.Addr) uint64 {
 // whole cache (shmem_udcflush) when that costs less; the machine charges
 // either.
 func (d *t3dDevice) invalidate(p *sim.Proc, a mem.Addr, n int) {
-	cfg := d.cpu.Config()
-	if d.noInvalidate || n <= 0 || !cfg.Cache.Enabled || cfg.Cache.Coherent {
+	if d.noInvalidate {
 		return
 	}
-	lb := mem.Addr(cfg.Cache.LineBytes)
-	first, last := a&^(lb-1), (a+mem.Addr(n)-1)&^(lb-1)
-	lines := int((last-first)/lb) + 1
-	if float64(lines)*cfg.Costs.UncachedLoadCycles >= cfg.Costs.FlushCycles {
-		d.cpu.FlushCache(p)
-		return
-	}
-	for l := first; l <= last; l += lb {
-		d.cpu.InvalidateLine(p, l)
-	}
+	d.cpu.InvalidateRange(p, a, n)
 }
 
 // charge is the loop overhead of a scan that looked at loads rings.
@@ -408,6 +398,12 @@ func (d *t3dDevice) FreeData(p *sim.Proc, data mem.Region) error {
 	d.erel[s]++
 	d.m.PutWord(p, d.rank, s, d.l.credit(s, d.rank)+8, d.erel[s])
 	return nil
+}
+
+// ReceivedDirect drops the receiver's cached lines of a rendezvous receive
+// buffer the sender has just put into (see invalidate).
+func (d *t3dDevice) ReceivedDirect(p *sim.Proc, buf mem.Region) {
+	d.invalidate(p, buf.Addr, buf.Len)
 }
 
 // PutDirect puts a rendezvous message straight into the receive buffer
