@@ -61,14 +61,7 @@ const (
 
 // Machine is what ACLMPL needs of a machine: per-PE memory and CPU, and
 // one-sided puts with a way to wait for their delivery.
-type Machine interface {
-	machines.Machine
-	CPU(pe int) *mem.CPU
-	Alloc(pe int, name string, n int) (mem.Region, error)
-	Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int)
-	PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64)
-	Quiet(p *sim.Proc, pe int)
-}
+type Machine = machines.OneSided
 
 // FetchIncMachine is what the asynchronous protocol needs in addition: a
 // fetch-and-increment register per PE, readable (and thereby incremented)

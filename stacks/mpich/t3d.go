@@ -12,14 +12,7 @@ import (
 // one-sided puts of a block and of a word into another PE's memory, and
 // quiet (wait until every put issued is delivered). machines/t3d.Machine
 // provides it.
-type T3D interface {
-	machines.Machine
-	CPU(pe int) *mem.CPU
-	Alloc(pe int, name string, n int) (mem.Region, error)
-	Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int)
-	PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64)
-	Quiet(p *sim.Proc, pe int)
-}
+type T3D = machines.OneSided
 
 const t3dCapability = "per-PE memory with one-sided put and quiet (stacks/mpich.T3D: shmem_put, shmem_quiet)"
 
