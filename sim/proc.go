@@ -193,6 +193,23 @@ func (p *Proc) WakeAfter(d Time) {
 	p.wakeup = p.eng.After(d, p.wakeFn)
 }
 
+// WakeAt makes a blocked process ready at time t (now if t is earlier): it
+// resumes then, and Wake calls before t do nothing. Unlike WakeAfter it
+// costs one event, the resumption itself: for a waker that already knows
+// when the process will notice (a spinner's next poll).
+func (p *Proc) WakeAt(t Time) {
+	if p.state != stateBlocked {
+		return
+	}
+	if t < p.eng.now {
+		t = p.eng.now
+	}
+	p.state = stateReady
+	p.eng.Cancel(p.wakeup)
+	p.wakeup = Handle{}
+	p.eng.resumeAt(p, t)
+}
+
 func (p *Proc) timedWake() {
 	p.wakeup = Handle{}
 	p.Wake()

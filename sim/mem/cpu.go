@@ -26,6 +26,7 @@ type CPU struct {
 	eligible   []int
 	free       [][]byte
 	spin       watcher
+	spins      []*watcher // spins in progress on this CPU (one per thread)
 	stats      Stats
 }
 
@@ -112,7 +113,9 @@ func (c *CPU) Load(p *sim.Proc, a Addr, size int) uint64 {
 	var b [8]byte
 	c.stats.Loads++
 	cost := c.cfg.Costs.LoadCycles
-	if c.view(a, b[:size], true) {
+	hit := c.view(a, b[:size], true)
+	c.noteCached(p, a, size)
+	if hit {
 		c.stats.Hits++
 	} else {
 		c.stats.Misses++
@@ -240,6 +243,7 @@ func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
 	c.stats.CopiedBytes += uint64(n)
 	buf := c.getBuf(n)
 	c.view(src, buf, true)
+	c.noteCached(p, src, n)
 	p.Sleep(c.clock.Cycles(c.cfg.Costs.CopyStartupCycles) + sim.TransferTime(n, c.cfg.Costs.MemcpyMBps*1e6))
 	c.write(p, dst, buf)
 	c.free = append(c.free, buf)
@@ -273,9 +277,24 @@ func CopyWithin(m *Memory, dst, src Addr, n int) {
 // what they cost, until check returns true. Between polls that found
 // nothing it does not simulate each iteration: it sleeps until one of the
 // 8-byte words at watch is written to memory, then polls again. Watch the
-// words check reads. A poll that reads a stale non-coherent cached copy of a
-// watched word would read it again forever: the run fails at once with a
-// livelock report naming the spinner, reason and the stale address. A
+// words check reads.
+//
+// The spinner keeps its poll phase (DESIGN.md: it sleeps until the watched
+// line is written, plus the poll phase). One poll costs period = the
+// simulated time the last check took, and it started at t0; the spinner
+// would have polled again at t0 + k*period, k = 1, 2, ... A write at time w
+// is read by the first poll that starts at or after w, so the spinner
+// resumes at the first instant t0 + k*period >= w (exactly w when the check
+// costs no simulated time). A write that lands while check runs makes it
+// poll again at once: that is the next instant of the grid. Waiting costs no
+// event per poll.
+//
+// A poll that read a watched word through a non-coherent cache whose copy
+// is stale (memory has moved past it) would read the same copy forever:
+// the run fails at once with a livelock report naming the spinner, reason
+// and the stale address. Only words the last check read through the cache
+// count (Load, Memcpy's source): a predicate reading the word with
+// LoadUncached sees the write whatever stale copy the cache holds. A
 // spinner nothing can wake also ends in a livelock report when nothing else
 // is scheduled.
 func (c *CPU) SpinUntil(p *sim.Proc, reason string, check func() bool, watch ...Addr) {
@@ -289,20 +308,25 @@ func (c *CPU) SpinUntil(p *sim.Proc, reason string, check func() bool, watch ...
 		w.ranges = append(w.ranges, span{a: a, n: 8})
 	}
 	c.mem.addWatcher(w)
+	c.spins = append(c.spins, w)
 	defer func() {
 		c.mem.removeWatcher(w)
+		c.spins = removeWatcher(c.spins, w)
 		w.proc = nil
 	}()
 	start := p.Now()
 	for {
 		w.fired = false
+		w.cached = w.cached[:0]
+		w.polled = p.Now()
 		if check() {
 			return
 		}
+		w.period = p.Now() - w.polled
 		if w.fired {
 			continue
 		}
-		why, stale := c.spinReason(reason, watch)
+		why, stale := c.spinReason(reason, w)
 		if stale {
 			// The poll just read a cached copy that memory has moved past,
 			// and polling again reads the same copy: no write can ever
@@ -315,25 +339,63 @@ func (c *CPU) SpinUntil(p *sim.Proc, reason string, check func() bool, watch ...
 	}
 }
 
-// spinReason adds to reason the stale cached copy the spinner reads, and
-// reports whether there is one.
-func (c *CPU) spinReason(reason string, watch []Addr) (string, bool) {
+// noteCached records, for a spin of p in progress on this CPU, that its
+// poll read [a, a+n) through a non-coherent cache.
+func (c *CPU) noteCached(p *sim.Proc, a Addr, n int) {
+	if len(c.spins) == 0 || c.cache == nil || c.cfg.Cache.Coherent {
+		return
+	}
+	for _, w := range c.spins {
+		if w.proc == p {
+			w.cached = append(w.cached, span{a: a, n: n})
+			return
+		}
+	}
+}
+
+// spinReason adds to reason the stale cached copy the spinner's last poll
+// read, and reports whether there is one: a watched byte the poll read
+// through the cache whose cached copy differs from memory.
+func (c *CPU) spinReason(reason string, w *watcher) (string, bool) {
 	if c.cache == nil || c.cfg.Cache.Coherent {
 		return reason, false
 	}
-	for _, a := range watch {
-		i := c.cache.peek(c.cache.line(a))
-		if i < 0 {
-			continue
-		}
-		off := int(a) & (c.cache.lineBytes - 1)
-		n := min(8, c.cache.lineBytes-off)
-		cached, live := c.cache.slot(i)[off:off+n], c.mem.Bytes(a, n)
-		if string(cached) != string(live) {
-			return fmt.Sprintf("%s (reads %s:%#x through a non-coherent cache whose copy is stale)", reason, c.mem.name, a), true
+	for _, r := range w.ranges {
+		for _, s := range w.cached {
+			lo, hi := max(r.a, s.a), min(r.a+Addr(r.n), s.a+Addr(s.n))
+			if lo < hi && c.staleCopy(lo, int(hi-lo)) {
+				return fmt.Sprintf("%s (reads %s:%#x through a non-coherent cache whose copy is stale)", reason, c.mem.name, r.a), true
+			}
 		}
 	}
 	return reason, false
+}
+
+// staleCopy reports whether the cache holds a copy of some byte of
+// [a, a+n) that differs from memory.
+func (c *CPU) staleCopy(a Addr, n int) bool {
+	lb := c.cache.lineBytes
+	for off := 0; off < n; {
+		x := a + Addr(off)
+		lo := int(x) & (lb - 1)
+		k := min(n-off, lb-lo)
+		if i := c.cache.peek(c.cache.line(x)); i >= 0 && string(c.cache.slot(i)[lo:lo+k]) != string(c.mem.Bytes(x, k)) {
+			return true
+		}
+		off += k
+	}
+	return false
+}
+
+func removeWatcher(ws []*watcher, w *watcher) []*watcher {
+	for i, x := range ws {
+		if x == w {
+			copy(ws[i:], ws[i+1:])
+			ws[len(ws)-1] = nil
+			return ws[:len(ws)-1]
+		}
+	}
+	return ws
 }
 
 // Peek reads the bytes at a into b as this CPU's program would see them

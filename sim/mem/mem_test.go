@@ -171,9 +171,116 @@ func TestSpinOnStaleLineIsLivelock(t *testing.T) {
 	if !sim.IsLivelock(err) || !strings.Contains(err.Error(), "reader spinning since 0ps: waiting for flag (reads node0:0x40") || !strings.Contains(err.Error(), "stale") {
 		t.Fatalf("got %v", err)
 	}
-	// Reported when the stale poll happens, not at the end of the run.
-	if want := sim.Microsecond + 100*sim.Nanosecond; e.Now() > want {
-		t.Fatalf("livelock reported at %v, want by %v", e.Now(), want)
+	// Reported when the stale poll happens, not at the end of the run: the
+	// write is visible at 1.04 us (store, 4-cycle drain), the reader's poll
+	// grid has a 100 ns period (its first poll missed) from 0, so it polls
+	// again at 1.1 us and that 10 ns hit reads the stale copy.
+	if want := sim.Microsecond + 110*sim.Nanosecond; e.Now() != want {
+		t.Fatalf("livelock reported at %v, want at %v", e.Now(), want)
+	}
+}
+
+// TestSpinKeepsItsPhase: a write between two polls is seen by the next
+// poll on the spinner's grid (last poll start + k * poll cost), not at the
+// write time; a check that costs no time sees it at the write time.
+func TestSpinKeepsItsPhase(t *testing.T) {
+	ns := sim.Nanosecond
+	for _, tc := range []struct {
+		name     string
+		timed    bool // the check is an uncached load (100 ns) or free
+		writeAt  sim.Time
+		wantSeen sim.Time
+	}{
+		{"write on a poll instant", true, 1000 * ns, 1100 * ns},
+		{"write just after a poll instant", true, 1001 * ns, 1200 * ns},
+		{"write between polls", true, 1050 * ns, 1200 * ns},
+		{"write just before a poll instant", true, 1099 * ns, 1200 * ns},
+		{"free check: at the write", false, 1050 * ns, 1050 * ns},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, m, cpus, seg := setup(t, "sc", 2)
+			flag := seg.Addr(64)
+			var seen sim.Time
+			e.Spawn("spinner", func(p *sim.Proc) {
+				cpus[0].SpinUntil(p, "flag", func() bool {
+					if tc.timed {
+						return cpus[0].LoadUncached(p, flag, 8) == 1
+					}
+					return m.Load64(flag) == 1
+				}, flag)
+				seen = p.Now()
+			})
+			e.Spawn("setter", func(p *sim.Proc) {
+				p.Sleep(tc.writeAt)
+				m.Store64(flag, 1)
+			})
+			if err := e.Run(); err != nil {
+				t.Fatal(err)
+			}
+			if seen != tc.wantSeen {
+				t.Fatalf("spinner saw the flag at %v, want %v", seen, tc.wantSeen)
+			}
+			if e.Events() > 8 {
+				t.Fatalf("a 1 us spin took %d events", e.Events())
+			}
+		})
+	}
+}
+
+// TestSpinUncachedIgnoresStaleCopy: a predicate reading its word uncached
+// sees every write, whatever stale copy of the word the cache holds: no
+// livelock.
+func TestSpinUncachedIgnoresStaleCopy(t *testing.T) {
+	e, m, cpus, seg := setup(t, "noncoherent", 2)
+	flag := seg.Addr(64)
+	var seen sim.Time
+	e.Spawn("reader", func(p *sim.Proc) {
+		cpus[0].Load(p, flag, 8) // caches 0
+		p.Sleep(sim.Microsecond) // the word is 1 in memory now: the copy is stale
+		cpus[0].SpinUntil(p, "waiting for flag=2", func() bool {
+			return cpus[0].LoadUncached(p, flag, 8) == 2
+		}, flag)
+		seen = p.Now()
+	})
+	e.Spawn("writer", func(p *sim.Proc) {
+		m.Store64(flag, 1)
+		p.Sleep(2050 * sim.Nanosecond)
+		m.Store64(flag, 2)
+	})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	// Polls of 100 ns from 1.1 us: the write at 2.05 us is read by the poll
+	// starting at 2.1 us.
+	if want := 2200 * sim.Nanosecond; seen != want {
+		t.Fatalf("reader saw flag=2 at %v, want %v", seen, want)
+	}
+}
+
+// TestSpinStaleOnlyForCachedReads: of two watched words, the one the
+// predicate reads uncached is fine and the one it reads through the cache is
+// reported, by address.
+func TestSpinStaleOnlyForCachedReads(t *testing.T) {
+	e, m, cpus, seg := setup(t, "noncoherent", 2)
+	a, b := seg.Addr(64), seg.Addr(256)
+	e.Spawn("reader", func(p *sim.Proc) {
+		cpus[0].Load(p, a, 8)
+		cpus[0].Load(p, b, 8)
+		p.Sleep(sim.Microsecond)
+		cpus[0].SpinUntil(p, "waiting for a=2 and b=1", func() bool {
+			x := cpus[0].LoadUncached(p, a, 8)
+			y := cpus[0].Load(p, b, 8)
+			return x == 2 && y == 1
+		}, a, b)
+	})
+	e.Spawn("writer", func(p *sim.Proc) {
+		p.Sleep(500 * sim.Nanosecond) // after the reader cached both words
+		m.Store64(a, 1)
+		m.Store64(b, 1)
+	})
+	err := e.Run()
+	if !sim.IsLivelock(err) || !strings.Contains(err.Error(), "(reads node0:0x100 through a non-coherent cache whose copy is stale)") {
+		t.Fatalf("got %v", err)
 	}
 }
 

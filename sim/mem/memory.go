@@ -114,6 +114,34 @@ type watcher struct {
 	ranges  []span
 	fired   bool // a watched byte was written since the watch was armed
 	blocked bool // the process is blocked in its spin, not polling
+	// The poll grid: the last poll started at polled and one poll costs
+	// period; the spinner would poll again at polled + k*period.
+	polled, period sim.Time
+	// cached lists the bytes the last poll read through a non-coherent
+	// cache (its Loads and Memcpy sources), for the staleness check.
+	cached []span
+}
+
+// nextPoll is the first poll instant at or after t on the watcher's grid:
+// polled + k*period for the smallest k >= 1 with that instant >= t. A poll
+// that cost no simulated time has no grid: t itself.
+func (w *watcher) nextPoll(t sim.Time) sim.Time {
+	if w.period <= 0 {
+		return t
+	}
+	next := w.polled + w.period
+	if t <= next {
+		return next
+	}
+	k := (t - w.polled + w.period - 1) / w.period
+	return w.polled + k*w.period
+}
+
+// wake resumes a blocked spinner at its first poll instant at or after now,
+// the poll that reads the write that woke it.
+func (w *watcher) wake() {
+	w.blocked = false
+	w.proc.WakeAt(w.nextPoll(w.proc.Now()))
 }
 
 type span struct {
@@ -123,16 +151,7 @@ type span struct {
 
 func (m *Memory) addWatcher(w *watcher) { m.watchers = append(m.watchers, w) }
 
-func (m *Memory) removeWatcher(w *watcher) {
-	for i, x := range m.watchers {
-		if x == w {
-			copy(m.watchers[i:], m.watchers[i+1:])
-			m.watchers[len(m.watchers)-1] = nil
-			m.watchers = m.watchers[:len(m.watchers)-1]
-			return
-		}
-	}
-}
+func (m *Memory) removeWatcher(w *watcher) { m.watchers = removeWatcher(m.watchers, w) }
 
 func (m *Memory) notify(a Addr, n int) {
 	for _, w := range m.watchers {
@@ -140,8 +159,7 @@ func (m *Memory) notify(a Addr, n int) {
 			if a < r.a+Addr(r.n) && r.a < a+Addr(n) {
 				w.fired = true
 				if w.blocked {
-					w.blocked = false
-					w.proc.Wake()
+					w.wake()
 				}
 				break
 			}
