@@ -35,6 +35,8 @@ type Proc struct {
 	since    Time
 	wakeup   Handle // pending timed wake of a blocked process
 	wakeFn   func() // p.timedWake, bound once
+	core     *Core  // the processor it shares with handlers, if any
+	sleep    item   // its pending wake-up while in Sleep (slow path)
 }
 
 // Spawn creates a process that starts running fn at the current time.
@@ -74,6 +76,13 @@ func (e *Engine) resume(p *Proc) {
 	if p.state == stateDone {
 		return
 	}
+	if p.core != nil {
+		if t, ok := p.core.held(p); ok { // a handler has the processor
+			p.state = stateReady
+			e.resumeAt(p, t)
+			return
+		}
+	}
 	e.cur = p
 	p.state = stateRunning
 	e.trace.state(e.now, p, "running")
@@ -112,16 +121,24 @@ func (p *Proc) Now() Time { return p.eng.now }
 
 // Sleep suspends the process for d of simulated time (the cost of work it
 // does). A non-positive d returns at once.
+//
+// A handler process bound to a Core does handler work: it starts when
+// earlier handler work on that core ends and, if the core preempts, delays
+// the application's computing by d (see Core).
 func (p *Proc) Sleep(d Time) {
 	if d <= 0 {
 		return
+	}
+	if c := p.core; c != nil && c.app != p {
+		d = c.book(d)
 	}
 	if p.eng.advance(d) {
 		return
 	}
 	p.state = stateSleeping
 	p.eng.trace.state(p.eng.now, p, "busy")
-	p.eng.resumeAt(p, p.eng.now+d)
+	p.sleep = item{at: p.eng.now + d, seq: p.eng.cal.next(), proc: p}
+	p.eng.cal.push(p.sleep, p.eng.now)
 	p.park()
 }
 
@@ -158,6 +175,18 @@ func (p *Proc) block(reason string, spinning bool) {
 	p.park()
 	p.spinning = false
 	p.reason = ""
+}
+
+// BlockFor is Block with a time-out: the process resumes when another calls
+// Wake or after d, whichever comes first. The time is spent waiting, not
+// working (it is not handler work on a Core). A non-positive d returns at
+// once.
+func (p *Proc) BlockFor(d Time, reason string) {
+	if d <= 0 {
+		return
+	}
+	p.wakeup = p.eng.After(d, p.wakeFn)
+	p.block(reason, false)
 }
 
 // Blocked reports whether p waits in Block or BlockSpinning.
