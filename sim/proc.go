@@ -167,10 +167,12 @@ func (p *Proc) block(reason string, spinning bool) {
 	p.reason = reason
 	p.spinning = spinning
 	p.since = p.eng.now
-	if spinning {
-		p.eng.trace.state(p.eng.now, p, "spin: "+reason)
-	} else {
-		p.eng.trace.state(p.eng.now, p, "wait: "+reason)
+	if p.eng.trace != nil { // the state string is built only when traced
+		if spinning {
+			p.eng.trace.state(p.eng.now, p, "spin: "+reason)
+		} else {
+			p.eng.trace.state(p.eng.now, p, "wait: "+reason)
+		}
 	}
 	p.park()
 	p.spinning = false

@@ -506,3 +506,33 @@ func TestInvalidateRangeLinesOrFlush(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestHandlerPreemptsCPUOperations: on a preempting sim.Core, a handler's
+// memory operations are handler work and delay the application's memcpy by
+// their cost.
+func TestHandlerPreemptsCPUOperations(t *testing.T) {
+	e, _, cpus, seg := setup(t, "pso", 1)
+	core := e.NewCore("node0", true)
+	var copied, loaded sim.Time
+	app := e.Spawn("app", func(p *sim.Proc) {
+		cpus[0].Memcpy(p, seg.Addr(1024), seg.Addr(0), 1000) // 2.5 us at 400 MB/s
+		copied = p.Now()
+	})
+	core.BindApp(app)
+	h := e.SpawnDaemon("handler", func(p *sim.Proc) {
+		p.Block("interrupt")
+		cpus[0].LoadUncached(p, seg.Addr(2048), 8) // 10 cycles: 100 ns
+		loaded = p.Now()
+	})
+	core.BindHandler(h)
+	e.At(sim.Microsecond, func() { h.Wake() })
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if want := 1100 * sim.Nanosecond; loaded != want {
+		t.Errorf("handler's load done at %v, want %v", loaded, want)
+	}
+	if want := 2600 * sim.Nanosecond; copied != want {
+		t.Errorf("memcpy done at %v, want %v (2.5 us + the handler's 100 ns)", copied, want)
+	}
+}
