@@ -96,3 +96,23 @@ func TestBlockFor(t *testing.T) {
 		t.Fatalf("resumed at %v and %v, want 7ps and 3ps", a, b)
 	}
 }
+
+// TestWakeAt: a process woken for a later time resumes then, and a Wake in
+// between does nothing.
+func TestWakeAt(t *testing.T) {
+	e := NewEngine(1)
+	var at Time
+	p := e.Spawn("spinner", func(p *Proc) { p.BlockSpinning("flag"); at = p.Now() })
+	e.At(10, func() { p.WakeAt(25) })
+	e.At(15, func() {
+		if p.Wake() {
+			t.Error("Wake of a process already woken for later reported true")
+		}
+	})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if at != 25 {
+		t.Fatalf("resumed at %v, want 25ps", at)
+	}
+}
