@@ -8,7 +8,6 @@ import (
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
-	"github.com/msgsim/msgsim/stacks/aclmpl"
 	"github.com/msgsim/msgsim/workloads"
 )
 
@@ -843,7 +842,7 @@ func (pt *point) reduce(p *sim.Proc, pe int) error {
 	if pe == 0 {
 		want := make([]byte, pt.n)
 		for q := 0; q < pt.pes; q++ {
-			aclmpl.SumInt64.Combine(want, pt.window(q))
+			stacks.SumInt64.Combine(want, pt.window(q))
 		}
 		pt.compare(p, 0, pt.view(0, buf), want, "reduction result")
 	}

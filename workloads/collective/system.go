@@ -116,7 +116,7 @@ func waitAll(p *sim.Proc, reqs []stacks.Request) error {
 }
 
 // bcast broadcasts buf from PE 0: ACLMPL's own tree, or the same binomial
-// tree (aclmpl.TreeBcast) over the system's send and receive. Nonblocking
+// tree (stacks.TreeBcast) over the system's send and receive. Nonblocking
 // too, a PE sends to its children one after the other, each send waited
 // for: posting them together makes the transfers share the PE's injection
 // bandwidth, which delays the child with the largest subtree (on 128 PEs
@@ -126,29 +126,29 @@ func (y *system) bcast(p *sim.Proc, pe int, buf mem.Region) error {
 	if y.acl != nil && y.mode == ModeSync {
 		return y.acl.PE(pe).Bcast(p, buf, 0)
 	}
-	return aclmpl.TreeBcast(pe, len(y.comms), 0,
+	return stacks.TreeBcast(pe, len(y.comms), 0,
 		func(to int) error { return y.send(p, pe, buf, to) },
 		func(from int) error { _, err := y.recv(p, pe, buf, from); return err })
 }
 
 // reduce sums buf (int64 elements) into PE 0: ACLMPL's tree or binary-swap
-// reduce, or the same tree (aclmpl.TreeReduce) over the system's send and
+// reduce, or the same tree (stacks.TreeReduce) over the system's send and
 // receive, with the same operator and its cost.
 func (y *system) reduce(p *sim.Proc, pe int, buf, scratch mem.Region) error {
-	op := aclmpl.SumInt64
+	op := stacks.SumInt64
 	if y.acl != nil && y.mode == ModeSync {
 		if y.alg == ReduceBinarySwap {
 			return y.acl.PE(pe).BinarySwapReduce(p, buf, op, 0)
 		}
 		return y.acl.PE(pe).Reduce(p, buf, op, 0)
 	}
-	return aclmpl.TreeReduce(pe, len(y.comms), 0,
+	return stacks.TreeReduce(pe, len(y.comms), 0,
 		func(to int) error { return y.send(p, pe, buf, to) },
 		func(from int) error {
 			if _, err := y.recv(p, pe, scratch, from); err != nil {
 				return err
 			}
-			aclmpl.Combine(p, y.m.CPU(pe), op, buf, scratch)
+			stacks.Combine(p, y.m.CPU(pe), op, buf, scratch)
 			return nil
 		})
 }

@@ -27,9 +27,17 @@ import (
 func Open(eng *sim.Engine, s workloads.Spec, procs int) ([]stacks.Comm, error) {
 	switch s.Stack.Name {
 	case mpich.Name:
-		w, err := mpich.Open(eng, s.File, s.Machine.Name, s.Machine.Params, s.Stack.Params, procs)
+		params, err := mpich.ParamsFromYAMLAt(s.File, s.Stack.ParamsField("stack"), s.Stack.Params)
 		if err != nil {
 			return nil, err
+		}
+		m, err := openMachine(eng, s, procs)
+		if err != nil {
+			return nil, err
+		}
+		w, err := mpich.NewWorld(m, params)
+		if err != nil {
+			return nil, machines.Locate(s.File, s.Stack.ParamsField("stack"), s.Stack.Params, err)
 		}
 		return w.Comms(), nil
 	case aclmpl.Name:
