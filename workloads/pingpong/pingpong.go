@@ -3,8 +3,9 @@
 // latency is half the round-trip time, the bandwidth the size divided by
 // it. Every delivered payload is checked against the seeded pattern its
 // sender wrote, as the receiving program sees it when the stack exposes its
-// CPU. Measure runs on any stacks.Comm; Run opens the stacks Open knows
-// (mpich on the SX-4 and the T3D, ACLMPL on the T3D).
+// CPU. Measure runs on any stacks.Comm; Run runs on any stack the
+// registry opens whose ranks offer it (mpich on the SX-4 and the T3D,
+// ACLMPL on a machine with one-sided puts).
 package pingpong
 
 import (
@@ -12,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -89,12 +89,9 @@ const (
 
 // Run is the workloads.Runner: one engine per size, in order.
 func Run(s workloads.Spec) (workloads.Result, error) {
-	params := DefaultParams()
-	if err := strictyaml.DecodeAt(s.File, "workload.params", s.Workload.Params, &params); err != nil {
+	params, err := parseParams(s)
+	if err != nil {
 		return workloads.Result{}, err
-	}
-	if err := params.validate(); err != nil {
-		return workloads.Result{}, fmt.Errorf("%s: workload.params: %w", s.File, err)
 	}
 	var res workloads.Result
 	for i, n := range params.Sizes {
@@ -249,14 +246,10 @@ func fill(b []byte, seed uint64, src int, msg uint64) {
 	copy(b[8*j:], last[:])
 }
 
-// cpuOf is a communicator's CPU, when its stack exposes it: fills and
-// checks then go through it (as the program writes and reads its buffer).
-func cpuOf(c stacks.Comm) *mem.CPU {
-	if x, ok := c.(interface{ CPU() *mem.CPU }); ok {
-		return x.CPU()
-	}
-	return nil
-}
+// cpuOf is a communicator's CPU, when its stack has one (a test's stack
+// may not): fills and checks then go through it (as the program writes and
+// reads its buffer).
+func cpuOf(c stacks.Comm) *mem.CPU { return c.CPU() }
 
 // fillCPU writes the pattern of message msg into buf as rank's program
 // does: through its CPU (Poke) when the stack exposes it.
