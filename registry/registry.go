@@ -261,3 +261,25 @@ func names[E any](es []E, name func(E) string) []string {
 	}
 	return out
 }
+
+// Probe opens stack (with params, YAML; "" for the defaults) on a
+// ProbeProcs-process instance of machine with its default params: what
+// listings and tests use to see what a pairing offers, or which capability
+// it lacks.
+func (r *Registry) Probe(machine, stack, params string) (*stacks.World, error) {
+	var node *yaml.Node
+	if params != "" {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(params), &doc); err != nil {
+			return nil, fmt.Errorf("registry: stack params %q: %w", params, err)
+		}
+		if len(doc.Content) > 0 {
+			node = doc.Content[0]
+		}
+	}
+	open, err := r.Resolve("", Ref{Name: machine}, Ref{Name: stack, Params: node})
+	if err != nil {
+		return nil, err
+	}
+	return open(sim.NewEngine(1), ProbeProcs)
+}

@@ -17,12 +17,25 @@ import (
 )
 
 func cmdList(args []string, stdout, stderr io.Writer) int {
-	pos, code, ok := parseFlags(flag.NewFlagSet("list", flag.ContinueOnError), "list", args, stdout, stderr)
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	ms := fs.Bool("machines", false, "list the machines and their capabilities instead")
+	ss := fs.Bool("stacks", false, "list the stacks, what they need and offer on each machine, instead")
+	pos, code, ok := parseFlags(fs, "list", args, stdout, stderr)
 	if !ok {
 		return code
 	}
 	if !wantArgs("list", pos, 0, stderr) {
 		return exitUsage
+	}
+	if *ms || *ss {
+		reg := registry.Default()
+		if *ms {
+			listMachines(reg, stdout)
+		}
+		if *ss {
+			listStacks(reg, stdout)
+		}
+		return exitOK
 	}
 	names, err := scenarios.Builtin()
 	if err != nil {
@@ -146,7 +159,7 @@ func specs(reg *registry.Registry, s *scenarios.Scenario, wall float64) ([]workl
 			field := r.Workload.Field + ".name"
 			return nil, strictyaml.Errorf(s.File, nil, field, "unknown workload %q; workloads: %s", r.Workload.Name, strings.Join(names, ", "))
 		}
-		open, err := reg.Resolve(s.File, ref(r.Machine), ref(r.Stack))
+		open, err := reg.Resolve(s.File, ref(s, r, r.Machine, "machine"), ref(s, r, r.Stack, "stack"))
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -165,9 +178,20 @@ func component(c scenarios.Component) workloads.Component {
 	return workloads.Component{Name: c.Name, Params: &p, Field: c.Field}
 }
 
-func ref(c scenarios.Component) registry.Ref {
+// ref is series r's machine or stack (key) for the registry. A series
+// that names its own machine or stack owns the errors about it (an
+// unknown name, a missing capability): they name the series' field;
+// inputErrors moves an inherited param's error back to the top level.
+func ref(s *scenarios.Scenario, r scenarios.Resolved, c scenarios.Component, key string) registry.Ref {
 	p := c.Params
-	return registry.Ref{Name: c.Name, Params: &p, Field: c.Field}
+	field := c.Field
+	if r.Index >= 0 {
+		se := s.Series[r.Index]
+		if over := map[string]*scenarios.Component{"machine": se.Machine, "stack": se.Stack}[key]; over != nil && over.Name != "" {
+			field = fmt.Sprintf("series[%d].%s", r.Index, key)
+		}
+	}
+	return registry.Ref{Name: c.Name, Params: &p, Field: field}
 }
 
 // inputError reports whether err is the user's fault (bad params, a

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -137,6 +138,18 @@ func Measure(eng *sim.Engine, comms []stacks.Comm, n, reps, warmup int, mode str
 		fails = append(fails, f)
 		eng.Stop()
 	}
+	// A stack that finds at its first call that the machine lacks a
+	// capability (ACLMPL's asynchronous protocol without
+	// fetch-and-increment) ends the run with that error: the pairing is
+	// bad input, not a failed delivery.
+	stackError := func(err error, rank int, at sim.Time) {
+		var mc *machines.MissingCapability
+		if errors.As(err, &mc) {
+			eng.Fail(fmt.Errorf("rank %d at %v: %w", rank, at, err))
+			return
+		}
+		fail(stackFailure(err, rank, at))
+	}
 	for rank := 0; rank < 2; rank++ {
 		c := comms[rank]
 		eng.Spawn(fmt.Sprintf("rank%d", rank), func(p *sim.Proc) {
@@ -157,14 +170,14 @@ func Measure(eng *sim.Engine, comms []stacks.Comm, n, reps, warmup int, mode str
 					if turn == rank { // my turn to send
 						fillCPU(c, buf, seed, rank, msg)
 						if err := send(p, c, mode, buf, peer, k); err != nil {
-							fail(stackFailure(err, rank, p.Now()))
+							stackError(err, rank, p.Now())
 							return
 						}
 						continue
 					}
 					st, err := recv(p, c, mode, buf, peer, k)
 					if err != nil {
-						fail(stackFailure(err, rank, p.Now()))
+						stackError(err, rank, p.Now())
 						return
 					}
 					if f, ok := verifyCPU(c, buf, st, seed, peer, rank, k, n, msg, p.Now()); !ok {
