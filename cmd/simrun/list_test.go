@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/msgsim/msgsim/scenarios"
 )
 
 // TestListMachinesAndStacks: list --machines shows each machine's
@@ -84,6 +86,20 @@ func TestValidateBadPairing(t *testing.T) {
 			if code != exitUsage || !strings.Contains(errs, c.want) {
 				t.Errorf("%s %s: exit %d, want %d naming %q; got:\n%s%s", cmd, c.yaml, code, exitUsage, c.want, out, errs)
 			}
+		}
+	}
+}
+
+// TestValidateBuiltins: every built-in scenario resolves (machine built,
+// stack opened, pairing checked) and validates through the registry.
+func TestValidateBuiltins(t *testing.T) {
+	names, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if code, out, errs := simrun(t, "validate", n); code != exitOK || !strings.Contains(out, ": ok (") {
+			t.Errorf("validate %s: exit %d\n%s%s", n, code, out, errs)
 		}
 	}
 }
