@@ -1,10 +1,6 @@
 package stacks
 
-import (
-	"fmt"
-
-	"github.com/msgsim/msgsim/machines"
-)
+import "github.com/msgsim/msgsim/machines"
 
 // World is a stack opened on a machine: one rank per process, ready to
 // use. The registry builds it (machine from its params, then the stack on
@@ -72,11 +68,6 @@ func Interfaces() []Interface {
 		{"reduce", "reduce (stacks.Reducer)", Offers[Reducer]},
 		{"binary-swap", "binary-swap reduce (stacks.BinarySwapReducer)", Offers[BinarySwapReducer]},
 	}
-}
-
-// Describe is "stack S on machine M with N ranks".
-func (w *World) Describe() string {
-	return fmt.Sprintf("stack %s on machine %s with %d ranks", w.Stack, w.Machine.Name(), len(w.Ranks))
 }
 
 // Footprint is optionally offered by a stack's ranks: the bytes of a

@@ -2,6 +2,7 @@ package collective
 
 import (
 	"fmt"
+
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"

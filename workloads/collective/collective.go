@@ -2,6 +2,7 @@ package collective
 
 import (
 	"fmt"
+
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/workloads"
@@ -48,27 +49,6 @@ func caseMetric(kind string) (metric, unit string) {
 		return "time_s", "s"
 	}
 	return "latency_us", "us"
-}
-
-// tableMetric is a case's metric in the table workload (Table 2's columns).
-func tableMetric(kind string) string {
-	switch kind {
-	case "bcast", "reduce":
-		return kind + "_s"
-	}
-	return kind + "_MBps"
-}
-
-// cases are the cases a workload runs: raw one-sided communication has
-// no broadcast or reduce here.
-func cases(kind string, oneSided bool) []string {
-	if kind != "table" {
-		return []string{kind}
-	}
-	if oneSided {
-		return []string{"alltoall", "alltoone", "onetoall"}
-	}
-	return []string{"alltoall", "alltoone", "onetoall", "bcast", "reduce"}
 }
 
 func sweep(s workloads.Spec, kind string) (workloads.Result, error) {

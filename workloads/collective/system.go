@@ -34,10 +34,8 @@ const ranksCapability = "message passing (stacks.Comm) or one-sided communicatio
 // newSystem sees the world's ranks as the benchmark uses them.
 func newSystem(w *stacks.World, user, mode, alg string) (*system, error) {
 	y := &system{w: w, mode: mode, alg: alg}
-	if stacks.Offers[stacks.Comm](w) {
-		y.comms, _ = stacks.As[stacks.Comm](w, user, "")
-	} else {
-		var err error
+	var err error
+	if y.comms, err = stacks.As[stacks.Comm](w, user, ranksCapability); err != nil {
 		if y.ones, err = stacks.As[stacks.OneSided](w, user, ranksCapability); err != nil {
 			return nil, err
 		}
