@@ -343,3 +343,35 @@ func TestEveryPairingPingPong(t *testing.T) {
 		t.Errorf("ran %v, want exactly the 8 pairings with message passing", ran)
 	}
 }
+
+// TestPluggedCollectives: the collective benchmark runs on the toy machine
+// (no barrier network: the harness's ideal barrier; no delivered-bytes
+// count) over ACLMPL and over the mailbox stack, every delivery verified.
+func TestPluggedCollectives(t *testing.T) {
+	reg := testRegistry(t)
+	res, err := runScenario(t, reg, `name: coll
+machine: {name: toy}
+stack: {name: aclmpl}
+workload: {name: pattern-table, params: {pes: [6], bytes: [512]}}
+series:
+  - name: aclmpl-toy
+  - name: mailbox-toy
+    stack: {name: mailbox}
+  - name: mailbox-toy-async
+    stack: {name: mailbox}
+    workload: {params: {mode: async}}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		if len(r.Failures) > 0 || len(r.Rows) != 5 {
+			t.Fatalf("series %d: %v, %d rows", i, r.Failures, len(r.Rows))
+		}
+		for _, row := range r.Rows {
+			if !(row.Value > 0) {
+				t.Errorf("%s: %s = %g", row.Series, row.Metric, row.Value)
+			}
+		}
+	}
+}
