@@ -214,13 +214,20 @@ func (r *Registry) Resolve(file string, machine, stack Ref) (Opener, error) {
 		return nil, nil
 	}
 	mf, sf := machine.field("machine"), stack.field("stack")
+	unknown := func(field, kind, name string, known []string) error {
+		what := fmt.Sprintf("unknown %s %q", kind, name)
+		if name == "" {
+			what = fmt.Sprintf("no %s named (a series with a machine needs a stack and the other way round)", kind)
+		}
+		return strictyaml.Errorf(file, nil, field+".name", "%s; %ss: %s", what, kind, strings.Join(known, ", "))
+	}
 	me, ok := r.LookupMachine(machine.Name)
 	if !ok {
-		return nil, strictyaml.Errorf(file, nil, mf+".name", "unknown machine %q; machines: %s", machine.Name, strings.Join(names(r.machines, func(e MachineEntry) string { return e.Name }), ", "))
+		return nil, unknown(mf, "machine", machine.Name, names(r.machines, func(e MachineEntry) string { return e.Name }))
 	}
 	se, ok := r.LookupStack(stack.Name)
 	if !ok {
-		return nil, strictyaml.Errorf(file, nil, sf+".name", "unknown stack %q; stacks: %s", stack.Name, strings.Join(names(r.stacks, func(e StackEntry) string { return e.Name }), ", "))
+		return nil, unknown(sf, "stack", stack.Name, names(r.stacks, func(e StackEntry) string { return e.Name }))
 	}
 	mp, err := me.decode(file, mf+".params", machine.Params)
 	if err != nil {

@@ -95,3 +95,49 @@ func TestMissingCapability(t *testing.T) {
 		t.Fatalf("got %v, want a missing capability of sx4", err)
 	}
 }
+
+// swapT3D is a T3D with a remote swap (the T3D has none: a test machine),
+// done as an untimed read and write of the target's memory.
+type swapT3D struct{ *t3d.Machine }
+
+func (m swapT3D) Swap(p *sim.Proc, pe, target int, a mem.Addr, v uint64) uint64 {
+	var b [8]byte
+	m.Memory(target).Read(a, b[:])
+	old := uint64(0)
+	for i := range b {
+		old |= uint64(b[i]) << (8 * i)
+		b[i] = byte(v >> (8 * i))
+	}
+	m.Memory(target).Write(a, b[:])
+	return old
+}
+
+// On a machine with machines.Swap, the ranks offer stacks.Swapper and
+// forward to it.
+func TestSwap(t *testing.T) {
+	eng := sim.NewEngine(1)
+	tm, err := t3d.New(eng, 2, t3d.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := Open(swapT3D{tm}, DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw, err := stacks.As[stacks.Swapper](w, "test", "swap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := w.Ranks[1].(stacks.OneSided).Symmetric(8)
+	var old [2]uint64
+	eng.Spawn("pe0", func(p *sim.Proc) {
+		old[0] = sw[0].Swap(p, 1, r.Addr, 7)
+		old[1] = sw[0].Swap(p, 1, r.Addr, 9)
+	})
+	if err := eng.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if old != [2]uint64{0, 7} {
+		t.Errorf("swaps returned %v, want [0 7]", old)
+	}
+}
