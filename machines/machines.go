@@ -26,9 +26,16 @@ type MissingCapability struct {
 	Machine    string // machine name
 	User       string // the stack or workload that needs it
 	Capability string // what is missing, in words (e.g. "one-sided put (machines/t3d.Put)")
+	// Stack, when set, is the stack that lacks the capability (a workload
+	// asking a stack for an interface its ranks do not offer); empty when
+	// the machine lacks it.
+	Stack string
 }
 
 func (e *MissingCapability) Error() string {
+	if e.Stack != "" {
+		return fmt.Sprintf("%s cannot run on stack %s (machine %s): it needs %s, which %s does not offer", e.User, e.Stack, e.Machine, e.Capability, e.Stack)
+	}
 	return fmt.Sprintf("%s cannot run on machine %s: it needs %s, which %s does not provide", e.User, e.Machine, e.Capability, e.Machine)
 }
 

@@ -1,6 +1,15 @@
 // Package stacks holds the interfaces workloads call on a messaging stack.
-// Each stack (mpich, aclmpl, ...) lives in its own sub-package with its real
-// protocol code; it implements these interfaces for one rank.
+// Each stack (mpich, aclmpl, shmem, ...) lives in its own sub-package with
+// its real protocol code; it implements these interfaces for one rank.
+//
+// A stack opened on a machine is a World: one Rank per process. Every rank
+// offers the base interface Rank; what else it offers depends on the stack
+// (and sometimes on the machine): Comm (message passing), OneSided (puts,
+// gets, quiet, fetch-and-increment, symmetric memory), and optional
+// collectives (SendRecver, Bcaster, Reducer, BinarySwapReducer). A
+// workload asks for what it needs with As (or a type assertion for an
+// optional interface); a stack that lacks it gives a
+// *machines.MissingCapability naming the interface.
 package stacks
 
 import (
@@ -27,14 +36,23 @@ type Request interface {
 	Test(p *sim.Proc) (bool, Status, error)
 }
 
+// Rank is what every stack's rank offers: its number among Size, the CPU
+// its program runs on (workloads fill and check buffers through it, Poke
+// and Peek, as the program sees them: a stale cache line shows up as a
+// corrupted delivery), and user buffers in its memory.
+type Rank interface {
+	Rank() int
+	Size() int
+	CPU() *mem.CPU
+	// Buffer allocates n bytes of the rank's private memory for user data.
+	Buffer(n int) (mem.Region, error)
+}
+
 // Comm is one rank's point-to-point message passing: the MPI-like calls the
 // workloads use. Buffers are regions of the rank's own memory, obtained
 // from Buffer; payloads are real bytes.
 type Comm interface {
-	Rank() int
-	Size() int
-	// Buffer allocates n bytes of the rank's private memory for user data.
-	Buffer(n int) (mem.Region, error)
+	Rank
 	Send(p *sim.Proc, buf mem.Region, dest, tag int) error
 	Recv(p *sim.Proc, buf mem.Region, src, tag int) (Status, error)
 	Isend(p *sim.Proc, buf mem.Region, dest, tag int) (Request, error)

@@ -1,19 +1,27 @@
 // Package workloads holds what every workload takes and returns. Each
 // workload (litmus, pingpong, ...) is a sub-package with a Run function of
 // type Runner; cmd/simrun maps workload names to them.
+//
+// A workload decodes its own params (Spec.Workload) and nothing else: the
+// machine and the stack come resolved (package registry, called by
+// cmd/simrun) as Spec.Open, which builds the machine and opens the stack
+// on it, and the workload asks the ranks it gets for the interfaces of
+// package stacks it needs.
 package workloads
 
 import (
 	"fmt"
 
+	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/stacks"
 	"gopkg.in/yaml.v3"
 )
 
-// Component is a machine, stack or workload named in a scenario, with its
-// raw parameters (decoded strictly by the component itself, so errors name
-// the scenario file, line and field).
+// Component is a workload named in a scenario, with its raw parameters
+// (decoded strictly by the workload itself, so errors name the scenario
+// file, line and field).
 type Component struct {
 	Name   string
 	Params *yaml.Node // may be nil or an empty node: use defaults
@@ -38,14 +46,31 @@ type Spec struct {
 	File     string // scenario file, for error messages
 	Seed     uint64
 	Limits   sim.Limits
-	Machine  Component
-	Stack    Component
-	Workload Component
+	// Machine and Stack are the names of the series' machine and stack,
+	// for messages; Open builds and opens them.
+	Machine, Stack string
+	Workload       Component
+	// Open builds the machine with procs processes in eng and opens the
+	// stack on it (params decoded and the pairing checked already); nil
+	// when the series names no machine and stack (litmus tests).
+	Open Opener
 	// Progress, if not nil, receives a line per finished sweep point.
 	Progress func(msg string)
 	// Observe, if not nil, is called with every engine the workload creates,
 	// before it runs (simrun trace uses it to enable tracing).
 	Observe func(e *sim.Engine)
+}
+
+// Opener builds a machine and opens a stack on it: one rank per process.
+type Opener = func(eng *sim.Engine, procs int) (*stacks.World, error)
+
+// OpenWorld opens the series' stack on its machine with procs processes in
+// eng; a series without them is an input error naming the field.
+func (s Spec) OpenWorld(eng *sim.Engine, procs int) (*stacks.World, error) {
+	if s.Open == nil {
+		return nil, strictyaml.Errorf(s.File, nil, "machine", "workload %s needs a machine and a stack (machine.name, stack.name)", s.Workload.Name)
+	}
+	return s.Open(eng, procs)
 }
 
 // NewEngine creates an engine for s with its seed and limits, and lets the

@@ -1,6 +1,7 @@
 // Command simrun runs msgsim scenarios and litmus tests.
 //
-//	simrun list                         built-in scenarios and their titles
+//	simrun list [--machines] [--stacks] built-in scenarios and their titles
+//	                                    (or machines, stacks and capabilities)
 //	simrun show NAME                    print a built-in scenario's YAML
 //	simrun validate FILE-or-NAME        strict load and check, exit 0 or 2
 //	simrun run FILE-or-NAME [--out DIR] [--seed N]
@@ -46,8 +47,13 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"list", "", "list the built-in scenarios with their titles", `Example:
-  simrun list`, cmdList},
+		{"list", "[--machines] [--stacks]", "list the built-in scenarios with their titles", `With --machines: every registered machine, its capabilities (checked on a
+small instance) and those it lacks. With --stacks: every registered stack,
+the machine capabilities it needs, and on each machine what its ranks offer
+(comm, one-sided, bcast, ...) or which capability is missing.
+Example:
+  simrun list
+  simrun list --machines --stacks`, cmdList},
 		{"show", "NAME", "print the YAML of a built-in scenario", `Copy a built-in to start your own scenario:
   simrun show litmus-mp > mine.yaml`, cmdShow},
 		{"validate", "FILE-or-NAME", "check a scenario strictly (exit 0 if valid, 2 if not)", `Every error names file:line:column, the field and what was expected, once:

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/sim"
@@ -273,7 +274,7 @@ func load(arg string, fs *flag.FlagSet, seed uint64, stderr io.Writer) (*scenari
 			s.Seed = seed
 		}
 	})
-	sp, err := specs(s, defaultWallSeconds)
+	sp, err := specs(registry.Default(), s, defaultWallSeconds)
 	if err == nil {
 		err = check(sp)
 	}

@@ -10,18 +10,32 @@ import (
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/workloads"
 )
 
 func cmdList(args []string, stdout, stderr io.Writer) int {
-	pos, code, ok := parseFlags(flag.NewFlagSet("list", flag.ContinueOnError), "list", args, stdout, stderr)
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	ms := fs.Bool("machines", false, "list the machines and their capabilities instead")
+	ss := fs.Bool("stacks", false, "list the stacks, what they need and offer on each machine, instead")
+	pos, code, ok := parseFlags(fs, "list", args, stdout, stderr)
 	if !ok {
 		return code
 	}
 	if !wantArgs("list", pos, 0, stderr) {
 		return exitUsage
+	}
+	if *ms || *ss {
+		reg := registry.Default()
+		if *ms {
+			listMachines(reg, stdout)
+		}
+		if *ss {
+			listStacks(reg, stdout)
+		}
+		return exitOK
 	}
 	names, err := scenarios.Builtin()
 	if err != nil {
@@ -91,7 +105,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, joinLines(inputErrors(nil, err)))
 		return exitUsage
 	}
-	sp, err := specs(s, 0)
+	sp, err := specs(registry.Default(), s, 0)
 	if err == nil {
 		err = check(sp)
 	}
@@ -118,9 +132,12 @@ func check(sp []workloads.Spec) error {
 	return errors.Join(errs...)
 }
 
-// specs resolves the scenario's series into workload specs; it fails when
-// a workload has no runner. wall is the default wall-clock limit per engine.
-func specs(s *scenarios.Scenario, wall float64) ([]workloads.Spec, error) {
+// specs resolves the scenario's series into workload specs: each series'
+// machine and stack through the registry (params decoded, pairing checked:
+// the one path of both validate and run). It fails when a workload has no
+// runner, and with every series' resolution error. wall is the default
+// wall-clock limit per engine.
+func specs(reg *registry.Registry, s *scenarios.Scenario, wall float64) ([]workloads.Spec, error) {
 	rs := runners()
 	lim := sim.Limits{
 		MaxEvents: s.Limits.MaxEvents,
@@ -131,6 +148,7 @@ func specs(s *scenarios.Scenario, wall float64) ([]workloads.Spec, error) {
 	}
 	lim.MaxWall = secondsToDuration(wall)
 	var out []workloads.Spec
+	var errs []error
 	for _, r := range s.Resolved() {
 		if _, ok := rs[r.Workload.Name]; !ok {
 			names := make([]string, 0, len(rs))
@@ -141,19 +159,39 @@ func specs(s *scenarios.Scenario, wall float64) ([]workloads.Spec, error) {
 			field := r.Workload.Field + ".name"
 			return nil, strictyaml.Errorf(s.File, nil, field, "unknown workload %q; workloads: %s", r.Workload.Name, strings.Join(names, ", "))
 		}
+		open, err := reg.Resolve(s.File, ref(s, r, r.Machine, "machine"), ref(s, r, r.Stack, "stack"))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		out = append(out, workloads.Spec{
 			Scenario: s.Name, Series: r.Name, File: s.File, Seed: s.Seed, Limits: lim,
-			Machine:  component(r.Machine),
-			Stack:    component(r.Stack),
+			Machine: r.Machine.Name, Stack: r.Stack.Name, Open: open,
 			Workload: component(r.Workload),
 		})
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 func component(c scenarios.Component) workloads.Component {
 	p := c.Params
 	return workloads.Component{Name: c.Name, Params: &p, Field: c.Field}
+}
+
+// ref is series r's machine or stack (key) for the registry. A series
+// that names its own machine or stack owns the errors about it (an
+// unknown name, a missing capability): they name the series' field;
+// inputErrors moves an inherited param's error back to the top level.
+func ref(s *scenarios.Scenario, r scenarios.Resolved, c scenarios.Component, key string) registry.Ref {
+	p := c.Params
+	field := c.Field
+	if r.Index >= 0 {
+		se := s.Series[r.Index]
+		if over := map[string]*scenarios.Component{"machine": se.Machine, "stack": se.Stack}[key]; over != nil && over.Name != "" {
+			field = fmt.Sprintf("series[%d].%s", r.Index, key)
+		}
+	}
+	return registry.Ref{Name: c.Name, Params: &p, Field: field}
 }
 
 // inputError reports whether err is the user's fault (bad params, a

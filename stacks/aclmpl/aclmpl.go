@@ -38,7 +38,6 @@ import (
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/machines"
-	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"gopkg.in/yaml.v3"
 )
@@ -66,12 +65,13 @@ type Machine = machines.OneSided
 // FetchIncMachine is what the asynchronous protocol needs in addition: a
 // fetch-and-increment register per PE, readable (and thereby incremented)
 // from any PE, that its owner can read and reset.
-type FetchIncMachine interface {
-	Machine
-	FetchInc(p *sim.Proc, pe, target int) uint64
-	ReadFetchInc(p *sim.Proc, pe int) uint64
-	SetFetchInc(p *sim.Proc, pe int, v uint64)
-}
+type FetchIncMachine = machines.FetchInc
+
+// Capabilities in words, for errors and listings.
+const (
+	oneSidedCapability = "per-PE memory and one-sided put with quiet (machines.OneSided)"
+	fetchIncCapability = "fetch-and-increment registers (machines.FetchInc)"
+)
 
 // Params are the library's options (stack.params).
 type Params struct {
@@ -140,7 +140,7 @@ type Lib struct {
 // registers) is allocated when the asynchronous protocol first uses it, so
 // that synchronous runs do not hold it.
 func New(m machines.Machine, params Params) (*Lib, error) {
-	mm, err := machines.Require[Machine](m, "aclmpl", "per-PE memory and one-sided put with quiet (aclmpl.Machine)")
+	mm, err := machines.Require[Machine](m, "aclmpl", oneSidedCapability)
 	if err != nil {
 		return nil, err
 	}

@@ -300,7 +300,7 @@ func burstOverflow(t *testing.T, invalidate bool) {
 }
 
 // maxOp is a user operator (element-wise maximum of uint32).
-var maxOp = Op{Name: "max_uint32", ElemBytes: 4, CyclesPerElem: 5, Combine: func(acc, in []byte) {
+var maxOp = stacks.Op{Name: "max_uint32", ElemBytes: 4, CyclesPerElem: 5, Combine: func(acc, in []byte) {
 	for i := 0; i+4 <= len(acc); i += 4 {
 		if v := binary.LittleEndian.Uint32(in[i:]); v > binary.LittleEndian.Uint32(acc[i:]) {
 			binary.LittleEndian.PutUint32(acc[i:], v)

@@ -3,6 +3,7 @@ package aclmpl
 import (
 	"fmt"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
@@ -99,7 +100,8 @@ func (x *PE) AsyncStats() AsyncStats {
 // machine has fetch-and-increment registers and the PE's pool exists.
 func (x *PE) needAsync(op string) error {
 	if x.lib.fim == nil {
-		return fmt.Errorf("aclmpl: PE %d: %s: the asynchronous protocol needs fetch-and-increment registers (aclmpl.FetchIncMachine), which machine %s lacks", x.rank, op, x.m.Name())
+		return fmt.Errorf("aclmpl: PE %d: %s: %w", x.rank, op, &machines.MissingCapability{
+			Machine: x.m.Name(), User: "aclmpl's asynchronous protocol", Capability: fetchIncCapability})
 	}
 	_, err := x.lib.asyncOf(x.rank)
 	return err

@@ -1,14 +1,8 @@
 package mpich
 
 import (
-	"fmt"
-
 	"github.com/msgsim/msgsim/machines"
-	"github.com/msgsim/msgsim/machines/sx4"
-	"github.com/msgsim/msgsim/machines/t3d"
-	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
-	"gopkg.in/yaml.v3"
 )
 
 // Name is the stack's name in scenarios.
@@ -24,8 +18,9 @@ type World struct {
 
 // NewWorld initializes MPICH on every process of mach (MPI_Init) with the
 // device params.Device: ch_shmem and ch_lfshmem need the SharedMemory
-// capability (machines/sx4), ch_t3d the T3D capability (machines/t3d); a
-// machine without it gives a *machines.MissingCapability error.
+// capability (machines/sx4 offers it), ch_t3d the T3D capability
+// (machines.OneSided: machines/t3d offers it); a machine without it gives a
+// *machines.MissingCapability error.
 func NewWorld(mach machines.Machine, params Params) (*World, error) {
 	var (
 		host Machine
@@ -60,14 +55,12 @@ func NewWorld(mach machines.Machine, params Params) (*World, error) {
 	return w, nil
 }
 
-// memoryBytes is the memory a process can use on mach: the SX-4 node's
-// main memory (shared by its processes), a T3D PE's local memory.
+// memoryBytes is the memory a process can use on mach, when the machine
+// bounds it (machines.Memory: the SX-4 node's main memory, shared by its
+// processes; a T3D PE's local memory).
 func memoryBytes(mach machines.Machine) (int, bool) {
-	switch m := mach.(type) {
-	case *sx4.Machine:
-		return m.Params().NodeMemoryMB << 20, true
-	case *t3d.Machine:
-		return m.Params().MemoryMB << 20, true
+	if m, ok := mach.(machines.Memory); ok {
+		return m.MemoryBytes(), true
 	}
 	return 0, false
 }
@@ -84,6 +77,28 @@ func (w *World) Rank(i int) *Rank { return w.ranks[i] }
 // Size is the number of processes.
 func (w *World) Size() int { return len(w.ranks) }
 
+// Open initializes MPICH on mach (NewWorld) and returns it as a World:
+// each rank offers stacks.Comm.
+func Open(mach machines.Machine, params Params) (*stacks.World, error) {
+	w, err := NewWorld(mach, params)
+	if err != nil {
+		return nil, err
+	}
+	sw := &stacks.World{Stack: Name, Title: "MPICH " + params.Device, Machine: mach}
+	for _, r := range w.ranks {
+		sw.Ranks = append(sw.Ranks, r)
+	}
+	return sw, nil
+}
+
+// Needs are the machine capabilities MPICH's devices use.
+func Needs() []machines.Capability {
+	return []machines.Capability{
+		machines.Cap[SharedMemory]("sysv-shm", sharedMemoryCapability+", for "+DeviceShmem+" and "+DeviceLFShmem),
+		machines.Cap[T3D]("one-sided", t3dCapability+", for "+DeviceT3D),
+	}
+}
+
 // Comms returns every rank as a stacks.Comm.
 func (w *World) Comms() []stacks.Comm {
 	c := make([]stacks.Comm, len(w.ranks))
@@ -93,33 +108,16 @@ func (w *World) Comms() []stacks.Comm {
 	return c
 }
 
-// Open builds the machine named machineName (with its scenario params) for
-// procs processes and MPICH on it (stack.params): what a workload calls.
-func Open(eng *sim.Engine, file, machineName string, machineParams, stackParams *yaml.Node, procs int) (*World, error) {
-	params, err := ParamsFromYAML(file, stackParams)
-	if err != nil {
-		return nil, err
+// FootprintBytes is what the device holds in the rank's memory
+// (stacks.Footprint): with ch_t3d, the packet rings and control blocks of
+// every peer; with the shared-memory devices, the shared segment (in the
+// node's memory, which all processes share).
+func (r *Rank) FootprintBytes(nonblocking bool) int {
+	p := r.w.params
+	if p.Device != DeviceT3D {
+		return p.SharedMemoryBytes
 	}
-	var m machines.Machine
-	switch machineName {
-	case sx4.Name:
-		m, err = sx4.FromYAML(eng, file, machineParams, procs)
-	case t3d.Name:
-		var mp t3d.Params
-		if mp, err = t3d.ParseParams(file, "machine.params", machineParams); err == nil {
-			if m, err = t3d.New(eng, procs, mp); err != nil {
-				err = fmt.Errorf("%s: machine.params: %w", file, err)
-			}
-		}
-	default:
-		return nil, fmt.Errorf("%s: mpich runs on machine %q (devices %s, %s) or %q (device %s), not %q", file, sx4.Name, DeviceShmem, DeviceLFShmem, t3d.Name, DeviceT3D, machineName)
-	}
-	if err != nil {
-		return nil, err
-	}
-	w, err := NewWorld(m, params)
-	if err != nil {
-		return nil, machines.Locate(file, "stack.params", stackParams, err)
-	}
-	return w, nil
+	line := func(b int) int { return (b + 63) &^ 63 }
+	n := len(r.w.ranks)
+	return line(n*p.RingPackets*p.slotBytes()) + line(n*ctlBytes)
 }

@@ -34,11 +34,7 @@ func TestAsyncPrograms(t *testing.T) {
 		{RunAllToAll, "aclmpl", "{pes: [4], bytes: [2097152], mode: async}"},
 		{RunAllToAll, "aclmpl", "{pes: [8], bytes: [64], mode: async}"},
 	} {
-		s := spec(t, c.stack, c.w)
-		if c.stack == "mpich" {
-			s.Stack.Params = node(t, "{device: ch_t3d}")
-		}
-		res, err := c.run(s)
+		res, err := c.run(spec(t, c.stack, c.w))
 		if err != nil {
 			t.Fatalf("%s %s: %v", c.stack, c.w, err)
 		}
@@ -47,9 +43,7 @@ func TestAsyncPrograms(t *testing.T) {
 		}
 	}
 	mpi := func(mode string) float64 {
-		s := spec(t, "mpich", "{pes: [16], bytes: [16384], mode: "+mode+"}")
-		s.Stack.Params = node(t, "{device: ch_t3d}")
-		res, err := RunAllToOne(s)
+		res, err := RunAllToOne(spec(t, "mpich", "{pes: [16], bytes: [16384], mode: "+mode+"}"))
 		if err != nil || len(res.Rows) != 1 || len(res.Failures) > 0 {
 			t.Fatalf("%s: %v %v", mode, err, res.Failures)
 		}
@@ -66,8 +60,7 @@ func TestAsyncPrograms(t *testing.T) {
 // a corruption naming the PE, the offset and the simulated time.
 func TestAsyncStalePoolLines(t *testing.T) {
 	for _, invalidate := range []string{"true", "false"} {
-		s := spec(t, "aclmpl", "{pes: [8], bytes: [1024], mode: async}")
-		s.Stack.Params = node(t, "{pool_slots: 4, slot_bytes: 512, invalidate_receive: "+invalidate+"}")
+		s := specOn(t, "t3d", "aclmpl", "{pool_slots: 4, slot_bytes: 512, invalidate_receive: "+invalidate+"}", "{pes: [8], bytes: [1024], mode: async}")
 		res, err := RunAllToOne(s)
 		if err != nil {
 			t.Fatalf("invalidate_receive %s: %v", invalidate, err)

@@ -35,9 +35,6 @@ func TestInjectedCorruption(t *testing.T) {
 	} {
 		name := fmt.Sprintf("%s/%s/%s", tc.kind, tc.stack, tc.workload)
 		s := spec(t, tc.stack, tc.workload)
-		if tc.stack == "mpich" {
-			s.Stack.Params = node(t, "{device: ch_t3d}")
-		}
 		var first string
 		for run := 0; run < 2; run++ {
 			cfg, err := configure(s, tc.kind)

@@ -1,5 +1,5 @@
 // Package collective holds the six benchmark cases of papers/aclmpl-t3d.txt
-// section 5, run over a messaging system on a T3D partition:
+// section 5, run over a messaging system on a partition of any machine:
 //
 //	onetoall   PE 0 sends a message to every other PE      throughput_MBps
 //	alltoone   every other PE sends a message to PE 0      throughput_MBps
@@ -11,13 +11,26 @@
 //	           alltoall_MBps, alltoone_MBps, onetoall_MBps, bcast_s, reduce_s
 //
 // Throughput is the bytes a PE sends (alltoall, onetoall) or receives
-// (alltoone) divided by the time between two hardware barriers around the
-// pattern. Each series names its system through the stack:
+// (alltoone) divided by the time between two barriers around the pattern:
+// the machine's barrier network when it has one (machines.Barrier, the
+// T3D's), else an ideal harness barrier that releases every PE when the
+// last arrives, at no cost (idealBarrier: the SX-4 has no barrier network;
+// the measured time is the pattern's alone). Each series names its system
+// through the stack, and the benchmark uses what the stack's ranks offer:
 //
-//	stack aclmpl, workload mode sync    synchronous ACLMPL (send, receive, send-and-receive, tree bcast/reduce)
-//	stack aclmpl, workload mode async   asynchronous ACLMPL (Isend/Irecv; bcast and reduce trees over them)
-//	stack shmem                         raw SHMEM puts through the machine (the paper's shared-memory reference)
-//	stack mpich, mode sync or async     MPI on the T3D (stacks/mpich, device ch_t3d), blocking or nonblocking calls
+//	stacks.Comm (message passing), mode sync   blocking calls; the stack's own send-and-receive,
+//	                                           broadcast and reduce when it offers them
+//	                                           (stacks.SendRecver, Bcaster, Reducer, BinarySwapReducer:
+//	                                           synchronous ACLMPL), else the same trees over Send/Recv
+//	stacks.Comm, mode async                    Isend/Irecv and waits; bcast and reduce trees over them
+//	stacks.OneSided only (stack shmem)         raw puts (the paper's shared-memory reference); no
+//	                                           bcast or reduce
+//
+// So ACLMPL runs on any machine with one-sided puts (and
+// fetch-and-increment for mode async), MPICH on the T3D (ch_t3d) and on
+// the SX-4 (ch_shmem, ch_lfshmem), raw SHMEM on any machine with puts,
+// gets and fetch-and-increment. A stack without what a case needs is a
+// *machines.MissingCapability naming it.
 //
 // PVM is not modelled. Every delivered payload is checked against a seeded
 // pattern shared read-only by all senders (each source sends its own
@@ -30,9 +43,9 @@ import (
 	"fmt"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
-	"github.com/msgsim/msgsim/machines/t3d"
-	"github.com/msgsim/msgsim/stacks/aclmpl"
-	"github.com/msgsim/msgsim/stacks/mpich"
+	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/workloads"
 	"gopkg.in/yaml.v3"
 )
@@ -59,10 +72,11 @@ type Params struct {
 	// Mode is sync (blocking calls) or async (nonblocking calls).
 	Mode string `yaml:"mode"`
 	// Reduce is the reduction algorithm of the reduce case: tree or
-	// binary-swap (binary-swap needs stack aclmpl, mode sync).
+	// binary-swap (binary-swap is a stack's own algorithm,
+	// stacks.BinarySwapReducer: ACLMPL's, mode sync).
 	Reduce string `yaml:"reduce"`
-	// ShmemOrder is the destination order of raw SHMEM all-to-all and
-	// all-to-one: "ascending" is the straightforward loop over PEs 0..P-1
+	// ShmemOrder is the destination order of raw one-sided (SHMEM)
+	// all-to-all: "ascending" is the straightforward loop over PEs 0..P-1
 	// that every PE runs at once; "shifted" starts at the PE after one's own.
 	ShmemOrder string `yaml:"shmem_order"`
 }
@@ -115,81 +129,96 @@ func parseParams(s workloads.Spec, kind string) (Params, error) {
 	return p, nil
 }
 
-// config is a series' decoded and validated params: the workload's, the
-// machine's and the stack's.
+// config is a series' decoded and validated workload params and what the
+// stack offers.
 type config struct {
-	kind    string
-	params  Params
-	machine t3d.Params
-	acl     aclmpl.Params // stack aclmpl
-	mpi     mpich.Params  // stack mpich
-	flip    *byteFlip     // tests only: an injected corruption
+	kind     string
+	params   Params
+	oneSided bool      // the stack offers raw one-sided communication only
+	title    string    // how notes name the stack (stacks.World.Title)
+	flip     *byteFlip // tests only: an injected corruption
 }
 
 // configure decodes and validates everything a series needs before any
-// run: workload, machine and stack params, and the memory of every case.
+// run: the workload's params, the stack's interfaces on every partition
+// (opened as a run opens them), and the memory of every case.
 func configure(s workloads.Spec, kind string) (config, error) {
 	c := config{kind: kind}
 	var err error
 	if c.params, err = parseParams(s, kind); err != nil {
 		return c, err
 	}
-	if s.Machine.Name != t3d.Name {
-		return c, fmt.Errorf("%s: workload %s runs on machine %q, not %q", s.File, s.Workload.Name, t3d.Name, s.Machine.Name)
-	}
-	if c.machine, err = t3d.ParseParams(s.File, s.Machine.ParamsField("machine"), s.Machine.Params); err != nil {
-		return c, err
-	}
-	stackField := s.Stack.ParamsField("stack")
-	switch s.Stack.Name {
-	case aclmpl.Name:
-		if c.acl, err = aclmpl.ParseParams(s.File, stackField, s.Stack.Params); err != nil {
+	for i, pes := range c.params.PEs {
+		w, err := s.OpenWorld(sim.NewEngine(s.Seed), pes)
+		if err != nil {
 			return c, err
 		}
-	case StackShmem:
-		if s.Stack.Params != nil && s.Stack.Params.Kind != 0 && len(s.Stack.Params.Content) > 0 {
-			return c, strictyaml.Errorf(s.File, s.Stack.Params, stackField, "raw SHMEM takes no params")
+		y, err := newSystem(w, user(s), c.params.Mode, c.params.Reduce)
+		if err != nil {
+			return c, fmt.Errorf("%s: %w", s.File, err)
 		}
-		if kind == "bcast" || kind == "reduce" {
-			return c, fmt.Errorf("%s: workload %s: raw SHMEM has no %s here (the paper shows SHMEM for the point-to-point patterns only)", s.File, kind, kind)
+		if i == 0 {
+			c.oneSided, c.title = y.oneSided(), w.Title
 		}
-	case mpich.Name:
-		if c.mpi, err = mpich.ParamsFromYAMLAt(s.File, stackField, s.Stack.Params); err != nil {
+		if err := c.checkSystem(s, y); err != nil {
 			return c, err
 		}
-		if c.mpi.Device != mpich.DeviceT3D {
-			return c, strictyaml.Errorf(s.File, at(s.Stack.Params, "device"), stackField+".device", "on the T3D, mpich runs with device: %s, not %s", mpich.DeviceT3D, c.mpi.Device)
-		}
-	default:
-		return c, fmt.Errorf("%s: stack %q: workload %s runs over %q, %q or %q", s.File, s.Stack.Name, s.Workload.Name, aclmpl.Name, StackShmem, mpich.Name)
-	}
-	if c.params.Reduce == ReduceBinarySwap && (s.Stack.Name != aclmpl.Name || c.params.Mode != ModeSync) {
-		return c, fmt.Errorf("%s: %s: reduce binary-swap is an ACLMPL synchronous algorithm (stack aclmpl, mode sync)", s.File, s.Workload.ParamsField("workload"))
-	}
-	for _, pes := range c.params.PEs {
-		for _, n := range c.params.Bytes {
-			for _, k := range cases(kind, s.Stack.Name) {
-				if need, have := c.memoryNeed(s.Stack.Name, k, pes, n), c.machine.MemoryMB<<20; need > have {
-					field := s.Workload.ParamsField("workload")
-					return c, strictyaml.Errorf(s.File, at(s.Workload.Params, "bytes"), field+".bytes",
-						"%s on %d PEs with %d-byte messages needs at least %d bytes of each PE's memory, more than memory_mb %d holds",
-						k, pes, n, need, c.machine.MemoryMB)
-				}
-			}
+		if err := c.checkMemory(s, y, pes); err != nil {
+			return c, err
 		}
 	}
 	return c, nil
 }
 
-// memoryNeed is a lower bound of the bytes one PE allocates for case k on
-// pes PEs with n-byte messages: the benchmark's buffers and the stack's
-// fixed structures (messages the stack holds in flight come on top).
-func (c config) memoryNeed(stack, k string, pes, n int) int {
+// checkSystem checks that the stack offers what the cases need.
+func (c config) checkSystem(s workloads.Spec, y *system) error {
+	if y.oneSided() && (c.kind == "bcast" || c.kind == "reduce") {
+		return fmt.Errorf("%s: %w", s.File, y.w.Missing(user(s), "message passing (stacks.Comm): the benchmark's "+c.kind+" runs over sends and receives (raw puts have none here: the paper shows SHMEM for the point-to-point patterns only)"))
+	}
+	if c.params.Reduce == ReduceBinarySwap {
+		if c.params.Mode != ModeSync {
+			return fmt.Errorf("%s: %s: reduce binary-swap is a stack's own synchronous algorithm (mode sync)", s.File, s.Workload.ParamsField("workload"))
+		}
+		if !stacks.Offers[stacks.BinarySwapReducer](y.w) {
+			return fmt.Errorf("%s: %w", s.File, y.w.Missing(user(s), "a binary-swap reduce (stacks.BinarySwapReducer) for reduce: binary-swap"))
+		}
+	}
+	return nil
+}
+
+// checkMemory checks every case on pes PEs against the memory the machine
+// gives a process (machines.Memory), when it bounds it.
+func (c config) checkMemory(s workloads.Spec, y *system, pes int) error {
+	mm, ok := y.w.Machine.(machines.Memory)
+	if !ok {
+		return nil
+	}
+	stack := 0
+	if f, ok := y.rank(0).(stacks.Footprint); ok {
+		stack = f.FootprintBytes(c.params.Mode == ModeAsync)
+	}
+	for _, n := range c.params.Bytes {
+		for _, k := range cases(c.kind, c.oneSided) {
+			if need, have := c.memoryNeed(k, pes, n)+stack, mm.MemoryBytes(); need > have {
+				field := s.Workload.ParamsField("workload")
+				return strictyaml.Errorf(s.File, at(s.Workload.Params, "bytes"), field+".bytes",
+					"%s on %d PEs with %d-byte messages needs at least %d bytes of each PE's memory, more than the %d bytes machine %s gives a process",
+					k, pes, n, need, have, y.w.Machine.Name())
+			}
+		}
+	}
+	return nil
+}
+
+// memoryNeed is a lower bound of the bytes one PE allocates for its
+// buffers in case k on pes PEs with n-byte messages (the stack's own
+// structures, and messages it holds in flight, come on top).
+func (c config) memoryNeed(k string, pes, n int) int {
 	line := func(b int) int { return (b + 63) &^ 63 }
 	need := 0
 	switch k {
 	case "onetoall", "alltoone", "alltoall":
-		if stack == StackShmem {
+		if c.oneSided {
 			// The symmetric receive space (one slot per sender when it
 			// fits) of PE 0 (alltoone) or of every PE (alltoall), plus
 			// a send buffer for alltoall; one buffer for onetoall.
@@ -215,16 +244,6 @@ func (c config) memoryNeed(stack, k string, pes, n int) int {
 		need = 2 * line(n) // the buffer and the receive space of the tree
 	case "latency":
 		need = line(8)
-	}
-	switch stack {
-	case aclmpl.Name:
-		need += line(pes*16) + line(pes*8) + 64
-		if c.params.Mode == ModeAsync {
-			stride := (32 + c.acl.SlotBytes + 63) &^ 63
-			need += c.acl.PoolSlots * stride
-		}
-	case mpich.Name:
-		need += line(pes*c.mpi.RingPackets*(mpich.HeaderBytes+c.mpi.ShortBytes)) + line(pes*16)
 	}
 	return need
 }

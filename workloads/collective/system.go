@@ -3,59 +3,86 @@ package collective
 import (
 	"fmt"
 
-	"github.com/msgsim/msgsim/machines/t3d"
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
-	"github.com/msgsim/msgsim/stacks/aclmpl"
-	"github.com/msgsim/msgsim/stacks/mpich"
 	"github.com/msgsim/msgsim/workloads"
 )
 
-// Stack names a series may use besides aclmpl and mpich.
-const StackShmem = "shmem"
-
 // system is one messaging system on one partition, as the benchmarks use
-// it. comms is nil for raw SHMEM.
+// it: the stack's ranks as message passing (comms) when they offer
+// stacks.Comm, else as raw one-sided communication (ones), and the
+// harness's barrier.
 type system struct {
-	m     *t3d.Machine
+	w     *stacks.World
 	mode  string
-	acl   *aclmpl.Lib   // set for aclmpl
-	comms []stacks.Comm // set for message passing systems
-	alg   string        // reduction algorithm
+	comms []stacks.Comm     // message passing: set when the stack offers it
+	ones  []stacks.OneSided // raw one-sided: set when comms is nil
+	alg   string            // reduction algorithm
+	// barrier is the harness's barrier: the machine's barrier network
+	// when it has one (machines.Barrier, the T3D's), else idealBarrier.
+	barrier func(p *sim.Proc, pe int)
+	// delivered counts the bytes puts delivered (machines.Delivered), for
+	// detecting lost raw puts; nil when the machine has no such count.
+	delivered machines.Delivered
 }
 
-// openSystem builds the machine of spec s with pes PEs and the stack on it,
-// from params configure has checked.
-func openSystem(eng *sim.Engine, s workloads.Spec, cfg config, pes int) (*system, error) {
-	m, err := t3d.New(eng, pes, cfg.machine)
-	if err != nil {
-		return nil, fmt.Errorf("machine: %w", err)
+// ranksCapability is what the benchmark needs of a stack.
+const ranksCapability = "message passing (stacks.Comm) or one-sided communication (stacks.OneSided)"
+
+// newSystem sees the world's ranks as the benchmark uses them.
+func newSystem(w *stacks.World, user, mode, alg string) (*system, error) {
+	y := &system{w: w, mode: mode, alg: alg}
+	var err error
+	if y.comms, err = stacks.As[stacks.Comm](w, user, ranksCapability); err != nil {
+		if y.ones, err = stacks.As[stacks.OneSided](w, user, ranksCapability); err != nil {
+			return nil, err
+		}
 	}
-	sys := &system{m: m, mode: cfg.params.Mode, alg: cfg.params.Reduce}
-	switch s.Stack.Name {
-	case aclmpl.Name:
-		if sys.acl, err = aclmpl.New(m, cfg.acl); err != nil {
-			return nil, fmt.Errorf("stack: %w", err)
-		}
-		for i := 0; i < pes; i++ {
-			sys.comms = append(sys.comms, sys.acl.PE(i))
-		}
-	case mpich.Name:
-		w, err := mpich.NewWorld(m, cfg.mpi)
-		if err != nil {
-			return nil, fmt.Errorf("stack: %w", err)
-		}
-		sys.comms = w.Comms()
+	if b, ok := w.Machine.(machines.Barrier); ok {
+		y.barrier = b.Barrier
+	} else {
+		y.barrier = idealBarrier(w.Size())
 	}
-	return sys, nil
+	y.delivered, _ = w.Machine.(machines.Delivered)
+	return y, nil
 }
 
-func (y *system) shmem() bool { return y.comms == nil }
-
-func (y *system) buffer(pe, n int) (mem.Region, error) {
-	return y.m.Alloc(pe, "bench", n)
+// idealBarrier is the harness's barrier on a machine without a barrier
+// network (the SX-4): it releases every PE at the time the last one
+// arrives, at no cost. It is the benchmark's timer bracket, not part of
+// the measured system: the time between two barriers is the pattern's
+// alone (with a barrier of its own, a stack's barrier cost would be
+// measured too).
+func idealBarrier(pes int) func(p *sim.Proc, pe int) {
+	var waiting sim.WaitQueue
+	arrived := 0
+	return func(p *sim.Proc, pe int) {
+		arrived++
+		if arrived < pes {
+			waiting.Wait(p, fmt.Sprintf("harness barrier (%d of %d PEs arrived)", arrived, pes))
+			return
+		}
+		arrived = 0
+		waiting.WakeAll()
+	}
 }
+
+// oneSided reports whether the system is raw one-sided communication.
+func (y *system) oneSided() bool { return y.comms == nil }
+
+// rank is PE pe's rank, whatever the system.
+func (y *system) rank(pe int) stacks.Rank {
+	if y.comms != nil {
+		return y.comms[pe]
+	}
+	return y.ones[pe]
+}
+
+func (y *system) cpu(pe int) *mem.CPU { return y.rank(pe).CPU() }
+
+func (y *system) buffer(pe, n int) (mem.Region, error) { return y.rank(pe).Buffer(n) }
 
 // send is a blocking send (sync) or a nonblocking send and its wait (async:
 // a tree step that the next one depends on).
@@ -86,14 +113,15 @@ func (y *system) recv(p *sim.Proc, pe int, buf mem.Region, src int) (stacks.Stat
 }
 
 // exchange is one pairwise step of the synchronous all-to-all: it sends
-// sbuf to dst and receives rbuf from src, with ACLMPL's send-and-receive or
-// MPI_Sendrecv (a receive posted before a blocking send). The asynchronous
-// all-to-all posts all its receives and sends at once instead (allToAllAsync).
+// sbuf to dst and receives rbuf from src, with the stack's
+// send-and-receive (ACLMPL's, stacks.SendRecver) or as MPI_Sendrecv does
+// (a receive posted before a blocking send). The asynchronous all-to-all
+// posts all its receives and sends at once instead (allToAllAsync).
 func (y *system) exchange(p *sim.Proc, pe int, sbuf mem.Region, dst int, rbuf mem.Region, src int) (stacks.Status, error) {
-	if y.acl != nil {
-		return y.acl.PE(pe).SendRecv(p, sbuf, dst, rbuf, src)
-	}
 	c := y.comms[pe]
+	if sr, ok := c.(stacks.SendRecver); ok {
+		return sr.SendRecv(p, sbuf, dst, rbuf, src)
+	}
 	rr, err := c.Irecv(p, rbuf, src, 0)
 	if err != nil {
 		return stacks.Status{}, err
@@ -115,40 +143,69 @@ func waitAll(p *sim.Proc, reqs []stacks.Request) error {
 	return nil
 }
 
-// bcast broadcasts buf from PE 0: ACLMPL's own tree, or the same binomial
-// tree (aclmpl.TreeBcast) over the system's send and receive. Nonblocking
-// too, a PE sends to its children one after the other, each send waited
-// for: posting them together makes the transfers share the PE's injection
-// bandwidth, which delays the child with the largest subtree (on 128 PEs
-// with MPI, 1 MB broadcasts took 0.136 s that way instead of 0.060 s), so
-// the efficient program does not.
-func (y *system) bcast(p *sim.Proc, pe int, buf mem.Region) error {
-	if y.acl != nil && y.mode == ModeSync {
-		return y.acl.PE(pe).Bcast(p, buf, 0)
+// ownBcast is the stack's own broadcast, used with blocking calls, or nil.
+func (y *system) ownBcast(pe int) stacks.Bcaster {
+	if b, ok := y.comms[pe].(stacks.Bcaster); ok && y.mode == ModeSync {
+		return b
 	}
-	return aclmpl.TreeBcast(pe, len(y.comms), 0,
+	return nil
+}
+
+// bcast broadcasts buf from PE 0: the stack's own broadcast (ACLMPL's
+// tree) with blocking calls, or the same binomial tree (stacks.TreeBcast)
+// over the system's send and receive. Nonblocking too, a PE sends to its
+// children one after the other, each send waited for: posting them
+// together makes the transfers share the PE's injection bandwidth, which
+// delays the child with the largest subtree (on 128 PEs with MPI, 1 MB
+// broadcasts took 0.136 s that way instead of 0.060 s), so the efficient
+// program does not.
+func (y *system) bcast(p *sim.Proc, pe int, buf mem.Region) error {
+	if b := y.ownBcast(pe); b != nil {
+		return b.Bcast(p, buf, 0)
+	}
+	return stacks.TreeBcast(pe, len(y.comms), 0,
 		func(to int) error { return y.send(p, pe, buf, to) },
 		func(from int) error { _, err := y.recv(p, pe, buf, from); return err })
 }
 
-// reduce sums buf (int64 elements) into PE 0: ACLMPL's tree or binary-swap
-// reduce, or the same tree (aclmpl.TreeReduce) over the system's send and
-// receive, with the same operator and its cost.
-func (y *system) reduce(p *sim.Proc, pe int, buf, scratch mem.Region) error {
-	op := aclmpl.SumInt64
-	if y.acl != nil && y.mode == ModeSync {
-		if y.alg == ReduceBinarySwap {
-			return y.acl.PE(pe).BinarySwapReduce(p, buf, op, 0)
-		}
-		return y.acl.PE(pe).Reduce(p, buf, op, 0)
+// ownReduce is the stack's own reduction of algorithm alg, used with
+// blocking calls, or nil.
+func (y *system) ownReduce(pe int) func(p *sim.Proc, buf mem.Region, op stacks.Op, root int) error {
+	if y.mode != ModeSync {
+		return nil
 	}
-	return aclmpl.TreeReduce(pe, len(y.comms), 0,
+	c := y.comms[pe]
+	if y.alg == ReduceBinarySwap {
+		if r, ok := c.(stacks.BinarySwapReducer); ok {
+			return r.BinarySwapReduce
+		}
+		return nil
+	}
+	if r, ok := c.(stacks.Reducer); ok {
+		return r.Reduce
+	}
+	return nil
+}
+
+// reduce sums buf (int64 elements) into PE 0: the stack's own tree or
+// binary-swap reduce with blocking calls (ACLMPL's), or the same tree
+// (stacks.TreeReduce) over the system's send and receive, with the same
+// operator and its cost.
+func (y *system) reduce(p *sim.Proc, pe int, buf, scratch mem.Region) error {
+	op := stacks.SumInt64
+	if r := y.ownReduce(pe); r != nil {
+		return r(p, buf, op, 0)
+	}
+	return stacks.TreeReduce(pe, len(y.comms), 0,
 		func(to int) error { return y.send(p, pe, buf, to) },
 		func(from int) error {
 			if _, err := y.recv(p, pe, scratch, from); err != nil {
 				return err
 			}
-			aclmpl.Combine(p, y.m.CPU(pe), op, buf, scratch)
+			stacks.Combine(p, y.cpu(pe), op, buf, scratch)
 			return nil
 		})
 }
+
+// user names the workload in capability errors.
+func user(s workloads.Spec) string { return "workload " + s.Workload.Name }

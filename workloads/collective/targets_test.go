@@ -118,7 +118,10 @@ func TestBadParams(t *testing.T) {
 		{"shmem", "{pes: [2], bytes: [8], reduce: binary-swap}", "binary-swap"},
 		{"pvm", "{pes: [2]}", "stack"},
 	} {
-		_, err := RunAllToAll(spec(t, c.stack, c.w))
+		s, err := resolve(t, "t3d", c.stack, "", c.w)
+		if err == nil {
+			_, err = RunAllToAll(s)
+		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %s: err %v, want it to mention %q", c.stack, c.w, err, c.want)
 		}
@@ -146,15 +149,13 @@ func TestDeterministic(t *testing.T) {
 // not a dropped point.
 func TestMemoryCheckedBeforeRunning(t *testing.T) {
 	s := spec(t, "aclmpl", "{pes: [2], bytes: [1024, 67108864, 2048]}")
-	if err := Check("alltoall")(s); err == nil || !strings.Contains(err.Error(), "bytes") || !strings.Contains(err.Error(), "memory_mb") {
-		t.Fatalf("Check: %v, want a memory error naming bytes and memory_mb", err)
+	if err := Check("alltoall")(s); err == nil || !strings.Contains(err.Error(), "bytes") || !strings.Contains(err.Error(), "each PE's memory") {
+		t.Fatalf("Check: %v, want a memory error naming bytes and the memory", err)
 	}
 	if res, err := RunAllToAll(s); err == nil {
 		t.Fatalf("run: no error, %d rows", len(res.Rows))
 	}
-	bad := spec(t, "aclmpl", "{pes: [2]}")
-	bad.Stack.Params = node(t, "{pool_slot: 3}")
-	if err := Check("alltoall")(bad); err == nil || !strings.Contains(err.Error(), "pool_slot") {
+	if _, err := resolve(t, "t3d", "aclmpl", "{pool_slot: 3}", "{pes: [2]}"); err == nil || !strings.Contains(err.Error(), "pool_slot") {
 		t.Errorf("a stack param typo passes Check: %v", err)
 	}
 	if err := Check("latency")(spec(t, "aclmpl", "{pes: [2], bytes: [64]}")); err == nil {

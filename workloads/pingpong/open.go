@@ -4,86 +4,48 @@ import (
 	"fmt"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
-	"github.com/msgsim/msgsim/machines"
-	"github.com/msgsim/msgsim/machines/sx4"
-	"github.com/msgsim/msgsim/machines/t3d"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
-	"github.com/msgsim/msgsim/stacks/aclmpl"
-	"github.com/msgsim/msgsim/stacks/mpich"
 	"github.com/msgsim/msgsim/workloads"
 )
 
-// Open builds the spec's machine and stack with procs ranks in eng and
-// returns each rank's communicator:
-//
-//   - stack mpich on machine sx4 (devices ch_shmem, ch_lfshmem) or t3d
-//     (device ch_t3d);
-//   - stack aclmpl on any machine with one-sided puts (the t3d): its
-//     synchronous protocol with workload mode sync, its asynchronous one
-//     with mode async.
-//
-// A new stack adds one case here.
+// commCapability is what the ping-pong needs of a stack.
+const commCapability = "message passing (stacks.Comm)"
+
+// Open opens the spec's stack on its machine with procs ranks in eng and
+// returns each rank's communicator: any stack whose ranks offer
+// stacks.Comm (mpich on the SX-4 or the T3D, ACLMPL on a machine with
+// one-sided puts, ...); another gives a *machines.MissingCapability.
 func Open(eng *sim.Engine, s workloads.Spec, procs int) ([]stacks.Comm, error) {
-	switch s.Stack.Name {
-	case mpich.Name:
-		w, err := mpich.Open(eng, s.File, s.Machine.Name, s.Machine.Params, s.Stack.Params, procs)
-		if err != nil {
-			return nil, err
-		}
-		return w.Comms(), nil
-	case aclmpl.Name:
-		params, err := aclmpl.ParseParams(s.File, s.Stack.ParamsField("stack"), s.Stack.Params)
-		if err != nil {
-			return nil, err
-		}
-		m, err := openMachine(eng, s, procs)
-		if err != nil {
-			return nil, err
-		}
-		l, err := aclmpl.New(m, params)
-		if err != nil {
-			return nil, fmt.Errorf("%s: stack %s: %w", s.File, aclmpl.Name, err)
-		}
-		c := make([]stacks.Comm, l.Size())
-		for i := range c {
-			c[i] = l.PE(i)
-		}
-		return c, nil
+	w, err := s.OpenWorld(eng, procs)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("%s: workload %s has no stack %q (known: %s, %s)", s.File, Name, s.Stack.Name, mpich.Name, aclmpl.Name)
+	comms, err := stacks.As[stacks.Comm](w, "workload "+Name, commCapability)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.File, err)
+	}
+	return comms, nil
 }
 
-// openMachine builds the spec's machine (for a stack that does not build
-// its own) with procs processors.
-func openMachine(eng *sim.Engine, s workloads.Spec, procs int) (machines.Machine, error) {
-	field := s.Machine.ParamsField("machine")
-	switch s.Machine.Name {
-	case sx4.Name:
-		return sx4.FromYAMLAt(eng, s.File, field, s.Machine.Params, procs)
-	case t3d.Name:
-		mp, err := t3d.ParseParams(s.File, field, s.Machine.Params)
-		if err != nil {
-			return nil, err
-		}
-		m, err := t3d.New(eng, procs, mp)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", s.File, field, err)
-		}
-		return m, nil
-	}
-	return nil, fmt.Errorf("%s: workload %s has no machine %q (known: %s, %s)", s.File, Name, s.Machine.Name, sx4.Name, t3d.Name)
-}
-
-// Check decodes and validates a series' workload, stack and machine params
-// without running it (simrun validate).
-func Check(s workloads.Spec) error {
+// parseParams decodes and validates the workload's params.
+func parseParams(s workloads.Spec) (Params, error) {
 	params := DefaultParams()
 	if err := strictyaml.DecodeAt(s.File, "workload.params", s.Workload.Params, &params); err != nil {
-		return err
+		return Params{}, err
 	}
 	if err := params.validate(); err != nil {
-		return fmt.Errorf("%s: workload.params: %w", s.File, err)
+		return Params{}, fmt.Errorf("%s: workload.params: %w", s.File, err)
+	}
+	return params, nil
+}
+
+// Check decodes and validates a series' workload params and opens its
+// stack with the workload's ranks, without running it (simrun validate).
+func Check(s workloads.Spec) error {
+	params, err := parseParams(s)
+	if err != nil {
+		return err
 	}
 	comms, err := Open(sim.NewEngine(s.Seed), s, params.Ranks)
 	if err != nil {

@@ -3,8 +3,9 @@
 // latency is half the round-trip time, the bandwidth the size divided by
 // it. Every delivered payload is checked against the seeded pattern its
 // sender wrote, as the receiving program sees it when the stack exposes its
-// CPU. Measure runs on any stacks.Comm; Run opens the stacks Open knows
-// (mpich on the SX-4 and the T3D, ACLMPL on the T3D).
+// CPU. Measure runs on any stacks.Comm; Run runs on any stack the
+// registry opens whose ranks offer it (mpich on the SX-4 and the T3D,
+// ACLMPL on a machine with one-sided puts).
 package pingpong
 
 import (
@@ -12,7 +13,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -89,12 +90,9 @@ const (
 
 // Run is the workloads.Runner: one engine per size, in order.
 func Run(s workloads.Spec) (workloads.Result, error) {
-	params := DefaultParams()
-	if err := strictyaml.DecodeAt(s.File, "workload.params", s.Workload.Params, &params); err != nil {
+	params, err := parseParams(s)
+	if err != nil {
 		return workloads.Result{}, err
-	}
-	if err := params.validate(); err != nil {
-		return workloads.Result{}, fmt.Errorf("%s: workload.params: %w", s.File, err)
 	}
 	var res workloads.Result
 	for i, n := range params.Sizes {
@@ -140,6 +138,18 @@ func Measure(eng *sim.Engine, comms []stacks.Comm, n, reps, warmup int, mode str
 		fails = append(fails, f)
 		eng.Stop()
 	}
+	// A stack that finds at its first call that the machine lacks a
+	// capability (ACLMPL's asynchronous protocol without
+	// fetch-and-increment) ends the run with that error: the pairing is
+	// bad input, not a failed delivery.
+	stackError := func(err error, rank int, at sim.Time) {
+		var mc *machines.MissingCapability
+		if errors.As(err, &mc) {
+			eng.Fail(fmt.Errorf("rank %d at %v: %w", rank, at, err))
+			return
+		}
+		fail(stackFailure(err, rank, at))
+	}
 	for rank := 0; rank < 2; rank++ {
 		c := comms[rank]
 		eng.Spawn(fmt.Sprintf("rank%d", rank), func(p *sim.Proc) {
@@ -160,14 +170,14 @@ func Measure(eng *sim.Engine, comms []stacks.Comm, n, reps, warmup int, mode str
 					if turn == rank { // my turn to send
 						fillCPU(c, buf, seed, rank, msg)
 						if err := send(p, c, mode, buf, peer, k); err != nil {
-							fail(stackFailure(err, rank, p.Now()))
+							stackError(err, rank, p.Now())
 							return
 						}
 						continue
 					}
 					st, err := recv(p, c, mode, buf, peer, k)
 					if err != nil {
-						fail(stackFailure(err, rank, p.Now()))
+						stackError(err, rank, p.Now())
 						return
 					}
 					if f, ok := verifyCPU(c, buf, st, seed, peer, rank, k, n, msg, p.Now()); !ok {
@@ -249,14 +259,10 @@ func fill(b []byte, seed uint64, src int, msg uint64) {
 	copy(b[8*j:], last[:])
 }
 
-// cpuOf is a communicator's CPU, when its stack exposes it: fills and
-// checks then go through it (as the program writes and reads its buffer).
-func cpuOf(c stacks.Comm) *mem.CPU {
-	if x, ok := c.(interface{ CPU() *mem.CPU }); ok {
-		return x.CPU()
-	}
-	return nil
-}
+// cpuOf is a communicator's CPU, when its stack has one (a test's stack
+// may not): fills and checks then go through it (as the program writes and
+// reads its buffer).
+func cpuOf(c stacks.Comm) *mem.CPU { return c.CPU() }
 
 // fillCPU writes the pattern of message msg into buf as rank's program
 // does: through its CPU (Poke) when the stack exposes it.

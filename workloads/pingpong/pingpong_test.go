@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
@@ -22,14 +23,44 @@ func node(t *testing.T, src string) *yaml.Node {
 	return &n
 }
 
-func spec(t *testing.T, stack, workload string) workloads.Spec {
+// resolve is the spec of a series of machine and stack (with the stack's
+// params), resolved through the built-in registry as simrun does.
+func resolve(t *testing.T, machine, stack, stackParams, workload string) (workloads.Spec, error) {
+	t.Helper()
+	open, err := registry.Default().Resolve("test.yaml",
+		registry.Ref{Name: machine}, registry.Ref{Name: stack, Params: node(t, stackParams)})
 	return workloads.Spec{
 		Scenario: "test", Series: "s", File: "test.yaml", Seed: 1,
-		Limits:   sim.Limits{MaxEvents: 10_000_000},
-		Machine:  workloads.Component{Name: "sx4"},
-		Stack:    workloads.Component{Name: "mpich", Params: node(t, stack)},
+		Limits:  sim.Limits{MaxEvents: 10_000_000},
+		Machine: machine, Stack: stack, Open: open,
 		Workload: workloads.Component{Name: Name, Params: node(t, workload)},
+	}, err
+}
+
+// on is the resolved spec of a series on machine and stack.
+func on(t *testing.T, machine, stack, stackParams, workload string) workloads.Spec {
+	t.Helper()
+	s, err := resolve(t, machine, stack, stackParams, workload)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return s
+}
+
+// spec is a series of MPICH on the SX-4 with the stack params given.
+func spec(t *testing.T, stack, workload string) workloads.Spec {
+	t.Helper()
+	return on(t, "sx4", "mpich", stack, workload)
+}
+
+// run resolves and runs a series; the error is the first one met.
+func run(t *testing.T, machine, stack, stackParams, workload string) (workloads.Result, error) {
+	t.Helper()
+	s, err := resolve(t, machine, stack, stackParams, workload)
+	if err != nil {
+		return workloads.Result{}, err
+	}
+	return Run(s)
 }
 
 func value(rows []report.Row, metric string, x float64) float64 {
@@ -141,7 +172,7 @@ func TestBadParams(t *testing.T) {
 		{"{devise: ch_shmem}", "{}", "devise"},
 		{"{lock: spin}", "{}", "lock"},
 	} {
-		_, err := Run(spec(t, tc.stack, tc.workload))
+		_, err := run(t, "sx4", "mpich", tc.stack, tc.workload)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %s: got %v, want an error naming %s", tc.stack, tc.workload, err, tc.want)
 		}
@@ -173,9 +204,7 @@ func TestVerifyNamesOffset(t *testing.T) {
 // the T3D report the missing capability; reading the ready words through
 // the cache ends in a livelock.
 func TestT3D(t *testing.T) {
-	s := spec(t, "{device: ch_t3d}", "{sizes: [8, 1024, 65536], repetitions: 3}")
-	s.Machine.Name = "t3d"
-	res, err := Run(s)
+	res, err := Run(on(t, "t3d", "mpich", "{device: ch_t3d}", "{sizes: [8, 1024, 65536], repetitions: 3}"))
 	if err != nil || len(res.Failures) > 0 {
 		t.Fatalf("%v %v", err, res.Failures)
 	}
@@ -184,14 +213,10 @@ func TestT3D(t *testing.T) {
 			t.Errorf("%g bytes: latency %.3f us, want about %.1f", tc.x, got, tc.want)
 		}
 	}
-	s = spec(t, "{device: ch_lfshmem}", "{sizes: [8]}")
-	s.Machine.Name = "t3d"
-	if _, err := Run(s); err == nil || !strings.Contains(err.Error(), "System V shared memory") {
+	if _, err := run(t, "t3d", "mpich", "{device: ch_lfshmem}", "{sizes: [8]}"); err == nil || !strings.Contains(err.Error(), "System V shared memory") {
 		t.Errorf("ch_lfshmem on t3d: got %v, want the missing capability named", err)
 	}
-	s = spec(t, "{device: ch_t3d, ready_bit_cached: true}", "{sizes: [8]}")
-	s.Machine.Name = "t3d"
-	if _, err := Run(s); !sim.IsLivelock(err) {
+	if _, err := run(t, "t3d", "mpich", "{device: ch_t3d, ready_bit_cached: true}", "{sizes: [8]}"); !sim.IsLivelock(err) {
 		t.Errorf("ch_t3d with ready_bit_cached: got %v, want a livelock", err)
 	}
 }
@@ -205,17 +230,15 @@ func TestT3D(t *testing.T) {
 // which has no one-sided put, the missing capability is named.
 func TestACLMPL(t *testing.T) {
 	const sizes = "{sizes: [0, 8, 1024, 65536], repetitions: 3%s}"
-	run := func(stack, mode string) workloads.Result {
+	runACL := func(stack, mode string) workloads.Result {
 		t.Helper()
-		s := spec(t, stack, fmt.Sprintf(sizes, mode))
-		s.Machine.Name, s.Stack.Name = "t3d", "aclmpl"
-		res, err := Run(s)
+		res, err := run(t, "t3d", "aclmpl", stack, fmt.Sprintf(sizes, mode))
 		if err != nil || len(res.Failures) > 0 {
 			t.Fatalf("aclmpl %s%s: %v %v", stack, mode, err, res.Failures)
 		}
 		return res
 	}
-	sync, async := run("{}", ""), run("{}", ", mode: async")
+	sync, async := runACL("{}", ""), runACL("{}", ", mode: async")
 	if got := value(sync.Rows, Latency, 8); math.Abs(got-4.5)/4.5 > 0.15 {
 		t.Errorf("sync one-word latency %.2f us, paper 4.5 us", got)
 	}
@@ -225,13 +248,10 @@ func TestACLMPL(t *testing.T) {
 		}
 	}
 
-	s := spec(t, "{}", "{sizes: [8]}")
-	s.Stack.Name = "aclmpl"
-	if _, err := Run(s); err == nil || !strings.Contains(err.Error(), "one-sided put") {
+	if _, err := run(t, "sx4", "aclmpl", "{}", "{sizes: [8]}"); err == nil || !strings.Contains(err.Error(), "one-sided put") {
 		t.Errorf("aclmpl on sx4: got %v, want the missing capability named", err)
 	}
-	s = spec(t, "{}", "{mode: eager}")
-	if _, err := Run(s); err == nil || !strings.Contains(err.Error(), "mode") {
+	if _, err := Run(spec(t, "{}", "{mode: eager}")); err == nil || !strings.Contains(err.Error(), "mode") {
 		t.Errorf("mode eager: got %v, want an error naming mode", err)
 	}
 }

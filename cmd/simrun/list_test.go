@@ -1,0 +1,105 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/msgsim/msgsim/scenarios"
+)
+
+// TestListMachinesAndStacks: list --machines shows each machine's
+// capabilities as checked on an instance; list --stacks shows what each
+// stack needs and, on each machine, what its ranks offer or which
+// capability is missing.
+func TestListMachinesAndStacks(t *testing.T) {
+	code, out, errs := simrun(t, "list", "--machines")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"sx4  NEC SX-4 node",
+		"     offers: memory, sysv-shm\n     lacks:  one-sided, get, fetch-inc, swap, barrier, delivered\n",
+		"t3d  Cray T3D",
+		"     offers: memory, one-sided, get, fetch-inc, barrier, delivered\n     lacks:  swap, sysv-shm\n",
+		"  sysv-shm   System V shared memory",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list --machines lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "litmus-mp") {
+		t.Errorf("list --machines also lists scenarios:\n%s", out)
+	}
+	code, out, errs = simrun(t, "list", "--stacks")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"mpich   MPICH",
+		"        on sx4 {device: ch_lfshmem}: offers comm\n",
+		"        on sx4 {device: ch_t3d}: missing per-PE memory with one-sided put and quiet",
+		"        on t3d {device: ch_t3d}: offers comm\n",
+		"aclmpl  ACLMPL",
+		"        needs: one-sided: ",
+		"        on sx4: missing per-PE memory and one-sided put with quiet (machines.OneSided)\n",
+		"        on t3d: offers comm, sendrecv, bcast, reduce, binary-swap\n",
+		"shmem   raw SHMEM",
+		"        on t3d: offers one-sided\n",
+		"  binary-swap binary-swap reduce (stacks.BinarySwapReducer)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list --stacks lacks %q:\n%s", want, out)
+		}
+	}
+	if code, out, _ := simrun(t, "list", "--help"); code != exitOK || !strings.Contains(out, "--machines") || !strings.Contains(out, "--stacks") {
+		t.Errorf("list --help: %d\n%s", code, out)
+	}
+}
+
+// TestValidateBadPairing: a pairing that cannot work is bad input (exit 2)
+// naming the missing capability, in validate and run alike, whether the
+// machine lacks it for the stack or the stack lacks it for the workload.
+func TestValidateBadPairing(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ yaml, want string }{
+		{"machine: {name: sx4}\nstack: {name: aclmpl}\nworkload: {name: pingpong, params: {sizes: [8]}}\n",
+			"bad.yaml: stack: aclmpl cannot run on machine sx4: it needs per-PE memory and one-sided put with quiet (machines.OneSided), which sx4 does not provide"},
+		{"machine: {name: t3d}\nstack: {name: mpich}\nworkload: {name: onetoall}\n",
+			"bad.yaml: stack: mpich ch_lfshmem cannot run on machine t3d: it needs System V shared memory"},
+		{"machine: {name: t3d}\nstack: {name: shmem}\nworkload: {name: pingpong, params: {sizes: [8]}}\n",
+			"workload pingpong cannot run on stack shmem (machine t3d): it needs message passing (stacks.Comm), which shmem does not offer"},
+		{"machine: {name: t3d}\nstack: {name: shmem}\nworkload: {name: reduce}\n",
+			"workload reduce cannot run on stack shmem (machine t3d): it needs message passing (stacks.Comm)"},
+		{"machine: {name: t3d}\nstack: {name: mpich, params: {device: ch_t3d}}\nworkload: {name: reduce, params: {reduce: binary-swap}}\n",
+			"it needs a binary-swap reduce (stacks.BinarySwapReducer)"},
+		{"machine: {name: vax}\nstack: {name: mpich}\nworkload: {name: onetoall}\n",
+			`field machine.name: unknown machine "vax"; machines: sx4, t3d`},
+		{"machine: {name: sx4}\nstack: {name: pvm}\nworkload: {name: onetoall}\n",
+			`field stack.name: unknown stack "pvm"; stacks: mpich, aclmpl, shmem`},
+	} {
+		f := write(t, dir, "bad.yaml", "name: bad\n"+c.yaml)
+		for _, cmd := range []string{"validate", "run"} {
+			code, out, errs := simrun(t, cmd, f, "--out", dir+"/out", "--quiet")
+			if cmd == "validate" {
+				code, out, errs = simrun(t, cmd, f)
+			}
+			if code != exitUsage || !strings.Contains(errs, c.want) {
+				t.Errorf("%s %s: exit %d, want %d naming %q; got:\n%s%s", cmd, c.yaml, code, exitUsage, c.want, out, errs)
+			}
+		}
+	}
+}
+
+// TestValidateBuiltins: every built-in scenario resolves (machine built,
+// stack opened, pairing checked) and validates through the registry.
+func TestValidateBuiltins(t *testing.T) {
+	names, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if code, out, errs := simrun(t, "validate", n); code != exitOK || !strings.Contains(out, ": ok (") {
+			t.Errorf("validate %s: exit %d\n%s%s", n, code, out, errs)
+		}
+	}
+}

@@ -1,0 +1,377 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/registry"
+	"github.com/msgsim/msgsim/scenarios"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/stacks"
+	"github.com/msgsim/msgsim/workloads"
+)
+
+// A third machine and a third stack defined here, plugged in through the
+// registry: nothing outside this file knows them.
+
+// toyParams are the toy machine's params.
+type toyParams struct {
+	// LatencyNs is a put's delivery latency. Assumed: a test machine.
+	LatencyNs float64 `yaml:"latency_ns"`
+}
+
+func defaultToyParams() toyParams { return toyParams{LatencyNs: 2000} }
+
+func (p toyParams) Validate() error {
+	return machines.CheckRanges("toy", []machines.FloatRange{machines.Float("latency_ns", p.LatencyNs, 1, 1e9, "ns")}, nil)
+}
+
+// toy is a distributed-memory machine with one-sided puts that arrive
+// latency_ns after they are issued (no network model): machines.OneSided
+// and nothing else.
+type toy struct {
+	eng   *sim.Engine
+	lat   sim.Time
+	mems  []*mem.Memory
+	cpus  []*mem.CPU
+	ackAt []sim.Time
+}
+
+func newToy(eng *sim.Engine, procs int, p toyParams) (*toy, error) {
+	if procs < 1 || procs > 64 {
+		return nil, fmt.Errorf("toy: %d processes, 1 to 64 allowed", procs)
+	}
+	m := &toy{eng: eng, lat: sim.Time(p.LatencyNs * float64(sim.Nanosecond)), ackAt: make([]sim.Time, procs)}
+	cfg := mem.Config{ClockMHz: 100, Costs: mem.Costs{LoadCycles: 1, UncachedLoadCycles: 2, StoreCycles: 1, MemcpyMBps: 200, VectorMBps: 200}}
+	for i := 0; i < procs; i++ {
+		mm := mem.NewMemory(fmt.Sprintf("toy%d", i), 1<<24)
+		c, err := mem.NewCPU(eng, fmt.Sprintf("toy%d", i), mm, cfg)
+		if err != nil {
+			return nil, err
+		}
+		m.mems, m.cpus = append(m.mems, mm), append(m.cpus, c)
+	}
+	return m, nil
+}
+
+func (m *toy) Name() string              { return "toy" }
+func (m *toy) Engine() *sim.Engine       { return m.eng }
+func (m *toy) Procs() int                { return len(m.cpus) }
+func (m *toy) CPU(pe int) *mem.CPU       { return m.cpus[pe] }
+func (m *toy) MemoryBytes() int          { return 1 << 24 }
+func (m *toy) Memory(pe int) *mem.Memory { return m.mems[pe] }
+
+func (m *toy) Alloc(pe int, name string, n int) (mem.Region, error) {
+	s, err := m.mems[pe].Alloc(name, (n+63)&^63, 64)
+	if err != nil {
+		return mem.Region{}, err
+	}
+	return mem.Region{Mem: m.mems[pe], Addr: s.Base, Len: n}, nil
+}
+
+func (m *toy) deliver(p *sim.Proc, pe, to int, dst mem.Addr, b []byte) {
+	p.Sleep(m.lat / 4)
+	at := p.Now() + m.lat
+	m.eng.At(at, func() { m.mems[to].Write(dst, b) })
+	m.ackAt[pe] = max(m.ackAt[pe], at)
+}
+
+func (m *toy) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
+	b := make([]byte, n)
+	m.mems[pe].Read(src, b)
+	m.deliver(p, pe, to, dst, b)
+}
+
+func (m *toy) PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64) {
+	b := make([]byte, 8)
+	for i := range b {
+		b[i] = byte(v >> (8 * i))
+	}
+	m.deliver(p, pe, to, dst, b)
+}
+
+func (m *toy) Quiet(p *sim.Proc, pe int) {
+	if d := m.ackAt[pe] - p.Now(); d > 0 {
+		p.Sleep(d)
+	}
+}
+
+// mailbox is a message-passing stack that hands each message's bytes
+// (copied out of the sender's memory and into the receiver's) to the
+// receiver after a fixed delay. It needs mailboxMachine, a capability of
+// its own: per-PE CPUs and allocation (the toy and the T3D have it, the
+// SX-4 does not).
+type mailboxMachine interface {
+	machines.Machine
+	CPU(pe int) *mem.CPU
+	Alloc(pe int, name string, n int) (mem.Region, error)
+}
+
+type mailboxParams struct {
+	DelayUs float64 `yaml:"delay_us"`
+}
+
+func defaultMailboxParams() mailboxParams { return mailboxParams{DelayUs: 3} }
+
+type letter struct {
+	src, tag int
+	data     []byte
+}
+
+type mailboxRank struct {
+	m     mailboxMachine
+	rank  int
+	all   []*mailboxRank
+	delay sim.Time
+	box   []letter
+	wait  sim.WaitQueue
+}
+
+func openMailbox(m machines.Machine, p mailboxParams) (*stacks.World, error) {
+	mm, err := machines.Require[mailboxMachine](m, "stack mailbox", "per-PE CPUs and allocation (mailboxMachine)")
+	if err != nil {
+		return nil, err
+	}
+	w := &stacks.World{Stack: "mailbox", Title: "mailbox", Machine: m}
+	all := make([]*mailboxRank, m.Procs())
+	for i := range all {
+		all[i] = &mailboxRank{m: mm, rank: i, all: all, delay: sim.Time(p.DelayUs * float64(sim.Microsecond))}
+		w.Ranks = append(w.Ranks, all[i])
+	}
+	return w, nil
+}
+
+func (r *mailboxRank) Rank() int                        { return r.rank }
+func (r *mailboxRank) Size() int                        { return len(r.all) }
+func (r *mailboxRank) CPU() *mem.CPU                    { return r.m.CPU(r.rank) }
+func (r *mailboxRank) Buffer(n int) (mem.Region, error) { return r.m.Alloc(r.rank, "user", n) }
+
+func (r *mailboxRank) Send(p *sim.Proc, buf mem.Region, dest, tag int) error {
+	b := make([]byte, buf.Len)
+	r.CPU().Peek(buf.Addr, b)
+	p.Sleep(r.delay)
+	to := r.all[dest]
+	to.box = append(to.box, letter{r.rank, tag, b})
+	to.wait.WakeAll()
+	return nil
+}
+
+func (r *mailboxRank) Recv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Status, error) {
+	for {
+		for i, l := range r.box {
+			if (src == stacks.AnySource || l.src == src) && (tag == stacks.AnyTag || l.tag == tag) {
+				r.box = append(r.box[:i], r.box[i+1:]...)
+				r.CPU().Poke(buf.Addr, l.data[:min(len(l.data), buf.Len)])
+				return stacks.Status{Source: l.src, Tag: l.tag, Len: len(l.data)}, nil
+			}
+		}
+		r.wait.Wait(p, fmt.Sprintf("mailbox rank %d: receive from %d", r.rank, src))
+	}
+}
+
+type done struct{ st stacks.Status }
+
+func (d done) Wait(*sim.Proc) (stacks.Status, error)       { return d.st, nil }
+func (d done) Test(*sim.Proc) (bool, stacks.Status, error) { return true, d.st, nil }
+
+type later struct {
+	r        *mailboxRank
+	buf      mem.Region
+	src, tag int
+}
+
+func (l later) Wait(p *sim.Proc) (stacks.Status, error) { return l.r.Recv(p, l.buf, l.src, l.tag) }
+func (l later) Test(*sim.Proc) (bool, stacks.Status, error) {
+	return false, stacks.Status{}, errors.New("mailbox: Test is not supported")
+}
+
+func (r *mailboxRank) Isend(p *sim.Proc, buf mem.Region, dest, tag int) (stacks.Request, error) {
+	return done{}, r.Send(p, buf, dest, tag)
+}
+
+func (r *mailboxRank) Irecv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Request, error) {
+	return later{r, buf, src, tag}, nil
+}
+
+// testRegistry is the built-in registry with the toy machine and the
+// mailbox stack added.
+func testRegistry(t *testing.T) *registry.Registry {
+	t.Helper()
+	reg := registry.Default()
+	if err := reg.AddMachine(registry.Machine("toy", "a test machine: one-sided puts with a fixed latency", defaultToyParams, newToy)); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.AddStack(registry.Stack("mailbox", "a test stack: messages handed over after a delay", registry.Decode(defaultMailboxParams), openMailbox,
+		registry.Needs(machines.Cap[mailboxMachine]("mailbox-host", "per-PE CPUs and allocation (mailboxMachine)")))); err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// runScenario resolves a scenario (YAML) with reg as simrun does (specs,
+// then the workloads' checks) and runs every series.
+func runScenario(t *testing.T, reg *registry.Registry, src string) ([]workloads.Result, error) {
+	t.Helper()
+	name, _, _ := strings.Cut(strings.TrimPrefix(src, "name: "), "\n")
+	s, err := scenarios.Parse(name+".yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := specs(reg, s, 60)
+	if err == nil {
+		err = check(sp)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []workloads.Result
+	for _, x := range sp {
+		res, err := runSeries(x)
+		if err != nil {
+			return out, fmt.Errorf("series %s: %w", x.Series, err)
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// TestPluggedMachineAndStack: a machine and a stack defined in this test
+// run ping-pong through the normal resolution path, with each other and
+// with the built-ins (ACLMPL on the toy machine, the mailbox on the T3D);
+// their params are decoded strictly; the SX-4 lacks what the mailbox
+// needs and says so.
+func TestPluggedMachineAndStack(t *testing.T) {
+	reg := testRegistry(t)
+	const pp = "workload: {name: pingpong, params: {sizes: [0, 8, 4096], repetitions: 2}}\n"
+	res, err := runScenario(t, reg, `name: plug
+machine: {name: toy}
+stack: {name: mailbox}
+`+pp+`series:
+  - name: mailbox-toy
+  - name: aclmpl-toy
+    machine: {params: {latency_ns: 1000}}
+    stack: {name: aclmpl}
+  - name: mailbox-t3d
+    machine: {name: t3d}
+  - name: mailbox-toy-slow
+    stack: {params: {delay_us: 30}}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lat := map[string]float64{}
+	for i, r := range res {
+		if len(r.Failures) > 0 || len(r.Rows) != 5 {
+			t.Fatalf("series %d: %v, %d rows", i, r.Failures, len(r.Rows))
+		}
+		for _, row := range r.Rows {
+			if row.Metric == "latency_us" && row.X == 8 {
+				lat[row.Series] = row.Value
+			}
+		}
+	}
+	t.Logf("8-byte latencies: %v", lat)
+	if lat["mailbox-toy"] != 3 || lat["mailbox-toy-slow"] != 30 {
+		t.Errorf("mailbox latency %v us, %v us slow; want its 3 us and 30 us delays", lat["mailbox-toy"], lat["mailbox-toy-slow"])
+	}
+	if lat["aclmpl-toy"] <= 1 {
+		t.Errorf("ACLMPL on the toy machine: %v us, want above the put latency", lat["aclmpl-toy"])
+	}
+	async := strings.Replace(pp, "repetitions: 2", "mode: async", 1)
+	for _, c := range []struct{ yaml, want string }{
+		{"machine: {name: toy, params: {latency_ns: -1}}\nstack: {name: mailbox}\n" + pp, "bad.yaml:2:43: field machine.params.latency_ns: -1 ns is outside the plausible range"},
+		{"machine: {name: toy}\nstack: {name: mailbox, params: {delay: 3}}\n" + pp, `field stack.params.delay: unknown field "delay"`},
+		{"machine: {name: sx4}\nstack: {name: mailbox}\n" + pp, "stack mailbox cannot run on machine sx4: it needs per-PE CPUs and allocation (mailboxMachine)"},
+		{"machine: {name: toy}\nstack: {name: aclmpl}\n" + async, "fetch-and-increment registers (machines.FetchInc)"},
+	} {
+		_, err := runScenario(t, reg, "name: bad\n"+c.yaml)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.yaml, err, c.want)
+		}
+	}
+}
+
+// TestEveryPairingPingPong: every registered (machine, stack) pairing, each
+// stack variant, runs a small ping-pong with every payload verified, or
+// reports the capability it lacks by name (a *machines.MissingCapability:
+// exit status 2).
+func TestEveryPairingPingPong(t *testing.T) {
+	reg := testRegistry(t)
+	ran := map[string]bool{}
+	for _, m := range reg.Machines() {
+		for _, st := range reg.Stacks() {
+			variants := st.Variants
+			if len(variants) == 0 {
+				variants = []string{""}
+			}
+			for _, v := range variants {
+				name := m.Name + "/" + st.Name + v
+				src := fmt.Sprintf("name: pair\nmachine: {name: %s}\nstack: {name: %s}\nworkload: {name: pingpong, params: {sizes: [8, 1024], repetitions: 2}}\n", m.Name, st.Name)
+				if v != "" {
+					src = strings.Replace(src, "stack: {name: "+st.Name+"}", "stack: {name: "+st.Name+", params: "+v+"}", 1)
+				}
+				res, err := runScenario(t, reg, src)
+				var mc *machines.MissingCapability
+				switch {
+				case errors.As(err, &mc):
+					if mc.Capability == "" || !inputError(err) || !strings.Contains(err.Error(), mc.Capability) {
+						t.Errorf("%s: missing capability not named: %v", name, err)
+					}
+					t.Logf("%s: %v", name, err)
+				case err != nil:
+					t.Errorf("%s: %v (neither a run nor a missing capability)", name, err)
+				default:
+					if len(res) != 1 || len(res[0].Failures) > 0 || len(res[0].Rows) != 4 {
+						t.Errorf("%s: %+v", name, res)
+					}
+					ran[name] = true
+				}
+			}
+		}
+	}
+	for _, want := range []string{"sx4/mpich{device: ch_shmem}", "sx4/mpich{device: ch_lfshmem}", "t3d/mpich{device: ch_t3d}",
+		"t3d/aclmpl", "toy/aclmpl", "toy/mpich{device: ch_t3d}", "toy/mailbox", "t3d/mailbox"} {
+		if !ran[want] {
+			t.Errorf("%s did not run", want)
+		}
+	}
+	if len(ran) != 8 {
+		t.Errorf("ran %v, want exactly the 8 pairings with message passing", ran)
+	}
+}
+
+// TestPluggedCollectives: the collective benchmark runs on the toy machine
+// (no barrier network: the harness's ideal barrier; no delivered-bytes
+// count) over ACLMPL and over the mailbox stack, every delivery verified.
+func TestPluggedCollectives(t *testing.T) {
+	reg := testRegistry(t)
+	res, err := runScenario(t, reg, `name: coll
+machine: {name: toy}
+stack: {name: aclmpl}
+workload: {name: pattern-table, params: {pes: [6], bytes: [512]}}
+series:
+  - name: aclmpl-toy
+  - name: mailbox-toy
+    stack: {name: mailbox}
+  - name: mailbox-toy-async
+    stack: {name: mailbox}
+    workload: {params: {mode: async}}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		if len(r.Failures) > 0 || len(r.Rows) != 5 {
+			t.Fatalf("series %d: %v, %d rows", i, r.Failures, len(r.Rows))
+		}
+		for _, row := range r.Rows {
+			if !(row.Value > 0) {
+				t.Errorf("%s: %s = %g", row.Series, row.Metric, row.Value)
+			}
+		}
+	}
+}

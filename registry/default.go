@@ -1,0 +1,40 @@
+package registry
+
+import (
+	"github.com/msgsim/msgsim/machines/sx4"
+	"github.com/msgsim/msgsim/machines/t3d"
+	"github.com/msgsim/msgsim/stacks/aclmpl"
+	"github.com/msgsim/msgsim/stacks/mpich"
+	"github.com/msgsim/msgsim/stacks/shmem"
+)
+
+// Default returns a registry of the built-in machines and stacks. Adding
+// one is a line here.
+func Default() *Registry {
+	r := New()
+	for _, e := range []MachineEntry{
+		Machine(sx4.Name, "NEC SX-4 node: shared memory, non-coherent caches, reordered stores, System V semaphores (papers/mpich-sx4.txt)", sx4.DefaultParams, sx4.New),
+		Machine(t3d.Name, "Cray T3D: PEs on a 3D torus, SHMEM put/get, fetch-and-increment, barrier network (papers/aclmpl-t3d.txt)", t3d.DefaultParams, t3d.New),
+	} {
+		must(r.AddMachine(e))
+	}
+	for _, e := range []StackEntry{
+		Stack(mpich.Name, "MPICH: short, eager and rendezvous protocols over the devices ch_shmem, ch_lfshmem (SX-4) and ch_t3d", mpich.ParamsFromYAMLAt, mpich.Open,
+			Needs(mpich.Needs()...), Variants("{device: ch_shmem}", "{device: ch_lfshmem}", "{device: ch_t3d}")),
+		Stack(aclmpl.Name, "ACLMPL: synchronous and asynchronous put-based protocols, tree and binary-swap collectives", aclmpl.ParseParams, aclmpl.Open,
+			Needs(aclmpl.Needs()...)),
+		Stack(shmem.Name, "raw SHMEM: put, get, quiet, fetch-and-increment, symmetric memory; no messages", Decode(shmem.DefaultParams), shmem.Open,
+			Needs(shmem.Needs()...)),
+	} {
+		must(r.AddStack(e))
+	}
+	return r
+}
+
+// must panics on a registration error of a built-in (two built-ins with
+// one name: a bug, found by every test).
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}

@@ -1,0 +1,292 @@
+// Package registry is the one place where machines and stacks are known by
+// name. A Registry is a value: Default holds the built-in machines (sx4,
+// t3d) and stacks (mpich, aclmpl, shmem); a test may add its own. Resolve
+// turns a scenario's machine and stack (names and YAML params) into an
+// opener that builds the machine and opens the stack on it: params are
+// decoded and the pairing is checked once, by the same code for
+// simrun validate and simrun run, and workloads receive ready ranks
+// (stacks.World) without importing any concrete machine or stack.
+//
+// Adding a machine or a stack is a new package and one line in Default:
+//
+//	r.AddMachine(registry.Machine(t3d.Name, "Cray T3D ...", t3d.DefaultParams, t3d.New))
+//	r.AddStack(registry.Stack(aclmpl.Name, "ACLMPL ...", aclmpl.ParseParams, aclmpl.Open, registry.Needs(aclmpl.Needs()...)))
+//
+// Only cmd/simrun and tests import this package.
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/stacks"
+	"gopkg.in/yaml.v3"
+)
+
+// Registry holds machines and stacks by name, in registration order.
+type Registry struct {
+	machines []MachineEntry
+	stacks   []StackEntry
+}
+
+// New returns an empty registry.
+func New() *Registry { return &Registry{} }
+
+// MachineEntry is a registered machine: how to decode its params and build
+// it.
+type MachineEntry struct {
+	Name    string
+	Summary string // one line
+	decode  func(file, field string, node *yaml.Node) (any, error)
+	build   func(eng *sim.Engine, procs int, params any) (machines.Machine, error)
+}
+
+// Machine is the entry of a machine with params P (defaults gives them;
+// a scenario's machine.params are decoded strictly over them and checked
+// with P's Validate method, if it has one) built by build.
+func Machine[P any, M machines.Machine](name, summary string, defaults func() P, build func(eng *sim.Engine, procs int, params P) (M, error)) MachineEntry {
+	dec := Decode(defaults)
+	return MachineEntry{
+		Name: name, Summary: summary,
+		decode: func(file, field string, node *yaml.Node) (any, error) { return dec(file, field, node) },
+		build: func(eng *sim.Engine, procs int, params any) (machines.Machine, error) {
+			m, err := build(eng, procs, params.(P))
+			if err != nil {
+				return nil, err
+			}
+			return m, nil
+		},
+	}
+}
+
+// Build builds the machine with its default params and procs processes in
+// eng (listings and tests).
+func (e MachineEntry) Build(eng *sim.Engine, procs int) (machines.Machine, error) {
+	p, err := e.decode("", "machine.params", nil)
+	if err != nil {
+		return nil, err
+	}
+	return e.build(eng, procs, p)
+}
+
+// StackEntry is a registered stack: how to decode its params and open it
+// on a machine.
+type StackEntry struct {
+	Name    string
+	Summary string // one line
+	// Needs are the machine capabilities the stack uses (for listings;
+	// Open checks them).
+	Needs []machines.Capability
+	// Variants are stack params (YAML) that listings and tests try on
+	// every machine, e.g. each device of MPICH; empty: the defaults only.
+	Variants []string
+	decode   func(file, field string, node *yaml.Node) (any, error)
+	open     func(m machines.Machine, params any) (*stacks.World, error)
+}
+
+// StackOption sets an optional part of a StackEntry.
+type StackOption func(*StackEntry)
+
+// Needs lists the machine capabilities a stack uses.
+func Needs(caps ...machines.Capability) StackOption {
+	return func(e *StackEntry) { e.Needs = append(e.Needs, caps...) }
+}
+
+// Variants lists the stack params (YAML) listings and tests try.
+func Variants(params ...string) StackOption {
+	return func(e *StackEntry) { e.Variants = append(e.Variants, params...) }
+}
+
+// Stack is the entry of a stack with params P (decode decodes and checks a
+// scenario's stack.params, naming file, line and field) opened on a
+// machine by open.
+func Stack[P any](name, summary string, decode func(file, field string, node *yaml.Node) (P, error), open func(m machines.Machine, params P) (*stacks.World, error), opts ...StackOption) StackEntry {
+	e := StackEntry{
+		Name: name, Summary: summary,
+		decode: func(file, field string, node *yaml.Node) (any, error) { return decode(file, field, node) },
+		open:   func(m machines.Machine, params any) (*stacks.World, error) { return open(m, params.(P)) },
+	}
+	for _, o := range opts {
+		o(&e)
+	}
+	return e
+}
+
+// Decode is the strict decoder of params P: a scenario's params over
+// defaults(), then P's Validate method (if it has one), whose
+// *machines.ParamError is located at its line.
+func Decode[P any](defaults func() P) func(file, field string, node *yaml.Node) (P, error) {
+	return func(file, field string, node *yaml.Node) (P, error) {
+		p := defaults()
+		if err := strictyaml.DecodeAt(file, field, node, &p); err != nil {
+			var zero P
+			return zero, err
+		}
+		if v, ok := any(p).(interface{ Validate() error }); ok {
+			if err := v.Validate(); err != nil {
+				var zero P
+				return zero, machines.Locate(file, field, node, err)
+			}
+		}
+		return p, nil
+	}
+}
+
+// AddMachine registers a machine; its name must be new.
+func (r *Registry) AddMachine(e MachineEntry) error {
+	if e.Name == "" || slices.ContainsFunc(r.machines, func(x MachineEntry) bool { return x.Name == e.Name }) {
+		return fmt.Errorf("registry: machine name %q is empty or taken", e.Name)
+	}
+	r.machines = append(r.machines, e)
+	return nil
+}
+
+// AddStack registers a stack; its name must be new.
+func (r *Registry) AddStack(e StackEntry) error {
+	if e.Name == "" || slices.ContainsFunc(r.stacks, func(x StackEntry) bool { return x.Name == e.Name }) {
+		return fmt.Errorf("registry: stack name %q is empty or taken", e.Name)
+	}
+	r.stacks = append(r.stacks, e)
+	return nil
+}
+
+// Machines are the registered machines, in registration order.
+func (r *Registry) Machines() []MachineEntry { return slices.Clone(r.machines) }
+
+// Stacks are the registered stacks, in registration order.
+func (r *Registry) Stacks() []StackEntry { return slices.Clone(r.stacks) }
+
+// LookupMachine finds a machine by name.
+func (r *Registry) LookupMachine(name string) (MachineEntry, bool) {
+	i := slices.IndexFunc(r.machines, func(x MachineEntry) bool { return x.Name == name })
+	if i < 0 {
+		return MachineEntry{}, false
+	}
+	return r.machines[i], true
+}
+
+// LookupStack finds a stack by name.
+func (r *Registry) LookupStack(name string) (StackEntry, bool) {
+	i := slices.IndexFunc(r.stacks, func(x StackEntry) bool { return x.Name == name })
+	if i < 0 {
+		return StackEntry{}, false
+	}
+	return r.stacks[i], true
+}
+
+// Ref is a machine or stack as a scenario's series names it.
+type Ref struct {
+	Name   string
+	Params *yaml.Node // nil or empty: defaults
+	// Field is the component's YAML path, e.g. "machine" or
+	// "series[1].stack" (empty: "machine" or "stack").
+	Field string
+}
+
+func (c Ref) field(def string) string {
+	if c.Field != "" {
+		return c.Field
+	}
+	return def
+}
+
+// Opener builds a machine with procs processes in eng and opens a stack on
+// it.
+type Opener = func(eng *sim.Engine, procs int) (*stacks.World, error)
+
+// ProbeProcs is the number of processes of the instance Resolve checks a
+// pairing on (the fewest any workload runs).
+const ProbeProcs = 2
+
+// Resolve decodes the params of machine and stack (errors name file, line
+// and field), checks that the stack can be opened on the machine (on a
+// throwaway instance of ProbeProcs processes: a missing capability is a
+// *machines.MissingCapability), and returns the opener that workloads
+// call. A series with neither a machine nor a stack (a litmus test)
+// resolves to a nil opener.
+func (r *Registry) Resolve(file string, machine, stack Ref) (Opener, error) {
+	if machine.Name == "" && stack.Name == "" {
+		return nil, nil
+	}
+	mf, sf := machine.field("machine"), stack.field("stack")
+	unknown := func(field, kind, name string, known []string) error {
+		what := fmt.Sprintf("unknown %s %q", kind, name)
+		if name == "" {
+			what = fmt.Sprintf("no %s named (a series with a machine needs a stack and the other way round)", kind)
+		}
+		return strictyaml.Errorf(file, nil, field+".name", "%s; %ss: %s", what, kind, strings.Join(known, ", "))
+	}
+	me, ok := r.LookupMachine(machine.Name)
+	if !ok {
+		return nil, unknown(mf, "machine", machine.Name, names(r.machines, func(e MachineEntry) string { return e.Name }))
+	}
+	se, ok := r.LookupStack(stack.Name)
+	if !ok {
+		return nil, unknown(sf, "stack", stack.Name, names(r.stacks, func(e StackEntry) string { return e.Name }))
+	}
+	mp, err := me.decode(file, mf+".params", machine.Params)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := se.decode(file, sf+".params", stack.Params)
+	if err != nil {
+		return nil, err
+	}
+	open := func(eng *sim.Engine, procs int) (*stacks.World, error) {
+		m, err := me.build(eng, procs, mp)
+		if err != nil {
+			return nil, machines.Locate(file, mf+".params", machine.Params, err)
+		}
+		w, err := se.open(m, sp)
+		var mc *machines.MissingCapability
+		switch {
+		case errors.As(err, &mc):
+			return nil, fmt.Errorf("%s: %s: %w", file, sf, err)
+		case err != nil:
+			return nil, machines.Locate(file, sf+".params", stack.Params, err)
+		}
+		if w.Size() != procs {
+			return nil, fmt.Errorf("%s: %s: stack %s opened %d ranks on %d processes (a bug in the stack)", file, sf, se.Name, w.Size(), procs)
+		}
+		return w, nil
+	}
+	if _, err := open(sim.NewEngine(1), ProbeProcs); err != nil {
+		return nil, err
+	}
+	return open, nil
+}
+
+func names[E any](es []E, name func(E) string) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = name(e)
+	}
+	return out
+}
+
+// Probe opens stack (with params, YAML; "" for the defaults) on a
+// ProbeProcs-process instance of machine with its default params: what
+// listings and tests use to see what a pairing offers, or which capability
+// it lacks.
+func (r *Registry) Probe(machine, stack, params string) (*stacks.World, error) {
+	var node *yaml.Node
+	if params != "" {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(params), &doc); err != nil {
+			return nil, fmt.Errorf("registry: stack params %q: %w", params, err)
+		}
+		if len(doc.Content) > 0 {
+			node = doc.Content[0]
+		}
+	}
+	open, err := r.Resolve("", Ref{Name: machine}, Ref{Name: stack, Params: node})
+	if err != nil {
+		return nil, err
+	}
+	return open(sim.NewEngine(1), ProbeProcs)
+}

@@ -1,0 +1,45 @@
+package aclmpl
+
+import (
+	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/stacks"
+)
+
+// Open sets ACLMPL up on m (New) and returns it as a World: one PE per
+// processor. Each PE offers stacks.Comm (Send and Recv are the synchronous
+// protocol, Isend and Irecv the asynchronous one) and the synchronous
+// library's collectives (stacks.SendRecver, Bcaster, Reducer,
+// BinarySwapReducer).
+func Open(m machines.Machine, params Params) (*stacks.World, error) {
+	l, err := New(m, params)
+	if err != nil {
+		return nil, err
+	}
+	w := &stacks.World{Stack: Name, Title: "ACLMPL", Machine: m}
+	for _, x := range l.pes {
+		w.Ranks = append(w.Ranks, x)
+	}
+	return w, nil
+}
+
+// Needs are the machine capabilities ACLMPL uses: one-sided puts always,
+// fetch-and-increment for the asynchronous protocol.
+func Needs() []machines.Capability {
+	return []machines.Capability{
+		machines.Cap[Machine]("one-sided", oneSidedCapability),
+		machines.Cap[FetchIncMachine]("fetch-inc", fetchIncCapability+", for the asynchronous protocol"),
+	}
+}
+
+// FootprintBytes is what the PE's library holds in its memory
+// (stacks.Footprint): the request and completion arrays and the staging
+// block, and with the asynchronous protocol (nonblocking) the buffer pool.
+func (x *PE) FootprintBytes(nonblocking bool) int {
+	line := func(b int) int { return (b + 63) &^ 63 }
+	n := line(x.size*reqBytes) + line(x.size*compBytes) + 64
+	if nonblocking {
+		p := x.lib.params
+		n += p.PoolSlots * ((hdrBytes + p.SlotBytes + 63) &^ 63)
+	}
+	return n
+}
