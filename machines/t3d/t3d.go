@@ -171,6 +171,7 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 	}
 	m.net, err = net.New(eng, router{m}, net.Config{
 		MTU: params.PacketPayloadBytes, Header: params.PacketHeaderBytes, Packets: params.PacketMode,
+		Unit: params.UnitBytes,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("t3d: %w", err)

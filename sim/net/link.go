@@ -50,9 +50,11 @@ const (
 	// RoundRobin grants the input port granted least recently, FIFO
 	// within a port.
 	RoundRobin Policy = iota
-	// PassThroughFirst grants units arriving over another link before
-	// units injected at the link's node (an SCI ringlet's bypass FIFO has
-	// priority over the node's own output), FIFO within each class.
+	// PassThroughFirst grants units passing along the link's ring (whose
+	// previous link has the same Ring) before units entering the ring at
+	// the link's node (injected there, or coming from another ring): an
+	// SCI ringlet's bypass FIFO has priority over the node's own output.
+	// FIFO within each class.
 	PassThroughFirst
 )
 
@@ -70,6 +72,8 @@ type Link struct {
 	Buffered bool
 	// Policy chooses among waiting units.
 	Policy Policy
+	// Ring names the ring the link belongs to (PassThroughFirst); 0: none.
+	Ring int
 
 	holder    *unit    // the unit granted last; it holds the link until freeAt
 	freeAt    sim.Time // sim.Forever while the holder's release is unknown
@@ -177,7 +181,7 @@ func (l *Link) pick() *unit {
 	switch l.Policy {
 	case PassThroughFirst:
 		for i, u := range l.waiters {
-			if u.hop > 0 {
+			if in := inputOf(u); in != nil && l.Ring != 0 && in.Ring == l.Ring {
 				best = i
 				break
 			}

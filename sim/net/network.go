@@ -51,9 +51,15 @@ type Config struct {
 	// CRC); counted the same way on the fast path.
 	Header int
 	// Packets: each packet is its own unit (the packet model). False: a
-	// message crosses as one unit whose duration is the sum of its
-	// packets' (the fast path, identical timing without contention).
+	// message crosses in units of Unit bytes of payload, each lasting the
+	// sum of its packets' durations (the fast path: identical timing
+	// without contention).
 	Packets bool
+	// Unit is the payload of a fast-path unit, rounded up to whole
+	// packets; 0 means a message crosses whole. Units of messages that
+	// meet at a link interleave there as their packets would, at a
+	// coarser grain; whole messages wait for each other instead.
+	Unit int
 	// Jitter, when positive, delays each unit's arrival at its destination
 	// by a random time in [0, Jitter] drawn from the engine's generator,
 	// so different packets may be delivered out of order (reproducibly for
@@ -68,6 +74,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("net: negative MTU %d", c.MTU)
 	case c.Header < 0:
 		return fmt.Errorf("net: negative header size %d", c.Header)
+	case c.Unit < 0:
+		return fmt.Errorf("net: negative unit size %d", c.Unit)
 	case c.Jitter < 0:
 		return fmt.Errorf("net: negative jitter %v", c.Jitter)
 	}
@@ -82,6 +90,9 @@ type Network struct {
 	units  []*unit    // pool
 	msgs   []*Message // pool
 	stats  Stats
+	// unitBytes is the payload of a unit: MTU in the packet model, Unit
+	// rounded up to whole packets on the fast path, 0 for whole messages.
+	unitBytes int
 }
 
 // Stats counts a network's traffic.
@@ -98,7 +109,16 @@ func New(eng *sim.Engine, router Router, cfg Config) (*Network, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Network{eng: eng, router: router, cfg: cfg}, nil
+	n := &Network{eng: eng, router: router, cfg: cfg}
+	switch {
+	case cfg.Packets:
+		n.unitBytes = cfg.MTU
+	case cfg.Unit > 0 && cfg.MTU > 0:
+		n.unitBytes = (cfg.Unit + cfg.MTU - 1) / cfg.MTU * cfg.MTU
+	default:
+		n.unitBytes = cfg.Unit
+	}
+	return n, nil
 }
 
 // Config is the network's configuration.
@@ -185,11 +205,10 @@ func (m *Message) injectEvent() {
 // injectNext injects the message's next unit: its next packet, or all of
 // it on the fast path.
 func (m *Message) injectNext() {
-	n := m.net
 	off := m.next
 	size := m.Bytes - off
-	if n.cfg.Packets && n.cfg.MTU > 0 && size > n.cfg.MTU {
-		size = n.cfg.MTU
+	if u := m.net.unitBytes; u > 0 && size > u {
+		size = u
 	}
 	m.next = off + size
 	m.inject(off, size, true)
@@ -218,7 +237,7 @@ func (m *Message) inject(off, size int, chain bool) {
 		return
 	}
 	bw := minRate(u.route)
-	if n.cfg.Packets || n.cfg.MTU == 0 || size <= n.cfg.MTU {
+	if n.cfg.MTU == 0 || size <= n.cfg.MTU {
 		u.s = n.packetTime(size, m.Rate, bw)
 	} else {
 		// The fast path: the sum of the packets' durations.

@@ -86,9 +86,9 @@ func TestLaterFlowUsesGap(t *testing.T) {
 	shared := NewLink("shared", lat, 300)
 	other := NewLink("other", lat, 300)
 	nw := mustNet(t, eng, routes{
-		{9, 9}: {blocker},          // keeps blocker busy 1 ms
-		{0, 1}: {blocker, shared},  // the early flow: waits at blocker
-		{2, 3}: {other, shared},    // the later flow
+		{9, 9}: {blocker},         // keeps blocker busy 1 ms
+		{0, 1}: {blocker, shared}, // the early flow: waits at blocker
+		{2, 3}: {other, shared},   // the later flow
 	}, Config{})
 	sendAt(t, eng, nw, 0, 9, 9, 300000, 0)
 	early := sendAt(t, eng, nw, sim.Nano(1), 0, 1, 3000, 0)
@@ -129,12 +129,17 @@ func TestFastPathEqualsPacketModel(t *testing.T) {
 	for _, hops := range []int{1, 3, 7} {
 		for _, size := range []int{0, 1, 63, 64, 65, 1000, 100003} {
 			for _, rate := range []float64{0, 50e6} {
-				var got [2][2]sim.Time
-				for i, packets := range []bool{false, true} {
+				var got [3][2]sim.Time
+				for i, cfg := range []Config{
+					{MTU: 64, Header: 16},                // whole messages
+					{MTU: 64, Header: 16, Unit: 1000},    // units of 16 packets
+					{MTU: 64, Header: 16, Packets: true}, // packets
+				} {
+					packets := cfg.Packets
 					eng := sim.NewEngine(1)
 					r := line("l", hops, sim.Nano(30), 100)
 					r[hops/2].BytesPerSec = 80e6 // one slower link
-					nw := mustNet(t, eng, routes{{0, 1}: r}, Config{MTU: 64, Header: 16, Packets: packets})
+					nw := mustNet(t, eng, routes{{0, 1}: r}, cfg)
 					rec := sendAt(t, eng, nw, sim.Nano(5), 0, 1, size, rate)
 					run(t, eng)
 					got[i] = [2]sim.Time{rec.sent, rec.delivered}
@@ -142,8 +147,8 @@ func TestFastPathEqualsPacketModel(t *testing.T) {
 						t.Errorf("%d bytes: %d packets arrived", size, len(rec.arrivals))
 					}
 				}
-				if got[0] != got[1] {
-					t.Errorf("%d hops, %d bytes, rate %g: fast path (sent, tail) %v, packets %v", hops, size, rate, got[0], got[1])
+				if got[0] != got[2] || got[1] != got[2] {
+					t.Errorf("%d hops, %d bytes, rate %g: (sent, tail) whole %v, units %v, packets %v", hops, size, rate, got[0], got[1], got[2])
 				}
 			}
 		}
