@@ -141,7 +141,7 @@ type Message struct {
 	next     int // payload offset of the next packet to inject
 	units    int // units injected and not yet arrived or aborted
 	pending  int // message events scheduled (next packet, Sent, Failed)
-	packets  int // packets arrived
+	got      int // payload bytes arrived
 	npackets int
 	sent     bool // Sent is scheduled or done
 	done     bool // Delivered or Failed has been called or scheduled
@@ -173,7 +173,7 @@ func (n *Network) Send(msg Msg, h Handler) {
 		m.failFn = m.notifyFailed
 	}
 	m.Msg, m.Handler = msg, h
-	m.next, m.units, m.pending, m.packets = 0, 0, 0, 0
+	m.next, m.units, m.pending, m.got = 0, 0, 0, 0
 	m.sent, m.done, m.err = false, false, nil
 	m.npackets = m.unitsFor(msg.Bytes)
 	n.stats.Messages++
@@ -308,9 +308,9 @@ func (m *Message) arrived(u *unit) {
 		m.maybeFree()
 		return
 	}
-	m.packets += m.unitsFor(u.n)
+	m.got += u.n
 	m.Handler.Arrived(m, u.off, u.n)
-	if m.packets >= m.npackets && m.next >= m.Bytes {
+	if m.got == m.Bytes {
 		m.done = true
 		m.net.stats.Delivered++
 		m.Handler.Delivered(m)

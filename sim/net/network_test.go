@@ -129,10 +129,11 @@ func TestFastPathEqualsPacketModel(t *testing.T) {
 	for _, hops := range []int{1, 3, 7} {
 		for _, size := range []int{0, 1, 63, 64, 65, 1000, 100003} {
 			for _, rate := range []float64{0, 50e6} {
-				var got [3][2]sim.Time
+				var got [4][2]sim.Time
 				for i, cfg := range []Config{
 					{MTU: 64, Header: 16},                // whole messages
 					{MTU: 64, Header: 16, Unit: 1000},    // units of 16 packets
+					{MTU: 0, Header: 16, Unit: 1000},     // MTU 0: one header per unit
 					{MTU: 64, Header: 16, Packets: true}, // packets
 				} {
 					packets := cfg.Packets
@@ -147,8 +148,11 @@ func TestFastPathEqualsPacketModel(t *testing.T) {
 						t.Errorf("%d bytes: %d packets arrived", size, len(rec.arrivals))
 					}
 				}
-				if got[0] != got[2] || got[1] != got[2] {
-					t.Errorf("%d hops, %d bytes, rate %g: (sent, tail) whole %v, units %v, packets %v", hops, size, rate, got[0], got[1], got[2])
+				if got[0] != got[3] || got[1] != got[3] {
+					t.Errorf("%d hops, %d bytes, rate %g: (sent, tail) whole %v, units %v, packets %v", hops, size, rate, got[0], got[1], got[3])
+				}
+				if got[2][1] < got[2][0] {
+					t.Errorf("%d hops, %d bytes, MTU 0 in units: delivered %v before sent %v", hops, size, got[2][1], got[2][0])
 				}
 			}
 		}
@@ -206,5 +210,38 @@ func TestAcksOccupyReversePath(t *testing.T) {
 		if delayed := probe.delivered > alone; delayed != acks {
 			t.Errorf("acks %v: reverse message at %v, alone %v", acks, probe.delivered, alone)
 		}
+	}
+}
+
+type nopHandler struct{ delivered int }
+
+func (*nopHandler) Sent(*Message)                {}
+func (*nopHandler) Arrived(*Message, int, int)   {}
+func (h *nopHandler) Delivered(*Message)         { h.delivered++ }
+func (*nopHandler) Failed(m *Message, err error) {}
+
+// TestSteadyStateAllocatesNothing: once the pools are warm, sending
+// messages of many packets through contending links allocates nothing.
+func TestSteadyStateAllocatesNothing(t *testing.T) {
+	eng := sim.NewEngine(1)
+	a, b := line("a", 4, sim.Nano(20), 100), line("b", 4, sim.Nano(20), 100)
+	b[2] = a[2]
+	nw := mustNet(t, eng, routes{{0, 1}: a, {2, 3}: b}, Config{MTU: 64, Header: 16, Packets: true})
+	h := &nopHandler{}
+	round := func() {
+		nw.Send(Msg{Src: 0, Dst: 1, Bytes: 6400}, h)
+		nw.Send(Msg{Src: 2, Dst: 3, Bytes: 6400}, h)
+		if err := eng.Run(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 5 {
+		round()
+	}
+	if allocs := testing.AllocsPerRun(20, round); allocs > 0 {
+		t.Errorf("%.1f allocations per round of 200 packets, want 0", allocs)
+	}
+	if h.delivered != 2*26 {
+		t.Errorf("%d messages delivered, want %d", h.delivered, 2*26)
 	}
 }
