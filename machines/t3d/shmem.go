@@ -76,8 +76,19 @@ func (o *op) Sent(*net.Message) {
 }
 
 // Arrived writes a put's or a get's bytes into the destination memory as
-// they arrive (each packet, or the whole message).
+// each packet arrives, in packet mode. On the fast path the units a
+// message crosses in are a simulation grain, not packets: its bytes are
+// written whole when its last unit has arrived (Delivered), so no unit
+// boundary shows in memory.
 func (o *op) Arrived(_ *net.Message, off, n int) {
+	if o.m.params.PacketMode {
+		o.write(off, n)
+	}
+}
+
+// write stores bytes [off, off+n) of the operation's data at its
+// destination.
+func (o *op) write(off, n int) {
 	switch o.kind {
 	case opPut:
 		t := o.m.pes[o.to]
@@ -91,6 +102,9 @@ func (o *op) Arrived(_ *net.Message, off, n int) {
 // Delivered moves the operation to its next step.
 func (o *op) Delivered(*net.Message) {
 	m := o.m
+	if !m.params.PacketMode && (o.kind == opPut || o.kind == opGetData) {
+		o.write(0, o.n)
+	}
 	switch o.kind {
 	case opPut:
 		// The target acknowledges the write to the sender.
@@ -189,7 +203,7 @@ func (m *Machine) putBuf(p *sim.Proc, pe, to int, dst mem.Addr, buf []byte) {
 	x.unacked++
 	x.puts++
 	m.send(o, pe, to, classRequest, len(buf), m.putRate)
-	p.Block(fmt.Sprintf("put of %d bytes to PE %d leaving PE %d", len(buf), to, pe))
+	p.Block("put: its data leaving the PE")
 }
 
 // PutWord is Put of one 8-byte value v (a flag or a completion block),
@@ -211,7 +225,7 @@ func (m *Machine) Quiet(p *sim.Proc, pe int) {
 	m.check("quiet", pe)
 	x := m.pes[pe]
 	for x.unacked > 0 {
-		x.quiet.Wait(p, fmt.Sprintf("quiet: %d put(s) of PE %d unacknowledged", x.unacked, pe))
+		x.quiet.Wait(p, "quiet: puts not yet acknowledged")
 	}
 }
 
@@ -235,7 +249,7 @@ func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
 	o := m.newOp(opGetReq, pe, from, p)
 	o.dst, o.src, o.n = uint64(dst), uint64(src), n
 	m.send(o, pe, from, classRequest, 0, 0)
-	p.Block(fmt.Sprintf("get of %d bytes from PE %d", n, from))
+	p.Block("get: its data coming back")
 }
 
 // FetchInc reads PE target's fetch-and-increment register from PE pe,
@@ -247,7 +261,7 @@ func (m *Machine) FetchInc(p *sim.Proc, pe, target int) uint64 {
 	p.Sleep(m.putStartup)
 	o := m.newOp(opFIReq, pe, target, p)
 	m.send(o, pe, target, classRequest, 0, 0)
-	p.Block(fmt.Sprintf("fetch-and-increment of PE %d's register", target))
+	p.Block("fetch-and-increment: its reply coming back")
 	v := o.value
 	m.freeOp(o)
 	return v
