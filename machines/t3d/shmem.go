@@ -176,8 +176,11 @@ func (x *pe) fiServe() {
 // last byte has left, so src may be reused. The bytes are read at the call
 // and become visible at the target as they arrive (the whole message at its
 // tail's arrival on the fast path): the target's spinners wake, its cache
-// is not updated. The target then acknowledges the put over the network;
-// Quiet waits for the acknowledgements. A put of 0 bytes costs the
+// is not updated. The target then acknowledges the put with one
+// header-sized packet over the reverse path (assumed: one acknowledgement
+// per put; the T3D acknowledged remote writes packet by packet, which
+// would add reverse traffic of one header per 32 bytes); Quiet waits for
+// the acknowledgements. A put of 0 bytes costs the
 // start-up and sends nothing; a negative length is a bug of the calling
 // stack (panic).
 func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
