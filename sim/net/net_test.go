@@ -90,3 +90,29 @@ func TestNewTorusRejectsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestTorusDatelineAndClasses: a route starts each ring on virtual channel
+// 0 and moves to 1 when it crosses the ring's wraparound; each class of
+// traffic has its own channels.
+func TestTorusDatelineAndClasses(t *testing.T) {
+	tor, err := NewTorusClasses("t", [3]int{4, 1, 1}, sim.Nano(10), 300, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for class := 0; class < 2; class++ {
+		route, err := tor.Route(nil, 2, 0, class) // 2 -> 3 -> 0: a tie, the + way
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []*Link{tor.LinkClassVC(2, 0, 1, class, 0), tor.LinkClassVC(3, 0, 1, class, 1)}
+		if len(route) != 2 || route[0] != want[0] || route[1] != want[1] {
+			t.Errorf("class %d: route %v, want %s then %s", class, route, want[0].Name, want[1].Name)
+		}
+	}
+	if _, err := tor.Route(nil, 0, 1, 2); err == nil {
+		t.Error("class 2 of 2: no error")
+	}
+	if _, err := NewTorusClasses("t", [3]int{2, 2, 2}, 0, 300, 0); err == nil {
+		t.Error("0 classes accepted")
+	}
+}
