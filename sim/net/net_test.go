@@ -109,6 +109,13 @@ func TestTorusDatelineAndClasses(t *testing.T) {
 			t.Errorf("class %d: route %v, want %s then %s", class, route, want[0].Name, want[1].Name)
 		}
 	}
+	eng := sim.NewEngine(1)
+	nw := mustNet(t, eng, torusRouter{tor}, Config{})
+	sendAt(t, eng, nw, 0, 2, 0, 300, 0)
+	run(t, eng)
+	if st := tor.ChannelStats(3, 0, 1); st.Units != 1 || st.Bytes != 300 || st.Busy != sim.Microsecond {
+		t.Errorf("channel 3+x: %+v, want the one message (both virtual channels summed)", st)
+	}
 	if _, err := tor.Route(nil, 0, 1, 2); err == nil {
 		t.Error("class 2 of 2: no error")
 	}

@@ -134,6 +134,31 @@ func (t *Torus) index(node, dim, d, class, vc int) int {
 	return ((node*3+dim)*2+d)*2*t.classes + class*2 + vc
 }
 
+// ChannelStats sums the statistics of every virtual channel of the
+// physical channel leaving node in dimension dim, direction dir (+1 or -1);
+// MaxQueue is the largest of theirs.
+func (t *Torus) ChannelStats(node, dim, dir int) LinkStats {
+	var s LinkStats
+	for class := 0; class < t.classes; class++ {
+		for vc := 0; vc < 2; vc++ {
+			l := t.LinkClassVC(node, dim, dir, class, vc)
+			if l == nil {
+				continue
+			}
+			x := l.Stats()
+			s.Units += x.Units
+			s.Bytes += x.Bytes
+			s.Busy += x.Busy
+			s.Waits += x.Waits
+			s.Waited += x.Waited
+			s.MaxQueue = max(s.MaxQueue, x.MaxQueue)
+			s.CRC += x.CRC
+			s.Aborted += x.Aborted
+		}
+	}
+	return s
+}
+
 // Links is every link of the torus (both virtual channels of every
 // channel), for statistics.
 func (t *Torus) Links() []*Link {
