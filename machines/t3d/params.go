@@ -97,12 +97,40 @@ type Params struct {
 	// paper: shmem_put() "is faster than shmem_get()" (4.1).
 	GetMBps float64 `yaml:"get_mbps"`
 	// PacketHeaderBytes is what a request, acknowledgement or
-	// fetch-and-increment packet occupies on a link. Assumed: one 16-byte
+	// fetch-and-increment packet occupies on a link, and what every data
+	// packet carries besides its payload. Assumed: one 16-byte
 	// header (the T3D routes "data and communication information"
 	// separately, hardware.yaml t3d.network_clock_MHz).
 	PacketHeaderBytes int `yaml:"packet_header_bytes"`
+	// PacketPayloadBytes is the data a network packet carries. Assumed: 32
+	// bytes, one 4-word block as the 21064's write buffer merges stores
+	// (hardware.yaml t3d.dcache_org: 32-byte lines); no published packet
+	// format found. Each packet carries packet_header_bytes besides, on
+	// the fast path as in packet mode.
+	PacketPayloadBytes int `yaml:"packet_payload_bytes"`
+	// PacketMode sends each packet as its own unit through the network
+	// (sim/net's packet model). False (the default): messages cross in
+	// units of unit_bytes, each lasting the sum of its packets' durations
+	// (sim/net's fast path). Both give the same times on an idle network
+	// (headers counted per packet in both); they differ only in how
+	// messages that meet at a link share it. Nothing the T3D's stacks do
+	// observes its packets one by one (its network delivers in order), so
+	// the default is the fast path.
+	PacketMode bool `yaml:"packet_mode"`
+	// UnitBytes is, on the fast path, the payload of the units a message
+	// crosses the network in (rounded up to whole packets); 0: whole
+	// messages. Assumed: 4096, a simulation grain, not a hardware figure.
+	// Messages that meet at a link interleave unit by unit, as the T3D's
+	// packets do; whole messages would wait for each other, which turns a
+	// hot spot (every PE putting to PE 0, then 1, ...) into a pipeline
+	// the hardware does not form. Checked against the packet model on the
+	// 128-PE all-to-all at 1 MB: 4096-byte and 512-byte units agree within
+	// 0.5% (sync ACLMPL 25.6 and 25.7 MB/s, raw SHMEM 18.0 and 18.0).
+	UnitBytes int `yaml:"unit_bytes"`
 	// FetchIncNs is the access to the fetch-and-increment register at the
-	// target PE, once the request has arrived. The latency is not found
+	// target PE, once the request has arrived. The register serves one
+	// request at a time: requests that arrive while it is busy wait in
+	// arrival order. The latency is not found
 	// (hardware.yaml t3d.fetch_and_increment: "assume about one remote
 	// read"): the network round trip gives the remote read; the register
 	// access itself is taken as one local memory access.
@@ -133,24 +161,26 @@ type Params struct {
 // DefaultParams returns the model of the Cray T3D of the paper.
 func DefaultParams() Params {
 	return Params{
-		ClockMHz:          150,
-		PEsPerNode:        2,
-		MemoryMB:          64,
-		CacheKB:           8,
-		CacheLineBytes:    32,
-		LoadNs:            20,
-		MemoryLatencyNs:   150,
-		StoreNs:           6.667,
-		MemcpyMBps:        170,
-		LinkMBps:          300,
-		HopNs:             20,
-		InterfaceNs:       167,
-		PutStartupNs:      830,
-		PutMBps:           125,
-		GetMBps:           32,
-		PacketHeaderBytes: 16,
-		FetchIncNs:        150,
-		BarrierNs:         500,
+		ClockMHz:           150,
+		PEsPerNode:         2,
+		MemoryMB:           64,
+		CacheKB:            8,
+		CacheLineBytes:     32,
+		LoadNs:             20,
+		MemoryLatencyNs:    150,
+		StoreNs:            6.667,
+		MemcpyMBps:         170,
+		LinkMBps:           300,
+		HopNs:              20,
+		InterfaceNs:        167,
+		PutStartupNs:       830,
+		PutMBps:            125,
+		GetMBps:            32,
+		PacketHeaderBytes:  16,
+		PacketPayloadBytes: 32,
+		UnitBytes:          4096,
+		FetchIncNs:         150,
+		BarrierNs:          500,
 
 		FenceCycles:             1,
 		CopyStartupCycles:       10,
@@ -207,6 +237,8 @@ func (p Params) Validate() error {
 		machines.Int("cache_kb", p.CacheKB, 1, maxCacheKB, "KB"),
 		machines.Int("cache_line_bytes", p.CacheLineBytes, 8, maxLineBytes, "bytes"),
 		machines.Int("packet_header_bytes", p.PacketHeaderBytes, 0, maxHeaderBytes, "bytes"),
+		machines.Int("packet_payload_bytes", p.PacketPayloadBytes, 8, maxHeaderBytes, "bytes"),
+		machines.Int("unit_bytes", p.UnitBytes, 0, 1<<30, "bytes"),
 	}); err != nil {
 		return err
 	}

@@ -8,30 +8,181 @@ import (
 	"github.com/msgsim/msgsim/sim/net"
 )
 
-// delivery is a put in flight: at its tail's arrival its bytes are written
-// into the target PE's memory.
-type delivery struct {
-	m   *Machine
-	pe  *pe
-	to  *mem.Memory
-	dst mem.Addr
-	buf []byte
+// Traffic classes: the T3D's network keeps requests and responses on
+// separate virtual channels, so a response never waits behind the requests
+// that caused it.
+const (
+	classRequest  = 0 // puts, get and fetch-and-increment requests
+	classResponse = 1 // acknowledgements, get data, fetch-and-increment replies
+	classes       = 2
+)
+
+// kind is what a network operation is at its current step.
+type kind uint8
+
+const (
+	opPut      kind = iota // put data, to the target
+	opAck                  // the put's acknowledgement, back to the sender
+	opGetReq               // a get's request, to the remote PE
+	opGetData              // a get's data, back to the requester
+	opFIReq                // a fetch-and-increment request
+	opFIReply              // its reply with the value
+	opFIQueued             // waiting at the register
+)
+
+// op is one put, get or fetch-and-increment through the network: the
+// net.Handler of each of its messages in turn. Ops are pooled.
+type op struct {
+	m       *Machine
+	kind    kind
+	pe, to  int // the PE that issued it and the remote PE
+	dst     uint64
+	src     uint64
+	n       int
+	buf     []byte
+	proc    *sim.Proc // woken when the issuing PE may go on
+	value   uint64
+	replyFn func()
 }
 
-func (d *delivery) arrive() {
-	d.to.Write(d.dst, d.buf)
-	d.pe.recv += uint64(len(d.buf))
-	d.m.release(d.buf)
+func (m *Machine) newOp(k kind, pe, to int, p *sim.Proc) *op {
+	var o *op
+	if n := len(m.ops); n > 0 {
+		o = m.ops[n-1]
+		m.ops = m.ops[:n-1]
+	} else {
+		o = &op{m: m}
+		o.replyFn = o.getReply
+	}
+	o.kind, o.pe, o.to, o.proc = k, pe, to, p
+	return o
+}
+
+func (m *Machine) freeOp(o *op) {
+	o.buf, o.proc = nil, nil
+	m.ops = append(m.ops, o)
+}
+
+func (m *Machine) send(o *op, src, dst, class, n int, rate float64) {
+	m.net.Send(net.Msg{Src: src, Dst: dst, Class: class, Bytes: n, Rate: rate}, o)
+}
+
+// Sent: the data has left the issuing PE; Put returns.
+func (o *op) Sent(*net.Message) {
+	if o.kind == opPut && o.proc != nil {
+		o.proc.Wake()
+		o.proc = nil
+	}
+}
+
+// Arrived writes a put's or a get's bytes into the destination memory as
+// each packet arrives, in packet mode. On the fast path the units a
+// message crosses in are a simulation grain, not packets: its bytes are
+// written whole when its last unit has arrived (Delivered), so no unit
+// boundary shows in memory.
+func (o *op) Arrived(_ *net.Message, off, n int) {
+	if o.m.params.PacketMode {
+		o.write(off, n)
+	}
+}
+
+// write stores bytes [off, off+n) of the operation's data at its
+// destination.
+func (o *op) write(off, n int) {
+	switch o.kind {
+	case opPut:
+		t := o.m.pes[o.to]
+		t.mem.Write(mem.Addr(o.dst)+mem.Addr(off), o.buf[off:off+n])
+		t.recv += uint64(n)
+	case opGetData:
+		o.m.pes[o.pe].mem.Write(mem.Addr(o.dst)+mem.Addr(off), o.buf[off:off+n])
+	}
+}
+
+// Delivered moves the operation to its next step.
+func (o *op) Delivered(*net.Message) {
+	m := o.m
+	if !m.params.PacketMode && (o.kind == opPut || o.kind == opGetData) {
+		o.write(0, o.n)
+	}
+	switch o.kind {
+	case opPut:
+		// The target acknowledges the write to the sender.
+		m.release(o.buf)
+		o.buf = nil
+		o.kind = opAck
+		m.send(o, o.to, o.pe, classResponse, 0, 0)
+	case opAck:
+		x := m.pes[o.pe]
+		x.unacked--
+		if x.unacked == 0 {
+			x.quiet.WakeAll()
+		}
+		m.freeOp(o)
+	case opGetReq:
+		// The source is read when the request arrives; the data leaves
+		// after one memory access.
+		o.buf = m.buffer(o.n)
+		m.pes[o.to].mem.Read(mem.Addr(o.src), o.buf)
+		m.eng.After(m.fiAccess, o.replyFn)
+	case opGetData:
+		m.release(o.buf)
+		o.proc.Wake()
+		m.freeOp(o)
+	case opFIReq:
+		t := m.pes[o.to]
+		o.kind = opFIQueued
+		t.fiQueue = append(t.fiQueue, o)
+		if len(t.fiQueue) == 1 {
+			m.eng.After(m.fiAccess, t.fiServeFn)
+		}
+	case opFIReply:
+		o.proc.Wake()
+	}
+}
+
+// Failed: the T3D's network loses nothing unless a fault was injected
+// with no way around it; the run stops with the reason.
+func (o *op) Failed(_ *net.Message, err error) {
+	o.m.eng.Fail(fmt.Errorf("t3d: PE %d to PE %d: %w", o.pe, o.to, err))
+}
+
+func (o *op) getReply() {
+	o.kind = opGetData
+	o.m.send(o, o.to, o.pe, classResponse, o.n, o.m.getRate)
+}
+
+// fiServe: the register has served the request at the head of its queue
+// (one access); the reply leaves and the next request is served.
+func (x *pe) fiServe() {
+	m := x.m
+	o := x.fiQueue[0]
+	copy(x.fiQueue, x.fiQueue[1:])
+	x.fiQueue[len(x.fiQueue)-1] = nil
+	x.fiQueue = x.fiQueue[:len(x.fiQueue)-1]
+	o.value = x.fi
+	x.fi++
+	x.fiServed++
+	o.kind = opFIReply
+	m.send(o, x.id, o.pe, classResponse, 0, 0)
+	if len(x.fiQueue) > 0 {
+		m.eng.After(m.fiAccess, x.fiServeFn)
+	}
 }
 
 // Put copies n bytes at src in PE pe's memory to dst in PE to's memory
 // (shmem_put). The caller pays the start-up and streams the data into the
 // network at put_mbps, slower if the route is busy; Put returns when the
 // last byte has left, so src may be reused. The bytes are read at the call
-// and become visible at the target when the message's tail arrives: the
-// target's spinners wake, its cache is not updated. Use Quiet to wait until
-// every put has been delivered. A put of 0 bytes costs the start-up and
-// sends nothing; a negative length is a bug of the calling stack (panic).
+// and become visible at the target as they arrive (the whole message at its
+// tail's arrival on the fast path): the target's spinners wake, its cache
+// is not updated. The target then acknowledges the put with one
+// header-sized packet over the reverse path (assumed: one acknowledgement
+// per put; the T3D acknowledged remote writes packet by packet, which
+// would add reverse traffic of one header per 32 bytes); Quiet waits for
+// the acknowledgements. A put of 0 bytes costs the
+// start-up and sends nothing; a negative length is a bug of the calling
+// stack (panic).
 func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
 	m.check("put", pe, to)
 	if n < 0 {
@@ -44,42 +195,41 @@ func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
 	}
 	buf := m.buffer(n)
 	x.mem.Read(src, buf)
-	tr := net.Reserve(m.routeOf(pe, to), p.Now(), n, m.putRate)
-	d := &delivery{m: m, pe: m.pes[to], to: m.pes[to].mem, dst: dst, buf: buf}
-	m.eng.At(tr.Tail, d.arrive)
-	// The acknowledgement returns over the network to the sender. It is
-	// a header-sized packet: it is given the idle-route latency and does
-	// not book the links (a booking in the future would block traffic
-	// that really goes before it).
-	x.ackAt = max(x.ackAt, tr.Tail+m.latencyOf(to, pe))
+	m.putBuf(p, pe, to, dst, buf)
+}
+
+// putBuf sends buf as a put and blocks p until it has left.
+func (m *Machine) putBuf(p *sim.Proc, pe, to int, dst mem.Addr, buf []byte) {
+	x := m.pes[pe]
+	o := m.newOp(opPut, pe, to, p)
+	o.dst, o.buf, o.n = uint64(dst), buf, len(buf)
+	x.unacked++
 	x.puts++
-	p.Sleep(tr.Left - p.Now())
+	m.send(o, pe, to, classRequest, len(buf), m.putRate)
+	p.Block("put: its data leaving the PE")
 }
 
 // PutWord is Put of one 8-byte value v (a flag or a completion block),
 // stored from a register without touching the sender's memory.
 func (m *Machine) PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64) {
 	m.check("put", pe, to)
-	x := m.pes[pe]
 	p.Sleep(m.putStartup)
 	buf := m.buffer(8)
 	for i := range 8 {
 		buf[i] = byte(v >> (8 * i))
 	}
-	tr := net.Reserve(m.routeOf(pe, to), p.Now(), 8, m.putRate)
-	d := &delivery{m: m, pe: m.pes[to], to: m.pes[to].mem, dst: dst, buf: buf}
-	m.eng.At(tr.Tail, d.arrive)
-	x.ackAt = max(x.ackAt, tr.Tail+m.latencyOf(to, pe))
-	x.puts++
-	p.Sleep(tr.Left - p.Now())
+	m.putBuf(p, pe, to, dst, buf)
 }
 
 // Quiet blocks until every put PE pe has issued is acknowledged, i.e.
-// written at its target (shmem_quiet: the T3D's wait for remote write
-// acknowledgements).
+// written at its target and the acknowledgement back (shmem_quiet: the
+// T3D's wait for remote write acknowledgements).
 func (m *Machine) Quiet(p *sim.Proc, pe int) {
 	m.check("quiet", pe)
-	p.Sleep(m.pes[pe].ackAt - p.Now())
+	x := m.pes[pe]
+	for x.unacked > 0 {
+		x.quiet.Wait(p, "quiet: puts not yet acknowledged")
+	}
 }
 
 // Get copies n bytes at src in PE from's memory to dst in PE pe's memory
@@ -87,7 +237,7 @@ func (m *Machine) Quiet(p *sim.Proc, pe int) {
 // network; the source bytes are read when it arrives at PE from (so a
 // write to src after that is not seen); after one memory access
 // (fetch_inc_ns) the data returns at get_mbps (word-by-word prefetches), so
-// a get is slower than a put, and is written at dst when its tail arrives.
+// a get is slower than a put, and is written at dst as it arrives.
 // A get of 0 bytes costs the start-up and sends nothing; a negative length
 // is a bug of the calling stack (panic).
 func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
@@ -99,31 +249,24 @@ func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
 	if n == 0 {
 		return
 	}
-	req := net.Reserve(m.routeOf(pe, from), p.Now(), m.hdr, 0)
-	p.Sleep(req.Tail - p.Now())
-	buf := m.buffer(n)
-	m.pes[from].mem.Read(src, buf)
-	p.Sleep(m.fiAccess)
-	rep := net.Reserve(m.routeOf(from, pe), p.Now(), n, m.getRate)
-	p.Sleep(rep.Tail - p.Now())
-	m.pes[pe].mem.Write(dst, buf)
-	m.release(buf)
+	o := m.newOp(opGetReq, pe, from, p)
+	o.dst, o.src, o.n = uint64(dst), uint64(src), n
+	m.send(o, pe, from, classRequest, 0, 0)
+	p.Block("get: its data coming back")
 }
 
 // FetchInc reads PE target's fetch-and-increment register from PE pe,
 // which atomically increments it, and returns the value read. The request
-// and the reply cross the network; concurrent requests are served in the
-// order they arrive.
+// and the reply cross the network; the register serves one request at a
+// time (fetch_inc_ns each), in the order they arrive.
 func (m *Machine) FetchInc(p *sim.Proc, pe, target int) uint64 {
 	m.check("fetch-and-increment", pe, target)
 	p.Sleep(m.putStartup)
-	req := net.Reserve(m.routeOf(pe, target), p.Now(), m.hdr, 0)
-	p.Sleep(req.Tail + m.fiAccess - p.Now())
-	t := m.pes[target]
-	v := t.fi
-	t.fi++
-	rep := net.Reserve(m.routeOf(target, pe), p.Now(), m.hdr, 0)
-	p.Sleep(rep.Tail - p.Now())
+	o := m.newOp(opFIReq, pe, target, p)
+	m.send(o, pe, target, classRequest, 0, 0)
+	p.Block("fetch-and-increment: its reply coming back")
+	v := o.value
+	m.freeOp(o)
 	return v
 }
 

@@ -8,10 +8,15 @@
 // the benchmark harness uses.
 //
 // Each PE has its own mem.Memory and mem.CPU. A put snapshots the sender's
-// bytes, reserves the whole route at once (sim/net: cut-through, links with
-// occupancy, so traffic contends), and at the time its tail arrives writes
+// bytes and sends them through sim/net: its head takes each link of its
+// route when it reaches it, wormhole fashion, so traffic that meets on a
+// link contends in simulated time. As its bytes arrive they are written into
 // the remote Memory with Memory.Write, which wakes remote spinners but
-// leaves the remote cache stale.
+// leaves the remote cache stale; then the target's acknowledgement, get
+// requests and data, and fetch-and-increment requests and replies all cross
+// the network as packets of their own (responses on their own virtual
+// channels). Messages cross whole by default (the fast path) or packet by
+// packet (packet_mode).
 //
 // Calibrated parameters (everything else comes from hardware.yaml, the
 // paper's text, or is an assumption stated at its field):
@@ -53,11 +58,12 @@ type Machine struct {
 	pes    []*pe
 	torus  *net.Torus
 
+	net *net.Network
+
 	putStartup, hop, fiAccess, barrierDelay sim.Time
 	putRate, getRate                        float64
-	hdr                                     int
 
-	route   []*net.Link // scratch
+	ops     []*op // pool
 	bufs    [40][][]byte
 	barrier struct {
 		arrived int
@@ -67,16 +73,23 @@ type Machine struct {
 
 // pe is one processing element.
 type pe struct {
+	m      *Machine
 	id     int
 	node   int
 	mem    *mem.Memory
 	cpu    *mem.CPU
-	inject *net.Link // PE to its router
-	eject  *net.Link // router to PE
-	fi     uint64    // the fetch-and-increment register
-	ackAt  sim.Time  // every put issued so far is acknowledged by then
-	puts   uint64
-	recv   uint64 // bytes delivered into this PE's memory by puts
+	inject [classes]*net.Link // PE to its router, per traffic class
+	eject  [classes]*net.Link // router to PE
+	fi     uint64             // the fetch-and-increment register
+	// fiQueue holds the requests that reached the register, the first
+	// being served.
+	fiQueue   []*op
+	fiServeFn func()
+	fiServed  uint64
+	unacked   int           // puts issued and not yet acknowledged
+	quiet     sim.WaitQueue // PEs in Quiet
+	puts      uint64
+	recv      uint64 // bytes delivered into this PE's memory by puts
 }
 
 // ParseParams decodes a scenario's machine params (nil: defaults) over the
@@ -150,20 +163,29 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 		barrierDelay: times[3],
 		putRate:      params.PutMBps * 1e6,
 		getRate:      params.GetMBps * 1e6,
-		hdr:          params.PacketHeaderBytes,
 	}
 	var err error
-	m.torus, err = net.NewTorus("t3d", dims, m.hop, params.LinkMBps)
+	m.torus, err = net.NewTorusClasses("t3d", dims, m.hop, params.LinkMBps, classes)
+	if err != nil {
+		return nil, fmt.Errorf("t3d: %w", err)
+	}
+	m.net, err = net.New(eng, router{m}, net.Config{
+		MTU: params.PacketPayloadBytes, Header: params.PacketHeaderBytes, Packets: params.PacketMode,
+		Unit: params.UnitBytes,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("t3d: %w", err)
 	}
 	cfg := params.memConfig()
 	ni := times[4]
 	for i := 0; i < pes; i++ {
-		x := &pe{id: i, node: i / params.PEsPerNode,
-			mem:    mem.NewMemory(fmt.Sprintf("pe%d", i), params.MemoryMB<<20),
-			inject: net.NewLink(fmt.Sprintf("pe%d.inject", i), ni, params.LinkMBps),
-			eject:  net.NewLink(fmt.Sprintf("pe%d.eject", i), ni, params.LinkMBps),
+		x := &pe{m: m, id: i, node: i / params.PEsPerNode,
+			mem: mem.NewMemory(fmt.Sprintf("pe%d", i), params.MemoryMB<<20),
+		}
+		x.fiServeFn = x.fiServe
+		for c := 0; c < classes; c++ {
+			x.inject[c] = net.NewLink(fmt.Sprintf("pe%d.inject.c%d", i, c), ni, params.LinkMBps)
+			x.eject[c] = net.NewLink(fmt.Sprintf("pe%d.eject.c%d", i, c), ni, params.LinkMBps)
 		}
 		x.cpu, err = mem.NewCPU(eng, fmt.Sprintf("pe%d", i), x.mem, cfg)
 		if err != nil {
@@ -229,20 +251,22 @@ func (m *Machine) Node(pe int) int { return m.pes[pe].node }
 // Hops is the number of torus links between PEs a and b.
 func (m *Machine) Hops(a, b int) int { return m.torus.Hops(m.pes[a].node, m.pes[b].node) }
 
-// routeOf returns the links from PE a to PE b: a's injection port, the
-// torus route between their nodes, b's ejection port. The slice is scratch
-// space, valid until the next call.
-func (m *Machine) routeOf(a, b int) []*net.Link {
-	r := append(m.route[:0], m.pes[a].inject)
-	r = m.torus.AppendRoute(r, m.pes[a].node, m.pes[b].node)
-	r = append(r, m.pes[b].eject)
-	m.route = r
-	return r
-}
+// Network is the machine's network (its statistics).
+func (m *Machine) Network() *net.Network { return m.net }
 
-// latencyOf is the head latency from PE a to PE b on an idle network.
-func (m *Machine) latencyOf(a, b int) sim.Time {
-	return 2*m.pes[a].inject.Latency + sim.Time(m.Hops(a, b))*m.hop
+// router routes between PEs: a's injection port, the torus route between
+// their nodes (dimension order), b's ejection port, on the virtual
+// channels of the traffic's class.
+type router struct{ m *Machine }
+
+func (r router) Route(route []*net.Link, a, b, class int) ([]*net.Link, error) {
+	pa, pb := r.m.pes[a], r.m.pes[b]
+	route = append(route, pa.inject[class])
+	route, err := r.m.torus.Route(route, pa.node, pb.node, class)
+	if err != nil {
+		return route, err
+	}
+	return append(route, pb.eject[class]), nil
 }
 
 // buffer returns a scratch buffer of n bytes from the pool.

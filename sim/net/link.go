@@ -1,14 +1,40 @@
 // Package net holds the interconnect building blocks machines share: links
-// with latency, bandwidth and occupancy; cut-through (wormhole) reservation
-// of a whole route by one message; and topologies with their routing (a 3D
-// torus with dimension-order routing).
+// that traffic competes for in simulated time, messages split into packets,
+// and topologies with their routing (a 3D torus, SCI ringlets and a 2D torus
+// of rings, a multistage switch).
 //
-// A message does not become one event per packet or per hop: Reserve walks
-// its route once, at the time it is sent, and books every link for the
-// message's whole length. A link busy until time T delays the next message
-// that needs it, and a message blocked at one link keeps the links behind it
-// busy (wormhole blocking), so contention emerges from occupancy rather than
-// from a penalty term.
+// # The model
+//
+// A unit (a packet, or a whole message on the fast path) crosses a route of
+// links. It asks for a link only when its head reaches it (an engine event
+// at that simulated time) and holds it until its tail has entered it. A unit
+// that finds a link busy waits in the link's queue. Where the link has no
+// input buffer (wormhole, Link.Buffered false) the waiting head stalls the
+// whole unit, so it keeps the links behind it busy; where it has one
+// (an output-queued switch, a ring's bypass FIFO) the unit's body flows on
+// into the buffer and the links behind it are released as its tail passes.
+// Nothing is booked into the future: a link's release time becomes known
+// only once nothing can stall the tail any more, so a later unit can use any
+// gap an earlier one left, and units are served in simulated-time order.
+//
+// A unit's duration s is the time its bytes take to pass one point: the
+// larger of its payload at the source's rate and its payload plus header at
+// the slowest link of its route. Its head crosses link i in Latency; on an
+// idle route its tail arrives at t + sum(Latency) + s, and it holds each link
+// for s. Packets of one message are sent back to back: packet k+1 enters the
+// first link when packet k's tail has, so on an idle route a message's tail
+// arrives at t + sum(Latency) + sum(s_k), the same as the whole-message fast
+// path (Config.Packets false), which sends one unit of duration sum(s_k).
+//
+// # Arbitration
+//
+// A free link is granted at once to a unit that asks when nobody waits.
+// Otherwise, when it frees, it is granted by its Policy: RoundRobin chooses,
+// among the input ports (the previous link of each waiting unit's route, or
+// the source for the first link) the one granted least recently, and the
+// longest-waiting unit of that port (FIFO within a port); PassThroughFirst
+// serves units coming from another link (an SCI ring's bypass FIFO) before
+// units the node injects, FIFO within each class.
 package net
 
 import (
@@ -17,49 +43,90 @@ import (
 	"github.com/msgsim/msgsim/sim"
 )
 
+// Policy is how a link chooses among the units waiting for it.
+type Policy uint8
+
+const (
+	// RoundRobin grants the input port granted least recently, FIFO
+	// within a port.
+	RoundRobin Policy = iota
+	// PassThroughFirst grants units passing along the link's ring (whose
+	// previous link has the same Ring) before units entering the ring at
+	// the link's node (injected there, or coming from another ring): an
+	// SCI ringlet's bypass FIFO has priority over the node's own output.
+	// FIFO within each class.
+	PassThroughFirst
+)
+
 // Link is one direction of a physical channel (or a network interface's
-// injection or ejection port).
+// injection or ejection port), or one virtual channel of it.
 type Link struct {
 	Name    string
-	Latency sim.Time // delay of a message's head across the link (wire and router)
+	Latency sim.Time // delay of a unit's head across the link (wire and router)
 	// BytesPerSec is the link's data rate; 0 means unlimited.
 	BytesPerSec float64
+	// Buffered: a unit waiting for this link waits in a buffer at its
+	// input (an output-queued switch port, a ring's bypass FIFO) and does
+	// not hold the links behind it. False: wormhole, the waiting head
+	// stalls its unit and every link it holds.
+	Buffered bool
+	// Policy chooses among waiting units.
+	Policy Policy
+	// Ring names the ring the link belongs to (PassThroughFirst); 0: none.
+	Ring int
 
-	free  sim.Time // busy until free
-	msgs  uint64
-	bytes uint64
-	busy  sim.Time
+	holder    *unit    // the unit granted last; it holds the link until freeAt
+	freeAt    sim.Time // sim.Forever while the holder's release is unknown
+	grantedAt sim.Time
+	waiters   []*unit
+	inputs    []input // input ports seen, with their last grant
+	grants    uint64
+	pending   bool // a grant event is scheduled
+	grantFn   func()
+	eng       *sim.Engine
+
+	down     bool
+	crcNext  int     // the next crcNext units crossing get a CRC error
+	crcRate  float64 // probability of a CRC error per unit
+	crcRetry sim.Time
+
+	stats LinkStats
 }
 
-// NewLink returns an idle link.
+type input struct {
+	from *Link
+	last uint64
+}
+
+// NewLink returns an idle link of the given head latency and bandwidth in
+// MB/s (0: unlimited).
 func NewLink(name string, latency sim.Time, mbps float64) *Link {
 	return &Link{Name: name, Latency: latency, BytesPerSec: mbps * 1e6}
 }
 
-// FreeAt is the time from which the link is idle.
-func (l *Link) FreeAt() sim.Time { return l.free }
-
 // LinkStats counts what crossed a link.
 type LinkStats struct {
-	Messages uint64
-	Bytes    uint64
-	Busy     sim.Time // total time reserved
+	Units    uint64   // packets (or whole messages) that crossed
+	Bytes    uint64   // bytes that crossed, headers included
+	Busy     sim.Time // total time held
+	Waits    uint64   // units that found the link busy
+	Waited   sim.Time // total time units waited for it
+	MaxQueue int      // most units ever waiting at once
+	CRC      uint64   // CRC errors (each retried)
+	Aborted  uint64   // units lost on it when it went down (each resent)
 }
 
 // Stats returns what crossed the link so far.
-func (l *Link) Stats() LinkStats { return LinkStats{Messages: l.msgs, Bytes: l.bytes, Busy: l.busy} }
+func (l *Link) Stats() LinkStats { return l.stats }
 
-// Transit is the timing of one message through a route.
-type Transit struct {
-	Head sim.Time // the first byte reaches the destination
-	Tail sim.Time // the last byte reaches the destination
-	// Left is when the last byte left the source (entered the first link):
-	// a sender that streams its data into the network is busy until then.
-	Left sim.Time
-}
+// Down reports whether the link is down (see Network.LinkDown).
+func (l *Link) Down() bool { return l.down }
 
-// Latency is the sum of the links' head latencies: the time a message's
-// head needs on an idle route.
+// Idle reports whether the link is free at time t with nobody waiting.
+func (l *Link) Idle(t sim.Time) bool { return len(l.waiters) == 0 && t >= l.freeAt }
+
+// Latency is the sum of the links' head latencies: the time a unit's head
+// needs on an idle route.
 func Latency(route []*Link) sim.Time {
 	var d sim.Time
 	for _, l := range route {
@@ -68,53 +135,107 @@ func Latency(route []*Link) sim.Time {
 	return d
 }
 
-// Reserve sends a message of n bytes along route, its head ready to enter the
-// first link at t, streamed by its source at no more than rate bytes per
-// second (0: as fast as the links allow). The message is cut-through: its
-// head crosses each link as soon as the link is free, and it occupies every
-// link for its whole length at the slowest rate on the route. A link stays
-// busy until the message's tail has crossed it, so a head blocked further on
-// holds the links behind it. An empty route delivers at t plus the
-// serialization time at rate.
-func Reserve(route []*Link, t sim.Time, n int, rate float64) Transit {
-	bw := rate
-	if bw <= 0 {
-		bw = math.Inf(1)
-	}
-	head := t
+// minRate is the slowest link rate on route in bytes per second (+Inf when
+// every link is unlimited).
+func minRate(route []*Link) float64 {
+	bw := math.Inf(1)
 	for _, l := range route {
 		if l.BytesPerSec > 0 && l.BytesPerSec < bw {
 			bw = l.BytesPerSec
 		}
-		if l.free > head {
-			head = l.free
+	}
+	return bw
+}
+
+// inputOf is the port a unit enters link hop of its route from.
+func inputOf(u *unit) *Link {
+	if u.hop == 0 {
+		return nil
+	}
+	return u.route[u.hop-1]
+}
+
+func (l *Link) lastGrant(from *Link) uint64 {
+	for _, in := range l.inputs {
+		if in.from == from {
+			return in.last
 		}
-		head += l.Latency
 	}
-	ser := sim.Time(0)
-	if !math.IsInf(bw, 1) {
-		ser = sim.TransferTime(n, bw)
-	}
-	tail := head + ser
-	// Walk back: the tail leaves link i once it has crossed the links
-	// after it, so link i is free at tail minus their latencies.
-	down := sim.Time(0)
-	for i := len(route) - 1; i >= 0; i-- {
-		l := route[i]
-		free := tail - down
-		start := free - ser - l.Latency
-		if start < l.free {
-			start = l.free
+	return 0
+}
+
+func (l *Link) noteGrant(from *Link) {
+	l.grants++
+	for i := range l.inputs {
+		if l.inputs[i].from == from {
+			l.inputs[i].last = l.grants
+			return
 		}
-		l.busy += free - start
-		l.free = free
-		l.msgs++
-		l.bytes += uint64(n)
-		down += l.Latency
 	}
-	left := tail - down
-	if len(route) == 0 {
-		left = tail
+	l.inputs = append(l.inputs, input{from: from, last: l.grants})
+}
+
+// pick removes and returns the waiting unit the policy grants next.
+func (l *Link) pick() *unit {
+	best := 0
+	switch l.Policy {
+	case PassThroughFirst:
+		for i, u := range l.waiters {
+			if in := inputOf(u); in != nil && l.Ring != 0 && in.Ring == l.Ring {
+				best = i
+				break
+			}
+		}
+	default:
+		bl := l.lastGrant(inputOf(l.waiters[0]))
+		for i := 1; i < len(l.waiters) && bl > 0; i++ {
+			if g := l.lastGrant(inputOf(l.waiters[i])); g < bl {
+				best, bl = i, g
+			}
+		}
 	}
-	return Transit{Head: head, Tail: tail, Left: left}
+	u := l.waiters[best]
+	copy(l.waiters[best:], l.waiters[best+1:])
+	l.waiters[len(l.waiters)-1] = nil
+	l.waiters = l.waiters[:len(l.waiters)-1]
+	return u
+}
+
+// remove takes u out of the queue (a unit aborted while waiting).
+func (l *Link) remove(u *unit) {
+	for i, w := range l.waiters {
+		if w == u {
+			copy(l.waiters[i:], l.waiters[i+1:])
+			l.waiters[len(l.waiters)-1] = nil
+			l.waiters = l.waiters[:len(l.waiters)-1]
+			return
+		}
+	}
+}
+
+// schedule arranges a grant when the link frees, if anyone waits and its
+// release time is known.
+func (l *Link) schedule(eng *sim.Engine) {
+	if l.pending || len(l.waiters) == 0 || l.freeAt == sim.Forever || l.down {
+		return
+	}
+	if l.grantFn == nil {
+		l.eng = eng
+		l.grantFn = l.grantNext
+	}
+	l.pending = true
+	eng.At(l.freeAt, l.grantFn)
+}
+
+// grantNext runs when the link frees with units waiting.
+func (l *Link) grantNext() {
+	l.pending = false
+	if len(l.waiters) == 0 || l.down {
+		return
+	}
+	if l.eng.Now() < l.freeAt {
+		l.schedule(l.eng)
+		return
+	}
+	l.pick().grant(l)
 }

@@ -49,7 +49,7 @@ func TestTorusRoutes(t *testing.T) {
 			found := false
 			for dim := 0; dim < 3 && !found; dim++ {
 				for _, dir := range []int{1, -1} {
-					if tor.Link(tor.Node(c), dim, dir) == l {
+					if tor.LinkVC(tor.Node(c), dim, dir, 0) == l || tor.LinkVC(tor.Node(c), dim, dir, 1) == l {
 						if dim < lastDim {
 							t.Errorf("%v->%v: route not in dimension order", tc.src, tc.dst)
 						}
@@ -67,57 +67,6 @@ func TestTorusRoutes(t *testing.T) {
 		if c != tc.dst {
 			t.Errorf("%v->%v: route ends at %v", tc.src, tc.dst, c)
 		}
-	}
-}
-
-func TestReserveCutThroughAndContention(t *testing.T) {
-	const n = 300000 // 1 ms at 300 MB/s
-	lat := sim.Nano(20)
-	mk := func() []*Link {
-		return []*Link{NewLink("a", lat, 300), NewLink("b", lat, 300), NewLink("c", lat, 300)}
-	}
-	// One message: head after 3 latencies, tail one serialization later.
-	r := mk()
-	one := Reserve(r, 0, n, 0)
-	if want := 3*lat + sim.Millisecond; one.Tail != want || one.Head != 3*lat {
-		t.Fatalf("single message: head %v tail %v, want head %v tail %v", one.Head, one.Tail, 3*lat, want)
-	}
-	// Two flows sharing link b take longer than one: the second waits for
-	// the first's tail.
-	r = mk()
-	other := []*Link{NewLink("x", lat, 300), r[1], NewLink("y", lat, 300)}
-	first := Reserve(r, 0, n, 0)
-	second := Reserve(other, 0, n, 0)
-	if first.Tail != one.Tail {
-		t.Errorf("first flow: tail %v, want %v", first.Tail, one.Tail)
-	}
-	if second.Tail < first.Tail+sim.Millisecond-lat {
-		t.Errorf("two flows on one link: second tail %v, want about %v", second.Tail, first.Tail+sim.Millisecond)
-	}
-	// Disjoint flows do not interfere.
-	r1, r2 := mk(), mk()
-	a, b := Reserve(r1, 0, n, 0), Reserve(r2, 0, n, 0)
-	if a.Tail != b.Tail {
-		t.Errorf("disjoint flows: %v vs %v", a.Tail, b.Tail)
-	}
-	// A slower source stretches the occupancy.
-	r = mk()
-	slow := Reserve(r, 0, n, 150e6)
-	if want := 3*lat + 2*sim.Millisecond; slow.Tail != want {
-		t.Errorf("source at 150 MB/s: tail %v, want %v", slow.Tail, want)
-	}
-	// Wormhole blocking: a message blocked at link c holds link a.
-	r = mk()
-	Reserve([]*Link{r[2]}, 0, n, 0) // c busy for 1 ms
-	blocked := Reserve(r, 0, 1000, 0)
-	if blocked.Head < sim.Millisecond {
-		t.Errorf("blocked head at %v, want after 1ms", blocked.Head)
-	}
-	if r[0].FreeAt() < sim.Millisecond {
-		t.Errorf("link a free at %v while the message behind it was blocked until 1ms", r[0].FreeAt())
-	}
-	if blocked.Left+lat != r[0].FreeAt() {
-		t.Errorf("left %v, want first link free %v", blocked.Left, r[0].FreeAt())
 	}
 }
 
@@ -139,5 +88,38 @@ func TestNewTorusRejectsBadInput(t *testing.T) {
 		if _, err := NewTorus("t", tc.dims, tc.latency, tc.mbps); err == nil {
 			t.Errorf("%s: accepted", tc.name)
 		}
+	}
+}
+
+// TestTorusDatelineAndClasses: a route starts each ring on virtual channel
+// 0 and moves to 1 when it crosses the ring's wraparound; each class of
+// traffic has its own channels.
+func TestTorusDatelineAndClasses(t *testing.T) {
+	tor, err := NewTorusClasses("t", [3]int{4, 1, 1}, sim.Nano(10), 300, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for class := 0; class < 2; class++ {
+		route, err := tor.Route(nil, 2, 0, class) // 2 -> 3 -> 0: a tie, the + way
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []*Link{tor.LinkClassVC(2, 0, 1, class, 0), tor.LinkClassVC(3, 0, 1, class, 1)}
+		if len(route) != 2 || route[0] != want[0] || route[1] != want[1] {
+			t.Errorf("class %d: route %v, want %s then %s", class, route, want[0].Name, want[1].Name)
+		}
+	}
+	eng := sim.NewEngine(1)
+	nw := mustNet(t, eng, torusRouter{tor}, Config{})
+	sendAt(t, eng, nw, 0, 2, 0, 300, 0)
+	run(t, eng)
+	if st := tor.ChannelStats(3, 0, 1); st.Units != 1 || st.Bytes != 300 || st.Busy != sim.Microsecond {
+		t.Errorf("channel 3+x: %+v, want the one message (both virtual channels summed)", st)
+	}
+	if _, err := tor.Route(nil, 0, 1, 2); err == nil {
+		t.Error("class 2 of 2: no error")
+	}
+	if _, err := NewTorusClasses("t", [3]int{2, 2, 2}, 0, 300, 0); err == nil {
+		t.Error("0 classes accepted")
 	}
 }

@@ -13,20 +13,38 @@ import (
 const MaxTorusNodes = 1 << 16
 
 // Torus is a 3D torus of nodes (a dimension of size 1 has no links, so
-// rings and 2D tori are special cases). Each node has, per dimension, a link
-// in the + direction and one in the - direction to its neighbours.
+// rings and 2D tori are special cases). Each node has, per dimension, a
+// channel in the + direction and one in the - direction to its neighbours,
+// each with two virtual channels: a route starts a dimension on virtual
+// channel 0 and moves to 1 when it crosses the dimension's wraparound (the
+// dateline), which keeps wormhole routing free of deadlock (Dally and Seitz;
+// the T3D's scheme). Each virtual channel is a Link of the full bandwidth:
+// how two virtual channels share their physical channel's bandwidth is not
+// modelled. A torus may carry several classes of traffic (virtual
+// networks, e.g. requests and responses), each with its own pair of
+// virtual channels.
 type Torus struct {
-	dims  [3]int
-	n     int
-	links []*Link // node*6 + dim*2 + dir (0: +, 1: -); nil in a dimension of size 1
+	dims    [3]int
+	n       int
+	classes int
+	links   []*Link // ((node*3 + dim)*2 + dir)*2*classes + class*2 + vc (dir 0: +, 1: -); nil in a dimension of size 1
+	order   [3]int  // dimension order of routes
 }
 
 // NewTorus builds a torus of dims[0]*dims[1]*dims[2] nodes whose links all
-// have the given head latency and bandwidth. name prefixes link names.
-// It fails on a dimension smaller than 1, more than MaxTorusNodes nodes, a
-// negative latency, or a bandwidth that is negative or not finite.
+// have the given head latency and bandwidth, with one class of traffic.
+// name prefixes link names. It fails on a dimension smaller than 1, more
+// than MaxTorusNodes nodes, a negative latency, or a bandwidth that is
+// negative or not finite.
 func NewTorus(name string, dims [3]int, latency sim.Time, mbps float64) (*Torus, error) {
+	return NewTorusClasses(name, dims, latency, mbps, 1)
+}
+
+// NewTorusClasses is NewTorus with classes virtual networks (1 to 4).
+func NewTorusClasses(name string, dims [3]int, latency sim.Time, mbps float64, classes int) (*Torus, error) {
 	switch {
+	case classes < 1 || classes > 4:
+		return nil, fmt.Errorf("torus %s: %d classes of traffic, want 1 to 4", name, classes)
 	case latency < 0:
 		return nil, fmt.Errorf("torus %s: negative link latency %v", name, latency)
 	case math.IsNaN(mbps) || math.IsInf(mbps, 0) || mbps < 0:
@@ -42,7 +60,7 @@ func NewTorus(name string, dims [3]int, latency sim.Time, mbps float64) (*Torus,
 		}
 		n *= d
 	}
-	t := &Torus{dims: dims, n: n, links: make([]*Link, n*6)}
+	t := &Torus{dims: dims, n: n, classes: classes, links: make([]*Link, n*12*classes), order: [3]int{0, 1, 2}}
 	for node := 0; node < n; node++ {
 		c := t.Coord(node)
 		for dim := 0; dim < 3; dim++ {
@@ -50,11 +68,30 @@ func NewTorus(name string, dims [3]int, latency sim.Time, mbps float64) (*Torus,
 				continue
 			}
 			for dir, sign := range [2]string{"+", "-"} {
-				t.links[node*6+dim*2+dir] = NewLink(fmt.Sprintf("%s%v%s%c", name, c, sign, "xyz"[dim]), latency, mbps)
+				for class := 0; class < classes; class++ {
+					for vc := 0; vc < 2; vc++ {
+						t.links[t.index(node, dim, dir, class, vc)] = NewLink(fmt.Sprintf("%s%v%s%c.c%dvc%d", name, c, sign, "xyz"[dim], class, vc), latency, mbps)
+					}
+				}
 			}
 		}
 	}
 	return t, nil
+}
+
+// SetOrder changes the dimension order of routes (a permutation of 0, 1,
+// 2; x, y, z is the default) at run time: routes computed from now on
+// follow it. Only x, y, z order is free of deadlock with wormhole links.
+func (t *Torus) SetOrder(order [3]int) error {
+	seen := [3]bool{}
+	for _, d := range order {
+		if d < 0 || d > 2 || seen[d] {
+			return fmt.Errorf("torus: dimension order %v is not a permutation of 0, 1, 2", order)
+		}
+		seen[d] = true
+	}
+	t.order = order
+	return nil
 }
 
 // Dims is the torus shape.
@@ -76,12 +113,62 @@ func (t *Torus) Node(c [3]int) int { return c[0] + t.dims[0]*(c[1]+t.dims[1]*c[2
 
 // Link is the link leaving node in dimension dim, direction dir (+1 or -1),
 // or nil in a dimension of size 1.
-func (t *Torus) Link(node, dim, dir int) *Link {
+// It is the channel's virtual channel 0.
+func (t *Torus) Link(node, dim, dir int) *Link { return t.LinkVC(node, dim, dir, 0) }
+
+// LinkVC is virtual channel vc (0 or 1) of class 0 of the channel leaving
+// node in dimension dim, direction dir.
+func (t *Torus) LinkVC(node, dim, dir, vc int) *Link { return t.LinkClassVC(node, dim, dir, 0, vc) }
+
+// LinkClassVC is virtual channel vc of class class of the channel leaving
+// node in dimension dim, direction dir (+1 or -1).
+func (t *Torus) LinkClassVC(node, dim, dir, class, vc int) *Link {
 	d := 0
 	if dir < 0 {
 		d = 1
 	}
-	return t.links[node*6+dim*2+d]
+	return t.links[t.index(node, dim, d, class, vc)]
+}
+
+func (t *Torus) index(node, dim, d, class, vc int) int {
+	return ((node*3+dim)*2+d)*2*t.classes + class*2 + vc
+}
+
+// ChannelStats sums the statistics of every virtual channel of the
+// physical channel leaving node in dimension dim, direction dir (+1 or -1);
+// MaxQueue is the largest of theirs.
+func (t *Torus) ChannelStats(node, dim, dir int) LinkStats {
+	var s LinkStats
+	for class := 0; class < t.classes; class++ {
+		for vc := 0; vc < 2; vc++ {
+			l := t.LinkClassVC(node, dim, dir, class, vc)
+			if l == nil {
+				continue
+			}
+			x := l.Stats()
+			s.Units += x.Units
+			s.Bytes += x.Bytes
+			s.Busy += x.Busy
+			s.Waits += x.Waits
+			s.Waited += x.Waited
+			s.MaxQueue = max(s.MaxQueue, x.MaxQueue)
+			s.CRC += x.CRC
+			s.Aborted += x.Aborted
+		}
+	}
+	return s
+}
+
+// Links is every link of the torus (both virtual channels of every
+// channel), for statistics.
+func (t *Torus) Links() []*Link {
+	var ls []*Link
+	for _, l := range t.links {
+		if l != nil {
+			ls = append(ls, l)
+		}
+	}
+	return ls
 }
 
 // step is the signed number of hops from a to b around a ring of size k,
@@ -109,24 +196,79 @@ func (t *Torus) Hops(a, b int) int {
 }
 
 // AppendRoute appends to route the links from node src to node dst under
-// dimension-order routing (x, then y, then z; the shorter way around each
-// ring) and returns it. It allocates nothing when route has room.
+// dimension-order routing (x, then y, then z unless SetOrder changed it;
+// the shorter way around each ring, the + way on a tie) and returns it. It
+// allocates nothing when route has room. It ignores links that are down
+// (Route avoids them).
 func (t *Torus) AppendRoute(route []*Link, src, dst int) []*Link {
+	return t.appendRoute(route, src, dst, 0, t.order, 0)
+}
+
+// appendRoute routes in the given dimension order; bit d of longWay takes
+// dimension d the longer way around.
+func (t *Torus) appendRoute(route []*Link, src, dst, class int, order [3]int, longWay int) []*Link {
 	c := t.Coord(src)
 	cd := t.Coord(dst)
-	for dim := 0; dim < 3; dim++ {
+	for _, dim := range order {
 		k := t.dims[dim]
 		s := step(c[dim], cd[dim], k)
+		if longWay&(1<<dim) != 0 && s != 0 {
+			if s > 0 {
+				s -= k
+			} else {
+				s += k
+			}
+		}
 		dir := 1
 		if s < 0 {
 			dir, s = -1, -s
 		}
+		vc := 0
 		for ; s > 0; s-- {
-			route = append(route, t.Link(t.Node(c), dim, dir))
-			c[dim] = ((c[dim]+dir)%k + k) % k
+			next := ((c[dim]+dir)%k + k) % k
+			if (dir > 0 && next == 0) || (dir < 0 && next == k-1) {
+				vc = 1 // the dateline
+			}
+			route = append(route, t.LinkClassVC(t.Node(c), dim, dir, class, vc))
+			c[dim] = next
 		}
 	}
 	return route
+}
+
+// Route appends the route AppendRoute gives (on class's virtual channels),
+// or, when one of its links is down, the first route that avoids every link
+// that is down: the other dimension orders, then the longer way around some
+// rings. It fails when every such route crosses a link that is down or the
+// class does not exist.
+func (t *Torus) Route(route []*Link, src, dst, class int) ([]*Link, error) {
+	if class < 0 || class >= t.classes {
+		return route, fmt.Errorf("torus: traffic class %d, the torus has %d", class, t.classes)
+	}
+	base := len(route)
+	route = t.appendRoute(route, src, dst, class, t.order, 0)
+	if up(route[base:]) {
+		return route, nil
+	}
+	orders := [7][3]int{t.order, {0, 1, 2}, {1, 0, 2}, {0, 2, 1}, {2, 0, 1}, {1, 2, 0}, {2, 1, 0}}
+	for longWay := 0; longWay < 8; longWay++ {
+		for _, o := range orders {
+			route = t.appendRoute(route[:base], src, dst, class, o, longWay)
+			if up(route[base:]) {
+				return route, nil
+			}
+		}
+	}
+	return route[:base], fmt.Errorf("no route from torus node %v to %v avoids the links that are down", t.Coord(src), t.Coord(dst))
+}
+
+func up(route []*Link) bool {
+	for _, l := range route {
+		if l.down {
+			return false
+		}
+	}
+	return true
 }
 
 // Shape3D returns the most nearly cubic shape x >= y >= z with x*y*z = nodes

@@ -211,10 +211,10 @@ func TestT3DLatencyRegression(t *testing.T) {
 		pes, n int
 		want   float64 // us
 	}{
-		{2, 8, 29.218},      // two packets' software (2 x 1700 cycles) + puts + line invalidations + copies
-		{128, 8, 73.741},    // + scanning 127 rings with uncached loads (t3d-table1)
-		{2, 1024, 45.696},   // eager: data put into the per-sender buffer, then a packet; a cache flush before the copy-out
-		{2, 65536, 608.988}, // rendezvous: one put into the receive buffer (~108 MB/s), then the receiver drops its stale lines (a cache flush)
+		{2, 8, 29.304},      // two packets' software (2 x 1700 cycles) + puts + line invalidations + copies
+		{128, 8, 73.826},    // + scanning 127 rings with uncached loads (t3d-table1)
+		{2, 1024, 45.782},   // eager: data put into the per-sender buffer, then a packet; a cache flush before the copy-out
+		{2, 65536, 609.090}, // rendezvous: one put into the receive buffer (~108 MB/s), then the receiver drops its stale lines (a cache flush)
 	} {
 		got := pingPongT3D(t, tc.pes, tc.n, 3).Micros()
 		t.Logf("%d PEs, %d bytes: %.3f us", tc.pes, tc.n, got)

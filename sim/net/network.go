@@ -1,0 +1,549 @@
+package net
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/msgsim/msgsim/sim"
+)
+
+// Router finds routes. Route appends to route the links from endpoint src
+// to endpoint dst (in the router's own numbering) for traffic of the given
+// class (a virtual network: e.g. requests 0, responses 1; a router with one
+// network ignores it) and returns it; it should avoid links that are down
+// and return an error when no route is left.
+type Router interface {
+	Route(route []*Link, src, dst, class int) ([]*Link, error)
+}
+
+// Msg is what a sender says about a message.
+type Msg struct {
+	Src, Dst int
+	Class    int     // virtual network (see Router)
+	Bytes    int     // payload
+	Rate     float64 // the source's rate in bytes per second (0: unlimited)
+}
+
+// Handler is told what happens to a message. Every method runs in the
+// engine loop at the simulated time it describes, never inside Send; none
+// may block. The *Message is valid only during the call.
+type Handler interface {
+	// Sent: the message's last byte has left its source (a sender that
+	// streams its data may reuse its buffer).
+	Sent(m *Message)
+	// Arrived: payload bytes [off, off+n) reached the destination (one
+	// packet, or the whole message on the fast path). Packets may arrive
+	// out of order when the network reorders.
+	Arrived(m *Message, off, n int)
+	// Delivered: every packet has arrived (after the last Arrived).
+	Delivered(m *Message)
+	// Failed: the message cannot be delivered (no route is left); no
+	// further call follows. Bytes already Arrived stay arrived.
+	Failed(m *Message, err error)
+}
+
+// Config is what a machine's network looks like to its traffic.
+type Config struct {
+	// MTU is the payload of a full packet in bytes; 0 means a message is
+	// one packet whatever its size.
+	MTU int
+	// Header is the bytes a packet carries besides its payload (routing,
+	// CRC); counted the same way on the fast path.
+	Header int
+	// Packets: each packet is its own unit (the packet model). False: a
+	// message crosses in units of Unit bytes of payload, each lasting the
+	// sum of its packets' durations (the fast path: identical timing
+	// without contention).
+	Packets bool
+	// Unit is the payload of a fast-path unit, rounded up to whole
+	// packets; 0 means a message crosses whole. Units of messages that
+	// meet at a link interleave there as their packets would, at a
+	// coarser grain; whole messages wait for each other instead.
+	Unit int
+	// Jitter, when positive, delays each unit's arrival at its destination
+	// by a random time in [0, Jitter] drawn from the engine's generator,
+	// so different packets may be delivered out of order (reproducibly for
+	// a seed). The delay is in the destination adapter: it holds no link.
+	Jitter sim.Time
+}
+
+// Validate rejects a negative size or time.
+func (c Config) Validate() error {
+	switch {
+	case c.MTU < 0:
+		return fmt.Errorf("net: negative MTU %d", c.MTU)
+	case c.Header < 0:
+		return fmt.Errorf("net: negative header size %d", c.Header)
+	case c.Unit < 0:
+		return fmt.Errorf("net: negative unit size %d", c.Unit)
+	case c.Jitter < 0:
+		return fmt.Errorf("net: negative jitter %v", c.Jitter)
+	}
+	return nil
+}
+
+// Network carries messages over a Router's links in an engine.
+type Network struct {
+	eng    *sim.Engine
+	router Router
+	cfg    Config
+	units  []*unit    // pool
+	msgs   []*Message // pool
+	stats  Stats
+	// unitBytes is the payload of a unit: MTU in the packet model, Unit
+	// rounded up to whole packets on the fast path, 0 for whole messages.
+	unitBytes int
+}
+
+// Stats counts a network's traffic.
+type Stats struct {
+	Messages  uint64 // messages sent
+	Units     uint64 // units injected (packets, or messages on the fast path, resends included)
+	Resent    uint64 // units resent after a link went down under them
+	Failed    uint64 // messages reported as failed
+	Delivered uint64 // messages delivered
+}
+
+// New returns a network of the engine routing with router.
+func New(eng *sim.Engine, router Router, cfg Config) (*Network, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	n := &Network{eng: eng, router: router, cfg: cfg}
+	switch {
+	case cfg.Packets:
+		n.unitBytes = cfg.MTU
+	case cfg.Unit > 0 && cfg.MTU > 0:
+		n.unitBytes = (cfg.Unit + cfg.MTU - 1) / cfg.MTU * cfg.MTU
+	default:
+		n.unitBytes = cfg.Unit
+	}
+	return n, nil
+}
+
+// Config is the network's configuration.
+func (n *Network) Config() Config { return n.cfg }
+
+// SetRouter changes the routing at run time: units injected from now on
+// take the new router's routes, units in flight keep theirs.
+func (n *Network) SetRouter(r Router) { n.router = r }
+
+// Stats is the traffic so far.
+func (n *Network) Stats() Stats { return n.stats }
+
+// Message is a message in flight. Its exported fields are what the sender
+// gave Send.
+type Message struct {
+	Msg
+	Handler Handler
+
+	net      *Network
+	next     int // payload offset of the next packet to inject
+	units    int // units injected and not yet arrived or aborted
+	pending  int // message events scheduled (next packet, Sent, Failed)
+	got      int // payload bytes arrived
+	npackets int
+	sent     bool // Sent is scheduled or done
+	done     bool // Delivered or Failed has been called or scheduled
+	err      error
+	injectFn func()
+	sentFn   func()
+	failFn   func()
+}
+
+// Packets is the number of packets the message is split into.
+func (m *Message) Packets() int { return m.npackets }
+
+// Send sends msg.Bytes of payload from msg.Src to msg.Dst, streamed by the
+// source at no more than msg.Rate bytes per second (0: as fast as the links
+// allow), and tells h what becomes of it. Its first unit asks for its first
+// link now.
+func (n *Network) Send(msg Msg, h Handler) {
+	if msg.Bytes < 0 {
+		panic(fmt.Sprintf("net: message of %d bytes from %d to %d", msg.Bytes, msg.Src, msg.Dst))
+	}
+	var m *Message
+	if k := len(n.msgs); k > 0 {
+		m = n.msgs[k-1]
+		n.msgs = n.msgs[:k-1]
+	} else {
+		m = &Message{net: n}
+		m.injectFn = m.injectEvent
+		m.sentFn = m.notifySent
+		m.failFn = m.notifyFailed
+	}
+	m.Msg, m.Handler = msg, h
+	m.next, m.units, m.pending, m.got = 0, 0, 0, 0
+	m.sent, m.done, m.err = false, false, nil
+	m.npackets = m.unitsFor(msg.Bytes)
+	n.stats.Messages++
+	m.injectNext()
+}
+
+// packetTime is a unit's duration: payload at the source rate or payload
+// plus header at the route's slowest link, whichever is longer.
+func (n *Network) packetTime(payload int, rate, bw float64) sim.Time {
+	var s sim.Time
+	if rate > 0 {
+		s = sim.TransferTime(payload, rate)
+	}
+	if !math.IsInf(bw, 1) {
+		s = max(s, sim.TransferTime(payload+n.cfg.Header, bw))
+	}
+	return s
+}
+
+func (m *Message) injectEvent() {
+	m.pending--
+	if m.done {
+		m.maybeFree()
+		return
+	}
+	m.injectNext()
+}
+
+// injectNext injects the message's next unit: its next packet, or all of
+// it on the fast path.
+func (m *Message) injectNext() {
+	off := m.next
+	size := m.Bytes - off
+	if u := m.net.unitBytes; u > 0 && size > u {
+		size = u
+	}
+	m.next = off + size
+	m.inject(off, size, true)
+}
+
+// inject sends payload [off, off+size) as one unit along a fresh route.
+// chain: when its tail leaves the source, the next packet follows (or the
+// message is reported sent).
+func (m *Message) inject(off, size int, chain bool) {
+	n := m.net
+	u := n.unit()
+	u.msg, u.off, u.n, u.chain = m, off, size, chain
+	var err error
+	u.route, err = n.router.Route(u.route[:0], m.Src, m.Dst, m.Class)
+	if err == nil {
+		for _, l := range u.route {
+			if l.down {
+				err = fmt.Errorf("its route crosses link %s, which is down", l.Name)
+				break
+			}
+		}
+	}
+	if err != nil {
+		n.free(u)
+		m.fail(fmt.Errorf("net: message of %d bytes from %d to %d: %w", m.Bytes, m.Src, m.Dst, err))
+		return
+	}
+	bw := minRate(u.route)
+	if n.cfg.MTU == 0 || size <= n.cfg.MTU {
+		u.s = n.packetTime(size, m.Rate, bw)
+	} else {
+		// The fast path: the sum of the packets' durations.
+		full, last := size/n.cfg.MTU, size%n.cfg.MTU
+		u.s = sim.Time(full) * n.packetTime(n.cfg.MTU, m.Rate, bw)
+		if last > 0 {
+			u.s += n.packetTime(last, m.Rate, bw)
+		}
+	}
+	u.wire = size + n.cfg.Header*m.unitsFor(size)
+	if cap(u.theta) < len(u.route) {
+		u.theta = make([]sim.Time, len(u.route), cap(u.route))
+	}
+	u.theta = u.theta[:len(u.route)]
+	m.units++
+	n.stats.Units++
+	if len(u.route) == 0 {
+		// Source and destination are one point: the tail arrives after
+		// the unit's duration.
+		t := n.eng.Now() + u.s
+		u.left(t)
+		u.arriveAt(t)
+		return
+	}
+	u.request()
+}
+
+// unitsFor is the number of packets payload bytes make.
+func (m *Message) unitsFor(size int) int {
+	if mtu := m.net.cfg.MTU; mtu > 0 && size > mtu {
+		return (size + mtu - 1) / mtu
+	}
+	return 1
+}
+
+// left is called when the unit's tail enters its first link at t: the
+// message's next packet follows it, or the message has left its source.
+func (u *unit) left(t sim.Time) {
+	m := u.msg
+	if !u.chain || m.done {
+		return
+	}
+	u.chain = false
+	if m.next < m.Bytes {
+		m.pending++
+		m.net.eng.At(t, m.injectFn)
+		return
+	}
+	if !m.sent {
+		m.sent = true
+		m.pending++
+		m.net.eng.At(t, m.sentFn)
+	}
+}
+
+func (m *Message) notifySent() {
+	m.pending--
+	if !m.done {
+		m.Handler.Sent(m)
+	}
+	m.maybeFree()
+}
+
+// arrived records a unit's arrival at the destination.
+func (m *Message) arrived(u *unit) {
+	m.units--
+	if m.done {
+		m.maybeFree()
+		return
+	}
+	m.got += u.n
+	m.Handler.Arrived(m, u.off, u.n)
+	if m.got == m.Bytes {
+		m.done = true
+		m.net.stats.Delivered++
+		m.Handler.Delivered(m)
+	}
+	m.maybeFree()
+}
+
+// fail reports the message failed (from an event, never inside Send).
+func (m *Message) fail(err error) {
+	if m.done {
+		m.maybeFree()
+		return
+	}
+	m.done = true
+	m.err = err
+	m.pending++
+	m.net.eng.At(m.net.eng.Now(), m.failFn)
+}
+
+func (m *Message) notifyFailed() {
+	m.pending--
+	m.net.stats.Failed++
+	m.Handler.Failed(m, m.err)
+	m.maybeFree()
+}
+
+// maybeFree returns the message to the pool once nothing refers to it.
+func (m *Message) maybeFree() {
+	if m.done && m.units == 0 && m.pending == 0 && m.Handler != nil {
+		m.Handler = nil
+		m.err = nil
+		m.net.msgs = append(m.net.msgs, m)
+	}
+}
+
+// unit is a packet, or a whole message, crossing its route.
+type unit struct {
+	net   *Network
+	msg   *Message
+	off   int // payload offset in the message
+	n     int // payload bytes
+	wire  int // bytes on a link, headers included
+	s     sim.Time
+	route []*Link
+	// theta[i] is when, on the unit's moving clock (time minus frozen
+	// time w), its tail enters route[i]: the link's release.
+	theta    []sim.Time
+	w        sim.Time // time the unit stood still (a stalled head, a retry)
+	hop      int      // the link the head is on or waits for
+	settled  int      // route[:settled] have known release times
+	chain    bool     // on leaving the source, the next packet follows
+	waiting  bool
+	waitFrom sim.Time
+	ev       sim.Handle // pending head or arrival event
+	gen      uint32     // bumped when the unit is freed or aborted
+	headFn   func()
+	arriveFn func()
+}
+
+func (n *Network) unit() *unit {
+	if k := len(n.units); k > 0 {
+		u := n.units[k-1]
+		n.units = n.units[:k-1]
+		return u
+	}
+	u := &unit{net: n}
+	u.headFn = u.headAtEnd
+	u.arriveFn = u.arrive
+	return u
+}
+
+func (n *Network) free(u *unit) {
+	u.msg = nil
+	u.gen++
+	u.hop, u.settled, u.w, u.waiting = 0, 0, 0, false
+	u.ev = sim.Handle{}
+	n.units = append(n.units, u)
+}
+
+// request: the unit's head asks for route[hop].
+func (u *unit) request() {
+	l := u.route[u.hop]
+	eng := u.net.eng
+	now := eng.Now()
+	if l.down {
+		u.abort()
+		return
+	}
+	if len(l.waiters) == 0 && now >= l.freeAt {
+		u.grant(l)
+		return
+	}
+	u.waiting = true
+	u.waitFrom = now
+	if l.Buffered {
+		// The body flows on into the buffer: the links behind are
+		// released as the tail passes them, whatever happens ahead.
+		u.settle(sim.Forever, u.hop-1)
+	}
+	l.waiters = append(l.waiters, u)
+	l.stats.Waits++
+	l.stats.MaxQueue = max(l.stats.MaxQueue, len(l.waiters))
+	l.schedule(eng)
+}
+
+// grant gives l (route[hop]) to the unit: its head enters the link now.
+func (u *unit) grant(l *Link) {
+	eng := u.net.eng
+	now := eng.Now()
+	l.holder = u
+	l.freeAt = sim.Forever
+	l.grantedAt = now
+	l.noteGrant(inputOf(u))
+	l.stats.Units++
+	l.stats.Bytes += uint64(u.wire)
+	if u.waiting {
+		u.waiting = false
+		u.w += now - u.waitFrom
+		l.stats.Waited += now - u.waitFrom
+	}
+	u.theta[u.hop] = now - u.w + u.s
+	end := now + l.Latency
+	// The head moves unobstructed until it reaches the end of l: every
+	// held link whose tail passes by then is released.
+	u.settle(end, u.hop)
+	if retry := l.crcError(eng); retry > 0 {
+		// The receiver finds a bad CRC: the unit is sent again over l
+		// (the link layer's retry) and the worm stands still meanwhile.
+		l.stats.CRC++
+		u.w += retry
+		end += retry
+		u.settle(end, u.hop)
+	}
+	if u.hop == len(u.route)-1 {
+		u.settle(sim.Forever, u.hop)
+		u.arriveAt(end + u.s)
+		return
+	}
+	u.ev = eng.At(end, u.headFn)
+}
+
+// crcError reports the extra time of a CRC error's retry on a unit
+// crossing l, or 0: the rest of the unit's transmission, the error
+// reported back, and a second transmission.
+func (l *Link) crcError(eng *sim.Engine) sim.Time {
+	hit := false
+	if l.crcNext > 0 {
+		l.crcNext--
+		hit = true
+	} else if l.crcRate > 0 && eng.Rand().Float64() < l.crcRate {
+		hit = true
+	}
+	if !hit {
+		return 0
+	}
+	return l.crcRetry + l.holder.s + 2*l.Latency
+}
+
+// settle releases the held links route[settled:upto+1] whose release
+// falls at or before limit, in route order (releases are increasing).
+func (u *unit) settle(limit sim.Time, upto int) {
+	for u.settled <= upto {
+		rel := u.theta[u.settled] + u.w
+		if rel > limit {
+			return
+		}
+		i := u.settled
+		l := u.route[i]
+		u.settled++
+		if l.holder == u && l.freeAt == sim.Forever {
+			l.freeAt = rel
+			l.stats.Busy += rel - l.grantedAt
+			l.schedule(u.net.eng)
+		}
+		if i == 0 {
+			u.left(rel)
+		}
+	}
+}
+
+// headAtEnd: the head has crossed route[hop]; it asks for the next link.
+func (u *unit) headAtEnd() {
+	u.ev = sim.Handle{}
+	u.hop++
+	u.request()
+}
+
+// arriveAt schedules the unit's arrival at t, later by the jitter.
+func (u *unit) arriveAt(t sim.Time) {
+	n := u.net
+	if n.cfg.Jitter > 0 {
+		t += sim.Time(n.eng.Rand().Int64N(int64(n.cfg.Jitter) + 1))
+	}
+	u.ev = n.eng.At(t, u.arriveFn)
+}
+
+func (u *unit) arrive() {
+	m := u.msg
+	u.net.free(u)
+	m.arrived(u)
+}
+
+// abort takes the unit off the network (a link went down under it, or its
+// next link is down) and sends its payload again from the source on a
+// fresh route, or reports the message failed when there is none: a unit is
+// never silently lost.
+func (u *unit) abort() {
+	n := u.net
+	eng := n.eng
+	now := eng.Now()
+	eng.Cancel(u.ev)
+	for i := 0; i <= u.hop && i < len(u.route); i++ {
+		l := u.route[i]
+		if l.holder == u && l.freeAt > now {
+			if l.freeAt != sim.Forever {
+				l.stats.Busy -= l.freeAt - now
+			} else {
+				l.stats.Busy += now - l.grantedAt
+			}
+			l.freeAt = now
+			l.schedule(eng)
+		}
+	}
+	if u.waiting {
+		u.route[u.hop].remove(u)
+	}
+	m, off, size, chain := u.msg, u.off, u.n, u.chain
+	m.units--
+	n.free(u)
+	n.stats.Resent++
+	if m.done {
+		m.maybeFree()
+		return
+	}
+	m.inject(off, size, chain)
+}
