@@ -49,7 +49,7 @@
 // Channels of the links it occupies with wormhole holding, which carry no
 // flits meanwhile, so another virtual channel's unit can use the wire.
 // Before it moves again it collects them all, in the network's one order
-// of Channels (the order units first needed them), holding those it has
+// of Channels (the order in which standing units first needed them), holding those it has
 // (reserved, not flowing) while it waits for the next: the order makes
 // this wait free of deadlock, and a unit that holds Channels while waiting
 // waits only for Channels. A unit waiting for a Channel is served when its
@@ -137,7 +137,7 @@ func NewLink(name string, latency sim.Time, mbps float64) *Link {
 type LinkStats struct {
 	Units    uint64   // packets (or whole messages) that crossed
 	Bytes    uint64   // bytes that crossed, headers included
-	Busy     sim.Time // total time held
+	Busy     sim.Time // total time held (a virtual channel is held while its unit stands still; its Channel's Busy is the time bytes flowed)
 	Waits    uint64   // units that found the link busy
 	Waited   sim.Time // total time units waited for it
 	MaxQueue int      // most units ever waiting at once
@@ -151,7 +151,8 @@ func (l *Link) Stats() LinkStats { return l.stats }
 // Down reports whether the link is down (see Network.LinkDown).
 func (l *Link) Down() bool { return l.down }
 
-// Idle reports whether the link is free at time t with nobody waiting.
+// Idle reports whether the link is free at time t with nobody waiting
+// (for a virtual channel: its buffer, whatever its physical channel does).
 func (l *Link) Idle(t sim.Time) bool { return len(l.waiters) == 0 && t >= l.freeAt }
 
 // Latency is the sum of the links' head latencies: the time a unit's head

@@ -89,10 +89,10 @@ type Network struct {
 	cfg    Config
 	units  []*unit    // pool
 	msgs   []*Message // pool
-	// channels numbers the physical Channels in the order units first
-	// need them, the order in which a standing unit collects them.
+	// channels numbers the physical Channels in the order standing units
+	// first collect them: the one order in which every unit collects.
 	channels uint64
-	stats  Stats
+	stats    Stats
 	// unitBytes is the payload of a unit: MTU in the packet model, Unit
 	// rounded up to whole packets on the fast path, 0 for whole messages.
 	unitBytes int
