@@ -171,3 +171,49 @@ func TestTorusSteadyStateAllocatesNothing(t *testing.T) {
 		t.Error("no unit ever waited for a physical channel: the test does not exercise sharing")
 	}
 }
+
+// TestTorusUnderLoad: random traffic of two classes on a torus, whole
+// messages, units and packets, is all delivered (no deadlock while units
+// stand and collect their physical channels), and no physical channel is
+// busy longer than the run.
+func TestTorusUnderLoad(t *testing.T) {
+	for _, cfg := range []Config{
+		{MTU: 64, Header: 16},
+		{MTU: 64, Header: 16, Unit: 256},
+		{MTU: 64, Header: 16, Packets: true},
+	} {
+		eng := sim.NewEngine(7)
+		tor, err := NewTorusClasses("t", [3]int{4, 4, 2}, sim.Nano(20), 300, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nw := mustNet(t, eng, torusRouter{tor}, cfg)
+		h := &nopHandler{}
+		const msgs = 400
+		for range msgs {
+			src, dst := eng.Rand().IntN(32), eng.Rand().IntN(32)
+			at := sim.Time(eng.Rand().Int64N(int64(20 * sim.Microsecond)))
+			bytes, class := 16+eng.Rand().IntN(4000), eng.Rand().IntN(2)
+			eng.At(at, func() { nw.Send(Msg{Src: src, Dst: dst, Class: class, Bytes: bytes}, h) })
+		}
+		run(t, eng)
+		if h.delivered != msgs {
+			t.Errorf("%+v: %d of %d messages delivered", cfg, h.delivered, msgs)
+		}
+		var waits uint64
+		for node := 0; node < 32; node++ {
+			for dim := 0; dim < 3; dim++ {
+				for _, dir := range []int{1, -1} {
+					st := tor.Channel(node, dim, dir).Stats()
+					waits += st.Waits
+					if st.Busy > eng.Now() {
+						t.Errorf("%+v: channel of node %d dim %d dir %d busy %v in %v", cfg, node, dim, dir, st.Busy, eng.Now())
+					}
+				}
+			}
+		}
+		if waits == 0 {
+			t.Errorf("%+v: no unit waited for a physical channel", cfg)
+		}
+	}
+}
