@@ -121,14 +121,14 @@ func TestAcksOccupyReversePath(t *testing.T) {
 		t.Errorf("put from PE 1 to PE 2 with PE 2's acknowledgements on its path: done at %v, alone %v: acks did not take the wire", shared, alone)
 	}
 	tor := m.Torus()
-	var classes [classes]uint64
+	var units [classes]uint64 // crossing the channel from node 0 to node 1, per class
 	for class := range classes {
 		for vc := range 2 {
-			classes[class] += tor.LinkClassVC(0, 0, 1, class, vc).Stats().Units
+			units[class] += tor.LinkClassVC(0, 0, 1, class, vc).Stats().Units
 		}
 	}
-	if classes[classRequest] == 0 || classes[classResponse] < 200 {
-		t.Errorf("channel from node 0 to node 1: %d request units, %d response units; want the put's data and 200 acknowledgements", classes[classRequest], classes[classResponse])
+	if units[classRequest] == 0 || units[classResponse] < 200 {
+		t.Errorf("channel from node 0 to node 1: %d request units, %d response units; want the put's data and 200 acknowledgements", units[classRequest], units[classResponse])
 	}
 	port := m.pes[1].inject[0].Phys.Stats()
 	if port.Waits == 0 {
