@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/net"
 )
 
 // TestFetchIncServesOneAtATime: requests that reach a fetch-and-increment
@@ -82,33 +83,66 @@ func TestPacketModeMatchesFastPath(t *testing.T) {
 }
 
 // TestAcksOccupyReversePath: a put's acknowledgement crosses the network
-// as a packet: while a get's data leaves PE 1, the acknowledgements PE 1
-// sends for another PE's puts wait for the link, so that PE's quiet ends
-// later.
+// as a packet on the response class's virtual channels, which share the
+// physical channels with requests: the acknowledgements PE 1 sends for PE
+// 2's puts take turns on PE 1's port and on the torus channel from node 0
+// to node 1 with the data of PE 1's own put to PE 2, so that put ends
+// later than alone.
 func TestAcksOccupyReversePath(t *testing.T) {
-	run := func(withGet bool) sim.Time {
-		eng, m := newMachine(t, 4)
+	var end sim.Time // when the last PE finished
+	run := func(withAcks bool) (sim.Time, *Machine) {
+		eng, m := newMachine(t, 4) // PEs 0, 1 on node 0; 2, 3 on node 1
 		const n = 64 << 10
-		a, b := alloc(t, m, 0, n), alloc(t, m, 1, n)
+		a, b := alloc(t, m, 1, n), alloc(t, m, 2, n)
 		flag := alloc(t, m, 1, 8)
-		if withGet {
-			eng.Spawn("pe0", func(p *sim.Proc) { m.Get(p, 0, 1, a.Addr, b.Addr, n) })
+		if withAcks {
+			eng.Spawn("pe2", func(p *sim.Proc) {
+				for i := range 200 {
+					m.PutWord(p, 2, 1, flag.Addr, uint64(i))
+				}
+				m.Quiet(p, 2)
+			})
 		}
 		var done sim.Time
-		eng.Spawn("pe2", func(p *sim.Proc) {
-			for i := range 200 {
-				m.PutWord(p, 2, 1, flag.Addr, uint64(i))
-			}
-			m.Quiet(p, 2)
+		eng.Spawn("pe1", func(p *sim.Proc) {
+			m.Put(p, 1, 2, b.Addr, a.Addr, n)
+			m.Quiet(p, 1)
 			done = p.Now()
 		})
 		if err := eng.Run(); err != nil {
 			t.Fatal(err)
 		}
-		return done
+		end = eng.Now()
+		return done, m
 	}
-	alone, shared := run(false), run(true)
+	alone, _ := run(false)
+	shared, m := run(true)
 	if shared <= alone {
-		t.Errorf("puts and quiet with a get's data leaving their target: %v, alone %v: acks did not wait", shared, alone)
+		t.Errorf("put from PE 1 to PE 2 with PE 2's acknowledgements on its path: done at %v, alone %v: acks did not take the wire", shared, alone)
+	}
+	tor := m.Torus()
+	var units [classes]uint64 // crossing the channel from node 0 to node 1, per class
+	for class := range classes {
+		for vc := range 2 {
+			units[class] += tor.LinkClassVC(0, 0, 1, class, vc).Stats().Units
+		}
+	}
+	if units[classRequest] == 0 || units[classResponse] < 200 {
+		t.Errorf("channel from node 0 to node 1: %d request units, %d response units; want the put's data and 200 acknowledgements", units[classRequest], units[classResponse])
+	}
+	port := m.pes[1].inject[0].Phys.Stats()
+	if port.Waits == 0 {
+		t.Errorf("PE 1's port: no unit waited for the wire (%+v): requests and responses do not share it", port)
+	}
+	for _, ch := range []struct {
+		name string
+		st   net.ChannelStats
+	}{{"torus channel node 0 +x", tor.Channel(0, 0, 1).Stats()}, {"PE 1's port", port}} {
+		if ch.st.Busy > end {
+			t.Errorf("%s: busy %v in a run of %v: more than its bandwidth", ch.name, ch.st.Busy, end)
+		}
+	}
+	if m.pes[1].inject[classRequest].Phys != m.pes[1].inject[classResponse].Phys {
+		t.Error("PE 1's request and response injection links are not one port")
 	}
 }

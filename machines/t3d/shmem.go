@@ -10,7 +10,7 @@ import (
 
 // Traffic classes: the T3D's network keeps requests and responses on
 // separate virtual channels, so a response never waits behind the requests
-// that caused it.
+// that caused it; both share the physical channels' bandwidth.
 const (
 	classRequest  = 0 // puts, get and fetch-and-increment requests
 	classResponse = 1 // acknowledgements, get data, fetch-and-increment replies

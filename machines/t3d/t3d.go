@@ -15,8 +15,10 @@
 // leaves the remote cache stale; then the target's acknowledgement, get
 // requests and data, and fetch-and-increment requests and replies all cross
 // the network as packets of their own (responses on their own virtual
-// channels). Messages cross whole by default (the fast path) or packet by
-// packet (packet_mode).
+// channels, so a response never waits behind a request's buffer, but on
+// the same wires: requests and responses share each torus channel's and
+// each PE port's bandwidth, taking turns unit by unit). Messages cross
+// whole by default (the fast path) or packet by packet (packet_mode).
 //
 // Calibrated parameters (everything else comes from hardware.yaml, the
 // paper's text, or is an assumption stated at its field):
@@ -73,14 +75,17 @@ type Machine struct {
 
 // pe is one processing element.
 type pe struct {
-	m      *Machine
-	id     int
-	node   int
-	mem    *mem.Memory
-	cpu    *mem.CPU
-	inject [classes]*net.Link // PE to its router, per traffic class
-	eject  [classes]*net.Link // router to PE
-	fi     uint64             // the fetch-and-increment register
+	m    *Machine
+	id   int
+	node int
+	mem  *mem.Memory
+	cpu  *mem.CPU
+	// inject and eject are the PE's one port to its router and one port
+	// from it, each a physical channel whose bandwidth the traffic classes
+	// share, with one virtual channel per class.
+	inject [classes]*net.Link
+	eject  [classes]*net.Link
+	fi     uint64 // the fetch-and-increment register
 	// fiQueue holds the requests that reached the register, the first
 	// being served.
 	fiQueue   []*op
@@ -183,9 +188,11 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 			mem: mem.NewMemory(fmt.Sprintf("pe%d", i), params.MemoryMB<<20),
 		}
 		x.fiServeFn = x.fiServe
+		in, out := net.NewChannel(fmt.Sprintf("pe%d.inject", i)), net.NewChannel(fmt.Sprintf("pe%d.eject", i))
 		for c := 0; c < classes; c++ {
 			x.inject[c] = net.NewLink(fmt.Sprintf("pe%d.inject.c%d", i, c), ni, params.LinkMBps)
 			x.eject[c] = net.NewLink(fmt.Sprintf("pe%d.eject.c%d", i, c), ni, params.LinkMBps)
+			x.inject[c].Phys, x.eject[c].Phys = in, out
 		}
 		x.cpu, err = mem.NewCPU(eng, fmt.Sprintf("pe%d", i), x.mem, cfg)
 		if err != nil {

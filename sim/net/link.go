@@ -35,6 +35,30 @@
 // longest-waiting unit of that port (FIFO within a port); PassThroughFirst
 // serves units coming from another link (an SCI ring's bypass FIFO) before
 // units the node injects, FIFO within each class.
+//
+// # Virtual channels share their physical channel
+//
+// A Link may be one virtual channel of a physical Channel (Link.Phys), as
+// a torus's dateline channels and traffic classes are, and a network
+// interface's port shared by classes. The Link is the virtual channel's
+// buffer: it is held, wormhole fashion, as above, and a head that waits for
+// one virtual channel never blocks a unit on another. The Channel is the
+// wire: a unit's bytes flow over a link only while the unit also holds its
+// Channel. A moving unit holds the Channel of every link it occupies; when
+// its head stands still (waiting for a link or a Channel) it gives up the
+// Channels of the links it occupies with wormhole holding, which carry no
+// flits meanwhile, so another virtual channel's unit can use the wire.
+// Before it moves again it collects them all, in the network's one order
+// of Channels (the order in which standing units first needed them), holding those it has
+// (reserved, not flowing) while it waits for the next: the order makes
+// this wait free of deadlock, and a unit that holds Channels while waiting
+// waits only for Channels. A unit waiting for a Channel is served when its
+// holder's tail passes or the holder stands still, round-robin among the
+// Channel's virtual channels (the one granted least recently first), FIFO
+// within one: the hardware interleaves virtual channels flit by flit,
+// which at the simulated unit sizes comes to taking turns unit by unit.
+// Nothing is booked ahead: a Channel, like a link, is granted only to a
+// unit whose head is at it, in simulated-time order.
 package net
 
 import (
@@ -59,7 +83,8 @@ const (
 )
 
 // Link is one direction of a physical channel (or a network interface's
-// injection or ejection port), or one virtual channel of it.
+// injection or ejection port), or one virtual channel of it (see Phys):
+// the buffer and wormhole holding a unit's head takes.
 type Link struct {
 	Name    string
 	Latency sim.Time // delay of a unit's head across the link (wire and router)
@@ -74,6 +99,10 @@ type Link struct {
 	Policy Policy
 	// Ring names the ring the link belongs to (PassThroughFirst); 0: none.
 	Ring int
+	// Phys is the physical channel the link is a virtual channel of,
+	// whose bandwidth it shares with the channel's other virtual channels;
+	// nil: the link is a physical channel of its own.
+	Phys *Channel
 
 	holder    *unit    // the unit granted last; it holds the link until freeAt
 	freeAt    sim.Time // sim.Forever while the holder's release is unknown
@@ -108,7 +137,7 @@ func NewLink(name string, latency sim.Time, mbps float64) *Link {
 type LinkStats struct {
 	Units    uint64   // packets (or whole messages) that crossed
 	Bytes    uint64   // bytes that crossed, headers included
-	Busy     sim.Time // total time held
+	Busy     sim.Time // total time held (a virtual channel is held while its unit stands still; its Channel's Busy is the time bytes flowed)
 	Waits    uint64   // units that found the link busy
 	Waited   sim.Time // total time units waited for it
 	MaxQueue int      // most units ever waiting at once
@@ -122,7 +151,8 @@ func (l *Link) Stats() LinkStats { return l.stats }
 // Down reports whether the link is down (see Network.LinkDown).
 func (l *Link) Down() bool { return l.down }
 
-// Idle reports whether the link is free at time t with nobody waiting.
+// Idle reports whether the link is free at time t with nobody waiting
+// (for a virtual channel: its buffer, whatever its physical channel does).
 func (l *Link) Idle(t sim.Time) bool { return len(l.waiters) == 0 && t >= l.freeAt }
 
 // Latency is the sum of the links' head latencies: the time a unit's head

@@ -89,7 +89,10 @@ type Network struct {
 	cfg    Config
 	units  []*unit    // pool
 	msgs   []*Message // pool
-	stats  Stats
+	// channels numbers the physical Channels in the order standing units
+	// first collect them: the one order in which every unit collects.
+	channels uint64
+	stats    Stats
 	// unitBytes is the payload of a unit: MTU in the packet model, Unit
 	// rounded up to whole packets on the fast path, 0 for whole messages.
 	unitBytes int
@@ -368,6 +371,15 @@ type unit struct {
 	gen      uint32     // bumped when the unit is freed or aborted
 	headFn   func()
 	arriveFn func()
+	// Physical channels a standing unit collects before it moves again:
+	// need holds the route indices of the links whose Phys it needs, in
+	// the network's order of Channels; need[:needAt] are collected.
+	need      []int
+	needAt    int
+	resumed   bool     // moving again after standing: its Channels start flowing
+	waitP     *Channel // the Channel it waits for, if any
+	waitVC    int      // the route index of the link it needs waitP for
+	waitPFrom sim.Time
 }
 
 func (n *Network) unit() *unit {
@@ -386,6 +398,7 @@ func (n *Network) free(u *unit) {
 	u.msg = nil
 	u.gen++
 	u.hop, u.settled, u.w, u.waiting = 0, 0, 0, false
+	u.need, u.needAt, u.resumed, u.waitP = u.need[:0], 0, false, nil
 	u.ev = sim.Handle{}
 	n.units = append(n.units, u)
 }
@@ -400,26 +413,61 @@ func (u *unit) request() {
 		return
 	}
 	if len(l.waiters) == 0 && now >= l.freeAt {
-		u.grant(l)
+		u.take(l)
+		p := l.Phys
+		if p == nil {
+			u.move()
+			return
+		}
+		if p.free(now) {
+			p.take(u, l)
+			p.flow(now)
+			u.move()
+			return
+		}
+		// The virtual channel is free, the wire busy: the head waits in
+		// the virtual channel's buffer and the worm stands still.
+		u.stand(now)
+		u.collect()
 		return
 	}
-	u.waiting = true
-	u.waitFrom = now
-	if l.Buffered {
-		// The body flows on into the buffer: the links behind are
-		// released as the tail passes them, whatever happens ahead.
-		u.settle(sim.Forever, u.hop-1)
-	}
+	u.stand(now)
 	l.waiters = append(l.waiters, u)
 	l.stats.Waits++
 	l.stats.MaxQueue = max(l.stats.MaxQueue, len(l.waiters))
 	l.schedule(eng)
 }
 
-// grant gives l (route[hop]) to the unit: its head enters the link now.
+// stand: the head stops before route[hop] at now. Before a buffered link
+// the body flows on into the buffer, so the links behind are released as
+// the tail passes them, whatever happens ahead; before a wormhole link the
+// worm stands still and gives up the physical channels of the links it
+// occupies (no flit flows on them) while it keeps their virtual channels.
+func (u *unit) stand(now sim.Time) {
+	u.waiting = true
+	u.waitFrom = now
+	if u.route[u.hop].Buffered {
+		u.settle(sim.Forever, u.hop-1)
+		return
+	}
+	for i := u.settled; i < u.hop; i++ {
+		if p := u.route[i].Phys; p != nil && p.holder == u && p.freeAt == sim.Forever {
+			p.release(now)
+		}
+	}
+}
+
+// grant gives l (route[hop]), which the unit waited for, to the unit; it
+// moves on once it has the physical channels it needs.
 func (u *unit) grant(l *Link) {
-	eng := u.net.eng
-	now := eng.Now()
+	u.take(l)
+	u.collect()
+}
+
+// take gives the virtual channel l (route[hop]) to the unit: its head
+// enters l's buffer.
+func (u *unit) take(l *Link) {
+	now := u.net.eng.Now()
 	l.holder = u
 	l.freeAt = sim.Forever
 	l.grantedAt = now
@@ -427,9 +475,75 @@ func (u *unit) grant(l *Link) {
 	l.stats.Units++
 	l.stats.Bytes += uint64(u.wire)
 	if u.waiting {
+		l.stats.Waited += now - u.waitFrom
+	}
+}
+
+// collect gathers, in the network's order of Channels, the physical
+// channels of the links the standing unit occupies, route[settled:hop+1],
+// then moves it. Taking them in one fixed order while holding the ones
+// taken cannot deadlock; a unit that holds a Channel and waits for another
+// keeps the first reserved (not flowing) meanwhile.
+func (u *unit) collect() {
+	n := u.net
+	u.need = u.need[:0]
+	for i := u.settled; i <= u.hop; i++ {
+		p := u.route[i].Phys
+		if p == nil {
+			continue
+		}
+		if p.seq == 0 {
+			n.channels++
+			p.seq = n.channels
+		}
+		j := len(u.need)
+		u.need = append(u.need, i)
+		for ; j > 0 && u.route[u.need[j-1]].Phys.seq > p.seq; j-- {
+			u.need[j] = u.need[j-1]
+		}
+		u.need[j] = i
+	}
+	u.needAt = 0
+	u.collectNext()
+}
+
+// collectNext takes the next physical channels the unit needs, waiting for
+// the first that is busy; with all of them it moves.
+func (u *unit) collectNext() {
+	now := u.net.eng.Now()
+	for ; u.needAt < len(u.need); u.needAt++ {
+		i := u.need[u.needAt]
+		p := u.route[i].Phys
+		if p.holder == u && p.freeAt == sim.Forever {
+			continue // the route crosses the wire twice
+		}
+		if !p.free(now) {
+			p.wait(u, i, now)
+			return
+		}
+		p.take(u, u.route[i])
+	}
+	u.resumed = true
+	u.move()
+}
+
+// move: the unit holds route[hop] and the physical channels of every link
+// it occupies; its head enters route[hop] now.
+func (u *unit) move() {
+	eng := u.net.eng
+	now := eng.Now()
+	l := u.route[u.hop]
+	if u.waiting {
 		u.waiting = false
 		u.w += now - u.waitFrom
-		l.stats.Waited += now - u.waitFrom
+	}
+	if u.resumed {
+		u.resumed = false
+		for _, i := range u.need {
+			if p := u.route[i].Phys; p.holder == u && !p.flowing {
+				p.flow(now)
+			}
+		}
 	}
 	u.theta[u.hop] = now - u.w + u.s
 	end := now + l.Latency
@@ -485,6 +599,9 @@ func (u *unit) settle(limit sim.Time, upto int) {
 			l.stats.Busy += rel - l.grantedAt
 			l.schedule(u.net.eng)
 		}
+		if p := l.Phys; p != nil && p.holder == u && p.freeAt == sim.Forever {
+			p.release(rel)
+		}
 		if i == 0 {
 			u.left(rel)
 		}
@@ -533,9 +650,21 @@ func (u *unit) abort() {
 			l.freeAt = now
 			l.schedule(eng)
 		}
+		if p := l.Phys; p != nil && p.holder == u && p.freeAt > now {
+			if p.freeAt != sim.Forever {
+				p.stats.Busy -= p.freeAt - now
+				p.freeAt = now
+				p.schedule()
+			} else {
+				p.release(now)
+			}
+		}
 	}
 	if u.waiting {
 		u.route[u.hop].remove(u)
+	}
+	if u.waitP != nil {
+		u.waitP.remove(u)
 	}
 	m, off, size, chain := u.msg, u.off, u.n, u.chain
 	m.units--

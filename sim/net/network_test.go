@@ -124,8 +124,15 @@ func TestWormholeHoldsLinksBehind(t *testing.T) {
 }
 
 // TestFastPathEqualsPacketModel: without contention the whole-message fast
-// path and the packet model give the same times, headers counted alike.
+// path and the packet model give the same times, headers counted alike,
+// also when each link is a virtual channel of a physical channel.
 func TestFastPathEqualsPacketModel(t *testing.T) {
+	for _, phys := range []bool{false, true} {
+		testFastPathEqualsPacketModel(t, phys)
+	}
+}
+
+func testFastPathEqualsPacketModel(t *testing.T, phys bool) {
 	for _, hops := range []int{1, 3, 7} {
 		for _, size := range []int{0, 1, 63, 64, 65, 1000, 100003} {
 			for _, rate := range []float64{0, 50e6} {
@@ -140,6 +147,11 @@ func TestFastPathEqualsPacketModel(t *testing.T) {
 					eng := sim.NewEngine(1)
 					r := line("l", hops, sim.Nano(30), 100)
 					r[hops/2].BytesPerSec = 80e6 // one slower link
+					if phys {
+						for _, l := range r {
+							l.Phys = NewChannel(l.Name)
+						}
+					}
 					nw := mustNet(t, eng, routes{{0, 1}: r}, cfg)
 					rec := sendAt(t, eng, nw, sim.Nano(5), 0, 1, size, rate)
 					run(t, eng)
@@ -149,7 +161,7 @@ func TestFastPathEqualsPacketModel(t *testing.T) {
 					}
 				}
 				if got[0] != got[3] || got[1] != got[3] {
-					t.Errorf("%d hops, %d bytes, rate %g: (sent, tail) whole %v, units %v, packets %v", hops, size, rate, got[0], got[1], got[3])
+					t.Errorf("phys %v, %d hops, %d bytes, rate %g: (sent, tail) whole %v, units %v, packets %v", phys, hops, size, rate, got[0], got[1], got[3])
 				}
 				if got[2][1] < got[2][0] {
 					t.Errorf("%d hops, %d bytes, MTU 0 in units: delivered %v before sent %v", hops, size, got[2][1], got[2][0])

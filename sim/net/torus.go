@@ -18,17 +18,19 @@ const MaxTorusNodes = 1 << 16
 // each with two virtual channels: a route starts a dimension on virtual
 // channel 0 and moves to 1 when it crosses the dimension's wraparound (the
 // dateline), which keeps wormhole routing free of deadlock (Dally and Seitz;
-// the T3D's scheme). Each virtual channel is a Link of the full bandwidth:
-// how two virtual channels share their physical channel's bandwidth is not
-// modelled. A torus may carry several classes of traffic (virtual
+// the T3D's scheme). A torus may carry several classes of traffic (virtual
 // networks, e.g. requests and responses), each with its own pair of
-// virtual channels.
+// virtual channels. Each virtual channel is a Link with its own buffer and
+// wormhole holding, so a head blocked on one never blocks another; all the
+// virtual channels of a channel share its one physical Channel, so their
+// bytes take turns on the wire (see Channel).
 type Torus struct {
 	dims    [3]int
 	n       int
 	classes int
-	links   []*Link // ((node*3 + dim)*2 + dir)*2*classes + class*2 + vc (dir 0: +, 1: -); nil in a dimension of size 1
-	order   [3]int  // dimension order of routes
+	links   []*Link    // ((node*3 + dim)*2 + dir)*2*classes + class*2 + vc (dir 0: +, 1: -); nil in a dimension of size 1
+	chans   []*Channel // (node*3 + dim)*2 + dir: the physical channels
+	order   [3]int     // dimension order of routes
 }
 
 // NewTorus builds a torus of dims[0]*dims[1]*dims[2] nodes whose links all
@@ -60,7 +62,7 @@ func NewTorusClasses(name string, dims [3]int, latency sim.Time, mbps float64, c
 		}
 		n *= d
 	}
-	t := &Torus{dims: dims, n: n, classes: classes, links: make([]*Link, n*12*classes), order: [3]int{0, 1, 2}}
+	t := &Torus{dims: dims, n: n, classes: classes, links: make([]*Link, n*12*classes), chans: make([]*Channel, n*6), order: [3]int{0, 1, 2}}
 	for node := 0; node < n; node++ {
 		c := t.Coord(node)
 		for dim := 0; dim < 3; dim++ {
@@ -68,9 +70,13 @@ func NewTorusClasses(name string, dims [3]int, latency sim.Time, mbps float64, c
 				continue
 			}
 			for dir, sign := range [2]string{"+", "-"} {
+				ch := NewChannel(fmt.Sprintf("%s%v%s%c", name, c, sign, "xyz"[dim]))
+				t.chans[(node*3+dim)*2+dir] = ch
 				for class := 0; class < classes; class++ {
 					for vc := 0; vc < 2; vc++ {
-						t.links[t.index(node, dim, dir, class, vc)] = NewLink(fmt.Sprintf("%s%v%s%c.c%dvc%d", name, c, sign, "xyz"[dim], class, vc), latency, mbps)
+						l := NewLink(fmt.Sprintf("%s.c%dvc%d", ch.Name, class, vc), latency, mbps)
+						l.Phys = ch
+						t.links[t.index(node, dim, dir, class, vc)] = l
 					}
 				}
 			}
@@ -134,11 +140,26 @@ func (t *Torus) index(node, dim, d, class, vc int) int {
 	return ((node*3+dim)*2+d)*2*t.classes + class*2 + vc
 }
 
+// Channel is the physical channel leaving node in dimension dim, direction
+// dir (+1 or -1), or nil in a dimension of size 1.
+func (t *Torus) Channel(node, dim, dir int) *Channel {
+	d := 0
+	if dir < 0 {
+		d = 1
+	}
+	return t.chans[(node*3+dim)*2+d]
+}
+
 // ChannelStats sums the statistics of every virtual channel of the
 // physical channel leaving node in dimension dim, direction dir (+1 or -1);
-// MaxQueue is the largest of theirs.
+// MaxQueue is the largest of theirs. Busy is the time bytes flowed over
+// the wire (the physical channel's), not the time its virtual channels
+// were held.
 func (t *Torus) ChannelStats(node, dim, dir int) LinkStats {
 	var s LinkStats
+	if ch := t.Channel(node, dim, dir); ch != nil {
+		s.Busy = ch.Stats().Busy
+	}
 	for class := 0; class < t.classes; class++ {
 		for vc := 0; vc < 2; vc++ {
 			l := t.LinkClassVC(node, dim, dir, class, vc)
@@ -148,7 +169,6 @@ func (t *Torus) ChannelStats(node, dim, dir int) LinkStats {
 			x := l.Stats()
 			s.Units += x.Units
 			s.Bytes += x.Bytes
-			s.Busy += x.Busy
 			s.Waits += x.Waits
 			s.Waited += x.Waited
 			s.MaxQueue = max(s.MaxQueue, x.MaxQueue)
