@@ -209,6 +209,8 @@ func (s *Scenario) Validate() error {
 		}
 	}
 
+	v.claims(valid, known)
+
 	if s.Expect != nil {
 		switch s.Expect.Failure {
 		case FailureCorruption, FailureLoss, FailureLivelock, FailureDeadlock:
@@ -221,7 +223,8 @@ func (s *Scenario) Validate() error {
 	for _, l := range []struct {
 		field string
 		val   float64
-	}{{"limits.max_sim_time_us", s.Limits.MaxSimTimeUS}, {"limits.max_wall_seconds", s.Limits.MaxWallSeconds}} {
+	}{{"limits.max_sim_time_us", s.Limits.MaxSimTimeUS}, {"limits.max_wall_seconds", s.Limits.MaxWallSeconds},
+		{"cost.wall_seconds", s.Cost.WallSeconds}, {"cost.memory_gb", s.Cost.MemoryGB}} {
 		if l.val < 0 || math.IsNaN(l.val) || math.IsInf(l.val, 0) {
 			v.errorf(l.field, "must be a finite number ≥ 0 (0 means the default), got %g", l.val)
 		}

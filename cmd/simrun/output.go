@@ -46,6 +46,7 @@ func writeOutputs(dir string, s *scenarios.Scenario, runs []seriesRun, v verdict
 	}
 	refs := references(s)
 	cmps := report.Compare(rows, refs)
+	claims := report.EvaluateClaims(rows, s.Claims)
 
 	var csv bytes.Buffer
 	if err := report.WriteCSV(&csv, rows); err != nil {
@@ -60,7 +61,7 @@ func writeOutputs(dir string, s *scenarios.Scenario, runs []seriesRun, v verdict
 		info.Expect = &expect{Failure: s.Expect.Failure, Why: strings.TrimSpace(s.Expect.Why)}
 	}
 	var js bytes.Buffer
-	doc := report.Document{Scenario: info, Seed: s.Seed, Rows: rows, References: refs, Comparisons: cmps, Failures: v.failures, Notes: notes}
+	doc := report.Document{Scenario: info, Seed: s.Seed, Rows: rows, References: refs, Comparisons: cmps, Claims: claims, Failures: v.failures, Notes: notes}
 	if err := report.WriteJSON(&js, doc); err != nil {
 		return "", err
 	}
@@ -79,7 +80,7 @@ func writeOutputs(dir string, s *scenarios.Scenario, runs []seriesRun, v verdict
 		written = append(written, f.base+".png", f.base+".svg")
 	}
 
-	summary := summarize(s, runs, rows, cmps, v, notes, written)
+	summary := summarize(s, runs, rows, cmps, claims, v, notes, written)
 	if err := os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(summary), 0o644); err != nil {
 		return "", fmt.Errorf("writing summary.txt: %w", err)
 	}
@@ -135,7 +136,7 @@ func figures(s *scenarios.Scenario, rows report.Results) []namedFigure {
 
 // summarize writes the human summary: what ran, the references against
 // the simulated values, failures, the verdict and the workloads' notes.
-func summarize(s *scenarios.Scenario, runs []seriesRun, rows report.Results, cmps []report.Comparison, v verdict, notes, figs []string) string {
+func summarize(s *scenarios.Scenario, runs []seriesRun, rows report.Results, cmps []report.Comparison, claims []report.ClaimResult, v verdict, notes, figs []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Scenario %s: %s\n", s.Name, s.Title)
 	fmt.Fprintf(&b, "File %s, seed %d\n", s.File, s.Seed)
@@ -156,6 +157,14 @@ func summarize(s *scenarios.Scenario, runs []seriesRun, rows report.Results, cmp
 		}
 	} else {
 		fmt.Fprintln(&b, "References: none")
+	}
+	if len(claims) > 0 {
+		fmt.Fprintf(&b, "Claims of the paper (%s; a failing claim does not fail the run):\n", claimCount(claims))
+		var t bytes.Buffer
+		report.WriteClaims(&t, claims)
+		for _, l := range strings.Split(strings.TrimSuffix(t.String(), "\n"), "\n") {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
 	}
 	if len(v.failures) > 0 {
 		fmt.Fprintf(&b, "Failures (%d):\n", len(v.failures))
@@ -178,6 +187,17 @@ func summarize(s *scenarios.Scenario, runs []seriesRun, rows report.Results, cmp
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "Result: %s\n", v.message)
 	return b.String()
+}
+
+// claimCount says how many claims hold, e.g. "3 of 5 hold".
+func claimCount(claims []report.ClaimResult) string {
+	n := 0
+	for _, c := range claims {
+		if c.Holds {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d of %d hold", n, len(claims))
 }
 
 // maxTableColumns is the most x values a metric may have for the summary
