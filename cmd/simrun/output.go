@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/msgsim/msgsim/report"
@@ -70,6 +71,9 @@ func writeOutputs(dir string, s *scenarios.Scenario, runs []seriesRun, v verdict
 	}
 
 	figs := figures(s, rows)
+	for i := range figs {
+		figs[i].fig.Bands = bands(s)
+	}
 	var written []string
 	for _, f := range figs {
 		if err := f.fig.Save(filepath.Join(dir, f.base), rows, refs); err != nil {
@@ -97,6 +101,35 @@ func references(s *scenarios.Scenario) []report.Reference {
 		refs = append(refs, report.Reference{Series: r.Series, Metric: r.Metric, X: r.X, Value: r.Value, Unit: r.Unit, Source: src})
 	}
 	return refs
+}
+
+// bands are the one-sided band claims of the scenario ("greater than 100
+// MB/s"), drawn on the figures; two-sided ones read "about x" values,
+// which the references show as points.
+func bands(s *scenarios.Scenario) []report.Band {
+	var out []report.Band
+	for _, c := range s.Claims {
+		if c.Kind != report.ClaimBand || (c.Min == nil) == (c.Max == nil) {
+			continue
+		}
+		b := report.Band{Series: c.Series, Metric: c.Metric, Above: c.Min != nil}
+		if b.Above {
+			b.Value = *c.Min
+		} else {
+			b.Value = *c.Max
+		}
+		if len(c.At) > 0 {
+			b.XLo, b.XHi = slices.Min(c.At), slices.Max(c.At)
+		}
+		if c.XMin != nil {
+			b.XLo = *c.XMin
+		}
+		if c.XMax != nil {
+			b.XHi = *c.XMax
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 type namedFigure struct {
