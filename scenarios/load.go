@@ -223,10 +223,17 @@ func (s *Scenario) Validate() error {
 	for _, l := range []struct {
 		field string
 		val   float64
-	}{{"limits.max_sim_time_us", s.Limits.MaxSimTimeUS}, {"limits.max_wall_seconds", s.Limits.MaxWallSeconds},
-		{"cost.wall_seconds", s.Cost.WallSeconds}, {"cost.memory_gb", s.Cost.MemoryGB}} {
+	}{{"limits.max_sim_time_us", s.Limits.MaxSimTimeUS}, {"limits.max_wall_seconds", s.Limits.MaxWallSeconds}} {
 		if l.val < 0 || math.IsNaN(l.val) || math.IsInf(l.val, 0) {
 			v.errorf(l.field, "must be a finite number ≥ 0 (0 means the default), got %g", l.val)
+		}
+	}
+	for _, c := range []struct {
+		field string
+		val   float64
+	}{{"cost.wall_seconds", s.Cost.WallSeconds}, {"cost.memory_gb", s.Cost.MemoryGB}} {
+		if c.val < 0 || math.IsNaN(c.val) || math.IsInf(c.val, 0) {
+			v.errorf(c.field, "must be a finite number ≥ 0 (an approximate cost; 0: small), got %g", c.val)
 		}
 	}
 	return errors.Join(v.errs...)

@@ -185,6 +185,7 @@ func TestErrors(t *testing.T) {
 		{"bad name", "name: a b\nworkload: {name: w}\n", `t.yaml:1:7: field name: "a b": use letters, digits, '.', '_' and '-' only (it names output files)`},
 		{"figure path", base + "figures: [{file: ../x.png}]\n", `t.yaml:3:18: field figures[0].file: "../x.png" must be a relative path inside the output directory`},
 		{"negative limit", base + "limits: {max_sim_time_us: -1}\n", `t.yaml:3:27: field limits.max_sim_time_us: must be a finite number ≥ 0 (0 means the default), got -1`},
+		{"negative cost", base + "cost: {wall_seconds: 5, memory_gb: -1}\n", `t.yaml:3:36: field cost.memory_gb: must be a finite number ≥ 0 (an approximate cost; 0: small), got -1`},
 		{"duplicate key", base + "title: a\ntitle: b\n", `t.yaml:4:1: field title: duplicate key "title" (first given at line 3)`},
 		{"claim unknown series", base + "series: [{name: a}, {name: b}]\nclaims:\n  - name: c1\n    kind: above\n    quote: q\n    section: s\n    metric: m\n    series: a\n    other: z\n", `t.yaml:11:12: field claims[0].other: unknown series "z" (series: a, b)`},
 		{"claim missing quote", base + "claims:\n  - {name: c1, kind: band, section: s, metric: m, series: x, min: 1}\n", `t.yaml:4:5: field claims[0].quote: missing required field "quote"`},
