@@ -73,7 +73,7 @@ func TestValidateBadPairing(t *testing.T) {
 		{"machine: {name: t3d}\nstack: {name: mpich, params: {device: ch_t3d}}\nworkload: {name: reduce, params: {reduce: binary-swap}}\n",
 			"it needs a binary-swap reduce (stacks.BinarySwapReducer)"},
 		{"machine: {name: vax}\nstack: {name: mpich}\nworkload: {name: onetoall}\n",
-			`field machine.name: unknown machine "vax"; machines: sx4, t3d`},
+			`field machine.name: unknown machine "vax"; machines: sx4, t3d, sp`},
 		{"machine: {name: sx4}\nstack: {name: pvm}\nworkload: {name: onetoall}\n",
 			`field stack.name: unknown stack "pvm"; stacks: mpich, aclmpl, shmem`},
 	} {
