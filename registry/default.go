@@ -5,6 +5,7 @@ import (
 	"github.com/msgsim/msgsim/machines/sx4"
 	"github.com/msgsim/msgsim/machines/t3d"
 	"github.com/msgsim/msgsim/stacks/aclmpl"
+	"github.com/msgsim/msgsim/stacks/armci"
 	"github.com/msgsim/msgsim/stacks/mpich"
 	"github.com/msgsim/msgsim/stacks/shmem"
 )
@@ -27,6 +28,8 @@ func Default() *Registry {
 			Needs(aclmpl.Needs()...)),
 		Stack(shmem.Name, "raw SHMEM: put, get, quiet, fetch-and-increment, symmetric memory; no messages", Decode(shmem.DefaultParams), shmem.Open,
 			Needs(shmem.Needs()...)),
+		Stack(armci.Name, "ARMCI: strided, vector and contiguous put/get/accumulate, fences, read-modify-write; SP port on LAPI (Figure 3)", armci.ParseParams, armci.Open,
+			Needs(armci.Needs()...)),
 	} {
 		must(r.AddStack(e))
 	}

@@ -80,7 +80,7 @@ func TestRegister(t *testing.T) {
 	for _, e := range r.Stacks() {
 		got = append(got, e.Name)
 	}
-	if strings.Join(got, " ") != "sx4 t3d sp mpich aclmpl shmem" {
+	if strings.Join(got, " ") != "sx4 t3d sp mpich aclmpl shmem armci" {
 		t.Errorf("registered %v", got)
 	}
 }
