@@ -74,7 +74,7 @@ func within(t *testing.T, what string, got, want float64) {
 // at the adapter's 30 MB/s (armci-sp.txt section 1: "For the same amount of
 // contiguous data, the rate is 30MB/s"; calibration.yaml
 // sp_armci.contiguous_same_bytes_MBps), measured as the rate of a stream
-// of 1600-byte gets (not tuned: it follows from adapter_mbps).
+// of 1600-byte gets (adapter_mbps is calibrated to it).
 func TestContiguousRate(t *testing.T) {
 	one, _ := chunkedGets(t, DefaultParams(), 1, 1600, 1600)
 	total, _ := chunkedGets(t, DefaultParams(), 50, 1600, 1600)

@@ -51,17 +51,25 @@ type Params struct {
 	// operation each ("very large array sections where ARMCI_GetS switches
 	// again from the Active Message to LAPI_Get protocol ... when the cost
 	// of the two extra memory copies makes the AM protocol less
-	// competitive", 2.5). Assumed: 2048 bytes, two full packets, where a
+	// competitive", 2.5). Assumed: 1024 bytes, a block that fills a packet
+	// by itself (the AM protocol's gain is filling packets, 2.5), where a
 	// get's data outlasts its 30 us of software.
 	LAPIMinBlockBytes int `yaml:"lapi_min_block_bytes"`
 	// BufferBytes is the size of the buffers the active-message protocol
 	// packs into; larger transfers are split. Assumed: 256 KB.
 	BufferBytes int `yaml:"buffer_bytes"`
+	// Native makes every get and put one nonblocking LAPI operation per
+	// block followed by one wait: the paper's baseline ("multiple
+	// LAPI_Get operations that transferred contiguous blocks of data ...
+	// issue requests for all columns in the section and then wait for all
+	// of them to complete", 2.5), the same code as ARMCI's small-section
+	// path. Accumulate and Rmw are unchanged.
+	Native bool `yaml:"native"`
 }
 
 // DefaultParams are the thresholds above.
 func DefaultParams() Params {
-	return Params{LAPIMaxBlocks: 2, LAPIMinBlockBytes: 2048, BufferBytes: 256 << 10}
+	return Params{LAPIMaxBlocks: 2, LAPIMinBlockBytes: 1024, BufferBytes: 256 << 10}
 }
 
 // Validate checks the thresholds.
@@ -276,7 +284,7 @@ func (r *Rank) order(p *sim.Proc, proc int) {
 
 // useLAPI says whether blocks go one LAPI operation each (Figure 3).
 func (r *Rank) useLAPI(segs []seg) bool {
-	return len(segs) <= r.w.par.LAPIMaxBlocks || total(segs)/len(segs) >= r.w.par.LAPIMinBlockBytes
+	return r.w.par.Native || len(segs) <= r.w.par.LAPIMaxBlocks || total(segs)/len(segs) >= r.w.par.LAPIMinBlockBytes
 }
 
 func (r *Rank) check(proc int) error {
