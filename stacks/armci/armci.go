@@ -122,22 +122,35 @@ type LAPI interface {
 
 const capability = "LAPI: put, get and active messages with counters, and mutexes (machines/sp)"
 
-// Needs are the machine capabilities ARMCI uses.
+// Needs are the machine capabilities ARMCI's ports use: LAPI (the SP
+// port) or SHMEM with swap and a barrier (the T3D port).
 func Needs() []machines.Capability {
-	return []machines.Capability{machines.Cap[LAPI]("lapi", capability)}
+	return []machines.Capability{machines.Cap[LAPI]("lapi", capability+" (SP port)"),
+		machines.Cap[SHMEM]("shmem+swap", shmemCapability+" (T3D port)")}
 }
 
-// Open returns ARMCI on m: one rank per node.
+// Open returns ARMCI on m, one rank per processor: the SP port on a
+// machine with LAPI, the SHMEM port on one with SHMEM, a swap and a
+// barrier; another machine gives a *machines.MissingCapability naming
+// both.
 func Open(m machines.Machine, par Params) (*stacks.World, error) {
 	if err := par.Validate(); err != nil {
 		return nil, err
 	}
-	l, err := machines.Require[LAPI](m, "ARMCI (stack armci)", capability)
+	out := &stacks.World{Stack: Name, Title: "ARMCI", Machine: m}
+	if sh, ok := m.(SHMEM); ok {
+		if _, lapi := m.(LAPI); !lapi {
+			if err := openSHMEM(sh, par, out); err != nil {
+				return nil, err
+			}
+			return out, nil
+		}
+	}
+	l, err := machines.Require[LAPI](m, "ARMCI (stack armci)", capability+", or "+shmemCapability)
 	if err != nil {
 		return nil, err
 	}
 	w := &world{m: l, par: par}
-	out := &stacks.World{Stack: Name, Title: "ARMCI", Machine: m}
 	n := m.Procs()
 	for i := 0; i < n; i++ {
 		r := &Rank{w: w, id: i, cpu: l.CPU(i),
