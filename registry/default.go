@@ -28,7 +28,7 @@ func Default() *Registry {
 			Needs(aclmpl.Needs()...)),
 		Stack(shmem.Name, "raw SHMEM: put, get, quiet, fetch-and-increment, symmetric memory; no messages", Decode(shmem.DefaultParams), shmem.Open,
 			Needs(shmem.Needs()...)),
-		Stack(armci.Name, "ARMCI: strided, vector and contiguous put/get/accumulate, fences, read-modify-write; SP port on LAPI (Figure 3)", armci.ParseParams, armci.Open,
+		Stack(armci.Name, "ARMCI: strided, vector and contiguous put/get/accumulate, fences, read-modify-write; ports on LAPI (SP, Figure 3), SHMEM (T3D) and shared memory (SX-4)", armci.ParseParams, armci.Open,
 			Needs(armci.Needs()...)),
 	} {
 		must(r.AddStack(e))

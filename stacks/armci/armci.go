@@ -123,21 +123,29 @@ type LAPI interface {
 const capability = "LAPI: put, get and active messages with counters, and mutexes (machines/sp)"
 
 // Needs are the machine capabilities ARMCI's ports use: LAPI (the SP
-// port) or SHMEM with swap and a barrier (the T3D port).
+// port), SHMEM with swap and a barrier (the T3D port) or shared memory
+// (the SX-4 port); any one suffices.
 func Needs() []machines.Capability {
 	return []machines.Capability{machines.Cap[LAPI]("lapi", capability+" (SP port)"),
-		machines.Cap[SHMEM]("shmem+swap", shmemCapability+" (T3D port)")}
+		machines.Cap[SHMEM]("shmem+swap", shmemCapability+" (T3D port)"),
+		machines.Cap[SharedMemory]("shared-memory", shmCapability+" (shared-memory port)")}
 }
 
-// Open returns ARMCI on m, one rank per processor: the SP port on a
-// machine with LAPI, the SHMEM port on one with SHMEM, a swap and a
-// barrier; another machine gives a *machines.MissingCapability naming
-// both.
+// Open returns ARMCI on m, one rank per processor: the shared-memory port
+// on a shared-memory machine, the SP port on a machine with LAPI, the
+// SHMEM port on one with SHMEM, a swap and a barrier; another machine
+// gives a *machines.MissingCapability naming the three.
 func Open(m machines.Machine, par Params) (*stacks.World, error) {
 	if err := par.Validate(); err != nil {
 		return nil, err
 	}
 	out := &stacks.World{Stack: Name, Title: "ARMCI", Machine: m}
+	if sm, ok := m.(SharedMemory); ok {
+		if err := openShared(sm, par, out); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	if sh, ok := m.(SHMEM); ok {
 		if _, lapi := m.(LAPI); !lapi {
 			if err := openSHMEM(sh, par, out); err != nil {
@@ -146,7 +154,7 @@ func Open(m machines.Machine, par Params) (*stacks.World, error) {
 			return out, nil
 		}
 	}
-	l, err := machines.Require[LAPI](m, "ARMCI (stack armci)", capability+", or "+shmemCapability)
+	l, err := machines.Require[LAPI](m, "ARMCI (stack armci)", capability+", or "+shmemCapability+", or "+shmCapability)
 	if err != nil {
 		return nil, err
 	}

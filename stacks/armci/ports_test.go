@@ -9,6 +9,7 @@ import (
 
 	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/machines/sp"
+	"github.com/msgsim/msgsim/machines/sx4"
 	"github.com/msgsim/msgsim/machines/t3d"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
@@ -22,6 +23,7 @@ var ports = []struct {
 }{
 	{"sp", func(e *sim.Engine, n int) (machines.Machine, error) { return sp.New(e, n, sp.DefaultParams()) }},
 	{"t3d", func(e *sim.Engine, n int) (machines.Machine, error) { return t3d.New(e, n, t3d.DefaultParams()) }},
+	{"sx4", func(e *sim.Engine, n int) (machines.Machine, error) { return sx4.New(e, n, sx4.DefaultParams()) }},
 }
 
 // runPort runs body on every rank of ARMCI on a port's machine.
