@@ -5,6 +5,7 @@ import (
 	"github.com/msgsim/msgsim/workloads/collective"
 	"github.com/msgsim/msgsim/workloads/litmus"
 	"github.com/msgsim/msgsim/workloads/pingpong"
+	"github.com/msgsim/msgsim/workloads/remap"
 	"github.com/msgsim/msgsim/workloads/remotecopy"
 )
 
@@ -22,6 +23,7 @@ func runners() map[string]workloads.Runner {
 		"word-latency":  collective.RunLatency,
 		"pattern-table": collective.RunTable,
 		remotecopy.Name: remotecopy.Run,
+		remap.Name:      remap.Run,
 	}
 }
 
@@ -40,5 +42,6 @@ func checkers() map[string]func(workloads.Spec) error {
 		"word-latency":  collective.Check("latency"),
 		"pattern-table": collective.Check("table"),
 		remotecopy.Name: remotecopy.Check,
+		remap.Name:      remap.Check,
 	}
 }
