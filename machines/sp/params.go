@@ -1,8 +1,6 @@
 package sp
 
 import (
-	"fmt"
-
 	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/am"
@@ -178,9 +176,3 @@ func (p Params) memConfig() mem.Config {
 		},
 	}
 }
-
-func paramErrorf(field, format string, args ...any) error {
-	return machines.ParamErrorf(Name, field, format, args...)
-}
-
-var _ = fmt.Sprintf

@@ -341,7 +341,3 @@ func makeUhdr(op byte, t stacks.AccType, rop stacks.RmwOp, origin int, a mem.Add
 	le.PutUint32(b[40:], uint32(desc))
 	return b
 }
-
-// RmwFetchInc and friends are the numbers a workload passes through
-// stacks.RmwOp; re-exported for readability of tests.
-var _ = stacks.FetchAndAdd
