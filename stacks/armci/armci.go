@@ -58,6 +58,13 @@ type Params struct {
 	// BufferBytes is the size of the buffers the active-message protocol
 	// packs into; larger transfers are split. Assumed: 256 KB.
 	BufferBytes int `yaml:"buffer_bytes"`
+	// ShortPutBytes: a put whose descriptor and data fit in this many
+	// bytes travels in the active message's user header and is stored by
+	// the header handler itself, without the completion thread ("the
+	// additional level of latency optimization for short active
+	// messages", 2.4). Assumed: 900 bytes, a user header that fits one
+	// 1024-byte packet with LAPI's own header. 0 disables it.
+	ShortPutBytes int `yaml:"short_put_bytes"`
 	// Native makes every get and put one nonblocking LAPI operation per
 	// block followed by one wait: the paper's baseline ("multiple
 	// LAPI_Get operations that transferred contiguous blocks of data ...
@@ -69,7 +76,7 @@ type Params struct {
 
 // DefaultParams are the thresholds above.
 func DefaultParams() Params {
-	return Params{LAPIMaxBlocks: 2, LAPIMinBlockBytes: 1024, BufferBytes: 256 << 10}
+	return Params{LAPIMaxBlocks: 2, LAPIMinBlockBytes: 1024, BufferBytes: 256 << 10, ShortPutBytes: 900}
 }
 
 // Validate checks the thresholds.
@@ -79,6 +86,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("lapi_max_blocks: must not be negative, got %d", p.LAPIMaxBlocks)
 	case p.LAPIMinBlockBytes < 1:
 		return fmt.Errorf("lapi_min_block_bytes: must be positive, got %d", p.LAPIMinBlockBytes)
+	case p.ShortPutBytes < 0 || p.ShortPutBytes > 1024:
+		return fmt.Errorf("short_put_bytes: %d is outside [0, 1024]", p.ShortPutBytes)
 	case p.BufferBytes < 1024 || p.BufferBytes > 64<<20:
 		return fmt.Errorf("buffer_bytes: %d is outside [1024, 64 MB]", p.BufferBytes)
 	}
@@ -323,6 +332,7 @@ const (
 	opRmw
 	opRmwReply
 	opBarrier
+	opPutShort // a short put carried in the user header
 )
 
 // uhdr layout: op, acc type, rmw op, 0, origin rank (4), address (8),

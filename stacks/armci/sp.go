@@ -204,6 +204,13 @@ func (r *Rank) put(p *sim.Proc, op byte, t stacks.AccType, scale complex128, seg
 			r.cpu.Memcpy(p, r.out.Addr+mem.Addr(off), g.src, g.n)
 			off += g.n
 		}
+		if op == opPut && off <= r.w.par.ShortPutBytes {
+			// Short: the descriptor and the data ride in the user header.
+			uh := append(makeUhdr(opPutShort, 0, 0, r.id, 0, 0, 0, len(desc)), r.out.Mem.Bytes(r.out.Addr, off)...)
+			m.Amsend(p, r.id, proc, r.w.ranks[proc].hh, uh, 0, 0, nil, nil, r.cmpl[proc])
+			r.issued[proc]++
+			continue
+		}
 		uh := makeUhdr(op, t, 0, r.id, 0, scale, 0, len(desc))
 		m.Amsend(p, r.id, proc, r.w.ranks[proc].hh, uh, r.out.Addr, off, nil, nil, r.cmpl[proc])
 		r.issued[proc]++
@@ -275,6 +282,9 @@ func (r *Rank) header(p *sim.Proc, a *sp.AM) (mem.Addr, sp.AMCompletion) {
 		return 0, r.rmwServe
 	case opGet, opPut, opAcc:
 		return r.inbuf[a.Src].Addr, r.serve
+	case opPutShort:
+		r.putShort(p, a)
+		return 0, nil
 	}
 	r.w.m.Engine().Fail(fmt.Errorf("armci: rank %d: active message of unknown kind %d from rank %d", r.id, a.Uhdr[0], a.Src))
 	return 0, nil
@@ -329,4 +339,25 @@ func (r *Rank) rmwServe(p *sim.Proc, a *sp.AM) {
 	old := r.rmwLocal(p, stacks.RmwOp(a.Uhdr[2]), mem.Addr(le.Uint64(a.Uhdr[8:])), int64(le.Uint64(a.Uhdr[32:])))
 	o := r.w.ranks[origin]
 	r.w.m.Amsend(p, r.id, origin, o.hh, makeUhdr(opRmwReply, 0, 0, r.id, 0, 0, old, 0), 0, 0, o.reply, nil, nil)
+}
+
+// putShort stores a short put in the header handler: the user header
+// (descriptor and data) is in LAPI's receive FIFO, modelled as the
+// source's inbuf, whence each block is copied to its place.
+func (r *Rank) putShort(p *sim.Proc, a *sp.AM) {
+	le := binary.LittleEndian
+	in := r.inbuf[a.Src]
+	body := a.Uhdr[uhdrLen:]
+	r.cpu.Memory().Write(in.Addr, body)
+	blocks, _, err := decode(body)
+	if err != nil {
+		r.w.m.Engine().Fail(fmt.Errorf("armci: rank %d: short put from rank %d: %w", r.id, a.Src, err))
+		return
+	}
+	r.cpu.Compute(p, float64(descCyclesPerBlock*len(blocks)))
+	off := int(le.Uint32(a.Uhdr[40:]))
+	for _, b := range blocks {
+		r.cpu.Memcpy(p, b.dst, in.Addr+mem.Addr(off), b.n)
+		off += b.n
+	}
 }
