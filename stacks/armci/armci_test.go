@@ -16,12 +16,18 @@ import (
 // world opens ARMCI on an SP of n nodes and runs body on every rank.
 func run(t *testing.T, n int, mpar sp.Params, body func(p *sim.Proc, r *Rank)) (*sim.Engine, *sp.Machine, []*Rank) {
 	t.Helper()
+	return runWith(t, n, mpar, DefaultParams(), body)
+}
+
+// runWith is run with ARMCI's params.
+func runWith(t *testing.T, n int, mpar sp.Params, apar Params, body func(p *sim.Proc, r *Rank)) (*sim.Engine, *sp.Machine, []*Rank) {
+	t.Helper()
 	e := sim.NewEngine(1)
 	m, err := sp.New(e, n, mpar)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := Open(m, DefaultParams())
+	w, err := Open(m, apar)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,3 +152,45 @@ func TestVectorRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestShortPut: a small strided put (8 blocks of 8 bytes) and its Fence
+// complete sooner when the data rides in the user header and the header
+// handler stores it than through the completion thread (by at least its
+// hand-off, completion_us), and both store the same bytes.
+func TestShortPut(t *testing.T) {
+	times := map[int]sim.Time{}
+	for _, short := range []int{900, 0} {
+		par := DefaultParams()
+		par.ShortPutBytes = short
+		var got []byte
+		runWith(t, 2, sp.DefaultParams(), par, func(p *sim.Proc, r *Rank) {
+			addrs, _ := r.Malloc(p, 256)
+			if r.id == 0 {
+				src, _ := r.Buffer(128)
+				for i := range src.Bytes() {
+					src.Bytes()[i] = byte(i + 1)
+				}
+				t0 := p.Now()
+				s := stacks.Strided{Src: src.Addr, SrcStride: []int{16}, Dst: addrs[1], DstStride: []int{32}, Count: []int{8, 8}}
+				if err := r.PutS(p, s, 1); err != nil {
+					t.Error(err)
+				}
+				r.Fence(p, 1)
+				times[short] = p.Now() - t0
+				got = append([]byte(nil), r.w.m.(*sp.Machine).Memory(1).Bytes(addrs[1], 256)...)
+			}
+			r.Barrier(p)
+		})
+		for k := 0; k < 8; k++ {
+			for i := 0; i < 8; i++ {
+				if got[32*k+i] != byte(16*k+i+1) {
+					t.Fatalf("short_put_bytes %d: block %d byte %d = %d", short, k, i, got[32*k+i])
+				}
+			}
+		}
+	}
+	if times[900]+sim.Micro(sp.DefaultParams().CompletionUs) > times[0] {
+		t.Errorf("short put and fence %v, through the completion thread %v: want the short one faster by the hand-off", times[900], times[0])
+	}
+	t.Logf("short %v, long %v", times[900], times[0])
+}
