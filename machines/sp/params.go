@@ -61,11 +61,14 @@ type Params struct {
 	// dispatcher): building its header and handing it to the adapter.
 	// ReceiveOverheadUs is LAPI's dispatcher time per incoming message
 	// before its handler runs. No figure found (hardware.yaml
-	// sp.lapi_latency_us unconfirmed): their sum is calibrated to the
-	// "30 uS for the next ones (pipelining)" of armci-sp.txt section 1
-	// (calibration.yaml sp_armci.lapi_get_pipelined_us), split evenly
-	// between them (assumed). A pipelined get costs its target one receive
-	// and one send; the 30 us emerge from that plus packets and copies.
+	// sp.lapi_latency_us unconfirmed): calibrated, 11 us each (split evenly:
+	// assumed), with interrupt_us, to the "90 uS latency for the first
+	// column and 30 uS for the next ones (pipelining)" of armci-sp.txt
+	// section 1 (calibration.yaml sp_armci.lapi_get_first_us and
+	// lapi_get_pipelined_us; measured 90.6 and 31.1 us). A pipelined get
+	// costs its target one receive and one send, its origin one send and
+	// one receive; the 30 us emerge from that plus packets, copies and the
+	// origin's own interrupts.
 	SendOverheadUs    float64 `yaml:"send_overhead_us"`
 	ReceiveOverheadUs float64 `yaml:"receive_overhead_us"`
 	// Progress is how incoming LAPI messages are handled: "interrupt" (a
