@@ -18,9 +18,11 @@ func TestListMachinesAndStacks(t *testing.T) {
 	}
 	for _, want := range []string{
 		"sx4  NEC SX-4 node",
-		"     offers: memory, sysv-shm\n     lacks:  one-sided, get, fetch-inc, swap, barrier, delivered\n",
+		"     offers: memory, sysv-shm\n     lacks:  one-sided, get, fetch-inc, swap, barrier, delivered, sci-shm\n",
 		"t3d  Cray T3D",
-		"     offers: memory, one-sided, get, fetch-inc, barrier, delivered\n     lacks:  swap, sysv-shm\n",
+		"     offers: memory, one-sided, get, fetch-inc, barrier, delivered\n     lacks:  swap, sysv-shm, sci-shm\n",
+		"sci  Scali PCI-SCI cluster",
+		"     offers: memory, sci-shm\n",
 		"  sysv-shm   System V shared memory",
 	} {
 		if !strings.Contains(out, want) {
