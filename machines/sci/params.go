@@ -132,9 +132,9 @@ func DefaultParams() Params {
 	return Params{
 		TorusW: 8, TorusH: 12, ProcsPerNode: 1,
 		ClockMHz: 450, MemoryMB: 256,
-		MemcpyMBps: 260,
+		MemcpyMBps: 134,
 		LoadNs:     100, StoreNs: 2.2,
-		PCIWriteMBps: 80, AdapterNs: 1500,
+		PCIWriteMBps: 84, AdapterNs: 2100,
 		LinkMBps: 500, HopNs: 50, PacketHeaderBytes: 16,
 		GatherSplitProb: 0.1, GrainBytes: 1024, ReorderNs: 200,
 		ReadAccessNs: 500, MapUs: 50, CheckpointNs: 200,

@@ -37,9 +37,9 @@
 // Calibrated parameters (the rest come from hardware.yaml, the paper's
 // text, or are assumptions stated at their field):
 //
-//	memcpy_mbps     260  <- 130 MB/s intra-node ping-pong bandwidth (1.6)
-//	pci_write_mbps   80  <- 76 MB/s inter-node ping-pong bandwidth (1.6)
-//	adapter_ns     1500  <- 9.4 us inter-node ping-pong latency (1.6)
+//	memcpy_mbps     134  <- 130 MB/s intra-node ping-pong bandwidth at 1 MB (1.6)
+//	pci_write_mbps   84  <- 76 MB/s inter-node ping-pong bandwidth at 1 MB (1.6)
+//	adapter_ns     2100  <- 9.4 us inter-node ping-pong latency at 0 bytes (1.6)
 //
 // (ScaMPI's own software cost, stacks/scampi, is calibrated to the 4.5 us
 // intra-node latency.)
