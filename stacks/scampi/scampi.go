@@ -582,7 +582,7 @@ func (x *Rank) consume(p *sim.Proc, c *channel) bool {
 
 // corrupt stops the channel's receiver with a detected corruption.
 func (x *Rank) corrupt(p *sim.Proc, c *channel, what string) bool {
-	err := &CorruptionError{Rank: x.id, Src: c.s, At: p.Now(), What: what}
+	err := &CorruptionError{Rank: x.id, From: c.s, To: c.r, At: p.Now(), What: what}
 	if c.cur != nil {
 		c.cur.err = err
 		c.cur = nil
@@ -595,13 +595,14 @@ func (x *Rank) corrupt(p *sim.Proc, c *channel, what string) bool {
 // CorruptionError is a corruption the receiver detected in the protocol's
 // own structures.
 type CorruptionError struct {
-	Rank, Src int
-	At        sim.Time
-	What      string
+	Rank     int // the rank that detected it
+	From, To int // the channel
+	At       sim.Time
+	What     string
 }
 
 func (e *CorruptionError) Error() string {
-	return fmt.Sprintf("scampi: rank %d at %v: channel from rank %d: corrupted %s", e.Rank, e.At, e.Src, e.What)
+	return fmt.Sprintf("scampi: rank %d at %v: channel %d->%d: corrupted %s", e.Rank, e.At, e.From, e.To, e.What)
 }
 
 // Corruption marks the error as a detected corruption.
@@ -685,6 +686,14 @@ func (x *Rank) advance(p *sim.Proc, c *channel) bool {
 		q := c.sendq[0]
 		n := q.buf.Len
 		ack := x.cpu.Load(p, c.ack.Addr, 8)
+		if ack > c.seq {
+			// The receiver consumed envelopes that were never sent:
+			// stale ones, taken as new (duplicated messages).
+			q.err = &CorruptionError{Rank: x.id, From: c.s, To: c.r, At: p.Now(), What: fmt.Sprintf(
+				"acknowledgement: %d envelopes consumed, %d sent (stale envelopes consumed as new ones)", ack, c.seq)}
+			c.sendq = c.sendq[1:]
+			return true
+		}
 		if c.seq-ack >= uint64(w.p.Slots) {
 			return moved // no free envelope
 		}
