@@ -5,6 +5,7 @@ import (
 	"github.com/msgsim/msgsim/workloads/collective"
 	"github.com/msgsim/msgsim/workloads/litmus"
 	"github.com/msgsim/msgsim/workloads/pingpong"
+	"github.com/msgsim/msgsim/workloads/scibench"
 )
 
 // runners maps a scenario's workload name to the function that runs it. Add
@@ -20,6 +21,7 @@ func runners() map[string]workloads.Runner {
 		"reduce":        collective.RunReduce,
 		"word-latency":  collective.RunLatency,
 		"pattern-table": collective.RunTable,
+		"barrier-time":  scibench.RunBarrier, "alltoall-mbps": scibench.RunAlltoall, "random-messages": scibench.RunRandom,
 	}
 }
 
@@ -37,5 +39,6 @@ func checkers() map[string]func(workloads.Spec) error {
 		"reduce":        collective.Check("reduce"),
 		"word-latency":  collective.Check("latency"),
 		"pattern-table": collective.Check("table"),
+		"barrier-time":  scibench.Check, "alltoall-mbps": scibench.Check, "random-messages": scibench.Check,
 	}
 }

@@ -134,7 +134,7 @@ func DefaultParams() Params {
 		ClockMHz: 450, MemoryMB: 256,
 		MemcpyMBps: 134,
 		LoadNs:     100, StoreNs: 2.2,
-		PCIWriteMBps: 84, AdapterNs: 2100,
+		PCIWriteMBps: 85, AdapterNs: 2050,
 		LinkMBps: 500, HopNs: 50, PacketHeaderBytes: 16,
 		GatherSplitProb: 0.1, GrainBytes: 1024, ReorderNs: 200,
 		ReadAccessNs: 500, MapUs: 50, CheckpointNs: 200,

@@ -55,7 +55,7 @@ type Params struct {
 func DefaultParams() Params {
 	return Params{
 		Slots: 64, Buffers: 4, BufferBytes: 16384,
-		SendCycles: 720, RecvCycles: 720,
+		SendCycles: 677, RecvCycles: 677,
 		BarrierFanIn: 4, AlltoallSwitchNodes: 16,
 		MemBarrier: true, EnvelopeCRC: true,
 	}

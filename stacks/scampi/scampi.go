@@ -167,6 +167,9 @@ func Open(m machines.Machine, params Params) (*stacks.World, error) {
 		w.ranks = append(w.ranks, x)
 		sw.Ranks = append(sw.Ranks, x)
 	}
+	if err := w.allocBarrier(); err != nil {
+		return nil, err
+	}
 	if params.InitAllChannels {
 		for s := 0; s < n; s++ {
 			for r := 0; r < n; r++ {
@@ -246,6 +249,7 @@ type Rank struct {
 	// token taken before the first of them.
 	acks   []*channel
 	ackTok uint64
+	bar    barrierArea
 }
 
 type request struct {
@@ -469,7 +473,9 @@ func (x *Rank) ready(p *sim.Proc, c *channel) bool {
 		idx := x.cpu.Load(p, c.index.Addr, 2)
 		return uint16(idx) != uint16(c.expected-1)
 	}
-	return x.cpu.Load(p, x.readyAddr(c), 8) == c.expected
+	// Written by the adapter's DMA or the other CPU: the write
+	// invalidated the poller's cached copy (LoadUncached).
+	return x.cpu.LoadUncached(p, x.readyAddr(c), 8) == c.expected
 }
 
 // consume takes c's next envelope if it is whole (or, with a write index,
@@ -789,4 +795,11 @@ func envCRC(env []byte) uint32 {
 	h.Write(env[:offCRC])
 	h.Write(env[offCRC+4:])
 	return h.Sum32()
+}
+
+// Counters are the world's protocol counts by name (for workloads' rows).
+func (x *Rank) Counters() ([]string, []uint64) {
+	c := x.w.counts
+	return []string{"scampi_retries", "torn_envelopes_seen", "channels_allocated", "acknowledgements"},
+		[]uint64{c.Retries, c.Torn, c.Channels, c.Acks}
 }

@@ -354,3 +354,93 @@ func TestSafeguardsHold(t *testing.T) {
 		t.Fatalf("a two-byte index written whole, past its wrap: %v", f)
 	}
 }
+
+// TestBarrier: no rank leaves a barrier before every rank has entered it,
+// for process counts that are not powers of the fan-in, every fan-in, one
+// or two processes per node, and with faults.
+func TestBarrier(t *testing.T) {
+	for _, ppn := range []int{1, 2} {
+		for _, fan := range []int{1, 2, 3, 4, 7} {
+			for _, n := range []int{2, 3, 5, 6, 9, 13} {
+				mp := sci.DefaultParams()
+				mp.ProcsPerNode = ppn
+				if fan == 3 {
+					mp.CRCErrorRate = 0.05
+				}
+				sp := DefaultParams()
+				sp.BarrierFanIn = fan
+				eng, _, w := open(t, uint64(n*fan), n, mp, sp)
+				const rounds = 5
+				enter := make([][rounds]sim.Time, n)
+				leave := make([][rounds]sim.Time, n)
+				for r := 0; r < n; r++ {
+					x := w.Ranks[r].(*Rank)
+					eng.Spawn(fmt.Sprint(r), func(p *sim.Proc) {
+						for k := 0; k < rounds; k++ {
+							p.Sleep(sim.Time(eng.Rand().IntN(20000)) * sim.Nanosecond)
+							enter[r][k] = p.Now()
+							if err := x.Barrier(p); err != nil {
+								t.Error(err)
+								return
+							}
+							leave[r][k] = p.Now()
+						}
+					})
+				}
+				if err := eng.Run(); err != nil {
+					t.Fatalf("ppn %d fan-in %d, %d ranks: %v", ppn, fan, n, err)
+				}
+				for k := 0; k < rounds; k++ {
+					var last sim.Time
+					for r := 0; r < n; r++ {
+						last = max(last, enter[r][k])
+					}
+					for r := 0; r < n; r++ {
+						if leave[r][k] < last {
+							t.Errorf("ppn %d fan-in %d, %d ranks: rank %d left barrier %d at %v, before the last entry at %v", ppn, fan, n, r, k, leave[r][k], last)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAlltoall: both algorithms (below and from the switch) deliver every
+// block intact, on process counts around the switch.
+func TestAlltoall(t *testing.T) {
+	for _, n := range []int{2, 3, 7, 15, 16, 17} {
+		const block = 5000
+		eng, _, w := open(t, uint64(n), n, sci.DefaultParams(), DefaultParams())
+		for r := 0; r < n; r++ {
+			x := w.Ranks[r].(*Rank)
+			eng.Spawn(fmt.Sprint(r), func(p *sim.Proc) {
+				sbuf, _ := x.Buffer(n * block)
+				rbuf, _ := x.Buffer(n * block)
+				b := make([]byte, n*block)
+				for d := 0; d < n; d++ {
+					for i := 0; i < block; i++ {
+						b[d*block+i] = pattern(uint64(r), d, i)
+					}
+				}
+				x.CPU().Poke(sbuf.Addr, b)
+				if err := x.Alltoall(p, sbuf, rbuf, block); err != nil {
+					t.Error(err)
+					return
+				}
+				x.CPU().Peek(rbuf.Addr, b)
+				for s := 0; s < n; s++ {
+					for i := 0; i < block; i++ {
+						if b[s*block+i] != pattern(uint64(s), r, i) {
+							t.Errorf("%d ranks: rank %d: block from %d corrupted at %d", n, r, s, i)
+							return
+						}
+					}
+				}
+			})
+		}
+		if err := eng.Run(); err != nil {
+			t.Fatalf("%d ranks: %v", n, err)
+		}
+	}
+}
