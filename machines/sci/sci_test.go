@@ -229,3 +229,34 @@ func TestShapes(t *testing.T) {
 		t.Errorf("grain_bytes 100: %v", err)
 	}
 }
+
+// TestWriteTakesEffectTwice: when the response of a write is hit by a CRC
+// error, the write has landed and lands again with the link layer's retry:
+// a receiver that consumed and cleared the word sees it set again (the
+// reason ScaMPI's structures are idempotent, 1.5.1).
+func TestWriteTakesEffectTwice(t *testing.T) {
+	twice := 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		p := DefaultParams()
+		p.CRCErrorRate = 0.5
+		eng, m := build(t, seed, 2, p)
+		seg, _ := m.AllocSCI(nil, 1, "flag", 8)
+		eng.Spawn("writer", func(pr *sim.Proc) { m.WriteWord(pr, 0, 1, seg.Addr, 1) })
+		eng.Spawn("reader", func(pr *sim.Proc) {
+			cpu := m.CPU(1)
+			cpu.SpinUntil(pr, "flag", func() bool { return cpu.LoadUncached(pr, seg.Addr, 8) == 1 }, seg.Addr)
+			cpu.Store(pr, seg.Addr, 8, 0) // consumed
+			pr.Sleep(10 * sim.Microsecond)
+			if cpu.LoadUncached(pr, seg.Addr, 8) == 1 {
+				twice++
+			}
+		})
+		run(t, eng)
+		if m.Stats().CRCResponse > 0 && twice == 0 {
+			t.Logf("seed %d: response hit but the duplicate landed before the clear", seed)
+		}
+	}
+	if twice == 0 {
+		t.Error("no write ever took effect twice under response CRC errors")
+	}
+}
