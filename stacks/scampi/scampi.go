@@ -250,6 +250,10 @@ type Rank struct {
 	acks   []*channel
 	ackTok uint64
 	bar    barrierArea
+	// Scratch of spin, reused.
+	watch    []mem.Addr
+	ackChans []*channel
+	ackWas   []uint64
 }
 
 type request struct {
@@ -415,24 +419,21 @@ func (x *Rank) progress(p *sim.Proc) bool {
 // the acknowledgement of a channel with a pending send, or the directory.
 func (x *Rank) spin(p *sim.Proc, q *request) {
 	w := x.w
-	var watch []mem.Addr
+	watch := append(x.watch[:0], x.dir.Addr)
 	dir := x.dir.Mem.Load64(x.dir.Addr)
-	watch = append(watch, x.dir.Addr)
 	for _, c := range x.in {
 		watch = append(watch, x.readyAddr(c))
 	}
-	var acks []*channel
+	acks, ackWas := x.ackChans[:0], x.ackWas[:0]
 	for _, c := range w.chans[x.id*len(w.ranks) : (x.id+1)*len(w.ranks)] {
 		if c != nil && len(c.sendq) > 0 {
 			acks = append(acks, c)
+			ackWas = append(ackWas, c.ack.Mem.Load64(c.ack.Addr))
 			watch = append(watch, c.ack.Addr)
 		}
 	}
-	ackWas := make([]uint64, len(acks))
-	for i, c := range acks {
-		ackWas[i] = c.ack.Mem.Load64(c.ack.Addr)
-	}
-	reason := fmt.Sprintf("scampi rank %d: polling %d channels in and %d acknowledgements", x.id, len(x.in), len(acks))
+	x.watch, x.ackChans, x.ackWas = watch, acks, ackWas
+	var reason string
 	if q.send {
 		reason = fmt.Sprintf("scampi rank %d: send to rank %d waiting for free envelopes or buffers (%d channels in)", x.id, q.peer, len(x.in))
 	} else {

@@ -122,6 +122,26 @@ func exchange(t *testing.T, eng *sim.Engine, w *stacks.World, seed uint64, msgs 
 	if err := eng.Run(); err != nil {
 		fails = append(fails, err.Error())
 	}
+	// Nothing consumed twice: every envelope sent was consumed once, and
+	// no message is left over.
+	sw := w.Ranks[0].(*Rank).w
+	sent := uint64(0)
+	for _, c := range sw.chans {
+		if c != nil {
+			sent += c.seq
+			if c.expected-1 != c.seq {
+				fails = append(fails, fmt.Sprintf("channel %d->%d: %d envelopes sent, %d consumed", c.s, c.r, c.seq, c.expected-1))
+			}
+		}
+	}
+	if sw.counts.Envelopes != sent {
+		fails = append(fails, fmt.Sprintf("%d envelopes consumed, %d sent", sw.counts.Envelopes, sent))
+	}
+	for _, x := range sw.ranks {
+		if len(x.unexp) > 0 || len(x.posted) > 0 {
+			fails = append(fails, fmt.Sprintf("rank %d: %d unexpected messages left (duplicates), %d receives still posted", x.id, len(x.unexp), len(x.posted)))
+		}
+	}
 	return fails
 }
 
