@@ -25,6 +25,11 @@
 //     repeated one changes nothing.
 //   - Processes of one node talk through the node's shared memory with the
 //     same structures, chosen automatically: no adapter, no checkpoint.
+//   - The barrier is a fixed fan-in/fan-out tree on SCI shared memory, and
+//     MPI_Alltoall switches algorithm at 16 nodes (collective.go).
+//
+// Teaching switches remove one safeguard each (mem_barrier, envelope_crc,
+// write_index: bytewise); the failure shows as a reported corruption.
 //
 // The stack charges CPU time of its own only for its software per message
 // (send_cycles, recv_cycles, calibrated to the 4.5 us intra-node latency);

@@ -154,18 +154,18 @@ func RunBarrier(s workloads.Spec) (workloads.Result, error) {
 		}
 	}
 	if p.Fit && len(xs) > 1 {
-		c, worst := logFit(xs, ys)
+		c, worst, r2 := logFit(xs, ys)
 		for _, x := range xs {
 			res.Rows = append(res.Rows, report.Row{Series: s.Series + "-fit", XName: "nodes", X: x, Metric: "barrier_us", Value: c * math.Log2(x), Unit: "us"})
 		}
-		res.Notes = append(res.Notes, fmt.Sprintf("series %s: least-squares fit barrier = %.3f us * log2(N); largest deviation of a point from the fit %.1f%%", s.Series, c, 100*worst))
+		res.Notes = append(res.Notes, fmt.Sprintf("series %s: least-squares fit barrier = %.3f us * log2(N); R^2 %.3f; largest deviation of a point from the fit %.1f%%", s.Series, c, r2, 100*worst))
 	}
 	return res, nil
 }
 
-// logFit is the least-squares c of y = c*log2(x) and the largest relative
-// deviation of a point from it.
-func logFit(xs, ys []float64) (c, worst float64) {
+// logFit is the least-squares c of y = c*log2(x), the largest relative
+// deviation of a point from it, and the coefficient of determination.
+func logFit(xs, ys []float64) (c, worst, r2 float64) {
 	var num, den float64
 	for i := range xs {
 		l := math.Log2(xs[i])
@@ -173,11 +173,17 @@ func logFit(xs, ys []float64) (c, worst float64) {
 		den += l * l
 	}
 	c = num / den
+	var mean, ssRes, ssTot float64
+	for _, y := range ys {
+		mean += y / float64(len(ys))
+	}
 	for i := range xs {
 		f := c * math.Log2(xs[i])
 		worst = max(worst, math.Abs(ys[i]-f)/f)
+		ssRes += (ys[i] - f) * (ys[i] - f)
+		ssTot += (ys[i] - mean) * (ys[i] - mean)
 	}
-	return c, worst
+	return c, worst, 1 - ssRes/ssTot
 }
 
 // pattern is the byte at offset i of the block rank src sends to dst in
