@@ -18,9 +18,11 @@ func TestListMachinesAndStacks(t *testing.T) {
 	}
 	for _, want := range []string{
 		"sx4  NEC SX-4 node",
-		"     offers: memory, sysv-shm, shared-memory\n     lacks:  one-sided, get, fetch-inc, swap, barrier, delivered, lapi, shmem+swap\n",
+		"     offers: memory, sysv-shm, shared-memory\n     lacks:  one-sided, get, fetch-inc, swap, barrier, delivered, lapi, shmem+swap, sci-shm\n",
 		"t3d  Cray T3D",
-		"     offers: memory, one-sided, get, fetch-inc, swap, barrier, delivered, shmem+swap\n     lacks:  sysv-shm, lapi, shared-memory\n",
+		"     offers: memory, one-sided, get, fetch-inc, swap, barrier, delivered, shmem+swap\n     lacks:  sysv-shm, lapi, shared-memory, sci-shm\n",
+		"sci  Scali PCI-SCI cluster",
+		"     offers: memory, sci-shm\n",
 		"  sysv-shm   System V shared memory",
 	} {
 		if !strings.Contains(out, want) {

@@ -7,6 +7,7 @@ import (
 	"github.com/msgsim/msgsim/workloads/pingpong"
 	"github.com/msgsim/msgsim/workloads/remap"
 	"github.com/msgsim/msgsim/workloads/remotecopy"
+	"github.com/msgsim/msgsim/workloads/scibench"
 )
 
 // runners maps a scenario's workload name to the function that runs it. Add
@@ -25,6 +26,9 @@ func runners() map[string]workloads.Runner {
 		remotecopy.Name:           remotecopy.Run,
 		remotecopy.ContentionName: remotecopy.RunContention,
 		remap.Name:                remap.Run,
+		"barrier-time":            scibench.RunBarrier,
+		"alltoall-mbps":           scibench.RunAlltoall,
+		"random-messages":         scibench.RunRandom,
 	}
 }
 
@@ -45,5 +49,8 @@ func checkers() map[string]func(workloads.Spec) error {
 		remotecopy.Name:           remotecopy.Check,
 		remotecopy.ContentionName: remotecopy.CheckContention,
 		remap.Name:                remap.Check,
+		"barrier-time":            scibench.Check,
+		"alltoall-mbps":           scibench.Check,
+		"random-messages":         scibench.Check,
 	}
 }

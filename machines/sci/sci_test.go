@@ -1,0 +1,262 @@
+package sci
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+)
+
+func build(t *testing.T, seed uint64, procs int, p Params) (*sim.Engine, *Machine) {
+	t.Helper()
+	eng := sim.NewEngine(seed)
+	m, err := New(eng, procs, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, m
+}
+
+func run(t *testing.T, eng *sim.Engine) {
+	t.Helper()
+	if err := eng.Run(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRemoteReadSlowerThanLocal: a remote read is a round trip through
+// both adapters, "an order of magnitude slower than local loads" (1.3.1);
+// a remote write is posted and costs the writer only its PCI time.
+func TestRemoteReadSlowerThanLocal(t *testing.T) {
+	eng, m := build(t, 1, 2, DefaultParams())
+	seg, _ := m.AllocSCI(nil, 1, "x", 64)
+	seg.Mem.Store64(seg.Addr, 42)
+	var local, read, write sim.Time
+	eng.Spawn("p0", func(p *sim.Proc) {
+		t0 := p.Now()
+		m.CPU(0).LoadUncached(p, 0, 8)
+		local = p.Now() - t0
+		t0 = p.Now()
+		b := m.Read(p, 0, 1, seg.Addr, 8)
+		read = p.Now() - t0
+		if b[0] != 42 {
+			t.Errorf("read %v", b)
+		}
+		t0 = p.Now()
+		m.WriteWord(p, 0, 1, seg.Addr, 7)
+		write = p.Now() - t0
+	})
+	m.Alloc(0, "pad", 8)
+	run(t, eng)
+	if read < 10*local || write*4 > read {
+		t.Errorf("local load %v, remote read %v, posted write %v", local, read, write)
+	}
+	if got := seg.Mem.Load64(seg.Addr); got != 7 {
+		t.Errorf("the posted write did not land: %d", got)
+	}
+}
+
+// TestFetchIncThroughAdapter: fetch-and-increment-by-one is atomic under
+// concurrent callers and goes through the adapter even for a word of the
+// caller's own node (a round trip).
+func TestFetchIncThroughAdapter(t *testing.T) {
+	p := DefaultParams()
+	p.ProcsPerNode = 2
+	eng, m := build(t, 1, 4, p)
+	seg, _ := m.AllocSCI(nil, 0, "lock", 8)
+	var own sim.Time
+	seen := map[uint64]bool{}
+	for i := 0; i < 4; i++ {
+		eng.Spawn("p", func(pr *sim.Proc) {
+			for k := 0; k < 5; k++ {
+				t0 := pr.Now()
+				v := m.FetchInc(pr, i, 0, seg.Addr)
+				if i == 0 && k == 0 {
+					own = pr.Now() - t0
+				}
+				if seen[v] {
+					t.Errorf("value %d fetched twice", v)
+				}
+				seen[v] = true
+			}
+		})
+	}
+	run(t, eng)
+	if len(seen) != 20 || seg.Mem.Load64(seg.Addr) != 20 {
+		t.Errorf("%d distinct values, counter %d", len(seen), seg.Mem.Load64(seg.Addr))
+	}
+	if own < 4*sim.Time(p.AdapterNs)*sim.Nanosecond {
+		t.Errorf("a fetch-and-increment of the caller's own node took %v: not through the adapter", own)
+	}
+}
+
+// TestMemBarrierAndReordering: posted writes land out of order under
+// reordering; MemBarrier returns only when all have landed.
+func TestMemBarrierAndReordering(t *testing.T) {
+	p := DefaultParams()
+	p.ReorderNs = 5000
+	eng, m := build(t, 3, 2, p)
+	seg, _ := m.AllocSCI(nil, 1, "x", 64*64)
+	var order []int
+	for i := 0; i < 64; i++ {
+		a := seg.Addr + mem.Addr(64*i)
+		seg.Mem.Store64(a, 0)
+	}
+	eng.Spawn("p0", func(pr *sim.Proc) {
+		for i := 0; i < 64; i++ {
+			m.WriteWord(pr, 0, 1, seg.Addr+mem.Addr(64*i), uint64(i+1))
+		}
+		m.MemBarrier(pr, 0)
+		for i := 0; i < 64; i++ {
+			if seg.Mem.Load64(seg.Addr+mem.Addr(64*i)) != uint64(i+1) {
+				t.Errorf("write %d not performed after MemBarrier", i)
+			}
+		}
+	})
+	// Observe the landing order by polling every 100 ns.
+	eng.Spawn("obs", func(pr *sim.Proc) {
+		landed := make([]bool, 64)
+		for len(order) < 64 {
+			pr.Sleep(100 * sim.Nanosecond)
+			for i := 0; i < 64; i++ {
+				if !landed[i] && seg.Mem.Load64(seg.Addr+mem.Addr(64*i)) != 0 {
+					landed[i] = true
+					order = append(order, i)
+				}
+			}
+		}
+	})
+	run(t, eng)
+	inOrder := true
+	for i := 1; i < len(order); i++ {
+		if order[i] < order[i-1] {
+			inOrder = false
+		}
+	}
+	if inOrder {
+		t.Errorf("64 writes landed in order under reorder_ns %g: %v", p.ReorderNs, order)
+	}
+}
+
+// TestCRCResponseWritesTwice: a CRC error on a response makes the write
+// land twice (the second time after the retry), and either kind of hit
+// fails the writer's checkpoint.
+func TestCRCResponseWritesTwice(t *testing.T) {
+	p := DefaultParams()
+	p.CRCErrorRate = 0.4
+	eng, m := build(t, 5, 2, p)
+	seg, _ := m.AllocSCI(nil, 1, "x", 8)
+	fails := 0
+	eng.Spawn("p0", func(pr *sim.Proc) {
+		for k := 0; k < 40; k++ {
+			tok := m.StartCheckPoint(pr, 0)
+			m.WriteWord(pr, 0, 1, seg.Addr, uint64(k+1))
+			m.MemBarrier(pr, 0)
+			if !m.EndCheckPoint(pr, 0, tok) {
+				fails++
+			}
+		}
+	})
+	run(t, eng)
+	if seg.Mem.Load64(seg.Addr) != 40 {
+		t.Errorf("last value %d, want 40", seg.Mem.Load64(seg.Addr))
+	}
+	st := m.Stats()
+	if st.CRCResponse == 0 || st.CRCRequest == 0 || uint64(fails) != st.CheckpointFail || fails == 0 {
+		t.Errorf("stats %+v, %d checkpoint failures seen", st, fails)
+	}
+}
+
+// TestCablePull: writes that find no way round while a cable is out fail
+// and fail the checkpoint; the interrupt fails checkpoints in progress;
+// after the cable is back, writes land.
+func TestCablePull(t *testing.T) {
+	p := DefaultParams()
+	p.TorusW, p.TorusH = 4, 1 // one ringlet: no way round
+	p.UnplugAtUs, p.UnplugForUs, p.UnplugNode = 10, 100, 0
+	eng, m := build(t, 1, 4, p)
+	seg, _ := m.AllocSCI(nil, 1, "x", 8)
+	var during, after bool
+	eng.Spawn("p0", func(pr *sim.Proc) {
+		pr.Sleep(20 * sim.Microsecond)
+		tok := m.StartCheckPoint(pr, 0)
+		m.WriteWord(pr, 0, 1, seg.Addr, 1)
+		m.MemBarrier(pr, 0)
+		during = m.EndCheckPoint(pr, 0, tok)
+		pr.Sleep(200 * sim.Microsecond)
+		tok = m.StartCheckPoint(pr, 0)
+		m.WriteWord(pr, 0, 1, seg.Addr, 2)
+		m.MemBarrier(pr, 0)
+		after = m.EndCheckPoint(pr, 0, tok)
+	})
+	run(t, eng)
+	if during || !after || m.Stats().FailedWrites == 0 || seg.Mem.Load64(seg.Addr) != 2 {
+		t.Errorf("checkpoint during the pull %v, after %v, stats %+v, value %d", during, after, m.Stats(), seg.Mem.Load64(seg.Addr))
+	}
+}
+
+// TestShapes: any torus shape; too small a shape and bad values are errors
+// naming the field.
+func TestShapes(t *testing.T) {
+	for _, c := range []struct{ w, h, procs int }{{2, 1, 2}, {3, 1, 3}, {4, 4, 16}, {8, 12, 96}, {5, 3, 7}} {
+		p := DefaultParams()
+		p.TorusW, p.TorusH = c.w, c.h
+		eng, m := build(t, 1, c.procs, p)
+		seg, _ := m.AllocSCI(nil, c.procs-1, "x", 8)
+		eng.Spawn("p0", func(pr *sim.Proc) {
+			m.WriteWord(pr, 0, c.procs-1, seg.Addr, 9)
+			m.MemBarrier(pr, 0)
+		})
+		run(t, eng)
+		if seg.Mem.Load64(seg.Addr) != 9 {
+			t.Errorf("%dx%d: write did not land", c.w, c.h)
+		}
+	}
+	p := DefaultParams()
+	p.TorusW, p.TorusH = 2, 2
+	if _, err := New(sim.NewEngine(1), 5, p); err == nil || !strings.Contains(err.Error(), "torus_w") {
+		t.Errorf("5 processes on 2x2: %v", err)
+	}
+	p = DefaultParams()
+	p.ProcsPerNode = 3
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "procs_per_node") {
+		t.Errorf("procs_per_node 3: %v", err)
+	}
+	p = DefaultParams()
+	p.GrainBytes = 100
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "grain_bytes") {
+		t.Errorf("grain_bytes 100: %v", err)
+	}
+}
+
+// TestWriteTakesEffectTwice: when the response of a write is hit by a CRC
+// error, the write has landed and lands again with the link layer's retry:
+// a receiver that consumed and cleared the word sees it set again (the
+// reason ScaMPI's structures are idempotent, 1.5.1).
+func TestWriteTakesEffectTwice(t *testing.T) {
+	twice := 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		p := DefaultParams()
+		p.CRCErrorRate = 0.5
+		eng, m := build(t, seed, 2, p)
+		seg, _ := m.AllocSCI(nil, 1, "flag", 8)
+		eng.Spawn("writer", func(pr *sim.Proc) { m.WriteWord(pr, 0, 1, seg.Addr, 1) })
+		eng.Spawn("reader", func(pr *sim.Proc) {
+			cpu := m.CPU(1)
+			cpu.SpinUntil(pr, "flag", func() bool { return cpu.LoadUncached(pr, seg.Addr, 8) == 1 }, seg.Addr)
+			cpu.Store(pr, seg.Addr, 8, 0) // consumed
+			pr.Sleep(10 * sim.Microsecond)
+			if cpu.LoadUncached(pr, seg.Addr, 8) == 1 {
+				twice++
+			}
+		})
+		run(t, eng)
+		if m.Stats().CRCResponse > 0 && twice == 0 {
+			t.Logf("seed %d: response hit but the duplicate landed before the clear", seed)
+		}
+	}
+	if twice == 0 {
+		t.Error("no write ever took effect twice under response CRC errors")
+	}
+}

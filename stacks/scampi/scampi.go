@@ -1,0 +1,811 @@
+// Package scampi is ScaMPI, Scali's MPI for PCI-SCI clusters
+// (papers/scampi-sci.txt, sections 1.3 and 1.5), as protocol code:
+//
+//   - Write-only, remote-write-local-read (1.5): a sender writes into the
+//     receiver's memory; a receiver only reads its own memory. The only
+//     remote writes a receiver makes are its acknowledgements, into the
+//     sender's memory.
+//   - One channel per (sender, receiver) pair, its memory at the receiver
+//     (SCI shared memory is always at the receiver, 1.3): a ring of 64-byte
+//     envelopes and a pool of data buffers, each written by one sender
+//     only, so no lock is needed (1.3.1). Channels are allocated on first
+//     use, or all at start-up (init_all_channels, the monitor's option,
+//     1.5.2).
+//   - The 64-byte self-synchronizing envelope (1.5.1): sequence number
+//     (the ready field), MPI envelope, up to 32 bytes of payload, and a
+//     CRC, so that the receiver consumes a small message as soon as it is
+//     whole, while the sender still enforces consistency and checkpoints,
+//     and tells a torn envelope (packets reordered) from a complete one.
+//   - Longer messages by Figure 1.2, buffer by buffer: copy into the remote
+//     buffer, MemBarrier, EndCheckPoint, retried until it succeeds; then
+//     the envelope (the flag) the same way.
+//   - Idempotent structures: an envelope carries its sequence number, so a
+//     retried or duplicated write of it is recognised as already consumed;
+//     acknowledgements are whole 8-byte counts of consumed envelopes, so a
+//     repeated one changes nothing.
+//   - Processes of one node talk through the node's shared memory with the
+//     same structures, chosen automatically: no adapter, no checkpoint.
+//   - The barrier is a fixed fan-in/fan-out tree on SCI shared memory, and
+//     MPI_Alltoall switches algorithm at 16 nodes (collective.go).
+//
+// Teaching switches remove one safeguard each (mem_barrier, envelope_crc,
+// write_index: bytewise); the failure shows as a reported corruption.
+//
+// The stack charges CPU time of its own only for its software per message
+// (send_cycles, recv_cycles, calibrated to the 4.5 us intra-node latency);
+// everything else is the machine's: PCI writes, packets, barriers,
+// checkpoints, local copies and polls.
+package scampi
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+
+	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/stacks"
+)
+
+// Name is the stack's name in scenarios.
+const Name = "scampi"
+
+// Machine is what ScaMPI needs of a machine: SMP nodes of processes,
+// SCI shared memory allocated at a node, posted remote writes, a memory
+// barrier and the driver's checkpoint (machines/sci).
+type Machine interface {
+	machines.Machine
+	CPU(pe int) *mem.CPU
+	NodeOf(pe int) int
+	Alloc(pe int, name string, n int) (mem.Region, error)
+	AllocSCI(p *sim.Proc, node int, name string, n int) (mem.Region, error)
+	Write(p *sim.Proc, pe, node int, dst mem.Addr, data []byte)
+	MemBarrier(p *sim.Proc, pe int)
+	StartCheckPoint(p *sim.Proc, pe int) uint64
+	EndCheckPoint(p *sim.Proc, pe int, tok uint64) bool
+}
+
+const capability = "SMP nodes with SCI shared memory at the receiver, posted remote writes, MemBarrier and checkpoints (machines/sci)"
+
+// Needs are the machine capabilities ScaMPI uses.
+func Needs() []machines.Capability {
+	return []machines.Capability{machines.Cap[Machine]("sci-shm", capability)}
+}
+
+// Envelope layout (64 bytes).
+const (
+	envBytes   = 64
+	inlineMax  = 32 // "64 bytes ... including 32 bytes of MPI data payload" (1.5.1)
+	offSeq     = 0  // uint64: the ready field, the envelope's sequence number (>= 1)
+	offTag     = 8  // int32
+	offLen     = 12 // uint32: the message's length
+	offKind    = 16 // uint16
+	offBuf     = 18 // uint16: data buffer of a chunk
+	offChunk   = 20 // uint32: bytes of the chunk
+	offOff     = 24 // uint32: offset of the chunk in the message
+	offCRC     = 28 // uint32: CRC-32 of every other byte
+	offPayload = 32
+)
+
+const (
+	kindInline = 1
+	kindChunk  = 2
+)
+
+// Counters are a world's protocol events so far.
+type Counters struct {
+	Messages      uint64 // messages sent
+	Envelopes     uint64 // envelopes consumed
+	Retries       uint64 // Figure 1.2 loops repeated after a failed checkpoint
+	Torn          uint64 // envelopes seen with a matching ready field and a bad CRC
+	Channels      uint64 // channels allocated
+	LocalChannels uint64 // of which within a node (shared memory)
+	Acks          uint64 // acknowledgements written
+}
+
+type world struct {
+	m      Machine
+	p      Params
+	ranks  []*Rank
+	chans  []*channel // [s*n+r]
+	counts Counters
+}
+
+// World is the scampi world of a stacks.World (for tests and workloads
+// that read its counters).
+type World interface {
+	Counters() Counters
+	// Allocated reports whether the channel from s to r exists.
+	Allocated(s, r int) bool
+}
+
+// Counters are the protocol counts so far.
+func (w *world) Counters() Counters { return w.counts }
+
+// Allocated reports whether channel s->r exists.
+func (w *world) Allocated(s, r int) bool { return w.chans[s*len(w.ranks)+r] != nil }
+
+// channel is sender s's channel to receiver r.
+type channel struct {
+	s, r    int
+	local   bool
+	rnode   int
+	slots   mem.Region // at the receiver
+	bufs    mem.Region // at the receiver
+	index   mem.Region // the two-byte write index (write_index mode), at the receiver
+	ack     mem.Region // at the sender: envelopes consumed, written by the receiver
+	ackBuf  mem.Region // at the receiver: the value it writes
+	idxBuf  mem.Region // at the sender: the index value it writes
+	envBuf  mem.Region // at the sender: the envelope it builds
+	recvEnv mem.Region // at the receiver: the envelope it reads
+	// Sender side.
+	seq    uint64   // envelopes sent
+	chunks uint64   // data buffers used
+	bufSeq []uint64 // the envelope that last used each buffer
+	sendq  []*request
+	// Receiver side.
+	expected uint64 // next envelope to consume
+	acked    uint64 // consumed count last acknowledged
+	cur      *request
+	curUnexp *unexpected
+	avail    int // envelopes the write index announced and not yet consumed
+}
+
+// Open returns ScaMPI on m: one rank per process.
+func Open(m machines.Machine, params Params) (*stacks.World, error) {
+	mm, err := machines.Require[Machine](m, "ScaMPI (stack scampi)", capability)
+	if err != nil {
+		return nil, err
+	}
+	if err := params.Validate(); err != nil {
+		return nil, err
+	}
+	n := m.Procs()
+	w := &world{m: mm, p: params, chans: make([]*channel, n*n)}
+	sw := &stacks.World{Stack: Name, Title: "ScaMPI", Machine: m}
+	for i := 0; i < n; i++ {
+		x := &Rank{w: w, id: i, node: mm.NodeOf(i), cpu: mm.CPU(i)}
+		if x.dir, err = mm.Alloc(i, "scampi.dir", 8); err != nil {
+			return nil, err
+		}
+		w.ranks = append(w.ranks, x)
+		sw.Ranks = append(sw.Ranks, x)
+	}
+	if err := w.allocBarrier(); err != nil {
+		return nil, err
+	}
+	if params.InitAllChannels {
+		for s := 0; s < n; s++ {
+			for r := 0; r < n; r++ {
+				if s != r {
+					if _, err := w.ranks[s].channel(nil, r); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+	}
+	return sw, nil
+}
+
+// channel returns the channel from x to r, allocating it on first use:
+// its ring and buffers in r's node memory (SCI shared memory when the
+// nodes differ), its acknowledgement word in x's.
+func (x *Rank) channel(p *sim.Proc, r int) (*channel, error) {
+	w := x.w
+	n := len(w.ranks)
+	if c := w.chans[x.id*n+r]; c != nil {
+		return c, nil
+	}
+	rr := w.ranks[r]
+	c := &channel{s: x.id, r: r, rnode: rr.node, local: rr.node == x.node, expected: 1, bufSeq: make([]uint64, w.p.Buffers)}
+	name := fmt.Sprintf("scampi.%d->%d", x.id, r)
+	size := w.p.Slots*envBytes + w.p.Buffers*w.p.BufferBytes + 64
+	var seg mem.Region
+	var err error
+	if c.local {
+		seg, err = w.m.Alloc(r, name, size)
+	} else {
+		seg, err = w.m.AllocSCI(p, rr.node, name, size)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("scampi: channel %d->%d: %w", x.id, r, err)
+	}
+	c.slots = seg.Slice(0, w.p.Slots*envBytes)
+	c.bufs = seg.Slice(w.p.Slots*envBytes, w.p.Buffers*w.p.BufferBytes)
+	c.index = seg.Slice(w.p.Slots*envBytes+w.p.Buffers*w.p.BufferBytes, 2)
+	if c.ack, err = w.m.Alloc(x.id, name+".ack", 64); err != nil {
+		return nil, err
+	}
+	c.idxBuf = c.ack.Slice(8, 2)
+	if c.envBuf, err = w.m.Alloc(x.id, name+".env", envBytes); err != nil {
+		return nil, err
+	}
+	if c.recvEnv, err = w.m.Alloc(r, name+".renv", envBytes+8); err != nil {
+		return nil, err
+	}
+	c.ackBuf = c.recvEnv.Slice(envBytes, 8)
+	c.recvEnv.Len = envBytes
+	w.chans[x.id*n+r] = c
+	w.counts.Channels++
+	if c.local {
+		w.counts.LocalChannels++
+	}
+	rr.in = append(rr.in, c)
+	// The driver tells the receiver a channel was created: its directory
+	// word changes (and wakes it if it polls).
+	rr.dir.Mem.Store64(rr.dir.Addr, uint64(len(rr.in)))
+	return c, nil
+}
+
+// Rank is one process's ScaMPI.
+type Rank struct {
+	w      *world
+	id     int
+	node   int
+	cpu    *mem.CPU
+	dir    mem.Region // the number of channels into this rank
+	in     []*channel
+	posted []*request
+	unexp  []*unexpected
+	err    error // a corruption detected outside any request
+	// Acknowledgements posted and not yet secured, and the checkpoint
+	// token taken before the first of them.
+	acks   []*channel
+	ackTok uint64
+	bar    barrierArea
+	// Scratch of spin, reused.
+	watch    []mem.Addr
+	ackChans []*channel
+	ackWas   []uint64
+}
+
+type request struct {
+	x       *Rank
+	send    bool
+	ch      *channel
+	buf     mem.Region
+	peer    int
+	tag     int
+	off     int  // bytes sent or received so far
+	started bool // a send: its first envelope is out
+	done    bool
+	st      stacks.Status
+	err     error
+}
+
+type unexpected struct {
+	src, tag int
+	data     []byte
+	got      int
+	done     bool
+	waiter   *request // a receive posted while its chunks arrive
+}
+
+// Rank is the rank's number.
+func (x *Rank) Rank() int { return x.id }
+
+// Size is the number of ranks.
+func (x *Rank) Size() int { return len(x.w.ranks) }
+
+// CPU is the rank's processor.
+func (x *Rank) CPU() *mem.CPU { return x.cpu }
+
+// Buffer allocates n bytes of the rank's memory for user data.
+func (x *Rank) Buffer(n int) (mem.Region, error) { return x.w.m.Alloc(x.id, "user", n) }
+
+// Isend starts sending buf to dest with tag: it goes as far as the
+// channel's free envelopes and buffers allow; Wait (or any later call)
+// finishes it.
+func (x *Rank) Isend(p *sim.Proc, buf mem.Region, dest, tag int) (stacks.Request, error) {
+	if dest < 0 || dest >= len(x.w.ranks) || dest == x.id {
+		return nil, fmt.Errorf("scampi: rank %d: send to rank %d of %d", x.id, dest, len(x.w.ranks))
+	}
+	ch, err := x.channel(p, dest)
+	if err != nil {
+		return nil, err
+	}
+	x.cpu.Compute(p, x.w.p.SendCycles)
+	q := &request{x: x, send: true, ch: ch, buf: buf, peer: dest, tag: tag}
+	x.w.counts.Messages++
+	ch.sendq = append(ch.sendq, q)
+	if len(ch.sendq) == 1 {
+		x.advance(p, ch)
+	}
+	return q, nil
+}
+
+// Send is Isend and Wait.
+func (x *Rank) Send(p *sim.Proc, buf mem.Region, dest, tag int) error {
+	q, err := x.Isend(p, buf, dest, tag)
+	if err != nil {
+		return err
+	}
+	_, err = q.Wait(p)
+	return err
+}
+
+// Irecv posts a receive into buf from src (or AnySource) with tag (or
+// AnyTag); a message already arrived unexpected is taken at once.
+func (x *Rank) Irecv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Request, error) {
+	q := &request{x: x, buf: buf, peer: src, tag: tag}
+	for i, u := range x.unexp {
+		if match(q, u.src, u.tag) {
+			x.unexp = append(x.unexp[:i], x.unexp[i+1:]...)
+			if !u.done {
+				u.waiter = q // its chunks are still arriving
+				return q, nil
+			}
+			x.finishUnexpected(p, q, u)
+			return q, nil
+		}
+	}
+	x.posted = append(x.posted, q)
+	return q, nil
+}
+
+// Recv is Irecv and Wait.
+func (x *Rank) Recv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Status, error) {
+	q, err := x.Irecv(p, buf, src, tag)
+	if err != nil {
+		return stacks.Status{}, err
+	}
+	return q.Wait(p)
+}
+
+func match(q *request, src, tag int) bool {
+	return (q.peer == stacks.AnySource || q.peer == src) && (q.tag == stacks.AnyTag || q.tag == tag)
+}
+
+// finishUnexpected copies an unexpected message into q's buffer.
+func (x *Rank) finishUnexpected(p *sim.Proc, q *request, u *unexpected) {
+	x.cpu.Compute(p, x.w.p.RecvCycles)
+	if len(u.data) > q.buf.Len {
+		q.err = fmt.Errorf("scampi: rank %d: message of %d bytes from rank %d (tag %d) truncated to %d", x.id, len(u.data), u.src, u.tag, q.buf.Len)
+	} else {
+		p.Sleep(sim.TransferTime(len(u.data), x.cpu.Config().Costs.MemcpyMBps*1e6))
+		x.cpu.Poke(q.buf.Addr, u.data)
+	}
+	q.done = true
+	q.st = stacks.Status{Source: u.src, Tag: u.tag, Len: len(u.data)}
+}
+
+// Wait blocks until the request completes, progressing every channel of
+// its rank meanwhile.
+func (q *request) Wait(p *sim.Proc) (stacks.Status, error) {
+	x := q.x
+	for !q.done && q.err == nil {
+		if x.err != nil {
+			return q.st, x.err
+		}
+		if x.progress(p) {
+			continue
+		}
+		if q.done || q.err != nil || x.err != nil {
+			continue
+		}
+		if len(x.acks) > 0 {
+			x.secureAcks(p)
+			continue
+		}
+		x.spin(p, q)
+	}
+	return q.st, q.err
+}
+
+// Test progresses the rank once and reports whether q is complete.
+func (q *request) Test(p *sim.Proc) (bool, stacks.Status, error) {
+	if !q.done && q.err == nil {
+		q.x.progress(p)
+	}
+	return q.done, q.st, q.err
+}
+
+// progress consumes every whole envelope of every channel into x and
+// advances every pending send; it reports whether anything moved.
+func (x *Rank) progress(p *sim.Proc) bool {
+	moved := false
+	for i := 0; i < len(x.in); i++ {
+		for x.consume(p, x.in[i]) {
+			moved = true
+		}
+	}
+	for _, c := range x.w.chans[x.id*len(x.w.ranks) : (x.id+1)*len(x.w.ranks)] {
+		if c != nil && len(c.sendq) > 0 && x.advance(p, c) {
+			moved = true
+		}
+	}
+	return moved
+}
+
+// spin polls until something q's rank waits for may have changed: the
+// ready field (or write index) of the next envelope of a channel into it,
+// the acknowledgement of a channel with a pending send, or the directory.
+func (x *Rank) spin(p *sim.Proc, q *request) {
+	w := x.w
+	watch := append(x.watch[:0], x.dir.Addr)
+	dir := x.dir.Mem.Load64(x.dir.Addr)
+	for _, c := range x.in {
+		watch = append(watch, x.readyAddr(c))
+	}
+	acks, ackWas := x.ackChans[:0], x.ackWas[:0]
+	for _, c := range w.chans[x.id*len(w.ranks) : (x.id+1)*len(w.ranks)] {
+		if c != nil && len(c.sendq) > 0 {
+			acks = append(acks, c)
+			ackWas = append(ackWas, c.ack.Mem.Load64(c.ack.Addr))
+			watch = append(watch, c.ack.Addr)
+		}
+	}
+	x.watch, x.ackChans, x.ackWas = watch, acks, ackWas
+	var reason string
+	if q.send {
+		reason = fmt.Sprintf("scampi rank %d: send to rank %d waiting for free envelopes or buffers (%d channels in)", x.id, q.peer, len(x.in))
+	} else {
+		reason = fmt.Sprintf("scampi rank %d: receive from %d tag %d (%d channels in)", x.id, q.peer, q.tag, len(x.in))
+	}
+	x.cpu.SpinUntil(p, reason, func() bool {
+		if x.cpu.Load(p, x.dir.Addr, 8) != dir {
+			return true
+		}
+		for _, c := range x.in {
+			if x.ready(p, c) {
+				return true
+			}
+		}
+		for i, c := range acks {
+			if x.cpu.Load(p, c.ack.Addr, 8) != ackWas[i] {
+				return true
+			}
+		}
+		return false
+	}, watch...)
+}
+
+// readyAddr is the word whose change announces c's next envelope.
+func (x *Rank) readyAddr(c *channel) mem.Addr {
+	if x.w.p.WriteIndex != "" {
+		return c.index.Addr &^ 7
+	}
+	return c.slots.Addr + mem.Addr(envBytes*int((c.expected-1)%uint64(x.w.p.Slots)))
+}
+
+// ready polls whether c's next envelope looks ready (a load).
+func (x *Rank) ready(p *sim.Proc, c *channel) bool {
+	if x.w.p.WriteIndex != "" {
+		if c.avail > 0 {
+			return true
+		}
+		idx := x.cpu.Load(p, c.index.Addr, 2)
+		return uint16(idx) != uint16(c.expected-1)
+	}
+	// Written by the adapter's DMA or the other CPU: the write
+	// invalidated the poller's cached copy (LoadUncached).
+	return x.cpu.LoadUncached(p, x.readyAddr(c), 8) == c.expected
+}
+
+// consume takes c's next envelope if it is whole (or, with a write index,
+// announced) and delivers its data; it reports whether it took one.
+func (x *Rank) consume(p *sim.Proc, c *channel) bool {
+	w := x.w
+	if w.p.WriteIndex != "" {
+		if c.avail == 0 {
+			idx := x.cpu.Load(p, c.index.Addr, 2)
+			c.avail = int(uint16(idx) - uint16(c.expected-1))
+			if c.avail == 0 {
+				return false
+			}
+		}
+	} else if !x.ready(p, c) {
+		return false
+	}
+	slot := c.slots.Addr + mem.Addr(envBytes*int((c.expected-1)%uint64(w.p.Slots)))
+	// Read the envelope out of the slot (a local copy).
+	x.cpu.Memcpy(p, c.recvEnv.Addr, slot, envBytes)
+	var env [envBytes]byte
+	x.cpu.Peek(c.recvEnv.Addr, env[:])
+	if w.p.WriteIndex == "" && w.p.EnvelopeCRC && binary.LittleEndian.Uint32(env[offCRC:]) != envCRC(env[:]) {
+		// Torn: some of its packets have not landed yet.
+		w.counts.Torn++
+		return false
+	}
+	if c.avail > 0 {
+		c.avail--
+	}
+	c.expected++
+	w.counts.Envelopes++
+	tag := int(int32(binary.LittleEndian.Uint32(env[offTag:])))
+	n := int(binary.LittleEndian.Uint32(env[offLen:]))
+	kind := binary.LittleEndian.Uint16(env[offKind:])
+	off := int(binary.LittleEndian.Uint32(env[offOff:]))
+	chunk := int(binary.LittleEndian.Uint32(env[offChunk:]))
+	b := int(binary.LittleEndian.Uint16(env[offBuf:]))
+	var src mem.Addr
+	switch kind {
+	case kindInline:
+		chunk, off = min(n, inlineMax), 0
+		src = slot + offPayload
+	case kindChunk:
+		if b >= w.p.Buffers || chunk > w.p.BufferBytes || off+chunk > n {
+			return x.corrupt(p, c, fmt.Sprintf("envelope with buffer %d, chunk %d at %d of %d bytes", b, chunk, off, n))
+		}
+		src = c.bufs.Addr + mem.Addr(b*w.p.BufferBytes)
+	default:
+		return x.corrupt(p, c, fmt.Sprintf("envelope of kind %d", kind))
+	}
+	// The first envelope of a message is matched.
+	if c.cur == nil && c.curUnexp == nil {
+		if off != 0 {
+			return x.corrupt(p, c, fmt.Sprintf("message starts at offset %d", off))
+		}
+		x.cpu.Compute(p, w.p.RecvCycles)
+		for i, q := range x.posted {
+			if match(q, c.s, tag) {
+				x.posted = append(x.posted[:i], x.posted[i+1:]...)
+				c.cur = q
+				q.st = stacks.Status{Source: c.s, Tag: tag, Len: n}
+				if n > q.buf.Len {
+					q.err = fmt.Errorf("scampi: rank %d: message of %d bytes from rank %d (tag %d) truncated to %d", x.id, n, c.s, tag, q.buf.Len)
+				}
+				break
+			}
+		}
+		if c.cur == nil {
+			c.curUnexp = &unexpected{src: c.s, tag: tag, data: make([]byte, n)}
+			x.unexp = append(x.unexp, c.curUnexp)
+		}
+	}
+	if q := c.cur; q != nil {
+		if q.st.Tag != tag || q.st.Len != n || off != q.off {
+			return x.corrupt(p, c, fmt.Sprintf("chunk (tag %d, %d bytes, offset %d) of a message (tag %d, %d bytes) at offset %d", tag, n, off, q.st.Tag, q.st.Len, q.off))
+		}
+		if q.err == nil {
+			x.cpu.Memcpy(p, q.buf.Addr+mem.Addr(off), src, chunk)
+		}
+		q.off += chunk
+		if q.off >= n {
+			q.done = true
+			c.cur = nil
+		}
+	} else {
+		u := c.curUnexp
+		if off != u.got || n != len(u.data) {
+			return x.corrupt(p, c, fmt.Sprintf("chunk at offset %d of a %d-byte unexpected message at %d of %d", off, n, u.got, len(u.data)))
+		}
+		p.Sleep(sim.TransferTime(chunk, x.cpu.Config().Costs.MemcpyMBps*1e6))
+		c.slots.Mem.Read(src, u.data[off:off+chunk])
+		u.got += chunk
+		if u.got >= n {
+			u.done = true
+			c.curUnexp = nil
+			if u.waiter != nil {
+				x.finishUnexpected(p, u.waiter, u)
+			}
+		}
+	}
+	// Acknowledge: after a data buffer (it is free again), and every half
+	// ring of envelopes.
+	consumed := c.expected - 1
+	if kind == kindChunk || consumed-c.acked >= uint64(w.p.Slots/2) {
+		x.acknowledge(p, c, consumed)
+	}
+	return true
+}
+
+// corrupt stops the channel's receiver with a detected corruption.
+func (x *Rank) corrupt(p *sim.Proc, c *channel, what string) bool {
+	err := &CorruptionError{Rank: x.id, From: c.s, To: c.r, At: p.Now(), What: what}
+	if c.cur != nil {
+		c.cur.err = err
+		c.cur = nil
+	} else if x.err == nil {
+		x.err = err
+	}
+	return false
+}
+
+// CorruptionError is a corruption the receiver detected in the protocol's
+// own structures.
+type CorruptionError struct {
+	Rank     int // the rank that detected it
+	From, To int // the channel
+	At       sim.Time
+	What     string
+}
+
+func (e *CorruptionError) Error() string {
+	return fmt.Sprintf("scampi: rank %d at %v: channel %d->%d: corrupted %s", e.Rank, e.At, e.From, e.To, e.What)
+}
+
+// Corruption marks the error as a detected corruption.
+func (e *CorruptionError) Corruption() bool { return true }
+
+// acknowledge writes the consumed count into the sender's memory (a whole
+// 8-byte value: repeating it is harmless). The write is posted; it is
+// secured by Figure 1.2's loop (secureAcks) before the rank next waits,
+// off the path of the message just received.
+func (x *Rank) acknowledge(p *sim.Proc, c *channel, consumed uint64) {
+	c.acked = consumed
+	x.w.counts.Acks++
+	if c.local {
+		x.cpu.Store(p, c.ack.Addr, 8, consumed)
+		return
+	}
+	if len(x.acks) == 0 {
+		x.ackTok = x.w.m.StartCheckPoint(p, x.id)
+	}
+	x.postAck(p, c)
+	for _, a := range x.acks {
+		if a == c {
+			return
+		}
+	}
+	x.acks = append(x.acks, c)
+}
+
+func (x *Rank) postAck(p *sim.Proc, c *channel) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], c.acked)
+	x.cpu.Poke(c.ackBuf.Addr, b[:])
+	x.w.m.Write(p, x.id, x.w.ranks[c.s].node, c.ack.Addr, c.ackBuf.Bytes())
+}
+
+// secureAcks finishes Figure 1.2's loop for the posted acknowledgements:
+// MemBarrier, EndCheckPoint, and the latest values written again until it
+// succeeds.
+func (x *Rank) secureAcks(p *sim.Proc) {
+	m := x.w.m
+	for {
+		if x.w.p.MemBarrier {
+			m.MemBarrier(p, x.id)
+		}
+		if m.EndCheckPoint(p, x.id, x.ackTok) {
+			x.acks = x.acks[:0]
+			return
+		}
+		x.w.counts.Retries++
+		x.ackTok = m.StartCheckPoint(p, x.id)
+		for _, c := range x.acks {
+			x.postAck(p, c)
+		}
+	}
+}
+
+// secure is Figure 1.2's loop around one remote write: StartCheckPoint; do
+// { write; MemBarrier } while EndCheckPoint fails.
+func (x *Rank) secure(p *sim.Proc, write func()) {
+	m := x.w.m
+	tok := m.StartCheckPoint(p, x.id)
+	for {
+		write()
+		if x.w.p.MemBarrier {
+			m.MemBarrier(p, x.id)
+		}
+		if m.EndCheckPoint(p, x.id, tok) {
+			return
+		}
+		x.w.counts.Retries++
+		tok = m.StartCheckPoint(p, x.id)
+	}
+}
+
+// advance sends as much of c's pending sends as its free envelopes and
+// buffers allow; it reports whether anything was sent.
+func (x *Rank) advance(p *sim.Proc, c *channel) bool {
+	w := x.w
+	moved := false
+	for len(c.sendq) > 0 {
+		q := c.sendq[0]
+		n := q.buf.Len
+		ack := x.cpu.Load(p, c.ack.Addr, 8)
+		if ack > c.seq {
+			// The receiver consumed envelopes that were never sent:
+			// stale ones, taken as new (duplicated messages).
+			q.err = &CorruptionError{Rank: x.id, From: c.s, To: c.r, At: p.Now(), What: fmt.Sprintf(
+				"acknowledgement: %d envelopes consumed, %d sent (stale envelopes consumed as new ones)", ack, c.seq)}
+			c.sendq = c.sendq[1:]
+			return true
+		}
+		if c.seq-ack >= uint64(w.p.Slots) {
+			return moved // no free envelope
+		}
+		if n <= inlineMax {
+			x.sendEnvelope(p, c, q, kindInline, 0, 0, n)
+			q.off = n
+		} else {
+			b := int(c.chunks % uint64(w.p.Buffers))
+			if c.bufSeq[b] > ack {
+				return moved // the buffer's last message is not consumed yet
+			}
+			k := min(w.p.BufferBytes, n-q.off)
+			dst := c.bufs.Addr + mem.Addr(b*w.p.BufferBytes)
+			x.copyOut(p, c, dst, q.buf.Addr+mem.Addr(q.off), k)
+			c.chunks++
+			x.sendEnvelope(p, c, q, kindChunk, b, q.off, k)
+			c.bufSeq[b] = c.seq
+			q.off += k
+		}
+		moved = true
+		if q.off >= n {
+			q.done = true
+			q.st = stacks.Status{Source: x.id, Tag: q.tag, Len: n}
+			c.sendq = c.sendq[1:]
+		}
+	}
+	return moved
+}
+
+// copyOut copies k bytes of the sender's memory to the receiver's buffer:
+// Figure 1.2's first loop, or a local copy within a node.
+func (x *Rank) copyOut(p *sim.Proc, c *channel, dst, src mem.Addr, k int) {
+	if c.local {
+		x.cpu.Memcpy(p, dst, src, k)
+		return
+	}
+	data := x.cpu.Memory().Bytes(src, k)
+	x.secure(p, func() { x.w.m.Write(p, x.id, c.rnode, dst, data) })
+}
+
+// sendEnvelope builds and writes the next envelope of c (its flag), and
+// with a write index, the index after it.
+func (x *Rank) sendEnvelope(p *sim.Proc, c *channel, q *request, kind uint16, b, off, chunk int) {
+	w := x.w
+	c.seq++
+	var env [envBytes]byte
+	binary.LittleEndian.PutUint64(env[offSeq:], c.seq)
+	binary.LittleEndian.PutUint32(env[offTag:], uint32(int32(q.tag)))
+	binary.LittleEndian.PutUint32(env[offLen:], uint32(q.buf.Len))
+	binary.LittleEndian.PutUint16(env[offKind:], kind)
+	binary.LittleEndian.PutUint16(env[offBuf:], uint16(b))
+	binary.LittleEndian.PutUint32(env[offChunk:], uint32(chunk))
+	binary.LittleEndian.PutUint32(env[offOff:], uint32(off))
+	if kind == kindInline {
+		copy(env[offPayload:], x.cpu.Memory().Bytes(q.buf.Addr, q.buf.Len))
+	}
+	binary.LittleEndian.PutUint32(env[offCRC:], envCRC(env[:]))
+	x.cpu.Poke(c.envBuf.Addr, env[:])
+	slot := c.slots.Addr + mem.Addr(envBytes*int((c.seq-1)%uint64(w.p.Slots)))
+	if c.local {
+		x.cpu.Memcpy(p, slot, c.envBuf.Addr, envBytes)
+	} else {
+		x.secure(p, func() { w.m.Write(p, x.id, c.rnode, slot, c.envBuf.Bytes()) })
+	}
+	if w.p.WriteIndex != "" {
+		x.writeIndex(p, c, uint16(c.seq))
+	}
+}
+
+// writeIndex publishes the two-byte write index v: whole, or one byte at a
+// time (low byte first) with write_index: bytewise.
+func (x *Rank) writeIndex(p *sim.Proc, c *channel, v uint16) {
+	var b [2]byte
+	binary.LittleEndian.PutUint16(b[:], v)
+	x.cpu.Poke(c.idxBuf.Addr, b[:])
+	if c.local {
+		x.cpu.Store(p, c.index.Addr, 2, uint64(v))
+		return
+	}
+	m := x.w.m
+	if x.w.p.WriteIndex == "bytewise" {
+		for i := 0; i < 2; i++ {
+			x.secure(p, func() { m.Write(p, x.id, c.rnode, c.index.Addr+mem.Addr(i), c.idxBuf.Bytes()[i:i+1]) })
+		}
+		return
+	}
+	x.secure(p, func() { m.Write(p, x.id, c.rnode, c.index.Addr, c.idxBuf.Bytes()) })
+}
+
+// envCRC is the CRC-32 of an envelope's bytes other than its CRC field.
+func envCRC(env []byte) uint32 {
+	h := crc32.NewIEEE()
+	h.Write(env[:offCRC])
+	h.Write(env[offCRC+4:])
+	return h.Sum32()
+}
+
+// Counters are the world's protocol counts by name (for workloads' rows).
+func (x *Rank) Counters() ([]string, []uint64) {
+	c := x.w.counts
+	return []string{"scampi_retries", "torn_envelopes_seen", "channels_allocated", "acknowledgements"},
+		[]uint64{c.Retries, c.Torn, c.Channels, c.Acks}
+}

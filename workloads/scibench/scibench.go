@@ -1,0 +1,282 @@
+// Package scibench holds the benchmarks of the ScaMPI paper
+// (papers/scampi-sci.txt, section 1.6) beyond the ping-pong, on any stack
+// whose ranks offer them:
+//
+//   - barrier-time: the time of a barrier on 2 to N processes (Table 1.1),
+//     with the const*log2(N) least-squares fit of Figure 1.3 as a second
+//     series and its fit in the notes (ranks offering Barrier);
+//   - alltoall-mbps: MPI_Alltoall of long blocks, the per-node throughput
+//     counted on the network traffic only, (N-1) blocks per rank and
+//     alltoall, the rank's own block being a local copy (Table 1.2; ranks
+//     offering Alltoall);
+//   - random-messages: random point-to-point messages (sizes around the
+//     envelope and buffer limits, tags), every one checked once and intact,
+//     with the machine's and the stack's counters (retries, checkpoint
+//     failures, CRC errors...) as rows: the fault scenario's workload (any
+//     stacks.Comm).
+//
+// Every delivered byte is checked against the pattern its sender wrote.
+package scibench
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/report"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/stacks"
+	"github.com/msgsim/msgsim/workloads"
+)
+
+// Barrierer is a rank with a barrier.
+type Barrierer interface {
+	Barrier(p *sim.Proc) error
+}
+
+// Alltoaller is a rank with MPI_Alltoall of block-byte blocks.
+type Alltoaller interface {
+	Alltoall(p *sim.Proc, sbuf, rbuf mem.Region, block int) error
+}
+
+// Counter is what a machine or a rank may offer: named counts (shown as
+// rows by random-messages).
+type Counter interface {
+	Counters() (names []string, values []uint64)
+}
+
+// Params is workload.params.
+type Params struct {
+	// Procs are the numbers of processes of the sweep.
+	Procs []int `yaml:"procs"`
+	// Repetitions are the timed operations per point; Warmup untimed
+	// ones first.
+	Repetitions int `yaml:"repetitions"`
+	Warmup      int `yaml:"warmup"`
+	// BlockBytes is the alltoall's block (per pair of ranks).
+	BlockBytes int `yaml:"block_bytes"`
+	// Messages is the number of random messages per point.
+	Messages int `yaml:"messages"`
+	// Fit adds the const*log2(N) fit to a barrier-time series.
+	Fit bool `yaml:"fit"`
+}
+
+// DefaultParams are the paper's sweep.
+func DefaultParams() Params {
+	return Params{Procs: []int{2, 4, 8, 16, 32, 48, 64, 80, 96}, Repetitions: 10, Warmup: 2, BlockBytes: 32768, Messages: 200}
+}
+
+func parse(s workloads.Spec) (Params, error) {
+	p := DefaultParams()
+	if err := strictyaml.DecodeAt(s.File, s.Workload.ParamsField("workload"), s.Workload.Params, &p); err != nil {
+		return p, err
+	}
+	switch {
+	case len(p.Procs) == 0:
+		return p, fmt.Errorf("%s: workload.params.procs: list at least one number of processes", s.File)
+	case p.Repetitions < 1 || p.Warmup < 0:
+		return p, fmt.Errorf("%s: workload.params: repetitions must be at least 1 and warmup not negative", s.File)
+	case p.BlockBytes < 0 || p.Messages < 1:
+		return p, fmt.Errorf("%s: workload.params: block_bytes must not be negative and messages must be at least 1", s.File)
+	}
+	for i, n := range p.Procs {
+		if n < 2 {
+			return p, fmt.Errorf("%s: workload.params.procs[%d]: %d processes; at least 2", s.File, i, n)
+		}
+	}
+	return p, nil
+}
+
+// Check decodes a series' params and opens its smallest point (simrun
+// validate).
+func Check(s workloads.Spec) error {
+	p, err := parse(s)
+	if err != nil {
+		return err
+	}
+	_, err = s.OpenWorld(sim.NewEngine(s.Seed), p.Procs[0])
+	return err
+}
+
+// RunBarrier is the barrier-time runner.
+func RunBarrier(s workloads.Spec) (workloads.Result, error) {
+	p, err := parse(s)
+	if err != nil {
+		return workloads.Result{}, err
+	}
+	var res workloads.Result
+	var xs, ys []float64
+	for i, n := range p.Procs {
+		eng := s.NewEngine(s.Seed + uint64(i))
+		w, err := s.OpenWorld(eng, n)
+		if err != nil {
+			return res, err
+		}
+		bs, err := stacks.As[Barrierer](w, "workload barrier-time", "a barrier (Barrier)")
+		if err != nil {
+			return res, err
+		}
+		var start, end sim.Time
+		var ferr error
+		for r := range bs {
+			eng.Spawn(fmt.Sprintf("rank%d", r), func(pr *sim.Proc) {
+				for k := 0; k < p.Warmup+p.Repetitions; k++ {
+					if k == p.Warmup && r == 0 {
+						start = pr.Now()
+					}
+					if err := bs[r].Barrier(pr); err != nil {
+						ferr = err
+						eng.Stop()
+						return
+					}
+				}
+				if r == 0 {
+					end = pr.Now()
+				}
+			})
+		}
+		err = eng.Run()
+		res.Events += eng.Events()
+		res.SimTime += eng.Now()
+		if err == nil {
+			err = ferr
+		}
+		if err != nil {
+			return res, fmt.Errorf("barrier on %d processes: %w", n, err)
+		}
+		t := (end - start).Micros() / float64(p.Repetitions)
+		res.Rows = append(res.Rows, report.Row{Series: s.Series, XName: "nodes", X: float64(n), Metric: "barrier_us", Value: t, Unit: "us"})
+		xs, ys = append(xs, float64(n)), append(ys, t)
+		if s.Progress != nil {
+			s.Progress(fmt.Sprintf("%s: %d processes: %.2f us", s.Series, n, t))
+		}
+	}
+	if p.Fit && len(xs) > 1 {
+		c, worst, r2 := logFit(xs, ys)
+		for _, x := range xs {
+			res.Rows = append(res.Rows, report.Row{Series: s.Series + "-fit", XName: "nodes", X: x, Metric: "barrier_us", Value: c * math.Log2(x), Unit: "us"})
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("series %s: least-squares fit barrier = %.3f us * log2(N); R^2 %.3f; largest deviation of a point from the fit %.1f%%", s.Series, c, r2, 100*worst))
+	}
+	return res, nil
+}
+
+// logFit is the least-squares c of y = c*log2(x), the largest relative
+// deviation of a point from it, and the coefficient of determination.
+func logFit(xs, ys []float64) (c, worst, r2 float64) {
+	var num, den float64
+	for i := range xs {
+		l := math.Log2(xs[i])
+		num += l * ys[i]
+		den += l * l
+	}
+	c = num / den
+	var mean, ssRes, ssTot float64
+	for _, y := range ys {
+		mean += y / float64(len(ys))
+	}
+	for i := range xs {
+		f := c * math.Log2(xs[i])
+		worst = max(worst, math.Abs(ys[i]-f)/f)
+		ssRes += (ys[i] - f) * (ys[i] - f)
+		ssTot += (ys[i] - mean) * (ys[i] - mean)
+	}
+	return c, worst, 1 - ssRes/ssTot
+}
+
+// pattern is the byte at offset i of the block rank src sends to dst in
+// round k.
+func pattern(seed uint64, src, dst, k, i int) byte {
+	x := seed ^ uint64(src+1)*0x9e3779b97f4a7c15 ^ uint64(dst+1)*0xbf58476d1ce4e5b9 ^ uint64(k+1)*0x94d049bb133111eb ^ uint64(i/8)*0xd6e8feb86659fd93
+	x ^= x >> 31
+	x *= 0x94d049bb133111eb
+	return byte(x >> (8 * (i % 8)))
+}
+
+// RunAlltoall is the alltoall-mbps runner.
+func RunAlltoall(s workloads.Spec) (workloads.Result, error) {
+	p, err := parse(s)
+	if err != nil {
+		return workloads.Result{}, err
+	}
+	var res workloads.Result
+	for i, n := range p.Procs {
+		eng := s.NewEngine(s.Seed + uint64(i))
+		w, err := s.OpenWorld(eng, n)
+		if err != nil {
+			return res, err
+		}
+		as, err := stacks.As[Alltoaller](w, "workload alltoall-mbps", "MPI_Alltoall (Alltoall)")
+		if err != nil {
+			return res, err
+		}
+		b := p.BlockBytes
+		var start, end sim.Time
+		var ferr error
+		var fails []workloads.Failure
+		for r := range as {
+			rk := w.Ranks[r]
+			eng.Spawn(fmt.Sprintf("rank%d", r), func(pr *sim.Proc) {
+				sbuf, err1 := rk.Buffer(n * b)
+				rbuf, err2 := rk.Buffer(n * b)
+				if err := errors.Join(err1, err2); err != nil {
+					ferr = err
+					eng.Stop()
+					return
+				}
+				for k := 0; k < p.Warmup+p.Repetitions; k++ {
+					blk := make([]byte, b)
+					for d := 0; d < n; d++ {
+						for j := range blk {
+							blk[j] = pattern(s.Seed, r, d, k, j)
+						}
+						rk.CPU().Poke(sbuf.Addr+mem.Addr(d*b), blk)
+					}
+					if k == p.Warmup && r == 0 {
+						start = pr.Now()
+					}
+					if err := as[r].Alltoall(pr, sbuf, rbuf, b); err != nil {
+						ferr = err
+						eng.Stop()
+						return
+					}
+					end = max(end, pr.Now())
+					got := make([]byte, n*b)
+					rk.CPU().Peek(rbuf.Addr, got)
+					for src := 0; src < n; src++ {
+						for j := 0; j < b; j++ {
+							if got[src*b+j] != pattern(s.Seed, src, r, k, j) {
+								fails = append(fails, workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf(
+									"rank %d at %v: alltoall %d: block from rank %d corrupted at byte %d", r, pr.Now(), k, src, j)})
+								eng.Stop()
+								return
+							}
+						}
+					}
+				}
+			})
+		}
+		err = eng.Run()
+		res.Events += eng.Events()
+		res.SimTime += eng.Now()
+		res.Failures = append(res.Failures, fails...)
+		if err == nil {
+			err = ferr
+		}
+		if err != nil {
+			return res, fmt.Errorf("alltoall on %d processes: %w", n, err)
+		}
+		if len(fails) > 0 {
+			return res, nil
+		}
+		t := (end - start).Micros() / float64(p.Repetitions)
+		mbps := float64((n-1)*b) / t
+		res.Rows = append(res.Rows, report.Row{Series: s.Series, XName: "nodes", X: float64(n), Metric: "alltoall_MBps", Value: mbps, Unit: "MB/s"})
+		if s.Progress != nil {
+			s.Progress(fmt.Sprintf("%s: %d processes: %.1f MB/s per node", s.Series, n, mbps))
+		}
+	}
+	return res, nil
+}
