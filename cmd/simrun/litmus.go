@@ -38,7 +38,7 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 	if !wantArgs("litmus", pos, 1, stderr) {
 		return exitUsage
 	}
-	t, err := litmus.Lookup(pos[0])
+	t, err := litmus.LoadTest(pos[0], "")
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
 		return exitUsage

@@ -134,13 +134,6 @@ func (o *Outcome) Observation() string {
 // Observed reports whether the condition (the forbidden outcome) was seen.
 func (o *Outcome) Observed() bool { return o.Positive > 0 }
 
-// term is a compiled condition conjunct: register or location index.
-type term struct {
-	reg bool
-	i   int
-	val uint64
-}
-
 // RunTest runs test t opts.Runs times on the CPU model cfg (named model in
 // the output). Runs that deadlock or livelock are counted in Failed; RunTest
 // itself fails only on bad arguments.
@@ -163,9 +156,8 @@ func RunTest(t Test, model string, cfg mem.Config, opts Options) (*Outcome, erro
 			return e
 		}
 	}
-	conds, err := compile(t)
-	if err != nil {
-		return nil, err
+	if t.Cond.Prop == nil {
+		return nil, fmt.Errorf("litmus %s: no final condition", t.Name)
 	}
 	o := &Outcome{Test: t, Model: model, Opts: opts}
 	counts := map[string]*State{}
@@ -182,16 +174,7 @@ func RunTest(t Test, model string, cfg mem.Config, opts Options) (*Outcome, erro
 			}
 			continue
 		}
-		ok := true
-		for _, c := range conds {
-			var v uint64
-			if c.reg {
-				v = regs[c.i]
-			} else {
-				v = locs[c.i]
-			}
-			ok = ok && v == c.val
-		}
+		ok := t.Cond.Prop.Eval(regs, locs)
 		if ok {
 			o.Positive++
 		} else {
@@ -215,22 +198,6 @@ func RunTest(t Test, model string, cfg mem.Config, opts Options) (*Outcome, erro
 	}
 	slices.SortFunc(o.States, func(a, b State) int { return strings.Compare(a.Text, b.Text) })
 	return o, nil
-}
-
-func compile(t Test) ([]term, error) {
-	var out []term
-	for _, c := range t.Cond {
-		if r, err := strconv.Atoi(strings.TrimPrefix(c.Name, "r")); err == nil && strings.HasPrefix(c.Name, "r") && r < t.Registers() {
-			out = append(out, term{reg: true, i: r, val: c.Val})
-			continue
-		}
-		i := slices.Index(t.Locs, c.Name)
-		if i < 0 {
-			return nil, fmt.Errorf("litmus %s: condition names %q, which is neither a register nor a location", t.Name, c.Name)
-		}
-		out = append(out, term{i: i, val: c.Val})
-	}
-	return out, nil
 }
 
 // stateCode encodes a final state as a number: the values of regs (then,
@@ -269,15 +236,27 @@ func stateCode(regs, locs []uint64, mem bool, width int) (int, error) {
 // since a location only ever holds 0 or a value stored to it (1 for every
 // built-in test but 2+2W's 2).
 func (t Test) CodeDigits() int {
-	top := uint64(0)
+	top, adds := uint64(0), uint64(0)
 	for _, prog := range t.Threads {
 		for _, in := range prog {
-			if in.Kind == Store || in.Kind == Spin {
+			switch in.Kind {
+			case Store, Spin, Move, Swap:
 				top = max(top, in.Val)
+			case Add:
+				adds += in.Val
 			}
 		}
 	}
-	return len(strconv.FormatUint(top, 10))
+	for _, v := range t.LocInit {
+		top = max(top, v)
+	}
+	for _, r := range t.Regs {
+		top = max(top, r.Init)
+	}
+	if top+adds < top { // wrapped: a 20-digit code
+		return 20
+	}
+	return len(strconv.FormatUint(top+adds, 10))
 }
 
 // StateName is the x_name of the state codes: "state_" followed by the
@@ -329,7 +308,14 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 		return nil, nil, err
 	}
 	addr := func(loc int) mem.Addr { return seg.Addr(loc * r.line) }
-	clear(r.regs)
+	for i, reg := range r.t.Regs {
+		r.regs[i] = reg.Init
+	}
+	for i, v := range r.t.LocInit {
+		if v != 0 {
+			m.Store64(addr(i), v)
+		}
+	}
 	clock := r.cfg.Clock()
 	// Every thread starts its program at the same instant, after the
 	// longest possible warm-up, plus its own random delay.
@@ -385,7 +371,7 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 func (r *runner) warm(p *sim.Proc, cpu *mem.CPU, prog []Instr, addr func(int) mem.Addr) {
 	seen := make([]bool, len(r.t.Locs))
 	for _, in := range prog {
-		if in.Kind != Fence && !seen[in.Loc] {
+		if in.accesses() && !seen[in.Loc] {
 			seen[in.Loc] = true
 			cpu.Load(p, addr(in.Loc), 8)
 		}
@@ -396,13 +382,31 @@ func (r *runner) warm(p *sim.Proc, cpu *mem.CPU, prog []Instr, addr func(int) me
 func (r *runner) exec(p *sim.Proc, cpu *mem.CPU, in Instr, a mem.Addr) {
 	switch in.Kind {
 	case Store:
-		cpu.Store(p, a, 8, in.Val)
+		cpu.Store(p, a, 8, r.value(in))
 	case Load:
 		r.regs[in.Reg] = cpu.Load(p, a, 8)
 	case Fence:
 		cpu.Fence(p)
 		if c := r.cfg.Cache; c.Enabled && !c.Coherent {
 			cpu.FlushCache(p) // see the package doc: ordering alone cannot refresh a stale copy
+		}
+	case FenceW:
+		cpu.Fence(p) // stores drain in order before later ones
+	case FenceR:
+		if c := r.cfg.Cache; c.Enabled && !c.Coherent {
+			cpu.FlushCache(p) // later loads must not read copies older than earlier ones
+		}
+	case Move:
+		r.regs[in.Reg] = r.value(in)
+	case Swap:
+		old := cpu.Swap(p, a, r.value(in))
+		if !in.NoReg {
+			r.regs[in.Reg] = old
+		}
+	case Add:
+		old := cpu.FetchAdd(p, a, r.value(in))
+		if !in.NoReg {
+			r.regs[in.Reg] = old
 		}
 	case Spin:
 		reason := fmt.Sprintf("waiting for %s=%d", r.t.Locs[in.Loc], in.Val)
@@ -418,7 +422,7 @@ func (r *runner) stateText(regs, locs []uint64) string {
 	b := &r.sb
 	b.Reset()
 	for i, v := range regs {
-		fmt.Fprintf(b, "%d:r%d=%d; ", r.th[i], i, v)
+		fmt.Fprintf(b, "%s=%d; ", r.t.RegName(i), v)
 	}
 	if r.t.FinalMem {
 		for i, v := range locs {
@@ -426,4 +430,12 @@ func (r *runner) stateText(regs, locs []uint64) string {
 		}
 	}
 	return strings.TrimSuffix(b.String(), " ")
+}
+
+// value is the value in stores, swaps, adds or moves: Val or register Src.
+func (r *runner) value(in Instr) uint64 {
+	if in.FromReg {
+		return r.regs[in.Src]
+	}
+	return in.Val
 }

@@ -19,7 +19,7 @@ import (
 //
 //	workload: {name: litmus, params: {test: MP, model: pso, runs: 1000}}
 type Params struct {
-	Test  string `yaml:"test" required:"true"` // a test name (see Names), e.g. MP or SB+fences
+	Test  string `yaml:"test" required:"true"` // a test name (see Names), e.g. MP or SB+fences, or a .litmus file
 	Model string `yaml:"model"`                // built-in CPU model or YAML file; default sc
 	Runs  int    `yaml:"runs"`                 // default DefaultRuns
 	// The jitters default to DefaultJitterCycles of the test on the model.
@@ -40,8 +40,16 @@ func Decode(s workloads.Spec) (Params, Test, error) {
 	if err := strictyaml.DecodeAt(s.File, field, s.Workload.Params, &p); err != nil {
 		return p, Test{}, err
 	}
-	t, err := Lookup(p.Test)
+	dir := ""
+	if s.File != "" && !strings.HasPrefix(s.File, "builtin/") {
+		dir = filepath.Dir(s.File)
+	}
+	t, err := LoadTest(p.Test, dir)
 	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) { // the test file itself is bad: its own file and line
+			return p, Test{}, fmt.Errorf("%s.test: %w", field, err)
+		}
 		return p, Test{}, strictyaml.Errorf(s.File, find(s, "test"), field+".test", "%v", err)
 	}
 	if p.Runs <= 0 {
