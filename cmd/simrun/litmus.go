@@ -14,11 +14,13 @@ import (
 func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("litmus", flag.ContinueOnError)
 	list := fs.Bool("list", false, "list the tests and the built-in models")
-	model := fs.String("model", "sc", "CPU model: a built-in (sc, tso, pso, noncoherent) or a YAML file")
+	model := fs.String("model", "sc", "CPU model: a built-in (sc, tso, pso, noncoherent, nmca) or a YAML file")
+	exhaustive := fs.Bool("exhaustive", false, "enumerate every final state the model allows (herd7-style output) instead of sampling runs")
 	runs := fs.Int("runs", litmus.DefaultRuns, "number of runs")
 	seed := fs.Uint64("seed", 1, "seed of the runs")
 	startJ := fs.Float64("start-jitter-cycles", 0, "random start delay range per thread, in CPU cycles (default: from the model)")
 	opJ := fs.Float64("op-jitter-cycles", 0, "random delay range before each instruction, in CPU cycles (default: from the model)")
+	drainJ := fs.Float64("drain-jitter-cycles", 0, "random extra delay range of each store-buffer drain, in CPU cycles (default: the model's, 0 on the built-ins; R on tso needs it in sampling)")
 	cold := fs.Bool("cold", false, "start with empty caches (default: each thread has loaded its locations)")
 	pos, code, ok := parseFlags(fs, "litmus", args, stdout, stderr)
 	if !ok {
@@ -32,7 +34,12 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "  %-16s   %s\n", "", l)
 			}
 		}
-		fmt.Fprintf(stdout, "Models: %s, or a YAML file of sim/mem Config fields (base: <model> to start from one)\n", strings.Join(mem.BuiltinNames(), ", "))
+		fmt.Fprintln(stdout, "Models:")
+		for _, m := range litmus.Models() {
+			fmt.Fprintf(stdout, "  %-12s %s; shows %s\n", m.Name, m.What, m.Shows)
+		}
+		fmt.Fprintf(stdout, "  or a YAML file of sim/mem Config fields (base: <one of %s> to start from one)\n", strings.Join(mem.BuiltinNames(), ", "))
+		fmt.Fprintln(stdout, "Or a herd7 .litmus file (X86 or C syntax): simrun litmus FILE.litmus --model tso")
 		return exitOK
 	}
 	if !wantArgs("litmus", pos, 1, stderr) {
@@ -56,10 +63,17 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 			opts.StartJitterCycles = *startJ
 		case "op-jitter-cycles":
 			opts.OpJitterCycles = *opJ
+		case "drain-jitter-cycles":
+			opts.DrainJitterCycles = *drainJ
 		}
 	})
 	start := time.Now()
-	o, err := litmus.RunTest(t, *model, cfg, opts)
+	var o *litmus.Outcome
+	if *exhaustive {
+		o, err = litmus.Explore(t, *model, cfg, opts.Warm)
+	} else {
+		o, err = litmus.RunTest(t, *model, cfg, opts)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
 		return exitUsage
@@ -69,7 +83,11 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stderr, "simrun litmus: %d runs, %d events in %.3fs\n", *runs, o.Events, wall.Seconds())
+	if *exhaustive {
+		fmt.Fprintf(stderr, "simrun litmus: %d states explored in %.3fs\n", o.Explored, wall.Seconds())
+	} else {
+		fmt.Fprintf(stderr, "simrun litmus: %d runs, %d events in %.3fs\n", *runs, o.Events, wall.Seconds())
+	}
 	if o.Failed > 0 {
 		return exitFailed
 	}

@@ -116,25 +116,6 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-func TestOutputFormat(t *testing.T) {
-	var b bytes.Buffer
-	o := run(t, "SB", "tso", 300, 1)
-	if err := Write(&b, o); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	last := lines[len(lines)-1]
-	want := "Observation SB Sometimes " + itoa(o.Positive) + " " + itoa(o.Negative)
-	if last != want || o.Positive+o.Negative != 300 {
-		t.Fatalf("last line %q, want %q", last, want)
-	}
-	for _, want := range []string{"Test SB on model tso: 300 runs, seed 1", "P0: x=1; r0=y", "*>0:r0=0; 1:r1=0;", "\nOk\n", "Condition exists (0:r0=0 /\\ 1:r1=0) is validated"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, b.String())
-		}
-	}
-}
-
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestFencedProgram(t *testing.T) {

@@ -23,6 +23,12 @@ type Options struct {
 	// OpJitterCycles: a random delay before every instruction, in [0,
 	// this/2^k) cycles, where each run draws k in [0, opScales) once.
 	OpJitterCycles float64
+	// DrainJitterCycles, if positive, replaces the model's
+	// store_buffer.drain_jitter_cycles: each store-buffer drain takes a
+	// random extra [0, this) cycles, so that outcomes needing one store to
+	// drain late (R on tso, S on pso) show up in sampling. 0 keeps the
+	// model's (fixed drains on the built-ins).
+	DrainJitterCycles float64
 	// Warm: every thread loads the locations it accesses before the start,
 	// so they are cached (as after litmus7's previous iterations).
 	Warm bool
@@ -117,6 +123,10 @@ type Outcome struct {
 	FirstFailure error
 	Events       uint64   // engine events, summed over runs
 	SimTime      sim.Time // simulated time, summed over runs
+	// Exhaustive: the outcome of Explore (every reachable final state once;
+	// Positive and Negative count states, not runs).
+	Exhaustive bool
+	Explored   int // states visited by Explore
 }
 
 // Observation is litmus7's verdict on the condition: Never, Sometimes or
@@ -141,12 +151,15 @@ func RunTest(t Test, model string, cfg mem.Config, opts Options) (*Outcome, erro
 	if opts.Runs <= 0 {
 		return nil, fmt.Errorf("litmus: runs must be positive, got %d", opts.Runs)
 	}
-	for _, j := range []float64{opts.StartJitterCycles, opts.OpJitterCycles} {
+	for _, j := range []float64{opts.StartJitterCycles, opts.OpJitterCycles, opts.DrainJitterCycles} {
 		if !(j >= 0) || math.IsInf(j, 0) {
 			return nil, fmt.Errorf("litmus: jitters must be finite numbers ≥ 0, got %g", j)
 		}
 	}
-	if err := cfg.Validate(); err != nil {
+	if opts.DrainJitterCycles > 0 {
+		cfg.StoreBuffer.DrainJitterCycles = opts.DrainJitterCycles
+	}
+	if err := cfg.Validate(); err != nil && model != NMCA {
 		return nil, fmt.Errorf("litmus: model %s: %w", model, err)
 	}
 	if opts.NewEngine == nil {
@@ -166,7 +179,13 @@ func RunTest(t Test, model string, cfg mem.Config, opts Options) (*Outcome, erro
 	r := newRunner(t, cfg, opts)
 	for i := 0; i < opts.Runs; i++ {
 		seed := seeds.Uint64()
-		regs, locs, err := r.run(seed)
+		var regs, locs []uint64
+		var err error
+		if model == NMCA { // an operational model without timing: a random path
+			regs, locs, err = newOpModel(model, cfg, opts.Warm).walk(t, opts.NewEngine(seed).Rand())
+		} else {
+			regs, locs, err = r.run(seed)
+		}
 		if err != nil {
 			o.Failed++
 			if o.FirstFailure == nil {

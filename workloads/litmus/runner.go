@@ -25,7 +25,8 @@ type Params struct {
 	// The jitters default to DefaultJitterCycles of the test on the model.
 	StartJitterCycles *float64 `yaml:"start_jitter_cycles"`
 	OpJitterCycles    *float64 `yaml:"op_jitter_cycles"`
-	Warm              bool     `yaml:"warm"` // default true: caches hold the locations at the start
+	DrainJitterCycles *float64 `yaml:"drain_jitter_cycles"` // default: the model's (0 on the built-ins)
+	Warm              bool     `yaml:"warm"`                // default true: caches hold the locations at the start
 }
 
 // DefaultParams are the params a scenario overrides.
@@ -58,7 +59,7 @@ func Decode(s workloads.Spec) (Params, Test, error) {
 	for _, j := range []struct {
 		key string
 		v   *float64
-	}{{"start_jitter_cycles", p.StartJitterCycles}, {"op_jitter_cycles", p.OpJitterCycles}} {
+	}{{"start_jitter_cycles", p.StartJitterCycles}, {"op_jitter_cycles", p.OpJitterCycles}, {"drain_jitter_cycles", p.DrainJitterCycles}} {
 		if j.v != nil && !(*j.v >= 0 && !math.IsInf(*j.v, 0)) {
 			return p, Test{}, strictyaml.Errorf(s.File, find(s, j.key), field+"."+j.key, "must be a finite number ≥ 0, got %g", *j.v)
 		}
@@ -122,6 +123,9 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	}
 	if p.OpJitterCycles != nil {
 		opts.OpJitterCycles = *p.OpJitterCycles
+	}
+	if p.DrainJitterCycles != nil {
+		opts.DrainJitterCycles = *p.DrainJitterCycles
 	}
 	o, err := RunTest(t, p.Model, cfg, opts)
 	if err != nil {
