@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/msgsim/msgsim/machines/sx4"
+	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/workloads/litmus"
 )
@@ -21,6 +23,7 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 	startJ := fs.Float64("start-jitter-cycles", 0, "random start delay range per thread, in CPU cycles (default: from the model)")
 	opJ := fs.Float64("op-jitter-cycles", 0, "random delay range before each instruction, in CPU cycles (default: from the model)")
 	drainJ := fs.Float64("drain-jitter-cycles", 0, "random extra delay range of each store-buffer drain, in CPU cycles (default: the model's, 0 on the built-ins; R on tso needs it in sampling)")
+	machine := fs.String("machine", "", "run on a machine's own processor model instead of --model: sx4 (threads on CPUs of one node)")
 	cold := fs.Bool("cold", false, "start with empty caches (default: each thread has loaded its locations)")
 	pos, code, ok := parseFlags(fs, "litmus", args, stdout, stderr)
 	if !ok {
@@ -39,6 +42,7 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  %-12s %s; shows %s\n", m.Name, m.What, m.Shows)
 		}
 		fmt.Fprintf(stdout, "  or a YAML file of sim/mem Config fields (base: <one of %s> to start from one)\n", strings.Join(mem.BuiltinNames(), ", "))
+		fmt.Fprintln(stdout, "Machines (--machine): sx4, each thread on a CPU of one node: non-coherent write-through scalar caches, stores to different lines drain out of order, the node's own costs")
 		fmt.Fprintln(stdout, "Or a herd7 .litmus file (X86 or C syntax): simrun litmus FILE.litmus --model tso")
 		return exitOK
 	}
@@ -54,6 +58,13 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun litmus: --model: %v\n", err)
 		return exitUsage
+	}
+	if *machine != "" {
+		if cfg, err = machineModel(*machine, len(t.Threads)); err != nil {
+			fmt.Fprintf(stderr, "simrun litmus: --machine: %v\n", err)
+			return exitUsage
+		}
+		*model = *machine
 	}
 	opts := litmus.DefaultOptions(t, cfg)
 	opts.Runs, opts.Seed, opts.Warm = *runs, *seed, !*cold
@@ -92,4 +103,20 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// machineModel is the processor model of a machine's own configuration
+// (default params), with threads processors of it sharing its memory.
+func machineModel(name string, threads int) (mem.Config, error) {
+	switch name {
+	case "sx4":
+		m, err := sx4.New(sim.NewEngine(0), threads, sx4.DefaultParams())
+		if err != nil {
+			return mem.Config{}, err
+		}
+		return m.CPU(0).Config(), nil
+	case "t3d":
+		return mem.Config{}, fmt.Errorf("t3d is not a litmus machine yet: its PEs share no memory, and threads on different PEs would need shmem puts and gets, which the litmus runner does not issue (machines: sx4)")
+	}
+	return mem.Config{}, fmt.Errorf("unknown machine %q (machines: sx4)", name)
 }
