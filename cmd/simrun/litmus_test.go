@@ -27,7 +27,7 @@ func TestLitmusFiles(t *testing.T) {
 		{[]string{"litmus", filepath.Join(td, "MP+wmb+rmb.litmus"), "--model", "nmca", "--runs", "500"}, exitOK, "Observation MP+wmb+rmb Never 0 500\n"},
 		{[]string{"litmus", filepath.Join(td, "R.litmus"), "--model", "tso", "--drain-jitter-cycles", "16"}, exitOK, "Observation R Sometimes"},
 		{[]string{"litmus", "MP", "--machine", "sx4", "--exhaustive"}, exitOK, "on model sx4 (exhaustive"},
-		{[]string{"litmus", "MP+spin", "--machine", "sx4", "--exhaustive"}, exitFailed, "non-coherent cache holds y=0, memory 1: a stale copy"},
+		{[]string{"litmus", "MP+spin", "--machine", "sx4", "--exhaustive"}, exitFailed, "P1 spinning since 0ps: at r0=y until 1 (its non-coherent cache holds y=0, memory 1: a stale copy)"},
 		{[]string{"litmus", "MP", "--machine", "t3d"}, exitUsage, "t3d is not a litmus machine yet"},
 		{[]string{"litmus", bad}, exitUsage, "bad.litmus:4:2: unsupported operands for MOV"},
 		{[]string{"litmus", "--list"}, exitOK, "nmca"},

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 )
 
@@ -302,9 +303,12 @@ func (m opModel) finished(t Test, s *xstate) bool {
 	return !m.nmca || len(s.queue) == 0
 }
 
-// stuck describes a terminal state that is not finished.
-func (m opModel) stuck(t Test, s *xstate) string {
-	var parts []string
+// stuck describes a terminal state that is not finished: a
+// *sim.LivelockError if some thread spins for ever (untimed: At is 0),
+// naming each thread that cannot proceed and why.
+func (m opModel) stuck(t Test, s *xstate) error {
+	var waiting []sim.Waiter
+	spinning := false
 	for th, prog := range t.Threads {
 		for i, in := range prog {
 			if m.nmca && s.done[th]&(1<<i) == 0 || !m.nmca && s.pc[th] == i {
@@ -312,12 +316,20 @@ func (m opModel) stuck(t Test, s *xstate) string {
 				if !m.nmca && m.cached && in.Kind == Spin && s.cache[th][in.Loc].ok && s.cache[th][in.Loc].val != s.mem[in.Loc] {
 					why = fmt.Sprintf(" (its non-coherent cache holds %s=%d, memory %d: a stale copy)", t.Locs[in.Loc], s.cache[th][in.Loc].val, s.mem[in.Loc])
 				}
-				parts = append(parts, fmt.Sprintf("P%d at %s%s", th, t.instrString(in), why))
+				spinning = spinning || in.Kind == Spin
+				waiting = append(waiting, sim.Waiter{Proc: fmt.Sprintf("P%d", th), Reason: "at " + t.instrString(in) + why, Spinning: in.Kind == Spin})
 				break
 			}
 		}
 	}
-	return "no thread can proceed: " + strings.Join(parts, ", ")
+	if spinning {
+		return &sim.LivelockError{Waiting: waiting}
+	}
+	var parts []string
+	for _, w := range waiting {
+		parts = append(parts, w.Proc+" "+w.Reason)
+	}
+	return fmt.Errorf("no thread can proceed: %s", strings.Join(parts, ", "))
 }
 
 // Explore enumerates every final state test t can reach on the model
@@ -354,7 +366,7 @@ func Explore(t Test, model string, cfg mem.Config, warm bool) (*Outcome, error) 
 			if !m.finished(t, s) {
 				o.Failed++
 				if o.FirstFailure == nil {
-					o.FirstFailure = fmt.Errorf("litmus %s on %s: %s", t.Name, model, m.stuck(t, s))
+					o.FirstFailure = fmt.Errorf("litmus %s on %s: %w", t.Name, model, m.stuck(t, s))
 				}
 				continue
 			}
@@ -402,7 +414,7 @@ func (m opModel) walk(t Test, rng *rand.Rand) (regs, locs []uint64, err error) {
 		next := m.successors(t, s)
 		if len(next) == 0 {
 			if !m.finished(t, s) {
-				return nil, nil, fmt.Errorf("%s", m.stuck(t, s))
+				return nil, nil, m.stuck(t, s)
 			}
 			return s.regs, s.mem, nil
 		}

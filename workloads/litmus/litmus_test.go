@@ -164,6 +164,30 @@ func TestRunner(t *testing.T) {
 	}
 }
 
+// TestRunnerExhaustive: params.exhaustive lists every reachable state once.
+func TestRunnerExhaustive(t *testing.T) {
+	res, err := Run(spec(t, "x.yaml", "{test: MP, model: pso, exhaustive: true}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states, pos float64
+	for _, r := range res.Rows {
+		switch r.Metric {
+		case "count":
+			states += r.Value
+		case "positive":
+			pos = r.Value
+		}
+	}
+	if states != 4 || pos != 1 || !strings.HasSuffix(res.Notes[len(res.Notes)-1], "Observation MP Sometimes 1 3") {
+		t.Fatalf("rows %+v notes %q", res.Rows, res.Notes)
+	}
+	_, err = Run(spec(t, "x.yaml", "{test: MP+spin, model: noncoherent, exhaustive: true}"))
+	if err == nil || !sim.IsLivelock(err) || !strings.Contains(err.Error(), "paths cannot finish") || !strings.Contains(err.Error(), "stale copy") {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func TestRunnerLivelock(t *testing.T) {
 	_, err := Run(spec(t, "x.yaml", "{test: MP+spin, model: noncoherent, runs: 10}"))
 	if !sim.IsLivelock(err) || !strings.Contains(err.Error(), "10 of 10 runs failed") {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Write prints the outcome as herd7 (an exhaustive outcome) or litmus7 (a
@@ -79,7 +80,7 @@ func Write(w io.Writer, o *Outcome) error {
 			what = "paths"
 		}
 		fmt.Fprintf(b, "%% Failed %s: %d (no final state)\n", what, o.Failed)
-		fmt.Fprintf(b, "%% First failure: %v\n", o.FirstFailure)
+		fmt.Fprintf(b, "%% First failure: %s\n", strings.ReplaceAll(o.FirstFailure.Error(), "\n", "\n% "))
 	}
 	fmt.Fprintf(b, "Observation %s %s %d %d\n", t.Name, o.Observation(), o.Positive, o.Negative)
 	return b.Flush()

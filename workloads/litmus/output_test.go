@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 )
 
@@ -127,6 +128,35 @@ func TestOutputFormat(t *testing.T) {
 		}
 		if fmt.Sprint(r) != fmt.Sprint(want) {
 			t.Errorf("%s exhaustive=%v: read back\n%+v\nwant\n%+v\n%s", c.test, c.exhaustive, r, want, b.String())
+		}
+	}
+}
+
+// TestTraceMarksReadsFrom: a traced run marks every instruction, and each
+// load with the store it read from.
+func TestTraceMarksReadsFrom(t *testing.T) {
+	tt, _ := Lookup("MP")
+	cfg, _ := mem.Builtin("sc")
+	opts := DefaultOptions(tt, cfg)
+	opts.Runs = 1
+	var traced *sim.Engine
+	opts.NewEngine = func(seed uint64) *sim.Engine {
+		traced = sim.NewEngine(seed)
+		traced.EnableTrace()
+		return traced
+	}
+	// Start P1 late enough that it sees both stores on sc.
+	opts.StartJitterCycles, opts.OpJitterCycles = 0, 0
+	if _, err := RunTest(tt, "sc", cfg, opts); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := traced.Trace().WriteChrome(&b, traced.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"P0: x=1"`, `"P0: y=1"`, `"P1: r0=y read `, `"P1: r1=x read `, `(rf from `} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("trace lacks %s:\n%s", want, b.String())
 		}
 	}
 }

@@ -364,6 +364,9 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 			for _, in := range prog {
 				p.Sleep(jitter(opSpan))
 				r.exec(p, cpu, in, addr(in.Loc))
+				if eng.Trace() != nil {
+					eng.Mark(p, r.traceMark(i, in))
+				}
 			}
 		})
 	}
@@ -457,4 +460,30 @@ func (r *runner) value(in Instr) uint64 {
 		return r.regs[in.Src]
 	}
 	return in.Val
+}
+
+// traceMark names what instruction in of thread th just did, for traces:
+// a load or spin also says which store it read from (reads-from, found by
+// value: the stores of that value to that location, or the initial state).
+func (r *runner) traceMark(th int, in Instr) string {
+	what := r.t.instrString(in)
+	if in.Kind != Load && in.Kind != Spin && in.Kind != Swap && in.Kind != Add || in.NoReg {
+		return fmt.Sprintf("P%d: %s", th, what)
+	}
+	v := r.regs[in.Reg]
+	var from []string
+	if r.t.LocInit[in.Loc] == v {
+		from = append(from, "the initial state")
+	}
+	for w, prog := range r.t.Threads {
+		for _, st := range prog {
+			if st.Kind == Store && st.Loc == in.Loc && !st.FromReg && st.Val == v {
+				from = append(from, fmt.Sprintf("P%d's %s", w, r.t.instrString(st)))
+			}
+		}
+	}
+	if len(from) == 0 {
+		from = append(from, "a store of a register or an atomic")
+	}
+	return fmt.Sprintf("P%d: %s read %d (rf from %s)", th, what, v, strings.Join(from, " or "))
 }

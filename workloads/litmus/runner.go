@@ -27,6 +27,9 @@ type Params struct {
 	OpJitterCycles    *float64 `yaml:"op_jitter_cycles"`
 	DrainJitterCycles *float64 `yaml:"drain_jitter_cycles"` // default: the model's (0 on the built-ins)
 	Warm              bool     `yaml:"warm"`                // default true: caches hold the locations at the start
+	// Exhaustive: enumerate every final state the model allows (Explore)
+	// instead of sampling runs; "count" is then 1 per reachable state.
+	Exhaustive bool `yaml:"exhaustive"`
 }
 
 // DefaultParams are the params a scenario overrides.
@@ -107,7 +110,10 @@ func prepare(s workloads.Spec) (job, error) {
 // x 10 for r0=1, r1=0; and at x_name "runs", x = runs, the
 // metrics "positive", "negative" and "observed" (1 if the condition was
 // seen)), the litmus7-style output as notes, and, if some run deadlocked or
-// livelocked, the first such error (wrapping the engine's error).
+// livelocked, the first such error (wrapping the engine's error). With
+// params.exhaustive it explores instead: "count" is 1 per reachable final
+// state, x at x_name "runs" the number of states, and the notes are
+// herd7-style.
 func Run(s workloads.Spec) (workloads.Result, error) {
 	j, err := prepare(s)
 	if err != nil {
@@ -127,7 +133,12 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	if p.DrainJitterCycles != nil {
 		opts.DrainJitterCycles = *p.DrainJitterCycles
 	}
-	o, err := RunTest(t, p.Model, cfg, opts)
+	var o *Outcome
+	if p.Exhaustive {
+		o, err = Explore(t, p.Model, cfg, p.Warm)
+	} else {
+		o, err = RunTest(t, p.Model, cfg, opts)
+	}
 	if err != nil {
 		return workloads.Result{}, err
 	}
@@ -141,6 +152,9 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 		observed = 1
 	}
 	n := float64(p.Runs)
+	if p.Exhaustive {
+		n = float64(len(o.States))
+	}
 	rows.Add(s.Series, "runs", n, "positive", float64(o.Positive), "runs")
 	rows.Add(s.Series, "runs", n, "negative", float64(o.Negative), "runs")
 	rows.Add(s.Series, "runs", n, "observed", observed, "bool")
@@ -154,6 +168,9 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	}
 	res.Events, res.SimTime = o.Events, o.SimTime
 	if o.FirstFailure != nil {
+		if p.Exhaustive {
+			return res, fmt.Errorf("%d paths cannot finish; first: %w", o.Failed, o.FirstFailure)
+		}
 		return res, fmt.Errorf("%d of %d runs failed; first: %w", o.Failed, p.Runs, o.FirstFailure)
 	}
 	return res, nil
