@@ -4,10 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/msgsim/msgsim/machines/sx4"
+	"github.com/msgsim/msgsim/machines/t3d"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/workloads/litmus"
@@ -23,7 +26,8 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 	startJ := fs.Float64("start-jitter-cycles", 0, "random start delay range per thread, in CPU cycles (default: from the model)")
 	opJ := fs.Float64("op-jitter-cycles", 0, "random delay range before each instruction, in CPU cycles (default: from the model)")
 	drainJ := fs.Float64("drain-jitter-cycles", 0, "random extra delay range of each store-buffer drain, in CPU cycles (default: the model's, 0 on the built-ins; R on tso needs it in sampling)")
-	machine := fs.String("machine", "", "run on a machine's own processor model instead of --model: sx4 (threads on CPUs of one node)")
+	machine := fs.String("machine", "", "run on a machine instead of --model: sx4 (threads on CPUs of one node) or t3d (thread i on PE i; see --home)")
+	home := fs.String("home", "", "with --machine t3d: the PE holding each location, e.g. x=1,y=1 (default: the first thread that loads it)")
 	cold := fs.Bool("cold", false, "start with empty caches (default: each thread has loaded its locations)")
 	pos, code, ok := parseFlags(fs, "litmus", args, stdout, stderr)
 	if !ok {
@@ -42,7 +46,9 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  %-12s %s; shows %s\n", m.Name, m.What, m.Shows)
 		}
 		fmt.Fprintf(stdout, "  or a YAML file of sim/mem Config fields (base: <one of %s> to start from one)\n", strings.Join(mem.BuiltinNames(), ", "))
-		fmt.Fprintln(stdout, "Machines (--machine): sx4, each thread on a CPU of one node: non-coherent write-through scalar caches, stores to different lines drain out of order, the node's own costs")
+		fmt.Fprintln(stdout, "Machines (--machine):")
+		fmt.Fprintln(stdout, "  sx4          each thread on a CPU of one node: non-coherent write-through scalar caches, stores to different lines drain out of order, the node's own costs")
+		fmt.Fprintln(stdout, "  t3d          thread i on PE i, each location in one PE's memory (--home): remote stores are puts, remote loads gets, local loads go through a cache that puts do not update; smp_mb is shmem_quiet + cache flush")
 		fmt.Fprintln(stdout, "Or a herd7 .litmus file (X86 or C syntax): simrun litmus FILE.litmus --model tso")
 		return exitOK
 	}
@@ -57,6 +63,13 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 	cfg, err := litmus.LoadModel(*model, "")
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun litmus: --model: %v\n", err)
+		return exitUsage
+	}
+	if *machine == "t3d" {
+		return litmusT3D(t, *home, *exhaustive, *runs, *seed, !*cold, fs, *startJ, *opJ, stdout, stderr)
+	}
+	if *home != "" {
+		fmt.Fprintln(stderr, "simrun litmus: --home applies to --machine t3d only")
 		return exitUsage
 	}
 	if *machine != "" {
@@ -115,8 +128,64 @@ func machineModel(name string, threads int) (mem.Config, error) {
 			return mem.Config{}, err
 		}
 		return m.CPU(0).Config(), nil
-	case "t3d":
-		return mem.Config{}, fmt.Errorf("t3d is not a litmus machine yet: its PEs share no memory, and threads on different PEs would need shmem puts and gets, which the litmus runner does not issue (machines: sx4)")
 	}
-	return mem.Config{}, fmt.Errorf("unknown machine %q (machines: sx4)", name)
+	return mem.Config{}, fmt.Errorf("unknown machine %q (machines: sx4, t3d)", name)
+}
+
+// litmusT3D runs a test on a T3D partition (sampled only: the machine is
+// timed, with a network).
+func litmusT3D(t litmus.Test, home string, exhaustive bool, runs int, seed uint64, warm bool, fs *flag.FlagSet, startJ, opJ float64, stdout, stderr io.Writer) int {
+	if exhaustive {
+		fmt.Fprintln(stderr, "simrun litmus: --exhaustive explores the untimed models (sc, tso, pso, noncoherent, nmca, --machine sx4); --machine t3d is sampled only")
+		return exitUsage
+	}
+	homes := litmus.DefaultT3DHomes(t)
+	if home != "" {
+		for _, kv := range strings.Split(home, ",") {
+			name, pe, ok := strings.Cut(strings.TrimSpace(kv), "=")
+			n, err := strconv.Atoi(pe)
+			l := slices.Index(t.Locs, name)
+			if !ok || err != nil || l < 0 {
+				fmt.Fprintf(stderr, "simrun litmus: --home %q: want LOCATION=PE with a location of the test (%s)\n", kv, strings.Join(t.Locs, ", "))
+				return exitUsage
+			}
+			homes[l] = n
+		}
+	}
+	params := t3d.DefaultParams()
+	j, err := litmus.T3DJitterCycles(params)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun litmus: t3d: %v\n", err)
+		return exitFailed
+	}
+	opts := litmus.Options{Runs: runs, Seed: seed, Warm: warm, StartJitterCycles: j, OpJitterCycles: j}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "start-jitter-cycles":
+			opts.StartJitterCycles = startJ
+		case "op-jitter-cycles":
+			opts.OpJitterCycles = opJ
+		}
+	})
+	start := time.Now()
+	o, err := litmus.RunT3D(t, params, homes, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
+		return exitUsage
+	}
+	wall := time.Since(start)
+	var where []string
+	for l, h := range homes {
+		where = append(where, fmt.Sprintf("%s on PE %d", t.Locs[l], h))
+	}
+	fmt.Fprintf(stdout, "%% T3D: thread i on PE i; %s\n", strings.Join(where, ", "))
+	if err := litmus.Write(stdout, o); err != nil {
+		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stderr, "simrun litmus: %d runs, %d events in %.3fs\n", runs, o.Events, wall.Seconds())
+	if o.Failed > 0 {
+		return exitFailed
+	}
+	return exitOK
 }

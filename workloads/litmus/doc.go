@@ -49,6 +49,14 @@
 // fenced variants stay forbidden, since its barriers are cumulative. It is
 // sampled by random paths of the same operational model.
 //
+// # Machines
+//
+// RunT3D (t3d.go) runs a test on a Cray T3D partition, thread i on PE i,
+// each location in one PE's memory: remote stores are one-word puts,
+// remote loads gets, local loads read the PE's non-coherent cache, and a
+// full barrier is shmem_quiet then a cache flush. simrun litmus --machine
+// sx4 uses the SX-4 processor's own mem.Config with the mem.CPU runner.
+//
 // # A run
 //
 // Every run builds a fresh engine, seeded from (seed, run index) by drawing

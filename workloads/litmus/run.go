@@ -172,20 +172,25 @@ func RunTest(t Test, model string, cfg mem.Config, opts Options) (*Outcome, erro
 	if t.Cond.Prop == nil {
 		return nil, fmt.Errorf("litmus %s: no final condition", t.Name)
 	}
+	r := newRunner(t, cfg, opts)
+	once := r.run
+	if model == NMCA { // an operational model without timing: a random path
+		m := newOpModel(model, cfg, opts.Warm)
+		once = func(seed uint64) ([]uint64, []uint64, error) { return m.walk(t, opts.NewEngine(seed).Rand()) }
+	}
+	return batch(t, model, opts, r, once)
+}
+
+// batch runs once opts.Runs times with seeds drawn from opts.Seed and
+// counts the final states.
+func batch(t Test, model string, opts Options, r *runner, once func(seed uint64) (regs, locs []uint64, err error)) (*Outcome, error) {
 	o := &Outcome{Test: t, Model: model, Opts: opts}
 	counts := map[string]*State{}
 	digits := t.CodeDigits()
 	seeds := sim.NewEngine(opts.Seed).Rand()
-	r := newRunner(t, cfg, opts)
 	for i := 0; i < opts.Runs; i++ {
 		seed := seeds.Uint64()
-		var regs, locs []uint64
-		var err error
-		if model == NMCA { // an operational model without timing: a random path
-			regs, locs, err = newOpModel(model, cfg, opts.Warm).walk(t, opts.NewEngine(seed).Rand())
-		} else {
-			regs, locs, err = r.run(seed)
-		}
+		regs, locs, err := once(seed)
 		if err != nil {
 			o.Failed++
 			if o.FirstFailure == nil {
