@@ -36,7 +36,7 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 	if *list {
 		fmt.Fprintln(stdout, "Tests:")
 		for _, t := range litmus.Tests() {
-			fmt.Fprintf(stdout, "  %-16s exists (%s)\n", t.Name, t.CondString())
+			fmt.Fprintf(stdout, "  %-16s %s (%s)\n", t.Name, t.Cond.Quant, t.CondString())
 			for _, l := range t.Program() {
 				fmt.Fprintf(stdout, "  %-16s   %s\n", "", l)
 			}

@@ -12,7 +12,7 @@ import (
 // ours. First, as litmus7 does, comment lines starting with '%' give the
 // model and how the states were found, and the programs. Then:
 //
-//	Test NAME Allowed|Required
+//	Test NAME Allowed|Forbidden|Required   (exists, ~exists, forall)
 //	States N                  (herd7)  or  Histogram (N states) (litmus7)
 //	<each final state>                      <count> *>|:> <state>
 //	Ok|No
@@ -36,10 +36,7 @@ func Write(w io.Writer, o *Outcome) error {
 	for _, line := range t.Program() {
 		fmt.Fprintf(b, "%%   %s\n", line)
 	}
-	kind := "Allowed"
-	if t.Cond.Quant == Forall {
-		kind = "Required"
-	}
+	kind := map[Quant]string{Exists: "Allowed", NotExists: "Forbidden", Forall: "Required"}[t.Cond.Quant]
 	fmt.Fprintf(b, "Test %s %s\n", t.Name, kind)
 	if o.Exhaustive {
 		fmt.Fprintf(b, "States %d\n", len(o.States))

@@ -117,7 +117,7 @@ func TestOutputFormat(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", c.test, err, b.String())
 		}
-		kind := map[bool]string{false: "Allowed", true: "Required"}[tt.Cond.Quant == Forall]
+		kind := map[Quant]string{Exists: "Allowed", NotExists: "Forbidden", Forall: "Required"}[tt.Cond.Quant]
 		want := herdResult{name: tt.Name, kind: kind, ok: o.Validated(), pos: o.Positive, neg: o.Negative,
 			cond: tt.Cond.Quant.String() + " (" + tt.CondString() + ")", observation: o.Observation(), obsPos: o.Positive, obsNeg: o.Negative}
 		for _, s := range o.States {

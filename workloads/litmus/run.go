@@ -103,7 +103,7 @@ type State struct {
 	// Code is the state as a number: the values of the registers (then,
 	// for tests with FinalMem, of the locations), each in Test.CodeDigits
 	// decimal digits, e.g. 10 for r0=1, r1=0. Distinct states have
-	// distinct codes.
+	// distinct codes; -1 if the values do not fit in an int64 this way.
 	Code  int
 	Count int
 	Cond  bool // the state satisfies the test's condition
@@ -209,7 +209,7 @@ func batch(t Test, model string, opts Options, r *runner, once func(seed uint64)
 		if s == nil {
 			code, err := stateCode(regs, locs, t.FinalMem, digits)
 			if err != nil {
-				return nil, err
+				code = -1 // too wide for a number: Run reports it; the text is the state
 			}
 			s = &State{Text: key, Cond: ok, Code: code}
 			counts[key] = s
@@ -234,7 +234,7 @@ func stateCode(regs, locs []uint64, mem bool, width int) (int, error) {
 	}
 	c := uint64(0)
 	add := func(v uint64) error {
-		if v >= radix {
+		if width > 18 || v >= radix || c > (math.MaxInt64-v)/radix {
 			return fmt.Errorf("litmus: value %d does not fit the state code's %d digit(s)", v, width)
 		}
 		c = c*radix + v

@@ -145,6 +145,9 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	var res workloads.Result
 	var rows report.Results
 	for _, st := range o.States {
+		if st.Code < 0 {
+			return workloads.Result{}, fmt.Errorf("litmus %s: state %s has values too wide for a state code (x of the count rows)", t.Name, st.Text)
+		}
 		rows.Add(s.Series, t.StateName(), float64(st.Code), "count", float64(st.Count), "runs")
 	}
 	observed := 0.0
