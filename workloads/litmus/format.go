@@ -18,10 +18,8 @@ func Format(t Test) string {
 	for i, l := range t.Locs {
 		fmt.Fprintf(&b, " %s=%d;", l, t.LocInit[i])
 	}
-	for _, r := range t.Regs {
-		if r.Init != 0 {
-			fmt.Fprintf(&b, " %d:%s=%d;", r.Thread, r.Name, r.Init)
-		}
+	for _, r := range t.Regs { // every register, so that they keep their order
+		fmt.Fprintf(&b, " %d:%s=%d;", r.Thread, r.Name, r.Init)
 	}
 	b.WriteString(" }\n")
 	for i, prog := range t.Threads {

@@ -155,6 +155,13 @@ func FuzzParse(f *testing.F) {
 		_ = tt.Program()
 		_ = tt.CondString()
 		tt.Cond.Prop.Eval(make([]uint64, len(tt.Regs)), make([]uint64, len(tt.Locs)))
+		back, err := Parse("format.litmus", []byte(Format(tt)))
+		if err != nil {
+			t.Fatalf("Format of an accepted test does not parse: %v\n%s", err, Format(tt))
+		}
+		if d := checkSame(tt, back); d != "" {
+			t.Fatalf("round trip: %s\n%s", d, Format(tt))
+		}
 	})
 }
 
