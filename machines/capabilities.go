@@ -38,8 +38,7 @@ type FetchInc interface {
 }
 
 // Swap is the capability of a machine with an atomic swap of a word in
-// another PE's memory (ARMCI's and SHMEM's swap). No built-in machine
-// offers it yet.
+// another PE's memory (ARMCI's and SHMEM's swap): the T3D's.
 type Swap interface {
 	Machine
 	Swap(p *sim.Proc, pe, target int, a mem.Addr, v uint64) uint64

@@ -1,9 +1,11 @@
 package registry
 
 import (
+	"github.com/msgsim/msgsim/machines/sp"
 	"github.com/msgsim/msgsim/machines/sx4"
 	"github.com/msgsim/msgsim/machines/t3d"
 	"github.com/msgsim/msgsim/stacks/aclmpl"
+	"github.com/msgsim/msgsim/stacks/armci"
 	"github.com/msgsim/msgsim/stacks/mpich"
 	"github.com/msgsim/msgsim/stacks/shmem"
 )
@@ -15,6 +17,7 @@ func Default() *Registry {
 	for _, e := range []MachineEntry{
 		Machine(sx4.Name, "NEC SX-4 node: shared memory, non-coherent caches, reordered stores, System V semaphores (papers/mpich-sx4.txt)", sx4.DefaultParams, sx4.New),
 		Machine(t3d.Name, "Cray T3D: PEs on a 3D torus, SHMEM put/get, fetch-and-increment, barrier network (papers/aclmpl-t3d.txt)", t3d.DefaultParams, t3d.New),
+		Machine(sp.Name, "IBM SP: uniprocessor Power2 Super nodes on a multistage switch, LAPI put/get/active messages, interrupt or polling progress (papers/armci-sp.txt)", sp.DefaultParams, sp.New),
 	} {
 		must(r.AddMachine(e))
 	}
@@ -25,6 +28,8 @@ func Default() *Registry {
 			Needs(aclmpl.Needs()...)),
 		Stack(shmem.Name, "raw SHMEM: put, get, quiet, fetch-and-increment, symmetric memory; no messages", Decode(shmem.DefaultParams), shmem.Open,
 			Needs(shmem.Needs()...)),
+		Stack(armci.Name, "ARMCI: strided, vector and contiguous put/get/accumulate, fences, read-modify-write; ports on LAPI (SP, Figure 3), SHMEM (T3D) and shared memory (SX-4)", armci.ParseParams, armci.Open,
+			Needs(armci.Needs()...)),
 	} {
 		must(r.AddStack(e))
 	}

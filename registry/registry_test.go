@@ -42,7 +42,7 @@ func TestResolve(t *testing.T) {
 		machine, stack Ref
 		want           string
 	}{
-		{Ref{Name: "cm5"}, Ref{Name: "mpich"}, `s.yaml: field machine.name: unknown machine "cm5"; machines: sx4, t3d`},
+		{Ref{Name: "cm5"}, Ref{Name: "mpich"}, `s.yaml: field machine.name: unknown machine "cm5"; machines: sx4, t3d, sp`},
 		{Ref{Name: "sx4"}, Ref{Name: "pvm", Field: "series[2].stack"}, `field series[2].stack.name: unknown stack "pvm"`},
 		{Ref{Name: "sx4"}, Ref{}, "s.yaml: field stack.name: no stack named (a series with a machine needs a stack and the other way round); stacks: mpich, aclmpl, shmem"},
 		{Ref{Name: "sx4", Params: params(t, "\nsemop_us: -3")}, Ref{Name: "mpich"}, "s.yaml:2:11: field machine.params.semop_us"},
@@ -80,7 +80,7 @@ func TestRegister(t *testing.T) {
 	for _, e := range r.Stacks() {
 		got = append(got, e.Name)
 	}
-	if strings.Join(got, " ") != "sx4 t3d mpich aclmpl shmem" {
+	if strings.Join(got, " ") != "sx4 t3d sp mpich aclmpl shmem armci" {
 		t.Errorf("registered %v", got)
 	}
 }

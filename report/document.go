@@ -8,15 +8,16 @@ import (
 
 // Document is the content of results.json: the scenario that was run (any
 // value, marshalled as given), its seed, the results, the reference points,
-// their comparison, and the failures and notes of the run.
+// their comparison, the paper's claims evaluated, and the failures and notes of the run.
 type Document struct {
-	Scenario    any          `json:"scenario"`
-	Seed        uint64       `json:"seed"`
-	Rows        []Row        `json:"rows"`
-	References  []Reference  `json:"references"`
-	Comparisons []Comparison `json:"comparisons"`
-	Failures    []string     `json:"failures"`
-	Notes       []string     `json:"notes"`
+	Scenario    any           `json:"scenario"`
+	Seed        uint64        `json:"seed"`
+	Rows        []Row         `json:"rows"`
+	References  []Reference   `json:"references"`
+	Comparisons []Comparison  `json:"comparisons"`
+	Claims      []ClaimResult `json:"claims"`
+	Failures    []string      `json:"failures"`
+	Notes       []string      `json:"notes"`
 }
 
 // WriteJSON writes doc as indented JSON followed by a newline. Nil slices
@@ -26,6 +27,7 @@ func WriteJSON(w io.Writer, doc Document) error {
 	doc.Rows = nonNil(doc.Rows)
 	doc.References = nonNil(doc.References)
 	doc.Comparisons = nonNil(doc.Comparisons)
+	doc.Claims = nonNil(doc.Claims)
 	doc.Failures = nonNil(doc.Failures)
 	doc.Notes = nonNil(doc.Notes)
 	b, err := json.MarshalIndent(doc, "", "  ")

@@ -44,6 +44,20 @@ type Panel struct {
 type Figure struct {
 	Title  string
 	Panels []Panel
+	// Bands are one-sided statements of the papers ("greater than 100
+	// MB/s"), drawn as dashed lines on the panels of their metric.
+	Bands []Band
+}
+
+// Band is a one-sided value stated in a paper's prose: the values of
+// Metric for Series are greater (Above) or less than Value over [XLo, XHi]
+// (a bound at 0: that end of the x range of the panel's data). It is drawn as a dashed line
+// in the series' colour.
+type Band struct {
+	Series, Metric string
+	Value          float64
+	Above          bool
+	XLo, XHi       float64
 }
 
 // Figure dimensions.
@@ -63,7 +77,7 @@ func (f Figure) Save(pathWithoutExt string, rows []Row, refs []Reference) error 
 	}
 	plots := make([][]*plot.Plot, 1)
 	for i, p := range f.Panels {
-		pl, err := p.plot(rows, refs)
+		pl, err := p.plot(rows, refs, f.Bands)
 		if err != nil {
 			return fmt.Errorf("report: figure %q, panel %d (%s): %w", f.Title, i, p.Metric, err)
 		}
@@ -111,7 +125,7 @@ func (f Figure) draw(dc draw.Canvas, plots [][]*plot.Plot) {
 }
 
 // plot builds the gonum plot of one panel.
-func (p Panel) plot(rows []Row, refs []Reference) (*plot.Plot, error) {
+func (p Panel) plot(rows []Row, refs []Reference, bands []Band) (*plot.Plot, error) {
 	pl := plot.New()
 	pl.Title.Text = p.Title
 	// Top left: empty in latency and bandwidth against size plots.
@@ -198,9 +212,56 @@ func (p Panel) plot(rows []Row, refs []Reference) (*plot.Plot, error) {
 	if p.YLog {
 		pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	}
+	if err := p.bands(pl, sel, series, bands); err != nil {
+		return nil, err
+	}
 	fixRange(&pl.X, p.XLog, p.XMin, p.XMax)
 	fixRange(&pl.Y, p.YLog, 0, 0)
 	return pl, nil
+}
+
+// bands draws the bands of the panel's metric as dashed lines in the
+// colour of their series, labelled "series (paper: > v)".
+func (p Panel) bands(pl *plot.Plot, sel []Row, series []string, bands []Band) error {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range sel {
+		if p.keep(r.X, r.Value) {
+			lo, hi = math.Min(lo, r.X), math.Max(hi, r.X)
+		}
+	}
+	for _, b := range bands {
+		if b.Metric != p.Metric {
+			continue
+		}
+		x0, x1 := b.XLo, b.XHi
+		if x0 == 0 {
+			x0 = lo
+		}
+		if x1 == 0 {
+			x1 = hi
+		}
+		if !p.keep(x0, b.Value) || !p.keep(x1, b.Value) || x0 > x1 {
+			continue
+		}
+		i := slices.Index(series, b.Series)
+		if i < 0 {
+			continue
+		}
+		line, err := plotter.NewLine(plotter.XYs{{X: x0, Y: b.Value}, {X: x1, Y: b.Value}})
+		if err != nil {
+			return fmt.Errorf("band of %q: %w", b.Series, err)
+		}
+		line.Color = plotutil.DarkColors[i%len(plotutil.DarkColors)]
+		line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		line.Width = vg.Points(1.5)
+		rel := ">"
+		if !b.Above {
+			rel = "<"
+		}
+		pl.Add(line)
+		pl.Legend.Add(fmt.Sprintf("%s (paper: %s %s)", b.Series, rel, Short(b.Value)), line)
+	}
+	return nil
 }
 
 // seriesGlyph returns the glyph of the i-th simulated series (filled).

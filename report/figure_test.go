@@ -86,21 +86,28 @@ func TestPanelSeriesAndLegend(t *testing.T) {
 		name   string
 		panel  Panel
 		legend []string
+		bands  []Band
 	}{
 		{"all series", Panel{Metric: "latency", XLog: true},
-			[]string{"ch_lfshmem", "ch_shmem, semop", `quoted "series"`, "paper only (paper)"}},
+			[]string{"ch_lfshmem", "ch_shmem, semop", `quoted "series"`, "paper only (paper)"}, nil},
 		{"subset, given order", Panel{Metric: "latency", Series: []string{"ch_shmem, semop", "ch_lfshmem"}},
-			[]string{"ch_shmem, semop", "ch_lfshmem"}},
+			[]string{"ch_shmem, semop", "ch_lfshmem"}, nil},
 		{"log drops all-zero series", Panel{Metric: "bandwidth", YLog: true, Series: []string{"ch_lfshmem"}},
-			[]string{"ch_lfshmem"}},
+			[]string{"ch_lfshmem"}, nil},
+		{"a band of the paper's prose", Panel{Metric: "latency", Series: []string{"ch_lfshmem"}},
+			[]string{"ch_lfshmem (paper: > 100)"}, []Band{{Series: "ch_lfshmem", Metric: "latency", Value: 100, Above: true},
+				{Series: "ch_lfshmem", Metric: "bandwidth", Value: 7, Above: true}, {Series: "ch_shmem, semop", Metric: "latency", Value: 9}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pl, err := tt.panel.plot(rows, refs)
+			pl, err := tt.panel.plot(rows, refs, tt.bands)
 			if err != nil {
 				t.Fatal(err)
 			}
 			svg := renderSVG(t, pl)
+			if n := bytes.Count(svg, []byte("(paper: ")); tt.bands != nil && n != 1 {
+				t.Errorf("%d bands drawn, want 1 (other metric and series not drawn)", n)
+			}
 			for _, l := range tt.legend {
 				if !bytes.Contains(svg, []byte(html.EscapeString(l))) {
 					t.Errorf("legend entry %q missing", l)

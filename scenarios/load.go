@@ -209,6 +209,8 @@ func (s *Scenario) Validate() error {
 		}
 	}
 
+	v.claims(valid, known)
+
 	if s.Expect != nil {
 		switch s.Expect.Failure {
 		case FailureCorruption, FailureLoss, FailureLivelock, FailureDeadlock:
@@ -224,6 +226,14 @@ func (s *Scenario) Validate() error {
 	}{{"limits.max_sim_time_us", s.Limits.MaxSimTimeUS}, {"limits.max_wall_seconds", s.Limits.MaxWallSeconds}} {
 		if l.val < 0 || math.IsNaN(l.val) || math.IsInf(l.val, 0) {
 			v.errorf(l.field, "must be a finite number ≥ 0 (0 means the default), got %g", l.val)
+		}
+	}
+	for _, c := range []struct {
+		field string
+		val   float64
+	}{{"cost.wall_seconds", s.Cost.WallSeconds}, {"cost.memory_gb", s.Cost.MemoryGB}} {
+		if c.val < 0 || math.IsNaN(c.val) || math.IsInf(c.val, 0) {
+			v.errorf(c.field, "must be a finite number ≥ 0 (an approximate cost; 0: small), got %g", c.val)
 		}
 	}
 	return errors.Join(v.errs...)

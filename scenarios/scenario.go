@@ -9,6 +9,7 @@ package scenarios
 
 import (
 	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/report"
 	"gopkg.in/yaml.v3"
 )
 
@@ -24,8 +25,10 @@ type Scenario struct {
 	Series      []Series    `yaml:"series"`     // several configurations in one run (curves of one figure)
 	Figures     []Figure    `yaml:"figures"`    // figures to draw from the results
 	References  []Reference `yaml:"references"` // published points to overlay and score
+	Claims      []Claim     `yaml:"claims"`     // the paper's statements, checked on the results
 	Expect      *Expect     `yaml:"expect"`     // set when the run is expected to fail
 	Limits      Limits      `yaml:"limits"`     // bounds so that no run hangs
+	Cost        Cost        `yaml:"cost"`       // approximate host cost of a run, for picking fast scenarios
 	File        string      `yaml:"-"`          // where it was loaded from ("builtin/NAME.yaml" for built-ins)
 
 	root *yaml.Node // parsed document, for positions in validation errors
@@ -99,6 +102,11 @@ type Reference struct {
 	HeldOut bool    `yaml:"held_out"` // not used for calibration; the model is judged on it
 }
 
+// Claim is a statement of the scenario's paper turned into a check on its
+// results (report.Claim: kinds ratio, above, below, monotone, fit,
+// crossover, band); the loader checks its fields and series names.
+type Claim = report.Claim
+
 // Failure kinds a scenario may expect (the kinds workloads report).
 const (
 	FailureCorruption = "corruption"
@@ -119,6 +127,14 @@ type Limits struct {
 	MaxEvents      uint64  `yaml:"max_events"`
 	MaxSimTimeUS   float64 `yaml:"max_sim_time_us"`
 	MaxWallSeconds float64 `yaml:"max_wall_seconds"`
+}
+
+// Cost is the approximate host cost of running a scenario once (all its
+// series), as measured by its author; zero means small. It bounds nothing:
+// tools use it to skip slow scenarios (simrun claims --fast).
+type Cost struct {
+	WallSeconds float64 `yaml:"wall_seconds"` // on one core of a 2020s machine
+	MemoryGB    float64 `yaml:"memory_gb"`    // peak resident memory
 }
 
 // Resolved is one configuration to run: the scenario's components with a

@@ -165,7 +165,7 @@ func TestErrors(t *testing.T) {
 		name, yaml string
 		want       string // exact error text (first error when joined)
 	}{
-		{"unknown field", base + "seeds: 3\n", `t.yaml:3:1: field seeds: unknown field "seeds" (did you mean "seed"?); valid fields: name, title, description, seed, machine, stack, workload, series, figures, references, expect, limits`},
+		{"unknown field", base + "seeds: 3\n", `t.yaml:3:1: field seeds: unknown field "seeds" (did you mean "seed"?); valid fields: name, title, description, seed, machine, stack, workload, series, figures, references, claims, expect, limits, cost`},
 		{"unknown component field", "name: x\nworkload: {name: w, param: {}}\n", `t.yaml:2:21: field workload.param: unknown field "param" (did you mean "params"?); valid fields: name, params`},
 		{"wrong type", base + "seed: abc\n", `t.yaml:3:7: field seed: expected a non-negative integer, got "abc"`},
 		{"wrong type limits", base + "limits:\n  max_wall_seconds: soon\n", `t.yaml:4:21: field limits.max_wall_seconds: expected a number, got "soon"`},
@@ -185,7 +185,17 @@ func TestErrors(t *testing.T) {
 		{"bad name", "name: a b\nworkload: {name: w}\n", `t.yaml:1:7: field name: "a b": use letters, digits, '.', '_' and '-' only (it names output files)`},
 		{"figure path", base + "figures: [{file: ../x.png}]\n", `t.yaml:3:18: field figures[0].file: "../x.png" must be a relative path inside the output directory`},
 		{"negative limit", base + "limits: {max_sim_time_us: -1}\n", `t.yaml:3:27: field limits.max_sim_time_us: must be a finite number ≥ 0 (0 means the default), got -1`},
+		{"negative cost", base + "cost: {wall_seconds: 5, memory_gb: -1}\n", `t.yaml:3:36: field cost.memory_gb: must be a finite number ≥ 0 (an approximate cost; 0: small), got -1`},
 		{"duplicate key", base + "title: a\ntitle: b\n", `t.yaml:4:1: field title: duplicate key "title" (first given at line 3)`},
+		{"claim unknown series", base + "series: [{name: a}, {name: b}]\nclaims:\n  - name: c1\n    kind: above\n    quote: q\n    section: s\n    metric: m\n    series: a\n    other: z\n", `t.yaml:11:12: field claims[0].other: unknown series "z" (series: a, b)`},
+		{"claim missing quote", base + "claims:\n  - {name: c1, kind: band, section: s, metric: m, series: x, min: 1}\n", `t.yaml:4:5: field claims[0].quote: missing required field "quote"`},
+		{"claim bad kind", base + "claims:\n  - {name: c1, kind: bigger, quote: q, section: s, metric: m, series: x}\n", `t.yaml:4:22: field claims[0].kind: "bigger" is not a claim kind; expected one of ratio, above, below, monotone, fit, crossover, band`},
+		{"claim field of another kind", base + "claims:\n  - {name: c1, kind: band, quote: q, section: s, metric: m, series: x, min: 1, model: log}\n", `t.yaml:4:87: field claims[0].model: does not apply to a band claim (it uses min, max, stat)`},
+		{"claim ratio without bounds", base + "claims:\n  - {name: c1, kind: ratio, quote: q, section: s, metric: m, series: x, other_at: 8}\n", `t.yaml:4:5: field claims[0].min: a ratio needs min, max or both`},
+		{"claim fit without r2", base + "claims:\n  - {name: c1, kind: fit, quote: q, section: s, metric: m, series: x, model: log}\n", `t.yaml:4:5: field claims[0].min_r2: must be in (0, 1], got 0`},
+		{"claim monotone direction", base + "claims:\n  - {name: c1, kind: monotone, quote: q, section: s, metric: m, series: x, direction: up}\n", `t.yaml:4:87: field claims[0].direction: "up": expected "increasing" or "decreasing"`},
+		{"claim at and range", base + "claims:\n  - {name: c1, kind: band, quote: q, section: s, metric: m, series: x, min: 1, at: [1], x_min: 0}\n", `t.yaml:4:84: field claims[0].at: give either at (the x values) or x_min/x_max (a range), not both`},
+		{"claim duplicate name", base + "claims:\n  - {name: c1, kind: band, quote: q, section: s, metric: m, series: x, min: 1}\n  - {name: c1, kind: band, quote: q, section: s, metric: m, series: x, min: 1}\n", `t.yaml:5:12: field claims[1].name: claim "c1" is already defined (claims[0])`},
 		{"malformed", base + "title: [a\n", `t.yaml:3: malformed YAML: did not find expected ',' or ']'`},
 	}
 	for _, tc := range tests {

@@ -5,7 +5,8 @@
 // A stack opened on a machine is a World: one Rank per process. Every rank
 // offers the base interface Rank; what else it offers depends on the stack
 // (and sometimes on the machine): Comm (message passing), OneSided (puts,
-// gets, quiet, fetch-and-increment, symmetric memory), and optional
+// gets, quiet, fetch-and-increment, symmetric memory), RemoteCopy (ARMCI:
+// strided and vector put/get/accumulate, fences, read-modify-write), and optional
 // collectives (SendRecver, Bcaster, Reducer, BinarySwapReducer). A
 // workload asks for what it needs with As (or a type assertion for an
 // optional interface); a stack that lacks it gives a

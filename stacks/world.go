@@ -63,6 +63,7 @@ func Interfaces() []Interface {
 		{"comm", "message passing (stacks.Comm)", Offers[Comm]},
 		{"one-sided", "put, get, quiet, fetch-and-increment, symmetric memory (stacks.OneSided)", Offers[OneSided]},
 		{"swap", "remote atomic swap (stacks.Swapper)", Offers[Swapper]},
+		{"remote-copy", "ARMCI: strided and vector put/get/accumulate, fences, read-modify-write (stacks.RemoteCopy)", Offers[RemoteCopy]},
 		{"sendrecv", "send-and-receive (stacks.SendRecver)", Offers[SendRecver]},
 		{"bcast", "broadcast (stacks.Bcaster)", Offers[Bcaster]},
 		{"reduce", "reduce (stacks.Reducer)", Offers[Reducer]},

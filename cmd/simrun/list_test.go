@@ -18,9 +18,9 @@ func TestListMachinesAndStacks(t *testing.T) {
 	}
 	for _, want := range []string{
 		"sx4  NEC SX-4 node",
-		"     offers: memory, sysv-shm\n     lacks:  one-sided, get, fetch-inc, swap, barrier, delivered\n",
+		"     offers: memory, sysv-shm, shared-memory\n     lacks:  one-sided, get, fetch-inc, swap, barrier, delivered, lapi, shmem+swap\n",
 		"t3d  Cray T3D",
-		"     offers: memory, one-sided, get, fetch-inc, barrier, delivered\n     lacks:  swap, sysv-shm\n",
+		"     offers: memory, one-sided, get, fetch-inc, swap, barrier, delivered, shmem+swap\n     lacks:  sysv-shm, lapi, shared-memory\n",
 		"  sysv-shm   System V shared memory",
 	} {
 		if !strings.Contains(out, want) {
@@ -44,7 +44,7 @@ func TestListMachinesAndStacks(t *testing.T) {
 		"        on sx4: missing per-PE memory and one-sided put with quiet (machines.OneSided)\n",
 		"        on t3d: offers comm, sendrecv, bcast, reduce, binary-swap\n",
 		"shmem   raw SHMEM",
-		"        on t3d: offers one-sided\n",
+		"        on t3d: offers one-sided, swap\n",
 		"  binary-swap binary-swap reduce (stacks.BinarySwapReducer)",
 	} {
 		if !strings.Contains(out, want) {
@@ -73,7 +73,7 @@ func TestValidateBadPairing(t *testing.T) {
 		{"machine: {name: t3d}\nstack: {name: mpich, params: {device: ch_t3d}}\nworkload: {name: reduce, params: {reduce: binary-swap}}\n",
 			"it needs a binary-swap reduce (stacks.BinarySwapReducer)"},
 		{"machine: {name: vax}\nstack: {name: mpich}\nworkload: {name: onetoall}\n",
-			`field machine.name: unknown machine "vax"; machines: sx4, t3d`},
+			`field machine.name: unknown machine "vax"; machines: sx4, t3d, sp`},
 		{"machine: {name: sx4}\nstack: {name: pvm}\nworkload: {name: onetoall}\n",
 			`field stack.name: unknown stack "pvm"; stacks: mpich, aclmpl, shmem`},
 	} {

@@ -5,7 +5,9 @@
 //	simrun show NAME                    print a built-in scenario's YAML
 //	simrun validate FILE-or-NAME        strict load and check, exit 0 or 2
 //	simrun run FILE-or-NAME [--out DIR] [--seed N]
-//	simrun litmus TEST --model M [--runs N] [--seed N]   (litmus --list)
+//	simrun claims [REGEXP] [--fast] [--skip REGEXP] [--failing]
+//	                                    the papers' claims of the built-ins, checked
+//	simrun litmus TEST|FILE.litmus --model M [--exhaustive] [--machine sx4|t3d] (litmus --list)
 //	simrun trace FILE-or-NAME [--out trace.json] [--seed N]
 //	simrun bench                        engine speed on this machine
 //
@@ -73,6 +75,17 @@ expected failure is missing; exit 2 on bad input, before anything is written.
 Example:
   simrun run litmus-mp
   simrun run mine.yaml --out /tmp/out --seed 3`, cmdRun},
+		{"claims", "[REGEXP] [--fast] [--skip REGEXP] [--failing]", "run the built-in scenarios that carry claims and say which hold", `Each claim is a statement of a paper (quoted, with its section) checked on
+the results: a ratio of two series, one series above or below another, a
+monotone trend, a fit (a*ln(x)+b or a*x+b) with a minimum R², a crossover,
+a value within a band. Prints every claim with the measured figure and
+"holds" or "FAILS"; a failing claim does not change the exit status (a
+failed run does: 1). REGEXP selects scenarios by name; --fast skips those
+whose declared cost (cost.wall_seconds, cost.memory_gb) exceeds 10 s or
+2 GB: the 128-PE T3D figures take 5 s to a minute and several GB each.
+Example:
+  simrun claims --fast
+  simrun claims 't3d-fig[59]' --failing`, cmdClaims},
 		{"litmus", "TEST|FILE.litmus --model M [--exhaustive] [--runs N] [--seed N] | --list", "run a litmus test: sample runs (litmus7-style counts) or enumerate every outcome (herd7-style)", `TEST is a built-in test or a herd7 .litmus file (X86 subset or C syntax:
 WRITE_ONCE, READ_ONCE, smp_mb, smp_wmb, smp_rmb, xchg, ...).
 M is a built-in model (sc, tso, pso, noncoherent, nmca) or a YAML file of

@@ -157,13 +157,13 @@ func TestBadInput(t *testing.T) {
 		{[]string{"validate"}, exitUsage, "expected 1 argument(s), got 0"},
 		{[]string{"run", badWork}, exitUsage, "field workload.name: unknown workload \"nosuch\"; workloads: "},
 		{[]string{"validate", useModel}, exitUsage, "model.yaml:2:15: field cache.ways: cache.ways must be positive"},
-		{[]string{"run", "no-such-scenario"}, exitUsage, "no such built-in scenario; built-ins: litmus-mp"},
+		{[]string{"run", "no-such-scenario"}, exitUsage, "no such built-in scenario; built-ins: armci-2x100"},
 		{[]string{"run"}, exitUsage, "expected 1 argument(s), got 0"},
 		{[]string{"run", "litmus-mp", "--seed", "abc"}, exitUsage, "invalid value \"abc\" for flag -seed"},
 		{[]string{"frobnicate"}, exitUsage, "unknown command \"frobnicate\""},
 		{[]string{"litmus", "XYZ"}, exitUsage, "unknown litmus test \"XYZ\""},
 		{[]string{"litmus", "MP", "--model", "nosuch"}, exitUsage, "neither a built-in model"},
-		{[]string{"show", "nosuch"}, exitUsage, "no built-in scenario nosuch; built-ins: litmus-mp, "},
+		{[]string{"show", "nosuch"}, exitUsage, "no built-in scenario nosuch; built-ins: armci-2x100, "},
 		{[]string{"show", badParam}, exitUsage, "no built-in scenario"},
 	} {
 		code, out, errs := simrun(t, c.args...)
@@ -296,7 +296,7 @@ func TestNonFinite(t *testing.T) {
 // workload that moves a number shows up as a reviewed diff (go test
 // ./cmd/simrun -update rewrites testdata/golden/).
 func TestGoldenScenarios(t *testing.T) {
-	for _, name := range []string{"sx4-fig6", "sx4-lockfree-nofence", "sx4-spin-cached", "sx4-collectives", "t3d-table1", "t3d-table2"} {
+	for _, name := range []string{"sx4-fig6", "sx4-lockfree-nofence", "sx4-spin-cached", "sx4-collectives", "t3d-table1", "t3d-table2", "armci-2x100", "armci-fig4", "armci-fig5", "armci-fig6", "armci-acc"} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			code, stdout, stderr := simrun(t, "run", name, "--out", dir, "--quiet")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/msgsim/msgsim/report"
@@ -46,6 +47,7 @@ func writeOutputs(dir string, s *scenarios.Scenario, runs []seriesRun, v verdict
 	}
 	refs := references(s)
 	cmps := report.Compare(rows, refs)
+	claims := report.EvaluateClaims(rows, s.Claims)
 
 	var csv bytes.Buffer
 	if err := report.WriteCSV(&csv, rows); err != nil {
@@ -60,7 +62,7 @@ func writeOutputs(dir string, s *scenarios.Scenario, runs []seriesRun, v verdict
 		info.Expect = &expect{Failure: s.Expect.Failure, Why: strings.TrimSpace(s.Expect.Why)}
 	}
 	var js bytes.Buffer
-	doc := report.Document{Scenario: info, Seed: s.Seed, Rows: rows, References: refs, Comparisons: cmps, Failures: v.failures, Notes: notes}
+	doc := report.Document{Scenario: info, Seed: s.Seed, Rows: rows, References: refs, Comparisons: cmps, Claims: claims, Failures: v.failures, Notes: notes}
 	if err := report.WriteJSON(&js, doc); err != nil {
 		return "", err
 	}
@@ -69,6 +71,9 @@ func writeOutputs(dir string, s *scenarios.Scenario, runs []seriesRun, v verdict
 	}
 
 	figs := figures(s, rows)
+	for i := range figs {
+		figs[i].fig.Bands = bands(s)
+	}
 	var written []string
 	for _, f := range figs {
 		if err := f.fig.Save(filepath.Join(dir, f.base), rows, refs); err != nil {
@@ -79,7 +84,7 @@ func writeOutputs(dir string, s *scenarios.Scenario, runs []seriesRun, v verdict
 		written = append(written, f.base+".png", f.base+".svg")
 	}
 
-	summary := summarize(s, runs, rows, cmps, v, notes, written)
+	summary := summarize(s, runs, rows, cmps, claims, v, notes, written)
 	if err := os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(summary), 0o644); err != nil {
 		return "", fmt.Errorf("writing summary.txt: %w", err)
 	}
@@ -96,6 +101,35 @@ func references(s *scenarios.Scenario) []report.Reference {
 		refs = append(refs, report.Reference{Series: r.Series, Metric: r.Metric, X: r.X, Value: r.Value, Unit: r.Unit, Source: src})
 	}
 	return refs
+}
+
+// bands are the one-sided band claims of the scenario ("greater than 100
+// MB/s"), drawn on the figures; two-sided ones read "about x" values,
+// which the references show as points.
+func bands(s *scenarios.Scenario) []report.Band {
+	var out []report.Band
+	for _, c := range s.Claims {
+		if c.Kind != report.ClaimBand || (c.Min == nil) == (c.Max == nil) {
+			continue
+		}
+		b := report.Band{Series: c.Series, Metric: c.Metric, Above: c.Min != nil}
+		if b.Above {
+			b.Value = *c.Min
+		} else {
+			b.Value = *c.Max
+		}
+		if len(c.At) > 0 {
+			b.XLo, b.XHi = slices.Min(c.At), slices.Max(c.At)
+		}
+		if c.XMin != nil {
+			b.XLo = *c.XMin
+		}
+		if c.XMax != nil {
+			b.XHi = *c.XMax
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 type namedFigure struct {
@@ -135,7 +169,7 @@ func figures(s *scenarios.Scenario, rows report.Results) []namedFigure {
 
 // summarize writes the human summary: what ran, the references against
 // the simulated values, failures, the verdict and the workloads' notes.
-func summarize(s *scenarios.Scenario, runs []seriesRun, rows report.Results, cmps []report.Comparison, v verdict, notes, figs []string) string {
+func summarize(s *scenarios.Scenario, runs []seriesRun, rows report.Results, cmps []report.Comparison, claims []report.ClaimResult, v verdict, notes, figs []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Scenario %s: %s\n", s.Name, s.Title)
 	fmt.Fprintf(&b, "File %s, seed %d\n", s.File, s.Seed)
@@ -156,6 +190,14 @@ func summarize(s *scenarios.Scenario, runs []seriesRun, rows report.Results, cmp
 		}
 	} else {
 		fmt.Fprintln(&b, "References: none")
+	}
+	if len(claims) > 0 {
+		fmt.Fprintf(&b, "Claims of the paper (%s; a failing claim does not fail the run):\n", claimCount(claims))
+		var t bytes.Buffer
+		report.WriteClaims(&t, claims)
+		for _, l := range strings.Split(strings.TrimSuffix(t.String(), "\n"), "\n") {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
 	}
 	if len(v.failures) > 0 {
 		fmt.Fprintf(&b, "Failures (%d):\n", len(v.failures))
@@ -178,6 +220,17 @@ func summarize(s *scenarios.Scenario, runs []seriesRun, rows report.Results, cmp
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "Result: %s\n", v.message)
 	return b.String()
+}
+
+// claimCount says how many claims hold, e.g. "3 of 5 hold".
+func claimCount(claims []report.ClaimResult) string {
+	n := 0
+	for _, c := range claims {
+		if c.Holds {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d of %d hold", n, len(claims))
 }
 
 // maxTableColumns is the most x values a metric may have for the summary

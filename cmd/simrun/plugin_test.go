@@ -334,13 +334,13 @@ func TestEveryPairingPingPong(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"sx4/mpich{device: ch_shmem}", "sx4/mpich{device: ch_lfshmem}", "t3d/mpich{device: ch_t3d}",
-		"t3d/aclmpl", "toy/aclmpl", "toy/mpich{device: ch_t3d}", "toy/mailbox", "t3d/mailbox"} {
+		"t3d/aclmpl", "toy/aclmpl", "toy/mpich{device: ch_t3d}", "toy/mailbox", "t3d/mailbox", "sp/mailbox"} {
 		if !ran[want] {
 			t.Errorf("%s did not run", want)
 		}
 	}
-	if len(ran) != 8 {
-		t.Errorf("ran %v, want exactly the 8 pairings with message passing", ran)
+	if len(ran) != 9 {
+		t.Errorf("ran %v, want exactly the 9 pairings with message passing", ran)
 	}
 }
 

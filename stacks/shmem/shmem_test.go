@@ -16,7 +16,8 @@ var _ stacks.OneSided = (*PE)(nil)
 
 // TestOneSided: on the T3D, a put lands at the symmetric address of the
 // target after quiet, a get reads it back, fetch-and-increment hands out
-// 0, 1, 2 to three PEs; the ranks offer no message passing.
+// 0, 1, 2 to three PEs; the ranks offer no message passing, and swap
+// (the T3D's, machines/t3d/swap.go).
 func TestOneSided(t *testing.T) {
 	eng := sim.NewEngine(1)
 	m, err := t3d.New(eng, 4, t3d.DefaultParams())
@@ -27,8 +28,8 @@ func TestOneSided(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stacks.Offers[stacks.Comm](w) || !stacks.Offers[stacks.OneSided](w) || stacks.Offers[stacks.Swapper](w) {
-		t.Fatal("raw SHMEM ranks: want one-sided only (the T3D has no swap)")
+	if stacks.Offers[stacks.Comm](w) || !stacks.Offers[stacks.OneSided](w) || !stacks.Offers[stacks.Swapper](w) {
+		t.Fatal("raw SHMEM ranks: want one-sided and swap, no message passing")
 	}
 	pes, _ := stacks.As[stacks.OneSided](w, "test", "one-sided")
 	var src0, sym0 mem.Addr // PE 0's send buffer, the symmetric buffer

@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -79,5 +80,31 @@ func TestAsyncStalePoolLines(t *testing.T) {
 			t.Errorf("invalidate_receive false: %v, want a corruption at PE 0 with offset and time", f)
 		}
 		t.Logf("reported: %v", f)
+	}
+}
+
+// TestSyncAsyncMPIDiffer: blocking and nonblocking MPI are different
+// programs, and differ wherever the nonblocking one can overlap: all-to-all
+// (every receive posted first) and one-to-all at a rendezvous size (64 KB:
+// PE 0's Isends wait for their ok-to-send together). At an eager size
+// (1 KB) one-to-all coincides, as t3d-table2 says: MPI_Isend of an eager
+// message does all its work in its progress call, so PE 0's Isend loop is
+// its Send loop.
+func TestSyncAsyncMPIDiffer(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		run    workloads.Runner
+		w      string
+		differ bool
+	}{
+		{"all-to-all 1 KB", RunAllToAll, "{pes: [8], bytes: [1024], mode: %s}", true},
+		{"one-to-all 64 KB", RunOneToAll, "{pes: [8], bytes: [65536], mode: %s}", true},
+		{"one-to-all 1 KB", RunOneToAll, "{pes: [8], bytes: [1024], mode: %s}", false},
+	} {
+		sync := value(t, c.run, "mpich", fmt.Sprintf(c.w, ModeSync))
+		async := value(t, c.run, "mpich", fmt.Sprintf(c.w, ModeAsync))
+		if (sync != async) != c.differ {
+			t.Errorf("%s: blocking %.4g MB/s, nonblocking %.4g MB/s, want them to differ: %v", c.name, sync, async, c.differ)
+		}
 	}
 }

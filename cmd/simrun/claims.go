@@ -1,0 +1,161 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/msgsim/msgsim/registry"
+	"github.com/msgsim/msgsim/report"
+	"github.com/msgsim/msgsim/scenarios"
+)
+
+// The largest declared cost (scenarios.Cost) of a scenario that simrun
+// claims --fast runs: the 128-PE T3D figures take 5 s to a minute and
+// several GB of host memory each.
+const (
+	fastWallSeconds = 10
+	fastMemoryGB    = 2
+)
+
+// scenarioClaims is the outcome of one scenario for simrun claims.
+type scenarioClaims struct {
+	name    string
+	results []report.ClaimResult
+	verdict verdict
+}
+
+// evalClaims runs the built-in scenario name and evaluates its claims
+// (the same rows simrun run writes). err is bad input.
+func evalClaims(name string) (scenarioClaims, error) {
+	s, err := scenarios.LoadBuiltin(name)
+	if err != nil {
+		return scenarioClaims{}, err
+	}
+	sp, err := specs(registry.Default(), s, defaultWallSeconds)
+	if err == nil {
+		err = check(sp)
+	}
+	if err != nil {
+		return scenarioClaims{}, err
+	}
+	runs := execute(sp, true, nil)
+	if errs := runInputErrors(s, runs); len(errs) > 0 {
+		return scenarioClaims{}, fmt.Errorf("%s", strings.TrimSuffix(joinLines(errs), "\n"))
+	}
+	dropNonFinite(runs)
+	var rows report.Results
+	for _, r := range runs {
+		rows = append(rows, r.res.Rows...)
+	}
+	return scenarioClaims{name: name, results: report.EvaluateClaims(rows, s.Claims), verdict: judge(s, runs)}, nil
+}
+
+// slow reports why a scenario is too slow for simrun claims --fast, or "".
+func slow(s *scenarios.Scenario) string {
+	if s.Cost.WallSeconds > fastWallSeconds || s.Cost.MemoryGB > fastMemoryGB {
+		return fmt.Sprintf("%s (~%gs, ~%g GB)", s.Name, s.Cost.WallSeconds, s.Cost.MemoryGB)
+	}
+	return ""
+}
+
+func cmdClaims(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("claims", flag.ContinueOnError)
+	fast := fs.Bool("fast", false, fmt.Sprintf("skip scenarios whose declared cost exceeds %d s or %d GB", fastWallSeconds, fastMemoryGB))
+	skip := fs.String("skip", "", "skip the scenarios whose name matches this regular expression")
+	failing := fs.Bool("failing", false, "print only the claims that do not hold")
+	pos, code, ok := parseFlags(fs, "claims", args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	if len(pos) > 1 {
+		wantArgs("claims", pos, 1, stderr)
+		return exitUsage
+	}
+	compile := func(expr, what string) (*regexp.Regexp, bool) {
+		if expr == "" {
+			return nil, true
+		}
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun claims: %s: %v\n", what, err)
+			return nil, false
+		}
+		return re, true
+	}
+	var only *regexp.Regexp
+	if len(pos) == 1 {
+		if only, ok = compile(pos[0], "scenario pattern"); !ok {
+			return exitUsage
+		}
+	}
+	skipRE, ok := compile(*skip, "--skip")
+	if !ok {
+		return exitUsage
+	}
+	names, err := scenarios.Builtin()
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun claims: %v\n", err)
+		return exitFailed
+	}
+	code = exitOK
+	var total, holding, scen int
+	var skipped []string
+	for _, name := range names {
+		if (only != nil && !only.MatchString(name)) || (skipRE != nil && skipRE.MatchString(name)) {
+			continue
+		}
+		s, err := scenarios.LoadBuiltin(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun claims: %v\n", err)
+			code = exitUsage
+			continue
+		}
+		if len(s.Claims) == 0 {
+			continue
+		}
+		if why := slow(s); *fast && why != "" {
+			skipped = append(skipped, why)
+			continue
+		}
+		sc, err := evalClaims(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun claims: %v\n", err)
+			code = exitUsage
+			continue
+		}
+		scen++
+		var show []report.ClaimResult
+		for _, r := range sc.results {
+			total++
+			if r.Holds {
+				holding++
+			}
+			if !*failing || !r.Holds {
+				show = append(show, r)
+			}
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", name, claimCount(sc.results))
+		if sc.verdict.code != exitOK {
+			fmt.Fprintf(stdout, "  run: %s\n", sc.verdict.message)
+			for _, f := range sc.verdict.failures {
+				fmt.Fprintf(stdout, "  %s\n", firstLine(f))
+			}
+			code = max(code, sc.verdict.code)
+		}
+		var b strings.Builder
+		report.WriteClaims(&b, show)
+		for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+			if l != "" {
+				fmt.Fprintf(stdout, "  %s\n", l)
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "%d claims in %d scenarios: %d hold, %d fail\n", total, scen, holding, total-holding)
+	if len(skipped) > 0 {
+		fmt.Fprintf(stdout, "skipped (--fast): %s\n", strings.Join(skipped, ", "))
+	}
+	return code
+}

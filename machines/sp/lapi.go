@@ -1,0 +1,334 @@
+package sp
+
+import (
+	"fmt"
+
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/am"
+	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/sim/net"
+)
+
+// Counter is a LAPI counter (lapi_cntr_t) of one node: LAPI increments it
+// when an operation reaches a point (origin: the data has left the origin's
+// buffer; target: the data is at the target; completion: the origin knows
+// the target has it); Waitcntr waits for it. A program passes the address
+// of a remote node's counter as LAPI programs do, learned by address
+// exchange; here the *Counter itself.
+type Counter struct {
+	node int
+	v    int
+}
+
+// NewCounter returns a counter of node i, at 0.
+func (m *Machine) NewCounter(i int) *Counter {
+	m.check("counter", i)
+	return &Counter{node: i}
+}
+
+// Value is the counter's value (LAPI_Getcntr; no cost).
+func (c *Counter) Value() int { return c.v }
+
+func (c *Counter) inc() {
+	if c != nil {
+		c.v++
+	}
+}
+
+// Waitcntr blocks node i's program until c reaches val, then subtracts val
+// (LAPI_Waitcntr). The waiting program drives LAPI's dispatcher: it polls
+// and runs the handlers of what arrives meanwhile, at its own cost.
+func (m *Machine) Waitcntr(p *sim.Proc, i int, c *Counter, val int) {
+	x := m.enter(p, i)
+	if c.node != i {
+		panic(fmt.Sprintf("sp: node %d waits on a counter of node %d", i, c.node))
+	}
+	x.ep.WaitUntil(p, fmt.Sprintf("LAPI_Waitcntr: counter at %d, waiting for %d", c.v, val), func() bool { return c.v >= val })
+	c.v -= val
+}
+
+// Probe is one look by node i's program at its incoming messages
+// (LAPI_Probe): in polling mode the only way they progress.
+func (m *Machine) Probe(p *sim.Proc, i int) {
+	m.enter(p, i).ep.Poll(p)
+}
+
+// Mutex is a pthread mutex of one node.
+type Mutex struct {
+	held bool
+	q    sim.WaitQueue
+}
+
+// Lock locks mu (pthread_mutex_lock), waiting while another thread of the
+// node holds it.
+func (m *Machine) Lock(p *sim.Proc, mu *Mutex) {
+	p.Sleep(m.mutexCost)
+	for mu.held {
+		mu.q.Wait(p, "pthread mutex")
+	}
+	mu.held = true
+}
+
+// Unlock unlocks mu (pthread_mutex_unlock).
+func (m *Machine) Unlock(p *sim.Proc, mu *Mutex) {
+	p.Sleep(m.mutexCost)
+	if !mu.held {
+		panic("sp: unlock of a mutex that is not locked")
+	}
+	mu.held = false
+	mu.q.WakeOne()
+}
+
+// AM is an active message as its handlers see it.
+type AM struct {
+	Src, Dst int
+	Uhdr     []byte // the user header; valid until the completion handler returns
+	Len      int    // bytes of data
+}
+
+// AMHeader is a LAPI header handler: it runs at the target when the
+// message arrives, in LAPI's dispatcher (the polling program or the
+// interrupt handler thread), charging its work to p, and returns where in
+// the target's memory the data goes and the completion handler to run in
+// the completion thread once the data is there (or nil). It must not
+// block.
+type AMHeader func(p *sim.Proc, a *AM) (dst mem.Addr, comp AMCompletion)
+
+// AMCompletion is a LAPI completion handler: it runs in a separate thread
+// of the target (it may lock mutexes and issue LAPI calls).
+type AMCompletion func(p *sim.Proc, a *AM)
+
+// kind is a LAPI message's kind.
+type kind uint8
+
+const (
+	kPut kind = iota
+	kGetReq
+	kGetReply
+	kAM
+	kAck
+)
+
+// msg is one LAPI message in flight and at its destination; pooled.
+type msg struct {
+	m              *Machine
+	kind           kind
+	src, dst       int
+	addr, from     mem.Addr // destination address; get: source address at the target
+	n              int
+	data           []byte
+	tgt, org, cmpl *Counter
+	hh             AMHeader
+	comp           AMCompletion
+	am             AM
+	header         am.Header
+}
+
+func (m *Machine) newMsg(k kind, src, dst int) *msg {
+	var g *msg
+	if n := len(m.msgs); n > 0 {
+		g = m.msgs[n-1]
+		m.msgs = m.msgs[:n-1]
+	} else {
+		g = &msg{m: m}
+		g.header = g.handle
+	}
+	g.kind, g.src, g.dst = k, src, dst
+	return g
+}
+
+func (m *Machine) free(g *msg) {
+	h := g.header
+	*g = msg{m: m, header: h, data: g.data[:0]}
+	m.msgs = append(m.msgs, g)
+}
+
+// enter is the start of every LAPI call by p on node i: the node's program
+// is bound to its processor on its first call (handler threads calling
+// LAPI are not).
+func (m *Machine) enter(p *sim.Proc, i int) *node {
+	m.check("LAPI call", i)
+	x := m.nodes[i]
+	if x.core.App() == nil && x.inHandler == 0 {
+		x.core.BindApp(p)
+	}
+	return x
+}
+
+// copyCost is the processor time of copying n bytes (into or out of the
+// adapter's FIFOs, or a pack).
+func (m *Machine) copyCost(p *sim.Proc, i, n int) {
+	c := m.nodes[i].cpu
+	p.Sleep(c.Clock().Cycles(m.params.CopyStartupCycles) + sim.TransferTime(n, m.params.MemcpyMBps*1e6))
+}
+
+// send hands g, with bytes of payload, to the adapter after the sender's
+// software cost and the copy of its first packet into the adapter's send
+// FIFO; the copy of the other packets follows while the first ones leave
+// (the processor copies at memcpy_mbps, ten times the adapter's rate, so
+// the copy stays ahead of the link): it is charged to the sender after the
+// message is handed over, overlapping the transfer.
+func (m *Machine) send(p *sim.Proc, g *msg, bytes int) {
+	p.Sleep(m.sendCost)
+	first := min(len(g.data), m.params.PacketBytes)
+	if first > 0 {
+		m.copyCost(p, g.src, first)
+	}
+	m.stats.PayloadBytes += uint64(len(g.data))
+	m.net.Send(net.Msg{Src: g.src, Dst: g.dst, Bytes: bytes}, g)
+	if rest := len(g.data) - first; rest > 0 {
+		p.Sleep(sim.TransferTime(rest, m.params.MemcpyMBps*1e6))
+	}
+}
+
+// receiveCopy charges the destination's copy of a message's data out of
+// the adapter's receive FIFO: the packets before the last were copied while
+// the next ones arrived (the dispatcher drains the FIFO as it fills, at ten
+// times the adapter's rate); what remains after the last packet's arrival
+// is the copy of that packet. (Assumed: the earlier packets' copies are
+// hidden behind the link and not charged to the node's processor.)
+func (m *Machine) receiveCopy(p *sim.Proc, i, n int) {
+	m.copyCost(p, i, min(n, m.params.PacketBytes))
+}
+
+// snapshot copies n bytes at a in node i's memory into g's data (the
+// bytes the adapter will carry; send charges the copy).
+func (m *Machine) snapshot(p *sim.Proc, g *msg, i int, a mem.Addr, n int) {
+	if cap(g.data) < n {
+		g.data = make([]byte, n)
+	}
+	g.data = g.data[:n]
+	m.nodes[i].mem.Read(a, g.data)
+}
+
+// Put copies n bytes at src in node i's memory to dst in node tgt's memory
+// (LAPI_Put). It returns when the data has been copied out of src: org is
+// then incremented; tgt's counter when the data is at the target, cmpl
+// when the origin has heard so (any may be nil).
+func (m *Machine) Put(p *sim.Proc, i, tgt int, dst, src mem.Addr, n int, tgtC, org, cmpl *Counter) {
+	m.enter(p, i)
+	m.check("LAPI_Put", tgt)
+	g := m.newMsg(kPut, i, tgt)
+	g.addr, g.n, g.tgt, g.cmpl = dst, n, tgtC, cmpl
+	m.snapshot(p, g, i, src, n)
+	m.stats.Puts++
+	m.send(p, g, n)
+	org.inc()
+}
+
+// Get copies n bytes at src in node tgt's memory to dst in node i's memory
+// (LAPI_Get): a request to tgt, whose dispatcher reads the data and sends
+// it back. tgtC (a counter of tgt) is incremented when the data has left
+// the target, org when it is at dst. It returns once the request is sent.
+func (m *Machine) Get(p *sim.Proc, i, tgt int, dst, src mem.Addr, n int, tgtC, org *Counter) {
+	m.enter(p, i)
+	m.check("LAPI_Get", tgt)
+	g := m.newMsg(kGetReq, i, tgt)
+	g.addr, g.from, g.n, g.tgt, g.org = dst, src, n, tgtC, org
+	m.stats.Gets++
+	m.send(p, g, 0)
+}
+
+// Amsend sends an active message to node tgt (LAPI_Amsend): the user
+// header uhdr and n bytes of data at src; hh runs at tgt on arrival. org
+// is incremented when the data has left src (at return), tgtC when the
+// completion handler (or, without one, the copy of the data) is done at
+// tgt, cmpl when the origin has heard so.
+func (m *Machine) Amsend(p *sim.Proc, i, tgt int, hh AMHeader, uhdr []byte, src mem.Addr, n int, tgtC, org, cmpl *Counter) {
+	m.enter(p, i)
+	m.check("LAPI_Amsend", tgt)
+	g := m.newMsg(kAM, i, tgt)
+	g.hh, g.n, g.tgt, g.cmpl = hh, n, tgtC, cmpl
+	g.am = AM{Src: i, Dst: tgt, Uhdr: append([]byte(nil), uhdr...), Len: n}
+	m.snapshot(p, g, i, src, n)
+	m.stats.AMs++
+	m.send(p, g, n+len(uhdr))
+	org.inc()
+}
+
+// Sent, Arrived: nothing to do (the data was snapshot at the call).
+func (g *msg) Sent(*net.Message)              {}
+func (g *msg) Arrived(*net.Message, int, int) {}
+
+// Delivered hands the whole message to the destination's dispatcher.
+func (g *msg) Delivered(*net.Message) {
+	g.m.nodes[g.dst].ep.Arrive(am.Arrival{Header: g.header, Src: g.src, Ctx: g, DataAt: g.m.eng.Now()})
+}
+
+// Failed: the switch lost a message (a fault with no route left).
+func (g *msg) Failed(_ *net.Message, err error) {
+	g.m.eng.Fail(fmt.Errorf("sp: LAPI message from node %d to node %d: %w", g.src, g.dst, err))
+}
+
+// handle is LAPI's dispatcher for g at its destination, in p (the polling
+// program or the handler thread), after the receive overhead.
+func (g *msg) handle(p *sim.Proc, _ *am.Arrival) am.Completion {
+	m := g.m
+	x := m.nodes[g.dst]
+	x.inHandler++
+	defer func() { x.inHandler-- }()
+	switch g.kind {
+	case kPut:
+		m.receiveCopy(p, g.dst, g.n)
+		x.mem.Write(g.addr, g.data)
+		g.tgt.inc()
+		m.ack(p, g)
+	case kGetReq:
+		// The target's dispatcher reads the data and sends it back.
+		r := m.newMsg(kGetReply, g.dst, g.src)
+		r.addr, r.n, r.org = g.addr, g.n, g.org
+		m.snapshot(p, r, g.dst, g.from, g.n)
+		m.stats.Replies++
+		m.send(p, r, g.n)
+		g.tgt.inc()
+		m.free(g)
+	case kGetReply:
+		m.receiveCopy(p, g.dst, g.n)
+		x.mem.Write(g.addr, g.data)
+		g.org.inc()
+		m.free(g)
+	case kAck:
+		g.cmpl.inc()
+		m.free(g)
+	case kAM:
+		dst, comp := g.hh(p, &g.am)
+		if g.n > 0 {
+			m.receiveCopy(p, g.dst, g.n)
+			x.mem.Write(dst, g.data)
+		}
+		if comp == nil {
+			g.tgt.inc()
+			m.ack(p, g)
+			return nil
+		}
+		g.comp = comp
+		return g.complete
+	}
+	return nil
+}
+
+// complete runs an active message's completion handler in the completion
+// thread.
+func (g *msg) complete(p *sim.Proc, _ *am.Arrival) {
+	m := g.m
+	x := m.nodes[g.dst]
+	x.inHandler++
+	g.comp(p, &g.am)
+	x.inHandler--
+	g.tgt.inc()
+	m.ack(p, g)
+}
+
+// ack tells g's origin that g is done at the target (for its completion
+// counter) and frees g. The acknowledgement is generated by the dispatcher
+// without a send overhead of its own (assumed: LAPI piggybacks or batches
+// its internal acknowledgements; the origin still dispatches it).
+func (m *Machine) ack(p *sim.Proc, g *msg) {
+	if g.cmpl != nil {
+		a := m.newMsg(kAck, g.dst, g.src)
+		a.cmpl = g.cmpl
+		m.stats.Acks++
+		m.net.Send(net.Msg{Src: a.src, Dst: a.dst}, a)
+	}
+	m.free(g)
+}

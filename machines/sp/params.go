@@ -1,0 +1,181 @@
+package sp
+
+import (
+	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/am"
+	"github.com/msgsim/msgsim/sim/mem"
+)
+
+// Params is the IBM SP model a scenario may override (machine.params).
+// Field names are the YAML names; units are in the names. Params is never
+// mutated during a run.
+type Params struct {
+	// ClockMHz is the node processor's clock: "the 120MHz Power2 Super
+	// processor" (armci-sp.txt 2.5; hardware.yaml sp.p2sc_clock_MHz).
+	ClockMHz float64 `yaml:"clock_mhz"`
+	// MemoryMB is a node's main memory: "512MB main memory on each
+	// uniprocessor node" (armci-sp.txt 2.5).
+	MemoryMB int `yaml:"memory_mb"`
+	// MemcpyMBps is a node's memory copy. Not found (hardware.yaml
+	// sp.memcpy_MBps is unconfirmed; McCalpin calls Power2 STREAM "very
+	// high"): 300 MB/s assumed, a quadword load/store copy at half the
+	// 120 MHz clock's memory bus.
+	MemcpyMBps float64 `yaml:"memcpy_mbps"`
+	// CopyStartupCycles is a copy's fixed cost (call, loop set-up).
+	// Assumed: 60 cycles (0.5 us).
+	CopyStartupCycles float64 `yaml:"copy_startup_cycles"`
+	// PacketBytes is the payload of a switch packet: "the 1024-byte
+	// packets in the IBM SP network" (armci-sp.txt 2.5; hardware.yaml
+	// sp.packet_bytes; calibration.yaml sp_armci.packet_bytes).
+	PacketBytes int `yaml:"packet_bytes"`
+	// PacketHeaderBytes is what a packet carries besides its payload (the
+	// switch route and LAPI's header with the handler, counters and
+	// addresses). Assumed: 64 bytes; no published format found.
+	PacketHeaderBytes int `yaml:"packet_header_bytes"`
+	// AdapterMBps is the rate at which a node's TB-3 adapter moves packets
+	// (payload and header) to or from the switch. Calibrated to "For the
+	// same amount of contiguous data, the rate is 30MB/s" (armci-sp.txt
+	// section 1; calibration.yaml sp_armci.contiguous_same_bytes_MBps),
+	// measured as a stream of 1600-byte gets from a sleeping node
+	// (armci-2x100): 34. Consistent with "A thin node ... is unable to
+	// deliver more than about 30 MB/s to or from the SP Switch"
+	// (hardware.yaml sp.tb3_node_throughput_MBps), counted in user data:
+	// 34 MB/s of 1088-byte packets carry 32 MB/s of data.
+	AdapterMBps float64 `yaml:"adapter_mbps"`
+	// LinkMBps is a switch link's bandwidth in each direction:
+	// hardware.yaml sp.sp_switch_link_MBps_per_direction, 150 (unconfirmed;
+	// at least 100). Above the adapter's rate, so it rarely matters.
+	LinkMBps float64 `yaml:"link_mbps"`
+	// LinkNs is a packet head's delay through one link and chip. The
+	// switch's end-to-end hardware latency is "about 500ns" (hardware.yaml
+	// sp.hps_hw_latency_ns); per-stage latency is not found: 125 ns per
+	// link assumed (4 links on a 2-stage route: 500 ns).
+	LinkNs float64 `yaml:"link_ns"`
+	// Radix is the switch chips' radix in the direction of travel: 8-port
+	// chips (hardware.yaml sp.switch_chip) as 4 x 4 crossbars (sim/net
+	// Multistage).
+	Radix int `yaml:"radix"`
+	// SendOverheadUs is LAPI's processor time to send one message (a
+	// LAPI_Put, LAPI_Get or LAPI_Amsend call, or a reply sent by the
+	// dispatcher): building its header and handing it to the adapter.
+	// ReceiveOverheadUs is LAPI's dispatcher time per incoming message
+	// before its handler runs. No figure found (hardware.yaml
+	// sp.lapi_latency_us unconfirmed): calibrated, 11 us each (split evenly:
+	// assumed), with interrupt_us, to the "90 uS latency for the first
+	// column and 30 uS for the next ones (pipelining)" of armci-sp.txt
+	// section 1 (calibration.yaml sp_armci.lapi_get_first_us and
+	// lapi_get_pipelined_us; measured 90.6 and 31.1 us). A pipelined get
+	// costs its target one receive and one send, its origin one send and
+	// one receive; the 30 us emerge from that plus packets, copies and the
+	// origin's own interrupts.
+	SendOverheadUs    float64 `yaml:"send_overhead_us"`
+	ReceiveOverheadUs float64 `yaml:"receive_overhead_us"`
+	// Progress is how incoming LAPI messages are handled: "interrupt" (a
+	// sleeping node is woken by an interrupt) or "polling" (only when the
+	// node's program is inside a LAPI call that polls). "we run the tests
+	// ... which were sleeping at that time. This assured that the incoming
+	// requests were processed in the interrupt mode" (armci-sp.txt 2.5).
+	Progress string `yaml:"progress"`
+	// InterruptUs is the processor time to take an interrupt and switch to
+	// LAPI's handler thread; InterruptLatencyUs the delay before it runs
+	// (not processor time). Only the first request to a sleeping node pays
+	// them (the sim/am pipelining). Latency assumed 5 us (AIX interrupt
+	// delivery); InterruptUs calibrated to the 90 us first LAPI_Get
+	// (armci-sp.txt section 1; calibration.yaml sp_armci.lapi_get_first_us).
+	InterruptUs        float64 `yaml:"interrupt_us"`
+	InterruptLatencyUs float64 `yaml:"interrupt_latency_us"`
+	// CompletionUs is the hand-off of a completion handler to LAPI's
+	// completion thread (a thread switch on AIX). Assumed: 10 us.
+	CompletionUs float64 `yaml:"completion_us"`
+	// PollUs is one look at the adapter's receive FIFO. Assumed: 1 us.
+	PollUs float64 `yaml:"poll_us"`
+	// MutexUs is a pthread mutex lock or unlock without contention.
+	// Assumed: 1 us (a system call-free AIX pthread lock is well under).
+	MutexUs float64 `yaml:"mutex_us"`
+}
+
+// DefaultParams is the model of the PNNL SP of armci-sp.txt 2.5.
+func DefaultParams() Params {
+	return Params{
+		ClockMHz:           120,
+		MemoryMB:           512,
+		MemcpyMBps:         300,
+		CopyStartupCycles:  60,
+		PacketBytes:        1024,
+		PacketHeaderBytes:  64,
+		AdapterMBps:        34,
+		LinkMBps:           150,
+		LinkNs:             125,
+		Radix:              4,
+		SendOverheadUs:     11,
+		ReceiveOverheadUs:  11,
+		Progress:           "interrupt",
+		InterruptUs:        34,
+		InterruptLatencyUs: 5,
+		CompletionUs:       10,
+		PollUs:             1,
+		MutexUs:            1,
+	}
+}
+
+// Validate reports the first parameter out of its plausible range.
+func (p Params) Validate() error {
+	if err := machines.CheckRanges(Name, []machines.FloatRange{
+		machines.Float("clock_mhz", p.ClockMHz, 1, 1000, "MHz"),
+		machines.Float("memcpy_mbps", p.MemcpyMBps, 1, 100000, "MB/s"),
+		machines.Float("copy_startup_cycles", p.CopyStartupCycles, 0, 1e6, "cycles"),
+		machines.Float("adapter_mbps", p.AdapterMBps, 0.1, 100000, "MB/s"),
+		machines.Float("link_mbps", p.LinkMBps, 0.1, 100000, "MB/s"),
+		machines.Float("link_ns", p.LinkNs, 0, 1e6, "ns"),
+		machines.Float("send_overhead_us", p.SendOverheadUs, 0, 1e4, "us"),
+		machines.Float("receive_overhead_us", p.ReceiveOverheadUs, 0, 1e4, "us"),
+		machines.Float("interrupt_us", p.InterruptUs, 0, 1e5, "us"),
+		machines.Float("interrupt_latency_us", p.InterruptLatencyUs, 0, 1e5, "us"),
+		machines.Float("completion_us", p.CompletionUs, 0, 1e5, "us"),
+		machines.Float("poll_us", p.PollUs, 0, 1e4, "us"),
+		machines.Float("mutex_us", p.MutexUs, 0, 1e4, "us"),
+	}, []machines.IntRange{
+		machines.Int("memory_mb", p.MemoryMB, 1, 1<<16, "MB"),
+		machines.Int("packet_bytes", p.PacketBytes, 16, 1<<20, "bytes"),
+		machines.Int("packet_header_bytes", p.PacketHeaderBytes, 0, 4096, "bytes"),
+		machines.Int("radix", p.Radix, 2, 64, "ports"),
+	}); err != nil {
+		return err
+	}
+	if _, err := am.ParseMode(p.Progress); err != nil {
+		return machines.ParamErrorf(Name, "progress", "%v", err)
+	}
+	return nil
+}
+
+func us(v float64) sim.Time { return sim.Micro(v) }
+
+func (p Params) amParams() am.Params {
+	mode, _ := am.ParseMode(p.Progress)
+	return am.Params{
+		Mode:             mode,
+		PollCost:         us(p.PollUs),
+		DispatchCost:     us(p.ReceiveOverheadUs),
+		InterruptLatency: us(p.InterruptLatencyUs),
+		InterruptCost:    us(p.InterruptUs),
+		CompletionCost:   us(p.CompletionUs),
+		// LAPI_Waitcntr drives the dispatcher itself: a waiting program
+		// polls (assumed, as LAPI's polling wait).
+		WaitPolls: true,
+	}
+}
+
+func (p Params) memConfig() mem.Config {
+	return mem.Config{
+		ClockMHz: p.ClockMHz,
+		// No cache is modelled: the P2SC's cache is coherent with the
+		// adapter's DMA, so it has nothing to show here (assumed).
+		Costs: mem.Costs{
+			LoadCycles: 1, MissCycles: 1, UncachedLoadCycles: 1, StoreCycles: 1, AtomicCycles: 1,
+			CopyStartupCycles: p.CopyStartupCycles,
+			MemcpyMBps:        p.MemcpyMBps,
+			VectorMBps:        p.MemcpyMBps,
+		},
+	}
+}

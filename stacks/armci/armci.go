@@ -1,0 +1,353 @@
+// Package armci is ARMCI, the Aggregate Remote Memory Copy Interface of
+// papers/armci-sp.txt: put, get and accumulate of contiguous, vector
+// (generalized I/O vector, Figure 1) and strided (Figure 2) data; fences;
+// read-modify-write; collective allocation. Its ranks implement
+// stacks.RemoteCopy.
+//
+// The port here is the IBM SP's (section 2.4, Figure 3), on LAPI
+// (machines/sp): sections of few or large blocks move by one nonblocking
+// LAPI_Get or LAPI_Put per block; the others by one active message whose
+// completion handler, at the remote node, packs the section into a
+// contiguous buffer and LAPI_Puts it back in full packets (get), or
+// unpacks what the message carried (put); accumulate always runs in the
+// active-message handler at the owner, under a pthread mutex ("owner
+// computes"). The thresholds are Params. Everything takes its time from
+// the machine: LAPI calls, the dispatcher and its threads, copies,
+// packets; the stack charges only its accumulate loop (accCyclesPerElem)
+// and its descriptor handling (descCyclesPerBlock).
+//
+// Ordering (2.3): LAPI delivers one node's messages to another in order
+// and its dispatcher handles them in order, but an active message's work
+// is done later, in the completion thread; so an operation to a rank with
+// an active-message operation still outstanding there first waits for it
+// (Fence). Operations to different ranks are not ordered.
+package armci
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/machines/sp"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/stacks"
+	"gopkg.in/yaml.v3"
+)
+
+// Name is the stack's name in scenarios.
+const Name = "armci"
+
+// Params are the SP port's protocol thresholds (stack.params).
+type Params struct {
+	// LAPIMaxBlocks: a transfer of at most this many blocks uses one LAPI
+	// operation per block ("for small array sections ARMCI_GetS uses
+	// LAPI_Get before switching to the Active Message (AM) protocol to
+	// optimize latency", 2.5). Assumed: 2.
+	LAPIMaxBlocks int `yaml:"lapi_max_blocks"`
+	// LAPIMinBlockBytes: blocks of at least this size use one LAPI
+	// operation each ("very large array sections where ARMCI_GetS switches
+	// again from the Active Message to LAPI_Get protocol ... when the cost
+	// of the two extra memory copies makes the AM protocol less
+	// competitive", 2.5). Assumed: 1024 bytes, a block that fills a packet
+	// by itself (the AM protocol's gain is filling packets, 2.5), where a
+	// get's data outlasts its 30 us of software.
+	LAPIMinBlockBytes int `yaml:"lapi_min_block_bytes"`
+	// BufferBytes is the size of the buffers the active-message protocol
+	// packs into; larger transfers are split. Assumed: 256 KB.
+	BufferBytes int `yaml:"buffer_bytes"`
+	// ShortPutBytes: a put whose descriptor and data fit in this many
+	// bytes travels in the active message's user header and is stored by
+	// the header handler itself, without the completion thread ("the
+	// additional level of latency optimization for short active
+	// messages", 2.4). Assumed: 900 bytes, a user header that fits one
+	// 1024-byte packet with LAPI's own header. 0 disables it.
+	ShortPutBytes int `yaml:"short_put_bytes"`
+	// Native makes every get and put one nonblocking LAPI operation per
+	// block followed by one wait: the paper's baseline ("multiple
+	// LAPI_Get operations that transferred contiguous blocks of data ...
+	// issue requests for all columns in the section and then wait for all
+	// of them to complete", 2.5), the same code as ARMCI's small-section
+	// path. Accumulate and Rmw are unchanged.
+	Native bool `yaml:"native"`
+}
+
+// DefaultParams are the thresholds above.
+func DefaultParams() Params {
+	return Params{LAPIMaxBlocks: 2, LAPIMinBlockBytes: 1024, BufferBytes: 256 << 10, ShortPutBytes: 900}
+}
+
+// Validate checks the thresholds.
+func (p Params) Validate() error {
+	switch {
+	case p.LAPIMaxBlocks < 0:
+		return fmt.Errorf("lapi_max_blocks: must not be negative, got %d", p.LAPIMaxBlocks)
+	case p.LAPIMinBlockBytes < 1:
+		return fmt.Errorf("lapi_min_block_bytes: must be positive, got %d", p.LAPIMinBlockBytes)
+	case p.ShortPutBytes < 0 || p.ShortPutBytes > 1024:
+		return fmt.Errorf("short_put_bytes: %d is outside [0, 1024]", p.ShortPutBytes)
+	case p.BufferBytes < 1024 || p.BufferBytes > 64<<20:
+		return fmt.Errorf("buffer_bytes: %d is outside [1024, 64 MB]", p.BufferBytes)
+	}
+	return nil
+}
+
+// ParseParams decodes a scenario's stack params over the defaults.
+func ParseParams(file, field string, node *yaml.Node) (Params, error) {
+	p := DefaultParams()
+	if err := strictyaml.DecodeAt(file, field, node, &p); err != nil {
+		return Params{}, err
+	}
+	if err := p.Validate(); err != nil {
+		return Params{}, strictyaml.Errorf(file, node, field, "%v", err)
+	}
+	return p, nil
+}
+
+// accCyclesPerElem is the accumulate loop's cost per element (two loads,
+// a multiply-add, a store): assumed 4 cycles of the Power2 Super (two
+// quadword load/store units, a fused multiply-add, 2.2).
+const accCyclesPerElem = 4
+
+// descCyclesPerBlock is building or walking a descriptor, per block
+// (address arithmetic and a loop step). Assumed: 10 cycles.
+const descCyclesPerBlock = 10
+
+// LAPI is what the SP port needs of a machine: LAPI (machines/sp).
+type LAPI interface {
+	machines.Machine
+	CPU(i int) *mem.CPU
+	Alloc(i int, name string, n int) (mem.Region, error)
+	NewCounter(i int) *sp.Counter
+	Waitcntr(p *sim.Proc, i int, c *sp.Counter, val int)
+	Put(p *sim.Proc, i, tgt int, dst, src mem.Addr, n int, tgtC, org, cmpl *sp.Counter)
+	Get(p *sim.Proc, i, tgt int, dst, src mem.Addr, n int, tgtC, org *sp.Counter)
+	Amsend(p *sim.Proc, i, tgt int, hh sp.AMHeader, uhdr []byte, src mem.Addr, n int, tgtC, org, cmpl *sp.Counter)
+	Lock(p *sim.Proc, mu *sp.Mutex)
+	Unlock(p *sim.Proc, mu *sp.Mutex)
+}
+
+const capability = "LAPI: put, get and active messages with counters, and mutexes (machines/sp)"
+
+// Needs are the machine capabilities ARMCI's ports use: LAPI (the SP
+// port), SHMEM with swap and a barrier (the T3D port) or shared memory
+// (the SX-4 port); any one suffices.
+func Needs() []machines.Capability {
+	return []machines.Capability{machines.Cap[LAPI]("lapi", capability+" (SP port)"),
+		machines.Cap[SHMEM]("shmem+swap", shmemCapability+" (T3D port)"),
+		machines.Cap[SharedMemory]("shared-memory", shmCapability+" (shared-memory port)")}
+}
+
+// Open returns ARMCI on m, one rank per processor: the shared-memory port
+// on a shared-memory machine, the SP port on a machine with LAPI, the
+// SHMEM port on one with SHMEM, a swap and a barrier; another machine
+// gives a *machines.MissingCapability naming the three.
+func Open(m machines.Machine, par Params) (*stacks.World, error) {
+	if err := par.Validate(); err != nil {
+		return nil, err
+	}
+	out := &stacks.World{Stack: Name, Title: "ARMCI", Machine: m}
+	if sm, ok := m.(SharedMemory); ok {
+		if err := openShared(sm, par, out); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	if sh, ok := m.(SHMEM); ok {
+		if _, lapi := m.(LAPI); !lapi {
+			if err := openSHMEM(sh, par, out); err != nil {
+				return nil, err
+			}
+			return out, nil
+		}
+	}
+	l, err := machines.Require[LAPI](m, "ARMCI (stack armci)", capability+", or "+shmemCapability+", or "+shmCapability)
+	if err != nil {
+		return nil, err
+	}
+	w := &world{m: l, par: par}
+	n := m.Procs()
+	for i := 0; i < n; i++ {
+		r := &Rank{w: w, id: i, cpu: l.CPU(i),
+			getC: l.NewCounter(i), reply: l.NewCounter(i), arrived: l.NewCounter(i), release: l.NewCounter(i),
+			cmpl: make([]*sp.Counter, n), issued: make([]int, n), amPending: make([]int, n), inbuf: make([]mem.Region, n),
+		}
+		for j := range r.cmpl {
+			r.cmpl[j] = l.NewCounter(i)
+		}
+		r.hh = r.header
+		bufs := []*mem.Region{&r.pack, &r.out}
+		for j := range r.inbuf {
+			bufs = append(bufs, &r.inbuf[j])
+		}
+		for _, b := range bufs {
+			if *b, err = l.Alloc(i, "armci buffer", par.BufferBytes+descMax); err != nil {
+				return nil, fmt.Errorf("armci: %w", err)
+			}
+		}
+		w.ranks = append(w.ranks, r)
+		out.Ranks = append(out.Ranks, r)
+	}
+	return out, nil
+}
+
+// descMax is room for a descriptor in front of the data in a buffer; a
+// vector descriptor that does not fit splits the transfer.
+const descMax = 64 << 10
+
+// world is ARMCI's state shared by its ranks: what each learns of the
+// others at start-up (counter and buffer addresses, the allocation table).
+type world struct {
+	m      LAPI
+	par    Params
+	ranks  []*Rank
+	allocs [][]mem.Addr // Malloc's table, in call order
+}
+
+// Rank is one process's ARMCI.
+type Rank struct {
+	w   *world
+	id  int
+	cpu *mem.CPU
+	mu  sp.Mutex // guards accumulate and read-modify-write at this rank
+	hh  sp.AMHeader
+
+	getC     *sp.Counter   // origin counter of per-block LAPI_Gets
+	reply    *sp.Counter   // target counter of replies to this rank (AM get data, Rmw values)
+	rmwValue int64         // the value a Rmw reply brought
+	cmpl     []*sp.Counter // per target: completion counters of puts and accumulates
+	issued   []int         // per target: operations counted on cmpl and not yet fenced
+	// amPending is per target the active-message operations issued and
+	// not yet fenced: a later operation to that target waits for them
+	// (the ordering rule).
+	amPending        []int
+	arrived, release *sp.Counter // barrier
+	nallocs          int
+	pack, out        mem.Region   // packing buffers: remote-side gets, outgoing puts
+	inbuf            []mem.Region // per source: where its active messages' data lands
+}
+
+// Rank is the rank's number.
+func (r *Rank) Rank() int { return r.id }
+
+// Size is the number of ranks.
+func (r *Rank) Size() int { return len(r.w.ranks) }
+
+// CPU is the rank's processor.
+func (r *Rank) CPU() *mem.CPU { return r.cpu }
+
+// Buffer allocates n bytes of private memory.
+func (r *Rank) Buffer(n int) (mem.Region, error) { return r.w.m.Alloc(r.id, "user", n) }
+
+// Malloc allocates n bytes on every rank and returns every rank's address
+// (ARMCI_Malloc): each allocates, writes its address in the table every
+// rank reads (the exchange ARMCI does by message passing), and all meet
+// in a barrier.
+func (r *Rank) Malloc(p *sim.Proc, n int) ([]mem.Addr, error) {
+	reg, err := r.w.m.Alloc(r.id, "armci malloc", n)
+	if err != nil {
+		return nil, fmt.Errorf("armci: ARMCI_Malloc of %d bytes on rank %d: %w", n, r.id, err)
+	}
+	k := r.nallocs
+	r.nallocs++
+	for len(r.w.allocs) <= k {
+		r.w.allocs = append(r.w.allocs, make([]mem.Addr, len(r.w.ranks)))
+	}
+	r.w.allocs[k][r.id] = reg.Addr
+	r.Barrier(p)
+	return r.w.allocs[k], nil
+}
+
+// Free is ARMCI_Free: a barrier (memory is not reused in the model).
+func (r *Rank) Free(p *sim.Proc, addrs []mem.Addr) error {
+	if len(addrs) != len(r.w.ranks) {
+		return fmt.Errorf("armci: ARMCI_Free of %d addresses, want %d", len(addrs), len(r.w.ranks))
+	}
+	r.AllFence(p)
+	r.Barrier(p)
+	return nil
+}
+
+// Barrier: every rank sends an active message to rank 0, which answers
+// each once all have arrived.
+func (r *Rank) Barrier(p *sim.Proc) {
+	m, n := r.w.m, len(r.w.ranks)
+	if n == 1 {
+		return
+	}
+	hdr := []byte{opBarrier}
+	if r.id != 0 {
+		m.Amsend(p, r.id, 0, r.w.ranks[0].hh, hdr, 0, 0, r.w.ranks[0].arrived, nil, nil)
+		m.Waitcntr(p, r.id, r.release, 1)
+		return
+	}
+	m.Waitcntr(p, 0, r.arrived, n-1)
+	for i := 1; i < n; i++ {
+		m.Amsend(p, 0, i, r.w.ranks[i].hh, hdr, 0, 0, r.w.ranks[i].release, nil, nil)
+	}
+}
+
+// Fence waits until every put and accumulate to proc is complete there
+// (ARMCI_Fence).
+func (r *Rank) Fence(p *sim.Proc, proc int) {
+	if r.issued[proc] > 0 {
+		r.w.m.Waitcntr(p, r.id, r.cmpl[proc], r.issued[proc])
+	}
+	r.issued[proc], r.amPending[proc] = 0, 0
+}
+
+// AllFence is Fence for every rank (ARMCI_AllFence).
+func (r *Rank) AllFence(p *sim.Proc) {
+	for i := range r.issued {
+		r.Fence(p, i)
+	}
+}
+
+// order applies the ordering rule before an operation to proc.
+func (r *Rank) order(p *sim.Proc, proc int) {
+	if r.amPending[proc] > 0 {
+		r.Fence(p, proc)
+	}
+}
+
+// useLAPI says whether blocks go one LAPI operation each (Figure 3).
+func (r *Rank) useLAPI(segs []seg) bool {
+	return r.w.par.Native || len(segs) <= r.w.par.LAPIMaxBlocks || total(segs)/len(segs) >= r.w.par.LAPIMinBlockBytes
+}
+
+func (r *Rank) check(proc int) error {
+	if proc < 0 || proc >= len(r.w.ranks) {
+		return fmt.Errorf("armci: rank %d: no rank %d (%d ranks)", r.id, proc, len(r.w.ranks))
+	}
+	return nil
+}
+
+// Active-message operations (the first byte of the user header).
+const (
+	opGet byte = iota + 1
+	opPut
+	opAcc
+	opRmw
+	opRmwReply
+	opBarrier
+	opPutShort // a short put carried in the user header
+)
+
+// uhdr layout: op, acc type, rmw op, 0, origin rank (4), address (8),
+// scale (16), value (8), descriptor length (4).
+const uhdrLen = 44
+
+func makeUhdr(op byte, t stacks.AccType, rop stacks.RmwOp, origin int, a mem.Addr, scale complex128, v int64, desc int) []byte {
+	b := make([]byte, uhdrLen)
+	b[0], b[1], b[2] = op, byte(t), byte(rop)
+	le := binary.LittleEndian
+	le.PutUint32(b[4:], uint32(origin))
+	le.PutUint64(b[8:], uint64(a))
+	le.PutUint64(b[16:], math.Float64bits(real(scale)))
+	le.PutUint64(b[24:], math.Float64bits(imag(scale)))
+	le.PutUint64(b[32:], uint64(v))
+	le.PutUint32(b[40:], uint32(desc))
+	return b
+}

@@ -1,0 +1,242 @@
+package armci
+
+import (
+	"fmt"
+
+	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/stacks"
+)
+
+// The shared-memory port (armci-sp.txt 2.4: "On shared memory systems,
+// ARMCI operations currently require the remote data to be located in
+// shared memory ... allowing the library to use simply an optimized memory
+// copy"; "Mutual exclusion is implemented using vendor-specific locks ...,
+// System V semaphores (Unix)"), here on an SX-4 node: ARMCI_Malloc places
+// every rank's part in a System V shared segment; a get or put is one
+// vector move per block (the SX-4's memcpy, which bypasses the
+// non-coherent scalar caches and is visible to every processor when it
+// returns: local and remote completion at once, in issue order);
+// accumulate and read-modify-write run under the owner's test-and-set lock,
+// whose release is the NEC PKT_READY_SET (store made visible after every
+// earlier store).
+
+// SharedMemory is what the shared-memory port needs of a machine.
+type SharedMemory interface {
+	machines.Machine
+	CPU(rank int) *mem.CPU
+	Private(rank int, name string, size int) (mem.Region, error)
+	ShmGet(name string, size int) (mem.Segment, error)
+	Memcpy(p *sim.Proc, rank int, dst, src mem.Addr, n int)
+	TestAndSet(p *sim.Proc, rank int, a mem.Addr) uint64
+	ReadySet(p *sim.Proc, rank int, a mem.Addr, v uint64)
+	ReadyIsSet(p *sim.Proc, rank int, a mem.Addr) bool
+}
+
+const shmCapability = "shared memory: System V segments, a cache-bypassing memcpy, test-and-set and the NEC ready-bit routines (machines/sx4)"
+
+type shmWorld struct {
+	m      SharedMemory
+	par    Params
+	ranks  []*shmRank
+	allocs [][]mem.Addr
+	// sync is a shared segment: one lock word per rank, then the barrier's
+	// lock, count and sense words.
+	sync mem.Segment
+}
+
+func (w *shmWorld) lockWord(rank int) mem.Addr { return w.sync.Base + mem.Addr(8*rank) }
+func (w *shmWorld) barrierWord(i int) mem.Addr {
+	return w.sync.Base + mem.Addr(8*(len(w.ranks)+i))
+}
+
+// shmRank is one process's ARMCI on shared memory.
+type shmRank struct {
+	w       *shmWorld
+	id      int
+	cpu     *mem.CPU
+	tmp     mem.Region
+	nallocs int
+	sense   uint64
+}
+
+func openShared(m SharedMemory, par Params, out *stacks.World) error {
+	w := &shmWorld{m: m, par: par}
+	var err error
+	if w.sync, err = m.ShmGet("armci sync", 8*(m.Procs()+3)); err != nil {
+		return fmt.Errorf("armci: %w", err)
+	}
+	for i := 0; i < m.Procs(); i++ {
+		r := &shmRank{w: w, id: i, cpu: m.CPU(i)}
+		if r.tmp, err = m.Private(i, "armci buffer", par.BufferBytes); err != nil {
+			return fmt.Errorf("armci: %w", err)
+		}
+		w.ranks = append(w.ranks, r)
+		out.Ranks = append(out.Ranks, r)
+	}
+	return nil
+}
+
+func (r *shmRank) Rank() int                        { return r.id }
+func (r *shmRank) Size() int                        { return len(r.w.ranks) }
+func (r *shmRank) CPU() *mem.CPU                    { return r.cpu }
+func (r *shmRank) Buffer(n int) (mem.Region, error) { return r.w.m.Private(r.id, "user", n) }
+
+// Malloc: each rank creates a shared segment for its part (shmget), writes
+// its address in the table, and all meet at the barrier.
+func (r *shmRank) Malloc(p *sim.Proc, n int) ([]mem.Addr, error) {
+	seg, err := r.w.m.ShmGet(fmt.Sprintf("armci rank %d", r.id), n)
+	if err != nil {
+		return nil, fmt.Errorf("armci: ARMCI_Malloc of %d bytes on rank %d: %w", n, r.id, err)
+	}
+	k := r.nallocs
+	r.nallocs++
+	for len(r.w.allocs) <= k {
+		r.w.allocs = append(r.w.allocs, make([]mem.Addr, len(r.w.ranks)))
+	}
+	r.w.allocs[k][r.id] = seg.Base
+	r.Barrier(p)
+	return r.w.allocs[k], nil
+}
+
+func (r *shmRank) Free(p *sim.Proc, addrs []mem.Addr) error {
+	if len(addrs) != len(r.w.ranks) {
+		return fmt.Errorf("armci: ARMCI_Free of %d addresses, want %d", len(addrs), len(r.w.ranks))
+	}
+	r.Barrier(p)
+	return nil
+}
+
+// lock takes the test-and-set lock at a, spinning (uncached) while held.
+func (r *shmRank) lock(p *sim.Proc, a mem.Addr) {
+	m := r.w.m
+	for m.TestAndSet(p, r.id, a) != 0 {
+		r.cpu.SpinUntil(p, "armci: a lock held by another process", func() bool { return !m.ReadyIsSet(p, r.id, a) }, a)
+	}
+}
+
+// unlock releases it after every earlier store (PKT_READY_SET).
+func (r *shmRank) unlock(p *sim.Proc, a mem.Addr) { r.w.m.ReadySet(p, r.id, a, 0) }
+
+// Barrier is a sense-reversing counter barrier in the shared segment.
+func (r *shmRank) Barrier(p *sim.Proc) {
+	w, m := r.w, r.w.m
+	lk, count, sense := w.barrierWord(0), w.barrierWord(1), w.barrierWord(2)
+	r.sense ^= 1
+	r.lock(p, lk)
+	c := r.cpu.LoadUncached(p, count, 8) + 1
+	if int(c) == len(w.ranks) {
+		m.ReadySet(p, r.id, count, 0)
+		m.ReadySet(p, r.id, sense, r.sense)
+		r.unlock(p, lk)
+		return
+	}
+	m.ReadySet(p, r.id, count, c)
+	r.unlock(p, lk)
+	r.cpu.SpinUntil(p, "armci: barrier", func() bool { return r.cpu.LoadUncached(p, sense, 8) == r.sense }, sense)
+}
+
+// Fence and AllFence: a put is complete at the target when it returns.
+func (r *shmRank) Fence(p *sim.Proc, proc int) {}
+func (r *shmRank) AllFence(p *sim.Proc)        {}
+
+func (r *shmRank) check(proc int) error {
+	if proc < 0 || proc >= len(r.w.ranks) {
+		return fmt.Errorf("armci: rank %d: no rank %d (%d ranks)", r.id, proc, len(r.w.ranks))
+	}
+	return nil
+}
+
+// copySegs moves every block with a vector move.
+func (r *shmRank) copySegs(p *sim.Proc, segs []seg, proc int) error {
+	if err := r.check(proc); err != nil {
+		return err
+	}
+	for _, g := range segs {
+		r.w.m.Memcpy(p, r.id, g.dst, g.src, g.n)
+	}
+	return nil
+}
+
+func (r *shmRank) GetS(p *sim.Proc, s stacks.Strided, proc int) error {
+	segs, err := stridedSegs(s)
+	if err != nil {
+		return err
+	}
+	return r.copySegs(p, segs, proc)
+}
+
+func (r *shmRank) GetV(p *sim.Proc, v []stacks.GIOV, proc int) error {
+	segs, err := vectorSegs(v)
+	if err != nil {
+		return err
+	}
+	return r.copySegs(p, segs, proc)
+}
+
+func (r *shmRank) PutS(p *sim.Proc, s stacks.Strided, proc int) error { return r.GetS(p, s, proc) }
+func (r *shmRank) PutV(p *sim.Proc, v []stacks.GIOV, proc int) error  { return r.GetV(p, v, proc) }
+
+func (r *shmRank) AccS(p *sim.Proc, t stacks.AccType, scale complex128, s stacks.Strided, proc int) error {
+	segs, err := stridedSegs(s)
+	if err != nil {
+		return err
+	}
+	return r.acc(p, t, scale, segs, proc)
+}
+
+func (r *shmRank) AccV(p *sim.Proc, t stacks.AccType, scale complex128, v []stacks.GIOV, proc int) error {
+	segs, err := vectorSegs(v)
+	if err != nil {
+		return err
+	}
+	return r.acc(p, t, scale, segs, proc)
+}
+
+// acc: under the owner's lock, each block is moved into a private buffer
+// (vector move: the shared data is read from memory, not a stale cache
+// line), added to, and moved back.
+func (r *shmRank) acc(p *sim.Proc, t stacks.AccType, scale complex128, segs []seg, proc int) error {
+	if err := r.check(proc); err != nil {
+		return err
+	}
+	if err := checkAcc(t, segs); err != nil {
+		return err
+	}
+	m := r.w.m
+	r.lock(p, r.w.lockWord(proc))
+	for _, c := range chunks(segs, r.w.par.BufferBytes, t.Size()) {
+		for _, g := range c {
+			m.Memcpy(p, r.id, r.tmp.Addr, g.dst, g.n)
+			x, y := make([]byte, g.n), make([]byte, g.n)
+			r.cpu.Peek(r.tmp.Addr, x)
+			r.cpu.Peek(g.src, y)
+			accumulate(t, scale, x, y)
+			r.cpu.Compute(p, float64(accCyclesPerElem*g.n/t.Size()))
+			r.cpu.Poke(r.tmp.Addr, x)
+			m.Memcpy(p, r.id, g.dst, r.tmp.Addr, g.n)
+		}
+	}
+	r.unlock(p, r.w.lockWord(proc))
+	return nil
+}
+
+// Rmw: under the owner's lock, an uncached load and a visible store.
+func (r *shmRank) Rmw(p *sim.Proc, op stacks.RmwOp, proc int, a mem.Addr, v int64) (int64, error) {
+	if err := r.check(proc); err != nil {
+		return 0, err
+	}
+	if op != stacks.FetchAndAdd && op != stacks.Swap {
+		return 0, fmt.Errorf("armci: unknown read-modify-write operator %d", op)
+	}
+	r.lock(p, r.w.lockWord(proc))
+	old := int64(r.cpu.LoadUncached(p, a, 8))
+	nv := v
+	if op == stacks.FetchAndAdd {
+		nv = old + v
+	}
+	r.w.m.ReadySet(p, r.id, a, uint64(nv))
+	r.unlock(p, r.w.lockWord(proc))
+	return old, nil
+}
