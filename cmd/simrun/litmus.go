@@ -4,9 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/msgsim/msgsim/machines/sx4"
+	"github.com/msgsim/msgsim/machines/t3d"
+	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/workloads/litmus"
 )
@@ -14,11 +19,15 @@ import (
 func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("litmus", flag.ContinueOnError)
 	list := fs.Bool("list", false, "list the tests and the built-in models")
-	model := fs.String("model", "sc", "CPU model: a built-in (sc, tso, pso, noncoherent) or a YAML file")
+	model := fs.String("model", "sc", "CPU model: a built-in (sc, tso, pso, noncoherent, nmca) or a YAML file")
+	exhaustive := fs.Bool("exhaustive", false, "enumerate every final state the model allows (herd7-style output) instead of sampling runs")
 	runs := fs.Int("runs", litmus.DefaultRuns, "number of runs")
 	seed := fs.Uint64("seed", 1, "seed of the runs")
 	startJ := fs.Float64("start-jitter-cycles", 0, "random start delay range per thread, in CPU cycles (default: from the model)")
 	opJ := fs.Float64("op-jitter-cycles", 0, "random delay range before each instruction, in CPU cycles (default: from the model)")
+	drainJ := fs.Float64("drain-jitter-cycles", 0, "random extra delay range of each store-buffer drain, in CPU cycles (default: the model's, 0 on the built-ins; R on tso needs it in sampling)")
+	machine := fs.String("machine", "", "run on a machine instead of --model: sx4 (threads on CPUs of one node) or t3d (thread i on PE i; see --home)")
+	home := fs.String("home", "", "with --machine t3d: the PE holding each location, e.g. x=1,y=1 (default: the first thread that loads it)")
 	cold := fs.Bool("cold", false, "start with empty caches (default: each thread has loaded its locations)")
 	pos, code, ok := parseFlags(fs, "litmus", args, stdout, stderr)
 	if !ok {
@@ -27,18 +36,26 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 	if *list {
 		fmt.Fprintln(stdout, "Tests:")
 		for _, t := range litmus.Tests() {
-			fmt.Fprintf(stdout, "  %-16s exists (%s)\n", t.Name, t.CondString())
+			fmt.Fprintf(stdout, "  %-16s %s (%s)\n", t.Name, t.Cond.Quant, t.CondString())
 			for _, l := range t.Program() {
 				fmt.Fprintf(stdout, "  %-16s   %s\n", "", l)
 			}
 		}
-		fmt.Fprintf(stdout, "Models: %s, or a YAML file of sim/mem Config fields (base: <model> to start from one)\n", strings.Join(mem.BuiltinNames(), ", "))
+		fmt.Fprintln(stdout, "Models:")
+		for _, m := range litmus.Models() {
+			fmt.Fprintf(stdout, "  %-12s %s; shows %s\n", m.Name, m.What, m.Shows)
+		}
+		fmt.Fprintf(stdout, "  or a YAML file of sim/mem Config fields (base: <one of %s> to start from one)\n", strings.Join(mem.BuiltinNames(), ", "))
+		fmt.Fprintln(stdout, "Machines (--machine):")
+		fmt.Fprintln(stdout, "  sx4          each thread on a CPU of one node: non-coherent write-through scalar caches, stores to different lines drain out of order, the node's own costs")
+		fmt.Fprintln(stdout, "  t3d          thread i on PE i, each location in one PE's memory (--home): remote stores are puts, remote loads gets, local loads go through a cache that puts do not update; smp_mb is shmem_quiet + cache flush")
+		fmt.Fprintln(stdout, "Or a herd7 .litmus file (X86 or C syntax): simrun litmus FILE.litmus --model tso")
 		return exitOK
 	}
 	if !wantArgs("litmus", pos, 1, stderr) {
 		return exitUsage
 	}
-	t, err := litmus.Lookup(pos[0])
+	t, err := litmus.LoadTest(pos[0], "")
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
 		return exitUsage
@@ -48,6 +65,20 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun litmus: --model: %v\n", err)
 		return exitUsage
 	}
+	if *machine == "t3d" {
+		return litmusT3D(t, *home, *exhaustive, *runs, *seed, !*cold, fs, *startJ, *opJ, stdout, stderr)
+	}
+	if *home != "" {
+		fmt.Fprintln(stderr, "simrun litmus: --home applies to --machine t3d only")
+		return exitUsage
+	}
+	if *machine != "" {
+		if cfg, err = machineModel(*machine, len(t.Threads)); err != nil {
+			fmt.Fprintf(stderr, "simrun litmus: --machine: %v\n", err)
+			return exitUsage
+		}
+		*model = *machine
+	}
 	opts := litmus.DefaultOptions(t, cfg)
 	opts.Runs, opts.Seed, opts.Warm = *runs, *seed, !*cold
 	fs.Visit(func(f *flag.Flag) {
@@ -56,10 +87,17 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 			opts.StartJitterCycles = *startJ
 		case "op-jitter-cycles":
 			opts.OpJitterCycles = *opJ
+		case "drain-jitter-cycles":
+			opts.DrainJitterCycles = *drainJ
 		}
 	})
 	start := time.Now()
-	o, err := litmus.RunTest(t, *model, cfg, opts)
+	var o *litmus.Outcome
+	if *exhaustive {
+		o, err = litmus.Explore(t, *model, cfg, opts.Warm)
+	} else {
+		o, err = litmus.RunTest(t, *model, cfg, opts)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
 		return exitUsage
@@ -69,7 +107,83 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stderr, "simrun litmus: %d runs, %d events in %.3fs\n", *runs, o.Events, wall.Seconds())
+	if *exhaustive {
+		fmt.Fprintf(stderr, "simrun litmus: %d states explored in %.3fs\n", o.Explored, wall.Seconds())
+	} else {
+		fmt.Fprintf(stderr, "simrun litmus: %d runs, %d events in %.3fs\n", *runs, o.Events, wall.Seconds())
+	}
+	if o.Failed > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// machineModel is the processor model of a machine's own configuration
+// (default params), with threads processors of it sharing its memory.
+func machineModel(name string, threads int) (mem.Config, error) {
+	switch name {
+	case "sx4":
+		m, err := sx4.New(sim.NewEngine(0), threads, sx4.DefaultParams())
+		if err != nil {
+			return mem.Config{}, err
+		}
+		return m.CPU(0).Config(), nil
+	}
+	return mem.Config{}, fmt.Errorf("unknown machine %q (machines: sx4, t3d)", name)
+}
+
+// litmusT3D runs a test on a T3D partition (sampled only: the machine is
+// timed, with a network).
+func litmusT3D(t litmus.Test, home string, exhaustive bool, runs int, seed uint64, warm bool, fs *flag.FlagSet, startJ, opJ float64, stdout, stderr io.Writer) int {
+	if exhaustive {
+		fmt.Fprintln(stderr, "simrun litmus: --exhaustive explores the untimed models (sc, tso, pso, noncoherent, nmca, --machine sx4); --machine t3d is sampled only")
+		return exitUsage
+	}
+	homes := litmus.DefaultT3DHomes(t)
+	if home != "" {
+		for _, kv := range strings.Split(home, ",") {
+			name, pe, ok := strings.Cut(strings.TrimSpace(kv), "=")
+			n, err := strconv.Atoi(pe)
+			l := slices.Index(t.Locs, name)
+			if !ok || err != nil || l < 0 {
+				fmt.Fprintf(stderr, "simrun litmus: --home %q: want LOCATION=PE with a location of the test (%s)\n", kv, strings.Join(t.Locs, ", "))
+				return exitUsage
+			}
+			homes[l] = n
+		}
+	}
+	params := t3d.DefaultParams()
+	j, err := litmus.T3DJitterCycles(params)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun litmus: t3d: %v\n", err)
+		return exitFailed
+	}
+	opts := litmus.Options{Runs: runs, Seed: seed, Warm: warm, StartJitterCycles: j, OpJitterCycles: j}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "start-jitter-cycles":
+			opts.StartJitterCycles = startJ
+		case "op-jitter-cycles":
+			opts.OpJitterCycles = opJ
+		}
+	})
+	start := time.Now()
+	o, err := litmus.RunT3D(t, params, homes, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
+		return exitUsage
+	}
+	wall := time.Since(start)
+	var where []string
+	for l, h := range homes {
+		where = append(where, fmt.Sprintf("%s on PE %d", t.Locs[l], h))
+	}
+	fmt.Fprintf(stdout, "%% T3D: thread i on PE i; %s\n", strings.Join(where, ", "))
+	if err := litmus.Write(stdout, o); err != nil {
+		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stderr, "simrun litmus: %d runs, %d events in %.3fs\n", runs, o.Events, wall.Seconds())
 	if o.Failed > 0 {
 		return exitFailed
 	}

@@ -7,7 +7,7 @@
 //	simrun run FILE-or-NAME [--out DIR] [--seed N]
 //	simrun claims [REGEXP] [--fast] [--skip REGEXP] [--failing]
 //	                                    the papers' claims of the built-ins, checked
-//	simrun litmus TEST --model M [--runs N] [--seed N]   (litmus --list)
+//	simrun litmus TEST|FILE.litmus --model M [--exhaustive] [--machine sx4|t3d] (litmus --list)
 //	simrun trace FILE-or-NAME [--out trace.json] [--seed N]
 //	simrun bench                        engine speed on this machine
 //
@@ -86,18 +86,24 @@ whose declared cost (cost.wall_seconds, cost.memory_gb) exceeds 10 s or
 Example:
   simrun claims --fast
   simrun claims 't3d-fig[59]' --failing`, cmdClaims},
-		{"litmus", "TEST --model M [--runs N] [--seed N] | --list", "run a litmus test many times and print litmus7-style counts", `M is a built-in CPU model (sc, tso, pso, noncoherent) or a YAML file of
+		{"litmus", "TEST|FILE.litmus --model M [--exhaustive] [--runs N] [--seed N] | --list", "run a litmus test: sample runs (litmus7-style counts) or enumerate every outcome (herd7-style)", `TEST is a built-in test or a herd7 .litmus file (X86 subset or C syntax:
+WRITE_ONCE, READ_ONCE, smp_mb, smp_wmb, smp_rmb, xchg, ...).
+M is a built-in model (sc, tso, pso, noncoherent, nmca) or a YAML file of
 sim/mem Config fields, optionally starting from a built-in:
   base: tso
   store_buffer: {order: reordered}
+--exhaustive enumerates every final state the operational model allows
+(every interleaving, store-buffer drain order and cached copy), so Never
+means never; otherwise runs are sampled with seeded jitter.
 The last line is "Observation TEST Never|Sometimes|Always POS NEG".
 The jitters default to twice the model's time to drain the test's stores
 (so every sequentially consistent outcome shows); every run's engine is
 bounded in events and wall time.
 Exit 1 if runs deadlock, livelock or hit a limit (MP+spin on noncoherent
-livelocks); exit 2 on an unknown test or a bad model.
+livelocks); exit 2 on an unknown test, a bad file or a bad model.
 Example:
   simrun litmus MP --model pso --runs 10000 --seed 1
+  simrun litmus workloads/litmus/testdata/IRIW.litmus --model nmca --exhaustive
   simrun litmus --list`, cmdLitmus},
 		{"trace", "FILE-or-NAME [--out trace.json] [--seed N]", "run a scenario and write a Chrome trace of its first engine", `Open the JSON in https://ui.perfetto.dev or chrome://tracing: one line per
 simulated process, with its busy, waiting and spinning spans.

@@ -250,7 +250,7 @@ series:
 	// A typo in one series only is that series' error.
 	g := write(t, dir, "typo2.yaml", "name: t2\nworkload: {name: litmus, params: {test: MP}}\nseries:\n  - name: a\n  - name: b\n    workload: {params: {modle: tso}}\n")
 	code, _, errs := simrun(t, "validate", g)
-	if code != exitUsage || !strings.HasSuffix(strings.TrimSpace(errs), `/typo2.yaml:6:25: field series[1].workload.params.modle: unknown field "modle" (did you mean "model"?); valid fields: test, model, runs, start_jitter_cycles, op_jitter_cycles, warm`) {
+	if code != exitUsage || !strings.HasSuffix(strings.TrimSpace(errs), `/typo2.yaml:6:25: field series[1].workload.params.modle: unknown field "modle" (did you mean "model"?); valid fields: test, model, runs, start_jitter_cycles, op_jitter_cycles, drain_jitter_cycles, warm, exhaustive`) {
 		t.Errorf("exit %d:\n%s", code, errs)
 	}
 }

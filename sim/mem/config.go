@@ -38,8 +38,14 @@ const (
 type StoreBufferConfig struct {
 	Depth       int     `yaml:"depth"`        // entries; 0: no buffer, stores are visible at once
 	DrainCycles float64 `yaml:"drain_cycles"` // from one entry becoming visible to the next
-	Order       string  `yaml:"order"`        // fifo or reordered
-	Forwarding  bool    `yaml:"forwarding"`   // loads see this CPU's own buffered stores
+	// DrainJitterCycles adds to each drain a random delay in [0, this)
+	// cycles (from the engine's generator), so that stores drain with
+	// varying timing as on real buses; 0 (the default): every drain takes
+	// exactly DrainCycles and no random number is drawn. Litmus sampling
+	// uses it to reach outcomes that need a slow drain (R on tso).
+	DrainJitterCycles float64 `yaml:"drain_jitter_cycles"`
+	Order             string  `yaml:"order"`      // fifo or reordered
+	Forwarding        bool    `yaml:"forwarding"` // loads see this CPU's own buffered stores
 }
 
 // Costs of memory operations, in cycles of the CPU clock unless named
@@ -77,7 +83,7 @@ func (c Config) Validate() error {
 		name string
 		v    float64
 	}{
-		{"store_buffer.drain_cycles", c.StoreBuffer.DrainCycles},
+		{"store_buffer.drain_cycles", c.StoreBuffer.DrainCycles}, {"store_buffer.drain_jitter_cycles", c.StoreBuffer.DrainJitterCycles},
 		{"costs.load_cycles", c.Costs.LoadCycles}, {"costs.miss_cycles", c.Costs.MissCycles},
 		{"costs.uncached_load_cycles", c.Costs.UncachedLoadCycles}, {"costs.store_cycles", c.Costs.StoreCycles},
 		{"costs.fence_cycles", c.Costs.FenceCycles}, {"costs.atomic_cycles", c.Costs.AtomicCycles},

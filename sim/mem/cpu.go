@@ -11,23 +11,24 @@ import (
 // the simulated process running on it and charge that process the
 // operation's cost in simulated time.
 type CPU struct {
-	name       string
-	eng        *sim.Engine
-	mem        *Memory
-	cfg        Config
-	clock      sim.Clock
-	cache      *cache
-	lineShift  uint
-	sb         []sbEntry
-	draining   bool
-	drainDelay sim.Time
-	drainFn    func()
-	sbWait     sim.WaitQueue
-	eligible   []int
-	free       [][]byte
-	spin       watcher
-	spins      []*watcher // spins in progress on this CPU (one per thread)
-	stats      Stats
+	name        string
+	eng         *sim.Engine
+	mem         *Memory
+	cfg         Config
+	clock       sim.Clock
+	cache       *cache
+	lineShift   uint
+	sb          []sbEntry
+	draining    bool
+	drainDelay  sim.Time
+	drainJitter sim.Time // span of the random extra drain delay; 0: none
+	drainFn     func()
+	sbWait      sim.WaitQueue
+	eligible    []int
+	free        [][]byte
+	spin        watcher
+	spins       []*watcher // spins in progress on this CPU (one per thread)
+	stats       Stats
 }
 
 // Stats counts a CPU's memory operations.
@@ -47,6 +48,7 @@ func NewCPU(eng *sim.Engine, name string, m *Memory, cfg Config) (*CPU, error) {
 		c.lineShift = c.cache.shift
 	}
 	c.drainDelay = c.clock.Cycles(cfg.StoreBuffer.DrainCycles)
+	c.drainJitter = c.clock.Cycles(cfg.StoreBuffer.DrainJitterCycles)
 	c.drainFn = c.drain
 	return c, nil
 }

@@ -536,3 +536,48 @@ func TestHandlerPreemptsCPUOperations(t *testing.T) {
 		t.Errorf("memcpy done at %v, want %v (2.5 us + the handler's 100 ns)", copied, want)
 	}
 }
+
+// TestDrainJitter: with store_buffer.drain_jitter_cycles a store becomes
+// visible after drain_cycles plus a random [0, jitter) that varies with the
+// seed; without it, after exactly drain_cycles on every seed.
+func TestDrainJitter(t *testing.T) {
+	visibleAt := func(jitter float64, seed uint64) sim.Time {
+		cfg, _ := Builtin("tso")
+		cfg.StoreBuffer.DrainJitterCycles = jitter
+		e := sim.NewEngine(seed)
+		m := NewMemory("m", 1<<12)
+		seg, _ := m.Alloc("s", 64, 64)
+		c, err := NewCPU(e, "c", m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var at sim.Time
+		e.Spawn("w", func(p *sim.Proc) { c.Store(p, seg.Addr(0), 8, 1) })
+		e.Spawn("r", func(p *sim.Proc) {
+			for m.Load64(seg.Addr(0)) == 0 {
+				p.Sleep(cfg.Clock().Cycles(0.5))
+			}
+			at = p.Now()
+		})
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	clock := sim.ClockMHz(100)
+	drain := clock.Cycles(4)
+	seen := map[sim.Time]bool{}
+	for seed := uint64(1); seed <= 20; seed++ {
+		if got := visibleAt(0, seed); got != drain {
+			t.Fatalf("no jitter, seed %d: visible at %v, want %v", seed, got, drain)
+		}
+		got := visibleAt(8, seed)
+		if got < drain || got > drain+clock.Cycles(8.5) {
+			t.Fatalf("jitter 8, seed %d: visible at %v, want in [%v, %v)", seed, got, drain, drain+clock.Cycles(8))
+		}
+		seen[got] = true
+	}
+	if len(seen) < 3 {
+		t.Fatalf("drain jitter gave %d distinct times over 20 seeds", len(seen))
+	}
+}

@@ -1,5 +1,7 @@
 package mem
 
+import "github.com/msgsim/msgsim/sim"
+
 // sbEntry is one buffered store: a word, or a whole bulk copy.
 type sbEntry struct {
 	a     Addr
@@ -27,7 +29,7 @@ func (c *CPU) enqueue(a Addr, b []byte) {
 	c.sb = append(c.sb, e)
 	if !c.draining {
 		c.draining = true
-		c.eng.After(c.drainDelay, c.drainFn)
+		c.eng.After(c.nextDrain(), c.drainFn)
 	}
 }
 
@@ -54,10 +56,19 @@ func (c *CPU) drain() {
 	}
 	c.sbWait.WakeAll()
 	if len(c.sb) > 0 {
-		c.eng.After(c.drainDelay, c.drainFn)
+		c.eng.After(c.nextDrain(), c.drainFn)
 	} else {
 		c.draining = false
 	}
+}
+
+// nextDrain is the delay to the next drain: drain_cycles, plus a random
+// [0, drain_jitter_cycles) if that is set.
+func (c *CPU) nextDrain() sim.Time {
+	if c.drainJitter <= 0 {
+		return c.drainDelay
+	}
+	return c.drainDelay + sim.Time(c.eng.Rand().Int64N(int64(c.drainJitter)))
 }
 
 // olderSameLine reports whether an older entry than j touches a line j touches.

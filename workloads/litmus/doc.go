@@ -2,7 +2,60 @@
 // WRC, each also with fences, and MP+spin) as small per-thread programs of
 // loads, stores, fences and spin-waits issued through mem.CPU on one shared
 // mem.Memory, each thread a simulated process, and counts the final states
-// over many seeded runs, in the style of litmus7.
+// over many seeded runs, in the style of litmus7; or enumerates every final
+// state the operational model allows (Explore), in the style of herd7.
+//
+// # Tests are herd7 files
+//
+// Parse reads herdtools7's .litmus format: the X86 subset of the classic
+// tests (MOV to and from memory and registers, MFENCE, SFENCE, LFENCE,
+// XCHG, LOCK ADD/INC/DEC/XADD) and herd7's C syntax (WRITE_ONCE,
+// READ_ONCE, smp_mb, smp_wmb, smp_rmb, smp_store_release,
+// smp_load_acquire, xchg, atomic_add/inc/dec, atomic_fetch_add), plus one
+// msgsim extension, r = spin_until(*x, v). The built-in tests are such
+// files (builtin/, embedded) and go through the same parser; testdata/
+// holds the classic x86 tests and their MFENCE variants. Fences map to
+// the model: smp_mb and MFENCE are Fence (drain the store buffer, and
+// flush a non-coherent cache); smp_wmb and SFENCE drain the store buffer;
+// smp_rmb and LFENCE flush a non-coherent cache (nothing else to do on
+// these models, whose loads perform in order); release is smp_wmb then the
+// store, acquire the load then smp_rmb (stronger than needed, never
+// weaker); atomics drain the store buffer and act on memory.
+//
+// # Exhaustive mode
+//
+// Explore steps an untimed operational model equal to mem.CPU's (a load
+// reads the cache or memory then the thread's own buffered stores; a store
+// enters the buffer, full buffers stall; drains in FIFO order or, with a
+// reordered buffer, any entry with no older one to the same location;
+// fences and atomics wait for an empty buffer; a non-coherent cache keeps
+// the copy it loaded; with Warm, each thread starts with its locations
+// cached). It takes every enabled step from every state, hashing states so
+// that each is visited once: a classic test needs at most a few thousand
+// states (IRIW on nmca, 4597), well under a second. The sampled runs can
+// only reach what it reaches (TestSampledWithinExhaustive), but timing
+// can hide some of it: with fixed drain times R on tso and S on pso need
+// one store to drain late, which Options.DrainJitterCycles
+// (store_buffer.drain_jitter_cycles) allows.
+//
+// # nmca: not multi-copy atomic
+//
+// The nmca model (nmca.go) has no mem.Config: each thread has its own view
+// of memory, a store reaches each other thread separately, and a thread
+// may run an instruction before earlier independent ones. It shows IRIW,
+// WRC and LB, which no mem.CPU model can, as IBM POWER (observed on
+// POWER6 and POWER7 by Sarkar et al., PLDI 2011) and ARMv7 (and ARMv8
+// before its 2017 revision to "other-multi-copy atomic") allow; their
+// fenced variants stay forbidden, since its barriers are cumulative. It is
+// sampled by random paths of the same operational model.
+//
+// # Machines
+//
+// RunT3D (t3d.go) runs a test on a Cray T3D partition, thread i on PE i,
+// each location in one PE's memory: remote stores are one-word puts,
+// remote loads gets, local loads read the PE's non-coherent cache, and a
+// full barrier is shmem_quiet then a cache flush. simrun litmus --machine
+// sx4 uses the SX-4 processor's own mem.Config with the mem.CPU runner.
 //
 // # A run
 //

@@ -21,12 +21,15 @@ type modelFile struct {
 	mem.Config `yaml:",inline"`
 }
 
-// LoadModel returns the CPU model called name: a built-in (mem.Builtin: sc,
-// tso, pso, noncoherent) or a YAML file of mem.Config fields (with an
+// LoadModel returns the CPU model called name: NMCA (a zero Config: the
+// model is not a mem.CPU), a built-in (mem.Builtin: sc, tso, pso, noncoherent) or a YAML file of mem.Config fields (with an
 // optional "base: <built-in>"). A relative file is looked up in dir first
 // (the scenario's directory), then in the working directory. Errors name
 // the file, line and field.
 func LoadModel(name, dir string) (mem.Config, error) {
+	if name == NMCA { // an operational model of its own, with no mem.Config
+		return mem.Config{}, nil
+	}
 	if slices.Contains(mem.BuiltinNames(), name) {
 		return mem.Builtin(name)
 	}
@@ -68,4 +71,21 @@ func ParseModel(file string, data []byte) (mem.Config, error) {
 		return mem.Config{}, strictyaml.FieldError(file, root, field, "%s", msg)
 	}
 	return m.Config, nil
+}
+
+// ModelInfo describes a built-in model for simrun litmus --list.
+type ModelInfo struct {
+	Name, What, Shows string
+}
+
+// Models lists the built-in models, what each is and which classic tests'
+// conditions it can show (see the package doc).
+func Models() []ModelInfo {
+	return []ModelInfo{
+		{"sc", "no store buffer, coherent cache: sequential consistency", "nothing SC forbids"},
+		{"tso", "FIFO store buffer with forwarding (x86-TSO, SPARC TSO)", "SB, SB+rfi-pos, R"},
+		{"pso", "stores to different lines drain out of order (SPARC PSO)", "SB, R, MP, S, 2+2W"},
+		{"noncoherent", "pso plus caches that other CPUs' writes do not update (SX-4 scalar caches)", "SB, R, 2+2W; a reader spinning through its cache livelocks"},
+		{NMCA, "not multi-copy atomic, loads satisfied early (POWER, ARMv7)", "SB, MP, LB, R, S, 2+2W, IRIW, WRC"},
+	}
 }

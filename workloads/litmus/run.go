@@ -23,6 +23,12 @@ type Options struct {
 	// OpJitterCycles: a random delay before every instruction, in [0,
 	// this/2^k) cycles, where each run draws k in [0, opScales) once.
 	OpJitterCycles float64
+	// DrainJitterCycles, if positive, replaces the model's
+	// store_buffer.drain_jitter_cycles: each store-buffer drain takes a
+	// random extra [0, this) cycles, so that outcomes needing one store to
+	// drain late (R on tso, S on pso) show up in sampling. 0 keeps the
+	// model's (fixed drains on the built-ins).
+	DrainJitterCycles float64
 	// Warm: every thread loads the locations it accesses before the start,
 	// so they are cached (as after litmus7's previous iterations).
 	Warm bool
@@ -97,7 +103,7 @@ type State struct {
 	// Code is the state as a number: the values of the registers (then,
 	// for tests with FinalMem, of the locations), each in Test.CodeDigits
 	// decimal digits, e.g. 10 for r0=1, r1=0. Distinct states have
-	// distinct codes.
+	// distinct codes; -1 if the values do not fit in an int64 this way.
 	Code  int
 	Count int
 	Cond  bool // the state satisfies the test's condition
@@ -117,6 +123,10 @@ type Outcome struct {
 	FirstFailure error
 	Events       uint64   // engine events, summed over runs
 	SimTime      sim.Time // simulated time, summed over runs
+	// Exhaustive: the outcome of Explore (every reachable final state once;
+	// Positive and Negative count states, not runs).
+	Exhaustive bool
+	Explored   int // states visited by Explore
 }
 
 // Observation is litmus7's verdict on the condition: Never, Sometimes or
@@ -134,13 +144,6 @@ func (o *Outcome) Observation() string {
 // Observed reports whether the condition (the forbidden outcome) was seen.
 func (o *Outcome) Observed() bool { return o.Positive > 0 }
 
-// term is a compiled condition conjunct: register or location index.
-type term struct {
-	reg bool
-	i   int
-	val uint64
-}
-
 // RunTest runs test t opts.Runs times on the CPU model cfg (named model in
 // the output). Runs that deadlock or livelock are counted in Failed; RunTest
 // itself fails only on bad arguments.
@@ -148,12 +151,15 @@ func RunTest(t Test, model string, cfg mem.Config, opts Options) (*Outcome, erro
 	if opts.Runs <= 0 {
 		return nil, fmt.Errorf("litmus: runs must be positive, got %d", opts.Runs)
 	}
-	for _, j := range []float64{opts.StartJitterCycles, opts.OpJitterCycles} {
+	for _, j := range []float64{opts.StartJitterCycles, opts.OpJitterCycles, opts.DrainJitterCycles} {
 		if !(j >= 0) || math.IsInf(j, 0) {
 			return nil, fmt.Errorf("litmus: jitters must be finite numbers ≥ 0, got %g", j)
 		}
 	}
-	if err := cfg.Validate(); err != nil {
+	if opts.DrainJitterCycles > 0 {
+		cfg.StoreBuffer.DrainJitterCycles = opts.DrainJitterCycles
+	}
+	if err := cfg.Validate(); err != nil && model != NMCA {
 		return nil, fmt.Errorf("litmus: model %s: %w", model, err)
 	}
 	if opts.NewEngine == nil {
@@ -163,18 +169,28 @@ func RunTest(t Test, model string, cfg mem.Config, opts Options) (*Outcome, erro
 			return e
 		}
 	}
-	conds, err := compile(t)
-	if err != nil {
-		return nil, err
+	if t.Cond.Prop == nil {
+		return nil, fmt.Errorf("litmus %s: no final condition", t.Name)
 	}
+	r := newRunner(t, cfg, opts)
+	once := r.run
+	if model == NMCA { // an operational model without timing: a random path
+		m := newOpModel(model, cfg, opts.Warm)
+		once = func(seed uint64) ([]uint64, []uint64, error) { return m.walk(t, opts.NewEngine(seed).Rand()) }
+	}
+	return batch(t, model, opts, r, once)
+}
+
+// batch runs once opts.Runs times with seeds drawn from opts.Seed and
+// counts the final states.
+func batch(t Test, model string, opts Options, r *runner, once func(seed uint64) (regs, locs []uint64, err error)) (*Outcome, error) {
 	o := &Outcome{Test: t, Model: model, Opts: opts}
 	counts := map[string]*State{}
 	digits := t.CodeDigits()
 	seeds := sim.NewEngine(opts.Seed).Rand()
-	r := newRunner(t, cfg, opts)
 	for i := 0; i < opts.Runs; i++ {
 		seed := seeds.Uint64()
-		regs, locs, err := r.run(seed)
+		regs, locs, err := once(seed)
 		if err != nil {
 			o.Failed++
 			if o.FirstFailure == nil {
@@ -182,16 +198,7 @@ func RunTest(t Test, model string, cfg mem.Config, opts Options) (*Outcome, erro
 			}
 			continue
 		}
-		ok := true
-		for _, c := range conds {
-			var v uint64
-			if c.reg {
-				v = regs[c.i]
-			} else {
-				v = locs[c.i]
-			}
-			ok = ok && v == c.val
-		}
+		ok := t.Cond.Prop.Eval(regs, locs)
 		if ok {
 			o.Positive++
 		} else {
@@ -202,7 +209,7 @@ func RunTest(t Test, model string, cfg mem.Config, opts Options) (*Outcome, erro
 		if s == nil {
 			code, err := stateCode(regs, locs, t.FinalMem, digits)
 			if err != nil {
-				return nil, err
+				code = -1 // too wide for a number: Run reports it; the text is the state
 			}
 			s = &State{Text: key, Cond: ok, Code: code}
 			counts[key] = s
@@ -217,22 +224,6 @@ func RunTest(t Test, model string, cfg mem.Config, opts Options) (*Outcome, erro
 	return o, nil
 }
 
-func compile(t Test) ([]term, error) {
-	var out []term
-	for _, c := range t.Cond {
-		if r, err := strconv.Atoi(strings.TrimPrefix(c.Name, "r")); err == nil && strings.HasPrefix(c.Name, "r") && r < t.Registers() {
-			out = append(out, term{reg: true, i: r, val: c.Val})
-			continue
-		}
-		i := slices.Index(t.Locs, c.Name)
-		if i < 0 {
-			return nil, fmt.Errorf("litmus %s: condition names %q, which is neither a register nor a location", t.Name, c.Name)
-		}
-		out = append(out, term{i: i, val: c.Val})
-	}
-	return out, nil
-}
-
 // stateCode encodes a final state as a number: the values of regs (then,
 // if mem, of locs), each in width decimal digits. It fails rather than
 // clamp a value that does not fit, so that two states never share a code.
@@ -243,7 +234,7 @@ func stateCode(regs, locs []uint64, mem bool, width int) (int, error) {
 	}
 	c := uint64(0)
 	add := func(v uint64) error {
-		if v >= radix {
+		if width > 18 || v >= radix || c > (math.MaxInt64-v)/radix {
 			return fmt.Errorf("litmus: value %d does not fit the state code's %d digit(s)", v, width)
 		}
 		c = c*radix + v
@@ -269,15 +260,27 @@ func stateCode(regs, locs []uint64, mem bool, width int) (int, error) {
 // since a location only ever holds 0 or a value stored to it (1 for every
 // built-in test but 2+2W's 2).
 func (t Test) CodeDigits() int {
-	top := uint64(0)
+	top, adds := uint64(0), uint64(0)
 	for _, prog := range t.Threads {
 		for _, in := range prog {
-			if in.Kind == Store || in.Kind == Spin {
+			switch in.Kind {
+			case Store, Spin, Move, Swap:
 				top = max(top, in.Val)
+			case Add:
+				adds += in.Val
 			}
 		}
 	}
-	return len(strconv.FormatUint(top, 10))
+	for _, v := range t.LocInit {
+		top = max(top, v)
+	}
+	for _, r := range t.Regs {
+		top = max(top, r.Init)
+	}
+	if top+adds < top { // wrapped: a 20-digit code
+		return 20
+	}
+	return len(strconv.FormatUint(top+adds, 10))
 }
 
 // StateName is the x_name of the state codes: "state_" followed by the
@@ -329,7 +332,14 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 		return nil, nil, err
 	}
 	addr := func(loc int) mem.Addr { return seg.Addr(loc * r.line) }
-	clear(r.regs)
+	for i, reg := range r.t.Regs {
+		r.regs[i] = reg.Init
+	}
+	for i, v := range r.t.LocInit {
+		if v != 0 {
+			m.Store64(addr(i), v)
+		}
+	}
 	clock := r.cfg.Clock()
 	// Every thread starts its program at the same instant, after the
 	// longest possible warm-up, plus its own random delay.
@@ -359,6 +369,9 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 			for _, in := range prog {
 				p.Sleep(jitter(opSpan))
 				r.exec(p, cpu, in, addr(in.Loc))
+				if eng.Trace() != nil {
+					eng.Mark(p, r.traceMark(i, in))
+				}
 			}
 		})
 	}
@@ -385,7 +398,7 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 func (r *runner) warm(p *sim.Proc, cpu *mem.CPU, prog []Instr, addr func(int) mem.Addr) {
 	seen := make([]bool, len(r.t.Locs))
 	for _, in := range prog {
-		if in.Kind != Fence && !seen[in.Loc] {
+		if in.accesses() && !seen[in.Loc] {
 			seen[in.Loc] = true
 			cpu.Load(p, addr(in.Loc), 8)
 		}
@@ -396,13 +409,31 @@ func (r *runner) warm(p *sim.Proc, cpu *mem.CPU, prog []Instr, addr func(int) me
 func (r *runner) exec(p *sim.Proc, cpu *mem.CPU, in Instr, a mem.Addr) {
 	switch in.Kind {
 	case Store:
-		cpu.Store(p, a, 8, in.Val)
+		cpu.Store(p, a, 8, r.value(in))
 	case Load:
 		r.regs[in.Reg] = cpu.Load(p, a, 8)
 	case Fence:
 		cpu.Fence(p)
 		if c := r.cfg.Cache; c.Enabled && !c.Coherent {
 			cpu.FlushCache(p) // see the package doc: ordering alone cannot refresh a stale copy
+		}
+	case FenceW:
+		cpu.Fence(p) // stores drain in order before later ones
+	case FenceR:
+		if c := r.cfg.Cache; c.Enabled && !c.Coherent {
+			cpu.FlushCache(p) // later loads must not read copies older than earlier ones
+		}
+	case Move:
+		r.regs[in.Reg] = r.value(in)
+	case Swap:
+		old := cpu.Swap(p, a, r.value(in))
+		if !in.NoReg {
+			r.regs[in.Reg] = old
+		}
+	case Add:
+		old := cpu.FetchAdd(p, a, r.value(in))
+		if !in.NoReg {
+			r.regs[in.Reg] = old
 		}
 	case Spin:
 		reason := fmt.Sprintf("waiting for %s=%d", r.t.Locs[in.Loc], in.Val)
@@ -418,7 +449,7 @@ func (r *runner) stateText(regs, locs []uint64) string {
 	b := &r.sb
 	b.Reset()
 	for i, v := range regs {
-		fmt.Fprintf(b, "%d:r%d=%d; ", r.th[i], i, v)
+		fmt.Fprintf(b, "%s=%d; ", r.t.RegName(i), v)
 	}
 	if r.t.FinalMem {
 		for i, v := range locs {
@@ -426,4 +457,38 @@ func (r *runner) stateText(regs, locs []uint64) string {
 		}
 	}
 	return strings.TrimSuffix(b.String(), " ")
+}
+
+// value is the value in stores, swaps, adds or moves: Val or register Src.
+func (r *runner) value(in Instr) uint64 {
+	if in.FromReg {
+		return r.regs[in.Src]
+	}
+	return in.Val
+}
+
+// traceMark names what instruction in of thread th just did, for traces:
+// a load or spin also says which store it read from (reads-from, found by
+// value: the stores of that value to that location, or the initial state).
+func (r *runner) traceMark(th int, in Instr) string {
+	what := r.t.instrString(in)
+	if in.Kind != Load && in.Kind != Spin && in.Kind != Swap && in.Kind != Add || in.NoReg {
+		return fmt.Sprintf("P%d: %s", th, what)
+	}
+	v := r.regs[in.Reg]
+	var from []string
+	if r.t.LocInit[in.Loc] == v {
+		from = append(from, "the initial state")
+	}
+	for w, prog := range r.t.Threads {
+		for _, st := range prog {
+			if st.Kind == Store && st.Loc == in.Loc && !st.FromReg && st.Val == v {
+				from = append(from, fmt.Sprintf("P%d's %s", w, r.t.instrString(st)))
+			}
+		}
+	}
+	if len(from) == 0 {
+		from = append(from, "a store of a register or an atomic")
+	}
+	return fmt.Sprintf("P%d: %s read %d (rf from %s)", th, what, v, strings.Join(from, " or "))
 }

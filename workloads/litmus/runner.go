@@ -19,13 +19,17 @@ import (
 //
 //	workload: {name: litmus, params: {test: MP, model: pso, runs: 1000}}
 type Params struct {
-	Test  string `yaml:"test" required:"true"` // a test name (see Names), e.g. MP or SB+fences
+	Test  string `yaml:"test" required:"true"` // a test name (see Names), e.g. MP or SB+fences, or a .litmus file
 	Model string `yaml:"model"`                // built-in CPU model or YAML file; default sc
 	Runs  int    `yaml:"runs"`                 // default DefaultRuns
 	// The jitters default to DefaultJitterCycles of the test on the model.
 	StartJitterCycles *float64 `yaml:"start_jitter_cycles"`
 	OpJitterCycles    *float64 `yaml:"op_jitter_cycles"`
-	Warm              bool     `yaml:"warm"` // default true: caches hold the locations at the start
+	DrainJitterCycles *float64 `yaml:"drain_jitter_cycles"` // default: the model's (0 on the built-ins)
+	Warm              bool     `yaml:"warm"`                // default true: caches hold the locations at the start
+	// Exhaustive: enumerate every final state the model allows (Explore)
+	// instead of sampling runs; "count" is then 1 per reachable state.
+	Exhaustive bool `yaml:"exhaustive"`
 }
 
 // DefaultParams are the params a scenario overrides.
@@ -40,8 +44,16 @@ func Decode(s workloads.Spec) (Params, Test, error) {
 	if err := strictyaml.DecodeAt(s.File, field, s.Workload.Params, &p); err != nil {
 		return p, Test{}, err
 	}
-	t, err := Lookup(p.Test)
+	dir := ""
+	if s.File != "" && !strings.HasPrefix(s.File, "builtin/") {
+		dir = filepath.Dir(s.File)
+	}
+	t, err := LoadTest(p.Test, dir)
 	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) { // the test file itself is bad: its own file and line
+			return p, Test{}, fmt.Errorf("%s.test: %w", field, err)
+		}
 		return p, Test{}, strictyaml.Errorf(s.File, find(s, "test"), field+".test", "%v", err)
 	}
 	if p.Runs <= 0 {
@@ -50,7 +62,7 @@ func Decode(s workloads.Spec) (Params, Test, error) {
 	for _, j := range []struct {
 		key string
 		v   *float64
-	}{{"start_jitter_cycles", p.StartJitterCycles}, {"op_jitter_cycles", p.OpJitterCycles}} {
+	}{{"start_jitter_cycles", p.StartJitterCycles}, {"op_jitter_cycles", p.OpJitterCycles}, {"drain_jitter_cycles", p.DrainJitterCycles}} {
 		if j.v != nil && !(*j.v >= 0 && !math.IsInf(*j.v, 0)) {
 			return p, Test{}, strictyaml.Errorf(s.File, find(s, j.key), field+"."+j.key, "must be a finite number ≥ 0, got %g", *j.v)
 		}
@@ -98,7 +110,10 @@ func prepare(s workloads.Spec) (job, error) {
 // x 10 for r0=1, r1=0; and at x_name "runs", x = runs, the
 // metrics "positive", "negative" and "observed" (1 if the condition was
 // seen)), the litmus7-style output as notes, and, if some run deadlocked or
-// livelocked, the first such error (wrapping the engine's error).
+// livelocked, the first such error (wrapping the engine's error). With
+// params.exhaustive it explores instead: "count" is 1 per reachable final
+// state, x at x_name "runs" the number of states, and the notes are
+// herd7-style.
 func Run(s workloads.Spec) (workloads.Result, error) {
 	j, err := prepare(s)
 	if err != nil {
@@ -115,13 +130,24 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	if p.OpJitterCycles != nil {
 		opts.OpJitterCycles = *p.OpJitterCycles
 	}
-	o, err := RunTest(t, p.Model, cfg, opts)
+	if p.DrainJitterCycles != nil {
+		opts.DrainJitterCycles = *p.DrainJitterCycles
+	}
+	var o *Outcome
+	if p.Exhaustive {
+		o, err = Explore(t, p.Model, cfg, p.Warm)
+	} else {
+		o, err = RunTest(t, p.Model, cfg, opts)
+	}
 	if err != nil {
 		return workloads.Result{}, err
 	}
 	var res workloads.Result
 	var rows report.Results
 	for _, st := range o.States {
+		if st.Code < 0 {
+			return workloads.Result{}, fmt.Errorf("litmus %s: state %s has values too wide for a state code (x of the count rows)", t.Name, st.Text)
+		}
 		rows.Add(s.Series, t.StateName(), float64(st.Code), "count", float64(st.Count), "runs")
 	}
 	observed := 0.0
@@ -129,6 +155,9 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 		observed = 1
 	}
 	n := float64(p.Runs)
+	if p.Exhaustive {
+		n = float64(len(o.States))
+	}
 	rows.Add(s.Series, "runs", n, "positive", float64(o.Positive), "runs")
 	rows.Add(s.Series, "runs", n, "negative", float64(o.Negative), "runs")
 	rows.Add(s.Series, "runs", n, "observed", observed, "bool")
@@ -142,6 +171,9 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	}
 	res.Events, res.SimTime = o.Events, o.SimTime
 	if o.FirstFailure != nil {
+		if p.Exhaustive {
+			return res, fmt.Errorf("%d paths cannot finish; first: %w", o.Failed, o.FirstFailure)
+		}
 		return res, fmt.Errorf("%d of %d runs failed; first: %w", o.Failed, p.Runs, o.FirstFailure)
 	}
 	return res, nil

@@ -1,7 +1,12 @@
 package litmus
 
 import (
+	"embed"
 	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -10,188 +15,142 @@ type Kind uint8
 
 // Instruction kinds.
 const (
-	Store Kind = iota // Loc = Val
-	Load              // Reg = Loc
-	Fence             // full barrier (see the package doc)
-	Spin              // Reg = Loc, repeated until it reads Val (a spin-wait through the cache)
+	Store  Kind = iota // Loc = Val (or register Src)
+	Load               // Reg = Loc
+	Fence              // full barrier (smp_mb, MFENCE; see the package doc)
+	Spin               // Reg = Loc, repeated until it reads Val (a spin-wait through the cache)
+	Move               // Reg = Val (or register Src): no memory access
+	Swap               // atomically Reg = Loc, Loc = Val (or Src): xchg, XCHG
+	Add                // atomically Reg = Loc, Loc += Val (or Src): LOCK ADD/INC/XADD, atomic_add
+	FenceW             // store-store barrier (smp_wmb, SFENCE)
+	FenceR             // load-load barrier (smp_rmb, LFENCE)
 )
 
 // Instr is one instruction of a thread's program.
 type Instr struct {
 	Kind Kind
 	Loc  int    // index into Test.Locs
-	Val  uint64 // value stored, or awaited by Spin
-	Reg  int    // register loaded into (global numbering r0, r1, ...)
+	Val  uint64 // value stored, added or awaited by Spin
+	Reg  int    // register written (global numbering, index into Test.Regs)
+	// FromReg: the value stored, swapped, added or moved is register Src's,
+	// not Val.
+	FromReg bool
+	Src     int
+	// NoReg: an atomic whose old value is dropped (LOCK ADD, atomic_inc).
+	NoReg bool
 }
 
-// Test is a litmus test: named locations (all zero at the start), one
-// program per thread, and the condition of interest (the outcome forbidden
-// under sequential consistency) on the final registers and memory.
+// accesses reports whether in reads or writes memory location in.Loc.
+func (in Instr) accesses() bool {
+	switch in.Kind {
+	case Store, Load, Spin, Swap, Add:
+		return true
+	}
+	return false
+}
+
+// writesReg reports whether in writes register in.Reg.
+func (in Instr) writesReg() bool {
+	switch in.Kind {
+	case Load, Spin, Move:
+		return true
+	case Swap, Add:
+		return !in.NoReg
+	}
+	return false
+}
+
+// Reg is a register of a test: thread Thread's register Name (EAX, r0),
+// with its initial value.
+type Reg struct {
+	Thread int
+	Name   string
+	Init   uint64
+}
+
+// Test is a litmus test: named locations with their initial values, one
+// program per thread, the registers they use and the final condition.
 type Test struct {
 	Name    string
-	Locs    []string  // location names, e.g. x, y
-	Threads [][]Instr // program of each thread
-	// Cond is the forbidden outcome: register (rN) or location values that
-	// must all hold, in the order printed.
-	Cond []Term
-	// FinalMem: the final state records the locations (for 2+2W), not only
-	// the registers.
+	Arch    string // X86 or C, as in the file's header
+	Doc     string // the quoted description, if any
+	Source  string // the file's text
+	Locs    []string
+	LocInit []uint64 // initial value of each location
+	Threads [][]Instr
+	// Regs are the registers, in the order of first appearance (init block,
+	// then the programs thread by thread, then the condition).
+	Regs []Reg
+	Cond Cond
+	// FinalMem: the final state records the locations (the condition, or a
+	// locations line, names one), not only the registers.
 	FinalMem bool
 }
 
-// Term is one conjunct of a condition: Name (a register "rN" or a location)
-// equals Val.
-type Term struct {
-	Name string
-	Val  uint64
+// builtinFS holds the built-in tests, in the same herd7 format as any file.
+//
+//go:embed builtin/*.litmus
+var builtinFS embed.FS
+
+// builtinOrder is the order in which the built-in tests are listed: each
+// base test followed by its fenced variant.
+func builtinOrder() []string {
+	return []string{"MP", "MP+fences", "SB", "SB+fences", "LB", "LB+fences", "IRIW", "IRIW+fences",
+		"2+2W", "2+2W+fences", "WRC", "WRC+fences", "MP+spin", "MP+spin+fences"}
 }
 
-// Program-building helpers, so that tests read like their litmus source.
-func st(loc int, v uint64) Instr        { return Instr{Kind: Store, Loc: loc, Val: v} }
-func ld(reg, loc int) Instr             { return Instr{Kind: Load, Loc: loc, Reg: reg} }
-func spin(reg, loc int, v uint64) Instr { return Instr{Kind: Spin, Loc: loc, Reg: reg, Val: v} }
-
-const (
-	x = 0
-	y = 1
-)
-
-// base lists the tests without fences.
-func base() []Test {
-	xy := []string{"x", "y"}
-	return []Test{
-		{ // message passing: data then flag; the reader sees the flag but stale data
-			Name: "MP", Locs: xy,
-			Threads: [][]Instr{{st(x, 1), st(y, 1)}, {ld(0, y), ld(1, x)}},
-			Cond:    []Term{{"r0", 1}, {"r1", 0}},
-		},
-		{ // store buffering: each thread misses the other's store
-			Name: "SB", Locs: xy,
-			Threads: [][]Instr{{st(x, 1), ld(0, y)}, {st(y, 1), ld(1, x)}},
-			Cond:    []Term{{"r0", 0}, {"r1", 0}},
-		},
-		{ // load buffering: each load sees the other thread's later store
-			Name: "LB", Locs: xy,
-			Threads: [][]Instr{{ld(0, x), st(y, 1)}, {ld(1, y), st(x, 1)}},
-			Cond:    []Term{{"r0", 1}, {"r1", 1}},
-		},
-		{ // independent reads of independent writes: readers disagree on the order
-			Name: "IRIW", Locs: xy,
-			Threads: [][]Instr{{st(x, 1)}, {st(y, 1)}, {ld(0, x), ld(1, y)}, {ld(2, y), ld(3, x)}},
-			Cond:    []Term{{"r0", 1}, {"r1", 0}, {"r2", 1}, {"r3", 0}},
-		},
-		{ // two writers, two locations: both second stores lose
-			Name: "2+2W", Locs: xy, FinalMem: true,
-			Threads: [][]Instr{{st(x, 1), st(y, 2)}, {st(y, 1), st(x, 2)}},
-			Cond:    []Term{{"x", 1}, {"y", 1}},
-		},
-		{ // write-to-read causality: T2 sees T1's store but not the one T1 saw
-			Name: "WRC", Locs: xy,
-			Threads: [][]Instr{{st(x, 1)}, {ld(0, x), st(y, 1)}, {ld(1, y), ld(2, x)}},
-			Cond:    []Term{{"r0", 1}, {"r1", 1}, {"r2", 0}},
-		},
-		{ // MP whose reader spins on the flag through its cache before reading the data
-			Name: "MP+spin", Locs: xy,
-			Threads: [][]Instr{{st(x, 1), st(y, 1)}, {spin(0, y, 1), ld(1, x)}},
-			Cond:    []Term{{"r0", 1}, {"r1", 0}},
-		},
-	}
-}
-
-// withFences returns t with a barrier between consecutive instructions of
-// every thread.
-func withFences(t Test) Test {
-	f := t
-	if n, ok := strings.CutSuffix(t.Name, "+spin"); ok {
-		f.Name = n + "+spin+fences"
-	} else {
-		f.Name = t.Name + "+fences"
-	}
-	f.Threads = make([][]Instr, len(t.Threads))
-	for i, prog := range t.Threads {
-		for j, in := range prog {
-			if j > 0 {
-				f.Threads[i] = append(f.Threads[i], Instr{Kind: Fence})
-			}
-			f.Threads[i] = append(f.Threads[i], in)
-		}
-	}
-	return f
-}
-
-// Tests returns every test: each base test followed by its fenced variant.
+// Tests returns every built-in test: each base test followed by its fenced
+// variant, parsed from the embedded files.
 func Tests() []Test {
 	var out []Test
-	for _, t := range base() {
-		out = append(out, t, withFences(t))
+	for _, n := range builtinOrder() {
+		file := path.Join("builtin", n+".litmus")
+		data, err := builtinFS.ReadFile(file)
+		if err != nil {
+			panic(fmt.Sprintf("litmus: built-in test %s missing: %v", n, err)) // a build error, not user input
+		}
+		t, err := Parse(file, data)
+		if err != nil {
+			panic(fmt.Sprintf("litmus: built-in test %s: %v", n, err)) // TestBuiltinFiles keeps them valid
+		}
+		out = append(out, t)
 	}
 	return out
 }
 
 // Names lists the test names in the order of Tests.
 func Names() []string {
-	var n []string
-	for _, t := range Tests() {
-		n = append(n, t.Name)
-	}
-	return n
+	return builtinOrder()
 }
 
-// Lookup returns the test called name (case-insensitive).
+// Lookup returns the built-in test called name (case-insensitive).
 func Lookup(name string) (Test, error) {
 	for _, t := range Tests() {
 		if strings.EqualFold(t.Name, name) {
 			return t, nil
 		}
 	}
-	return Test{}, fmt.Errorf("unknown litmus test %q (tests: %s)", name, strings.Join(Names(), ", "))
+	return Test{}, fmt.Errorf("unknown litmus test %q (tests: %s, or a .litmus file)", name, strings.Join(Names(), ", "))
 }
 
-// Registers is the number of registers the test's threads load into.
-func (t Test) Registers() int {
-	n := 0
-	for _, prog := range t.Threads {
-		for _, in := range prog {
-			if in.Kind == Load || in.Kind == Spin {
-				n = max(n, in.Reg+1)
-			}
-		}
-	}
-	return n
-}
+// Registers is the number of registers of the test.
+func (t Test) Registers() int { return len(t.Regs) }
 
-// regThread returns the thread that writes each register.
+// regThread returns the thread of each register.
 func (t Test) regThread() []int {
-	th := make([]int, t.Registers())
-	for i, prog := range t.Threads {
-		for _, in := range prog {
-			if in.Kind == Load || in.Kind == Spin {
-				th[in.Reg] = i
-			}
-		}
+	th := make([]int, len(t.Regs))
+	for i, r := range t.Regs {
+		th[i] = r.Thread
 	}
 	return th
 }
 
-// CondString is the condition in litmus7's notation, e.g.
-// "1:r0=1 /\ 1:r1=0".
-func (t Test) CondString() string {
-	th := t.regThread()
-	var parts []string
-	for _, c := range t.Cond {
-		parts = append(parts, t.termName(th, c.Name)+"="+fmt.Sprint(c.Val))
-	}
-	return strings.Join(parts, ` /\ `)
-}
+// RegName is register i as herd7 prints it, e.g. "1:EAX".
+func (t Test) RegName(i int) string { return fmt.Sprintf("%d:%s", t.Regs[i].Thread, t.Regs[i].Name) }
 
-// termName prefixes a register with its thread, as litmus7 does.
-func (t Test) termName(th []int, name string) string {
-	var r int
-	if _, err := fmt.Sscanf(name, "r%d", &r); err == nil && r < len(th) {
-		return fmt.Sprintf("%d:%s", th[r], name)
-	}
-	return name
-}
+// CondString is the condition's proposition in herd7's notation, e.g.
+// "1:r0=1 /\ 1:r1=0".
+func (t Test) CondString() string { return t.Cond.Prop.format(t, false) }
 
 // Program returns the test's programs as text, one line per thread.
 func (t Test) Program() []string {
@@ -199,18 +158,82 @@ func (t Test) Program() []string {
 	for i, prog := range t.Threads {
 		var ins []string
 		for _, in := range prog {
-			switch in.Kind {
-			case Store:
-				ins = append(ins, fmt.Sprintf("%s=%d", t.Locs[in.Loc], in.Val))
-			case Load:
-				ins = append(ins, fmt.Sprintf("r%d=%s", in.Reg, t.Locs[in.Loc]))
-			case Fence:
-				ins = append(ins, "fence")
-			case Spin:
-				ins = append(ins, fmt.Sprintf("r%d=%s until %d", in.Reg, t.Locs[in.Loc], in.Val))
-			}
+			ins = append(ins, t.instrString(in))
 		}
 		lines = append(lines, fmt.Sprintf("P%d: %s", i, strings.Join(ins, "; ")))
 	}
 	return lines
+}
+
+func (t Test) instrString(in Instr) string {
+	val := fmt.Sprint(in.Val)
+	if in.FromReg {
+		val = t.Regs[in.Src].Name
+	}
+	reg := ""
+	if in.writesReg() {
+		reg = t.Regs[in.Reg].Name
+	}
+	loc := ""
+	if in.accesses() {
+		loc = t.Locs[in.Loc]
+	}
+	switch in.Kind {
+	case Store:
+		return loc + "=" + val
+	case Load:
+		return reg + "=" + loc
+	case Fence:
+		return "fence"
+	case FenceW:
+		return "wfence"
+	case FenceR:
+		return "rfence"
+	case Spin:
+		return fmt.Sprintf("%s=%s until %d", reg, loc, in.Val)
+	case Move:
+		return reg + "=" + val
+	case Swap:
+		if in.NoReg {
+			return fmt.Sprintf("swap(%s,%s)", loc, val)
+		}
+		return fmt.Sprintf("%s=swap(%s,%s)", reg, loc, val)
+	case Add:
+		if in.NoReg {
+			return fmt.Sprintf("add(%s,%s)", loc, val)
+		}
+		return fmt.Sprintf("%s=add(%s,%s)", reg, loc, val)
+	}
+	return "?"
+}
+
+// usesMem reports whether thread i accesses location l.
+func (t Test) locsOf(prog []Instr) []int {
+	var ls []int
+	for _, in := range prog {
+		if in.accesses() && !slices.Contains(ls, in.Loc) {
+			ls = append(ls, in.Loc)
+		}
+	}
+	return ls
+}
+
+// LoadTest returns the built-in test called name, or, if name ends in
+// ".litmus", the test in that file (a relative path is looked up in dir
+// first, then in the working directory). Errors name file:line:column.
+func LoadTest(name, dir string) (Test, error) {
+	if !strings.HasSuffix(name, ".litmus") {
+		return Lookup(name)
+	}
+	file := name
+	if dir != "" && !filepath.IsAbs(name) {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			file = filepath.Join(dir, name)
+		}
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return Test{}, fmt.Errorf("litmus file: %w", err)
+	}
+	return Parse(file, data)
 }

@@ -1,0 +1,162 @@
+package litmus
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+)
+
+// herdResult is what a script reading herd7 or litmus7 output extracts.
+type herdResult struct {
+	name, kind  string
+	states      []string
+	counts      []int // litmus7 only
+	ok          bool
+	pos, neg    int
+	cond        string
+	observation string
+	obsPos      int
+	obsNeg      int
+}
+
+// readHerd is a small reader of herd7's and litmus7's output format,
+// ignoring '%' comment lines as their readers do.
+func readHerd(out string) (herdResult, error) {
+	var r herdResult
+	sc := bufio.NewScanner(strings.NewReader(out))
+	nstates, inStates, histogram := 0, false, false
+	last := ""
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "%") || line == "" {
+			continue
+		}
+		last = line
+		if inStates {
+			if histogram {
+				f := strings.Fields(line)
+				n, err := strconv.Atoi(f[0])
+				if err != nil {
+					return r, fmt.Errorf("histogram line %q", line)
+				}
+				r.counts = append(r.counts, n)
+				line = strings.TrimSpace(strings.TrimPrefix(line, f[0]))
+				line = strings.TrimPrefix(strings.TrimPrefix(line, "*>"), ":>")
+			}
+			r.states = append(r.states, line)
+			inStates = len(r.states) < nstates
+			continue
+		}
+		f := strings.Fields(line)
+		switch {
+		case f[0] == "Test" && len(f) == 3:
+			r.name, r.kind = f[1], f[2]
+		case f[0] == "States":
+			nstates, _ = strconv.Atoi(f[1])
+			inStates = nstates > 0
+		case f[0] == "Histogram":
+			fmt.Sscanf(line, "Histogram (%d states)", &nstates)
+			inStates, histogram = nstates > 0, true
+		case line == "Ok" || line == "No":
+			r.ok = line == "Ok"
+		case f[0] == "Positive:":
+			if _, err := fmt.Sscanf(strings.ReplaceAll(line, ",", ""), "Positive: %d Negative: %d", &r.pos, &r.neg); err != nil {
+				return r, fmt.Errorf("witness line %q: %v", line, err)
+			}
+		case f[0] == "Condition":
+			r.cond = strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(line, "Condition "), " is validated"), " is NOT validated")
+		case f[0] == "Observation":
+			if _, err := fmt.Sscanf(line, "Observation %s %s %d %d", &r.name, &r.observation, &r.obsPos, &r.obsNeg); err != nil {
+				return r, fmt.Errorf("observation line %q: %v", line, err)
+			}
+		}
+	}
+	if !strings.HasPrefix(last, "Observation ") {
+		return r, fmt.Errorf("last line %q is not the observation", last)
+	}
+	if len(r.states) != nstates {
+		return r, fmt.Errorf("%d states listed, %d announced", len(r.states), nstates)
+	}
+	return r, nil
+}
+
+// TestOutputFormat: both forms of the output read back, by a reader of
+// herd7's format, to the outcome printed.
+func TestOutputFormat(t *testing.T) {
+	cfg, _ := mem.Builtin("tso")
+	for _, c := range []struct {
+		test       string
+		exhaustive bool
+	}{{"SB", false}, {"SB", true}, {"testdata/R.litmus", true}, {"testdata/Counter+lock.litmus", true}, {"testdata/Counter+lock.litmus", false}} {
+		tt, err := LoadTest(c.test, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o *Outcome
+		if c.exhaustive {
+			o, err = Explore(tt, "tso", cfg, true)
+		} else {
+			opts := DefaultOptions(tt, cfg)
+			opts.Runs = 300
+			o, err = RunTest(tt, "tso", cfg, opts)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := Write(&b, o); err != nil {
+			t.Fatal(err)
+		}
+		r, err := readHerd(b.String())
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.test, err, b.String())
+		}
+		kind := map[Quant]string{Exists: "Allowed", NotExists: "Forbidden", Forall: "Required"}[tt.Cond.Quant]
+		want := herdResult{name: tt.Name, kind: kind, ok: o.Validated(), pos: o.Positive, neg: o.Negative,
+			cond: tt.Cond.Quant.String() + " (" + tt.CondString() + ")", observation: o.Observation(), obsPos: o.Positive, obsNeg: o.Negative}
+		for _, s := range o.States {
+			want.states = append(want.states, s.Text)
+			if !c.exhaustive {
+				want.counts = append(want.counts, s.Count)
+			}
+		}
+		if fmt.Sprint(r) != fmt.Sprint(want) {
+			t.Errorf("%s exhaustive=%v: read back\n%+v\nwant\n%+v\n%s", c.test, c.exhaustive, r, want, b.String())
+		}
+	}
+}
+
+// TestTraceMarksReadsFrom: a traced run marks every instruction, and each
+// load with the store it read from.
+func TestTraceMarksReadsFrom(t *testing.T) {
+	tt, _ := Lookup("MP")
+	cfg, _ := mem.Builtin("sc")
+	opts := DefaultOptions(tt, cfg)
+	opts.Runs = 1
+	var traced *sim.Engine
+	opts.NewEngine = func(seed uint64) *sim.Engine {
+		traced = sim.NewEngine(seed)
+		traced.EnableTrace()
+		return traced
+	}
+	// Start P1 late enough that it sees both stores on sc.
+	opts.StartJitterCycles, opts.OpJitterCycles = 0, 0
+	if _, err := RunTest(tt, "sc", cfg, opts); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := traced.Trace().WriteChrome(&b, traced.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"P0: x=1"`, `"P0: y=1"`, `"P1: r0=y read `, `"P1: r1=x read `, `(rf from `} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("trace lacks %s:\n%s", want, b.String())
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package litmus
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/msgsim/msgsim/machines/t3d"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+)
+
+// The Cray T3D as a litmus machine: thread i runs on PE i, each location
+// lives in the memory of one PE (its home), and a thread reaches a
+// location the way T3D code does: a local one with its processor's loads
+// and stores (through the non-coherent data cache, which remote puts do
+// not update: hardware.yaml t3d.hw_cache_coherence), a remote one with a
+// one-word put (shmem_put: the store returns once the data has left the
+// PE, and puts to different PEs take different paths) or a get into a
+// scratch word (shmem_get). A full barrier (smp_mb, MFENCE) is what T3D
+// code needs for one: shmem_quiet (every put acknowledged) then a cache
+// flush (shmem_udcflush); smp_wmb is the quiet alone, smp_rmb the flush
+// alone. Atomics are not mapped (the T3D's fetch-and-increment register
+// is not a memory word).
+
+// DefaultT3DHomes puts each location on the PE of the first thread that
+// loads it (T3D code puts data to its consumer, the put being the fast
+// one-sided operation), or, if no thread loads it, of the first that
+// stores it.
+func DefaultT3DHomes(t Test) []int {
+	homes := make([]int, len(t.Locs))
+	for l := range homes {
+		homes[l] = -1
+		for _, kinds := range [][]Kind{{Load, Spin}, {Store}} {
+			for th, prog := range t.Threads {
+				for _, in := range prog {
+					if homes[l] < 0 && in.Loc == l && in.accesses() && (in.Kind == kinds[0] || len(kinds) > 1 && in.Kind == kinds[1]) {
+						homes[l] = th
+					}
+				}
+			}
+		}
+		homes[l] = max(homes[l], 0)
+	}
+	return homes
+}
+
+// T3DJitterCycles is the default start and instruction jitter span on the
+// T3D: twice the time, measured on the machine, for a one-word put to
+// another PE to be acknowledged (shmem_put then shmem_quiet), in CPU
+// cycles, so that a reader may come before, while or after a put lands.
+func T3DJitterCycles(params t3d.Params) (float64, error) {
+	eng := sim.NewEngine(1)
+	m, err := t3d.New(eng, 2, params)
+	if err != nil {
+		return 0, err
+	}
+	r, err := m.Alloc(1, "word", 8)
+	if err != nil {
+		return 0, err
+	}
+	eng.Spawn("pe0", func(p *sim.Proc) {
+		m.PutWord(p, 0, 1, r.Addr, 1)
+		m.Quiet(p, 0)
+	})
+	if err := eng.Run(); err != nil {
+		return 0, err
+	}
+	return 2 * eng.Now().Seconds() * params.ClockMHz * 1e6, nil
+}
+
+// RunT3D runs test t opts.Runs times on a T3D partition built from params,
+// one PE per thread, location l homed on PE homes[l]. The jitters of opts
+// are in the PEs' clock cycles (T3DJitterCycles is a good default).
+func RunT3D(t Test, params t3d.Params, homes []int, opts Options) (*Outcome, error) {
+	if opts.Runs <= 0 {
+		return nil, fmt.Errorf("litmus: runs must be positive, got %d", opts.Runs)
+	}
+	if len(homes) != len(t.Locs) {
+		return nil, fmt.Errorf("litmus %s on t3d: %d homes for %d locations", t.Name, len(homes), len(t.Locs))
+	}
+	for l, h := range homes {
+		if h < 0 || h >= len(t.Threads) {
+			return nil, fmt.Errorf("litmus %s on t3d: location %s on PE %d, but the test runs on PEs 0..%d", t.Name, t.Locs[l], h, len(t.Threads)-1)
+		}
+	}
+	for th, prog := range t.Threads {
+		for _, in := range prog {
+			if in.Kind == Swap || in.Kind == Add {
+				return nil, fmt.Errorf("litmus %s on t3d: P%d: %s: atomics on memory words are not T3D operations (its fetch-and-increment is a register)", t.Name, th, t.instrString(in))
+			}
+		}
+	}
+	if opts.NewEngine == nil {
+		opts.NewEngine = func(seed uint64) *sim.Engine {
+			e := sim.NewEngine(seed)
+			e.SetLimits(DefaultLimits())
+			return e
+		}
+	}
+	r := newRunner(t, mem.Config{}, opts)
+	clock := sim.ClockMHz(params.ClockMHz)
+	once := func(seed uint64) ([]uint64, []uint64, error) {
+		eng := opts.NewEngine(seed)
+		m, err := t3d.New(eng, len(t.Threads), params)
+		if err != nil {
+			return nil, nil, err
+		}
+		addr := make([]mem.Addr, len(t.Locs))
+		for l, h := range homes {
+			reg, err := m.Alloc(h, t.Locs[l], 8)
+			if err != nil {
+				return nil, nil, err
+			}
+			addr[l] = reg.Addr
+			m.Memory(h).Store64(reg.Addr, t.LocInit[l])
+		}
+		regs := make([]uint64, len(t.Regs))
+		for i, reg := range t.Regs {
+			regs[i] = reg.Init
+		}
+		jitter := func(cycles float64) sim.Time {
+			if span := int64(clock.Cycles(cycles)); span > 0 {
+				return sim.Time(eng.Rand().Int64N(span))
+			}
+			return 0
+		}
+		opSpan := opts.OpJitterCycles / float64(int(1)<<eng.Rand().IntN(opScales))
+		start := clock.Cycles(float64(len(t.Locs)) * 100) // after the warm-up loads (a miss is ~25 cycles)
+		for th, prog := range t.Threads {
+			scratch, err := m.Alloc(th, "get buffer", 8)
+			if err != nil {
+				return nil, nil, err
+			}
+			cpu := m.CPU(th)
+			eng.Spawn(fmt.Sprintf("P%d", th), func(p *sim.Proc) {
+				load := func(in Instr) uint64 {
+					if homes[in.Loc] == th {
+						return cpu.Load(p, addr[in.Loc], 8)
+					}
+					m.Get(p, th, homes[in.Loc], scratch.Addr, addr[in.Loc], 8)
+					return m.Memory(th).Load64(scratch.Addr)
+				}
+				if opts.Warm {
+					for _, l := range t.locsOf(prog) {
+						if homes[l] == th {
+							cpu.Load(p, addr[l], 8)
+						}
+					}
+				}
+				p.Sleep(max(start-p.Now(), 0) + jitter(opts.StartJitterCycles))
+				for _, in := range prog {
+					p.Sleep(jitter(opSpan))
+					val := in.Val
+					if in.FromReg {
+						val = regs[in.Src]
+					}
+					switch in.Kind {
+					case Store:
+						if h := homes[in.Loc]; h == th {
+							cpu.Store(p, addr[in.Loc], 8, val)
+						} else {
+							m.PutWord(p, th, h, addr[in.Loc], val)
+						}
+					case Load:
+						regs[in.Reg] = load(in)
+					case Move:
+						regs[in.Reg] = val
+					case Fence, FenceW:
+						m.Quiet(p, th)
+						if in.Kind == Fence {
+							cpu.FlushCache(p)
+						}
+					case FenceR:
+						cpu.FlushCache(p)
+					case Spin:
+						if homes[in.Loc] == th {
+							cpu.SpinUntil(p, fmt.Sprintf("waiting for %s=%d", t.Locs[in.Loc], in.Val), func() bool {
+								regs[in.Reg] = cpu.Load(p, addr[in.Loc], 8)
+								return regs[in.Reg] == in.Val
+							}, addr[in.Loc])
+						} else {
+							for regs[in.Reg] = load(in); regs[in.Reg] != in.Val; regs[in.Reg] = load(in) {
+							}
+						}
+					}
+					if eng.Trace() != nil {
+						eng.Mark(p, fmt.Sprintf("P%d: %s", th, t.instrString(in)))
+					}
+				}
+			})
+		}
+		err = eng.Run()
+		r.events += eng.Events()
+		r.simTime += eng.Now()
+		if err != nil {
+			var ll *sim.LivelockError
+			var dl *sim.DeadlockError
+			var lim *sim.LimitError
+			if !errors.As(err, &ll) && !errors.As(err, &dl) && !errors.As(err, &lim) {
+				return nil, nil, fmt.Errorf("unexpected engine error: %w", err)
+			}
+			return nil, nil, err
+		}
+		locs := make([]uint64, len(t.Locs))
+		for l, h := range homes {
+			locs[l] = m.Memory(h).Load64(addr[l])
+		}
+		return regs, locs, nil
+	}
+	return batch(t, "t3d", opts, r, once)
+}

@@ -1,0 +1,84 @@
+package litmus
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/msgsim/msgsim/machines/t3d"
+	"github.com/msgsim/msgsim/sim"
+)
+
+// TestT3D runs tests on a T3D partition: remote stores are puts, remote
+// loads gets, local loads read a cache that puts do not update.
+func TestT3D(t *testing.T) {
+	params := t3d.DefaultParams()
+	j, err := T3DJitterCycles(params)
+	if err != nil || j <= 0 {
+		t.Fatalf("jitter %g, %v", j, err)
+	}
+	for _, c := range []struct {
+		test     string
+		homes    []int // nil: DefaultT3DHomes
+		warm     bool
+		observed bool
+		livelock bool
+	}{
+		// Each thread's load of the other's location is a get that may
+		// leave before the other's put has landed.
+		{test: "SB", observed: true},
+		// shmem_quiet before the load: the put has landed.
+		{test: "SB+fences"},
+		// A warm reader reads its cached zeros for ever.
+		{test: "SB", warm: true, observed: true},
+		// A reader whose first poll caches the flag before the put lands
+		// spins on its stale copy: shmem_udcflush is missing.
+		{test: "MP+spin", livelock: true},
+		// With the flag at the writer, the reader polls it with gets.
+		{test: "MP+spin+fences", homes: []int{1, 0}},
+	} {
+		t.Run(fmt.Sprintf("%s/warm=%v/%v", c.test, c.warm, c.homes), func(t *testing.T) {
+			tt, _ := Lookup(c.test)
+			homes := c.homes
+			if homes == nil {
+				homes = DefaultT3DHomes(tt)
+			}
+			o, err := RunT3D(tt, params, homes, Options{Runs: 1000, Seed: 1, Warm: c.warm, StartJitterCycles: j, OpJitterCycles: j})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.livelock {
+				if o.Failed == 0 || !sim.IsLivelock(o.FirstFailure) || !strings.Contains(o.FirstFailure.Error(), "non-coherent cache whose copy is stale") {
+					t.Fatalf("want livelocks, got %d failed: %v", o.Failed, o.FirstFailure)
+				}
+				return
+			}
+			if o.Failed > 0 {
+				t.Fatalf("%d runs failed: %v", o.Failed, o.FirstFailure)
+			}
+			if o.Observed() != c.observed {
+				t.Errorf("%s %d %d, want observed=%v", o.Observation(), o.Positive, o.Negative, c.observed)
+			}
+		})
+	}
+}
+
+func TestT3DHomesAndErrors(t *testing.T) {
+	mp, _ := Lookup("MP")
+	if h := DefaultT3DHomes(mp); fmt.Sprint(h) != "[1 1]" {
+		t.Errorf("MP homes %v, want the reader's PE for both", h)
+	}
+	w, _ := Lookup("2+2W")
+	if h := DefaultT3DHomes(w); fmt.Sprint(h) != "[0 0]" {
+		t.Errorf("2+2W homes %v, want the first writer's PE", h)
+	}
+	opts := Options{Runs: 1, Seed: 1}
+	if _, err := RunT3D(mp, t3d.DefaultParams(), []int{0, 2}, opts); err == nil || !strings.Contains(err.Error(), "location y on PE 2") {
+		t.Errorf("bad home: %v", err)
+	}
+	xchg := parseFile(t, filepath.Join("testdata", "SB+xchgs.litmus"))
+	if _, err := RunT3D(xchg, t3d.DefaultParams(), DefaultT3DHomes(xchg), opts); err == nil || !strings.Contains(err.Error(), "atomics") {
+		t.Errorf("atomic: %v", err)
+	}
+}
