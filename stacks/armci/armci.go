@@ -72,11 +72,35 @@ type Params struct {
 	// of them to complete", 2.5), the same code as ARMCI's small-section
 	// path. Accumulate and Rmw are unchanged.
 	Native bool `yaml:"native"`
+	// Barrier is how the shared-memory port's Barrier synchronizes:
+	// "shared-memory", a sense-reversing counter barrier in a shared
+	// segment, or "message-passing", zero-byte messages of MPICH
+	// (ch_lfshmem, its default configuration) opened on the same machine,
+	// gathered at rank 0 and answered: what the paper's ARMCI remap did
+	// ("these synchronizations were implemented naively in terms of
+	// message-passing", 3.2). Default shared-memory. The other ports
+	// have their own barrier and accept only the default.
+	Barrier string `yaml:"barrier"`
+	// Lock is the shared-memory port's mutual exclusion for accumulate and
+	// read-modify-write: "tas", the NEC test-and-set lock, or "sysv", one
+	// System V semaphore per rank ("Mutual exclusion is implemented using
+	// vendor-specific locks ..., System V semaphores (Unix)", 2.4).
+	// Default tas. The other ports accept only the default.
+	Lock string `yaml:"lock"`
 }
+
+// Barrier and Lock values.
+const (
+	BarrierShared  = "shared-memory"
+	BarrierMessage = "message-passing"
+	LockTAS        = "tas"
+	LockSysV       = "sysv"
+)
 
 // DefaultParams are the thresholds above.
 func DefaultParams() Params {
-	return Params{LAPIMaxBlocks: 2, LAPIMinBlockBytes: 1024, BufferBytes: 256 << 10, ShortPutBytes: 900}
+	return Params{LAPIMaxBlocks: 2, LAPIMinBlockBytes: 1024, BufferBytes: 256 << 10, ShortPutBytes: 900,
+		Barrier: BarrierShared, Lock: LockTAS}
 }
 
 // Validate checks the thresholds.
@@ -90,6 +114,10 @@ func (p Params) Validate() error {
 		return fmt.Errorf("short_put_bytes: %d is outside [0, 1024]", p.ShortPutBytes)
 	case p.BufferBytes < 1024 || p.BufferBytes > 64<<20:
 		return fmt.Errorf("buffer_bytes: %d is outside [1024, 64 MB]", p.BufferBytes)
+	case p.Barrier != BarrierShared && p.Barrier != BarrierMessage:
+		return fmt.Errorf("barrier: %q is neither %q nor %q", p.Barrier, BarrierShared, BarrierMessage)
+	case p.Lock != LockTAS && p.Lock != LockSysV:
+		return fmt.Errorf("lock: %q is neither %q nor %q", p.Lock, LockTAS, LockSysV)
 	}
 	return nil
 }
@@ -154,6 +182,9 @@ func Open(m machines.Machine, par Params) (*stacks.World, error) {
 			return nil, err
 		}
 		return out, nil
+	}
+	if par.Barrier != BarrierShared || par.Lock != LockTAS {
+		return nil, fmt.Errorf("armci: barrier %q and lock %q: the %s port has its own barrier and locks; only the shared-memory port takes these params", par.Barrier, par.Lock, m.Name())
 	}
 	if sh, ok := m.(SHMEM); ok {
 		if _, lapi := m.(LAPI); !lapi {

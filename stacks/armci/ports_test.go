@@ -29,12 +29,18 @@ var ports = []struct {
 // runPort runs body on every rank of ARMCI on a port's machine.
 func runPort(t *testing.T, build func(*sim.Engine, int) (machines.Machine, error), n int, body func(p *sim.Proc, r stacks.RemoteCopy, all []stacks.RemoteCopy)) {
 	t.Helper()
+	runPortWith(t, build, n, DefaultParams(), body)
+}
+
+// runPortWith is runPort with ARMCI's params.
+func runPortWith(t *testing.T, build func(*sim.Engine, int) (machines.Machine, error), n int, par Params, body func(p *sim.Proc, r stacks.RemoteCopy, all []stacks.RemoteCopy)) {
+	t.Helper()
 	e := sim.NewEngine(1)
 	m, err := build(e, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := Open(m, DefaultParams())
+	w, err := Open(m, par)
 	if err != nil {
 		t.Fatal(err)
 	}

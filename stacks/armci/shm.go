@@ -7,6 +7,7 @@ import (
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
+	"github.com/msgsim/msgsim/stacks/mpich"
 )
 
 // The shared-memory port (armci-sp.txt 2.4: "On shared memory systems,
@@ -18,9 +19,11 @@ import (
 // vector move per block (the SX-4's memcpy, which bypasses the
 // non-coherent scalar caches and is visible to every processor when it
 // returns: local and remote completion at once, in issue order);
-// accumulate and read-modify-write run under the owner's test-and-set lock,
-// whose release is the NEC PKT_READY_SET (store made visible after every
-// earlier store).
+// accumulate and read-modify-write run under the owner's lock: the NEC
+// test-and-set lock, whose release is PKT_READY_SET (store made visible
+// after every earlier store), or a System V semaphore (param lock). The
+// barrier is a counter in shared memory or, as the paper's programs did,
+// zero-byte messages of MPICH on the same machine (param barrier).
 
 // SharedMemory is what the shared-memory port needs of a machine.
 type SharedMemory interface {
@@ -34,6 +37,12 @@ type SharedMemory interface {
 	ReadyIsSet(p *sim.Proc, rank int, a mem.Addr) bool
 }
 
+// Semaphores is what lock: sysv needs: System V semaphores (semget, semop).
+type Semaphores interface {
+	Semget(name string, initial int) int
+	Semop(p *sim.Proc, rank, id, delta int) error
+}
+
 const shmCapability = "shared memory: System V segments, a cache-bypassing memcpy, test-and-set and the NEC ready-bit routines (machines/sx4)"
 
 type shmWorld struct {
@@ -44,6 +53,12 @@ type shmWorld struct {
 	// sync is a shared segment: one lock word per rank, then the barrier's
 	// lock, count and sense words.
 	sync mem.Segment
+	// sems are, with lock: sysv, one semaphore per rank, then the
+	// barrier's (indexed as the lock words).
+	sems    []int
+	semops  Semaphores
+	mpi     []stacks.Comm // with barrier: message-passing, MPICH's ranks
+	mpiZero []mem.Region  // a zero-byte buffer per rank for them
 }
 
 func (w *shmWorld) lockWord(rank int) mem.Addr { return w.sync.Base + mem.Addr(8*rank) }
@@ -66,6 +81,30 @@ func openShared(m SharedMemory, par Params, out *stacks.World) error {
 	var err error
 	if w.sync, err = m.ShmGet("armci sync", 8*(m.Procs()+3)); err != nil {
 		return fmt.Errorf("armci: %w", err)
+	}
+	if par.Lock == LockSysV {
+		sem, err := machines.Require[Semaphores](m, "ARMCI (stack armci, lock: sysv)", "System V semaphores (semget, semop)")
+		if err != nil {
+			return err
+		}
+		w.semops = sem
+		for i := 0; i <= m.Procs(); i++ {
+			w.sems = append(w.sems, sem.Semget(fmt.Sprintf("armci lock %d", i), 1))
+		}
+	}
+	if par.Barrier == BarrierMessage {
+		mw, err := mpich.NewWorld(m, mpich.DefaultParams())
+		if err != nil {
+			return fmt.Errorf("armci: barrier: message-passing: MPICH on %s: %w", m.Name(), err)
+		}
+		w.mpi = mw.Comms()
+		for _, c := range w.mpi {
+			z, err := c.Buffer(0)
+			if err != nil {
+				return fmt.Errorf("armci: %w", err)
+			}
+			w.mpiZero = append(w.mpiZero, z)
+		}
 	}
 	for i := 0; i < m.Procs(); i++ {
 		r := &shmRank{w: w, id: i, cpu: m.CPU(i)}
@@ -108,33 +147,98 @@ func (r *shmRank) Free(p *sim.Proc, addrs []mem.Addr) error {
 	return nil
 }
 
-// lock takes the test-and-set lock at a, spinning (uncached) while held.
-func (r *shmRank) lock(p *sim.Proc, a mem.Addr) {
-	m := r.w.m
+// lock takes lock i (rank i's, or the barrier's for i = ranks): a System
+// V semaphore (P, a system call that sleeps while it is held) or the
+// test-and-set lock at its word, spinning (uncached) while held.
+func (r *shmRank) lock(p *sim.Proc, i int) error {
+	if r.w.sems != nil {
+		if err := r.w.semops.Semop(p, r.id, r.w.sems[i], -1); err != nil {
+			return fmt.Errorf("armci: lock: %w", err)
+		}
+		return nil
+	}
+	m, a := r.w.m, r.w.lockWord(i)
 	for m.TestAndSet(p, r.id, a) != 0 {
 		r.cpu.SpinUntil(p, "armci: a lock held by another process", func() bool { return !m.ReadyIsSet(p, r.id, a) }, a)
 	}
+	return nil
 }
 
-// unlock releases it after every earlier store (PKT_READY_SET).
-func (r *shmRank) unlock(p *sim.Proc, a mem.Addr) { r.w.m.ReadySet(p, r.id, a, 0) }
+// unlock releases lock i: V on the semaphore (a system call, which drains
+// the caller's stores first), or the test-and-set word cleared after
+// every earlier store (PKT_READY_SET).
+func (r *shmRank) unlock(p *sim.Proc, i int) error {
+	if r.w.sems != nil {
+		if err := r.w.semops.Semop(p, r.id, r.w.sems[i], +1); err != nil {
+			return fmt.Errorf("armci: unlock: %w", err)
+		}
+		return nil
+	}
+	r.w.m.ReadySet(p, r.id, r.w.lockWord(i), 0)
+	return nil
+}
 
-// Barrier is a sense-reversing counter barrier in the shared segment.
+// Barrier synchronizes every rank: by messages (barrier: message-passing)
+// or in shared memory.
 func (r *shmRank) Barrier(p *sim.Proc) {
+	if r.w.mpi != nil {
+		if err := r.msgBarrier(p); err != nil {
+			p.Engine().Fail(err)
+		}
+		return
+	}
+	if err := r.shmBarrier(p); err != nil {
+		p.Engine().Fail(err)
+	}
+}
+
+// msgBarrier: every rank sends a zero-byte MPICH message to rank 0, which
+// answers each once all have arrived (the naive message-passing barrier).
+func (r *shmRank) msgBarrier(p *sim.Proc) error {
+	c, z, n := r.w.mpi[r.id], r.w.mpiZero[r.id], len(r.w.ranks)
+	const arrive, release = 1, 2
+	if r.id != 0 {
+		if err := c.Send(p, z, 0, arrive); err != nil {
+			return fmt.Errorf("armci: barrier: %w", err)
+		}
+		if _, err := c.Recv(p, z, 0, release); err != nil {
+			return fmt.Errorf("armci: barrier: %w", err)
+		}
+		return nil
+	}
+	for i := 1; i < n; i++ {
+		if _, err := c.Recv(p, z, stacks.AnySource, arrive); err != nil {
+			return fmt.Errorf("armci: barrier: %w", err)
+		}
+	}
+	for i := 1; i < n; i++ {
+		if err := c.Send(p, z, i, release); err != nil {
+			return fmt.Errorf("armci: barrier: %w", err)
+		}
+	}
+	return nil
+}
+
+// shmBarrier is a sense-reversing counter barrier in the shared segment.
+func (r *shmRank) shmBarrier(p *sim.Proc) error {
 	w, m := r.w, r.w.m
-	lk, count, sense := w.barrierWord(0), w.barrierWord(1), w.barrierWord(2)
+	lk, count, sense := len(w.ranks), w.barrierWord(1), w.barrierWord(2)
 	r.sense ^= 1
-	r.lock(p, lk)
+	if err := r.lock(p, lk); err != nil {
+		return err
+	}
 	c := r.cpu.LoadUncached(p, count, 8) + 1
 	if int(c) == len(w.ranks) {
 		m.ReadySet(p, r.id, count, 0)
 		m.ReadySet(p, r.id, sense, r.sense)
-		r.unlock(p, lk)
-		return
+		return r.unlock(p, lk)
 	}
 	m.ReadySet(p, r.id, count, c)
-	r.unlock(p, lk)
+	if err := r.unlock(p, lk); err != nil {
+		return err
+	}
 	r.cpu.SpinUntil(p, "armci: barrier", func() bool { return r.cpu.LoadUncached(p, sense, 8) == r.sense }, sense)
+	return nil
 }
 
 // Fence and AllFence: a put is complete at the target when it returns.
@@ -205,7 +309,9 @@ func (r *shmRank) acc(p *sim.Proc, t stacks.AccType, scale complex128, segs []se
 		return err
 	}
 	m := r.w.m
-	r.lock(p, r.w.lockWord(proc))
+	if err := r.lock(p, proc); err != nil {
+		return err
+	}
 	for _, c := range chunks(segs, r.w.par.BufferBytes, t.Size()) {
 		for _, g := range c {
 			m.Memcpy(p, r.id, r.tmp.Addr, g.dst, g.n)
@@ -218,8 +324,7 @@ func (r *shmRank) acc(p *sim.Proc, t stacks.AccType, scale complex128, segs []se
 			m.Memcpy(p, r.id, g.dst, r.tmp.Addr, g.n)
 		}
 	}
-	r.unlock(p, r.w.lockWord(proc))
-	return nil
+	return r.unlock(p, proc)
 }
 
 // Rmw: under the owner's lock, an uncached load and a visible store.
@@ -230,13 +335,14 @@ func (r *shmRank) Rmw(p *sim.Proc, op stacks.RmwOp, proc int, a mem.Addr, v int6
 	if op != stacks.FetchAndAdd && op != stacks.Swap {
 		return 0, fmt.Errorf("armci: unknown read-modify-write operator %d", op)
 	}
-	r.lock(p, r.w.lockWord(proc))
+	if err := r.lock(p, proc); err != nil {
+		return 0, err
+	}
 	old := int64(r.cpu.LoadUncached(p, a, 8))
 	nv := v
 	if op == stacks.FetchAndAdd {
 		nv = old + v
 	}
 	r.w.m.ReadySet(p, r.id, a, uint64(nv))
-	r.unlock(p, r.w.lockWord(proc))
-	return old, nil
+	return old, r.unlock(p, proc)
 }
