@@ -12,7 +12,9 @@ import (
 	"github.com/msgsim/msgsim/stacks"
 )
 
-func sx4Build(e *sim.Engine, n int) (machines.Machine, error) { return sx4.New(e, n, sx4.DefaultParams()) }
+func sx4Build(e *sim.Engine, n int) (machines.Machine, error) {
+	return sx4.New(e, n, sx4.DefaultParams())
+}
 
 // TestSharedMemoryLocksAndBarriers: on the SX-4 port, with test-and-set
 // locks or System V semaphores, and shared-memory or message-passing
