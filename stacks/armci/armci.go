@@ -74,12 +74,16 @@ type Params struct {
 	Native bool `yaml:"native"`
 	// Barrier is how the shared-memory port's Barrier synchronizes:
 	// "shared-memory", a sense-reversing counter barrier in a shared
-	// segment, or "message-passing", zero-byte messages of MPICH
-	// (ch_lfshmem, its default configuration) opened on the same machine,
-	// gathered at rank 0 and answered: what the paper's ARMCI remap did
-	// ("these synchronizations were implemented naively in terms of
-	// message-passing", 3.2). Default shared-memory. The other ports
-	// have their own barrier and accept only the default.
+	// segment; or zero-byte messages of MPICH (ch_lfshmem, its default
+	// configuration) opened on the same machine, as the paper's ARMCI
+	// remap did ("these synchronizations were implemented naively in
+	// terms of message-passing", 3.2): "message-passing", every rank
+	// sends to rank 0, which answers each once all have arrived (the
+	// naive one), or "recursive-doubling", pairwise zero-byte exchanges
+	// with rank xor 1, 2, 4, ... (the pattern of MPICH 1's MPI_Barrier,
+	// ranks above the largest power of two first folded into it; assumed
+	// from MPICH's source, not in the papers). Default shared-memory. The
+	// other ports have their own barrier and accept only the default.
 	Barrier string `yaml:"barrier"`
 	// Lock is the shared-memory port's mutual exclusion for accumulate and
 	// read-modify-write: "tas", the NEC test-and-set lock, or "sysv", one
@@ -93,6 +97,7 @@ type Params struct {
 const (
 	BarrierShared  = "shared-memory"
 	BarrierMessage = "message-passing"
+	BarrierRecDbl  = "recursive-doubling"
 	LockTAS        = "tas"
 	LockSysV       = "sysv"
 )
@@ -114,8 +119,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("short_put_bytes: %d is outside [0, 1024]", p.ShortPutBytes)
 	case p.BufferBytes < 1024 || p.BufferBytes > 64<<20:
 		return fmt.Errorf("buffer_bytes: %d is outside [1024, 64 MB]", p.BufferBytes)
-	case p.Barrier != BarrierShared && p.Barrier != BarrierMessage:
-		return fmt.Errorf("barrier: %q is neither %q nor %q", p.Barrier, BarrierShared, BarrierMessage)
+	case p.Barrier != BarrierShared && p.Barrier != BarrierMessage && p.Barrier != BarrierRecDbl:
+		return fmt.Errorf("barrier: %q is not %q, %q or %q", p.Barrier, BarrierShared, BarrierMessage, BarrierRecDbl)
 	case p.Lock != LockTAS && p.Lock != LockSysV:
 		return fmt.Errorf("lock: %q is neither %q nor %q", p.Lock, LockTAS, LockSysV)
 	}

@@ -92,7 +92,7 @@ func openShared(m SharedMemory, par Params, out *stacks.World) error {
 			w.sems = append(w.sems, sem.Semget(fmt.Sprintf("armci lock %d", i), 1))
 		}
 	}
-	if par.Barrier == BarrierMessage {
+	if par.Barrier != BarrierShared {
 		mw, err := mpich.NewWorld(m, mpich.DefaultParams())
 		if err != nil {
 			return fmt.Errorf("armci: barrier: message-passing: MPICH on %s: %w", m.Name(), err)
@@ -182,7 +182,11 @@ func (r *shmRank) unlock(p *sim.Proc, i int) error {
 // or in shared memory.
 func (r *shmRank) Barrier(p *sim.Proc) {
 	if r.w.mpi != nil {
-		if err := r.msgBarrier(p); err != nil {
+		barrier := r.msgBarrier
+		if r.w.par.Barrier == BarrierRecDbl {
+			barrier = r.recBarrier
+		}
+		if err := barrier(p); err != nil {
 			p.Engine().Fail(err)
 		}
 		return
@@ -214,6 +218,53 @@ func (r *shmRank) msgBarrier(p *sim.Proc) error {
 	for i := 1; i < n; i++ {
 		if err := c.Send(p, z, i, release); err != nil {
 			return fmt.Errorf("armci: barrier: %w", err)
+		}
+	}
+	return nil
+}
+
+// recBarrier is MPICH 1's MPI_Barrier pattern: with m the largest power
+// of two not above n, rank m+i first reports to rank i; ranks below m
+// exchange zero-byte messages with rank xor 1, 2, ..., m/2 (a Sendrecv:
+// Isend, Recv, Wait); then rank i releases rank m+i.
+func (r *shmRank) recBarrier(p *sim.Proc) error {
+	c, z, n := r.w.mpi[r.id], r.w.mpiZero[r.id], len(r.w.ranks)
+	const fold, round, unfold = 4, 5, 6
+	m := 1
+	for 2*m <= n {
+		m *= 2
+	}
+	wrap := func(err error) error { return fmt.Errorf("armci: barrier: %w", err) }
+	if r.id >= m {
+		if err := c.Send(p, z, r.id-m, fold); err != nil {
+			return wrap(err)
+		}
+		if _, err := c.Recv(p, z, r.id-m, unfold); err != nil {
+			return wrap(err)
+		}
+		return nil
+	}
+	if r.id+m < n {
+		if _, err := c.Recv(p, z, r.id+m, fold); err != nil {
+			return wrap(err)
+		}
+	}
+	for d := 1; d < m; d <<= 1 {
+		peer := r.id ^ d
+		rq, err := c.Isend(p, z, peer, round)
+		if err != nil {
+			return wrap(err)
+		}
+		if _, err := c.Recv(p, z, peer, round); err != nil {
+			return wrap(err)
+		}
+		if _, err := rq.Wait(p); err != nil {
+			return wrap(err)
+		}
+	}
+	if r.id+m < n {
+		if err := c.Send(p, z, r.id+m, unfold); err != nil {
+			return wrap(err)
 		}
 	}
 	return nil

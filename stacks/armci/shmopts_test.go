@@ -2,6 +2,7 @@ package armci
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -18,65 +19,67 @@ func sx4Build(e *sim.Engine, n int) (machines.Machine, error) {
 
 // TestSharedMemoryLocksAndBarriers: on the SX-4 port, with test-and-set
 // locks or System V semaphores, and shared-memory or message-passing
-// barriers, many ranks accumulating into one array give the exact sum and
+// barriers, four or five ranks accumulating into one array give the exact sum and
 // fetch-and-increment hands out distinct values; a barrier lets no rank
 // leave before the last one arrives.
 func TestSharedMemoryLocksAndBarriers(t *testing.T) {
-	const n, elems, rounds = 4, 50, 3
-	for _, lock := range []string{LockTAS, LockSysV} {
-		for _, barrier := range []string{BarrierShared, BarrierMessage} {
-			t.Run(lock+"/"+barrier, func(t *testing.T) {
-				par := DefaultParams()
-				par.Lock, par.Barrier = lock, barrier
-				seen := map[int64]bool{}
-				var x []byte
-				var lastIn, firstOut sim.Time
-				runPortWith(t, sx4Build, n, par, func(p *sim.Proc, r stacks.RemoteCopy, all []stacks.RemoteCopy) {
-					arr, _ := r.Malloc(p, 8*elems)
-					ctr, _ := r.Malloc(p, 8)
-					y, _ := r.Buffer(8 * elems)
+	const elems, rounds = 50, 3
+	for _, n := range []int{4, 5} {
+		for _, lock := range []string{LockTAS, LockSysV} {
+			for _, barrier := range []string{BarrierShared, BarrierMessage, BarrierRecDbl} {
+				t.Run(fmt.Sprintf("%d/%s/%s", n, lock, barrier), func(t *testing.T) {
+					par := DefaultParams()
+					par.Lock, par.Barrier = lock, barrier
+					seen := map[int64]bool{}
+					var x []byte
+					var lastIn, firstOut sim.Time
+					runPortWith(t, sx4Build, n, par, func(p *sim.Proc, r stacks.RemoteCopy, all []stacks.RemoteCopy) {
+						arr, _ := r.Malloc(p, 8*elems)
+						ctr, _ := r.Malloc(p, 8)
+						y, _ := r.Buffer(8 * elems)
+						for i := 0; i < elems; i++ {
+							binary.LittleEndian.PutUint64(y.Bytes()[8*i:], mathBits64(float64(r.Rank()+i)))
+						}
+						for k := 0; k < rounds; k++ {
+							if err := r.AccS(p, stacks.AccDbl, 1, stacks.Contiguous(y.Addr, arr[0], 8*elems), 0); err != nil {
+								t.Error(err)
+							}
+							v, err := r.Rmw(p, stacks.FetchAndAdd, 0, ctr[0], 1)
+							if err != nil {
+								t.Error(err)
+							}
+							if seen[v] {
+								t.Errorf("value %d handed out twice", v)
+							}
+							seen[v] = true
+						}
+						p.Sleep(sim.Micro(float64(100 * r.Rank()))) // arrive at different times
+						lastIn = max(lastIn, p.Now())
+						r.Barrier(p)
+						if firstOut == 0 || p.Now() < firstOut {
+							firstOut = p.Now()
+						}
+						if r.Rank() == 0 {
+							x = append([]byte(nil), r.CPU().Memory().Bytes(arr[0], 8*elems)...)
+						}
+					})
+					if len(seen) != n*rounds {
+						t.Errorf("%d distinct counter values, want %d", len(seen), n*rounds)
+					}
 					for i := 0; i < elems; i++ {
-						binary.LittleEndian.PutUint64(y.Bytes()[8*i:], mathBits64(float64(r.Rank()+i)))
-					}
-					for k := 0; k < rounds; k++ {
-						if err := r.AccS(p, stacks.AccDbl, 1, stacks.Contiguous(y.Addr, arr[0], 8*elems), 0); err != nil {
-							t.Error(err)
+						want := 0.0
+						for id := 0; id < n; id++ {
+							want += rounds * float64(id+i)
 						}
-						v, err := r.Rmw(p, stacks.FetchAndAdd, 0, ctr[0], 1)
-						if err != nil {
-							t.Error(err)
+						if got := float64frombits(binary.LittleEndian.Uint64(x[8*i:])); got != want {
+							t.Fatalf("element %d = %v, want %v (a lost update)", i, got, want)
 						}
-						if seen[v] {
-							t.Errorf("value %d handed out twice", v)
-						}
-						seen[v] = true
 					}
-					p.Sleep(sim.Micro(float64(100 * r.Rank()))) // arrive at different times
-					lastIn = max(lastIn, p.Now())
-					r.Barrier(p)
-					if firstOut == 0 || p.Now() < firstOut {
-						firstOut = p.Now()
-					}
-					if r.Rank() == 0 {
-						x = append([]byte(nil), r.CPU().Memory().Bytes(arr[0], 8*elems)...)
+					if firstOut < lastIn {
+						t.Errorf("a rank left the barrier at %v, before the last arrived at %v", firstOut, lastIn)
 					}
 				})
-				if len(seen) != n*rounds {
-					t.Errorf("%d distinct counter values, want %d", len(seen), n*rounds)
-				}
-				for i := 0; i < elems; i++ {
-					want := 0.0
-					for id := 0; id < n; id++ {
-						want += rounds * float64(id+i)
-					}
-					if got := float64frombits(binary.LittleEndian.Uint64(x[8*i:])); got != want {
-						t.Fatalf("element %d = %v, want %v (a lost update)", i, got, want)
-					}
-				}
-				if firstOut < lastIn {
-					t.Errorf("a rank left the barrier at %v, before the last arrived at %v", firstOut, lastIn)
-				}
-			})
+			}
 		}
 	}
 }
