@@ -57,7 +57,7 @@ type shmWorld struct {
 	// barrier's (indexed as the lock words).
 	sems    []int
 	semops  Semaphores
-	mpi     []stacks.Comm // with barrier: message-passing, MPICH's ranks
+	mpi     []stacks.Comm // with a message-passing barrier, MPICH's ranks
 	mpiZero []mem.Region  // a zero-byte buffer per rank for them
 }
 
@@ -95,7 +95,7 @@ func openShared(m SharedMemory, par Params, out *stacks.World) error {
 	if par.Barrier != BarrierShared {
 		mw, err := mpich.NewWorld(m, mpich.DefaultParams())
 		if err != nil {
-			return fmt.Errorf("armci: barrier: message-passing: MPICH on %s: %w", m.Name(), err)
+			return fmt.Errorf("armci: barrier %s: MPICH on %s: %w", par.Barrier, m.Name(), err)
 		}
 		w.mpi = mw.Comms()
 		for _, c := range w.mpi {
