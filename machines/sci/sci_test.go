@@ -260,3 +260,58 @@ func TestWriteTakesEffectTwice(t *testing.T) {
 		t.Error("no write ever took effect twice under response CRC errors")
 	}
 }
+
+// TestPCIBusShared: a node's PCI bus carries its CPUs' posted writes and
+// the adapter's DMA of incoming packets one transfer at a time, so posting
+// 64 KB takes longer while the node also receives 64 KB, and two CPUs of
+// one node posting at once take turns; every byte still lands.
+func TestPCIBusShared(t *testing.T) {
+	const size = 64 << 10
+	post := func(t *testing.T, ppn int, writers []int, targets []int) sim.Time {
+		p := DefaultParams()
+		p.ProcsPerNode = ppn
+		eng, m := build(t, 1, 4, p)
+		var last sim.Time
+		segs := make([]mem.Region, len(writers))
+		for i, w := range writers {
+			segs[i], _ = m.AllocSCI(nil, targets[i], "dst", size)
+			data := make([]byte, size)
+			for j := range data {
+				data[j] = byte(j*7 + w)
+			}
+			eng.Spawn("w", func(pr *sim.Proc) {
+				m.Write(pr, w, targets[i], segs[i].Addr, data)
+				if i == 0 {
+					last = pr.Now()
+				}
+				m.MemBarrier(pr, w)
+			})
+		}
+		run(t, eng)
+		for i, w := range writers {
+			got := segs[i].Bytes()
+			for j := range got {
+				if got[j] != byte(j*7+w) {
+					t.Fatalf("writer %d: byte %d is %d", w, j, got[j])
+				}
+			}
+		}
+		return last
+	}
+	alone := post(t, 1, []int{0}, []int{1})
+	for _, tc := range []struct {
+		name    string
+		ppn     int
+		writers []int
+		targets []int
+	}{
+		{"node 0 also receives", 1, []int{0, 1}, []int{1, 0}},
+		{"both CPUs of node 0 post", 2, []int{0, 1}, []int{1, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := post(t, tc.ppn, tc.writers, tc.targets); got < alone*3/2 {
+				t.Errorf("posting took %v; alone %v: the PCI bus is not shared", got, alone)
+			}
+		})
+	}
+}
