@@ -93,8 +93,11 @@ type Params struct {
 	// GrainBytes is a simulation grain, not hardware: consecutive full
 	// 64-byte packets of one bulk write cross the network as one message of
 	// up to this many bytes (each packet's header still counted), so that a
-	// long transfer is not millions of events. Reordering and faults act
-	// per message; faults are drawn per packet. Assumed 1024.
+	// long transfer is not millions of events. Reordering acts per grain
+	// (the envelope and the flags are single packets, so they reorder
+	// against the data as packets would; the data are read only after
+	// MemBarrier); CRC errors act per packet: the hit packet lands late or
+	// twice, the rest of its grain at once. Assumed 1024.
 	GrainBytes int `yaml:"grain_bytes"`
 	// ReorderNs is the largest extra delay a packet may take in the SCI
 	// fabric (its adapters' queues, ringlet arbitration), drawn per message

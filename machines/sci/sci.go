@@ -324,6 +324,9 @@ type op struct {
 	writeFn func()
 	replyFn func()
 	dmaFn   func()
+	// late and twice are the packets hit by CRC errors on their request
+	// (landing after the retry) and on their response (landing twice).
+	late, twice []int
 }
 
 func (m *Machine) newOp(k opKind, pe, to int) *op {
@@ -333,7 +336,7 @@ func (m *Machine) newOp(k opKind, pe, to int) *op {
 		m.ops = m.ops[:n-1]
 	} else {
 		o = &op{m: m}
-		o.writeFn = o.land
+		o.writeFn = o.retried
 		o.replyFn = o.reply
 		o.dmaFn = o.dmaDone
 	}
@@ -480,37 +483,67 @@ func (m *Machine) dma(o *op) {
 
 func (o *op) dmaDone() { o.m.arriveWrite(o) }
 
-// arriveWrite: a write's packets reached the target adapter. Each packet
-// may be hit by a CRC error on its request (the link layer's retry lands
-// it late) or on its response (it has landed and the retry lands it
-// again); either moves the writer node's error state.
+// arriveWrite: a write's packets are in the target's memory path. Each
+// packet may be hit by a CRC error on its request (the link layer's retry
+// lands that packet late) or on its response (it has landed, and the
+// retry lands it again); either moves the writer node's error state. The
+// other packets of the grain land at once: faults act per 64-byte packet,
+// not per simulation grain. The echo returns after the retries.
 func (m *Machine) arriveWrite(o *op) {
-	req, resp := false, false
+	o.late, o.twice = o.late[:0], o.twice[:0]
 	if r := m.params.CRCErrorRate; r > 0 {
 		for i := 0; i < o.packets; i++ {
 			if m.eng.Rand().Float64() < r {
 				if m.eng.Rand().IntN(2) == 0 {
-					req = true
+					o.late = append(o.late, i)
 					m.stats.CRCRequest++
 				} else {
-					resp = true
+					o.twice = append(o.twice, i)
 					m.stats.CRCResponse++
 				}
 			}
 		}
 	}
-	if req || resp {
-		m.nodes[m.procs[o.pe].node].errors++
-	}
-	switch {
-	case req:
-		m.eng.After(m.crcRetry, o.writeFn)
-	case resp:
-		o.write()
-		m.eng.After(m.crcRetry, o.writeFn)
-	default:
+	if len(o.late) == 0 && len(o.twice) == 0 {
 		o.land()
+		return
 	}
+	m.nodes[m.procs[o.pe].node].errors++
+	// Every packet whose request got through lands now.
+	from := 0
+	for _, i := range o.late {
+		a, _ := o.packet(i)
+		o.writeRange(from, a)
+		_, from = o.packet(i)
+	}
+	o.writeRange(from, len(o.buf))
+	m.eng.After(m.crcRetry, o.writeFn)
+}
+
+// packet is the byte range of packet i of the operation: a grain of full
+// 64-byte packets, or one packet of any size.
+func (o *op) packet(i int) (int, int) {
+	if o.packets == 1 {
+		return 0, len(o.buf)
+	}
+	return 64 * i, min(64*i+64, len(o.buf))
+}
+
+func (o *op) writeRange(a, b int) {
+	if a < b {
+		o.m.nodes[o.to].mem.Write(o.dst+mem.Addr(a), o.buf[a:b])
+	}
+}
+
+// retried: the link layer's retries land the packets hit by CRC errors
+// (for the first time, or again), and the echo returns.
+func (o *op) retried() {
+	for _, hits := range [2][]int{o.late, o.twice} {
+		for _, i := range hits {
+			o.writeRange(o.packet(i))
+		}
+	}
+	o.echo()
 }
 
 func (o *op) write() { o.m.nodes[o.to].mem.Write(o.dst, o.buf) }
