@@ -195,7 +195,10 @@ func (s *Scenario) Validate() error {
 
 	for i, r := range s.References {
 		f := fmt.Sprintf("references[%d]", i)
-		if !valid(r.Series) {
+		switch {
+		case r.System != "" && (valid(r.Series) || strings.TrimSpace(r.Series) == ""):
+			v.errorf(f+".series", "%q: a reference of another system (system: %s) needs a series name of its own, not a simulated series (%s)", r.Series, r.System, known())
+		case r.System == "" && !valid(r.Series):
 			v.errorf(f+".series", "unknown series %q (%s)", r.Series, known())
 		}
 		if strings.TrimSpace(r.Metric) == "" {

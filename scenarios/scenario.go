@@ -100,6 +100,12 @@ type Reference struct {
 	Unit    string  `yaml:"unit"`
 	Source  string  `yaml:"source"`   // where the number comes from, e.g. "mpich-sx4.txt, Table 2"
 	HeldOut bool    `yaml:"held_out"` // not used for calibration; the model is judged on it
+	// System, when set, is the machine the value was measured on when it
+	// is not the simulated one (a paper's point of comparison, e.g. "Cray
+	// Origin 2000"): Series then names a reference-only series, which no
+	// simulated series may be called; it is drawn on the figures and
+	// listed in the summary, never compared with a simulated value.
+	System string `yaml:"system"`
 }
 
 // Claim is a statement of the scenario's paper turned into a check on its

@@ -178,6 +178,7 @@ func TestErrors(t *testing.T) {
 		{"bad scale", base + "figures:\n  - file: f.png\n    panels:\n      - {metric: m, y_scale: semilog}\n", `t.yaml:6:30: field figures[0].panels[0].y_scale: "semilog" is not a scale; expected "linear" or "log"`},
 		{"unknown reference series", base + "series: [{name: a}, {name: b}]\nreferences:\n  - {series: c, metric: m, x: 1, value: 2}\n", `t.yaml:5:14: field references[0].series: unknown series "c" (series: a, b)`},
 		{"reference without series", base + "references:\n  - {series: c, metric: m, x: 1, value: 2}\n", `t.yaml:4:14: field references[0].series: unknown series "c" (the scenario has no series; use its name "x")`},
+		{"other system on a simulated series", base + "series: [{name: a}]\nreferences:\n  - {series: a, system: O2K, metric: m, x: 1, value: 2}\n", `t.yaml:5:14: field references[0].series: "a": a reference of another system (system: O2K) needs a series name of its own, not a simulated series (series: a)`},
 		{"unknown panel series", base + "series: [{name: a}]\nfigures:\n  - file: f.png\n    panels: [{metric: m, series: [a, z]}]\n", `t.yaml:6:38: field figures[0].panels[0].series[1]: unknown series "z" (series: a)`},
 		{"duplicate series", base + "series:\n  - name: a\n  - name: a\n", `t.yaml:5:11: field series[1].name: series "a" is already defined (series[0])`},
 		{"empty workload name", "name: x\nworkload: {params: {a: 1}}\n", `t.yaml:2:11: field workload.name: workload: a name is required for the scenario`},

@@ -46,7 +46,7 @@ func writeOutputs(dir string, s *scenarios.Scenario, runs []seriesRun, v verdict
 		series = append(series, r.spec.Series)
 	}
 	refs := references(s)
-	cmps := report.Compare(rows, refs)
+	cmps := report.Compare(rows, simulatedRefs(s, refs))
 	claims := report.EvaluateClaims(rows, s.Claims)
 
 	var csv bytes.Buffer
@@ -98,9 +98,36 @@ func references(s *scenarios.Scenario) []report.Reference {
 		if r.HeldOut {
 			src += " [held out]"
 		}
+		if r.System != "" {
+			src += " [" + r.System + "; not simulated]"
+		}
 		refs = append(refs, report.Reference{Series: r.Series, Metric: r.Metric, X: r.X, Value: r.Value, Unit: r.Unit, Source: src})
 	}
 	return refs
+}
+
+// simulatedRefs are the references of simulated series (refs, in the
+// order of s.References): those of another system are drawn, not
+// compared.
+func simulatedRefs(s *scenarios.Scenario, refs []report.Reference) []report.Reference {
+	var out []report.Reference
+	for i, r := range s.References {
+		if r.System == "" {
+			out = append(out, refs[i])
+		}
+	}
+	return out
+}
+
+// otherSystems lists the references of other systems for the summary.
+func otherSystems(s *scenarios.Scenario) string {
+	var b strings.Builder
+	for _, r := range s.References {
+		if r.System != "" {
+			fmt.Fprintf(&b, "  %s (%s): %s at %s = %s %s (%s)\n", r.Series, r.System, r.Metric, report.FormatFloat(r.X), report.FormatFloat(r.Value), r.Unit, r.Source)
+		}
+	}
+	return b.String()
 }
 
 // bands are the one-sided band claims of the scenario ("greater than 100
@@ -190,6 +217,10 @@ func summarize(s *scenarios.Scenario, runs []seriesRun, rows report.Results, cmp
 		}
 	} else {
 		fmt.Fprintln(&b, "References: none")
+	}
+	if o := otherSystems(s); o != "" {
+		fmt.Fprintln(&b, "Other systems the paper quotes (not simulated; drawn on the figures):")
+		b.WriteString(o)
 	}
 	if len(claims) > 0 {
 		fmt.Fprintf(&b, "Claims of the paper (%s; a failing claim does not fail the run):\n", claimCount(claims))

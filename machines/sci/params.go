@@ -45,15 +45,30 @@ type Params struct {
 	// "bandwidths up to 80 Mbytes/s into a single system" on an LC-2
 	// adapter, sci.lc2_remote_store_latency_us). Calibrated to the 76 MB/s
 	// inter-node ping-pong bandwidth (scampi-sci.txt 1.6; calibration.yaml
-	// sci_scampi.internode_bandwidth_MBps).
+	// sci_scampi.internode_bandwidth_MBps): 87, with the receiving node's
+	// PCI bus modelled (85 before it was).
 	PCIWriteMBps float64 `yaml:"pci_write_mbps"`
+	// PCIMHz is the node's PCI bus clock: a 32-bit, 33 MHz bus, 132 MB/s
+	// peak (hardware.yaml sci.pci_32_33_peak_MBps: "33 MHz x 4 bytes").
+	// One bus per node, shared by the CPUs' posted writes into the adapter
+	// (pci_write_mbps) and the adapter's writes of incoming SCI packets
+	// into host memory (DMA bursts of 4 bytes per clock).
+	PCIMHz float64 `yaml:"pci_mhz"`
+	// PCIBurstOverheadCycles is what a DMA burst costs the bus besides its
+	// data phases: arbitration, the address phase and the turnaround.
+	// Assumed 3 clocks (the PCI protocol's minimum is an address phase and
+	// a turnaround; arbitration is hidden only on a busy bus), so a 64-byte
+	// packet holds the bus 19 clocks, 111 MB/s of the 132 MB/s peak.
+	PCIBurstOverheadCycles float64 `yaml:"pci_burst_overhead_cycles"`
 	// AdapterNs is the latency of the PCI-SCI adapter each way: from the
 	// stream buffer to the first SCI link at the sender, and from the last
 	// link through the PCI bridge into memory at the receiver. The LC-2
 	// remote store latency is 2.9 us end to end (hardware.yaml
 	// sci.lc2_remote_store_latency_us, UltraSparc hosts). Calibrated to the
 	// 9.4 us inter-node ping-pong latency (scampi-sci.txt 1.6;
-	// calibration.yaml sci_scampi.internode_latency_us).
+	// calibration.yaml sci_scampi.internode_latency_us): 1780, the PCI
+	// burst of the envelope into the receiver's memory (0.58 us) being
+	// modelled apart (2050 before it was).
 	AdapterNs float64 `yaml:"adapter_ns"`
 	// LinkMBps is an SCI link's bandwidth. The standard's links are 1 GB/s
 	// (hardware.yaml sci.standard_link); the LC-2's rate is often quoted
@@ -78,8 +93,11 @@ type Params struct {
 	// GrainBytes is a simulation grain, not hardware: consecutive full
 	// 64-byte packets of one bulk write cross the network as one message of
 	// up to this many bytes (each packet's header still counted), so that a
-	// long transfer is not millions of events. Reordering and faults act
-	// per message; faults are drawn per packet. Assumed 1024.
+	// long transfer is not millions of events. Reordering acts per grain
+	// (the envelope and the flags are single packets, so they reorder
+	// against the data as packets would; the data are read only after
+	// MemBarrier); CRC errors act per packet: the hit packet lands late or
+	// twice, the rest of its grain at once. Assumed 1024.
 	GrainBytes int `yaml:"grain_bytes"`
 	// ReorderNs is the largest extra delay a packet may take in the SCI
 	// fabric (its adapters' queues, ringlet arbitration), drawn per message
@@ -134,7 +152,8 @@ func DefaultParams() Params {
 		ClockMHz: 450, MemoryMB: 256,
 		MemcpyMBps: 134,
 		LoadNs:     100, StoreNs: 2.2,
-		PCIWriteMBps: 85, AdapterNs: 2050,
+		PCIWriteMBps: 87, AdapterNs: 1780,
+		PCIMHz: 33, PCIBurstOverheadCycles: 3,
 		LinkMBps: 500, HopNs: 50, PacketHeaderBytes: 16,
 		GatherSplitProb: 0.1, GrainBytes: 1024, ReorderNs: 200,
 		ReadAccessNs: 500, MapUs: 50, CheckpointNs: 200,
@@ -157,6 +176,8 @@ func (p Params) Validate() error {
 		machines.Float("store_ns", p.StoreNs, 0, maxNs, "ns"),
 		machines.Float("pci_write_mbps", p.PCIWriteMBps, 1, maxRate, "MB/s"),
 		machines.Float("adapter_ns", p.AdapterNs, 0, maxNs, "ns"),
+		machines.Float("pci_mhz", p.PCIMHz, 1, 10000, "MHz"),
+		machines.Float("pci_burst_overhead_cycles", p.PCIBurstOverheadCycles, 0, 1000, "cycles"),
 		machines.Float("link_mbps", p.LinkMBps, 1, maxRate, "MB/s"),
 		machines.Float("hop_ns", p.HopNs, 0, maxNs, "ns"),
 		machines.Float("gather_split_prob", p.GatherSplitProb, 0, 1, ""),

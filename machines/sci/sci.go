@@ -10,10 +10,14 @@
 //     adapter's stream buffers (pci_write_mbps), which gather them into
 //     64-byte SCI packets (or 16-byte ones for a partial block, or two
 //     32-byte halves when a buffer is flushed early: gather_split_prob); the
-//     CPU goes on when its bytes are in the adapter (the node's PCI bus is
-//     one transfer at a time). Each packet crosses
-//     the ringlets (sim/net), is written into the target node's memory on
-//     arrival (waking the target's pollers) and echoed back.
+//     CPU goes on when its bytes are in the adapter. Each packet crosses
+//     the ringlets (sim/net), is written by the target adapter into the
+//     target node's memory (waking the target's pollers) and echoed back.
+//   - A node's PCI bus (32-bit, 33 MHz) is one resource, one transfer at a
+//     time: the posted writes of both of the node's CPUs into its adapter
+//     and the adapter's DMA of incoming packets into memory (a burst per
+//     packet) take turns on it, so a node that sends and receives at once
+//     shares 132 MB/s of peak between the two directions.
 //   - Packets are reordered (reorder_ns, seeded), so a flag written after
 //     data may land first, and a 64-byte block may land in two halves.
 //   - Remote reads (Read) and the only atomic, fetch-and-increment-by-one
@@ -39,8 +43,8 @@
 // text, or are assumptions stated at their field):
 //
 //	memcpy_mbps     134  <- 130 MB/s intra-node ping-pong bandwidth at 1 MB (1.6)
-//	pci_write_mbps   85  <- 76 MB/s inter-node ping-pong bandwidth at 1 MB (1.6)
-//	adapter_ns     2050  <- 9.4 us inter-node ping-pong latency at 0 bytes (1.6)
+//	pci_write_mbps   87  <- 76 MB/s inter-node ping-pong bandwidth at 1 MB (1.6)
+//	adapter_ns     1780  <- 9.4 us inter-node ping-pong latency at 0 bytes (1.6)
 //
 // (ScaMPI's own software cost, stacks/scampi send_cycles and recv_cycles
 // 677 each, is calibrated to the 4.5 us intra-node latency.) The barrier
@@ -80,6 +84,7 @@ type Machine struct {
 	net    *net.Network
 
 	pciRate                               float64
+	pciCycle                              float64 // ns per PCI clock
 	access, mapCost, checkpoint, crcRetry sim.Time
 	stats                                 Stats
 	ops                                   []*op
@@ -100,10 +105,14 @@ type Stats struct {
 }
 
 type node struct {
-	id      int
-	mem     *mem.Memory
-	errors  uint64   // the driver's error state + interrupt counter
-	pciFree sim.Time // when the PCI bus into the adapter is free
+	id     int
+	mem    *mem.Memory
+	errors uint64 // the driver's error state + interrupt counter
+	// pciFree is when the node's PCI bus is next free: it carries the
+	// CPUs' posted writes into the adapter and the adapter's DMA of
+	// incoming packets into memory, one transfer at a time, granted in the
+	// order the requests reach it in simulated time (FIFO).
+	pciFree sim.Time
 	inject  [classes]*net.Link
 	eject   [classes]*net.Link
 }
@@ -131,7 +140,7 @@ func New(eng *sim.Engine, procs int, params Params) (*Machine, error) {
 	}
 	ns := func(v float64) sim.Time { return sim.Time(v * float64(sim.Nanosecond)) }
 	m := &Machine{eng: eng, params: params,
-		pciRate: params.PCIWriteMBps * 1e6, access: ns(params.ReadAccessNs),
+		pciRate: params.PCIWriteMBps * 1e6, pciCycle: 1000 / params.PCIMHz, access: ns(params.ReadAccessNs),
 		mapCost: ns(params.MapUs * 1000), checkpoint: ns(params.CheckpointNs), crcRetry: ns(params.CRCRetryNs),
 	}
 	var err error
@@ -314,6 +323,10 @@ type op struct {
 	value   uint64
 	writeFn func()
 	replyFn func()
+	dmaFn   func()
+	// late and twice are the packets hit by CRC errors on their request
+	// (landing after the retry) and on their response (landing twice).
+	late, twice []int
 }
 
 func (m *Machine) newOp(k opKind, pe, to int) *op {
@@ -323,8 +336,9 @@ func (m *Machine) newOp(k opKind, pe, to int) *op {
 		m.ops = m.ops[:n-1]
 	} else {
 		o = &op{m: m}
-		o.writeFn = o.land
+		o.writeFn = o.retried
 		o.replyFn = o.reply
+		o.dmaFn = o.dmaDone
 	}
 	o.kind, o.pe, o.to, o.proc = k, pe, to, nil
 	o.buf = o.buf[:0]
@@ -394,7 +408,8 @@ func (m *Machine) WriteWord(p *sim.Proc, pe, nd int, dst mem.Addr, v uint64) {
 
 // post sends one message of packets packets. The CPU's stores first
 // cross the node's PCI bus into the adapter's stream buffers (shared by
-// the node's processes: one transfer at a time, pci_write_mbps), and p
+// the node's processes and the adapter's DMA of incoming packets: one
+// transfer at a time, pci_write_mbps), and p
 // goes on when its bytes are in the adapter; then the adapter sends them
 // at the link's rate (store and forward: a packet leaves when gathered).
 func (m *Machine) post(p *sim.Proc, x *proc, nd int, dst mem.Addr, data []byte, packets int) {
@@ -423,7 +438,7 @@ func (o *op) Delivered(*net.Message) {
 	m := o.m
 	switch o.kind {
 	case opWrite:
-		m.arriveWrite(o)
+		m.dma(o)
 	case opEcho:
 		x := m.procs[o.pe]
 		x.outstanding--
@@ -432,43 +447,103 @@ func (o *op) Delivered(*net.Message) {
 		}
 		m.freeOp(o)
 	case opReadReq, opFIReq:
-		m.eng.After(m.access, o.replyFn)
+		// The target adapter reads (and for fetch-and-increment writes)
+		// host memory across the target's PCI bus.
+		nn := m.nodes[o.to]
+		start := max(m.eng.Now(), nn.pciFree)
+		nn.pciFree = start + m.access
+		m.eng.At(nn.pciFree, o.replyFn)
 	case opReadData, opFIReply:
 		o.proc.Wake()
 	}
 }
 
-// arriveWrite: a write's packets reached the target adapter. Each packet
-// may be hit by a CRC error on its request (the link layer's retry lands
-// it late) or on its response (it has landed and the retry lands it
-// again); either moves the writer node's error state.
+// dma: a write's packets reached the target adapter, which writes them
+// into host memory across the target node's PCI bus, one burst per packet
+// (pci_mhz, 4 bytes a clock, pci_burst_overhead_cycles per burst), in
+// turn with the node's CPUs' own posted writes and earlier packets. The
+// adapter starts as the grain's first packet arrives (the grain crossed
+// its last link in s), so the bus, not the simulation grain, sets the
+// pace; the bytes are in memory when the bus has carried the last
+// packet.
+func (m *Machine) dma(o *op) {
+	nn := m.nodes[o.to]
+	now := m.eng.Now()
+	n := len(o.buf)
+	burst := func(bytes, packets int) sim.Time {
+		cycles := float64((bytes+3)/4) + float64(packets)*m.params.PCIBurstOverheadCycles
+		return sim.Time(cycles * m.pciCycle * float64(sim.Nanosecond))
+	}
+	s := sim.TransferTime(n+o.packets*m.params.PacketHeaderBytes, m.params.LinkMBps*1e6)
+	start := max(now-s, nn.pciFree)
+	end := max(start+burst(n, o.packets), now+burst(min(n, 64), 1))
+	nn.pciFree = end
+	m.eng.At(end, o.dmaFn)
+}
+
+func (o *op) dmaDone() { o.m.arriveWrite(o) }
+
+// arriveWrite: a write's packets are in the target's memory path. Each
+// packet may be hit by a CRC error on its request (the link layer's retry
+// lands that packet late) or on its response (it has landed, and the
+// retry lands it again); either moves the writer node's error state. The
+// other packets of the grain land at once: faults act per 64-byte packet,
+// not per simulation grain. The echo returns after the retries.
 func (m *Machine) arriveWrite(o *op) {
-	req, resp := false, false
+	o.late, o.twice = o.late[:0], o.twice[:0]
 	if r := m.params.CRCErrorRate; r > 0 {
 		for i := 0; i < o.packets; i++ {
 			if m.eng.Rand().Float64() < r {
 				if m.eng.Rand().IntN(2) == 0 {
-					req = true
+					o.late = append(o.late, i)
 					m.stats.CRCRequest++
 				} else {
-					resp = true
+					o.twice = append(o.twice, i)
 					m.stats.CRCResponse++
 				}
 			}
 		}
 	}
-	if req || resp {
-		m.nodes[m.procs[o.pe].node].errors++
-	}
-	switch {
-	case req:
-		m.eng.After(m.crcRetry, o.writeFn)
-	case resp:
-		o.write()
-		m.eng.After(m.crcRetry, o.writeFn)
-	default:
+	if len(o.late) == 0 && len(o.twice) == 0 {
 		o.land()
+		return
 	}
+	m.nodes[m.procs[o.pe].node].errors++
+	// Every packet whose request got through lands now.
+	from := 0
+	for _, i := range o.late {
+		a, _ := o.packet(i)
+		o.writeRange(from, a)
+		_, from = o.packet(i)
+	}
+	o.writeRange(from, len(o.buf))
+	m.eng.After(m.crcRetry, o.writeFn)
+}
+
+// packet is the byte range of packet i of the operation: a grain of full
+// 64-byte packets, or one packet of any size.
+func (o *op) packet(i int) (int, int) {
+	if o.packets == 1 {
+		return 0, len(o.buf)
+	}
+	return 64 * i, min(64*i+64, len(o.buf))
+}
+
+func (o *op) writeRange(a, b int) {
+	if a < b {
+		o.m.nodes[o.to].mem.Write(o.dst+mem.Addr(a), o.buf[a:b])
+	}
+}
+
+// retried: the link layer's retries land the packets hit by CRC errors
+// (for the first time, or again), and the echo returns.
+func (o *op) retried() {
+	for _, hits := range [2][]int{o.late, o.twice} {
+		for _, i := range hits {
+			o.writeRange(o.packet(i))
+		}
+	}
+	o.echo()
 }
 
 func (o *op) write() { o.m.nodes[o.to].mem.Write(o.dst, o.buf) }

@@ -260,3 +260,115 @@ func TestWriteTakesEffectTwice(t *testing.T) {
 		t.Error("no write ever took effect twice under response CRC errors")
 	}
 }
+
+// TestPCIBusShared: a node's PCI bus carries its CPUs' posted writes and
+// the adapter's DMA of incoming packets one transfer at a time, so posting
+// 64 KB takes longer while the node also receives 64 KB, and two CPUs of
+// one node posting at once take turns; every byte still lands.
+func TestPCIBusShared(t *testing.T) {
+	const size = 64 << 10
+	post := func(t *testing.T, ppn int, writers []int, targets []int) sim.Time {
+		p := DefaultParams()
+		p.ProcsPerNode = ppn
+		eng, m := build(t, 1, 4, p)
+		var last sim.Time
+		segs := make([]mem.Region, len(writers))
+		for i, w := range writers {
+			segs[i], _ = m.AllocSCI(nil, targets[i], "dst", size)
+			data := make([]byte, size)
+			for j := range data {
+				data[j] = byte(j*7 + w)
+			}
+			eng.Spawn("w", func(pr *sim.Proc) {
+				m.Write(pr, w, targets[i], segs[i].Addr, data)
+				if i == 0 {
+					last = pr.Now()
+				}
+				m.MemBarrier(pr, w)
+			})
+		}
+		run(t, eng)
+		for i, w := range writers {
+			got := segs[i].Bytes()
+			for j := range got {
+				if got[j] != byte(j*7+w) {
+					t.Fatalf("writer %d: byte %d is %d", w, j, got[j])
+				}
+			}
+		}
+		return last
+	}
+	alone := post(t, 1, []int{0}, []int{1})
+	for _, tc := range []struct {
+		name    string
+		ppn     int
+		writers []int
+		targets []int
+	}{
+		{"node 0 also receives", 1, []int{0, 1}, []int{1, 0}},
+		{"both CPUs of node 0 post", 2, []int{0, 1}, []int{1, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := post(t, tc.ppn, tc.writers, tc.targets); got < alone*3/2 {
+				t.Errorf("posting took %v; alone %v: the PCI bus is not shared", got, alone)
+			}
+		})
+	}
+}
+
+// TestCRCPerPacket: a CRC error on one packet's request delays that packet
+// only; the other packets of its 1 KB simulation grain land at once, and
+// the packet lands after the link layer's retry.
+func TestCRCPerPacket(t *testing.T) {
+	for seed := uint64(1); seed < 50; seed++ {
+		p := DefaultParams()
+		p.CRCErrorRate, p.GatherSplitProb = 0.1, 0
+		eng, m := build(t, seed, 2, p)
+		seg, _ := m.AllocSCI(nil, 1, "dst", 1024)
+		data := make([]byte, 1024)
+		for i := range data {
+			data[i] = byte(i%251 + 1)
+		}
+		landed := make([]sim.Time, 16)
+		done := false
+		eng.Spawn("w", func(pr *sim.Proc) {
+			m.Write(pr, 0, 1, seg.Addr, data)
+			m.MemBarrier(pr, 0)
+			done = true
+		})
+		eng.Spawn("watch", func(pr *sim.Proc) {
+			for !done {
+				got := seg.Bytes()
+				for k := range landed {
+					if landed[k] == 0 && got[64*k+63] == data[64*k+63] && got[64*k] == data[64*k] {
+						landed[k] = pr.Now()
+					}
+				}
+				pr.Sleep(50 * sim.Nanosecond)
+			}
+		})
+		run(t, eng)
+		if string(seg.Bytes()) != string(data) {
+			t.Fatalf("seed %d: the grain did not land intact", seed)
+		}
+		st := m.Stats()
+		if st.CRCRequest != 1 || st.CRCResponse != 0 {
+			continue
+		}
+		first, last := landed[0], landed[0]
+		late := 0
+		for _, at := range landed {
+			first, last = min(first, at), max(last, at)
+		}
+		for _, at := range landed {
+			if at-first >= m.crcRetry {
+				late++
+			}
+		}
+		if late != 1 {
+			t.Fatalf("seed %d: one request hit, %d packets landed a retry late (landing times %v)", seed, late, landed)
+		}
+		return
+	}
+	t.Fatal("no seed gave exactly one request hit")
+}

@@ -803,6 +803,23 @@ func envCRC(env []byte) uint32 {
 	return h.Sum32()
 }
 
+// FootprintBytes is what ScaMPI holds in the rank's node memory
+// (stacks.Footprint) once every channel is allocated (at start-up with
+// init_all_channels; on first use otherwise, so this bounds a run that
+// talks to every peer): for each of the other ranks, the channel from it
+// into this rank (the ring of envelopes, the buffer pool, the write index)
+// with the copy of the envelope being read, and the channel from this rank
+// its acknowledgement word and the envelope being built; the channel
+// directory and the barrier's words. Blocking or not makes no difference.
+func (x *Rank) FootprintBytes(bool) int {
+	p := x.w.p
+	line := func(b int) int { return (b + 63) &^ 63 }
+	peers := len(x.w.ranks) - 1
+	in := line(p.Slots*envBytes+p.Buffers*p.BufferBytes+64) + line(envBytes+8)
+	out := line(64) + line(envBytes)
+	return peers*(in+out) + line(8) + line(8*p.BarrierFanIn+16)
+}
+
 // Counters are the world's protocol counts by name (for workloads' rows).
 func (x *Rank) Counters() ([]string, []uint64) {
 	c := x.w.counts

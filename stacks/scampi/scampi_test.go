@@ -464,3 +464,22 @@ func TestAlltoall(t *testing.T) {
 		}
 	}
 }
+
+// TestFootprint: with every channel allocated at start-up, a rank's node
+// holds exactly what FootprintBytes says (one process per node), and
+// first-use allocation holds less before any message.
+func TestFootprint(t *testing.T) {
+	for _, all := range []bool{false, true} {
+		sp := DefaultParams()
+		sp.InitAllChannels = all
+		_, m, w := open(t, 1, 5, sci.DefaultParams(), sp)
+		f, ok := w.Ranks[2].(stacks.Footprint)
+		if !ok {
+			t.Fatal("scampi ranks do not offer stacks.Footprint")
+		}
+		need, used := f.FootprintBytes(false), m.NodeMemory(2).Used()
+		if all && need != used || !all && used >= need {
+			t.Errorf("init_all_channels %v: node 2 holds %d bytes, FootprintBytes %d", all, used, need)
+		}
+	}
+}
