@@ -249,7 +249,8 @@ type Rank struct {
 	in     []*channel
 	posted []*request
 	unexp  []*unexpected
-	err    error // a corruption detected outside any request
+	spare  []mem.Region // unexpected-message buffers free for reuse
+	err    error        // a corruption detected outside any request
 	// Acknowledgements posted and not yet secured, and the checkpoint
 	// token taken before the first of them.
 	acks   []*channel
@@ -275,9 +276,15 @@ type request struct {
 	err     error
 }
 
+// unexpected is a message that arrived before its receive was posted: its
+// data is copied out of the channel's buffers into a buffer of the rank's
+// own memory (so the channel can be acknowledged and reused) and from
+// there into the receive buffer once the receive is posted, each a real
+// memcpy.
 type unexpected struct {
 	src, tag int
-	data     []byte
+	buf      mem.Region // buf.Len >= n: a reused buffer may be larger
+	n        int
 	got      int
 	done     bool
 	waiter   *request // a receive posted while its chunks arrive
@@ -361,14 +368,14 @@ func match(q *request, src, tag int) bool {
 // finishUnexpected copies an unexpected message into q's buffer.
 func (x *Rank) finishUnexpected(p *sim.Proc, q *request, u *unexpected) {
 	x.cpu.Compute(p, x.w.p.RecvCycles)
-	if len(u.data) > q.buf.Len {
-		q.err = fmt.Errorf("scampi: rank %d: message of %d bytes from rank %d (tag %d) truncated to %d", x.id, len(u.data), u.src, u.tag, q.buf.Len)
-	} else {
-		p.Sleep(sim.TransferTime(len(u.data), x.cpu.Config().Costs.MemcpyMBps*1e6))
-		x.cpu.Poke(q.buf.Addr, u.data)
+	if u.n > q.buf.Len {
+		q.err = fmt.Errorf("scampi: rank %d: message of %d bytes from rank %d (tag %d) truncated to %d", x.id, u.n, u.src, u.tag, q.buf.Len)
+	} else if u.n > 0 {
+		x.cpu.Memcpy(p, q.buf.Addr, u.buf.Addr, u.n)
 	}
+	x.spare = append(x.spare, u.buf)
 	q.done = true
-	q.st = stacks.Status{Source: u.src, Tag: u.tag, Len: len(u.data)}
+	q.st = stacks.Status{Source: u.src, Tag: u.tag, Len: u.n}
 }
 
 // Wait blocks until the request completes, progressing every channel of
@@ -551,7 +558,14 @@ func (x *Rank) consume(p *sim.Proc, c *channel) bool {
 			}
 		}
 		if c.cur == nil {
-			c.curUnexp = &unexpected{src: c.s, tag: tag, data: make([]byte, n)}
+			buf, err := x.unexpectedBuffer(n)
+			if err != nil {
+				if x.err == nil {
+					x.err = fmt.Errorf("scampi: rank %d: no memory for an unexpected %d-byte message from rank %d: %w", x.id, n, c.s, err)
+				}
+				return false
+			}
+			c.curUnexp = &unexpected{src: c.s, tag: tag, buf: buf, n: n}
 			x.unexp = append(x.unexp, c.curUnexp)
 		}
 	}
@@ -569,11 +583,12 @@ func (x *Rank) consume(p *sim.Proc, c *channel) bool {
 		}
 	} else {
 		u := c.curUnexp
-		if off != u.got || n != len(u.data) {
-			return x.corrupt(p, c, fmt.Sprintf("chunk at offset %d of a %d-byte unexpected message at %d of %d", off, n, u.got, len(u.data)))
+		if off != u.got || n != u.n {
+			return x.corrupt(p, c, fmt.Sprintf("chunk at offset %d of a %d-byte unexpected message at %d of %d", off, n, u.got, u.n))
 		}
-		p.Sleep(sim.TransferTime(chunk, x.cpu.Config().Costs.MemcpyMBps*1e6))
-		c.slots.Mem.Read(src, u.data[off:off+chunk])
+		if chunk > 0 {
+			x.cpu.Memcpy(p, u.buf.Addr+mem.Addr(off), src, chunk)
+		}
 		u.got += chunk
 		if u.got >= n {
 			u.done = true
@@ -590,6 +605,25 @@ func (x *Rank) consume(p *sim.Proc, c *channel) bool {
 		x.acknowledge(p, c, consumed)
 	}
 	return true
+}
+
+// unexpectedBuffer returns a buffer of at least n bytes of the rank's
+// memory for an unexpected message: the smallest spare one that fits, or a
+// new one (spares are reused, so memory grows with the most unexpected
+// data held at once, not with the number of messages).
+func (x *Rank) unexpectedBuffer(n int) (mem.Region, error) {
+	best := -1
+	for i, r := range x.spare {
+		if r.Len >= n && (best < 0 || r.Len < x.spare[best].Len) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		r := x.spare[best]
+		x.spare = append(x.spare[:best], x.spare[best+1:]...)
+		return r, nil
+	}
+	return x.w.m.Alloc(x.id, "scampi.unexpected", max(n, 1))
 }
 
 // corrupt stops the channel's receiver with a detected corruption.
