@@ -153,7 +153,8 @@ func TestResolved(t *testing.T) {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
 	err = s.Resolved()[0].Machine.DecodeParams(&struct{}{})
-	want = `bad.yaml:7:5: field machine.params.semop_us: unknown field "semop_us"; no fields are allowed here`
+	want = "bad.yaml:7:5: field machine.params.semop_us: unknown field \"semop_us\"; no fields are allowed here\n" +
+		"bad.yaml:8:5: field machine.params.cache: unknown field \"cache\"; no fields are allowed here" // every problem at once
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
-	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/sim"
@@ -221,6 +220,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if dir == "" {
 		dir = filepath.Join("results", s.Name)
 	}
+	if err := writable(dir); err != nil {
+		fmt.Fprintf(stderr, "simrun run: --out %s: %v\n", dir, err)
+		return exitUsage
+	}
 	var progress io.Writer = stderr
 	if *quiet {
 		progress = nil
@@ -262,27 +265,38 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	return v.code
 }
 
-// load finds the scenario, applies the seed flag, and builds the specs.
+// load finds the scenario, applies the seed flag, and builds the specs;
+// on bad input it prints every problem and returns exit 2.
 func load(arg string, fs *flag.FlagSet, seed uint64, stderr io.Writer) (*scenarios.Scenario, []workloads.Spec, int) {
-	s, err := scenarios.Lookup(arg)
-	if err != nil {
-		io.WriteString(stderr, joinLines(inputErrors(nil, err)))
-		return nil, nil, exitUsage
+	adjust := func(s *scenarios.Scenario) {
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "seed" {
+				s.Seed = seed
+			}
+		})
 	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "seed" {
-			s.Seed = seed
-		}
-	})
-	sp, err := specs(registry.Default(), s, defaultWallSeconds)
-	if err == nil {
-		err = check(sp)
-	}
-	if err != nil {
-		io.WriteString(stderr, joinLines(inputErrors(s, err)))
+	s, sp, errs := loadAll(arg, adjust, defaultWallSeconds)
+	if len(errs) > 0 {
+		io.WriteString(stderr, joinLines(errs))
 		return nil, nil, exitUsage
 	}
 	return s, sp, exitOK
+}
+
+// writable creates dir if needed and checks that files can be written in
+// it, before anything runs: an output directory that cannot be written
+// is bad input (exit 2), found in a second rather than after the run.
+func writable(dir string) error {
+	if err := mkdir(dir); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".simrun-probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in the output directory: %w", err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 // mkdir creates dir for outputs.

@@ -25,6 +25,12 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 	if s == nil {
 		return code
 	}
+	if f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE, 0o644); err != nil {
+		fmt.Fprintf(stderr, "simrun trace: --out: %v\n", err)
+		return exitUsage
+	} else {
+		f.Close()
+	}
 	// Trace the first engine of the first series: series run one after the
 	// other here, so "first" is well defined.
 	var first *sim.Engine
