@@ -4,7 +4,7 @@
 //	                                    (or machines, stacks and capabilities)
 //	simrun show NAME                    print a built-in scenario's YAML
 //	simrun validate FILE-or-NAME        strict load and check, exit 0 or 2
-//	simrun run FILE-or-NAME [--out DIR] [--seed N]
+//	simrun run FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE]
 //	simrun claims [REGEXP] [--fast] [--skip REGEXP] [--failing]
 //	                                    the papers' claims of the built-ins, checked
 //	simrun litmus TEST|FILE.litmus --model M [--exhaustive] [--machine sx4|t3d] (litmus --list)
@@ -65,7 +65,7 @@ model files) are decoded too, when the workload knows how to check them
 without running.
 Example:
   simrun validate mine.yaml`, cmdValidate},
-		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
+		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
 (scenario, seed, rows, references, comparisons, failures, notes), one PNG and
 SVG per figure, and DIR/summary.txt (also printed). Default DIR:
 results/<scenario-name>. Same scenario and seed: byte-identical files.
@@ -153,8 +153,9 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		if len(args) > 1 {
 			for _, c := range commands() {
 				if c.name == args[1] {
-					commandUsage(stdout, c)
-					return exitOK
+					// The command prints its usage and its flags, exactly
+					// as "simrun CMD --help" does.
+					return c.run([]string{"--help"}, stdout, stderr)
 				}
 			}
 			fmt.Fprintf(stderr, "simrun: no command %q\n", args[1])
@@ -184,9 +185,13 @@ func parseFlags(fs *flag.FlagSet, c string, args []string, stdout, stderr io.Wri
 			for _, cmd := range commands() {
 				if cmd.name == c {
 					commandUsage(stdout, cmd)
-					fmt.Fprintln(stdout, "\nFlags:")
-					fs.SetOutput(stdout)
-					fs.PrintDefaults()
+					nflags := 0
+					fs.VisitAll(func(*flag.Flag) { nflags++ })
+					if nflags > 0 {
+						fmt.Fprintln(stdout, "\nFlags:")
+						fs.SetOutput(stdout)
+						fs.PrintDefaults()
+					}
 				}
 			}
 			return nil, exitOK, false

@@ -56,7 +56,11 @@ func execute(specs []workloads.Spec, parallel bool, progress io.Writer) []series
 	var wg sync.WaitGroup
 	n := len(specs)
 	for i, sp := range specs {
-		sp.Progress = func(msg string) { say("simrun: series %d/%d %s: %s\n", i+1, n, sp.Series, msg) }
+		sp.Progress = func(msg string) {
+			// Workloads may name the series in their lines: once is enough.
+			msg = strings.TrimPrefix(strings.TrimPrefix(msg, "series "+sp.Series+": "), sp.Series+": ")
+			say("simrun: series %d/%d %s: %s\n", i+1, n, sp.Series, msg)
+		}
 		out[i].spec = sp
 		wg.Add(1)
 		sem <- struct{}{}
@@ -162,10 +166,19 @@ func failureKind(err error) string {
 	return "error"
 }
 
+// failureLine words every failure of a run the same way, whether the
+// workload reported it or the engine stopped the run:
+// "series NAME: KIND: DETAIL" (a detail repeating the series is trimmed).
+func failureLine(series, kind, detail string) string {
+	detail = strings.TrimPrefix(detail, "series "+series+": ")
+	detail = strings.TrimPrefix(detail, series+": ")
+	return fmt.Sprintf("series %s: %s: %s", series, kind, detail)
+}
+
 // verdict is what the failures of a run mean, given what the scenario
 // expects.
 type verdict struct {
-	failures []string // "series: kind: detail", in series order
+	failures []string // "series NAME: kind: detail", in series order
 	kinds    map[string]bool
 	code     int
 	message  string
@@ -176,12 +189,12 @@ func judge(s *scenarios.Scenario, runs []seriesRun) verdict {
 	for _, r := range runs {
 		for _, f := range r.res.Failures {
 			v.kinds[f.Kind] = true
-			v.failures = append(v.failures, fmt.Sprintf("%s: %s", r.spec.Series, f))
+			v.failures = append(v.failures, failureLine(r.spec.Series, f.Kind, f.Detail))
 		}
 		if r.err != nil {
 			k := failureKind(r.err)
 			v.kinds[k] = true
-			v.failures = append(v.failures, fmt.Sprintf("%s: %s", k, seriesError(r.spec.Series, r.err)))
+			v.failures = append(v.failures, failureLine(r.spec.Series, k, r.err.Error()))
 		}
 	}
 	switch {
