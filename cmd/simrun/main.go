@@ -106,7 +106,10 @@ Example:
   simrun litmus workloads/litmus/testdata/IRIW.litmus --model nmca --exhaustive
   simrun litmus --list`, cmdLitmus},
 		{"trace", "FILE-or-NAME [--out trace.json] [--seed N]", "run a scenario and write a Chrome trace of its first engine", `Open the JSON in https://ui.perfetto.dev or chrome://tracing: one line per
-simulated process, with its busy, waiting and spinning spans.
+simulated process, with its busy, waiting and spinning spans, and the
+models' instant marks. A wait or spin the run ended in (a deadlock, a
+livelock) never ends: it is drawn to the end of the trace and marked "did
+not end". The counts printed are those of the events written.
 Example:
   simrun trace litmus-mp-spin-noncoherent --out trace.json`, cmdTrace},
 		{"bench", "", "measure the engine's events/s and process switches/s here", `Example:

@@ -60,8 +60,13 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun trace: %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stdout, "trace of the first engine of series %s (%d spans and marks, %v simulated) written to %s\n",
-		sp[0].Series, first.Trace().Len(), first.Now(), *out)
+	spans, unended, marks := first.Trace().Counts(first.Now())
+	fmt.Fprintf(stdout, "trace of the first engine of series %s (%v simulated) written to %s: %d spans, %d marks",
+		sp[0].Series, first.Now(), *out, spans, marks)
+	if unended > 0 {
+		fmt.Fprintf(stdout, ", %d waits or spins the run ended in (drawn to the end, \"did not end\")", unended)
+	}
+	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "open it in https://ui.perfetto.dev or chrome://tracing\nResult: %s\n", v.message)
 	return v.code
 }
