@@ -12,6 +12,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
@@ -32,6 +33,22 @@ type seriesRun struct {
 	spec workloads.Spec
 	res  workloads.Result
 	err  error
+	// engines counts the engines the workload created, randUsed says
+	// whether any asked for its random generator (sim.ReportRandUse).
+	engines  *atomic.Int64
+	randUsed *atomic.Bool
+}
+
+// seedIndependent reports whether no engine of any run asked for a random
+// number (and there was at least one engine): the results are the same
+// for every seed.
+func seedIndependent(runs []seriesRun) bool {
+	for _, r := range runs {
+		if r.engines == nil || r.engines.Load() == 0 || r.randUsed.Load() {
+			return false
+		}
+	}
+	return len(runs) > 0
 }
 
 // execute runs every spec, in parallel goroutines (one engine each), and
@@ -60,6 +77,15 @@ func execute(specs []workloads.Spec, parallel bool, progress io.Writer) []series
 			// Workloads may name the series in their lines: once is enough.
 			msg = strings.TrimPrefix(strings.TrimPrefix(msg, "series "+sp.Series+": "), sp.Series+": ")
 			say("simrun: series %d/%d %s: %s\n", i+1, n, sp.Series, msg)
+		}
+		out[i].engines, out[i].randUsed = new(atomic.Int64), new(atomic.Bool)
+		observe := sp.Observe
+		sp.Observe = func(e *sim.Engine) {
+			out[i].engines.Add(1)
+			e.ReportRandUse(out[i].randUsed)
+			if observe != nil {
+				observe(e)
+			}
 		}
 		out[i].spec = sp
 		wg.Add(1)
