@@ -9,6 +9,7 @@
 //	                                    the papers' claims of the built-ins, checked
 //	simrun litmus TEST|FILE.litmus --model M [--exhaustive] [--machine sx4|t3d] (litmus --list)
 //	simrun trace FILE-or-NAME [--out trace.json] [--seed N]
+//	simrun report [DIR]                 static HTML pages of results directories
 //	simrun bench                        engine speed on this machine
 //
 // Exit status: 0 success (or the failure the scenario expects), 1 a run
@@ -112,6 +113,13 @@ livelock) never ends: it is drawn to the end of the trace and marked "did
 not end". The counts printed are those of the events written.
 Example:
   simrun trace litmus-mp-spin-noncoherent --out trace.json`, cmdTrace},
+		{"report", "[DIR]", "write a static HTML report of results directories (default results/)", `For every results directory in DIR (DIR itself, or each DIR/NAME written by
+simrun run): DIR/NAME/index.html with the figures, the paper-vs-simulated
+table, the claims, failures and notes; and DIR/index.html linking them.
+Static files: open them in any browser, no server, no network.
+Example:
+  simrun run sx4-fig7 && simrun run litmus-mp
+  simrun report`, cmdReport},
 		{"bench", "", "measure the engine's events/s and process switches/s here", `Example:
   simrun bench`, cmdBench},
 	}
