@@ -10,6 +10,7 @@
 //	simrun litmus TEST|FILE.litmus --model M [--exhaustive] [--machine sx4|t3d] (litmus --list)
 //	simrun trace FILE-or-NAME [--out trace.json] [--seed N]
 //	simrun report [DIR]                 static HTML pages of results directories
+//	simrun soak [--runs N] [--seed S]    random message programs, every delivery checked
 //	simrun bench                        engine speed on this machine
 //
 // Exit status: 0 success (or the failure the scenario expects), 1 a run
@@ -120,6 +121,17 @@ Static files: open them in any browser, no server, no network.
 Example:
   simrun run sx4-fig7 && simrun run litmus-mp
   simrun report`, cmdReport},
+		{"soak", "[--runs N] [--seed S] [--only REGEXP]", "run random message programs on every pairing offering message passing and check every delivery", `Each run draws from its seed a program of 1 to 12 messages among 2 to 4
+ranks (sizes across every protocol threshold, 4 tags, AnyTag receives,
+blocking and nonblocking sends, every receive posted first) and checks
+that every message arrives once and intact; runs go round-robin over the
+machine/stack pairings (each MPICH device apart). Reports per pairing the
+runs, messages and any loss, duplication, corruption, deadlock, livelock
+or limit, each with the command that replays it. Exit 1 if any run failed.
+Example:
+  simrun soak --runs 3000
+  simrun soak --runs 1000000 --seed 7        # a long soak, hours
+  simrun soak --only '^sci/' --runs 500`, cmdSoak},
 		{"bench", "", "measure the engine's events/s and process switches/s here", `Example:
   simrun bench`, cmdBench},
 	}
