@@ -82,6 +82,9 @@ func (f Figure) Save(pathWithoutExt string, rows []Row, refs []Reference) error 
 	legends := make([]plot.Legend, len(f.Panels))
 	rows0 := 0
 	for i, p := range f.Panels {
+		if p.Title == f.Title {
+			p.Title = "" // said once, above the panels
+		}
 		pp, err := p.plot(rows, refs, f.Bands)
 		if err != nil {
 			return fmt.Errorf("report: figure %q, panel %d (%s): %w", f.Title, i, p.Metric, err)

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -111,5 +112,37 @@ func TestReport(t *testing.T) {
 	// A directory without results is bad input.
 	if code, _, errs := simrun(t, "report", t.TempDir()); code != exitUsage || !strings.Contains(errs, "no results.json") {
 		t.Errorf("empty dir: exit %d %s", code, errs)
+	}
+}
+
+// TestReportScreenshot renders the report in a headless Chromium when one
+// is installed (Debian: apt-get install chromium) and checks it produced
+// an image; it skips, saying so, where there is none.
+func TestReportScreenshot(t *testing.T) {
+	var browser string
+	for _, b := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(b); err == nil {
+			browser = p
+			break
+		}
+	}
+	if browser == "" {
+		t.Skip("no Chromium here (apt-get install chromium): the report is checked by parsing only")
+	}
+	root := filepath.Join(t.TempDir(), "results")
+	if code, out, errs := simrun(t, "run", "litmus-mp", "--quiet", "--out", filepath.Join(root, "litmus-mp")); code != exitOK {
+		t.Fatalf("run: %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := simrun(t, "report", root); code != exitOK {
+		t.Fatal(errs)
+	}
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--screenshot="+shot, "--window-size=1200,900",
+		"file://"+filepath.Join(root, "litmus-mp", "index.html"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", browser, err, out)
+	}
+	if st, err := os.Stat(shot); err != nil || st.Size() < 1000 {
+		t.Errorf("no screenshot: %v", err)
 	}
 }
