@@ -60,11 +60,14 @@ Example:
   simrun list --machines --stacks`, cmdList},
 		{"show", "NAME", "print the YAML of a built-in scenario", `Copy a built-in to start your own scenario:
   simrun show litmus-mp > mine.yaml`, cmdShow},
-		{"validate", "FILE-or-NAME", "check a scenario strictly (exit 0 if valid, 2 if not)", `Every error names file:line:column, the field and what was expected, once:
-a misspelt top-level param is reported at its own field (workload.params.x),
-not again for every series that inherits it. The workload's params (and its
-model files) are decoded too, when the workload knows how to check them
-without running.
+		{"validate", "FILE-or-NAME", "check a scenario strictly (exit 0 if valid, 2 if not)", `Every problem of the file is listed at once (up to 50), in file order, each
+with file:line:column, the field's full path (series[2].machine.params.x)
+and what was expected: types and unknown fields, then what is checked after
+decoding (ranges of machine, stack and workload params, pairings, memory
+fits, workload names, name and title lengths). A misspelt top-level param
+is reported once at its own field, not again for every series that
+inherits it. run and trace do the same checks before running: a file that
+validates does not fail on its input later.
 Example:
   simrun validate mine.yaml`, cmdValidate},
 		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
