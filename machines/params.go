@@ -41,23 +41,25 @@ type IntRange struct {
 	Unit   string
 }
 
-// CheckRanges returns a *ParamError for the first value that is not finite
-// or lies outside its range, floats first.
+// CheckRanges returns a *ParamError for every value that is not finite or
+// lies outside its range (floats first), joined with errors.Join, so that
+// a user sees every bad value at once.
 func CheckRanges(machine string, floats []FloatRange, ints []IntRange) error {
+	var errs []error
 	for _, f := range floats {
 		switch {
 		case math.IsNaN(f.V) || math.IsInf(f.V, 0):
-			return ParamErrorf(machine, f.Field, "must be a finite number, got %g", f.V)
+			errs = append(errs, ParamErrorf(machine, f.Field, "must be a finite number, got %g", f.V))
 		case f.V < f.Lo || f.V > f.Hi:
-			return ParamErrorf(machine, f.Field, "%g %s is outside the plausible range [%g, %g] %s", f.V, f.Unit, f.Lo, f.Hi, f.Unit)
+			errs = append(errs, ParamErrorf(machine, f.Field, "%g %s is outside the plausible range [%g, %g] %s", f.V, f.Unit, f.Lo, f.Hi, f.Unit))
 		}
 	}
 	for _, f := range ints {
 		if f.V < f.Lo || f.V > f.Hi {
-			return ParamErrorf(machine, f.Field, "%d %s is outside the plausible range [%d, %d] %s", f.V, f.Unit, f.Lo, f.Hi, f.Unit)
+			errs = append(errs, ParamErrorf(machine, f.Field, "%d %s is outside the plausible range [%d, %d] %s", f.V, f.Unit, f.Lo, f.Hi, f.Unit))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Locate turns a *ParamError into a strictyaml error at the parameter's line
@@ -65,6 +67,13 @@ func CheckRanges(machine string, floats []FloatRange, ints []IntRange) error {
 // there); field is the node's path in the scenario ("machine.params").
 // Other errors get the file and field as a prefix.
 func Locate(file, field string, node *yaml.Node, err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok { // every problem, each at its line
+		var errs []error
+		for _, e := range j.Unwrap() {
+			errs = append(errs, Locate(file, field, node, e))
+		}
+		return errors.Join(errs...)
+	}
 	var pe *ParamError
 	if !errors.As(err, &pe) {
 		return fmt.Errorf("%s: %s: %w", file, field, err)

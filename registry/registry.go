@@ -186,6 +186,9 @@ type Ref struct {
 	// Field is the component's YAML path, e.g. "machine" or
 	// "series[1].stack" (empty: "machine" or "stack").
 	Field string
+	// Node, if not nil, is the component's node in the file (errors about
+	// the component itself, such as a pairing, point at it).
+	Node *yaml.Node
 }
 
 func (c Ref) field(def string) string {
@@ -214,28 +217,31 @@ func (r *Registry) Resolve(file string, machine, stack Ref) (Opener, error) {
 		return nil, nil
 	}
 	mf, sf := machine.field("machine"), stack.field("stack")
-	unknown := func(field, kind, name string, known []string) error {
+	unknown := func(ref Ref, field, kind, name string, known []string) error {
 		what := fmt.Sprintf("unknown %s %q", kind, name)
 		if name == "" {
 			what = fmt.Sprintf("no %s named (a series with a machine needs a stack and the other way round)", kind)
 		}
-		return strictyaml.Errorf(file, nil, field+".name", "%s; %ss: %s", what, kind, strings.Join(known, ", "))
+		at := strictyaml.Find(ref.Node, "name")
+		if at == nil {
+			at = ref.Node
+		}
+		return strictyaml.Errorf(file, at, field+".name", "%s; %ss: %s", what, kind, strings.Join(known, ", "))
 	}
 	me, ok := r.LookupMachine(machine.Name)
 	if !ok {
-		return nil, unknown(mf, "machine", machine.Name, names(r.machines, func(e MachineEntry) string { return e.Name }))
+		return nil, unknown(machine, mf, "machine", machine.Name, names(r.machines, func(e MachineEntry) string { return e.Name }))
 	}
 	se, ok := r.LookupStack(stack.Name)
 	if !ok {
-		return nil, unknown(sf, "stack", stack.Name, names(r.stacks, func(e StackEntry) string { return e.Name }))
+		return nil, unknown(stack, sf, "stack", stack.Name, names(r.stacks, func(e StackEntry) string { return e.Name }))
 	}
-	mp, err := me.decode(file, mf+".params", machine.Params)
-	if err != nil {
-		return nil, err
-	}
-	sp, err := se.decode(file, sf+".params", stack.Params)
-	if err != nil {
-		return nil, err
+	// Both params are decoded before either error is returned: a user
+	// sees every problem of the series at once.
+	mp, merr := me.decode(file, mf+".params", machine.Params)
+	sp, serr := se.decode(file, sf+".params", stack.Params)
+	if merr != nil || serr != nil {
+		return nil, errors.Join(merr, serr)
 	}
 	open := func(eng *sim.Engine, procs int) (*stacks.World, error) {
 		m, err := me.build(eng, procs, mp)
@@ -246,7 +252,7 @@ func (r *Registry) Resolve(file string, machine, stack Ref) (Opener, error) {
 		var mc *machines.MissingCapability
 		switch {
 		case errors.As(err, &mc):
-			return nil, fmt.Errorf("%s: %s: %w", file, sf, err)
+			return nil, &PairingError{Pos: pairingPos(file, sf, stack), Err: err}
 		case err != nil:
 			return nil, machines.Locate(file, sf+".params", stack.Params, err)
 		}
@@ -259,6 +265,33 @@ func (r *Registry) Resolve(file string, machine, stack Ref) (Opener, error) {
 		return nil, err
 	}
 	return open, nil
+}
+
+// PairingError is a stack that cannot be opened on a machine (it wraps the
+// *machines.MissingCapability), positioned at the stack's params, or its
+// name, in the scenario file.
+type PairingError struct {
+	Pos *strictyaml.Error // file, line, column and field; Msg unused
+	Err error
+}
+
+// Error formats the error as "file:line:col: field F: the missing capability".
+func (e *PairingError) Error() string {
+	p := *e.Pos
+	p.Msg = e.Err.Error()
+	return p.Error()
+}
+
+// Unwrap returns the missing capability.
+func (e *PairingError) Unwrap() error { return e.Err }
+
+// pairingPos is where a pairing error points: the stack's params when
+// given (they choose the device), else the stack's component.
+func pairingPos(file, field string, stack Ref) *strictyaml.Error {
+	if stack.Params != nil && stack.Params.Kind != 0 {
+		return strictyaml.Errorf(file, stack.Params, field+".params", "")
+	}
+	return strictyaml.Errorf(file, stack.Node, field, "")
 }
 
 func names[E any](es []E, name func(E) string) []string {

@@ -8,7 +8,10 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -76,33 +79,51 @@ func (f Figure) Save(pathWithoutExt string, rows []Row, refs []Reference) error 
 		return fmt.Errorf("report: figure %q has no panels", f.Title)
 	}
 	plots := make([][]*plot.Plot, 1)
+	legends := make([]plot.Legend, len(f.Panels))
+	rows0 := 0
 	for i, p := range f.Panels {
-		pl, err := p.plot(rows, refs, f.Bands)
+		if p.Title == f.Title {
+			p.Title = "" // said once, above the panels
+		}
+		pp, err := p.plot(rows, refs, f.Bands)
 		if err != nil {
 			return fmt.Errorf("report: figure %q, panel %d (%s): %w", f.Title, i, p.Metric, err)
 		}
-		plots[0] = append(plots[0], pl)
+		// The legend goes below the panel, outside the data: it hides no
+		// curve whatever their shape.
+		legends[i] = pp.Legend
+		pp.Legend = plot.NewLegend()
+		rows0 = max(rows0, pp.entries)
+		plots[0] = append(plots[0], pp.Plot)
 	}
+	legendH := legendHeight(legends[0], rows0)
 	w := panelWidth * vg.Length(len(f.Panels))
-	h := panelHeight
+	h := panelHeight + legendH
 	if f.Title != "" {
 		h += titleHeight
 	}
 
 	png := vgimg.New(w, h)
-	f.draw(draw.New(png), plots)
+	f.draw(draw.New(png), plots, legends, legendH)
 	if err := writeFile(pathWithoutExt+".png", vgimg.PngCanvas{Canvas: png}); err != nil {
 		return err
 	}
 	svg := vgsvg.New(w, h)
-	f.draw(draw.New(svg), plots)
+	f.draw(draw.New(svg), plots, legends, legendH)
 	return writeFile(pathWithoutExt+".svg", svg)
 }
 
-// draw draws the title and the panels side by side on dc.
-func (f Figure) draw(dc draw.Canvas, plots [][]*plot.Plot) {
+// legendHeight is the height of a legend of n entries drawn below a panel.
+func legendHeight(l plot.Legend, n int) vg.Length {
+	line := l.TextStyle.Rectangle("Mg").Size().Y + l.Padding
+	return vg.Length(n)*line + vg.Millimeter*6
+}
+
+// draw draws the title, the panels side by side and each panel's legend
+// below it on dc.
+func (f Figure) draw(dc draw.Canvas, plots [][]*plot.Plot, legends []plot.Legend, legendH vg.Length) {
 	tiles := draw.Tiles{Rows: 1, Cols: len(f.Panels), PadX: vg.Millimeter * 4,
-		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2,
+		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter*2 + legendH,
 		PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
@@ -120,17 +141,27 @@ func (f Figure) draw(dc draw.Canvas, plots [][]*plot.Plot) {
 	}
 	canvases := plot.Align(plots, tiles, dc)
 	for i, pl := range plots[0] {
-		pl.Draw(canvases[0][i])
+		c := canvases[0][i]
+		pl.Draw(c)
+		lc := c
+		lc.Max.Y = c.Min.Y - vg.Millimeter*2
+		lc.Min.Y = lc.Max.Y - legendH + vg.Millimeter*2
+		lc.Min.X += vg.Millimeter * 8
+		legends[i].Draw(lc)
 	}
 }
 
+// panelPlot is a panel's gonum plot and the number of its legend entries.
+type panelPlot struct {
+	*plot.Plot
+	entries int
+}
+
 // plot builds the gonum plot of one panel.
-func (p Panel) plot(rows []Row, refs []Reference, bands []Band) (*plot.Plot, error) {
+func (p Panel) plot(rows []Row, refs []Reference, bands []Band) (*panelPlot, error) {
 	pl := plot.New()
 	pl.Title.Text = p.Title
-	// Top left: empty in latency and bandwidth against size plots.
 	pl.Legend.Top, pl.Legend.Left = true, true
-	pl.Legend.XOffs, pl.Legend.YOffs = vg.Millimeter*2, -vg.Millimeter*2
 	pl.Add(plotter.NewGrid())
 
 	var sel []Row
@@ -166,6 +197,13 @@ func (p Panel) plot(rows []Row, refs []Reference, bands []Band) (*plot.Plot, err
 		}
 	}
 
+	if states(p, sel) {
+		if err := p.bars(pl, sel, series); err != nil {
+			return nil, err
+		}
+		return &panelPlot{pl, len(series)}, nil
+	}
+
 	for i, s := range series {
 		col := plotutil.DarkColors[i%len(plotutil.DarkColors)]
 		var xys plotter.XYs
@@ -181,6 +219,9 @@ func (p Panel) plot(rows []Row, refs []Reference, bands []Band) (*plot.Plot, err
 				return nil, fmt.Errorf("series %q: %w", s, err)
 			}
 			line.Color = col
+			// Dash patterns tell apart series whose curves coincide
+			// (t3d-fig8: sync-mpi under async-mpi).
+			line.Dashes = plotutil.Dashes(i)
 			points.Color = col
 			points.Shape = seriesGlyph(i)
 			pl.Add(line, points)
@@ -188,9 +229,13 @@ func (p Panel) plot(rows []Row, refs []Reference, bands []Band) (*plot.Plot, err
 		}
 
 		var rxys plotter.XYs
+		var srcs []string
 		for _, r := range prefs {
 			if r.Series == s && p.keep(r.X, r.Value) {
 				rxys = append(rxys, plotter.XY{X: r.X, Y: r.Value})
+				if src := shortSource(r.Source); src != "" && !slices.Contains(srcs, src) {
+					srcs = append(srcs, src)
+				}
 			}
 		}
 		if len(rxys) > 0 {
@@ -202,22 +247,39 @@ func (p Panel) plot(rows []Row, refs []Reference, bands []Band) (*plot.Plot, err
 			sc.Radius = vg.Points(4)
 			sc.Shape = refGlyph(i)
 			pl.Add(sc)
-			pl.Legend.Add(s+" (paper)", sc)
+			label := s + " (paper)"
+			if len(srcs) > 0 {
+				label = s + " (paper, " + strings.Join(srcs, ", ") + ")"
+			}
+			pl.Legend.Add(label, sc)
 		}
 	}
 
 	if p.XLog {
-		pl.X.Scale, pl.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		pl.X.Scale, pl.X.Tick.Marker = plot.LogScale{}, powerTicks{}
 	}
 	if p.YLog {
-		pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, powerTicks{}
 	}
 	if err := p.bands(pl, sel, series, bands); err != nil {
 		return nil, err
 	}
 	fixRange(&pl.X, p.XLog, p.XMin, p.XMax)
 	fixRange(&pl.Y, p.YLog, 0, 0)
-	return pl, nil
+	pad(&pl.X, p.XLog)
+	pad(&pl.Y, p.YLog)
+	entries := len(series)
+	for _, s := range series {
+		if slices.ContainsFunc(prefs, func(r Reference) bool { return r.Series == s }) {
+			entries++
+		}
+	}
+	for _, b := range bands {
+		if b.Metric == p.Metric {
+			entries++
+		}
+	}
+	return &panelPlot{pl, entries}, nil
 }
 
 // bands draws the bands of the panel's metric as dashed lines in the
@@ -261,6 +323,132 @@ func (p Panel) bands(pl *plot.Plot, sel []Row, series []string, bands []Band) er
 		pl.Add(line)
 		pl.Legend.Add(fmt.Sprintf("%s (paper: %s %s)", b.Series, rel, Short(b.Value)), line)
 	}
+	return nil
+}
+
+// shortSource is where a paper's point comes from, short enough for a
+// legend: its figures, tables and sections ("Figure 5", "Table 1.1",
+// "section 6"), else "".
+func shortSource(src string) string {
+	return strings.Join(sourceRE.FindAllString(src, 2), " ")
+}
+
+var sourceRE = regexp.MustCompile(`(Figure|Table|section) [0-9][0-9.]*[0-9]|(Figure|Table|section) [0-9]`)
+
+// pad widens an axis so that no point, marker or reference lies on the
+// frame: 5 % of the span on each side of a linear axis, a factor 1.3 on a
+// log axis.
+func pad(a *plot.Axis, log bool) {
+	if log {
+		a.Min, a.Max = a.Min/1.3, a.Max*1.3
+		return
+	}
+	d := (a.Max - a.Min) * 0.05
+	a.Min -= d
+	a.Max += d
+}
+
+// powerTicks marks a log axis at every power of ten, labelled 10ⁿ (1, 10
+// and 100 included, so that every label reads alike), with unlabelled
+// minor ticks at 2..9 times each; an axis spanning less than a decade
+// also labels 2 and 5 times the powers.
+type powerTicks struct{}
+
+// Ticks returns the ticks between min and max.
+func (powerTicks) Ticks(min, max float64) []plot.Tick {
+	if min <= 0 || max <= min {
+		return nil
+	}
+	lo, hi := int(math.Floor(math.Log10(min))), int(math.Ceil(math.Log10(max)))
+	majors := 0
+	for k := lo; k <= hi; k++ {
+		if v := math.Pow(10, float64(k)); v >= min && v <= max {
+			majors++
+		}
+	}
+	var ticks []plot.Tick
+	for k := lo; k <= hi; k++ {
+		base := math.Pow(10, float64(k))
+		for m := 1; m <= 9; m++ {
+			v := base * float64(m)
+			if v < min || v > max {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			switch {
+			case m == 1:
+				t.Label = power(k)
+			case majors < 2 && (m == 2 || m == 5):
+				t.Label = fmt.Sprintf("%d·%s", m, power(k))
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+// power writes 10 to the k with a superscript exponent.
+func power(k int) string {
+	const sup = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+	digits := []rune(sup)
+	var b strings.Builder
+	b.WriteString("10")
+	if k < 0 {
+		b.WriteRune('⁻')
+		k = -k
+	}
+	for _, c := range strconv.Itoa(k) {
+		b.WriteRune(digits[c-'0'])
+	}
+	return b.String()
+}
+
+// states reports whether the panel's x values are final states of a
+// litmus test (x_name "state_r0r1"...): categories, not numbers.
+func states(p Panel, sel []Row) bool {
+	return len(sel) > 0 && strings.HasPrefix(sel[0].XName, "state_")
+}
+
+// bars draws a panel of categorical x (litmus final states) as grouped
+// bars, one group per state (labelled with its register values, "01"),
+// one bar per series; states no series reached are left out.
+func (p Panel) bars(pl *plot.Plot, sel []Row, series []string) error {
+	regs := strings.Count(strings.TrimPrefix(sel[0].XName, "state_"), "r")
+	var xs []float64
+	for _, r := range sel {
+		if !slices.Contains(xs, r.X) && !math.IsNaN(r.X) {
+			xs = append(xs, r.X)
+		}
+	}
+	slices.Sort(xs)
+	names := make([]string, len(xs))
+	for i, x := range xs {
+		names[i] = fmt.Sprintf("%0*d", regs, int64(x))
+	}
+	width := vg.Points(40) / vg.Length(max(1, len(series)))
+	for i, s := range series {
+		vals := make(plotter.Values, len(xs))
+		for _, r := range sel {
+			if r.Series == s {
+				vals[slices.Index(xs, r.X)] = r.Value
+			}
+		}
+		b, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return fmt.Errorf("series %q: %w", s, err)
+		}
+		b.Color = plotutil.DarkColors[i%len(plotutil.DarkColors)]
+		b.LineStyle.Width = 0
+		b.Offset = width * (vg.Length(i) - vg.Length(len(series)-1)/2)
+		pl.Add(b)
+		pl.Legend.Add(s, b)
+	}
+	pl.NominalX(names...)
+	if p.XLabel == "" {
+		pl.X.Label.Text = "final state (" + strings.TrimPrefix(sel[0].XName, "state_") + ")"
+	}
+	pl.Y.Min = 0
+	pl.Y.Max *= 1.05 // the tallest bar below the frame
 	return nil
 }
 

@@ -104,7 +104,7 @@ func TestPanelSeriesAndLegend(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			svg := renderSVG(t, pl)
+			svg := renderSVG(t, pl.Plot)
 			if n := bytes.Count(svg, []byte("(paper: ")); tt.bands != nil && n != 1 {
 				t.Errorf("%d bands drawn, want 1 (other metric and series not drawn)", n)
 			}

@@ -27,22 +27,61 @@ func Load(file string) (*Scenario, error) {
 // Decoding is strict (unknown fields, wrong types, duplicate keys and
 // missing required fields are errors) and every error is a
 // *strictyaml.Error, or several joined by errors.Join, carrying file, line
-// and field.
+// and field. Every problem is reported: when some fields do not decode the
+// others are still validated, and the scenario is returned with the error,
+// as far as it decoded, so that a caller can check the rest too (simrun
+// validate resolves its machines and stacks); it must not be run.
 func Parse(file string, data []byte) (*Scenario, error) {
 	root, err := strictyaml.Parse(file, data)
 	if err != nil {
 		return nil, err
 	}
 	s := &Scenario{Seed: 1, File: file, root: root}
-	if err := strictyaml.Decode(file, root, s); err != nil {
-		return nil, err
-	}
+	derr := strictyaml.Decode(file, root, s)
 	s.setOrigins()
 	s.setDefaults()
-	if err := s.Validate(); err != nil {
-		return nil, err
+	errs := strictyaml.Errors(derr)
+	bad := map[string]bool{} // fields that did not decode: not validated again
+	for _, e := range errs {
+		if se, ok := e.(*strictyaml.Error); ok {
+			bad[se.Field] = true
+		}
+	}
+	var verrs []error
+	if len(errs) < strictyaml.MaxErrors {
+		verrs = strictyaml.Errors(s.Validate())
+	}
+	for _, e := range verrs {
+		if se, ok := e.(*strictyaml.Error); !ok || !covered(bad, se.Field) {
+			errs = append(errs, e)
+		}
+	}
+	if len(errs) > 0 {
+		return s, errors.Join(errs...)
 	}
 	return s, nil
+}
+
+// covered reports whether field, a field containing it or one it contains,
+// or another field of the same list item (references[3].x for
+// references[3].series) is in bad: what did not decode is not validated
+// again.
+func covered(bad map[string]bool, field string) bool {
+	item := func(f string) string {
+		if i := strings.Index(f, "]"); i >= 0 {
+			return f[:i+1]
+		}
+		return ""
+	}
+	for f := range bad {
+		if field == f || strings.HasPrefix(field, f+".") || strings.HasPrefix(field, f+"[") || strings.HasPrefix(f, field+".") || strings.HasPrefix(f, field+"[") {
+			return true
+		}
+		if it := item(f); it != "" && it == item(field) {
+			return true
+		}
+	}
+	return false
 }
 
 // setOrigins records file and YAML path in every component.
@@ -87,6 +126,28 @@ const (
 	ScaleLog    = "log"
 )
 
+// Length limits of free-text fields: a name becomes a directory and file
+// names (most file systems allow 255 bytes per name), a title is one line
+// of a report, a figure caption and a progress line.
+const (
+	MaxNameLen  = 100
+	MaxTitleLen = 200
+	MaxDescLen  = 20000
+)
+
+// Node is the YAML node at field (for example "series[1].stack") in the
+// scenario's file, or nil when the field is absent or the scenario was
+// not parsed from YAML. Errors found after loading point at it.
+func (s *Scenario) Node(field string) *yaml.Node {
+	return strictyaml.Find(s.root, field)
+}
+
+// FieldError is an error at field of the scenario's file (at the nearest
+// enclosing node present when field is absent).
+func (s *Scenario) FieldError(field, format string, args ...any) error {
+	return strictyaml.FieldError(s.File, s.root, field, format, args...)
+}
+
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // Validate checks what strict decoding cannot: names, enums, references to
@@ -96,8 +157,18 @@ func (s *Scenario) Validate() error {
 	v := &validator{s: s}
 	if s.Name == "" {
 		v.errorf("name", "must not be empty")
+	} else if len(s.Name) > MaxNameLen {
+		v.errorf("name", "%d characters long; at most %d (it names the output directory)", len(s.Name), MaxNameLen)
 	} else if !nameRE.MatchString(s.Name) {
 		v.errorf("name", "%q: use letters, digits, '.', '_' and '-' only (it names output files)", s.Name)
+	}
+	if len(s.Title) > MaxTitleLen {
+		v.errorf("title", "%d characters long; at most %d (a one-line title; put the rest in description)", len(s.Title), MaxTitleLen)
+	} else if strings.ContainsAny(strings.TrimSpace(s.Title), "\n\r") {
+		v.errorf("title", "must be one line (put the rest in description)")
+	}
+	if len(s.Description) > MaxDescLen {
+		v.errorf("description", "%d characters long; at most %d", len(s.Description), MaxDescLen)
 	}
 
 	v.params(&s.Machine, "machine")

@@ -30,13 +30,17 @@ type Engine struct {
 	err     error
 	stopped bool
 	trace   *Trace
+	src     *drawSource // rng's source: notes the first draw (ReportRandUse)
 }
 
 // NewEngine returns an engine whose random generator is seeded with seed.
 func NewEngine(seed uint64) *Engine {
+	src := &drawSource{}
+	src.pcg.Seed(seed, seed^0x9e3779b97f4a7c15)
 	return &Engine{
 		cal:  newCalendar(),
-		rng:  rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		rng:  rand.New(src),
+		src:  src,
 		seed: seed,
 	}
 }

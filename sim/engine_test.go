@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -277,5 +278,21 @@ func TestFromFloat(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("FromFloat(%g) = %v, %v; want %v", c.v, got, err, c.want)
 		}
+	}
+}
+
+func TestReportRandUse(t *testing.T) {
+	var used atomic.Bool
+	e := NewEngine(1)
+	e.ReportRandUse(&used)
+	e.Spawn("p", func(p *Proc) { p.Sleep(10) })
+	if err := e.Run(); err != nil || used.Load() {
+		t.Fatalf("no draw: used %v, err %v", used.Load(), err)
+	}
+	e2 := NewEngine(1)
+	e2.ReportRandUse(&used)
+	e2.Spawn("p", func(p *Proc) { p.Sleep(Time(e2.Rand().IntN(5))) })
+	if err := e2.Run(); err != nil || !used.Load() {
+		t.Fatalf("a draw: used %v, err %v", used.Load(), err)
 	}
 }

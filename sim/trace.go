@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // Trace records process states over simulated time and instant marks from
@@ -69,13 +70,59 @@ func (t *Trace) state(now Time, p *Proc, state string) {
 	t.spans = append(t.spans, span{proc: p.id, state: state, start: now, end: -1})
 }
 
-// Len is the number of recorded spans and marks.
+// Len is the number of recorded spans and marks (zero-length ones
+// included; see Counts for what WriteChrome writes).
 func (t *Trace) Len() int { return len(t.spans) + len(t.marks) }
 
+// Counts is what WriteChrome(w, end) writes: spans with a duration,
+// spans never ended (processes still waiting or spinning when the run
+// stopped: a deadlock or livelock) and instant marks.
+func (t *Trace) Counts(end Time) (spans, unended, marks int) {
+	for _, s := range t.spans {
+		switch t.kind(s, end) {
+		case spanComplete:
+			spans++
+		case spanUnended:
+			unended++
+		}
+	}
+	return spans, unended, len(t.marks)
+}
+
+// Kinds of recorded spans, as written.
+const (
+	spanSkipped  = iota // zero length: nothing to draw
+	spanComplete        // start and duration
+	spanUnended         // a wait or spin the run ended in: begun, never ended
+)
+
+// kind says how span s is written in a trace that ends at end. A process
+// left waiting or spinning when the run stopped (deadlock, livelock) never
+// stops doing so: its span is written as begun and not ended, which
+// Perfetto draws to the end of the trace and marks "did not end", even
+// when it began at the very end.
+func (t *Trace) kind(s span, end Time) int {
+	if s.end < 0 && (strings.HasPrefix(s.state, "spin: ") || strings.HasPrefix(s.state, "wait: ")) {
+		return spanUnended
+	}
+	e := s.end
+	if e < 0 {
+		e = end
+	}
+	if e == s.start {
+		return spanSkipped // a process runs in zero simulated time
+	}
+	return spanComplete
+}
+
 // WriteChrome writes the trace as Chrome Trace Event JSON (open it in
-// Perfetto or chrome://tracing). Times are in microseconds; spans still open
-// are closed at end; spans of zero length are left out. The output depends only on the run: byte-identical for
-// the same scenario and seed.
+// Perfetto or chrome://tracing): a thread name per process, a complete
+// event ("X") per span with a duration, a begin event ("B") per span never
+// ended (see kind), an instant event ("i") per mark. Times are in
+// microseconds; other spans still open are closed at end; spans of zero
+// length are left out. Counts says how many of each are written. The
+// output depends only on the run: byte-identical for the same scenario and
+// seed.
 func (t *Trace) WriteChrome(w io.Writer, end Time) error {
 	bw := bufio.NewWriter(w)
 	us := func(x Time) string { return strconv.FormatFloat(x.Micros(), 'f', 6, 64) }
@@ -92,15 +139,18 @@ func (t *Trace) WriteChrome(w io.Writer, end Time) error {
 		fmt.Fprintf(bw, `{"ph":"M","pid":1,"tid":%d,"name":"thread_name","args":{"name":%s}}`, id, strconv.Quote(name))
 	}
 	for _, s := range t.spans {
-		e := s.end
-		if e < 0 {
-			e = end
+		switch t.kind(s, end) {
+		case spanComplete:
+			e := s.end
+			if e < 0 {
+				e = end
+			}
+			sep()
+			fmt.Fprintf(bw, `{"ph":"X","pid":1,"tid":%d,"name":%s,"ts":%s,"dur":%s}`, s.proc, strconv.Quote(s.state), us(s.start), us(e-s.start))
+		case spanUnended:
+			sep()
+			fmt.Fprintf(bw, `{"ph":"B","pid":1,"tid":%d,"name":%s,"ts":%s}`, s.proc, strconv.Quote(s.state), us(s.start))
 		}
-		if e == s.start {
-			continue // nothing to draw: a process runs in zero simulated time
-		}
-		sep()
-		fmt.Fprintf(bw, `{"ph":"X","pid":1,"tid":%d,"name":%s,"ts":%s,"dur":%s}`, s.proc, strconv.Quote(s.state), us(s.start), us(e-s.start))
 	}
 	for _, m := range t.marks {
 		sep()

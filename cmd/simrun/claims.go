@@ -36,7 +36,7 @@ func evalClaims(name string) (scenarioClaims, error) {
 	}
 	sp, err := specs(registry.Default(), s, defaultWallSeconds)
 	if err == nil {
-		err = check(sp)
+		err = check(s, sp)
 	}
 	if err != nil {
 		return scenarioClaims{}, err

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"github.com/msgsim/msgsim/workloads"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -118,4 +121,117 @@ func seriesError(series string, err error) string {
 		return msg
 	}
 	return fmt.Sprintf("series %s: %s", series, msg)
+}
+
+// closest is the name of names nearest to name (a prefix or within two
+// edits), or "".
+func closest(name string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if strings.HasPrefix(n, name) || strings.HasPrefix(name, n) {
+			return n
+		}
+		if d := levenshtein(name, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// paramsMsg matches a workload's unpositioned error "FILE: PATH: MSG" where
+// PATH is its params ("workload.params", "series[1].workload.params.procs[2]").
+var paramsMsg = regexp.MustCompile(`^(?s)(.*?): ((?:series\[\d+\]\.)?workload\.params)((?:\.[A-Za-z0-9_]+|\[\d+\])*): (.*)$`)
+
+// locateParams gives a workload's validation error without a position
+// the line and column of the parameter it is about, under the series'
+// own field path. Workloads report "FILE: workload.params: ranks must be
+// at least 2"; the parameter is the path's tail or, when the path stops at
+// the params, the message's first word when the params name it. An error
+// that names no parameter points at the params (or the workload). Errors
+// with a position already are returned unchanged.
+func locateParams(sp workloads.Spec, err error) error {
+	var out []error
+	for _, e := range flatten(err) {
+		var se *strictyaml.Error
+		if errors.As(e, &se) || sp.Workload.Params == nil {
+			out = append(out, e)
+			continue
+		}
+		m := paramsMsg.FindStringSubmatch(e.Error())
+		if m == nil || m[1] != sp.File {
+			out = append(out, e)
+			continue
+		}
+		sub, msg := strings.TrimPrefix(m[3], "."), m[4]
+		if sub == "" {
+			word, _, _ := strings.Cut(msg, " ")
+			word = strings.TrimRight(word, ":,;")
+			if strictyaml.Find(sp.Workload.Params, word) != nil {
+				sub = word
+			}
+		}
+		at := sp.Workload.Params
+		if sub != "" {
+			if n := strictyaml.Find(sp.Workload.Params, sub); n != nil {
+				at = n
+			}
+		}
+		field := sp.Workload.ParamsField("workload")
+		if sub != "" {
+			if strings.HasPrefix(sub, "[") {
+				field += sub
+			} else {
+				field += "." + sub
+			}
+		}
+		if at.Kind == 0 { // no params written: the defaults are used
+			at = nil
+		}
+		out = append(out, strictyaml.Errorf(sp.File, at, field, "%s", msg))
+	}
+	return errors.Join(out...)
+}
+
+// sortByPosition orders errors by line and column, those without a line
+// last (stable), so that a user reads them top to bottom.
+func sortByPosition(errs []error) {
+	key := func(e error) (string, int, int) {
+		var se *strictyaml.Error
+		if errors.As(e, &se) {
+			line := se.Line
+			if line == 0 {
+				line = 1 << 30
+			}
+			return se.File, line, se.Column
+		}
+		return "", 1 << 30, 0
+	}
+	slices.SortStableFunc(errs, func(a, b error) int {
+		_, la, ca := key(a)
+		_, lb, cb := key(b)
+		if la != lb {
+			return la - lb
+		}
+		return ca - cb
+	})
 }

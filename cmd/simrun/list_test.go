@@ -65,13 +65,13 @@ func TestValidateBadPairing(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct{ yaml, want string }{
 		{"machine: {name: sx4}\nstack: {name: aclmpl}\nworkload: {name: pingpong, params: {sizes: [8]}}\n",
-			"bad.yaml: stack: aclmpl cannot run on machine sx4: it needs per-PE memory and one-sided put with quiet (machines.OneSided), which sx4 does not provide"},
+			"bad.yaml:3:8: field stack: aclmpl cannot run on machine sx4: it needs per-PE memory and one-sided put with quiet (machines.OneSided), which sx4 does not provide"},
 		{"machine: {name: t3d}\nstack: {name: mpich}\nworkload: {name: onetoall}\n",
-			"bad.yaml: stack: mpich ch_lfshmem cannot run on machine t3d: it needs System V shared memory"},
+			"bad.yaml:3:8: field stack: mpich ch_lfshmem cannot run on machine t3d: it needs System V shared memory"},
 		{"machine: {name: t3d}\nstack: {name: shmem}\nworkload: {name: pingpong, params: {sizes: [8]}}\n",
-			"workload pingpong cannot run on stack shmem (machine t3d): it needs message passing (stacks.Comm), which shmem does not offer"},
+			"bad.yaml:4:18: field workload.name: workload pingpong cannot run on stack shmem (machine t3d): it needs message passing (stacks.Comm), which shmem does not offer"},
 		{"machine: {name: t3d}\nstack: {name: shmem}\nworkload: {name: reduce}\n",
-			"workload reduce cannot run on stack shmem (machine t3d): it needs message passing (stacks.Comm)"},
+			"bad.yaml:4:18: field workload.name: workload reduce cannot run on stack shmem (machine t3d): it needs message passing (stacks.Comm)"},
 		{"machine: {name: t3d}\nstack: {name: mpich, params: {device: ch_t3d}}\nworkload: {name: reduce, params: {reduce: binary-swap}}\n",
 			"it needs a binary-swap reduce (stacks.BinarySwapReducer)"},
 		{"machine: {name: vax}\nstack: {name: mpich}\nworkload: {name: onetoall}\n",

@@ -60,6 +60,11 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
 		return exitUsage
 	}
+	modelSet := false
+	fs.Visit(func(f *flag.Flag) { modelSet = modelSet || f.Name == "model" || f.Name == "machine" })
+	if !modelSet {
+		fmt.Fprintf(stderr, "simrun litmus: no --model given: using %s (sequential consistency, which never shows a relaxed outcome); try --model tso, pso, noncoherent or nmca\n", *model)
+	}
 	cfg, err := litmus.LoadModel(*model, "")
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun litmus: --model: %v\n", err)

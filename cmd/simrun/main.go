@@ -4,11 +4,13 @@
 //	                                    (or machines, stacks and capabilities)
 //	simrun show NAME                    print a built-in scenario's YAML
 //	simrun validate FILE-or-NAME        strict load and check, exit 0 or 2
-//	simrun run FILE-or-NAME [--out DIR] [--seed N]
+//	simrun run FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE]
 //	simrun claims [REGEXP] [--fast] [--skip REGEXP] [--failing]
 //	                                    the papers' claims of the built-ins, checked
 //	simrun litmus TEST|FILE.litmus --model M [--exhaustive] [--machine sx4|t3d] (litmus --list)
 //	simrun trace FILE-or-NAME [--out trace.json] [--seed N]
+//	simrun report [DIR]                 static HTML pages of results directories
+//	simrun soak [--runs N] [--seed S]    random message programs, every delivery checked
 //	simrun bench                        engine speed on this machine
 //
 // Exit status: 0 success (or the failure the scenario expects), 1 a run
@@ -58,14 +60,17 @@ Example:
   simrun list --machines --stacks`, cmdList},
 		{"show", "NAME", "print the YAML of a built-in scenario", `Copy a built-in to start your own scenario:
   simrun show litmus-mp > mine.yaml`, cmdShow},
-		{"validate", "FILE-or-NAME", "check a scenario strictly (exit 0 if valid, 2 if not)", `Every error names file:line:column, the field and what was expected, once:
-a misspelt top-level param is reported at its own field (workload.params.x),
-not again for every series that inherits it. The workload's params (and its
-model files) are decoded too, when the workload knows how to check them
-without running.
+		{"validate", "FILE-or-NAME", "check a scenario strictly (exit 0 if valid, 2 if not)", `Every problem of the file is listed at once (up to 50), in file order, each
+with file:line:column, the field's full path (series[2].machine.params.x)
+and what was expected: types and unknown fields, then what is checked after
+decoding (ranges of machine, stack and workload params, pairings, memory
+fits, workload names, name and title lengths). A misspelt top-level param
+is reported once at its own field, not again for every series that
+inherits it. run and trace do the same checks before running: a file that
+validates does not fail on its input later.
 Example:
   simrun validate mine.yaml`, cmdValidate},
-		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
+		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
 (scenario, seed, rows, references, comparisons, failures, notes), one PNG and
 SVG per figure, and DIR/summary.txt (also printed). Default DIR:
 results/<scenario-name>. Same scenario and seed: byte-identical files.
@@ -106,9 +111,30 @@ Example:
   simrun litmus workloads/litmus/testdata/IRIW.litmus --model nmca --exhaustive
   simrun litmus --list`, cmdLitmus},
 		{"trace", "FILE-or-NAME [--out trace.json] [--seed N]", "run a scenario and write a Chrome trace of its first engine", `Open the JSON in https://ui.perfetto.dev or chrome://tracing: one line per
-simulated process, with its busy, waiting and spinning spans.
+simulated process, with its busy, waiting and spinning spans, and the
+models' instant marks. A wait or spin the run ended in (a deadlock, a
+livelock) never ends: it is drawn to the end of the trace and marked "did
+not end". The counts printed are those of the events written.
 Example:
   simrun trace litmus-mp-spin-noncoherent --out trace.json`, cmdTrace},
+		{"report", "[DIR]", "write a static HTML report of results directories (default results/)", `For every results directory in DIR (DIR itself, or each DIR/NAME written by
+simrun run): DIR/NAME/index.html with the figures, the paper-vs-simulated
+table, the claims, failures and notes; and DIR/index.html linking them.
+Static files: open them in any browser, no server, no network.
+Example:
+  simrun run sx4-fig7 && simrun run litmus-mp
+  simrun report`, cmdReport},
+		{"soak", "[--runs N] [--seed S] [--only REGEXP]", "run random message programs on every pairing offering message passing and check every delivery", `Each run draws from its seed a program of 1 to 12 messages among 2 to 4
+ranks (sizes across every protocol threshold, 4 tags, AnyTag receives,
+blocking and nonblocking sends, every receive posted first) and checks
+that every message arrives once and intact; runs go round-robin over the
+machine/stack pairings (each MPICH device apart). Reports per pairing the
+runs, messages and any loss, duplication, corruption, deadlock, livelock
+or limit, each with the command that replays it. Exit 1 if any run failed.
+Example:
+  simrun soak --runs 3000
+  simrun soak --runs 1000000 --seed 7        # a long soak, hours
+  simrun soak --only '^sci/' --runs 500`, cmdSoak},
 		{"bench", "", "measure the engine's events/s and process switches/s here", `Example:
   simrun bench`, cmdBench},
 	}
@@ -153,8 +179,9 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		if len(args) > 1 {
 			for _, c := range commands() {
 				if c.name == args[1] {
-					commandUsage(stdout, c)
-					return exitOK
+					// The command prints its usage and its flags, exactly
+					// as "simrun CMD --help" does.
+					return c.run([]string{"--help"}, stdout, stderr)
 				}
 			}
 			fmt.Fprintf(stderr, "simrun: no command %q\n", args[1])
@@ -184,9 +211,13 @@ func parseFlags(fs *flag.FlagSet, c string, args []string, stdout, stderr io.Wri
 			for _, cmd := range commands() {
 				if cmd.name == c {
 					commandUsage(stdout, cmd)
-					fmt.Fprintln(stdout, "\nFlags:")
-					fs.SetOutput(stdout)
-					fs.PrintDefaults()
+					nflags := 0
+					fs.VisitAll(func(*flag.Flag) { nflags++ })
+					if nflags > 0 {
+						fmt.Fprintln(stdout, "\nFlags:")
+						fs.SetOutput(stdout)
+						fs.PrintDefaults()
+					}
 				}
 			}
 			return nil, exitOK, false

@@ -240,7 +240,8 @@ series:
 			code, out, errs = simrun(t, cmd, f)
 		}
 		want := "typo.yaml:4:22: field workload.params.mdoe: unknown field \"mdoe\""
-		if code != exitUsage || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, want) {
+		own := "typo.yaml:10:37: field series[2].workload.params.runz: unknown field \"runz\""
+		if code != exitUsage || strings.Count(errs, "\n") != 2 || !strings.Contains(errs, want) || !strings.Contains(errs, own) {
 			t.Errorf("%s: exit %d, want %d and once %q; got:\n%s%s", cmd, code, exitUsage, want, out, errs)
 		}
 	}

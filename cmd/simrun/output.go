@@ -199,7 +199,11 @@ func figures(s *scenarios.Scenario, rows report.Results) []namedFigure {
 func summarize(s *scenarios.Scenario, runs []seriesRun, rows report.Results, cmps []report.Comparison, claims []report.ClaimResult, v verdict, notes, figs []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Scenario %s: %s\n", s.Name, s.Title)
-	fmt.Fprintf(&b, "File %s, seed %d\n", s.File, s.Seed)
+	fmt.Fprintf(&b, "File %s, seed %d", s.File, s.Seed)
+	if seedIndependent(runs) {
+		b.WriteString(" (no random number drawn: every seed gives these results)")
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "Series (%d):\n", len(runs))
 	for _, r := range runs {
 		fmt.Fprintf(&b, "  %-24s %4d rows  %10d events  %v simulated\n", r.spec.Series, len(r.res.Rows), r.res.Events, r.res.SimTime)

@@ -223,7 +223,7 @@ func runScenario(t *testing.T, reg *registry.Registry, src string) ([]workloads.
 	}
 	sp, err := specs(reg, s, 60)
 	if err == nil {
-		err = check(sp)
+		err = check(s, sp)
 	}
 	if err != nil {
 		return nil, err

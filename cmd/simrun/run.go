@@ -12,10 +12,10 @@ import (
 	"runtime/pprof"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
-	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/sim"
@@ -33,6 +33,22 @@ type seriesRun struct {
 	spec workloads.Spec
 	res  workloads.Result
 	err  error
+	// engines counts the engines the workload created, randUsed says
+	// whether any asked for its random generator (sim.ReportRandUse).
+	engines  *atomic.Int64
+	randUsed *atomic.Bool
+}
+
+// seedIndependent reports whether no engine of any run asked for a random
+// number (and there was at least one engine): the results are the same
+// for every seed.
+func seedIndependent(runs []seriesRun) bool {
+	for _, r := range runs {
+		if r.engines == nil || r.engines.Load() == 0 || r.randUsed.Load() {
+			return false
+		}
+	}
+	return len(runs) > 0
 }
 
 // execute runs every spec, in parallel goroutines (one engine each), and
@@ -57,7 +73,20 @@ func execute(specs []workloads.Spec, parallel bool, progress io.Writer) []series
 	var wg sync.WaitGroup
 	n := len(specs)
 	for i, sp := range specs {
-		sp.Progress = func(msg string) { say("simrun: series %d/%d %s: %s\n", i+1, n, sp.Series, msg) }
+		sp.Progress = func(msg string) {
+			// Workloads may name the series in their lines: once is enough.
+			msg = strings.TrimPrefix(strings.TrimPrefix(msg, "series "+sp.Series+": "), sp.Series+": ")
+			say("simrun: series %d/%d %s: %s\n", i+1, n, sp.Series, msg)
+		}
+		out[i].engines, out[i].randUsed = new(atomic.Int64), new(atomic.Bool)
+		observe := sp.Observe
+		sp.Observe = func(e *sim.Engine) {
+			out[i].engines.Add(1)
+			e.ReportRandUse(out[i].randUsed)
+			if observe != nil {
+				observe(e)
+			}
+		}
 		out[i].spec = sp
 		wg.Add(1)
 		sem <- struct{}{}
@@ -163,10 +192,19 @@ func failureKind(err error) string {
 	return "error"
 }
 
+// failureLine words every failure of a run the same way, whether the
+// workload reported it or the engine stopped the run:
+// "series NAME: KIND: DETAIL" (a detail repeating the series is trimmed).
+func failureLine(series, kind, detail string) string {
+	detail = strings.TrimPrefix(detail, "series "+series+": ")
+	detail = strings.TrimPrefix(detail, series+": ")
+	return fmt.Sprintf("series %s: %s: %s", series, kind, detail)
+}
+
 // verdict is what the failures of a run mean, given what the scenario
 // expects.
 type verdict struct {
-	failures []string // "series: kind: detail", in series order
+	failures []string // "series NAME: kind: detail", in series order
 	kinds    map[string]bool
 	code     int
 	message  string
@@ -177,12 +215,12 @@ func judge(s *scenarios.Scenario, runs []seriesRun) verdict {
 	for _, r := range runs {
 		for _, f := range r.res.Failures {
 			v.kinds[f.Kind] = true
-			v.failures = append(v.failures, fmt.Sprintf("%s: %s", r.spec.Series, f))
+			v.failures = append(v.failures, failureLine(r.spec.Series, f.Kind, f.Detail))
 		}
 		if r.err != nil {
 			k := failureKind(r.err)
 			v.kinds[k] = true
-			v.failures = append(v.failures, fmt.Sprintf("%s: %s", k, seriesError(r.spec.Series, r.err)))
+			v.failures = append(v.failures, failureLine(r.spec.Series, k, r.err.Error()))
 		}
 	}
 	switch {
@@ -220,6 +258,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	dir := *outDir
 	if dir == "" {
 		dir = filepath.Join("results", s.Name)
+	}
+	if err := writable(dir); err != nil {
+		fmt.Fprintf(stderr, "simrun run: --out %s: %v\n", dir, err)
+		return exitUsage
 	}
 	var progress io.Writer = stderr
 	if *quiet {
@@ -262,27 +304,38 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	return v.code
 }
 
-// load finds the scenario, applies the seed flag, and builds the specs.
+// load finds the scenario, applies the seed flag, and builds the specs;
+// on bad input it prints every problem and returns exit 2.
 func load(arg string, fs *flag.FlagSet, seed uint64, stderr io.Writer) (*scenarios.Scenario, []workloads.Spec, int) {
-	s, err := scenarios.Lookup(arg)
-	if err != nil {
-		io.WriteString(stderr, joinLines(inputErrors(nil, err)))
-		return nil, nil, exitUsage
+	adjust := func(s *scenarios.Scenario) {
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "seed" {
+				s.Seed = seed
+			}
+		})
 	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "seed" {
-			s.Seed = seed
-		}
-	})
-	sp, err := specs(registry.Default(), s, defaultWallSeconds)
-	if err == nil {
-		err = check(sp)
-	}
-	if err != nil {
-		io.WriteString(stderr, joinLines(inputErrors(s, err)))
+	s, sp, errs := loadAll(arg, adjust, defaultWallSeconds)
+	if len(errs) > 0 {
+		io.WriteString(stderr, joinLines(errs))
 		return nil, nil, exitUsage
 	}
 	return s, sp, exitOK
+}
+
+// writable creates dir if needed and checks that files can be written in
+// it, before anything runs: an output directory that cannot be written
+// is bad input (exit 2), found in a second rather than after the run.
+func writable(dir string) error {
+	if err := mkdir(dir); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".simrun-probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in the output directory: %w", err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 // mkdir creates dir for outputs.

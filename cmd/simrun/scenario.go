@@ -13,6 +13,7 @@ import (
 	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/workloads"
 )
 
@@ -100,32 +101,62 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	if !wantArgs("validate", pos, 1, stderr) {
 		return exitUsage
 	}
-	s, err := scenarios.Lookup(pos[0])
-	if err != nil {
-		io.WriteString(stderr, joinLines(inputErrors(nil, err)))
-		return exitUsage
-	}
-	sp, err := specs(registry.Default(), s, 0)
-	if err == nil {
-		err = check(sp)
-	}
-	if err != nil {
-		io.WriteString(stderr, joinLines(inputErrors(s, err)))
+	s, sp, errs := loadAll(pos[0], nil, 0)
+	if len(errs) > 0 {
+		io.WriteString(stderr, joinLines(errs))
 		return exitUsage
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d series)\n", s.File, len(sp))
 	return exitOK
 }
 
+// loadAll loads the scenario arg, lets adjust change it (the --seed flag),
+// resolves its series into specs and checks them: every problem, each
+// once, in file order. validate, run and trace all call it, so that run
+// never fails on an input validate accepted.
+func loadAll(arg string, adjust func(*scenarios.Scenario), wall float64) (*scenarios.Scenario, []workloads.Spec, []error) {
+	s, err := scenarios.Lookup(arg)
+	if s == nil {
+		return nil, nil, inputErrors(nil, err)
+	}
+	errs := []error{err}
+	if adjust != nil {
+		adjust(s)
+	}
+	sp, err := specs(registry.Default(), s, wall)
+	errs = append(errs, err, check(s, sp))
+	all := inputErrors(s, errors.Join(errs...))
+	sortByPosition(all)
+	if len(all) > strictyaml.MaxErrors {
+		all = append(all[:strictyaml.MaxErrors], fmt.Errorf("%s: too many errors (the first %d are listed); fix them and validate again", s.File, strictyaml.MaxErrors))
+	}
+	return s, sp, all
+}
+
+// errUnresolved is the Open of a spec whose machine or stack did not
+// resolve (already reported): workload checks that open it say nothing.
+// It is a *strictyaml.Error so that workloads pass it on unchanged.
+var errUnresolved error = &strictyaml.Error{Msg: "machine or stack not resolved (reported above)"}
+
 // check decodes every series' params with its workload's checker, if it
 // has one, and returns all the errors (joined, as the checkers gave them:
 // inputErrors attributes and deduplicates them).
-func check(sp []workloads.Spec) error {
+func check(s *scenarios.Scenario, sp []workloads.Spec) error {
 	var errs []error
 	for _, x := range sp {
 		if c := checkers()[x.Workload.Name]; c != nil {
-			if err := c(x); err != nil {
-				errs = append(errs, err)
+			err := c(x)
+			var se *strictyaml.Error
+			var mc *machines.MissingCapability
+			switch {
+			case err == nil || errors.Is(err, errUnresolved):
+			case !errors.As(err, &se) && errors.As(err, &mc):
+				// The stack lacks what the workload needs: point at the
+				// workload's name.
+				pos := s.FieldError(x.Workload.Field+".name", "").(*strictyaml.Error)
+				errs = append(errs, &registry.PairingError{Pos: pos, Err: mc})
+			default:
+				errs = append(errs, locateParams(x, err))
 			}
 		}
 	}
@@ -157,12 +188,18 @@ func specs(reg *registry.Registry, s *scenarios.Scenario, wall float64) ([]workl
 			}
 			slices.Sort(names)
 			field := r.Workload.Field + ".name"
-			return nil, strictyaml.Errorf(s.File, nil, field, "unknown workload %q; workloads: %s", r.Workload.Name, strings.Join(names, ", "))
+			msg := fmt.Sprintf("unknown workload %q", r.Workload.Name)
+			if sg := closest(r.Workload.Name, names); sg != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", sg)
+			}
+			errs = append(errs, s.FieldError(field, "%s; workloads: %s", msg, strings.Join(names, ", ")))
+			continue
 		}
 		open, err := reg.Resolve(s.File, ref(s, r, r.Machine, "machine"), ref(s, r, r.Stack, "stack"))
 		if err != nil {
 			errs = append(errs, err)
-			continue
+			// The workload's params are still checked (every problem at once).
+			open = func(*sim.Engine, int) (*stacks.World, error) { return nil, errUnresolved }
 		}
 		out = append(out, workloads.Spec{
 			Scenario: s.Name, Series: r.Name, File: s.File, Seed: s.Seed, Limits: lim,
@@ -191,7 +228,7 @@ func ref(s *scenarios.Scenario, r scenarios.Resolved, c scenarios.Component, key
 			field = fmt.Sprintf("series[%d].%s", r.Index, key)
 		}
 	}
-	return registry.Ref{Name: c.Name, Params: &p, Field: field}
+	return registry.Ref{Name: c.Name, Params: &p, Field: field, Node: s.Node(field)}
 }
 
 // inputError reports whether err is the user's fault (bad params, a

@@ -25,6 +25,12 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 	if s == nil {
 		return code
 	}
+	if f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE, 0o644); err != nil {
+		fmt.Fprintf(stderr, "simrun trace: --out: %v\n", err)
+		return exitUsage
+	} else {
+		f.Close()
+	}
 	// Trace the first engine of the first series: series run one after the
 	// other here, so "first" is well defined.
 	var first *sim.Engine
@@ -54,8 +60,13 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun trace: %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stdout, "trace of the first engine of series %s (%d spans and marks, %v simulated) written to %s\n",
-		sp[0].Series, first.Trace().Len(), first.Now(), *out)
+	spans, unended, marks := first.Trace().Counts(first.Now())
+	fmt.Fprintf(stdout, "trace of the first engine of series %s (%v simulated) written to %s: %d spans, %d marks",
+		sp[0].Series, first.Now(), *out, spans, marks)
+	if unended > 0 {
+		fmt.Fprintf(stdout, ", %d waits or spins the run ended in (drawn to the end, \"did not end\")", unended)
+	}
+	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "open it in https://ui.perfetto.dev or chrome://tracing\nResult: %s\n", v.message)
 	return v.code
 }

@@ -39,6 +39,65 @@ func DecodeAt(file, field string, node *yaml.Node, out any) error {
 	return d.decode(node, v.Elem(), field)
 }
 
+// MaxErrors is the most errors one Decode reports: every problem of a file
+// is listed at once, up to this many (then a last error says more were
+// left out).
+const MaxErrors = 50
+
+// joinErrors is nil for no error, the error itself for one, and the
+// errors joined (flat: one leaf per problem) for several.
+func joinErrors(errs []error) error {
+	var flat []error
+	for _, e := range errs {
+		flat = append(flat, Errors(e)...)
+	}
+	switch len(flat) {
+	case 0:
+		return nil
+	case 1:
+		return flat[0]
+	}
+	return errors.Join(flat...)
+}
+
+// Errors lists the problems in err: the leaves of errors joined with
+// errors.Join (nil for nil).
+func Errors(err error) []error {
+	if err == nil {
+		return nil
+	}
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []error{err}
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, Errors(e)...)
+	}
+	return out
+}
+
+// collect appends err (if not nil) to errs. It reports false once the
+// decoder has reported MaxErrors errors, so that callers stop decoding.
+func (d *decoder) collect(errs *[]error, err error) bool {
+	if err == nil {
+		return !d.full
+	}
+	if d.full {
+		return false
+	}
+	if _, joined := err.(interface{ Unwrap() []error }); !joined {
+		d.nerr++ // a joined error comes from a nested collect: counted there
+	}
+	*errs = append(*errs, err)
+	if d.nerr >= MaxErrors {
+		d.full = true
+		*errs = append(*errs, &Error{File: d.file, Msg: fmt.Sprintf("too many errors (the first %d are listed); fix them and validate again", MaxErrors)})
+		return false
+	}
+	return true
+}
+
 // isStructLike reports whether t is a struct or (pointers to) a struct.
 func isStructLike(t reflect.Type) bool {
 	for t.Kind() == reflect.Pointer {
@@ -71,6 +130,8 @@ type decoder struct {
 	file   string
 	budget int                 // nodes left to visit (bounds alias expansion)
 	active map[*yaml.Node]bool // anchors being expanded (detects cycles)
+	nerr   int                 // errors collected so far
+	full   bool                // MaxErrors reached: stop decoding
 }
 
 func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) error {
@@ -251,6 +312,7 @@ func (d *decoder) pairs(n *yaml.Node, field string) ([]pair, error) {
 	}
 	var out []pair
 	var merges []*yaml.Node
+	var dups []error
 	seen := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
@@ -265,7 +327,8 @@ func (d *decoder) pairs(n *yaml.Node, field string) ([]pair, error) {
 			return nil, d.errorf(k, field, "mapping keys must be plain names, got %s", describe(k))
 		}
 		if prev, dup := seen[k.Value]; dup {
-			return nil, d.errorf(k, join(field, k.Value), "duplicate key %q (first given at line %d)", k.Value, prev.Line)
+			dups = append(dups, d.errorf(k, join(field, k.Value), "duplicate key %q (first given at line %d)", k.Value, prev.Line))
+			continue
 		}
 		seen[k.Value] = k
 		out = append(out, pair{k, val})
@@ -315,7 +378,7 @@ func (d *decoder) pairs(n *yaml.Node, field string) ([]pair, error) {
 		}
 		release()
 	}
-	return out, nil
+	return out, joinErrors(dups)
 }
 
 // fieldInfo describes one decodable struct field.
@@ -362,9 +425,10 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) erro
 	for i, f := range fields {
 		byName[f.name] = i
 	}
+	var errs []error
 	ps, err := d.pairs(n, field)
-	if err != nil {
-		return err
+	if !d.collect(&errs, err) {
+		return joinErrors(errs)
 	}
 	present := make([]bool, len(fields))
 	for _, p := range ps {
@@ -383,19 +447,24 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) erro
 			} else {
 				msg += "; valid fields: " + strings.Join(names, ", ")
 			}
-			return d.errorf(p.key, join(field, p.key.Value), "%s", msg)
+			if !d.collect(&errs, d.errorf(p.key, join(field, p.key.Value), "%s", msg)) {
+				return joinErrors(errs)
+			}
+			continue
 		}
 		present[i] = true
-		if err := d.decode(p.value, v.FieldByIndex(fields[i].index), join(field, p.key.Value)); err != nil {
-			return err
+		if !d.collect(&errs, d.decode(p.value, v.FieldByIndex(fields[i].index), join(field, p.key.Value))) {
+			return joinErrors(errs)
 		}
 	}
 	for i, f := range fields {
 		if f.required && !present[i] {
-			return d.errorf(n, join(field, f.name), "missing required field %q", f.name)
+			if !d.collect(&errs, d.errorf(n, join(field, f.name), "missing required field %q", f.name)) {
+				break
+			}
 		}
 	}
-	return nil
+	return joinErrors(errs)
 }
 
 func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, field string) error {
@@ -410,9 +479,10 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, field string) error {
 	if n.Kind != yaml.MappingNode {
 		return d.errorf(n, field, "expected a mapping, got %s", describe(n))
 	}
+	var errs []error
 	ps, err := d.pairs(n, field)
-	if err != nil {
-		return err
+	if !d.collect(&errs, err) {
+		return joinErrors(errs)
 	}
 	if v.IsNil() {
 		v.Set(reflect.MakeMapWithSize(t, len(ps)))
@@ -424,11 +494,14 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, field string) error {
 			e.Set(old)
 		}
 		if err := d.decode(p.value, e, join(field, p.key.Value)); err != nil {
-			return err
+			if !d.collect(&errs, err) {
+				break
+			}
+			continue
 		}
 		v.SetMapIndex(k, e)
 	}
-	return nil
+	return joinErrors(errs)
 }
 
 func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, field string) error {
@@ -440,25 +513,27 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, field string) error
 		return d.errorf(n, field, "expected a list, got %s", describe(n))
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	var errs []error
 	for i, item := range n.Content {
-		if err := d.decode(item, s.Index(i), fmt.Sprintf("%s[%d]", field, i)); err != nil {
-			return err
+		if !d.collect(&errs, d.decode(item, s.Index(i), fmt.Sprintf("%s[%d]", field, i))) {
+			break
 		}
 	}
 	v.Set(s)
-	return nil
+	return joinErrors(errs)
 }
 
 func (d *decoder) decodeArray(n *yaml.Node, v reflect.Value, field string) error {
 	if n.Kind != yaml.SequenceNode || len(n.Content) != v.Len() {
 		return d.errorf(n, field, "expected a list of %d items, got %s", v.Len(), describe(n))
 	}
+	var errs []error
 	for i, item := range n.Content {
-		if err := d.decode(item, v.Index(i), fmt.Sprintf("%s[%d]", field, i)); err != nil {
-			return err
+		if !d.collect(&errs, d.decode(item, v.Index(i), fmt.Sprintf("%s[%d]", field, i))) {
+			break
 		}
 	}
-	return nil
+	return joinErrors(errs)
 }
 
 func (d *decoder) decodeInt(n *yaml.Node, v reflect.Value, field string) error {

@@ -9,8 +9,10 @@ func FuzzUnmarshal(f *testing.F) {
 		var d doc
 		err := Unmarshal("fuzz.yaml", data, &d)
 		if err != nil {
-			if _, ok := err.(*Error); !ok {
-				t.Fatalf("error of type %T: %v", err, err)
+			for _, e := range Errors(err) {
+				if _, ok := e.(*Error); !ok {
+					t.Fatalf("error of type %T: %v", e, e)
+				}
 			}
 			_ = err.Error()
 		}

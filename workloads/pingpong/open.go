@@ -1,9 +1,12 @@
 package pingpong
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/workloads"
@@ -31,11 +34,16 @@ func Open(eng *sim.Engine, s workloads.Spec, procs int) ([]stacks.Comm, error) {
 // parseParams decodes and validates the workload's params.
 func parseParams(s workloads.Spec) (Params, error) {
 	params := DefaultParams()
-	if err := strictyaml.DecodeAt(s.File, "workload.params", s.Workload.Params, &params); err != nil {
+	field := s.Workload.ParamsField("workload")
+	if err := strictyaml.DecodeAt(s.File, field, s.Workload.Params, &params); err != nil {
 		return Params{}, err
 	}
 	if err := params.validate(); err != nil {
-		return Params{}, fmt.Errorf("%s: workload.params: %w", s.File, err)
+		var errs []error // one per problem, each naming the params
+		for _, e := range strictyaml.Errors(err) {
+			errs = append(errs, fmt.Errorf("%s: %s: %w", s.File, field, e))
+		}
+		return Params{}, errors.Join(errs...)
 	}
 	return params, nil
 }
@@ -48,7 +56,15 @@ func Check(s workloads.Spec) error {
 		return err
 	}
 	comms, err := Open(sim.NewEngine(s.Seed), s, params.Ranks)
-	if err != nil {
+	var se *strictyaml.Error
+	var mc *machines.MissingCapability
+	switch {
+	case err != nil && !errors.As(err, &se) && !errors.As(err, &mc):
+		// The machine cannot be built with this many processes: the
+		// workload's ranks are at fault, not the machine's params.
+		why := strings.TrimPrefix(strings.TrimPrefix(err.Error(), s.File+": "), "machine.params: ")
+		return fmt.Errorf("%s: %s.ranks: %d ranks cannot run on this machine: %s", s.File, s.Workload.ParamsField("workload"), params.Ranks, why)
+	case err != nil:
 		return err
 	}
 	// Each message size must fit the ranks' memory (each size runs in its
@@ -67,7 +83,7 @@ func Check(s workloads.Spec) error {
 			if at == nil {
 				at = s.Workload.Params
 			}
-			return strictyaml.Errorf(s.File, at, "workload.params."+field, "a %d-byte message buffer does not fit rank %d's memory: %v", params.Sizes[i], rank, err)
+			return strictyaml.Errorf(s.File, at, s.Workload.ParamsField("workload")+"."+field, "a %d-byte message buffer does not fit rank %d's memory: %v", params.Sizes[i], rank, err)
 		}
 	}
 	return nil

@@ -61,24 +61,28 @@ func DefaultParams() Params {
 }
 
 func (p Params) validate() error {
-	switch {
-	case len(p.Sizes) == 0:
-		return errors.New("sizes must list at least one message length")
-	case p.Repetitions < 1:
-		return fmt.Errorf("repetitions must be at least 1, got %d", p.Repetitions)
-	case p.Warmup < 0:
-		return fmt.Errorf("warmup must not be negative, got %d", p.Warmup)
-	case p.Ranks < 2:
-		return fmt.Errorf("ranks must be at least 2, got %d", p.Ranks)
-	case p.Mode != ModeSync && p.Mode != ModeAsync:
-		return fmt.Errorf("mode must be %q or %q, got %q", ModeSync, ModeAsync, p.Mode)
+	var errs []error
+	if len(p.Sizes) == 0 {
+		errs = append(errs, errors.New("sizes must list at least one message length"))
+	}
+	if p.Repetitions < 1 {
+		errs = append(errs, fmt.Errorf("repetitions must be at least 1, got %d", p.Repetitions))
+	}
+	if p.Warmup < 0 {
+		errs = append(errs, fmt.Errorf("warmup must not be negative, got %d", p.Warmup))
+	}
+	if p.Ranks < 2 {
+		errs = append(errs, fmt.Errorf("ranks must be at least 2, got %d", p.Ranks))
+	}
+	if p.Mode != ModeSync && p.Mode != ModeAsync {
+		errs = append(errs, fmt.Errorf("mode must be %q or %q, got %q", ModeSync, ModeAsync, p.Mode))
 	}
 	for i, n := range p.Sizes {
 		if n < 0 {
-			return fmt.Errorf("sizes[%d] is negative (%d)", i, n)
+			errs = append(errs, fmt.Errorf("sizes[%d] is negative (%d)", i, n))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Metrics and units of the rows.

@@ -1,0 +1,37 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"sync/atomic"
+)
+
+// drawSource is the engine's PCG source, noting the first number drawn
+// (the sequence is PCG's own: same seed, same numbers).
+type drawSource struct {
+	pcg  rand.PCG
+	seen bool
+	flag *atomic.Bool // set on the first draw; nil: nobody asked
+}
+
+// Uint64 draws the next number.
+func (s *drawSource) Uint64() uint64 {
+	if !s.seen {
+		s.seen = true
+		if s.flag != nil {
+			s.flag.Store(true)
+		}
+	}
+	return s.pcg.Uint64()
+}
+
+// ReportRandUse makes the engine set flag when its generator draws a
+// number (at once if it has drawn one already). A run whose engines all
+// leave flag false drew no random number: its results do not depend on
+// the seed, and a report can say so. flag may be shared by engines
+// running in parallel.
+func (e *Engine) ReportRandUse(flag *atomic.Bool) {
+	e.src.flag = flag
+	if e.src.seen {
+		flag.Store(true)
+	}
+}
