@@ -65,16 +65,25 @@ model files) are decoded too, when the workload knows how to check them
 without running.
 Example:
   simrun validate mine.yaml`, cmdValidate},
-		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
+		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet] [-j N] [--shard I/N]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
 (scenario, seed, rows, references, comparisons, failures, notes), one PNG and
 SVG per figure, and DIR/summary.txt (also printed). Default DIR:
 results/<scenario-name>. Same scenario and seed: byte-identical files.
 Exit 1 if a run fails (corruption, loss, deadlock, livelock, limit, a NaN
 or infinite result) unless the scenario's expect.failure says so, or if an
 expected failure is missing; exit 2 on bad input, before anything is written.
+Series run in parallel, -j at a time (default: GOMAXPROCS; each 128-PE T3D
+series takes GBs); outputs do not depend on -j. --shard I/N runs only the
+series I, I+N, ... and writes DIR/shard.json; simrun merge turns the N shards
+into the outputs of a run without shards (docs/sharding.md: Slurm, Kubernetes).
 Example:
   simrun run litmus-mp
-  simrun run mine.yaml --out /tmp/out --seed 3`, cmdRun},
+  simrun run mine.yaml --out /tmp/out --seed 3
+  simrun run t3d-fig5 --shard 0/2 --out /tmp/s0`, cmdRun},
+		{"merge", "[--out DIR] SHARD-DIR...", "merge the shard.json of every shard of a run into its outputs", `Every series must come from exactly one shard of the same scenario and seed;
+the outputs are those of a run without shards, byte for byte.
+Example:
+  simrun merge --out results/t3d-fig5 /tmp/s0 /tmp/s1`, cmdMerge},
 		{"claims", "[REGEXP] [--fast] [--skip REGEXP] [--failing]", "run the built-in scenarios that carry claims and say which hold", `Each claim is a statement of a paper (quoted, with its section) checked on
 the results: a ratio of two series, one series above or below another, a
 monotone trend, a fit (a*ln(x)+b or a*x+b) with a minimum R², a crossover,
