@@ -35,9 +35,10 @@ type seriesRun struct {
 	err  error
 }
 
-// execute runs every spec, at most jobs at a time in parallel goroutines
-// (one engine each; jobs <= 0: GOMAXPROCS), and returns the outcomes in
-// spec order, so that the outputs do not depend on jobs. progress (if not
+// execute runs every spec, at most jobs simulations at a time in parallel
+// goroutines (series, and the sweep points of a series that has free
+// tokens: workloads.Spec.Points; jobs <= 0: GOMAXPROCS), and returns the
+// outcomes in spec order, so that the outputs do not depend on jobs. progress (if not
 // nil) gets one line per finished series and the workloads' own progress
 // lines.
 func execute(specs []workloads.Spec, jobs int, progress io.Writer) []seriesRun {
@@ -55,17 +56,20 @@ func execute(specs []workloads.Spec, jobs int, progress io.Writer) []seriesRun {
 	if workers <= 0 {
 		workers = max(1, runtime.GOMAXPROCS(0))
 	}
-	sem := make(chan struct{}, workers)
+	pool := workloads.NewPool(workers)
 	var wg sync.WaitGroup
 	n := len(specs)
 	for i, sp := range specs {
 		sp.Progress = func(msg string) { say("simrun: series %d/%d %s: %s\n", i+1, n, sp.Series, msg) }
 		out[i].spec = sp
+		if workers > 1 {
+			sp.Pool = pool
+		}
 		wg.Add(1)
-		sem <- struct{}{}
+		pool.Acquire()
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
+			defer pool.Release()
 			res, err := runSeries(sp)
 			out[i].res, out[i].err = res, err
 			status := "done"

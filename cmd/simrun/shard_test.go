@@ -70,3 +70,25 @@ func TestParseShard(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelPointsByteIdentical: the sweep points of a collective series
+// run in parallel on free tokens (-j 3) and give the same bytes as one at a
+// time (-j 1).
+func TestParallelPointsByteIdentical(t *testing.T) {
+	for _, name := range []string{"sx4-collectives", "t3d-table2"} {
+		var got [2]string
+		for k, j := range []string{"1", "3"} {
+			dir := t.TempDir()
+			code, stdout, stderr := simrun(t, "run", name, "--quiet", "-j", j, "--out", dir)
+			if code != exitOK {
+				t.Fatalf("%s -j %s: exit %d\n%s\n%s", name, j, code, stdout, stderr)
+			}
+			for _, f := range []string{"results.csv", "results.json", "summary.txt"} {
+				got[k] += string(read(t, filepath.Join(dir, f)))
+			}
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: -j 3 outputs differ from -j 1", name)
+		}
+	}
+}
