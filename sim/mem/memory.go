@@ -214,6 +214,10 @@ func (m *Memory) flatten(a Addr, n int) {
 
 // Read copies memory at a into b (no timing).
 func (m *Memory) Read(a Addr, b []byte) {
+	if p := m.fast(a, len(b)); p != nil { // the common case: a word or a line in the last chunk used
+		copy(b, p)
+		return
+	}
 	m.check(a, len(b))
 	for len(b) > 0 {
 		p, k := m.piece(a, len(b), false)
@@ -233,8 +237,36 @@ func (m *Memory) Write(a Addr, b []byte) {
 	m.notify(a, len(b))
 }
 
+// fast returns the live bytes [a, a+n) when they lie in one allocated page
+// (or flat chunk) of the chunk the last access found, else nil.
+func (m *Memory) fast(a Addr, n int) []byte {
+	if m.last >= len(m.chunks) || n <= 0 {
+		return nil
+	}
+	c := &m.chunks[m.last]
+	if a < c.base || a+Addr(n) > c.end {
+		return nil
+	}
+	if c.flat != nil {
+		off := int(a - c.base)
+		return c.flat[off : off+n]
+	}
+	off := int(a) & (PageBytes - 1)
+	if c.pages == nil || off+n > PageBytes {
+		return nil
+	}
+	if pg := c.pages[int(a>>pageShift)-int(c.base>>pageShift)]; pg != nil {
+		return pg[off : off+n]
+	}
+	return nil
+}
+
 // put stores b at a, without visibility effects.
 func (m *Memory) put(a Addr, b []byte) {
+	if p := m.fast(a, len(b)); p != nil {
+		copy(p, b)
+		return
+	}
 	m.check(a, len(b))
 	for x := a; len(b) > 0; {
 		p, k := m.piece(x, len(b), true)

@@ -95,3 +95,21 @@ func TestPagedMemoryMatchesFlat(t *testing.T) {
 		t.Fatal("final contents differ")
 	}
 }
+
+// BenchmarkMemoryWord measures an 8-byte Write and Read in a segment among
+// others (the loads and stores of control words).
+func BenchmarkMemoryWord(b *testing.B) {
+	m := NewMemory("node0", 0)
+	var segs []Segment
+	for range 64 {
+		s, _ := m.Alloc("s", 16<<10, 64)
+		segs = append(segs, s)
+	}
+	var w [8]byte
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		a := segs[i&63].Addr(8 * (i & 255))
+		m.Write(a, w[:])
+		m.Read(a, w[:])
+	}
+}
