@@ -4,7 +4,8 @@
 //	                                    (or machines, stacks and capabilities)
 //	simrun show NAME                    print a built-in scenario's YAML
 //	simrun validate FILE-or-NAME        strict load and check, exit 0 or 2
-//	simrun run FILE-or-NAME [--out DIR] [--seed N]
+//	simrun run FILE-or-NAME [--out DIR] [--seed N] [-j N] [--shard I/N]
+//	simrun merge [--out DIR] SHARD-DIR... the outputs of a sharded run
 //	simrun claims [REGEXP] [--fast] [--skip REGEXP] [--failing]
 //	                                    the papers' claims of the built-ins, checked
 //	simrun litmus TEST|FILE.litmus --model M [--exhaustive] [--machine sx4|t3d] (litmus --list)
@@ -24,10 +25,21 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 )
 
+// gcPercent is the garbage collector's target unless GOGC says otherwise:
+// most of a big run's heap is simulated memory, live and without
+// pointers, so collecting at 25 % growth instead of 100 % costs little
+// and keeps the peak near the live size (t3d-fig9: 5.0 -> 3.2 GB peak RSS
+// for about the same CPU time).
+const gcPercent = 25
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	os.Exit(cli(os.Args[1:], os.Stdout, os.Stderr))
 }
 
