@@ -87,9 +87,7 @@ func (c *Core) book(d Time) Time {
 	c.busy = start + d
 	c.stats.HandlerWork += d
 	if a := c.app; c.preempt && a != nil && a.state == stateSleeping && a.sleep.at > start {
-		c.eng.cal.cancel(Handle{at: a.sleep.at, seq: a.sleep.seq})
-		a.sleep.at += d
-		c.eng.cal.tree.ReplaceOrInsert(a.sleep)
+		a.sleep = c.eng.cal.move(a.sleep, a.sleep.at+d)
 		c.stats.AppDelay += d
 	}
 	return c.busy - now

@@ -78,9 +78,7 @@ func (e *Engine) At(t Time, fn func()) Handle {
 	if t < e.now {
 		t = e.now
 	}
-	it := item{at: t, seq: e.cal.next(), fn: fn}
-	e.cal.push(it, e.now)
-	return Handle{at: it.at, seq: it.seq}
+	return e.cal.schedule(t, e.now, action{fn: fn})
 }
 
 // Cancel removes a scheduled callback; it reports whether it was pending.
@@ -105,7 +103,7 @@ func (e *Engine) Stop() { e.stopped = true }
 
 // resumeAt schedules p to continue at time t.
 func (e *Engine) resumeAt(p *Proc, t Time) {
-	e.cal.push(item{at: t, seq: e.cal.next(), proc: p}, e.now)
+	e.cal.schedule(t, e.now, action{proc: p})
 }
 
 // advance is the fast path of Sleep: when no other event can happen before
@@ -121,7 +119,7 @@ func (e *Engine) advance(d Time) bool {
 		(e.limits.MaxEvents > 0 && e.events >= e.limits.MaxEvents) || (e.events+1)&0xfff == 0 {
 		return false
 	}
-	if m, ok := e.cal.tree.Min(); ok && m.at <= t {
+	if m, ok := e.cal.treeMin(); ok && m <= t {
 		return false
 	}
 	e.now = t
@@ -137,15 +135,15 @@ func (e *Engine) Run() error {
 	wallStart := time.Now()
 	defer e.killAll()
 	for e.err == nil && !e.stopped {
-		it, ok := e.cal.pop()
+		at, it, ok := e.cal.pop(e.now)
 		if !ok {
 			break
 		}
-		if e.limits.MaxTime > 0 && it.at > e.limits.MaxTime {
+		if e.limits.MaxTime > 0 && at > e.limits.MaxTime {
 			e.now = e.limits.MaxTime
 			return e.limitError("simulated time", e.limits.MaxTime.String())
 		}
-		e.now = it.at
+		e.now = at
 		e.events++
 		if e.limits.MaxEvents > 0 && e.events > e.limits.MaxEvents {
 			return e.limitError("events", fmt.Sprint(e.limits.MaxEvents))

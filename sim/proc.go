@@ -36,7 +36,7 @@ type Proc struct {
 	wakeup   Handle // pending timed wake of a blocked process
 	wakeFn   func() // p.timedWake, bound once
 	core     *Core  // the processor it shares with handlers, if any
-	sleep    item   // its pending wake-up while in Sleep (slow path)
+	sleep    Handle // its pending wake-up while in Sleep (slow path)
 }
 
 // Spawn creates a process that starts running fn at the current time.
@@ -137,8 +137,7 @@ func (p *Proc) Sleep(d Time) {
 	}
 	p.state = stateSleeping
 	p.eng.trace.state(p.eng.now, p, "busy")
-	p.sleep = item{at: p.eng.now + d, seq: p.eng.cal.next(), proc: p}
-	p.eng.cal.push(p.sleep, p.eng.now)
+	p.sleep = p.eng.cal.schedule(p.eng.now+d, p.eng.now, action{proc: p})
 	p.park()
 }
 

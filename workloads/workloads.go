@@ -59,6 +59,9 @@ type Spec struct {
 	// Observe, if not nil, is called with every engine the workload creates,
 	// before it runs (simrun trace uses it to enable tracing).
 	Observe func(e *sim.Engine)
+	// Pool, if not nil, is the run's pool of simulation tokens, of which
+	// the series holds one: Points runs sweep points on the free ones.
+	Pool *Pool
 }
 
 // Opener builds a machine and opens a stack on it: one rank per process.

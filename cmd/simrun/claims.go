@@ -41,7 +41,7 @@ func evalClaims(name string) (scenarioClaims, error) {
 	if err != nil {
 		return scenarioClaims{}, err
 	}
-	runs := execute(sp, true, nil)
+	runs := execute(sp, 0, nil)
 	if errs := runInputErrors(s, runs); len(errs) > 0 {
 		return scenarioClaims{}, fmt.Errorf("%s", strings.TrimSuffix(joinLines(errs), "\n"))
 	}

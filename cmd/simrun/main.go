@@ -4,7 +4,8 @@
 //	                                    (or machines, stacks and capabilities)
 //	simrun show NAME                    print a built-in scenario's YAML
 //	simrun validate FILE-or-NAME        strict load and check, exit 0 or 2
-//	simrun run FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE]
+//	simrun run FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE] [-j N] [--shard I/N]
+//	simrun merge [--out DIR] SHARD-DIR... the outputs of a sharded run
 //	simrun claims [REGEXP] [--fast] [--skip REGEXP] [--failing]
 //	                                    the papers' claims of the built-ins, checked
 //	simrun litmus TEST|FILE.litmus --model M [--exhaustive] [--machine sx4|t3d] (litmus --list)
@@ -26,10 +27,21 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 )
 
+// gcPercent is the garbage collector's target unless GOGC says otherwise:
+// most of a big run's heap is simulated memory, live and without
+// pointers, so collecting at 25 % growth instead of 100 % costs little
+// and keeps the peak near the live size (t3d-fig9: 5.0 -> 3.2 GB peak RSS
+// for about the same CPU time).
+const gcPercent = 25
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	os.Exit(cli(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -70,16 +82,25 @@ inherits it. run and trace do the same checks before running: a file that
 validates does not fail on its input later.
 Example:
   simrun validate mine.yaml`, cmdValidate},
-		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
+		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE] [-j N] [--shard I/N]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
 (scenario, seed, rows, references, comparisons, failures, notes), one PNG and
 SVG per figure, and DIR/summary.txt (also printed). Default DIR:
 results/<scenario-name>. Same scenario and seed: byte-identical files.
 Exit 1 if a run fails (corruption, loss, deadlock, livelock, limit, a NaN
 or infinite result) unless the scenario's expect.failure says so, or if an
 expected failure is missing; exit 2 on bad input, before anything is written.
+Series run in parallel, -j at a time (default: GOMAXPROCS; each 128-PE T3D
+series takes GBs); outputs do not depend on -j. --shard I/N runs only the
+series I, I+N, ... and writes DIR/shard.json; simrun merge turns the N shards
+into the outputs of a run without shards (docs/sharding.md: Slurm, Kubernetes).
 Example:
   simrun run litmus-mp
-  simrun run mine.yaml --out /tmp/out --seed 3`, cmdRun},
+  simrun run mine.yaml --out /tmp/out --seed 3
+  simrun run t3d-fig5 --shard 0/2 --out /tmp/s0`, cmdRun},
+		{"merge", "[--out DIR] SHARD-DIR...", "merge the shard.json of every shard of a run into its outputs", `Every series must come from exactly one shard of the same scenario and seed;
+the outputs are those of a run without shards, byte for byte.
+Example:
+  simrun merge --out results/t3d-fig5 /tmp/s0 /tmp/s1`, cmdMerge},
 		{"claims", "[REGEXP] [--fast] [--skip REGEXP] [--failing]", "run the built-in scenarios that carry claims and say which hold", `Each claim is a statement of a paper (quoted, with its section) checked on
 the results: a ratio of two series, one series above or below another, a
 monotone trend, a fit (a*ln(x)+b or a*x+b) with a minimum R², a crossover,

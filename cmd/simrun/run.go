@@ -51,10 +51,13 @@ func seedIndependent(runs []seriesRun) bool {
 	return len(runs) > 0
 }
 
-// execute runs every spec, in parallel goroutines (one engine each), and
-// returns the outcomes in spec order. progress (if not nil) gets one line
-// per finished series and the workloads' own progress lines.
-func execute(specs []workloads.Spec, parallel bool, progress io.Writer) []seriesRun {
+// execute runs every spec, at most jobs simulations at a time in parallel
+// goroutines (series, and the sweep points of a series that has free
+// tokens: workloads.Spec.Points; jobs <= 0: GOMAXPROCS), and returns the
+// outcomes in spec order, so that the outputs do not depend on jobs. progress (if not
+// nil) gets one line per finished series and the workloads' own progress
+// lines.
+func execute(specs []workloads.Spec, jobs int, progress io.Writer) []seriesRun {
 	out := make([]seriesRun, len(specs))
 	var mu sync.Mutex
 	say := func(format string, args ...any) {
@@ -65,11 +68,11 @@ func execute(specs []workloads.Spec, parallel bool, progress io.Writer) []series
 		defer mu.Unlock()
 		fmt.Fprintf(progress, format, args...)
 	}
-	workers := 1
-	if parallel {
+	workers := jobs
+	if workers <= 0 {
 		workers = max(1, runtime.GOMAXPROCS(0))
 	}
-	sem := make(chan struct{}, workers)
+	pool := workloads.NewPool(workers)
 	var wg sync.WaitGroup
 	n := len(specs)
 	for i, sp := range specs {
@@ -88,11 +91,14 @@ func execute(specs []workloads.Spec, parallel bool, progress io.Writer) []series
 			}
 		}
 		out[i].spec = sp
+		if workers > 1 {
+			sp.Pool = pool
+		}
 		wg.Add(1)
-		sem <- struct{}{}
+		pool.Acquire()
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
+			defer pool.Release()
 			res, err := runSeries(sp)
 			out[i].res, out[i].err = res, err
 			status := "done"
@@ -180,6 +186,9 @@ func runInputErrors(s *scenarios.Scenario, runs []seriesRun) []error {
 
 // failureKind classifies a run error.
 func failureKind(err error) string {
+	if k, ok := shardErrorKind(err); ok {
+		return k
+	}
 	var lim *sim.LimitError
 	switch {
 	case sim.IsLivelock(err):
@@ -244,6 +253,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "override the scenario's seed")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file (go tool pprof)")
+	jobs := fs.Int("j", 0, "series run at once (default GOMAXPROCS); each 128-PE T3D series takes GBs of memory")
+	shard := fs.String("shard", "", "run only shard I/N of the series (I from 0) and write DIR/shard.json for simrun merge")
 	pos, code, ok := parseFlags(fs, "run", args, stdout, stderr)
 	if !ok {
 		return code
@@ -258,6 +269,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	dir := *outDir
 	if dir == "" {
 		dir = filepath.Join("results", s.Name)
+		if *shard != "" {
+			dir = filepath.Join("results", s.Name+"-shard-"+strings.ReplaceAll(*shard, "/", "-of-"))
+		}
 	}
 	if err := writable(dir); err != nil {
 		fmt.Fprintf(stderr, "simrun run: --out %s: %v\n", dir, err)
@@ -280,14 +294,22 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	sh, err := parseShard(*shard)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun run: --shard: %v\n", err)
+		return exitUsage
+	}
 	start := time.Now()
-	runs := execute(sp, true, progress)
+	runs := execute(sh.pick(sp), *jobs, progress)
 	wall := time.Since(start)
 	if errs := runInputErrors(s, runs); len(errs) > 0 {
 		io.WriteString(stderr, joinLines(errs))
 		return exitUsage
 	}
 	dropNonFinite(runs)
+	if sh.n > 0 {
+		return writeShard(dir, pos[0], s, sh, runs, wall, stdout, stderr)
+	}
 	v := judge(s, runs)
 	summary, err := writeOutputs(dir, s, runs, v, stderr)
 	if err != nil {

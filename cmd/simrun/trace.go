@@ -42,7 +42,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	runs := execute(sp, false, nil)
+	runs := execute(sp, 1, nil)
 	if errs := runInputErrors(s, runs); len(errs) > 0 {
 		io.WriteString(stderr, joinLines(errs))
 		return exitUsage

@@ -81,6 +81,21 @@ func (c *cache) update(a Addr, b []byte) {
 	}
 }
 
+// refresh reloads from m the bytes of [a, a+n) that this cache holds
+// (after a copy that bypassed it).
+func (c *cache) refresh(m *Memory, a Addr, n int) {
+	for n > 0 {
+		line := c.line(a)
+		off := int(a) & (c.lineBytes - 1)
+		k := min(n, c.lineBytes-off)
+		if i := c.peek(line); i >= 0 {
+			m.Read(a, c.slot(i)[off:off+k])
+		}
+		a += Addr(k)
+		n -= k
+	}
+}
+
 // peek is lookup without touching the LRU state.
 func (c *cache) peek(line uint64) int {
 	base := int(line%uint64(c.sets)) * c.ways

@@ -264,14 +264,14 @@ func (c *CPU) VectorCopy(p *sim.Proc, dst, src Addr, n int) {
 	p.Sleep(c.clock.Cycles(c.cfg.Costs.CopyStartupCycles) + sim.TransferTime(n, c.cfg.Costs.VectorMBps*1e6))
 	CopyWithin(c.mem, dst, src, n)
 	if c.cache != nil {
-		c.cache.update(dst, c.mem.Bytes(dst, n))
+		c.cache.refresh(c.mem, dst, n)
 	}
 }
 
 // CopyWithin copies n bytes inside m with Write's visibility effects and no
 // timing (the caller has charged it).
 func CopyWithin(m *Memory, dst, src Addr, n int) {
-	copy(m.Bytes(dst, n), m.Bytes(src, n))
+	m.copyWithin(dst, src, n)
 	m.notify(dst, n)
 }
 
@@ -381,7 +381,7 @@ func (c *CPU) staleCopy(a Addr, n int) bool {
 		x := a + Addr(off)
 		lo := int(x) & (lb - 1)
 		k := min(n-off, lb-lo)
-		if i := c.cache.peek(c.cache.line(x)); i >= 0 && string(c.cache.slot(i)[lo:lo+k]) != string(c.mem.Bytes(x, k)) {
+		if i := c.cache.peek(c.cache.line(x)); i >= 0 && !c.mem.equal(x, c.cache.slot(i)[lo:lo+k]) {
 			return true
 		}
 		off += k

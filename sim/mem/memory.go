@@ -31,12 +31,40 @@ func (s Segment) Addr(off int) Addr { return s.Base + Addr(off) }
 // Memory is one node's byte-addressable memory. Writes that become globally
 // visible (a store buffer draining, a vector move, a remote put) go through
 // Write, which wakes the processes spinning on the written bytes.
+//
+// The bytes follow the data: each segment (and each alignment gap between
+// segments) is a chunk of its own, allocated when first written (reads of
+// untouched bytes see zeros and allocate nothing): a chunk of up to PageBytes
+// as one buffer of its size, a larger one in pages of PageBytes. Growing the memory never copies it. A chunk whose bytes
+// are asked for as one slice across pages (Bytes) becomes one flat buffer,
+// once.
 type Memory struct {
 	name     string
-	data     []byte
+	used     int // end of the last segment: the allocated address space
 	capacity int
 	segs     []Segment
+	chunks   []chunk // by increasing base, covering [0, used) without holes
+	last     int     // index of the chunk the last access found
+	resident int     // bytes of storage allocated to chunks
 	watchers []*watcher
+}
+
+// PageBytes is the size of a memory page: the unit in which a chunk's bytes
+// are allocated when first written.
+const PageBytes = 1 << pageShift
+
+// pageShift: 64 KiB pages, so that pages are few large objects for the Go
+// heap (4 KiB pages made the kernel and the allocator work 4 x harder on
+// t3d-fig5) while segments smaller than a page cost only their size.
+const pageShift = 16
+
+// chunk is the storage of one segment or one gap: flat (one buffer for
+// [base, end)) or pages (pages[i] holds absolute page base>>pageShift + i,
+// nil until written).
+type chunk struct {
+	base, end Addr
+	flat      []byte
+	pages     []*[PageBytes]byte
 }
 
 // NewMemory returns an empty memory that can hold capacity bytes of segments
@@ -49,7 +77,12 @@ func NewMemory(name string, capacity int) *Memory {
 func (m *Memory) Name() string { return m.name }
 
 // Used is the number of bytes allocated to segments.
-func (m *Memory) Used() int { return len(m.data) }
+func (m *Memory) Used() int { return m.used }
+
+// Resident is the number of bytes of storage the memory holds: the pages
+// written so far and the chunks made flat. It grows with the bytes touched,
+// not with the bytes allocated.
+func (m *Memory) Resident() int { return m.resident }
 
 // Segments lists the allocated segments in allocation order.
 func (m *Memory) Segments() []Segment { return m.segs }
@@ -60,46 +93,239 @@ func (m *Memory) Alloc(name string, size, align int) (Segment, error) {
 	if size < 0 {
 		return Segment{}, fmt.Errorf("memory %s: segment %q: negative size %d", m.name, name, size)
 	}
-	base := len(m.data)
+	base := m.used
 	if align > 1 {
 		base = (base + align - 1) &^ (align - 1)
 	}
 	if m.capacity > 0 && base+size > m.capacity {
-		return Segment{}, fmt.Errorf("memory %s: segment %q of %d bytes does not fit: %d of %d bytes in use", m.name, name, size, len(m.data), m.capacity)
+		return Segment{}, fmt.Errorf("memory %s: segment %q of %d bytes does not fit: %d of %d bytes in use", m.name, name, size, m.used, m.capacity)
 	}
-	// Grow in place (the bytes past len are zero: memory never shrinks).
-	m.data = slices.Grow(m.data, base+size-len(m.data))[:base+size]
+	if base > m.used {
+		m.chunks = append(m.chunks, chunk{base: Addr(m.used), end: Addr(base)})
+	}
+	if size > 0 {
+		m.chunks = append(m.chunks, chunk{base: Addr(base), end: Addr(base + size)})
+	}
+	m.used = base + size
 	s := Segment{Name: name, Base: Addr(base), Size: size}
 	m.segs = append(m.segs, s)
 	return s, nil
 }
 
 func (m *Memory) check(a Addr, n int) {
-	if n < 0 || uint64(a)+uint64(n) > uint64(len(m.data)) {
-		panic(fmt.Sprintf("memory %s: access [%#x, +%d) outside allocated memory (%d bytes)", m.name, a, n, len(m.data)))
+	if n < 0 || uint64(a)+uint64(n) > uint64(m.used) {
+		panic(fmt.Sprintf("memory %s: access [%#x, +%d) outside allocated memory (%d bytes)", m.name, a, n, m.used))
 	}
+}
+
+// find returns the index of the chunk holding a (a < m.used).
+func (m *Memory) find(a Addr) int {
+	if i := m.last; i < len(m.chunks) && m.chunks[i].base <= a && a < m.chunks[i].end {
+		return i
+	}
+	lo, hi := 0, len(m.chunks)
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if m.chunks[mid].base <= a {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	m.last = lo
+	return lo
+}
+
+// piece returns the longest run of live bytes at a, at most n long, that is
+// contiguous in storage. When the run's page is not allocated, it returns
+// nil and the run's length if alloc is false (the bytes are zeros), or
+// allocates the page if alloc is true.
+func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
+	c := &m.chunks[m.find(a)]
+	k := min(n, int(c.end-a))
+	if c.flat == nil && c.pages == nil && c.end-c.base <= PageBytes {
+		if !alloc {
+			return nil, k
+		}
+		c.flat = make([]byte, int(c.end-c.base))
+		m.resident += len(c.flat)
+	}
+	if c.flat != nil {
+		off := int(a - c.base)
+		return c.flat[off : off+k : off+k], k
+	}
+	off := int(a) & (PageBytes - 1)
+	k = min(k, PageBytes-off)
+	i := int(a>>pageShift) - int(c.base>>pageShift)
+	if c.pages == nil || c.pages[i] == nil {
+		if !alloc {
+			return nil, k
+		}
+		if c.pages == nil {
+			c.pages = make([]*[PageBytes]byte, int((c.end-1)>>pageShift)-int(c.base>>pageShift)+1)
+		}
+		c.pages[i] = new([PageBytes]byte)
+		m.resident += PageBytes
+	}
+	return c.pages[i][off : off+k : off+k], k
 }
 
 // Bytes returns the live bytes at [a, a+n) without any timing or
 // visibility effect: for workloads filling and verifying buffers, and for
-// machine models (DMA engines) that account time themselves.
+// machine models (DMA engines) that account time themselves. A range that
+// spans pages makes its chunks flat (once), so prefer Read and Write for
+// sparse accesses.
 func (m *Memory) Bytes(a Addr, n int) []byte {
 	m.check(a, n)
-	return m.data[a : int(a)+n : int(a)+n]
+	if n == 0 {
+		return []byte{}
+	}
+	if b, k := m.piece(a, n, true); k == n {
+		return b
+	}
+	m.flatten(a, n)
+	b, _ := m.piece(a, n, true)
+	return b
+}
+
+// flatten replaces the chunks holding [a, a+n) with one flat chunk.
+func (m *Memory) flatten(a Addr, n int) {
+	i, j := m.find(a), m.find(a+Addr(n)-1)
+	base, end := m.chunks[i].base, m.chunks[j].end
+	flat := make([]byte, int(end-base))
+	for x := base; x < end; {
+		b, k := m.piece(x, int(end-x), false)
+		copy(flat[x-base:], b)
+		x += Addr(k)
+	}
+	for _, c := range m.chunks[i : j+1] {
+		m.resident -= len(c.flat)
+		for _, p := range c.pages {
+			if p != nil {
+				m.resident -= PageBytes
+			}
+		}
+	}
+	m.resident += len(flat)
+	m.chunks[i] = chunk{base: base, end: end, flat: flat}
+	m.chunks = slices.Delete(m.chunks, i+1, j+1)
+	m.last = i
 }
 
 // Read copies memory at a into b (no timing).
-func (m *Memory) Read(a Addr, b []byte) { copy(b, m.Bytes(a, len(b))) }
+func (m *Memory) Read(a Addr, b []byte) {
+	if p := m.fast(a, len(b)); p != nil { // the common case: a word or a line in the last chunk used
+		copy(b, p)
+		return
+	}
+	m.check(a, len(b))
+	for len(b) > 0 {
+		p, k := m.piece(a, len(b), false)
+		if p == nil {
+			clear(b[:k])
+		} else {
+			copy(b, p)
+		}
+		a, b = a+Addr(k), b[k:]
+	}
+}
 
 // Write makes b globally visible at a and wakes spinners watching any of
 // those bytes (no timing: the caller has charged it).
 func (m *Memory) Write(a Addr, b []byte) {
-	copy(m.Bytes(a, len(b)), b)
+	m.put(a, b)
 	m.notify(a, len(b))
 }
 
+// fast returns the live bytes [a, a+n) when they lie in one allocated page
+// (or flat chunk) of the chunk the last access found, else nil.
+func (m *Memory) fast(a Addr, n int) []byte {
+	if m.last >= len(m.chunks) || n <= 0 {
+		return nil
+	}
+	c := &m.chunks[m.last]
+	if a < c.base || a+Addr(n) > c.end {
+		return nil
+	}
+	if c.flat != nil {
+		off := int(a - c.base)
+		return c.flat[off : off+n]
+	}
+	off := int(a) & (PageBytes - 1)
+	if c.pages == nil || off+n > PageBytes {
+		return nil
+	}
+	if pg := c.pages[int(a>>pageShift)-int(c.base>>pageShift)]; pg != nil {
+		return pg[off : off+n]
+	}
+	return nil
+}
+
+// put stores b at a, without visibility effects.
+func (m *Memory) put(a Addr, b []byte) {
+	if p := m.fast(a, len(b)); p != nil {
+		copy(p, b)
+		return
+	}
+	m.check(a, len(b))
+	for x := a; len(b) > 0; {
+		p, k := m.piece(x, len(b), true)
+		copy(p, b)
+		x, b = x+Addr(k), b[k:]
+	}
+}
+
+// copyWithin copies n bytes from src to dst inside m, without visibility
+// effects, piece by piece (through a copy when the ranges overlap).
+func (m *Memory) copyWithin(dst, src Addr, n int) {
+	m.check(src, n)
+	m.check(dst, n)
+	if dst < src+Addr(n) && src < dst+Addr(n) {
+		b := make([]byte, n)
+		m.Read(src, b)
+		m.put(dst, b)
+		return
+	}
+	for n > 0 {
+		s, k := m.piece(src, n, false)
+		if s == nil {
+			d, kd := m.piece(dst, k, false)
+			if d != nil {
+				clear(d)
+			}
+			k = kd
+		} else {
+			m.put(dst, s)
+		}
+		src, dst, n = src+Addr(k), dst+Addr(k), n-k
+	}
+}
+
+// equal reports whether the bytes at a are b.
+func (m *Memory) equal(a Addr, b []byte) bool {
+	m.check(a, len(b))
+	for len(b) > 0 {
+		p, k := m.piece(a, len(b), false)
+		if p == nil {
+			for _, x := range b[:k] {
+				if x != 0 {
+					return false
+				}
+			}
+		} else if string(p) != string(b[:k]) {
+			return false
+		}
+		a, b = a+Addr(k), b[k:]
+	}
+	return true
+}
+
 // Load64 reads a little-endian 64-bit word (no timing).
-func (m *Memory) Load64(a Addr) uint64 { return binary.LittleEndian.Uint64(m.Bytes(a, 8)) }
+func (m *Memory) Load64(a Addr) uint64 {
+	var b [8]byte
+	m.Read(a, b[:])
+	return binary.LittleEndian.Uint64(b[:])
+}
 
 // Store64 writes a little-endian 64-bit word with Write's visibility effects.
 func (m *Memory) Store64(a Addr, v uint64) {

@@ -141,6 +141,9 @@ type t3dDevice struct {
 	watchPkts   []mem.Addr
 	watchAll    []mem.Addr
 	seen        []uint64 // control words as last loaded by a send or seen by WaitRoom
+	// The spin-wait reasons, formatted once: a wait is frequent, a report
+	// naming it rare.
+	waitPacket, waitRoom string
 }
 
 // newT3DDevices sets up ch_t3d on every PE of mach.
@@ -170,7 +173,9 @@ func newT3DDevices(mach machines.Machine, params Params) (Machine, []Device, err
 	for i := range devs {
 		d := &t3dDevice{m: m, rank: i, cpu: m.CPU(i), l: l, fences: params.Fences, cached: params.ReadyBitCached,
 			sent: make([]uint64, n), recvd: make([]uint64, n), esent: make([]uint64, n), erel: make([]uint64, n),
-			seen: make([]uint64, 2*n)}
+			seen:       make([]uint64, 2*n),
+			waitPacket: fmt.Sprintf("rank %d: waiting for a packet (%s rings)", i, DeviceT3D),
+			waitRoom:   fmt.Sprintf("rank %d: waiting for a free packet slot or eager buffer (%s credits)", i, DeviceT3D)}
 		for s := 0; s < n; s++ {
 			if s == i {
 				continue
@@ -307,7 +312,7 @@ func (d *t3dDevice) arrived(p *sim.Proc) bool {
 // WaitControl spins until a packet is in one of this PE's rings (the poll
 // that finds it is charged by ReadControl's scan).
 func (d *t3dDevice) WaitControl(p *sim.Proc) {
-	d.cpu.SpinUntil(p, fmt.Sprintf("rank %d: waiting for a packet (%s rings)", d.rank, DeviceT3D),
+	d.cpu.SpinUntil(p, d.waitPacket,
 		func() bool { return d.arrived(p) }, d.watchPkts...)
 }
 
@@ -327,7 +332,7 @@ func (d *t3dDevice) WaitRoom(p *sim.Proc) {
 	if changed {
 		return
 	}
-	d.cpu.SpinUntil(p, fmt.Sprintf("rank %d: waiting for a free packet slot or eager buffer (%s credits)", d.rank, DeviceT3D), func() bool {
+	d.cpu.SpinUntil(p, d.waitRoom, func() bool {
 		for q := 0; q < d.l.procs; q++ {
 			if mm.Load64(d.l.credit(d.rank, q)) != d.seen[2*q] || mm.Load64(d.l.credit(d.rank, q)+8) != d.seen[2*q+1] {
 				return true

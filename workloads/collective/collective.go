@@ -70,6 +70,12 @@ func sweepConfig(s workloads.Spec, cfg config) (workloads.Result, error) {
 	if kind == "table" && cfg.oneSided {
 		res.Notes = append(res.Notes, s.Series+": "+cfg.title+" has no broadcast or reduce in this benchmark")
 	}
+	type task struct {
+		pes, n int
+		x      float64
+		c      string
+	}
+	var tasks []task
 	for _, pes := range params.PEs {
 		for _, n := range params.Bytes {
 			x := float64(n)
@@ -77,25 +83,53 @@ func sweepConfig(s workloads.Spec, cfg config) (workloads.Result, error) {
 				x = float64(pes)
 			}
 			for _, c := range cases(kind, cfg.oneSided) {
-				v, pt, err := runCase(s, cfg, c, pes, n)
-				if pt != nil {
-					res.Events += pt.eng.Events()
-					res.SimTime += pt.eng.Now()
-					res.Failures = append(res.Failures, pt.failures()...)
-				}
-				if err != nil {
-					return res, fmt.Errorf("%s: series %s: %s on %d PEs, %d bytes: %w", s.File, s.Series, c, pes, n, err)
-				}
-				metric, unit := caseMetric(c)
-				if kind == "table" {
-					metric = tableMetric(c)
-				}
-				res.Rows = append(res.Rows, report.Row{Series: s.Series, XName: xname, X: x, Metric: metric, Value: v, Unit: unit})
-				if s.Progress != nil {
-					s.Progress(fmt.Sprintf("%s %s pes=%d bytes=%d: %.4g %s", s.Series, c, pes, n, v, unit))
-				}
+				tasks = append(tasks, task{pes, n, x, c})
 			}
 		}
+	}
+	// Every point is its own simulation: they run in parallel when the run
+	// has free tokens (Spec.Points) and are merged in order below, keeping
+	// only what the result needs (not the point's machine and memory).
+	type outcome struct {
+		v       float64
+		ran     bool
+		events  uint64
+		simTime sim.Time
+		fails   []workloads.Failure
+		err     error
+	}
+	outs := make([]outcome, len(tasks))
+	if cfg.flip != nil { // a test's injected corruption: one point at a time
+		s.Pool = nil
+	}
+	s.Points(len(tasks), func(i int) {
+		t := tasks[i]
+		v, pt, err := runCase(s, cfg, t.c, t.pes, t.n)
+		o := outcome{v: v, err: err}
+		if pt != nil {
+			o.ran, o.events, o.simTime, o.fails = true, pt.eng.Events(), pt.eng.Now(), pt.failures()
+		}
+		outs[i] = o
+		if err == nil && s.Progress != nil {
+			_, unit := caseMetric(t.c)
+			s.Progress(fmt.Sprintf("%s %s pes=%d bytes=%d: %.4g %s", s.Series, t.c, t.pes, t.n, v, unit))
+		}
+	})
+	for i, t := range tasks {
+		o := outs[i]
+		if o.ran {
+			res.Events += o.events
+			res.SimTime += o.simTime
+			res.Failures = append(res.Failures, o.fails...)
+		}
+		if o.err != nil {
+			return res, fmt.Errorf("%s: series %s: %s on %d PEs, %d bytes: %w", s.File, s.Series, t.c, t.pes, t.n, o.err)
+		}
+		metric, unit := caseMetric(t.c)
+		if kind == "table" {
+			metric = tableMetric(t.c)
+		}
+		res.Rows = append(res.Rows, report.Row{Series: s.Series, XName: xname, X: t.x, Metric: metric, Value: o.v, Unit: unit})
 	}
 	return res, nil
 }
