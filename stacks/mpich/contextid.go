@@ -87,7 +87,7 @@ func (r *Rank) initContexts() {
 	c.mask[0] &^= 1 // context id 0: MPI_COMM_WORLD
 	c.lowest = ContextIDs
 	c.variant = r.w.params.ContextIDs
-	c.world = &Comm{r: r, ctx: 0, size: r.Size()}
+	c.world = &Comm{r: r, ctx: 0}
 }
 
 // Retries is the number of context-id allocations on this process that
@@ -99,7 +99,6 @@ func (r *Rank) Retries() int { return r.ctx.contention }
 type Comm struct {
 	r    *Rank
 	ctx  int
-	size int
 	refs int // reference count (section 4.1), atomic under thread locks
 	ref  mem.Addr
 	buf  [2]mem.Region // the allreduce's send and receive buffers
@@ -114,8 +113,9 @@ func (c *Comm) ContextID() int { return c.ctx }
 // Rank is the process's rank in the communicator.
 func (c *Comm) Rank() int { return c.r.rank }
 
-// Size is the number of processes.
-func (c *Comm) Size() int { return c.size }
+// Size is the number of processes (every communicator spans them all:
+// only MPI_Comm_dup creates communicators).
+func (c *Comm) Size() int { return c.r.Size() }
 
 // Send is MPI_Send on the communicator.
 func (c *Comm) Send(p *sim.Proc, buf mem.Region, dest, tag int) error {
@@ -160,7 +160,7 @@ func (c *Comm) Free(p *sim.Proc) error {
 
 func (r *Rank) ctxLock(p *sim.Proc) {
 	if r.th.locks {
-		r.ctx.lock.lock(p)
+		r.ctx.lock.lockAt(p, r, "(context id)")
 	}
 }
 
@@ -207,20 +207,20 @@ func (c *Comm) Dup(p *sim.Proc) (*Comm, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := r.newComm(p, id, c.size)
+	n, err := r.newComm(p, id)
 	if err != nil {
 		return nil, err
 	}
 	return n, nil
 }
 
-func (r *Rank) newComm(p *sim.Proc, id, size int) (*Comm, error) {
+func (r *Rank) newComm(p *sim.Proc, id int) (*Comm, error) {
 	r.ctx.dups++
 	b, err := r.w.host.Private(r.rank, fmt.Sprintf("comm%d", r.ctx.dups), 8+2*maskBytes)
 	if err != nil {
 		return nil, fmt.Errorf("mpich: rank %d: MPI_Comm_dup: %w", r.rank, err)
 	}
-	n := &Comm{r: r, ctx: id, size: size, ref: b.Addr}
+	n := &Comm{r: r, ctx: id, ref: b.Addr}
 	n.buf[0], n.buf[1] = b.Slice(8, maskBytes), b.Slice(8+maskBytes, maskBytes)
 	n.addRef(p, 1)
 	return n, nil
@@ -408,7 +408,7 @@ func (c *Comm) allreduceAnd(p *sim.Proc, m [maskWords]uint64) ([maskWords]uint64
 		}
 		return m
 	}
-	if c.size == 1 {
+	if c.Size() == 1 {
 		return m, nil
 	}
 	if r.rank != 0 {
@@ -422,7 +422,7 @@ func (c *Comm) allreduceAnd(p *sim.Proc, m [maskWords]uint64) ([maskWords]uint64
 		return get(c.buf[1]), nil
 	}
 	acc := m
-	for src := 1; src < c.size; src++ {
+	for src := 1; src < c.Size(); src++ {
 		if _, err := c.Recv(p, c.buf[1], src, collTag); err != nil {
 			return m, err
 		}
@@ -433,7 +433,7 @@ func (c *Comm) allreduceAnd(p *sim.Proc, m [maskWords]uint64) ([maskWords]uint64
 		r.cpu.Compute(p, maskCycles)
 	}
 	put(c.buf[0], acc)
-	for dst := 1; dst < c.size; dst++ {
+	for dst := 1; dst < c.Size(); dst++ {
 		if err := c.Send(p, c.buf[0], dst, collTag); err != nil {
 			return m, err
 		}

@@ -189,6 +189,9 @@ func (r *Rank) enter(p *sim.Proc, call string) error {
 		r.cpu.Compute(p, tlsCycles) // pthread_getspecific of the nesting level
 	}
 	n := t.nesting[p]
+	if n == 0 {
+		r.sched(p, "enters "+call)
+	}
 	if n == 0 && t.explicit {
 		if err := r.checkLevel(p, call); err != nil {
 			return err
@@ -344,6 +347,18 @@ func (l *threadMutex) lock(p *sim.Proc) {
 	l.cpu.Compute(p, wakeCycles)
 }
 
+// lockAt is lock at a scheduling point named by what the lock is for.
+func (l *threadMutex) lockAt(p *sim.Proc, r *Rank, what string) {
+	r.sched(p, "locks "+l.m.Name()+" "+what)
+	if l.m.TryLock(p) {
+		l.cpu.TestAndSet(p, l.word)
+		return
+	}
+	l.cpu.TestAndSet(p, l.word)
+	l.m.Lock(p)
+	l.cpu.Compute(p, wakeCycles)
+}
+
 func (l *threadMutex) unlock(p *sim.Proc) {
 	l.cpu.Fence(p)
 	l.cpu.Store(p, l.word, 8, 0)
@@ -357,4 +372,17 @@ func (l *threadMutex) wait(p *sim.Proc, c *sim.Cond) {
 	c.Wait(p, l.m)
 	l.cpu.Compute(p, wakeCycles)
 	l.cpu.TestAndSet(p, l.word)
+}
+
+// SetChooser installs c (a schedule explorer, sim.Explore) to decide at
+// each scheduling point of the thread code (a thread entering an MPI call,
+// taking or releasing a thread lock) whether it yields to the other
+// threads ready at the same simulated time. nil restores the engine's
+// order.
+func (w *World) SetChooser(c sim.Chooser) { w.chooser = c }
+
+func (r *Rank) sched(p *sim.Proc, point string) {
+	if c := r.w.chooser; c != nil {
+		c.Choose(p, point)
+	}
 }
