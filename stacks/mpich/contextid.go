@@ -76,6 +76,7 @@ type ctxState struct {
 	world      *Comm
 	dups       int
 	variant    string // algorithm (params, or a planted bug in tests)
+	maxRetries int    // retries before a livelock is reported
 	contention int    // allocations that needed more than one allreduce
 }
 
@@ -87,6 +88,7 @@ func (r *Rank) initContexts() {
 	c.mask[0] &^= 1 // context id 0: MPI_COMM_WORLD
 	c.lowest = ContextIDs
 	c.variant = r.w.params.ContextIDs
+	c.maxRetries = maxContextRetries
 	c.world = &Comm{r: r, ctx: 0}
 }
 
@@ -270,7 +272,7 @@ func (c *Comm) ctxMulti(p *sim.Proc) (int, error) {
 		if tries == 1 {
 			s.contention++
 		}
-		if tries >= maxContextRetries {
+		if tries >= s.maxRetries {
 			return 0, c.livelock(p, tries)
 		}
 		var local [maskWords]uint64
@@ -341,7 +343,7 @@ func (c *Comm) ctxNaiveTwo(p *sim.Proc) (int, error) {
 		if tries == 1 {
 			s.contention++
 		}
-		if tries >= maxContextRetries {
+		if tries >= s.maxRetries {
 			return 0, c.livelock(p, tries)
 		}
 		r.ctxLock(p)

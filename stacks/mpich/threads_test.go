@@ -44,8 +44,16 @@ func check(r *Rank, b mem.Region, n int, seed uint64, src, dst, idx int) error {
 // figure2 runs the program of Figure 2 on two processes of two threads:
 // thread 0 receives from the other process, thread 1 sends to it.
 func figure2(t *testing.T, params Params, seed uint64) error {
+	return figure2C(t, params, nil)
+}
+
+// figure2C is figure2 with a schedule chooser.
+func figure2C(t testing.TB, params Params, c sim.Chooser) error {
+	const seed = 1
 	e := sim.NewEngine(seed)
+	e.SetLimits(sim.Limits{MaxEvents: 1_000_000})
 	w := newWorld(t, e, 2, params)
+	w.SetChooser(c)
 	for rank := 0; rank < 2; rank++ {
 		r := w.Rank(rank)
 		other := 1 - rank
