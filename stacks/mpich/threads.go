@@ -386,3 +386,6 @@ func (r *Rank) sched(p *sim.Proc, point string) {
 		c.Choose(p, point)
 	}
 }
+
+// SetChooser is World.SetChooser for the world this rank belongs to.
+func (r *Rank) SetChooser(c sim.Chooser) { r.w.SetChooser(c) }
