@@ -105,6 +105,7 @@ type threadState struct {
 	poller   *sim.Proc         // the thread waiting on the device
 	progress *sim.Cond         // broadcast when the progress engine made progress
 	threads  int
+	core     *sim.Core // ch_t3d: the PE's one CPU, time-shared by the threads
 }
 
 // initThreads sets up the rank's thread support for its build: with the
@@ -169,9 +170,26 @@ func (r *Rank) LocksTaken() bool { return r.th.locks }
 // SpawnThread starts another thread of this process: a simulated process
 // that shares the rank's memory and MPI state. A blocking MPI call blocks
 // only the thread that makes it.
+//
+// With ch_t3d the threads time-share the PE's single CPU (a T3D PE has one
+// Alpha): the thread that spawns the others is the core's application
+// thread and the others run as its handler threads (sim.Core,
+// preempting): their work is serialized and delays the spawning thread's
+// work by as much. On the shared-memory devices (the SX-4 node) each
+// thread runs on its own CPU of the node and nothing is serialized.
 func (r *Rank) SpawnThread(e *sim.Engine, name string, fn func(p *sim.Proc)) *sim.Proc {
 	r.th.threads++
-	return e.Spawn(fmt.Sprintf("rank%d.%s", r.rank, name), fn)
+	t := e.Spawn(fmt.Sprintf("rank%d.%s", r.rank, name), fn)
+	if r.w.params.Device == DeviceT3D {
+		if r.th.core == nil {
+			r.th.core = e.NewCore(fmt.Sprintf("PE %d", r.rank), true)
+			if cur := e.Current(); cur != nil {
+				r.th.core.BindApp(cur)
+			}
+		}
+		r.th.core.BindHandler(t)
+	}
+	return t
 }
 
 // Nesting is p's current MPI nesting level (section 4.2): 1 inside a

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msgsim/msgsim/machines/t3d"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
@@ -356,5 +357,43 @@ func TestNesting(t *testing.T) {
 	}
 	if other != 1 { // t0 inside MPI_Recv (1), t1 outside (0)
 		t.Errorf("nesting seen by t1: %d, want t0=1 t1=0", other)
+	}
+}
+
+// TestT3DThreadsTimeShare: on the T3D two threads of a PE computing at
+// once take twice as long as one (one Alpha per PE); on the SX-4 they run
+// on two CPUs of the node side by side.
+func TestT3DThreadsTimeShare(t *testing.T) {
+	for _, tc := range []struct {
+		dev  string
+		want sim.Time
+	}{{DeviceLFShmem, 10 * sim.Microsecond}, {DeviceT3D, 20 * sim.Microsecond}} {
+		e := sim.NewEngine(1)
+		var w *World
+		if tc.dev == DeviceT3D {
+			m, err := t3d.New(e, 2, t3d.DefaultParams())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w, err = NewWorld(m, DefaultParamsFor(DeviceT3D)); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			w = newWorld(t, e, 2, threadParams(tc.dev))
+		}
+		r := w.Rank(0)
+		var end sim.Time
+		e.Spawn("rank0.t0", func(p *sim.Proc) {
+			r.InitThread(p, LevelMultiple)
+			r.SpawnThread(e, "t1", func(p *sim.Proc) { p.Sleep(10 * sim.Microsecond); end = max(end, p.Now()) })
+			p.Sleep(10 * sim.Microsecond)
+			end = max(end, p.Now())
+		})
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if end != tc.want {
+			t.Errorf("%s: two threads of 10 us end at %v, want %v", tc.dev, end, tc.want)
+		}
 	}
 }
