@@ -232,3 +232,48 @@ func newWorldTB(t testing.TB, e *sim.Engine, procs int, params Params) *World {
 }
 
 type memRegion = mem.Region
+
+// TestRefCountAtomic: a communicator's reference count is changed with an
+// atomic fetch-and-add under thread locks (section 4.1) and with a plain
+// load and store without them; MPI_Comm_free returns its context id.
+func TestRefCountAtomic(t *testing.T) {
+	for _, level := range []Level{LevelSingle, LevelMultiple} {
+		e := sim.NewEngine(1)
+		w := newWorld(t, e, 2, threadParams(DeviceLFShmem))
+		var atomics [2]uint64
+		var ids [2]int
+		for rank := 0; rank < 2; rank++ {
+			r := w.Rank(rank)
+			e.Spawn(fmt.Sprintf("rank%d", rank), func(p *sim.Proc) {
+				r.InitThread(p, level)
+				c, err := r.World().Dup(p)
+				if err != nil {
+					e.Fail(err)
+					return
+				}
+				before := r.CPU().Stats().Atomics
+				c.addRef(p, 1)
+				atomics[rank] = r.CPU().Stats().Atomics - before
+				c.addRef(p, -1)
+				if err := c.Free(p); err != nil {
+					e.Fail(err)
+				}
+				d, _ := r.World().Dup(p)
+				ids[rank] = d.ContextID()
+				if d.ContextID() != c.ContextID() {
+					e.Fail(fmt.Errorf("freed context id %d not reused (got %d)", c.ContextID(), d.ContextID()))
+				}
+			})
+		}
+		if err := e.Run(); err != nil {
+			t.Fatalf("%v: %v", level, err)
+		}
+		want := uint64(0)
+		if level == LevelMultiple {
+			want = 1
+		}
+		if atomics[0] != want {
+			t.Errorf("%v: %d atomics for one reference, want %d", level, atomics[0], want)
+		}
+	}
+}
