@@ -131,6 +131,11 @@ Example:
   simrun litmus MP --model pso --runs 10000 --seed 1
   simrun litmus workloads/litmus/testdata/IRIW.litmus --model nmca --exhaustive
   simrun litmus --list`, cmdLitmus},
+		{"explore", "FILE-or-NAME [--out DIR] [--seed N] [--quiet]", "run every schedule of a multithreaded MPI program (workload explore)", `Counts schedules, scheduling points and failing schedules, and prints the
+shortest failing schedule with the report of its hang or wrong result.
+Example:
+  simrun explore threads-fig2
+  simrun explore threads-fig3`, cmdExplore},
 		{"trace", "FILE-or-NAME [--out trace.json] [--seed N]", "run a scenario and write a Chrome trace of its first engine", `Open the JSON in https://ui.perfetto.dev or chrome://tracing: one line per
 simulated process, with its busy, waiting and spinning spans, and the
 models' instant marks. A wait or spin the run ended in (a deadlock, a

@@ -3,6 +3,8 @@ package main
 import (
 	"github.com/msgsim/msgsim/workloads"
 	"github.com/msgsim/msgsim/workloads/collective"
+	"github.com/msgsim/msgsim/workloads/commdup"
+	"github.com/msgsim/msgsim/workloads/explore"
 	"github.com/msgsim/msgsim/workloads/litmus"
 	"github.com/msgsim/msgsim/workloads/pingpong"
 	"github.com/msgsim/msgsim/workloads/remap"
@@ -26,6 +28,8 @@ func runners() map[string]workloads.Runner {
 		remotecopy.Name:           remotecopy.Run,
 		remotecopy.ContentionName: remotecopy.RunContention,
 		remap.Name:                remap.Run,
+		commdup.Name:              commdup.Run,
+		explore.Name:              explore.Run,
 		"barrier-time":            scibench.RunBarrier,
 		"alltoall-mbps":           scibench.RunAlltoall,
 		"random-messages":         scibench.RunRandom,
@@ -49,6 +53,8 @@ func checkers() map[string]func(workloads.Spec) error {
 		remotecopy.Name:           remotecopy.Check,
 		remotecopy.ContentionName: remotecopy.CheckContention,
 		remap.Name:                remap.Check,
+		commdup.Name:              commdup.Check,
+		explore.Name:              explore.Check,
 		"barrier-time":            scibench.Check,
 		"alltoall-mbps":           scibench.Check,
 		"random-messages":         scibench.Check,

@@ -57,7 +57,8 @@ type request struct {
 	send   bool
 	buf    mem.Region
 	peer   int // send: destination; receive: source or AnySource
-	tag    int
+	tag    int // on the wire: the context id in the high 32 bits (contextid.go)
+	ctx    int // communicator's context id (receive: what AnyTag matches)
 	done   bool
 	status stacks.Status
 	err    error
@@ -112,6 +113,8 @@ type Rank struct {
 	nbuf       int
 	err        error
 	stats      Stats
+	th         threadState // threads of this process (threads.go)
+	ctx        ctxState    // context ids (contextid.go)
 }
 
 // pktID names an outgoing packet: its destination and sequence number
@@ -155,7 +158,10 @@ func newRank(w *World, i int, dev Device) (*Rank, error) {
 	}
 	var err error
 	r.sendPkt, err = w.host.Private(i, "mpich packet", roundUp(HeaderBytes+w.params.ShortBytes))
-	return r, err
+	if err != nil {
+		return nil, err
+	}
+	return r, r.initThreads()
 }
 
 // Rank is this process's rank in MPI_COMM_WORLD.
@@ -179,30 +185,63 @@ func (r *Rank) Buffer(n int) (mem.Region, error) {
 
 // Send is MPI_Send: it returns when buf may be reused.
 func (r *Rank) Send(p *sim.Proc, buf mem.Region, dest, tag int) error {
-	q, err := r.Isend(p, buf, dest, tag)
+	return r.send(p, buf, dest, tag, 0)
+}
+
+func (r *Rank) send(p *sim.Proc, buf mem.Region, dest, tag, ctx int) error {
+	if err := r.enter(p, "MPI_Send"); err != nil {
+		return err
+	}
+	defer r.exit(p)
+	q, err := r.isend(p, buf, dest, tag, ctx)
 	if err != nil {
 		return err
 	}
-	_, err = q.Wait(p)
+	_, err = q.wait(p)
 	return err
 }
 
 // Recv is MPI_Recv.
 func (r *Rank) Recv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Status, error) {
-	q, err := r.Irecv(p, buf, src, tag)
+	return r.recv(p, buf, src, tag, 0)
+}
+
+func (r *Rank) recv(p *sim.Proc, buf mem.Region, src, tag, ctx int) (stacks.Status, error) {
+	if err := r.enter(p, "MPI_Recv"); err != nil {
+		return stacks.Status{}, err
+	}
+	defer r.exit(p)
+	q, err := r.irecv(p, buf, src, tag, ctx)
 	if err != nil {
 		return stacks.Status{}, err
 	}
-	return q.Wait(p)
+	return q.wait(p)
 }
 
-func (r *Rank) newRequest(send bool, buf mem.Region, peer, tag int) *request {
+func (r *Rank) newRequest(send bool, buf mem.Region, peer, tag, ctx int) *request {
 	r.nextID++
-	return &request{r: r, id: r.nextID, send: send, buf: buf, peer: peer, tag: tag}
+	return &request{r: r, id: r.nextID, send: send, buf: buf, peer: peer, tag: wireTag(tag, ctx), ctx: ctx}
 }
 
 // Isend is MPI_Isend: the protocol is chosen by length (section 3).
 func (r *Rank) Isend(p *sim.Proc, buf mem.Region, dest, tag int) (stacks.Request, error) {
+	if err := r.enter(p, "MPI_Isend"); err != nil {
+		return nil, err
+	}
+	defer r.exit(p)
+	return r.isend(p, buf, dest, tag, 0)
+}
+
+// Irecv is MPI_Irecv: it matches an unexpected message, or is posted.
+func (r *Rank) Irecv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Request, error) {
+	if err := r.enter(p, "MPI_Irecv"); err != nil {
+		return nil, err
+	}
+	defer r.exit(p)
+	return r.irecv(p, buf, src, tag, 0)
+}
+
+func (r *Rank) isend(p *sim.Proc, buf mem.Region, dest, tag, ctx int) (*request, error) {
 	if dest < 0 || dest >= r.Size() {
 		return nil, fmt.Errorf("mpich: rank %d: send to invalid destination %d", r.rank, dest)
 	}
@@ -212,7 +251,12 @@ func (r *Rank) Isend(p *sim.Proc, buf mem.Region, dest, tag int) (stacks.Request
 	if tag < 0 {
 		return nil, fmt.Errorf("mpich: rank %d: send with negative tag %d", r.rank, tag)
 	}
-	q := r.newRequest(true, buf, dest, tag)
+	if tag >= maxTag {
+		return nil, fmt.Errorf("mpich: rank %d: send with tag %d, above MPI_TAG_UB (%d)", r.rank, tag, maxTag-1)
+	}
+	q := r.newRequest(true, buf, dest, tag, ctx)
+	r.csLock(p)
+	defer r.csUnlock(p)
 	r.sends = append(r.sends, q)
 	if _, _, err := r.progress(p); err != nil {
 		return nil, err
@@ -220,12 +264,13 @@ func (r *Rank) Isend(p *sim.Proc, buf mem.Region, dest, tag int) (stacks.Request
 	return q, nil
 }
 
-// Irecv is MPI_Irecv: it matches an unexpected message, or is posted.
-func (r *Rank) Irecv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Request, error) {
+func (r *Rank) irecv(p *sim.Proc, buf mem.Region, src, tag, ctx int) (*request, error) {
 	if src != stacks.AnySource && (src < 0 || src >= r.Size()) {
 		return nil, fmt.Errorf("mpich: rank %d: receive from invalid source %d", r.rank, src)
 	}
-	q := r.newRequest(false, buf, src, tag)
+	q := r.newRequest(false, buf, src, tag, ctx)
+	r.csLock(p)
+	defer r.csUnlock(p)
 	for i, u := range r.unexpected {
 		if q.matches(u.hdr) {
 			r.unexpected = append(r.unexpected[:i], r.unexpected[i+1:]...)
@@ -245,11 +290,20 @@ func (r *Rank) Irecv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Request,
 }
 
 func (q *request) matches(h header) bool {
-	return (q.peer == stacks.AnySource || q.peer == h.src) && (q.tag == stacks.AnyTag || q.tag == h.tag)
+	return (q.peer == stacks.AnySource || q.peer == h.src) &&
+		((q.tag == stacks.AnyTag && h.tag>>ctxShift == q.ctx) || q.tag == h.tag)
 }
 
 // Wait blocks until the request completes.
 func (q *request) Wait(p *sim.Proc) (stacks.Status, error) {
+	if err := q.r.enter(p, "MPI_Wait"); err != nil {
+		return stacks.Status{}, err
+	}
+	defer q.r.exit(p)
+	return q.wait(p)
+}
+
+func (q *request) wait(p *sim.Proc) (stacks.Status, error) {
 	if err := q.r.waitUntil(p, func() bool { return q.done }); err != nil {
 		return stacks.Status{}, err
 	}
@@ -258,8 +312,15 @@ func (q *request) Wait(p *sim.Proc) (stacks.Status, error) {
 
 // Test progresses the device once and reports completion.
 func (q *request) Test(p *sim.Proc) (bool, stacks.Status, error) {
+	if err := q.r.enter(p, "MPI_Test"); err != nil {
+		return false, stacks.Status{}, err
+	}
+	defer q.r.exit(p)
 	if !q.done {
-		if _, _, err := q.r.progress(p); err != nil {
+		q.r.csLock(p)
+		_, _, err := q.r.progress(p)
+		q.r.csUnlock(p)
+		if err != nil {
 			return false, stacks.Status{}, err
 		}
 	}
@@ -271,6 +332,9 @@ func (q *request) Test(p *sim.Proc) (bool, stacks.Status, error) {
 // that signals free room, spinning until room or a packet comes), and
 // otherwise spinning until a packet arrives.
 func (r *Rank) waitUntil(p *sim.Proc, done func() bool) error {
+	if r.th.locks && r.w.params.ThreadLocking == LockingProgress {
+		return r.waitThreaded(p, done)
+	}
 	backoff := backoffMin
 	for !done() {
 		did, retry, err := r.progress(p)
@@ -312,9 +376,11 @@ func (r *Rank) progress(p *sim.Proc) (did, retry bool, err error) {
 	if err != nil {
 		return false, false, err
 	}
-	d3, err := r.readIncoming(p)
-	if err != nil {
-		return false, false, err
+	d3 := false
+	if r.th.poller == nil || r.th.poller == p { // another thread polls the device (threads.go)
+		if d3, err = r.readIncoming(p); err != nil {
+			return false, false, err
+		}
 	}
 	d4, r4 := false, false
 	if d3 {
@@ -598,7 +664,7 @@ func (r *Rank) findSend(id uint64) *request {
 // deliver completes (or, for rendezvous, starts) receive q with the message
 // whose envelope is h.
 func (r *Rank) deliver(p *sim.Proc, q *request, h header, pkt mem.Region) error {
-	st := stacks.Status{Source: h.src, Tag: h.tag, Len: h.len}
+	st := stacks.Status{Source: h.src, Tag: userTag(h.tag), Len: h.len}
 	var trunc error
 	n := h.len
 	if n > q.buf.Len {
@@ -663,7 +729,7 @@ func (r *Rank) copyUnexpected(p *sim.Proc, u *request) error {
 // copied out earlier.
 func (r *Rank) deliverCopy(p *sim.Proc, q *request, u *request) {
 	h := u.hdr
-	st := stacks.Status{Source: h.src, Tag: h.tag, Len: h.len}
+	st := stacks.Status{Source: h.src, Tag: userTag(h.tag), Len: h.len}
 	var trunc error
 	n := h.len
 	if n > q.buf.Len {

@@ -14,7 +14,7 @@ import (
 	"github.com/msgsim/msgsim/stacks"
 )
 
-func newWorld(t *testing.T, e *sim.Engine, procs int, params Params) *World {
+func newWorld(t testing.TB, e *sim.Engine, procs int, params Params) *World {
 	t.Helper()
 	m, err := sx4.New(e, procs, sx4.DefaultParams())
 	if err != nil {

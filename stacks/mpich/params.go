@@ -68,6 +68,33 @@ type Params struct {
 	// of PKT_READY_IS_SET or an uncached load: for teaching
 	// (sx4-spin-cached).
 	ReadyBitCached bool `yaml:"ready_bit_cached"`
+	// Threads is the thread-safety build of papers/mpich2-threads.txt
+	// section 2: single (no thread locks compiled in), runtime (locks
+	// compiled in, taken only when MPI_Init_thread asked for multiple) or
+	// multiple (always taken). Default runtime: "The default build of the
+	// ch3:sock channel supports thread safety, but it is enabled only at
+	// run time" (section 6).
+	Threads string `yaml:"threads"`
+	// ThreadWait is what a thread that must wait for the progress engine
+	// while another thread polls the device does (section 4.6): yield
+	// (sleep on a condition variable, woken when progress is made: no CPU
+	// spent, a thread wake-up of latency) or spin (poll the progress
+	// engine every ThreadPollCycles: lower latency, the CPU kept busy).
+	// Default yield: "it is common practice to have a thread that is
+	// waiting for an event ... to yield to other threads" (section 4.6).
+	ThreadWait string `yaml:"thread_wait"`
+	// ThreadLocking is where the thread lock is taken: progress (the
+	// lock guards each step of the progress engine and is released across
+	// every blocking wait: section 4) or per-call (held around each whole
+	// MPI call: the teaching variant that deadlocks Figure 2).
+	ThreadLocking string `yaml:"thread_locking"`
+	// ContextIDs is the context-id algorithm of MPI_Comm_dup (section 5):
+	// multi (Figure 3, MPICH2's; default: "works efficiently in both
+	// single-threaded and multithreaded cases", section 5.3), single (the
+	// bit-vector allreduce of 5.1, unsafe with threads), naive-lock (lock,
+	// allreduce, unlock: the deadly embrace of 5.2) or naive-two (two
+	// allreduces without priority: may loop for ever, 5.2).
+	ContextIDs string `yaml:"context_ids"`
 }
 
 // deviceOnly lists the params that only some devices use: setting one for
@@ -90,6 +117,7 @@ func DefaultParams() Params {
 		ShortBytes: 1024, EagerBytes: 128 * 1024,
 		SharedMemoryBytes: 4 << 20, SlotProcs: 32, QueuePackets: 16,
 		RingPackets: 2, Fences: true,
+		Threads: BuildRuntime, ThreadWait: WaitYield, ThreadLocking: LockingProgress, ContextIDs: ContextMulti,
 	}
 }
 
@@ -155,6 +183,14 @@ func (p Params) check() error {
 		return paramErrorf("ring_packets", "must be between 1 and %d, got %d", maxRingPackets, p.RingPackets)
 	case p.SlotProcs < 1 || p.SlotProcs > maxSlotProcs:
 		return paramErrorf("slot_procs", "must be between 1 and %d, got %d", maxSlotProcs, p.SlotProcs)
+	case !slices.Contains([]string{BuildSingle, BuildRuntime, BuildMultiple}, p.Threads):
+		return paramErrorf("threads", "must be %q, %q or %q, got %q", BuildSingle, BuildRuntime, BuildMultiple, p.Threads)
+	case p.ThreadWait != WaitYield && p.ThreadWait != WaitSpin:
+		return paramErrorf("thread_wait", "must be %q or %q, got %q", WaitYield, WaitSpin, p.ThreadWait)
+	case p.ThreadLocking != LockingProgress && p.ThreadLocking != LockingPerCall:
+		return paramErrorf("thread_locking", "must be %q or %q, got %q", LockingProgress, LockingPerCall, p.ThreadLocking)
+	case !slices.Contains(contextAlgorithms, p.ContextIDs):
+		return paramErrorf("context_ids", "must be one of %s, got %q", strings.Join(contextAlgorithms, ", "), p.ContextIDs)
 	case p.SharedMemoryBytes <= 0 || p.SharedMemoryBytes > maxSharedBytes:
 		return paramErrorf("shared_memory_bytes", "must be between 1 and %d, got %d", maxSharedBytes, p.SharedMemoryBytes)
 	}

@@ -1,0 +1,444 @@
+package mpich
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/stacks"
+)
+
+// Context ids (papers/mpich2-threads.txt section 5). A message carries its
+// communicator's context id in the high 32 bits of the tag word of its
+// envelope, so a receive on one communicator never matches a message sent
+// on another. MPI_COMM_WORLD has context id 0: its messages are exactly
+// those of a build without communicators.
+const (
+	ctxShift = 32
+	maxTag   = 1 << 31 // MPI_TAG_UB + 1
+	// ContextIDs is the number of context ids a process can hold: "32
+	// 32-bit integers will cover 1024 context ids" (section 5.3).
+	ContextIDs = 1024
+	maskWords  = ContextIDs / 64
+	maskBytes  = 8 * maskWords
+	// maxContextRetries bounds the retries of one context-id allocation:
+	// past it the run is reported as a livelock (the naive algorithm of
+	// 5.2, or a broken Figure 3). Assumed: 1000 retries of an allreduce
+	// that succeeds at the first try in the common case (5.3).
+	maxContextRetries = 1000
+	// collTag is the tag of the allreduce's messages (on the input
+	// communicator's context, so collectives on different communicators
+	// never meet).
+	collTag = maxTag - 1
+	// maskCycles is the software work of scanning or updating the mask
+	// (16 words): assumed 50 cycles.
+	maskCycles = 50
+)
+
+// Context-id algorithms (Params.ContextIDs), and the planted bugs tests use.
+const (
+	ContextSingle    = "single"
+	ContextMulti     = "multi"
+	ContextNaiveLock = "naive-lock"
+	ContextNaiveTwo  = "naive-two"
+	// bugNoLowest drops Figure 3's lowestContextId rule (a livelock);
+	// bugEarlyRelease lets a thread use the mask without owning it, as if
+	// the lock were released before mask_in_use is set (duplicate ids).
+	bugNoLowest     = "bug-no-lowest"
+	bugEarlyRelease = "bug-early-release"
+)
+
+var contextAlgorithms = []string{ContextMulti, ContextSingle, ContextNaiveLock, ContextNaiveTwo}
+
+func wireTag(tag, ctx int) int {
+	if tag < 0 {
+		return tag
+	}
+	return ctx<<ctxShift | tag
+}
+
+func userTag(t int) int {
+	if t < 0 {
+		return t
+	}
+	return t & (1<<ctxShift - 1)
+}
+
+// ctxState is a process's context-id allocator: Figure 3's global
+// variables, shared among its threads.
+type ctxState struct {
+	mask       [maskWords]uint64 // bit set: context id available
+	maskInUse  bool
+	lowest     int
+	lock       *threadMutex
+	world      *Comm
+	dups       int
+	variant    string // algorithm (params, or a planted bug in tests)
+	maxRetries int    // retries before a livelock is reported
+	contention int    // allocations that needed more than one allreduce
+}
+
+func (r *Rank) initContexts() {
+	c := &r.ctx
+	for i := range c.mask {
+		c.mask[i] = ^uint64(0)
+	}
+	c.mask[0] &^= 1 // context id 0: MPI_COMM_WORLD
+	c.lowest = ContextIDs
+	c.variant = r.w.params.ContextIDs
+	c.maxRetries = maxContextRetries
+	c.world = &Comm{r: r, ctx: 0}
+}
+
+// Retries is the number of context-id allocations on this process that
+// needed more than one allreduce.
+func (r *Rank) Retries() int { return r.ctx.contention }
+
+// Comm is a communicator of one process: MPI_COMM_WORLD or one returned by
+// Dup. Its messages carry its context id.
+type Comm struct {
+	r    *Rank
+	ctx  int
+	refs int // reference count (section 4.1), atomic under thread locks
+	ref  mem.Addr
+	buf  [2]mem.Region // the allreduce's send and receive buffers
+}
+
+// World is MPI_COMM_WORLD of this process.
+func (r *Rank) World() *Comm { return r.ctx.world }
+
+// ContextID is the communicator's context id.
+func (c *Comm) ContextID() int { return c.ctx }
+
+// Rank is the process's rank in the communicator.
+func (c *Comm) Rank() int { return c.r.rank }
+
+// Size is the number of processes (every communicator spans them all:
+// only MPI_Comm_dup creates communicators).
+func (c *Comm) Size() int { return c.r.Size() }
+
+// Send is MPI_Send on the communicator.
+func (c *Comm) Send(p *sim.Proc, buf mem.Region, dest, tag int) error {
+	return c.r.send(p, buf, dest, tag, c.ctx)
+}
+
+// Recv is MPI_Recv on the communicator (AnySource and AnyTag match only
+// its messages).
+func (c *Comm) Recv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Status, error) {
+	return c.r.recv(p, buf, src, tag, c.ctx)
+}
+
+// addRef changes the reference count by delta (section 4.1): with thread
+// locks an atomic fetch-and-add on the count's word, otherwise a load and
+// a store.
+func (c *Comm) addRef(p *sim.Proc, delta int) {
+	cpu := c.r.cpu
+	if c.r.th.locks {
+		cpu.FetchAdd(p, c.ref, uint64(delta))
+	} else {
+		cpu.Store(p, c.ref, 8, cpu.Load(p, c.ref, 8)+uint64(delta))
+	}
+	c.refs += delta
+}
+
+// Free is MPI_Comm_free: the reference is dropped and, at zero, the context
+// id returned to the mask.
+func (c *Comm) Free(p *sim.Proc) error {
+	if c.ctx == 0 {
+		return fmt.Errorf("mpich: rank %d: MPI_Comm_free of MPI_COMM_WORLD", c.r.rank)
+	}
+	c.addRef(p, -1)
+	if c.refs > 0 {
+		return nil
+	}
+	r := c.r
+	r.ctxLock(p)
+	r.ctx.mask[c.ctx/64] |= 1 << (c.ctx % 64)
+	r.ctxUnlock(p)
+	return nil
+}
+
+func (r *Rank) ctxLock(p *sim.Proc) {
+	if r.th.locks {
+		r.ctx.lock.lockAt(p, r, "(context id)")
+	}
+}
+
+func (r *Rank) ctxUnlock(p *sim.Proc) {
+	if r.th.locks {
+		r.ctx.lock.unlock(p)
+	}
+}
+
+// DuplicateContextError: two communicators of one process got the same
+// context id (a broken algorithm).
+type DuplicateContextError struct {
+	Rank, ID int
+	Thread   string
+	At       sim.Time
+}
+
+func (e *DuplicateContextError) Error() string {
+	return fmt.Sprintf("mpich: rank %d: %s got context id %d at %v, which another communicator of the process holds", e.Rank, e.Thread, e.ID, e.At)
+}
+
+// Dup is MPI_Comm_dup: a new communicator over the same processes with a
+// context id agreed by all of them (Params.ContextIDs chooses the
+// algorithm). It is collective: every process calls it, and the threads of
+// a process call it on different communicators.
+func (c *Comm) Dup(p *sim.Proc) (*Comm, error) {
+	r := c.r
+	if err := r.enter(p, "MPI_Comm_dup"); err != nil {
+		return nil, err
+	}
+	defer r.exit(p)
+	var id int
+	var err error
+	switch r.ctx.variant {
+	case ContextSingle:
+		id, err = c.ctxSingle(p)
+	case ContextNaiveLock:
+		id, err = c.ctxNaiveLock(p)
+	case ContextNaiveTwo:
+		id, err = c.ctxNaiveTwo(p)
+	default:
+		id, err = c.ctxMulti(p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	n, err := r.newComm(p, id)
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+func (r *Rank) newComm(p *sim.Proc, id int) (*Comm, error) {
+	r.ctx.dups++
+	b, err := r.w.host.Private(r.rank, fmt.Sprintf("comm%d", r.ctx.dups), 8+2*maskBytes)
+	if err != nil {
+		return nil, fmt.Errorf("mpich: rank %d: MPI_Comm_dup: %w", r.rank, err)
+	}
+	n := &Comm{r: r, ctx: id, ref: b.Addr}
+	n.buf[0], n.buf[1] = b.Slice(8, maskBytes), b.Slice(8+maskBytes, maskBytes)
+	n.addRef(p, 1)
+	return n, nil
+}
+
+// take claims context id id in the mask (the lock held, or no threads);
+// a bit already clear means another communicator holds it.
+func (r *Rank) take(p *sim.Proc, id int) error {
+	w, b := id/64, uint64(1)<<(id%64)
+	if r.ctx.mask[w]&b == 0 {
+		return &DuplicateContextError{Rank: r.rank, ID: id, Thread: p.Name(), At: p.Now()}
+	}
+	r.ctx.mask[w] &^= b
+	return nil
+}
+
+func firstSet(m [maskWords]uint64) int {
+	for i, w := range m {
+		if w != 0 {
+			return 64*i + bits.TrailingZeros64(w)
+		}
+	}
+	return 0
+}
+
+// ctxSingle is section 5.1: allreduce the bit vector with MPI_BAND and take
+// the lowest set bit. Correct with one thread per process only.
+func (c *Comm) ctxSingle(p *sim.Proc) (int, error) {
+	r := c.r
+	r.cpu.Compute(p, maskCycles)
+	res, err := c.allreduceAnd(p, r.ctx.mask)
+	if err != nil {
+		return 0, err
+	}
+	id := firstSet(res)
+	if id == 0 {
+		return 0, fmt.Errorf("mpich: rank %d: MPI_Comm_dup: no free context id (all %d in use)", r.rank, ContextIDs)
+	}
+	return id, r.take(p, id)
+}
+
+// ctxMulti is Figure 3.
+func (c *Comm) ctxMulti(p *sim.Proc) (int, error) {
+	r, s := c.r, &c.r.ctx
+	contextID := 0
+	for tries := 0; contextID == 0; tries++ {
+		if tries == 1 {
+			s.contention++
+		}
+		if tries >= s.maxRetries {
+			return 0, c.livelock(p, tries)
+		}
+		var local [maskWords]uint64
+		iOwn := false
+		r.ctxLock(p)
+		r.cpu.Compute(p, maskCycles)
+		noLowest := s.variant == bugNoLowest
+		if s.variant != bugEarlyRelease && (s.maskInUse || (!noLowest && c.ctx > s.lowest)) {
+			if c.ctx < s.lowest {
+				s.lowest = c.ctx
+			}
+		} else {
+			local = s.mask
+			s.maskInUse, iOwn = true, true
+			s.lowest = c.ctx
+		}
+		r.ctxUnlock(p)
+		res, err := c.allreduceAnd(p, local)
+		if err != nil {
+			return 0, err
+		}
+		if iOwn {
+			r.ctxLock(p)
+			if id := firstSet(res); id != 0 {
+				if err := r.take(p, id); err != nil {
+					r.ctxUnlock(p)
+					return 0, err
+				}
+				contextID = id
+				if s.lowest == c.ctx {
+					s.lowest = ContextIDs
+				}
+			}
+			s.maskInUse = false
+			r.ctxUnlock(p)
+		}
+	}
+	return contextID, nil
+}
+
+// ctxNaiveLock is the first naive algorithm of 5.2: hold the lock across
+// the allreduce. Threads of different processes taking their locks in
+// different orders wait for each other for ever (a deadly embrace).
+func (c *Comm) ctxNaiveLock(p *sim.Proc) (int, error) {
+	r := c.r
+	r.ctxLock(p)
+	defer r.ctxUnlock(p)
+	r.cpu.Compute(p, maskCycles)
+	res, err := c.allreduceAnd(p, r.ctx.mask)
+	if err != nil {
+		return 0, err
+	}
+	id := firstSet(res)
+	if id == 0 {
+		return 0, fmt.Errorf("mpich: rank %d: MPI_Comm_dup: no free context id", r.rank)
+	}
+	return id, r.take(p, id)
+}
+
+// ctxNaiveTwo is the second naive algorithm of 5.2: read the mask under
+// the lock, allreduce it, then claim the id if the mask did not change
+// meanwhile and agree on that with a second allreduce; otherwise give the
+// claim back and start again. Two competing threads can invalidate each
+// other's choice for ever.
+func (c *Comm) ctxNaiveTwo(p *sim.Proc) (int, error) {
+	r, s := c.r, &c.r.ctx
+	for tries := 0; ; tries++ {
+		if tries == 1 {
+			s.contention++
+		}
+		if tries >= s.maxRetries {
+			return 0, c.livelock(p, tries)
+		}
+		r.ctxLock(p)
+		r.cpu.Compute(p, maskCycles)
+		snap := s.mask
+		r.ctxUnlock(p)
+		res, err := c.allreduceAnd(p, snap)
+		if err != nil {
+			return 0, err
+		}
+		id := firstSet(res)
+		var ok [maskWords]uint64
+		r.ctxLock(p)
+		if id != 0 && s.mask == snap {
+			s.mask[id/64] &^= 1 << (id % 64) // claim it
+			ok[0] = 1
+		}
+		r.ctxUnlock(p)
+		agreed, err := c.allreduceAnd(p, ok)
+		if err != nil {
+			return 0, err
+		}
+		if agreed[0] == 1 {
+			return id, nil
+		}
+		if ok[0] == 1 { // give the claim back and retry
+			r.ctxLock(p)
+			s.mask[id/64] |= 1 << (id % 64)
+			r.ctxUnlock(p)
+		}
+	}
+}
+
+func (c *Comm) livelock(p *sim.Proc, tries int) error {
+	return &sim.LivelockError{At: p.Now(), Waiting: []sim.Waiter{{Proc: p.Name(), Spinning: true, Since: p.Now(),
+		Reason: fmt.Sprintf("rank %d: MPI_Comm_dup of context %d retried %d times without agreeing on a context id (algorithm %s)", c.r.rank, c.ctx, tries, c.r.ctx.variant)}}}
+}
+
+// allreduceAnd is MPI_Allreduce(MPI_BAND) of a mask over the communicator:
+// every process sends its mask to process 0, which ANDs them in rank order
+// and sends the result back. Real bytes travel as ordinary messages on the
+// communicator's context.
+func (c *Comm) allreduceAnd(p *sim.Proc, m [maskWords]uint64) ([maskWords]uint64, error) {
+	r := c.r
+	if c.buf[0].Mem == nil { // MPI_COMM_WORLD: buffers on first use
+		b, err := r.w.host.Private(r.rank, "comm world allreduce", 2*maskBytes)
+		if err != nil {
+			return m, fmt.Errorf("mpich: rank %d: allreduce: %w", r.rank, err)
+		}
+		c.buf[0], c.buf[1] = b.Slice(0, maskBytes), b.Slice(maskBytes, maskBytes)
+	}
+	put := func(b mem.Region, m [maskWords]uint64) {
+		var raw [maskBytes]byte
+		for i, w := range m {
+			binary.LittleEndian.PutUint64(raw[8*i:], w)
+		}
+		r.cpu.Poke(b.Addr, raw[:])
+	}
+	get := func(b mem.Region) (m [maskWords]uint64) {
+		var raw [maskBytes]byte
+		r.cpu.Peek(b.Addr, raw[:])
+		for i := range m {
+			m[i] = binary.LittleEndian.Uint64(raw[8*i:])
+		}
+		return m
+	}
+	if c.Size() == 1 {
+		return m, nil
+	}
+	if r.rank != 0 {
+		put(c.buf[0], m)
+		if err := c.Send(p, c.buf[0], 0, collTag); err != nil {
+			return m, err
+		}
+		if _, err := c.Recv(p, c.buf[1], 0, collTag); err != nil {
+			return m, err
+		}
+		return get(c.buf[1]), nil
+	}
+	acc := m
+	for src := 1; src < c.Size(); src++ {
+		if _, err := c.Recv(p, c.buf[1], src, collTag); err != nil {
+			return m, err
+		}
+		in := get(c.buf[1])
+		for i := range acc {
+			acc[i] &= in[i]
+		}
+		r.cpu.Compute(p, maskCycles)
+	}
+	put(c.buf[0], acc)
+	for dst := 1; dst < c.Size(); dst++ {
+		if err := c.Send(p, c.buf[0], dst, collTag); err != nil {
+			return m, err
+		}
+	}
+	return acc, nil
+}

@@ -1,0 +1,194 @@
+// Package commdup is the MPI_Comm_dup benchmark of papers/mpich2-threads.txt
+// section 5.3.2, Figure 4: "we called MPI_Comm_dup several times in a loop
+// and measured the average time for a single call", for a number of
+// processes, with one thread per process (Single, Multi1: the stack's
+// context_ids param picks the algorithm) or two threads per process each
+// duplicating a different communicator (Multi2). Every new communicator
+// carries a message around the ring before it is freed (real traffic on
+// the new context), and its context id is checked to agree on every
+// process.
+package commdup
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/report"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/stacks/mpich"
+	"github.com/msgsim/msgsim/workloads"
+)
+
+// Name is the workload's name in scenarios.
+const Name = "comm-dup"
+
+// Metric is the average time of one MPI_Comm_dup.
+const Metric = "dup_us"
+
+// Params is workload.params.
+type Params struct {
+	// Procs are the numbers of processes (the x axis).
+	Procs []int `yaml:"procs"`
+	// Threads per process: 1 (Single, Multi1) or 2 (Multi2).
+	Threads int `yaml:"threads"`
+	// Dups is the number of MPI_Comm_dup calls each thread makes.
+	Dups int `yaml:"dups"`
+}
+
+// DefaultParams: Figure 4's loop on 2 to 16 processes (the SX-4 node has
+// at most 32 CPUs).
+func DefaultParams() Params { return Params{Procs: []int{2, 4, 8, 16}, Threads: 1, Dups: 10} }
+
+func (p Params) validate() error {
+	switch {
+	case len(p.Procs) == 0:
+		return errors.New("procs must list at least one number of processes")
+	case p.Threads != 1 && p.Threads != 2:
+		return fmt.Errorf("threads must be 1 or 2, got %d", p.Threads)
+	case p.Dups < 1 || p.Dups > 500:
+		return fmt.Errorf("dups must be between 1 and 500, got %d", p.Dups)
+	}
+	for i, n := range p.Procs {
+		if n < 2 {
+			return fmt.Errorf("procs[%d] must be at least 2, got %d", i, n)
+		}
+	}
+	return nil
+}
+
+func parseParams(s workloads.Spec) (Params, error) {
+	params := DefaultParams()
+	if err := strictyaml.DecodeAt(s.File, s.Workload.ParamsField("workload"), s.Workload.Params, &params); err != nil {
+		return Params{}, err
+	}
+	if err := params.validate(); err != nil {
+		return Params{}, fmt.Errorf("%s: %s: %w", s.File, s.Workload.ParamsField("workload"), err)
+	}
+	return params, nil
+}
+
+// ranks returns the world's MPICH ranks, or the missing capability.
+func ranks(s workloads.Spec, eng *sim.Engine, procs int) ([]*mpich.Rank, error) {
+	w, err := s.OpenWorld(eng, procs)
+	if err != nil {
+		return nil, err
+	}
+	var rs []*mpich.Rank
+	for _, r := range w.Ranks {
+		mr, ok := r.(*mpich.Rank)
+		if !ok {
+			return nil, w.Missing("workload "+Name, "MPI threads and MPI_Comm_dup (stacks/mpich)")
+		}
+		rs = append(rs, mr)
+	}
+	return rs, nil
+}
+
+// Check validates a series without running it.
+func Check(s workloads.Spec) error {
+	params, err := parseParams(s)
+	if err != nil {
+		return err
+	}
+	_, err = ranks(s, sim.NewEngine(s.Seed), params.Procs[0])
+	return err
+}
+
+// Run is the workloads.Runner: one engine per number of processes.
+func Run(s workloads.Spec) (workloads.Result, error) {
+	params, err := parseParams(s)
+	if err != nil {
+		return workloads.Result{}, err
+	}
+	var res workloads.Result
+	for _, n := range params.Procs {
+		eng := s.NewEngine(s.Seed)
+		rs, err := ranks(s, eng, n)
+		if err != nil {
+			return res, err
+		}
+		var elapsed sim.Time
+		var failed error
+		fail := func(err error) {
+			if failed == nil {
+				failed = err
+			}
+			eng.Fail(err)
+		}
+		ids := make([][][]int, n) // ids[rank][thread]
+		for i, r := range rs {
+			ids[i] = make([][]int, params.Threads)
+			eng.Spawn(fmt.Sprintf("rank%d.t0", i), func(p *sim.Proc) {
+				level := mpich.LevelSingle
+				if params.Threads > 1 {
+					level = mpich.LevelMultiple
+				}
+				if _, err := r.InitThread(p, level); err != nil {
+					fail(err)
+					return
+				}
+				parents := []*mpich.Comm{r.World()}
+				if params.Threads > 1 {
+					c, err := r.World().Dup(p)
+					if err != nil {
+						fail(err)
+						return
+					}
+					parents = append(parents, c)
+				}
+				start := p.Now()
+				loop := func(j int) func(p *sim.Proc) {
+					return func(p *sim.Proc) {
+						for k := 0; k < params.Dups; k++ {
+							c, err := parents[j].Dup(p)
+							if err != nil {
+								fail(err)
+								return
+							}
+							ids[i][j] = append(ids[i][j], c.ContextID())
+							if err := c.Free(p); err != nil {
+								fail(err)
+								return
+							}
+						}
+						elapsed = max(elapsed, p.Now()-start)
+					}
+				}
+				if params.Threads > 1 {
+					r.SpawnThread(eng, "t1", loop(1))
+				}
+				loop(0)(p)
+			})
+		}
+		runErr := eng.Run()
+		res.Events += eng.Events()
+		res.SimTime += eng.Now()
+		if runErr != nil {
+			kind := workloads.Deadlock
+			if sim.IsLivelock(runErr) {
+				kind = workloads.Livelock
+			}
+			if failed != nil && !sim.IsDeadlock(runErr) && !sim.IsLivelock(runErr) {
+				return res, fmt.Errorf("%s: series %s: %d processes: %w", s.File, s.Series, n, runErr)
+			}
+			res.Failures = append(res.Failures, workloads.Failure{Kind: kind, Detail: runErr.Error()})
+			break
+		}
+		for i := range ids {
+			for j := range ids[i] {
+				for k, id := range ids[i][j] {
+					if id != ids[0][j][k] {
+						return res, fmt.Errorf("%s: series %s: dup %d of thread %d got context id %d on rank %d, %d on rank 0", s.File, s.Series, k, j, id, i, ids[0][j][k])
+					}
+				}
+			}
+		}
+		avg := elapsed / sim.Time(params.Dups*params.Threads)
+		res.Rows = append(res.Rows, report.Row{Series: s.Series, XName: "procs", X: float64(n), Metric: Metric, Value: avg.Micros(), Unit: "us"})
+		if s.Progress != nil {
+			s.Progress(fmt.Sprintf("%s: %d processes: %.1f us", s.Series, n, avg.Micros()))
+		}
+	}
+	return res, nil
+}
