@@ -1,12 +1,14 @@
 package litmus
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/msgsim/msgsim/machines/sci"
+	"github.com/msgsim/msgsim/sim"
 )
 
 // TestSCI runs tests on an SCI cluster, one thread per node: remote
@@ -95,5 +97,33 @@ func TestSCIHomesAndErrors(t *testing.T) {
 	params.ReorderNs = -1
 	if _, err := RunSCI(mp, params, []int{1, 1}, opts); err == nil || !strings.Contains(err.Error(), "reorder_ns") {
 		t.Errorf("bad params: %v", err)
+	}
+}
+
+// TestSCITraceFlows: a traced run on the SCI cluster draws the reads-from
+// edge of MP+spin's spin (which always ends reading P0's y=1) as a flow.
+func TestSCITraceFlows(t *testing.T) {
+	tt, err := Lookup("MP+spin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := sci.DefaultParams()
+	var traced *sim.Engine
+	opts := Options{Runs: 1, Seed: 1, Warm: true, NewEngine: func(seed uint64) *sim.Engine {
+		traced = sim.NewEngine(seed)
+		traced.SetLimits(DefaultLimits())
+		traced.EnableTrace()
+		return traced
+	}}
+	if _, err := RunSCI(tt, params, DefaultSCIHomes(tt, params), opts); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := traced.Trace().WriteChrome(&b, traced.Now()); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	if traced.Trace().Flows() < 1 || strings.Count(s, `"ph":"s"`) != strings.Count(s, `"ph":"f"`) || !strings.Contains(s, `"rf: P0's y=1 -> P1's `) {
+		t.Errorf("want a flow from P0's y=1 to P1's spin:\n%s", s)
 	}
 }
