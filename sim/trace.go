@@ -15,6 +15,7 @@ type Trace struct {
 	open  map[int]int // process id -> index of its open span
 	names []string    // process names by id
 	marks []mark
+	flows []flow
 }
 
 type span struct {
@@ -27,6 +28,14 @@ type mark struct {
 	proc int
 	name string
 	at   Time
+}
+
+// flow is an arrow from one process's timeline at one time to another's
+// (a Chrome trace flow: a start event "s" and a finish event "f").
+type flow struct {
+	name       string
+	from, to   int // process ids
+	start, end Time
 }
 
 // EnableTrace starts recording a trace and returns it.
@@ -47,6 +56,22 @@ func (e *Engine) Mark(p *Proc, name string) {
 	}
 	e.trace.marks = append(e.trace.marks, mark{proc: p.id, name: name, at: e.now})
 }
+
+// Flow records an arrow named name from from's timeline at time at (an
+// earlier instant, such as a store) to p's timeline now (such as the load
+// that read the store's value): a flow in the trace, which Perfetto draws
+// between the slices or marks at its two ends. Record a Mark at each end
+// so that the arrow has something to bind to.
+func (e *Engine) Flow(from *Proc, at Time, p *Proc, name string) {
+	if e.trace == nil || p == nil || from == nil {
+		return
+	}
+	e.trace.flows = append(e.trace.flows, flow{name: name, from: from.id, to: p.id, start: at, end: e.now})
+}
+
+// Flows is the number of recorded flows (each written as a pair of flow
+// events).
+func (t *Trace) Flows() int { return len(t.flows) }
 
 func (t *Trace) state(now Time, p *Proc, state string) {
 	if t == nil {
@@ -118,7 +143,10 @@ func (t *Trace) kind(s span, end Time) int {
 // WriteChrome writes the trace as Chrome Trace Event JSON (open it in
 // Perfetto or chrome://tracing): a thread name per process, a complete
 // event ("X") per span with a duration, a begin event ("B") per span never
-// ended (see kind), an instant event ("i") per mark. Times are in
+// ended (see kind), an instant event ("i") per mark, and per flow a start
+// event ("s") on the source's timeline and a finish event ("f", bound to
+// the enclosing slice: "bp":"e") on the destination's, with the same
+// "id" (the flow's number, from 1, in recording order). Times are in
 // microseconds; other spans still open are closed at end; spans of zero
 // length are left out. Counts says how many of each are written. The
 // output depends only on the run: byte-identical for the same scenario and
@@ -155,6 +183,11 @@ func (t *Trace) WriteChrome(w io.Writer, end Time) error {
 	for _, m := range t.marks {
 		sep()
 		fmt.Fprintf(bw, `{"ph":"i","s":"t","pid":1,"tid":%d,"name":%s,"ts":%s}`, m.proc, strconv.Quote(m.name), us(m.at))
+	}
+	for i, f := range t.flows {
+		sep()
+		fmt.Fprintf(bw, `{"ph":"s","cat":"flow","id":%d,"pid":1,"tid":%d,"name":%s,"ts":%s},`+"\n", i+1, f.from, strconv.Quote(f.name), us(f.start))
+		fmt.Fprintf(bw, `{"ph":"f","bp":"e","cat":"flow","id":%d,"pid":1,"tid":%d,"name":%s,"ts":%s}`, i+1, f.to, strconv.Quote(f.name), us(f.end))
 	}
 	fmt.Fprint(bw, "\n]}\n")
 	return bw.Flush()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/msgsim/msgsim/machines/sci"
 	"github.com/msgsim/msgsim/machines/sx4"
 	"github.com/msgsim/msgsim/machines/t3d"
 	"github.com/msgsim/msgsim/sim"
@@ -26,8 +27,9 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 	startJ := fs.Float64("start-jitter-cycles", 0, "random start delay range per thread, in CPU cycles (default: from the model)")
 	opJ := fs.Float64("op-jitter-cycles", 0, "random delay range before each instruction, in CPU cycles (default: from the model)")
 	drainJ := fs.Float64("drain-jitter-cycles", 0, "random extra delay range of each store-buffer drain, in CPU cycles (default: the model's, 0 on the built-ins; R on tso needs it in sampling)")
-	machine := fs.String("machine", "", "run on a machine instead of --model: sx4 (threads on CPUs of one node) or t3d (thread i on PE i; see --home)")
-	home := fs.String("home", "", "with --machine t3d: the PE holding each location, e.g. x=1,y=1 (default: the first thread that loads it)")
+	machine := fs.String("machine", "", "run on a machine instead of --model: sx4 (threads on CPUs of one node), t3d (thread i on PE i; see --home) or sci (thread i on node i; see --home)")
+	home := fs.String("home", "", "with --machine t3d or sci: the PE or node holding each location, e.g. x=1,y=1 (default: the first thread that loads it)")
+	reorder := fs.Float64("reorder-ns", sci.DefaultParams().ReorderNs, "with --machine sci: the largest extra delay of an SCI packet in the fabric (reorder_ns; the teaching scenarios use 3000)")
 	cold := fs.Bool("cold", false, "start with empty caches (default: each thread has loaded its locations)")
 	pos, code, ok := parseFlags(fs, "litmus", args, stdout, stderr)
 	if !ok {
@@ -49,6 +51,7 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "Machines (--machine):")
 		fmt.Fprintln(stdout, "  sx4          each thread on a CPU of one node: non-coherent write-through scalar caches, stores to different lines drain out of order, the node's own costs")
 		fmt.Fprintln(stdout, "  t3d          thread i on PE i, each location in one PE's memory (--home): remote stores are puts, remote loads gets, local loads go through a cache that puts do not update; smp_mb is shmem_quiet + cache flush")
+		fmt.Fprintln(stdout, "  sci          thread i on node i of a Scali SCI cluster, each location in one node's memory (--home): remote stores are posted writes the fabric reorders (--reorder-ns), remote loads round trips; smp_mb is MemBarrier; shows MP, SB, 2+2W across nodes, not their MemBarrier versions")
 		fmt.Fprintln(stdout, "Or a herd7 .litmus file (X86 or C syntax): simrun litmus FILE.litmus --model tso")
 		return exitOK
 	}
@@ -70,11 +73,11 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun litmus: --model: %v\n", err)
 		return exitUsage
 	}
-	if *machine == "t3d" {
-		return litmusT3D(t, *home, *exhaustive, *runs, *seed, !*cold, fs, *startJ, *opJ, stdout, stderr)
+	if *machine == "t3d" || *machine == "sci" {
+		return litmusRemote(t, *machine, *home, *reorder, *exhaustive, *runs, *seed, !*cold, fs, *startJ, *opJ, stdout, stderr)
 	}
 	if *home != "" {
-		fmt.Fprintln(stderr, "simrun litmus: --home applies to --machine t3d only")
+		fmt.Fprintln(stderr, "simrun litmus: --home applies to --machine t3d and sci only")
 		return exitUsage
 	}
 	if *machine != "" {
@@ -134,36 +137,67 @@ func machineModel(name string, threads int) (mem.Config, error) {
 		}
 		return m.CPU(0).Config(), nil
 	}
-	return mem.Config{}, fmt.Errorf("unknown machine %q (machines: sx4, t3d)", name)
+	return mem.Config{}, fmt.Errorf("unknown machine %q (machines: sx4, t3d, sci)", name)
 }
 
-// litmusT3D runs a test on a T3D partition (sampled only: the machine is
-// timed, with a network).
-func litmusT3D(t litmus.Test, home string, exhaustive bool, runs int, seed uint64, warm bool, fs *flag.FlagSet, startJ, opJ float64, stdout, stderr io.Writer) int {
+// litmusRemote runs a test on a T3D partition or an SCI cluster, one
+// thread per PE or node (sampled only: the machines are timed, with a
+// network).
+func litmusRemote(t litmus.Test, machine, home string, reorderNs float64, exhaustive bool, runs int, seed uint64, warm bool, fs *flag.FlagSet, startJ, opJ float64, stdout, stderr io.Writer) int {
 	if exhaustive {
-		fmt.Fprintln(stderr, "simrun litmus: --exhaustive explores the untimed models (sc, tso, pso, noncoherent, nmca, --machine sx4); --machine t3d is sampled only")
+		fmt.Fprintf(stderr, "simrun litmus: --exhaustive explores the untimed models (sc, tso, pso, noncoherent, nmca, --machine sx4); --machine %s is sampled only\n", machine)
 		return exitUsage
 	}
-	homes := litmus.DefaultT3DHomes(t)
-	if home != "" {
-		for _, kv := range strings.Split(home, ",") {
-			name, pe, ok := strings.Cut(strings.TrimSpace(kv), "=")
-			n, err := strconv.Atoi(pe)
-			l := slices.Index(t.Locs, name)
-			if !ok || err != nil || l < 0 {
-				fmt.Fprintf(stderr, "simrun litmus: --home %q: want LOCATION=PE with a location of the test (%s)\n", kv, strings.Join(t.Locs, ", "))
-				return exitUsage
-			}
-			homes[l] = n
-		}
+	reorderSet := false
+	fs.Visit(func(f *flag.Flag) { reorderSet = reorderSet || f.Name == "reorder-ns" })
+	if reorderSet && machine != "sci" {
+		fmt.Fprintln(stderr, "simrun litmus: --reorder-ns applies to --machine sci only")
+		return exitUsage
 	}
-	params := t3d.DefaultParams()
-	j, err := litmus.T3DJitterCycles(params)
+	where := "PE"
+	var (
+		homes    []int
+		j, opDef float64
+		run      func(litmus.Options) (*litmus.Outcome, error)
+		err      error
+	)
+	switch machine {
+	case "t3d":
+		params := t3d.DefaultParams()
+		homes = litmus.DefaultT3DHomes(t)
+		j, err = litmus.T3DJitterCycles(params)
+		opDef = j
+		run = func(o litmus.Options) (*litmus.Outcome, error) { return litmus.RunT3D(t, params, homes, o) }
+	case "sci":
+		where = "node"
+		params := sci.DefaultParams()
+		params.ReorderNs = reorderNs
+		if err := params.Validate(); err != nil {
+			fmt.Fprintf(stderr, "simrun litmus: --reorder-ns: %v\n", err)
+			return exitUsage
+		}
+		homes = litmus.DefaultSCIHomes(t, params)
+		j, err = litmus.SCIJitterCycles(params)
+		opDef = litmus.SCIOpJitterCycles(params)
+		run = func(o litmus.Options) (*litmus.Outcome, error) { return litmus.RunSCI(t, params, homes, o) }
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "simrun litmus: t3d: %v\n", err)
+		fmt.Fprintf(stderr, "simrun litmus: %s: %v\n", machine, err)
 		return exitFailed
 	}
-	opts := litmus.Options{Runs: runs, Seed: seed, Warm: warm, StartJitterCycles: j, OpJitterCycles: j}
+	if home != "" {
+		for _, kv := range strings.Split(home, ",") {
+			name, n, ok := strings.Cut(strings.TrimSpace(kv), "=")
+			v, err := strconv.Atoi(n)
+			l := slices.Index(t.Locs, name)
+			if !ok || err != nil || l < 0 {
+				fmt.Fprintf(stderr, "simrun litmus: --home %q: want LOCATION=%s with a location of the test (%s)\n", kv, strings.ToUpper(where), strings.Join(t.Locs, ", "))
+				return exitUsage
+			}
+			homes[l] = v
+		}
+	}
+	opts := litmus.Options{Runs: runs, Seed: seed, Warm: warm, StartJitterCycles: j, OpJitterCycles: opDef}
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "start-jitter-cycles":
@@ -173,17 +207,21 @@ func litmusT3D(t litmus.Test, home string, exhaustive bool, runs int, seed uint6
 		}
 	})
 	start := time.Now()
-	o, err := litmus.RunT3D(t, params, homes, opts)
+	o, err := run(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
 		return exitUsage
 	}
 	wall := time.Since(start)
-	var where []string
+	var at []string
 	for l, h := range homes {
-		where = append(where, fmt.Sprintf("%s on PE %d", t.Locs[l], h))
+		at = append(at, fmt.Sprintf("%s on %s %d", t.Locs[l], where, h))
 	}
-	fmt.Fprintf(stdout, "%% T3D: thread i on PE i; %s\n", strings.Join(where, ", "))
+	head := "T3D: thread i on PE i"
+	if machine == "sci" {
+		head = fmt.Sprintf("SCI: thread i on node i, reorder_ns %g", reorderNs)
+	}
+	fmt.Fprintf(stdout, "%% %s; %s\n", head, strings.Join(at, ", "))
 	if err := litmus.Write(stdout, o); err != nil {
 		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
 		return exitFailed

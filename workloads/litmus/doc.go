@@ -54,8 +54,21 @@
 // RunT3D (t3d.go) runs a test on a Cray T3D partition, thread i on PE i,
 // each location in one PE's memory: remote stores are one-word puts,
 // remote loads gets, local loads read the PE's non-coherent cache, and a
-// full barrier is shmem_quiet then a cache flush. simrun litmus --machine
-// sx4 uses the SX-4 processor's own mem.Config with the mem.CPU runner.
+// full barrier is shmem_quiet then a cache flush. RunSCI (sci.go) runs
+// one on a Scali SCI cluster, thread i on node i, each location in one
+// node's memory: remote stores are posted writes that the fabric reorders
+// (reorder_ns), remote loads round trips, a full or write barrier
+// MemBarrier; MP, SB and 2+2W are observable across nodes, their
+// MemBarrier versions are not. simrun litmus --machine sx4 uses the SX-4
+// processor's own mem.Config with the mem.CPU runner.
+//
+// # Traces
+//
+// A traced run (an engine with EnableTrace, as simrun trace makes) marks
+// each instruction on its thread's timeline, a load with the stores it may
+// have read from ("rf from P0's x=1"), and draws each reads-from edge as a
+// flow arrow (sim.Engine.Flow) from the store's mark to the load's, which
+// Perfetto shows as an arrow between the two threads.
 //
 // # A run
 //

@@ -3,6 +3,7 @@ package litmus
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -157,6 +158,42 @@ func TestTraceMarksReadsFrom(t *testing.T) {
 	for _, want := range []string{`"P0: x=1"`, `"P0: y=1"`, `"P1: r0=y read `, `"P1: r1=x read `, `(rf from `} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("trace lacks %s:\n%s", want, b.String())
+		}
+	}
+	// The reads-from edges are flow arrows: one s/f pair per load that
+	// read a store, from P0 to P1 (with no jitter on sc, P1 reads y before
+	// P0 stores it and x after: one edge, x=1 -> r1=x).
+	var doc struct {
+		TraceEvents []struct {
+			Ph, Name, Bp string
+			ID, Tid      int
+			Ts           float64
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("trace is not JSON: %v", err)
+	}
+	names := map[int]string{}
+	starts, finishes := map[int]float64{}, map[int]float64{}
+	for _, ev := range doc.TraceEvents {
+		switch ev.Ph {
+		case "M":
+			names[ev.Tid] = ev.Name
+		case "s":
+			starts[ev.ID] = ev.Ts
+			if !strings.HasPrefix(ev.Name, "rf: P0's ") {
+				t.Errorf("flow %d named %q, want an rf edge from P0", ev.ID, ev.Name)
+			}
+		case "f":
+			finishes[ev.ID] = ev.Ts
+		}
+	}
+	if len(starts) != 1 || len(finishes) != 1 || !strings.Contains(b.String(), `"rf: P0's x=1 -> P1's r1=x"`) {
+		t.Errorf("%d flow starts and %d finishes, want 1 each, x=1 -> r1=x:\n%s", len(starts), len(finishes), b.String())
+	}
+	for id, ts := range starts {
+		if f, ok := finishes[id]; !ok || f < ts {
+			t.Errorf("flow %d: start at %g, finish at %g (present: %v)", id, ts, f, ok)
 		}
 	}
 }

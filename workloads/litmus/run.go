@@ -356,6 +356,7 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 		}
 		return sim.Time(eng.Rand().Int64N(span))
 	}
+	rf := newRFTrace(eng, r.t)
 	for i, prog := range r.t.Threads {
 		cpu, err := mem.NewCPU(eng, fmt.Sprintf("P%d", i), m, r.cfg)
 		if err != nil {
@@ -369,9 +370,7 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 			for _, in := range prog {
 				p.Sleep(jitter(opSpan))
 				r.exec(p, cpu, in, addr(in.Loc))
-				if eng.Trace() != nil {
-					eng.Mark(p, r.traceMark(i, in))
-				}
+				rf.done(p, i, in, r.regs)
 			}
 		})
 	}
@@ -470,20 +469,20 @@ func (r *runner) value(in Instr) uint64 {
 // traceMark names what instruction in of thread th just did, for traces:
 // a load or spin also says which store it read from (reads-from, found by
 // value: the stores of that value to that location, or the initial state).
-func (r *runner) traceMark(th int, in Instr) string {
-	what := r.t.instrString(in)
+func (t Test) traceMark(th int, in Instr, regs []uint64) string {
+	what := t.instrString(in)
 	if in.Kind != Load && in.Kind != Spin && in.Kind != Swap && in.Kind != Add || in.NoReg {
 		return fmt.Sprintf("P%d: %s", th, what)
 	}
-	v := r.regs[in.Reg]
+	v := regs[in.Reg]
 	var from []string
-	if r.t.LocInit[in.Loc] == v {
+	if t.LocInit[in.Loc] == v {
 		from = append(from, "the initial state")
 	}
-	for w, prog := range r.t.Threads {
+	for w, prog := range t.Threads {
 		for _, st := range prog {
 			if st.Kind == Store && st.Loc == in.Loc && !st.FromReg && st.Val == v {
-				from = append(from, fmt.Sprintf("P%d's %s", w, r.t.instrString(st)))
+				from = append(from, fmt.Sprintf("P%d's %s", w, t.instrString(st)))
 			}
 		}
 	}

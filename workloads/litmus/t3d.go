@@ -126,6 +126,7 @@ func RunT3D(t Test, params t3d.Params, homes []int, opts Options) (*Outcome, err
 		}
 		opSpan := opts.OpJitterCycles / float64(int(1)<<eng.Rand().IntN(opScales))
 		start := clock.Cycles(float64(len(t.Locs)) * 100) // after the warm-up loads (a miss is ~25 cycles)
+		rf := newRFTrace(eng, t)
 		for th, prog := range t.Threads {
 			scratch, err := m.Alloc(th, "get buffer", 8)
 			if err != nil {
@@ -183,9 +184,7 @@ func RunT3D(t Test, params t3d.Params, homes []int, opts Options) (*Outcome, err
 							}
 						}
 					}
-					if eng.Trace() != nil {
-						eng.Mark(p, fmt.Sprintf("P%d: %s", th, t.instrString(in)))
-					}
+					rf.done(p, th, in, regs)
 				}
 			})
 		}

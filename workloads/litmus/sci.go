@@ -1,0 +1,219 @@
+package litmus
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/msgsim/msgsim/machines/sci"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+)
+
+// The Scali SCI cluster as a litmus machine (machines/sci,
+// papers/scampi-sci.txt 1.3 and 1.5.1): thread i is process i, on node
+// i/procs_per_node (one thread per node by default), and each location
+// lives in the memory of one node (its home: SCI shared memory is at the
+// receiver, so by default the node of the first thread that loads it, as
+// DefaultT3DHomes chooses). A thread reaches a location of its own node
+// with its Pentium II's loads and stores (coherent with the adapter's
+// DMA), and a location of another node through the PCI-SCI adapter: a
+// store is a posted remote write (it returns once its bytes are in the
+// adapter; the packet crosses the ringlets, which reorder packets by up to
+// reorder_ns, and lands later), a load a remote read round trip. A full
+// or write barrier (smp_mb, MFENCE, smp_wmb, SFENCE) is SCI's MemBarrier:
+// wait until every write the thread posted is globally performed (echoed);
+// smp_rmb has nothing to do (loads perform in order: a remote read stalls
+// the CPU). Atomics are not mapped (the adapter's only atomic is
+// fetch-and-increment-by-one, not a memory word's swap or add).
+//
+// So MP with both locations on the reader's node is observable (the flag's
+// packet may overtake the data's: the flag-before-data pitfall of 1.5.1),
+// and MP with a MemBarrier between the writer's stores is not.
+
+// SCIJitterCycles is the default start and instruction jitter span on
+// the SCI cluster: twice the time, measured on the machine, for a remote
+// write of one word to another node to be globally performed (WriteWord
+// then MemBarrier), in CPU cycles, so that a reader may come before, while
+// or after a write lands.
+func SCIJitterCycles(params sci.Params) (float64, error) {
+	params.ProcsPerNode = 1
+	eng := sim.NewEngine(1)
+	m, err := sci.New(eng, 2, params)
+	if err != nil {
+		return 0, err
+	}
+	r, err := m.AllocSCI(nil, 1, "word", 8)
+	if err != nil {
+		return 0, err
+	}
+	eng.Spawn("p0", func(p *sim.Proc) {
+		m.WriteWord(p, 0, 1, r.Addr, 1)
+		m.MemBarrier(p, 0)
+	})
+	if err := eng.Run(); err != nil {
+		return 0, err
+	}
+	return 2 * eng.Now().Seconds() * params.ClockMHz * 1e6, nil
+}
+
+// SCIOpJitterCycles is the default instruction jitter span on the SCI
+// cluster: reorder_ns in CPU cycles, the span by which the fabric
+// reorders packets, so that a reader's consecutive loads are often close
+// enough to fall between two packets that landed out of order (a span of
+// a whole write's latency makes that window, and MP's outcome, very rare).
+func SCIOpJitterCycles(params sci.Params) float64 {
+	return params.ReorderNs * params.ClockMHz / 1000
+}
+
+// DefaultSCIHomes puts each location on the node of the thread
+// DefaultT3DHomes chooses (the first that loads it): SCI shared memory is
+// at the receiver.
+func DefaultSCIHomes(t Test, params sci.Params) []int {
+	homes := DefaultT3DHomes(t)
+	for l := range homes {
+		homes[l] /= max(params.ProcsPerNode, 1)
+	}
+	return homes
+}
+
+// RunSCI runs test t opts.Runs times on an SCI cluster built from params,
+// thread i as process i (on node i/procs_per_node), location l in the
+// memory of node homes[l]. The jitters of opts are in the CPUs' clock
+// cycles (SCIJitterCycles is a good default).
+func RunSCI(t Test, params sci.Params, homes []int, opts Options) (*Outcome, error) {
+	if opts.Runs <= 0 {
+		return nil, fmt.Errorf("litmus: runs must be positive, got %d", opts.Runs)
+	}
+	if err := params.Validate(); err != nil {
+		return nil, fmt.Errorf("litmus %s on sci: %w", t.Name, err)
+	}
+	nodes := (len(t.Threads) + params.ProcsPerNode - 1) / params.ProcsPerNode
+	if len(homes) != len(t.Locs) {
+		return nil, fmt.Errorf("litmus %s on sci: %d homes for %d locations", t.Name, len(homes), len(t.Locs))
+	}
+	for l, h := range homes {
+		if h < 0 || h >= nodes {
+			return nil, fmt.Errorf("litmus %s on sci: location %s on node %d, but the test's %d threads run on nodes 0..%d", t.Name, t.Locs[l], h, len(t.Threads), nodes-1)
+		}
+	}
+	for th, prog := range t.Threads {
+		for _, in := range prog {
+			if in.Kind == Swap || in.Kind == Add {
+				return nil, fmt.Errorf("litmus %s on sci: P%d: %s: swaps and adds on memory words are not SCI operations (the adapter's only atomic is fetch-and-increment-by-one)", t.Name, th, t.instrString(in))
+			}
+		}
+	}
+	if t.Cond.Prop == nil {
+		return nil, fmt.Errorf("litmus %s: no final condition", t.Name)
+	}
+	if opts.NewEngine == nil {
+		opts.NewEngine = func(seed uint64) *sim.Engine {
+			e := sim.NewEngine(seed)
+			e.SetLimits(DefaultLimits())
+			return e
+		}
+	}
+	r := newRunner(t, mem.Config{}, opts)
+	clock := sim.ClockMHz(params.ClockMHz)
+	once := func(seed uint64) ([]uint64, []uint64, error) {
+		eng := opts.NewEngine(seed)
+		m, err := sci.New(eng, len(t.Threads), params)
+		if err != nil {
+			return nil, nil, err
+		}
+		addr := make([]mem.Addr, len(t.Locs))
+		for l, h := range homes {
+			reg, err := m.AllocSCI(nil, h, t.Locs[l], 8)
+			if err != nil {
+				return nil, nil, err
+			}
+			addr[l] = reg.Addr
+			m.NodeMemory(h).Store64(reg.Addr, t.LocInit[l])
+		}
+		regs := make([]uint64, len(t.Regs))
+		for i, reg := range t.Regs {
+			regs[i] = reg.Init
+		}
+		jitter := func(cycles float64) sim.Time {
+			if span := int64(clock.Cycles(cycles)); span > 0 {
+				return sim.Time(eng.Rand().Int64N(span))
+			}
+			return 0
+		}
+		opSpan := opts.OpJitterCycles / float64(int(1)<<eng.Rand().IntN(opScales))
+		start := sim.Time(float64(len(t.Locs)) * params.LoadNs * float64(sim.Nanosecond)) // after the warm-up loads (each a miss at most)
+		rf := newRFTrace(eng, t)
+		for th, prog := range t.Threads {
+			cpu, own := m.CPU(th), m.NodeOf(th)
+			eng.Spawn(fmt.Sprintf("P%d", th), func(p *sim.Proc) {
+				load := func(in Instr) uint64 {
+					if homes[in.Loc] == own {
+						return cpu.Load(p, addr[in.Loc], 8)
+					}
+					return binary.LittleEndian.Uint64(m.Read(p, th, homes[in.Loc], addr[in.Loc], 8))
+				}
+				if opts.Warm {
+					for _, l := range t.locsOf(prog) {
+						if homes[l] == own {
+							cpu.Load(p, addr[l], 8)
+						}
+					}
+				}
+				p.Sleep(max(start-p.Now(), 0) + jitter(opts.StartJitterCycles))
+				for _, in := range prog {
+					p.Sleep(jitter(opSpan))
+					val := in.Val
+					if in.FromReg {
+						val = regs[in.Src]
+					}
+					switch in.Kind {
+					case Store:
+						if h := homes[in.Loc]; h == own {
+							cpu.Store(p, addr[in.Loc], 8, val)
+						} else {
+							m.WriteWord(p, th, h, addr[in.Loc], val)
+						}
+					case Load:
+						regs[in.Reg] = load(in)
+					case Move:
+						regs[in.Reg] = val
+					case Fence, FenceW:
+						m.MemBarrier(p, th)
+					case FenceR:
+						// loads perform in order: nothing to wait for
+					case Spin:
+						if homes[in.Loc] == own {
+							cpu.SpinUntil(p, fmt.Sprintf("waiting for %s=%d", t.Locs[in.Loc], in.Val), func() bool {
+								regs[in.Reg] = cpu.Load(p, addr[in.Loc], 8)
+								return regs[in.Reg] == in.Val
+							}, addr[in.Loc])
+						} else {
+							for regs[in.Reg] = load(in); regs[in.Reg] != in.Val; regs[in.Reg] = load(in) {
+							}
+						}
+					}
+					rf.done(p, th, in, regs)
+				}
+			})
+		}
+		err = eng.Run()
+		r.events += eng.Events()
+		r.simTime += eng.Now()
+		if err != nil {
+			var ll *sim.LivelockError
+			var dl *sim.DeadlockError
+			var lim *sim.LimitError
+			if !errors.As(err, &ll) && !errors.As(err, &dl) && !errors.As(err, &lim) {
+				return nil, nil, fmt.Errorf("unexpected engine error: %w", err)
+			}
+			return nil, nil, err
+		}
+		locs := make([]uint64, len(t.Locs))
+		for l, h := range homes {
+			locs[l] = m.NodeMemory(h).Load64(addr[l])
+		}
+		return regs, locs, nil
+	}
+	return batch(t, "sci", opts, r, once)
+}
