@@ -163,17 +163,31 @@ func Needs() []machines.Capability {
 		machines.Cap[SharedMemory]("shared-memory", shmCapability+" (shared-memory port)")}
 }
 
+// MessagePassing opens a message-passing stack on machine m, one rank per
+// processor, whose ranks offer stacks.Comm: the shared-memory port's
+// message-passing barriers (Params.Barrier) send its zero-byte messages.
+// The registry gives MPICH's, in its default configuration (ch_lfshmem),
+// as the paper's remap used; ARMCI never imports a concrete stack.
+type MessagePassing func(m machines.Machine) (*stacks.World, error)
+
+// Opener is Open with mp, as a registry's open function.
+func Opener(mp MessagePassing) func(m machines.Machine, par Params) (*stacks.World, error) {
+	return func(m machines.Machine, par Params) (*stacks.World, error) { return Open(m, par, mp) }
+}
+
 // Open returns ARMCI on m, one rank per processor: the shared-memory port
 // on a shared-memory machine, the SP port on a machine with LAPI, the
 // SHMEM port on one with SHMEM, a swap and a barrier; another machine
-// gives a *machines.MissingCapability naming the three.
-func Open(m machines.Machine, par Params) (*stacks.World, error) {
+// gives a *machines.MissingCapability naming the three. mp opens the
+// message-passing stack of the shared-memory port's message-passing
+// barriers (nil: those barriers are refused).
+func Open(m machines.Machine, par Params, mp MessagePassing) (*stacks.World, error) {
 	if err := par.Validate(); err != nil {
 		return nil, err
 	}
 	out := &stacks.World{Stack: Name, Title: "ARMCI", Machine: m}
 	if sm, ok := m.(SharedMemory); ok {
-		if err := openShared(sm, par, out); err != nil {
+		if err := openShared(sm, par, mp, out); err != nil {
 			return nil, err
 		}
 		return out, nil
