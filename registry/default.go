@@ -1,10 +1,12 @@
 package registry
 
 import (
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/machines/sci"
 	"github.com/msgsim/msgsim/machines/sp"
 	"github.com/msgsim/msgsim/machines/sx4"
 	"github.com/msgsim/msgsim/machines/t3d"
+	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/stacks/aclmpl"
 	"github.com/msgsim/msgsim/stacks/armci"
 	"github.com/msgsim/msgsim/stacks/mpich"
@@ -31,7 +33,7 @@ func Default() *Registry {
 			Needs(aclmpl.Needs()...)),
 		Stack(shmem.Name, "raw SHMEM: put, get, quiet, fetch-and-increment, symmetric memory; no messages", Decode(shmem.DefaultParams), shmem.Open,
 			Needs(shmem.Needs()...)),
-		Stack(armci.Name, "ARMCI: strided, vector and contiguous put/get/accumulate, fences, read-modify-write; ports on LAPI (SP, Figure 3), SHMEM (T3D) and shared memory (SX-4)", armci.ParseParams, armci.Open,
+		Stack(armci.Name, "ARMCI: strided, vector and contiguous put/get/accumulate, fences, read-modify-write; ports on LAPI (SP, Figure 3), SHMEM (T3D) and shared memory (SX-4)", armci.ParseParams, armci.Opener(openMPICH),
 			Needs(armci.Needs()...)),
 		Stack(scampi.Name, "ScaMPI: write-only protocol, 64-byte self-synchronizing envelopes with CRC, checkpointed idempotent transfers, shared memory within a node", Decode(scampi.DefaultParams), scampi.Open,
 			Needs(scampi.Needs()...)),
@@ -39,6 +41,13 @@ func Default() *Registry {
 		must(r.AddStack(e))
 	}
 	return r
+}
+
+// openMPICH opens MPICH in its default configuration (ch_lfshmem): the
+// message-passing stack of ARMCI's shared-memory port's message-passing
+// barriers.
+func openMPICH(m machines.Machine) (*stacks.World, error) {
+	return mpich.Open(m, mpich.DefaultParams())
 }
 
 // must panics on a registration error of a built-in (two built-ins with

@@ -3,36 +3,30 @@ package sp
 import (
 	"fmt"
 
+	"github.com/msgsim/msgsim/machines/lapi"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/am"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/sim/net"
 )
 
-// Counter is a LAPI counter (lapi_cntr_t) of one node: LAPI increments it
-// when an operation reaches a point (origin: the data has left the origin's
-// buffer; target: the data is at the target; completion: the origin knows
-// the target has it); Waitcntr waits for it. A program passes the address
-// of a remote node's counter as LAPI programs do, learned by address
-// exchange; here the *Counter itself.
-type Counter struct {
-	node int
-	v    int
-}
+// Counter, Mutex, AM, AMHeader and AMCompletion are LAPI's types, defined
+// with the capability (machines/lapi) so that stacks need not import this
+// machine; Machine implements lapi.LAPI.
+type (
+	Counter      = lapi.Counter
+	Mutex        = lapi.Mutex
+	AM           = lapi.AM
+	AMHeader     = lapi.AMHeader
+	AMCompletion = lapi.AMCompletion
+)
+
+var _ lapi.LAPI = (*Machine)(nil)
 
 // NewCounter returns a counter of node i, at 0.
 func (m *Machine) NewCounter(i int) *Counter {
 	m.check("counter", i)
-	return &Counter{node: i}
-}
-
-// Value is the counter's value (LAPI_Getcntr; no cost).
-func (c *Counter) Value() int { return c.v }
-
-func (c *Counter) inc() {
-	if c != nil {
-		c.v++
-	}
+	return lapi.NewCounter(i)
 }
 
 // Waitcntr blocks node i's program until c reaches val, then subtracts val
@@ -40,11 +34,11 @@ func (c *Counter) inc() {
 // and runs the handlers of what arrives meanwhile, at its own cost.
 func (m *Machine) Waitcntr(p *sim.Proc, i int, c *Counter, val int) {
 	x := m.enter(p, i)
-	if c.node != i {
-		panic(fmt.Sprintf("sp: node %d waits on a counter of node %d", i, c.node))
+	if c.Node() != i {
+		panic(fmt.Sprintf("sp: node %d waits on a counter of node %d", i, c.Node()))
 	}
-	x.ep.WaitUntil(p, fmt.Sprintf("LAPI_Waitcntr: counter at %d, waiting for %d", c.v, val), func() bool { return c.v >= val })
-	c.v -= val
+	x.ep.WaitUntil(p, fmt.Sprintf("LAPI_Waitcntr: counter at %d, waiting for %d", c.Value(), val), func() bool { return c.Value() >= val })
+	c.Sub(val)
 }
 
 // Probe is one look by node i's program at its incoming messages
@@ -53,50 +47,18 @@ func (m *Machine) Probe(p *sim.Proc, i int) {
 	m.enter(p, i).ep.Poll(p)
 }
 
-// Mutex is a pthread mutex of one node.
-type Mutex struct {
-	held bool
-	q    sim.WaitQueue
-}
-
 // Lock locks mu (pthread_mutex_lock), waiting while another thread of the
 // node holds it.
 func (m *Machine) Lock(p *sim.Proc, mu *Mutex) {
 	p.Sleep(m.mutexCost)
-	for mu.held {
-		mu.q.Wait(p, "pthread mutex")
-	}
-	mu.held = true
+	mu.Acquire(p)
 }
 
 // Unlock unlocks mu (pthread_mutex_unlock).
 func (m *Machine) Unlock(p *sim.Proc, mu *Mutex) {
 	p.Sleep(m.mutexCost)
-	if !mu.held {
-		panic("sp: unlock of a mutex that is not locked")
-	}
-	mu.held = false
-	mu.q.WakeOne()
+	mu.Release()
 }
-
-// AM is an active message as its handlers see it.
-type AM struct {
-	Src, Dst int
-	Uhdr     []byte // the user header; valid until the completion handler returns
-	Len      int    // bytes of data
-}
-
-// AMHeader is a LAPI header handler: it runs at the target when the
-// message arrives, in LAPI's dispatcher (the polling program or the
-// interrupt handler thread), charging its work to p, and returns where in
-// the target's memory the data goes and the completion handler to run in
-// the completion thread once the data is there (or nil). It must not
-// block.
-type AMHeader func(p *sim.Proc, a *AM) (dst mem.Addr, comp AMCompletion)
-
-// AMCompletion is a LAPI completion handler: it runs in a separate thread
-// of the target (it may lock mutexes and issue LAPI calls).
-type AMCompletion func(p *sim.Proc, a *AM)
 
 // kind is a LAPI message's kind.
 type kind uint8
@@ -213,7 +175,7 @@ func (m *Machine) Put(p *sim.Proc, i, tgt int, dst, src mem.Addr, n int, tgtC, o
 	m.snapshot(p, g, i, src, n)
 	m.stats.Puts++
 	m.send(p, g, n)
-	org.inc()
+	org.Inc()
 }
 
 // Get copies n bytes at src in node tgt's memory to dst in node i's memory
@@ -243,7 +205,7 @@ func (m *Machine) Amsend(p *sim.Proc, i, tgt int, hh AMHeader, uhdr []byte, src 
 	m.snapshot(p, g, i, src, n)
 	m.stats.AMs++
 	m.send(p, g, n+len(uhdr))
-	org.inc()
+	org.Inc()
 }
 
 // Sent, Arrived: nothing to do (the data was snapshot at the call).
@@ -271,7 +233,7 @@ func (g *msg) handle(p *sim.Proc, _ *am.Arrival) am.Completion {
 	case kPut:
 		m.receiveCopy(p, g.dst, g.n)
 		x.mem.Write(g.addr, g.data)
-		g.tgt.inc()
+		g.tgt.Inc()
 		m.ack(p, g)
 	case kGetReq:
 		// The target's dispatcher reads the data and sends it back.
@@ -280,15 +242,15 @@ func (g *msg) handle(p *sim.Proc, _ *am.Arrival) am.Completion {
 		m.snapshot(p, r, g.dst, g.from, g.n)
 		m.stats.Replies++
 		m.send(p, r, g.n)
-		g.tgt.inc()
+		g.tgt.Inc()
 		m.free(g)
 	case kGetReply:
 		m.receiveCopy(p, g.dst, g.n)
 		x.mem.Write(g.addr, g.data)
-		g.org.inc()
+		g.org.Inc()
 		m.free(g)
 	case kAck:
-		g.cmpl.inc()
+		g.cmpl.Inc()
 		m.free(g)
 	case kAM:
 		dst, comp := g.hh(p, &g.am)
@@ -297,7 +259,7 @@ func (g *msg) handle(p *sim.Proc, _ *am.Arrival) am.Completion {
 			x.mem.Write(dst, g.data)
 		}
 		if comp == nil {
-			g.tgt.inc()
+			g.tgt.Inc()
 			m.ack(p, g)
 			return nil
 		}
@@ -315,7 +277,7 @@ func (g *msg) complete(p *sim.Proc, _ *am.Arrival) {
 	x.inHandler++
 	g.comp(p, &g.am)
 	x.inHandler--
-	g.tgt.inc()
+	g.tgt.Inc()
 	m.ack(p, g)
 }
 

@@ -30,7 +30,7 @@ import (
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/machines"
-	"github.com/msgsim/msgsim/machines/sp"
+	"github.com/msgsim/msgsim/machines/lapi"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
@@ -148,21 +148,11 @@ const accCyclesPerElem = 4
 // (address arithmetic and a loop step). Assumed: 10 cycles.
 const descCyclesPerBlock = 10
 
-// LAPI is what the SP port needs of a machine: LAPI (machines/sp).
-type LAPI interface {
-	machines.Machine
-	CPU(i int) *mem.CPU
-	Alloc(i int, name string, n int) (mem.Region, error)
-	NewCounter(i int) *sp.Counter
-	Waitcntr(p *sim.Proc, i int, c *sp.Counter, val int)
-	Put(p *sim.Proc, i, tgt int, dst, src mem.Addr, n int, tgtC, org, cmpl *sp.Counter)
-	Get(p *sim.Proc, i, tgt int, dst, src mem.Addr, n int, tgtC, org *sp.Counter)
-	Amsend(p *sim.Proc, i, tgt int, hh sp.AMHeader, uhdr []byte, src mem.Addr, n int, tgtC, org, cmpl *sp.Counter)
-	Lock(p *sim.Proc, mu *sp.Mutex)
-	Unlock(p *sim.Proc, mu *sp.Mutex)
-}
+// LAPI is what the SP port needs of a machine: the LAPI capability
+// (machines/lapi), which machines/sp implements.
+type LAPI = lapi.LAPI
 
-const capability = "LAPI: put, get and active messages with counters, and mutexes (machines/sp)"
+const capability = "LAPI: put, get and active messages with counters, and mutexes (machines/lapi.LAPI)"
 
 // Needs are the machine capabilities ARMCI's ports use: LAPI (the SP
 // port), SHMEM with swap and a barrier (the T3D port) or shared memory
@@ -173,17 +163,31 @@ func Needs() []machines.Capability {
 		machines.Cap[SharedMemory]("shared-memory", shmCapability+" (shared-memory port)")}
 }
 
+// MessagePassing opens a message-passing stack on machine m, one rank per
+// processor, whose ranks offer stacks.Comm: the shared-memory port's
+// message-passing barriers (Params.Barrier) send its zero-byte messages.
+// The registry gives MPICH's, in its default configuration (ch_lfshmem),
+// as the paper's remap used; ARMCI never imports a concrete stack.
+type MessagePassing func(m machines.Machine) (*stacks.World, error)
+
+// Opener is Open with mp, as a registry's open function.
+func Opener(mp MessagePassing) func(m machines.Machine, par Params) (*stacks.World, error) {
+	return func(m machines.Machine, par Params) (*stacks.World, error) { return Open(m, par, mp) }
+}
+
 // Open returns ARMCI on m, one rank per processor: the shared-memory port
 // on a shared-memory machine, the SP port on a machine with LAPI, the
 // SHMEM port on one with SHMEM, a swap and a barrier; another machine
-// gives a *machines.MissingCapability naming the three.
-func Open(m machines.Machine, par Params) (*stacks.World, error) {
+// gives a *machines.MissingCapability naming the three. mp opens the
+// message-passing stack of the shared-memory port's message-passing
+// barriers (nil: those barriers are refused).
+func Open(m machines.Machine, par Params, mp MessagePassing) (*stacks.World, error) {
 	if err := par.Validate(); err != nil {
 		return nil, err
 	}
 	out := &stacks.World{Stack: Name, Title: "ARMCI", Machine: m}
 	if sm, ok := m.(SharedMemory); ok {
-		if err := openShared(sm, par, out); err != nil {
+		if err := openShared(sm, par, mp, out); err != nil {
 			return nil, err
 		}
 		return out, nil
@@ -208,7 +212,7 @@ func Open(m machines.Machine, par Params) (*stacks.World, error) {
 	for i := 0; i < n; i++ {
 		r := &Rank{w: w, id: i, cpu: l.CPU(i),
 			getC: l.NewCounter(i), reply: l.NewCounter(i), arrived: l.NewCounter(i), release: l.NewCounter(i),
-			cmpl: make([]*sp.Counter, n), issued: make([]int, n), amPending: make([]int, n), inbuf: make([]mem.Region, n),
+			cmpl: make([]*lapi.Counter, n), issued: make([]int, n), amPending: make([]int, n), inbuf: make([]mem.Region, n),
 		}
 		for j := range r.cmpl {
 			r.cmpl[j] = l.NewCounter(i)
@@ -247,19 +251,19 @@ type Rank struct {
 	w   *world
 	id  int
 	cpu *mem.CPU
-	mu  sp.Mutex // guards accumulate and read-modify-write at this rank
-	hh  sp.AMHeader
+	mu  lapi.Mutex // guards accumulate and read-modify-write at this rank
+	hh  lapi.AMHeader
 
-	getC     *sp.Counter   // origin counter of per-block LAPI_Gets
-	reply    *sp.Counter   // target counter of replies to this rank (AM get data, Rmw values)
-	rmwValue int64         // the value a Rmw reply brought
-	cmpl     []*sp.Counter // per target: completion counters of puts and accumulates
-	issued   []int         // per target: operations counted on cmpl and not yet fenced
+	getC     *lapi.Counter   // origin counter of per-block LAPI_Gets
+	reply    *lapi.Counter   // target counter of replies to this rank (AM get data, Rmw values)
+	rmwValue int64           // the value a Rmw reply brought
+	cmpl     []*lapi.Counter // per target: completion counters of puts and accumulates
+	issued   []int           // per target: operations counted on cmpl and not yet fenced
 	// amPending is per target the active-message operations issued and
 	// not yet fenced: a later operation to that target waits for them
 	// (the ordering rule).
 	amPending        []int
-	arrived, release *sp.Counter // barrier
+	arrived, release *lapi.Counter // barrier
 	nallocs          int
 	pack, out        mem.Region   // packing buffers: remote-side gets, outgoing puts
 	inbuf            []mem.Region // per source: where its active messages' data lands

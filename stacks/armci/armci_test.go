@@ -27,7 +27,7 @@ func runWith(t *testing.T, n int, mpar sp.Params, apar Params, body func(p *sim.
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := Open(m, apar)
+	w, err := Open(m, apar, openMPICH)
 	if err != nil {
 		t.Fatal(err)
 	}

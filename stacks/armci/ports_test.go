@@ -40,7 +40,7 @@ func runPortWith(t *testing.T, build func(*sim.Engine, int) (machines.Machine, e
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := Open(m, par)
+	w, err := Open(m, par, openMPICH)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestPortsContention(t *testing.T) {
 
 // TestMissingPort: a machine with neither LAPI nor SHMEM names both.
 func TestMissingPort(t *testing.T) {
-	_, err := Open(bare{}, DefaultParams())
+	_, err := Open(bare{}, DefaultParams(), openMPICH)
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("LAPI")) || !bytes.Contains([]byte(err.Error()), []byte("swap")) {
 		t.Fatalf("got %v", err)
 	}

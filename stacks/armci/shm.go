@@ -7,7 +7,6 @@ import (
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
-	"github.com/msgsim/msgsim/stacks/mpich"
 )
 
 // The shared-memory port (armci-sp.txt 2.4: "On shared memory systems,
@@ -23,7 +22,8 @@ import (
 // test-and-set lock, whose release is PKT_READY_SET (store made visible
 // after every earlier store), or a System V semaphore (param lock). The
 // barrier is a counter in shared memory or, as the paper's programs did,
-// zero-byte messages of MPICH on the same machine (param barrier).
+// zero-byte messages of a message-passing stack on the same machine (param
+// barrier; the registry gives MPICH, see MessagePassing).
 
 // SharedMemory is what the shared-memory port needs of a machine.
 type SharedMemory interface {
@@ -57,7 +57,7 @@ type shmWorld struct {
 	// barrier's (indexed as the lock words).
 	sems    []int
 	semops  Semaphores
-	mpi     []stacks.Comm // with a message-passing barrier, MPICH's ranks
+	mpi     []stacks.Comm // with a message-passing barrier, the message-passing stack's ranks
 	mpiZero []mem.Region  // a zero-byte buffer per rank for them
 }
 
@@ -76,7 +76,7 @@ type shmRank struct {
 	sense   uint64
 }
 
-func openShared(m SharedMemory, par Params, out *stacks.World) error {
+func openShared(m SharedMemory, par Params, mp MessagePassing, out *stacks.World) error {
 	w := &shmWorld{m: m, par: par}
 	var err error
 	if w.sync, err = m.ShmGet("armci sync", 8*(m.Procs()+3)); err != nil {
@@ -93,11 +93,16 @@ func openShared(m SharedMemory, par Params, out *stacks.World) error {
 		}
 	}
 	if par.Barrier != BarrierShared {
-		mw, err := mpich.NewWorld(m, mpich.DefaultParams())
-		if err != nil {
-			return fmt.Errorf("armci: barrier %s: MPICH on %s: %w", par.Barrier, m.Name(), err)
+		if mp == nil {
+			return fmt.Errorf("armci: barrier %s: no message-passing stack was given to open on %s", par.Barrier, m.Name())
 		}
-		w.mpi = mw.Comms()
+		mw, err := mp(m)
+		if err != nil {
+			return fmt.Errorf("armci: barrier %s: message passing on %s: %w", par.Barrier, m.Name(), err)
+		}
+		if w.mpi, err = stacks.As[stacks.Comm](mw, "ARMCI (stack armci, barrier: "+par.Barrier+")", "message passing (stacks.Comm)"); err != nil {
+			return err
+		}
 		for _, c := range w.mpi {
 			z, err := c.Buffer(0)
 			if err != nil {

@@ -11,7 +11,14 @@ import (
 	"github.com/msgsim/msgsim/machines/sx4"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
+	"github.com/msgsim/msgsim/stacks/mpich"
 )
+
+// openMPICH is the registry's message-passing stack for the
+// message-passing barriers: MPICH in its default configuration.
+func openMPICH(m machines.Machine) (*stacks.World, error) {
+	return mpich.Open(m, mpich.DefaultParams())
+}
 
 func sx4Build(e *sim.Engine, n int) (machines.Machine, error) {
 	return sx4.New(e, n, sx4.DefaultParams())
@@ -123,7 +130,7 @@ func TestSharedMemoryParamsElsewhere(t *testing.T) {
 	}
 	par := DefaultParams()
 	par.Lock = LockSysV
-	if _, err := Open(m, par); err == nil || !strings.Contains(err.Error(), "shared-memory port") {
+	if _, err := Open(m, par, openMPICH); err == nil || !strings.Contains(err.Error(), "shared-memory port") {
 		t.Errorf("lock sysv on the SP: got %v", err)
 	}
 	for _, bad := range []Params{{Lock: "spin"}, {Barrier: "tree"}} {
@@ -137,5 +144,25 @@ func TestSharedMemoryParamsElsewhere(t *testing.T) {
 		if err := p.Validate(); err == nil {
 			t.Errorf("%+v validated", bad)
 		}
+	}
+}
+
+// TestMessageBarrierNeedsMessagePassing: the shared-memory port's
+// message-passing barriers need the message-passing stack the registry
+// gives (MessagePassing); without one, or with a stack whose ranks do not
+// pass messages, Open says so.
+func TestMessageBarrierNeedsMessagePassing(t *testing.T) {
+	m, err := sx4Build(sim.NewEngine(1), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	par := DefaultParams()
+	par.Barrier = BarrierMessage
+	if _, err := Open(m, par, nil); err == nil || !strings.Contains(err.Error(), "no message-passing stack") {
+		t.Errorf("no message-passing stack: got %v", err)
+	}
+	armciOnly := func(m machines.Machine) (*stacks.World, error) { return Open(m, DefaultParams(), nil) }
+	if _, err := Open(m, par, armciOnly); err == nil || !strings.Contains(err.Error(), "message passing (stacks.Comm)") {
+		t.Errorf("a stack without stacks.Comm: got %v", err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/msgsim/msgsim/machines/sp"
+	"github.com/msgsim/msgsim/machines/lapi"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
@@ -271,7 +271,7 @@ func (r *Rank) rmwLocal(p *sim.Proc, op stacks.RmwOp, a mem.Addr, v int64) int64
 }
 
 // header is this rank's LAPI header handler for ARMCI's active messages.
-func (r *Rank) header(p *sim.Proc, a *sp.AM) (mem.Addr, sp.AMCompletion) {
+func (r *Rank) header(p *sim.Proc, a *lapi.AM) (mem.Addr, lapi.AMCompletion) {
 	switch a.Uhdr[0] {
 	case opBarrier:
 		return 0, nil
@@ -292,7 +292,7 @@ func (r *Rank) header(p *sim.Proc, a *sp.AM) (mem.Addr, sp.AMCompletion) {
 
 // serve is the completion handler of a get, put or accumulate from
 // another rank: its descriptor (and data) are in inbuf[a.Src].
-func (r *Rank) serve(p *sim.Proc, a *sp.AM) {
+func (r *Rank) serve(p *sim.Proc, a *lapi.AM) {
 	m := r.w.m
 	le := binary.LittleEndian
 	in := r.inbuf[a.Src]
@@ -333,7 +333,7 @@ func (r *Rank) serve(p *sim.Proc, a *sp.AM) {
 }
 
 // rmwServe is the completion handler of a read-modify-write.
-func (r *Rank) rmwServe(p *sim.Proc, a *sp.AM) {
+func (r *Rank) rmwServe(p *sim.Proc, a *lapi.AM) {
 	le := binary.LittleEndian
 	origin := int(le.Uint32(a.Uhdr[4:]))
 	old := r.rmwLocal(p, stacks.RmwOp(a.Uhdr[2]), mem.Addr(le.Uint64(a.Uhdr[8:])), int64(le.Uint64(a.Uhdr[32:])))
@@ -344,7 +344,7 @@ func (r *Rank) rmwServe(p *sim.Proc, a *sp.AM) {
 // putShort stores a short put in the header handler: the user header
 // (descriptor and data) is in LAPI's receive FIFO, modelled as the
 // source's inbuf, whence each block is copied to its place.
-func (r *Rank) putShort(p *sim.Proc, a *sp.AM) {
+func (r *Rank) putShort(p *sim.Proc, a *lapi.AM) {
 	le := binary.LittleEndian
 	in := r.inbuf[a.Src]
 	body := a.Uhdr[uhdrLen:]

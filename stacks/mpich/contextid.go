@@ -106,8 +106,8 @@ type Comm struct {
 	buf  [2]mem.Region // the allreduce's send and receive buffers
 }
 
-// World is MPI_COMM_WORLD of this process.
-func (r *Rank) World() *Comm { return r.ctx.world }
+// World is MPI_COMM_WORLD of this process (a *Comm).
+func (r *Rank) World() stacks.Communicator { return r.ctx.world }
 
 // ContextID is the communicator's context id.
 func (c *Comm) ContextID() int { return c.ctx }
@@ -187,8 +187,9 @@ func (e *DuplicateContextError) Error() string {
 // Dup is MPI_Comm_dup: a new communicator over the same processes with a
 // context id agreed by all of them (Params.ContextIDs chooses the
 // algorithm). It is collective: every process calls it, and the threads of
-// a process call it on different communicators.
-func (c *Comm) Dup(p *sim.Proc) (*Comm, error) {
+// a process call it on different communicators. The new communicator is a
+// *Comm.
+func (c *Comm) Dup(p *sim.Proc) (stacks.Communicator, error) {
 	r := c.r
 	if err := r.enter(p, "MPI_Comm_dup"); err != nil {
 		return nil, err
@@ -442,3 +443,11 @@ func (c *Comm) allreduceAnd(p *sim.Proc, m [maskWords]uint64) ([maskWords]uint64
 	}
 	return acc, nil
 }
+
+// Rank implements stacks.Threaded and stacks.Schedulable; Comm implements
+// stacks.Communicator.
+var (
+	_ stacks.Threaded     = (*Rank)(nil)
+	_ stacks.Schedulable  = (*Rank)(nil)
+	_ stacks.Communicator = (*Comm)(nil)
+)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/stacks"
 )
 
 // dupSpec is one MPI_Comm_dup experiment: procs processes of threads
@@ -41,9 +42,9 @@ func runDups(t testing.TB, s dupSpec, seed uint64, c sim.Chooser) error {
 		ids[rank] = make([][]int, s.threads)
 		e.Spawn(fmt.Sprintf("rank%d.t0", rank), func(p *sim.Proc) {
 			r.InitThread(p, LevelMultiple)
-			parents := []*Comm{r.World()}
+			parents := []*Comm{r.World().(*Comm)}
 			for j := 1; j < s.threads; j++ {
-				n, err := r.World().Dup(p)
+				n, err := dup(p, r.World())
 				if err != nil {
 					e.Fail(err)
 					return
@@ -56,7 +57,7 @@ func runDups(t testing.TB, s dupSpec, seed uint64, c sim.Chooser) error {
 						if s.jitter {
 							p.Sleep(sim.Time(e.Rand().IntN(40)) * sim.Microsecond)
 						}
-						n, err := parents[j].Dup(p)
+						n, err := dup(p, parents[j])
 						if err != nil {
 							e.Fail(err)
 							return
@@ -124,6 +125,15 @@ func runDups(t testing.TB, s dupSpec, seed uint64, c sim.Chooser) error {
 		}
 	}
 	return nil
+}
+
+// dup is c.Dup as a *Comm.
+func dup(p *sim.Proc, c stacks.Communicator) (*Comm, error) {
+	n, err := c.Dup(p)
+	if err != nil {
+		return nil, err
+	}
+	return n.(*Comm), nil
 }
 
 // isendComm is MPI_Isend on communicator n.
@@ -246,7 +256,7 @@ func TestRefCountAtomic(t *testing.T) {
 			r := w.Rank(rank)
 			e.Spawn(fmt.Sprintf("rank%d", rank), func(p *sim.Proc) {
 				r.InitThread(p, level)
-				c, err := r.World().Dup(p)
+				c, err := dup(p, r.World())
 				if err != nil {
 					e.Fail(err)
 					return

@@ -5,38 +5,30 @@ import (
 
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/stacks"
 )
 
 // Level is an MPI thread level (papers/mpich2-threads.txt section 2), in
-// increasing order of what the program may do.
-type Level int
+// increasing order of what the program may do: stacks.ThreadLevel, so that
+// *Rank implements stacks.Threaded.
+type Level = stacks.ThreadLevel
 
 // The four levels of MPI_Init_thread.
 const (
-	LevelSingle     Level = iota // MPI_THREAD_SINGLE: one thread
-	LevelFunneled                // MPI_THREAD_FUNNELED: only the thread that initialized MPI calls it
-	LevelSerialized              // MPI_THREAD_SERIALIZED: one thread at a time calls MPI
-	LevelMultiple                // MPI_THREAD_MULTIPLE: any thread, concurrently
+	LevelSingle     = stacks.ThreadSingle     // MPI_THREAD_SINGLE: one thread
+	LevelFunneled   = stacks.ThreadFunneled   // MPI_THREAD_FUNNELED: only the thread that initialized MPI calls it
+	LevelSerialized = stacks.ThreadSerialized // MPI_THREAD_SERIALIZED: one thread at a time calls MPI
+	LevelMultiple   = stacks.ThreadMultiple   // MPI_THREAD_MULTIPLE: any thread, concurrently
 )
-
-var levelNames = [...]string{"single", "funneled", "serialized", "multiple"}
-
-func (l Level) String() string {
-	if l < 0 || int(l) >= len(levelNames) {
-		return fmt.Sprintf("level(%d)", int(l))
-	}
-	return levelNames[l]
-}
 
 // ParseLevel reads a level by its name (single, funneled, serialized,
 // multiple).
 func ParseLevel(s string) (Level, error) {
-	for i, n := range levelNames {
-		if n == s {
-			return Level(i), nil
-		}
+	l, err := stacks.ParseThreadLevel(s)
+	if err != nil {
+		return 0, fmt.Errorf("mpich: %w", err)
 	}
-	return 0, fmt.Errorf("mpich: thread level %q: must be single, funneled, serialized or multiple", s)
+	return l, nil
 }
 
 // Builds (Params.Threads), thread waits (Params.ThreadWait) and lock

@@ -16,7 +16,7 @@ import (
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/sim"
-	"github.com/msgsim/msgsim/stacks/mpich"
+	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/workloads"
 )
 
@@ -68,21 +68,14 @@ func parseParams(s workloads.Spec) (Params, error) {
 	return params, nil
 }
 
-// ranks returns the world's MPICH ranks, or the missing capability.
-func ranks(s workloads.Spec, eng *sim.Engine, procs int) ([]*mpich.Rank, error) {
+// ranks returns the world's ranks as MPI ranks with threads and
+// communicators, or the missing interface.
+func ranks(s workloads.Spec, eng *sim.Engine, procs int) ([]stacks.Threaded, error) {
 	w, err := s.OpenWorld(eng, procs)
 	if err != nil {
 		return nil, err
 	}
-	var rs []*mpich.Rank
-	for _, r := range w.Ranks {
-		mr, ok := r.(*mpich.Rank)
-		if !ok {
-			return nil, w.Missing("workload "+Name, "MPI threads and MPI_Comm_dup (stacks/mpich)")
-		}
-		rs = append(rs, mr)
-	}
-	return rs, nil
+	return stacks.As[stacks.Threaded](w, "workload "+Name, "MPI threads and MPI_Comm_dup (stacks.Threaded)")
 }
 
 // Check validates a series without running it.
@@ -120,15 +113,15 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 		for i, r := range rs {
 			ids[i] = make([][]int, params.Threads)
 			eng.Spawn(fmt.Sprintf("rank%d.t0", i), func(p *sim.Proc) {
-				level := mpich.LevelSingle
+				level := stacks.ThreadSingle
 				if params.Threads > 1 {
-					level = mpich.LevelMultiple
+					level = stacks.ThreadMultiple
 				}
 				if _, err := r.InitThread(p, level); err != nil {
 					fail(err)
 					return
 				}
-				parents := []*mpich.Comm{r.World()}
+				parents := []stacks.Communicator{r.World()}
 				if params.Threads > 1 {
 					c, err := r.World().Dup(p)
 					if err != nil {

@@ -22,7 +22,7 @@ import (
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/sim"
-	"github.com/msgsim/msgsim/stacks/mpich"
+	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/workloads"
 )
 
@@ -70,20 +70,28 @@ func parseParams(s workloads.Spec) (Params, error) {
 	return params, nil
 }
 
-func ranks(s workloads.Spec, eng *sim.Engine, procs int) ([]*mpich.Rank, error) {
+// rank is what the explored programs use of a rank: MPI threads and
+// communicators, point-to-point messages, and chosen interleavings.
+type rank interface {
+	stacks.Threaded
+	stacks.Comm
+	stacks.Schedulable
+}
+
+// ranks returns the world's ranks as rank, or the missing interface.
+func ranks(s workloads.Spec, eng *sim.Engine, procs int) ([]rank, error) {
 	w, err := s.OpenWorld(eng, procs)
 	if err != nil {
 		return nil, err
 	}
-	var rs []*mpich.Rank
-	for _, r := range w.Ranks {
-		mr, ok := r.(*mpich.Rank)
-		if !ok {
-			return nil, w.Missing("workload "+Name, "MPI threads and schedule points (stacks/mpich)")
-		}
-		rs = append(rs, mr)
+	user := "workload " + Name
+	if _, err := stacks.As[stacks.Threaded](w, user, "MPI threads and MPI_Comm_dup (stacks.Threaded)"); err != nil {
+		return nil, err
 	}
-	return rs, nil
+	if _, err := stacks.As[stacks.Comm](w, user, "message passing (stacks.Comm)"); err != nil {
+		return nil, err
+	}
+	return stacks.As[rank](w, user, "schedule points (stacks.Schedulable)")
 }
 
 // Check validates a series without running it.
@@ -143,14 +151,14 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	return res, nil
 }
 
-func figure2(eng *sim.Engine, rs []*mpich.Rank) {
+func figure2(eng *sim.Engine, rs []rank) {
 	for rank, r := range rs {
 		other := 1 - rank
 		eng.Spawn(fmt.Sprintf("rank%d.t0", rank), func(p *sim.Proc) {
 			rb, _ := r.Buffer(64)
 			sb, _ := r.Buffer(64)
 			r.CPU().Poke(sb.Addr, []byte{byte(rank + 1)})
-			if _, err := r.InitThread(p, mpich.LevelMultiple); err != nil {
+			if _, err := r.InitThread(p, stacks.ThreadMultiple); err != nil {
 				eng.Fail(err)
 				return
 			}
@@ -172,16 +180,16 @@ func figure2(eng *sim.Engine, rs []*mpich.Rank) {
 	}
 }
 
-func figure3(eng *sim.Engine, rs []*mpich.Rank, threads int) func() error {
+func figure3(eng *sim.Engine, rs []rank, threads int) func() error {
 	ids := make([][]int, len(rs))
 	for rank, r := range rs {
 		ids[rank] = make([]int, threads)
 		eng.Spawn(fmt.Sprintf("rank%d.t0", rank), func(p *sim.Proc) {
-			if _, err := r.InitThread(p, mpich.LevelMultiple); err != nil {
+			if _, err := r.InitThread(p, stacks.ThreadMultiple); err != nil {
 				eng.Fail(err)
 				return
 			}
-			parents := []*mpich.Comm{r.World()}
+			parents := []stacks.Communicator{r.World()}
 			for j := 1; j < threads; j++ {
 				c, err := r.World().Dup(p)
 				if err != nil {
