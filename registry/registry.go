@@ -42,16 +42,28 @@ func New() *Registry { return &Registry{} }
 type MachineEntry struct {
 	Name    string
 	Summary string // one line
-	decode  func(file, field string, node *yaml.Node) (any, error)
-	build   func(eng *sim.Engine, procs int, params any) (machines.Machine, error)
+	// Faults are machine params (YAML) that turn on the faults and
+	// reordering the machine models, for soaks; none if it models none.
+	Faults []string
+	decode func(file, field string, node *yaml.Node) (any, error)
+	build  func(eng *sim.Engine, procs int, params any) (machines.Machine, error)
+}
+
+// MachineOption sets an optional field of a MachineEntry.
+type MachineOption func(*MachineEntry)
+
+// Faults lists machine params (YAML) under which the machine injects its
+// faults and reorders, for soaks (simrun soak runs them as extra pairings).
+func Faults(params ...string) MachineOption {
+	return func(e *MachineEntry) { e.Faults = append(e.Faults, params...) }
 }
 
 // Machine is the entry of a machine with params P (defaults gives them;
 // a scenario's machine.params are decoded strictly over them and checked
 // with P's Validate method, if it has one) built by build.
-func Machine[P any, M machines.Machine](name, summary string, defaults func() P, build func(eng *sim.Engine, procs int, params P) (M, error)) MachineEntry {
+func Machine[P any, M machines.Machine](name, summary string, defaults func() P, build func(eng *sim.Engine, procs int, params P) (M, error), opts ...MachineOption) MachineEntry {
 	dec := Decode(defaults)
-	return MachineEntry{
+	e := MachineEntry{
 		Name: name, Summary: summary,
 		decode: func(file, field string, node *yaml.Node) (any, error) { return dec(file, field, node) },
 		build: func(eng *sim.Engine, procs int, params any) (machines.Machine, error) {
@@ -62,6 +74,10 @@ func Machine[P any, M machines.Machine](name, summary string, defaults func() P,
 			return m, nil
 		},
 	}
+	for _, o := range opts {
+		o(&e)
+	}
+	return e
 }
 
 // Build builds the machine with its default params and procs processes in

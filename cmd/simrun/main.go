@@ -154,9 +154,12 @@ Example:
 ranks (sizes across every protocol threshold, 4 tags, AnyTag receives,
 blocking and nonblocking sends, every receive posted first) and checks
 that every message arrives once and intact; runs go round-robin over the
-machine/stack pairings (each MPICH device apart). Reports per pairing the
-runs, messages and any loss, duplication, corruption, deadlock, livelock
-or limit, each with the command that replays it. Exit 1 if any run failed.
+machine/stack pairings (each MPICH device apart; a machine that models
+faults, sci, also under its fault params: CRC errors and wider packet
+reordering, with the faults counted). Reports per pairing the runs,
+messages and any loss, duplication, corruption, deadlock, livelock or
+limit, each with the command that replays it, and the seeds run. Exit 1
+if any run failed.
 Example:
   simrun soak --runs 3000
   simrun soak --runs 1000000 --seed 7        # a long soak, hours

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/msgsim/msgsim/registry"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,8 +36,21 @@ func TestSoak(t *testing.T) {
 	}
 	only := "^(" + strings.Join(passing, "|") + ")$"
 	code, out, errs := simrun(t, "soak", "--runs", "2000", "--seed", "1", "--only", only)
-	if code != exitOK || !strings.Contains(out, "2000 runs on") || !strings.Contains(out, ": 0 failed") {
+	if code != exitOK || !strings.Contains(out, "2000 runs on") || !strings.Contains(out, ": 0 failed") || !strings.Contains(out, "seeds 1 to 2000") {
 		t.Errorf("soak: exit %d\n%s%s", code, out, errs)
+	}
+	// The SCI cluster also runs under its fault params (CRC errors,
+	// wider reordering): every message still once and intact, and the
+	// faults did happen (ScaMPI's checkpoints caught them and retried).
+	faults := regexp.MustCompile(`(?m)^sci\{crc_error_rate: [0-9.]+, reorder_ns: [0-9]+\}/scampi +([0-9]+) runs .* ok\n  machine counters: .*crc_request_hits ([0-9]+), crc_response_hits_written_twice ([0-9]+), .*checkpoint_failures ([0-9]+)`)
+	m := faults.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no sci fault pairing with its counters in the soak:\n%s", out)
+	}
+	for i, what := range []string{"runs", "CRC errors on requests", "CRC errors on responses", "checkpoint failures"} {
+		if n, _ := strconv.Atoi(m[i+1]); n < 20 {
+			t.Errorf("sci under faults: %d %s, want at least 20:\n%s", n, what, m[0])
+		}
 	}
 	for name, kind := range knownSoakFailures {
 		code, out, _ := simrun(t, "soak", "--runs", "40", "--only", "^"+regexp.QuoteMeta(name)+"$")

@@ -2,6 +2,7 @@ package mem
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/msgsim/msgsim/sim"
@@ -579,5 +580,47 @@ func TestDrainJitter(t *testing.T) {
 	}
 	if len(seen) < 3 {
 		t.Fatalf("drain jitter gave %d distinct times over 20 seeds", len(seen))
+	}
+}
+
+// TestNoZeroWidthDraw: a reordered store buffer whose stores leave no
+// choice (one line: one eligible store at each drain) and a drain jitter
+// of one picosecond (range [0, 1 ps): only 0) draw no random number, so a run can say its
+// results do not depend on the seed; stores to two lines do draw.
+func TestNoZeroWidthDraw(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		second int // offset of the second store
+		jitter float64
+		drawn  bool
+	}{
+		{"one line", 56, 0, false},
+		{"one line, a one-picosecond jitter (only 0 in range)", 56, 1e-4, false},
+		{"two lines", 128, 0, true},
+	} {
+		cfg, _ := Builtin("pso")
+		cfg.StoreBuffer.DrainJitterCycles = tc.jitter
+		e := sim.NewEngine(1)
+		var drew atomic.Bool
+		e.ReportRandUse(&drew)
+		m := NewMemory("n", 0)
+		seg, _ := m.Alloc("s", 256, 64)
+		c, err := NewCPU(e, "c", m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Spawn("w", func(p *sim.Proc) {
+			for i := range 6 { // back to back: the buffer holds several at once
+				c.Store(p, seg.Addr(8*i), 8, uint64(i))
+			}
+			c.Store(p, seg.Addr(tc.second), 8, 9)
+			c.Store(p, seg.Addr(48), 8, 9)
+		})
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if drew.Load() != tc.drawn {
+			t.Errorf("%s: drew a random number: %v, want %v", tc.name, drew.Load(), tc.drawn)
+		}
 	}
 }

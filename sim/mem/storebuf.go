@@ -44,7 +44,13 @@ func (c *CPU) drain() {
 				c.eligible = append(c.eligible, j)
 			}
 		}
-		i = c.eligible[c.eng.Rand().IntN(len(c.eligible))]
+		// One eligible store leaves no choice: no random number is drawn
+		// for it (a zero-width draw would make a run look seed-dependent).
+		if len(c.eligible) > 1 {
+			i = c.eligible[c.eng.Rand().IntN(len(c.eligible))]
+		} else {
+			i = c.eligible[0]
+		}
 	}
 	e := c.sb[i]
 	copy(c.sb[i:], c.sb[i+1:])
@@ -63,9 +69,10 @@ func (c *CPU) drain() {
 }
 
 // nextDrain is the delay to the next drain: drain_cycles, plus a random
-// [0, drain_jitter_cycles) if that is set.
+// [0, drain_jitter_cycles) if that is wider than one picosecond (a
+// narrower range holds only 0: no random number is drawn for it).
 func (c *CPU) nextDrain() sim.Time {
-	if c.drainJitter <= 0 {
+	if c.drainJitter <= 1 {
 		return c.drainDelay
 	}
 	return c.drainDelay + sim.Time(c.eng.Rand().Int64N(int64(c.drainJitter)))

@@ -574,6 +574,8 @@ func (l *Link) crcError(eng *sim.Engine) sim.Time {
 	if l.crcNext > 0 {
 		l.crcNext--
 		hit = true
+	} else if l.crcRate >= 1 {
+		hit = true // certain: no random number drawn
 	} else if l.crcRate > 0 && eng.Rand().Float64() < l.crcRate {
 		hit = true
 	}

@@ -1,6 +1,7 @@
 package mpich
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
@@ -151,58 +152,84 @@ func paramErrorf(field, format string, args ...any) error {
 	return machines.ParamErrorf(Name, field, format, args...)
 }
 
-// Validate names the first bad parameter (a *machines.ParamError) for a
-// run on procs processes.
+// Validate returns every bad parameter (each a *machines.ParamError,
+// joined with errors.Join) for a run on procs processes.
 func (p Params) Validate(procs int) error {
-	if err := p.check(); err != nil {
-		return err
+	err := p.check()
+	if p.Device == DeviceLFShmem && p.SlotProcs >= 1 && p.SlotProcs <= maxSlotProcs && p.SlotProcs < procs {
+		err = errors.Join(err, paramErrorf("slot_procs", "%d is smaller than the number of processes (%d)", p.SlotProcs, procs))
 	}
-	if p.Device == DeviceLFShmem && p.SlotProcs < procs {
-		return paramErrorf("slot_procs", "%d is smaller than the number of processes (%d)", p.SlotProcs, procs)
-	}
-	return nil
+	return err
 }
 
 // check is Validate without the number of processes: what ParamsFromYAMLAt
-// can check at once.
+// can check at once. It reports every bad parameter, joined; a check that
+// depends on another parameter (eager_bytes against short_bytes, the
+// packet arrays against shared_memory_bytes) is made only when that
+// parameter is valid, so that one bad value is reported once.
 func (p Params) check() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, paramErrorf(field, format, args...))
+	}
+	devOK := p.Device == DeviceShmem || p.Device == DeviceLFShmem || p.Device == DeviceT3D
+	if !devOK {
+		bad("device", "must be %q, %q or %q, got %q", DeviceShmem, DeviceLFShmem, DeviceT3D, p.Device)
+	}
+	if p.Lock != LockSysV && p.Lock != LockTAS {
+		bad("lock", "must be %q or %q, got %q", LockSysV, LockTAS, p.Lock)
+	}
+	shortOK := p.ShortBytes >= 1 && p.ShortBytes <= maxShortBytes
+	if !shortOK {
+		bad("short_bytes", "must be between 1 and %d, got %d", maxShortBytes, p.ShortBytes)
+	}
 	switch {
-	case p.Device != DeviceShmem && p.Device != DeviceLFShmem && p.Device != DeviceT3D:
-		return paramErrorf("device", "must be %q, %q or %q, got %q", DeviceShmem, DeviceLFShmem, DeviceT3D, p.Device)
-	case p.Lock != LockSysV && p.Lock != LockTAS:
-		return paramErrorf("lock", "must be %q or %q, got %q", LockSysV, LockTAS, p.Lock)
-	case p.ShortBytes < 1 || p.ShortBytes > maxShortBytes:
-		return paramErrorf("short_bytes", "must be between 1 and %d, got %d", maxShortBytes, p.ShortBytes)
-	case p.EagerBytes < p.ShortBytes:
-		return paramErrorf("eager_bytes", "(%d) must be at least short_bytes (%d)", p.EagerBytes, p.ShortBytes)
 	case p.EagerBytes > maxEagerBytes:
-		return paramErrorf("eager_bytes", "must be at most %d, got %d", maxEagerBytes, p.EagerBytes)
-	case p.QueuePackets < 1:
-		return paramErrorf("queue_packets", "must be at least 1, got %d", p.QueuePackets)
-	case p.RingPackets < 1 || p.RingPackets > maxRingPackets:
-		return paramErrorf("ring_packets", "must be between 1 and %d, got %d", maxRingPackets, p.RingPackets)
-	case p.SlotProcs < 1 || p.SlotProcs > maxSlotProcs:
-		return paramErrorf("slot_procs", "must be between 1 and %d, got %d", maxSlotProcs, p.SlotProcs)
-	case !slices.Contains([]string{BuildSingle, BuildRuntime, BuildMultiple}, p.Threads):
-		return paramErrorf("threads", "must be %q, %q or %q, got %q", BuildSingle, BuildRuntime, BuildMultiple, p.Threads)
-	case p.ThreadWait != WaitYield && p.ThreadWait != WaitSpin:
-		return paramErrorf("thread_wait", "must be %q or %q, got %q", WaitYield, WaitSpin, p.ThreadWait)
-	case p.ThreadLocking != LockingProgress && p.ThreadLocking != LockingPerCall:
-		return paramErrorf("thread_locking", "must be %q or %q, got %q", LockingProgress, LockingPerCall, p.ThreadLocking)
-	case !slices.Contains(contextAlgorithms, p.ContextIDs):
-		return paramErrorf("context_ids", "must be one of %s, got %q", strings.Join(contextAlgorithms, ", "), p.ContextIDs)
-	case p.SharedMemoryBytes <= 0 || p.SharedMemoryBytes > maxSharedBytes:
-		return paramErrorf("shared_memory_bytes", "must be between 1 and %d, got %d", maxSharedBytes, p.SharedMemoryBytes)
+		bad("eager_bytes", "must be at most %d, got %d", maxEagerBytes, p.EagerBytes)
+	case shortOK && p.EagerBytes < p.ShortBytes:
+		bad("eager_bytes", "(%d) must be at least short_bytes (%d)", p.EagerBytes, p.ShortBytes)
+	case !shortOK && p.EagerBytes < 1:
+		bad("eager_bytes", "must be at least 1, got %d", p.EagerBytes)
 	}
-	// The packet arrays must fit the shared segment (divisions: no overflow).
-	slots := p.SharedMemoryBytes / p.slotBytes()
-	switch {
-	case p.Device == DeviceShmem && p.QueuePackets > slots:
-		return paramErrorf("queue_packets", "%d packets of %d bytes do not fit shared_memory_bytes (%d)", p.QueuePackets, p.slotBytes(), p.SharedMemoryBytes)
-	case p.Device == DeviceLFShmem && p.SlotProcs > slots/p.SlotProcs:
-		return paramErrorf("slot_procs", "%dx%d packet slots of %d bytes do not fit shared_memory_bytes (%d)", p.SlotProcs, p.SlotProcs, p.slotBytes(), p.SharedMemoryBytes)
+	queueOK := p.QueuePackets >= 1
+	if !queueOK {
+		bad("queue_packets", "must be at least 1, got %d", p.QueuePackets)
 	}
-	return nil
+	if p.RingPackets < 1 || p.RingPackets > maxRingPackets {
+		bad("ring_packets", "must be between 1 and %d, got %d", maxRingPackets, p.RingPackets)
+	}
+	slotOK := p.SlotProcs >= 1 && p.SlotProcs <= maxSlotProcs
+	if !slotOK {
+		bad("slot_procs", "must be between 1 and %d, got %d", maxSlotProcs, p.SlotProcs)
+	}
+	if !slices.Contains([]string{BuildSingle, BuildRuntime, BuildMultiple}, p.Threads) {
+		bad("threads", "must be %q, %q or %q, got %q", BuildSingle, BuildRuntime, BuildMultiple, p.Threads)
+	}
+	if p.ThreadWait != WaitYield && p.ThreadWait != WaitSpin {
+		bad("thread_wait", "must be %q or %q, got %q", WaitYield, WaitSpin, p.ThreadWait)
+	}
+	if p.ThreadLocking != LockingProgress && p.ThreadLocking != LockingPerCall {
+		bad("thread_locking", "must be %q or %q, got %q", LockingProgress, LockingPerCall, p.ThreadLocking)
+	}
+	if !slices.Contains(contextAlgorithms, p.ContextIDs) {
+		bad("context_ids", "must be one of %s, got %q", strings.Join(contextAlgorithms, ", "), p.ContextIDs)
+	}
+	sharedOK := p.SharedMemoryBytes > 0 && p.SharedMemoryBytes <= maxSharedBytes
+	if !sharedOK {
+		bad("shared_memory_bytes", "must be between 1 and %d, got %d", maxSharedBytes, p.SharedMemoryBytes)
+	}
+	// The packet arrays must fit the shared segment (divisions: no
+	// overflow), checked only when their operands are valid.
+	if shortOK && sharedOK {
+		slots := p.SharedMemoryBytes / p.slotBytes()
+		switch {
+		case p.Device == DeviceShmem && queueOK && p.QueuePackets > slots:
+			bad("queue_packets", "%d packets of %d bytes do not fit shared_memory_bytes (%d)", p.QueuePackets, p.slotBytes(), p.SharedMemoryBytes)
+		case p.Device == DeviceLFShmem && slotOK && p.SlotProcs > slots/p.SlotProcs:
+			bad("slot_procs", "%dx%d packet slots of %d bytes do not fit shared_memory_bytes (%d)", p.SlotProcs, p.SlotProcs, p.slotBytes(), p.SharedMemoryBytes)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // slotBytes is the size of a packet slot: header and short data, rounded up.
@@ -212,23 +239,26 @@ func (p Params) slotBytes() int { return roundUp(HeaderBytes + p.ShortBytes) }
 // process for ch_t3d, the node's for the shared-memory devices), on procs
 // processes: message thresholds and the device's fixed layout must fit.
 func (p Params) checkMemory(memBytes, procs int) error {
+	var errs []error
+	if p.ShortBytes > memBytes {
+		errs = append(errs, paramErrorf("short_bytes", "%d exceeds the machine's memory (%d bytes)", p.ShortBytes, memBytes))
+	}
 	switch {
-	case p.ShortBytes > memBytes:
-		return paramErrorf("short_bytes", "%d exceeds the machine's memory (%d bytes)", p.ShortBytes, memBytes)
 	case p.EagerBytes > memBytes:
-		return paramErrorf("eager_bytes", "%d exceeds the machine's memory (%d bytes)", p.EagerBytes, memBytes)
-	case p.Device != DeviceT3D && p.SharedMemoryBytes > memBytes:
-		return paramErrorf("shared_memory_bytes", "%d exceeds the machine's memory (%d bytes)", p.SharedMemoryBytes, memBytes)
+		errs = append(errs, paramErrorf("eager_bytes", "%d exceeds the machine's memory (%d bytes)", p.EagerBytes, memBytes))
 	case p.Device == DeviceT3D:
 		// Every PE holds the rings and control blocks of all peers and at
 		// least one sender's eager buffer (bounds above keep this exact).
 		need := procs*(p.RingPackets*p.slotBytes()+ctlBytes) + p.EagerBytes
 		if need > memBytes {
-			return paramErrorf("eager_bytes", "%s needs %d bytes of each PE's %d (packet rings of ring_packets %d x %d processes, control blocks and one %d-byte eager buffer)",
-				DeviceT3D, need, memBytes, p.RingPackets, procs, p.EagerBytes)
+			errs = append(errs, paramErrorf("eager_bytes", "%s needs %d bytes of each PE's %d (packet rings of ring_packets %d x %d processes, control blocks and one %d-byte eager buffer)",
+				DeviceT3D, need, memBytes, p.RingPackets, procs, p.EagerBytes))
 		}
 	}
-	return nil
+	if p.Device != DeviceT3D && p.SharedMemoryBytes > memBytes {
+		errs = append(errs, paramErrorf("shared_memory_bytes", "%d exceeds the machine's memory (%d bytes)", p.SharedMemoryBytes, memBytes))
+	}
+	return errors.Join(errs...)
 }
 
 // ParamsFromYAML decodes stack.params over the defaults of the device it
@@ -240,26 +270,35 @@ func ParamsFromYAML(file string, node *yaml.Node) (Params, error) {
 // ParamsFromYAMLAt is ParamsFromYAML for params at the YAML path field
 // (e.g. "series[2].stack.params"). Errors name file, line and field.
 func ParamsFromYAMLAt(file, field string, node *yaml.Node) (Params, error) {
+	// Every problem is reported at once: decoding goes on over the fields
+	// that did decode (a field that did not keeps its default), and an
+	// unknown device is checked with the other fields over the defaults.
 	p := DefaultParams()
-	if err := strictyaml.DecodeAt(file, field, node, &p); err != nil {
-		return Params{}, err
-	}
-	if p.Device != DeviceShmem && p.Device != DeviceLFShmem && p.Device != DeviceT3D {
-		return Params{}, machines.Locate(file, field, node, p.check())
-	}
-	if p.Device != DefaultParams().Device {
+	decErr := strictyaml.DecodeAt(file, field, node, &p)
+	devOK := p.Device == DeviceShmem || p.Device == DeviceLFShmem || p.Device == DeviceT3D
+	if devOK && p.Device != DefaultParams().Device {
 		p = DefaultParamsFor(p.Device)
-		if err := strictyaml.DecodeAt(file, field, node, &p); err != nil {
-			return Params{}, err
-		}
+		decErr = strictyaml.DecodeAt(file, field, node, &p)
 	}
-	for _, o := range deviceOnly {
-		if n := strictyaml.Find(node, o.field); n != nil && !slices.Contains(o.devices, p.Device) {
-			return Params{}, strictyaml.Errorf(file, n, field+"."+o.field, "device %s does not use it (it is for %s)", p.Device, strings.Join(o.devices, " and "))
+	errs := []error{decErr}
+	unused := map[string]bool{} // reported as unused: their values are not checked too
+	if devOK {
+		for _, o := range deviceOnly {
+			if n := strictyaml.Find(node, o.field); n != nil && !slices.Contains(o.devices, p.Device) {
+				unused[o.field] = true
+				errs = append(errs, strictyaml.Errorf(file, n, field+"."+o.field, "device %s does not use it (it is for %s)", p.Device, strings.Join(o.devices, " and ")))
+			}
 		}
 	}
 	if err := p.check(); err != nil {
-		return Params{}, machines.Locate(file, field, node, err)
+		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+			if pe, ok := e.(*machines.ParamError); !ok || !unused[pe.Field] {
+				errs = append(errs, machines.Locate(file, field, node, e))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Params{}, err
 	}
 	return p, nil
 }

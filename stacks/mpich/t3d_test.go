@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -440,4 +441,67 @@ func TestT3DStaleLinesWithoutInvalidation(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestParamsAllErrors: stack.params reports every bad value at once, each
+// at its file:line:column and field (issue 13: a bad device no longer
+// hides a bad lock); a check that depends on a bad value is not made.
+func TestParamsAllErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string // each error, in file order
+	}{
+		{"device hides nothing", "device: ch_bogus\nlock: spin\nshort_bytes: 0", []string{
+			`s.yaml:1:9: field stack.params.device: must be "ch_shmem", "ch_lfshmem" or "ch_t3d", got "ch_bogus" (mpich)`,
+			`s.yaml:2:7: field stack.params.lock: must be "sysv" or "tas", got "spin" (mpich)`,
+			`s.yaml:3:14: field stack.params.short_bytes: must be between 1 and 1073741824, got 0 (mpich)`,
+		}},
+		{"type error and ranges", "lock: spin\neager_bytes: abc\nthreads: many\nshared_memory_bytes: -1", []string{
+			`s.yaml:1:7: field stack.params.lock: must be "sysv" or "tas", got "spin" (mpich)`,
+			`s.yaml:2:14: field stack.params.eager_bytes: expected an integer, got "abc"`,
+			`s.yaml:3:10: field stack.params.threads: must be "single", "runtime" or "multiple", got "many" (mpich)`,
+			`s.yaml:4:22: field stack.params.shared_memory_bytes: must be between 1 and 1099511627776, got -1 (mpich)`,
+		}},
+		{"other device's param and a bad lock", "device: ch_shmem\nslot_procs: 4\nlock: spin\nqueue_packets: 0", []string{
+			`s.yaml:2:13: field stack.params.slot_procs: device ch_shmem does not use it (it is for ch_lfshmem)`,
+			`s.yaml:3:7: field stack.params.lock: must be "sysv" or "tas", got "spin" (mpich)`,
+			`s.yaml:4:16: field stack.params.queue_packets: must be at least 1, got 0 (mpich)`,
+		}},
+		{"eager below short, once", "device: ch_t3d\nshort_bytes: 2048\neager_bytes: 100\nring_packets: 0", []string{
+			`s.yaml:3:14: field stack.params.eager_bytes: (100) must be at least short_bytes (2048) (mpich)`,
+			`s.yaml:4:15: field stack.params.ring_packets: must be between 1 and 1024, got 0 (mpich)`,
+		}},
+		{"an unused param is not range-checked too", "ring_packets: 0\nlock: spin", []string{
+			`s.yaml:1:15: field stack.params.ring_packets: device ch_lfshmem does not use it (it is for ch_t3d)`,
+			`s.yaml:2:7: field stack.params.lock: must be "sysv" or "tas", got "spin" (mpich)`,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n yaml.Node
+			if err := yaml.Unmarshal([]byte(tc.src), &n); err != nil {
+				t.Fatal(err)
+			}
+			_, err := ParamsFromYAML("s.yaml", &n)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var got []string
+			flatten(err, &got)
+			slices.Sort(got) // file order: same line lengths below 10
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+// flatten lists the messages of err's joined errors, recursively.
+func flatten(err error, out *[]string) {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			flatten(e, out)
+		}
+		return
+	}
+	*out = append(*out, err.Error())
 }

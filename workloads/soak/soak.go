@@ -28,6 +28,11 @@ type Outcome struct {
 	Procs, Messages int
 	Delivered       int
 	Events          uint64
+	// Counters and Counts are the machine's own counts (faults injected,
+	// packets), if it keeps any (a Counters method): a soak with faults
+	// shows that they happened.
+	Counters []string
+	Counts   []uint64
 	// Failure is the first problem (nil: every message once and intact):
 	// kind corruption, loss, duplication, deadlock, livelock, limit or error.
 	Failure *workloads.Failure
@@ -188,6 +193,9 @@ func Run(open workloads.Opener, seed uint64, procs int, lim sim.Limits) Outcome 
 	}
 	err = eng.Run()
 	out.Events = eng.Events()
+	if c, ok := w.Machine.(interface{ Counters() ([]string, []uint64) }); ok {
+		out.Counters, out.Counts = c.Counters()
+	}
 	switch {
 	case err != nil && out.Failure == nil:
 		fail(kindOf(err), "%v", err)
