@@ -3,7 +3,6 @@ module github.com/msgsim/msgsim
 go 1.26.8
 
 require (
-	github.com/google/btree v1.1.3
 	gonum.org/v1/plot v0.17.0
 	gopkg.in/yaml.v3 v3.0.1
 )
