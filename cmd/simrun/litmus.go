@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/machines/sci"
 	"github.com/msgsim/msgsim/machines/sx4"
 	"github.com/msgsim/msgsim/machines/t3d"
+	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/workloads/litmus"
@@ -163,11 +165,17 @@ func litmusRemote(t litmus.Test, machine, home string, reorderNs float64, exhaus
 	)
 	switch machine {
 	case "t3d":
-		params := t3d.DefaultParams()
+		var (
+			build litmus.Builder
+			cfg   litmus.T3DConfig
+		)
 		homes = litmus.DefaultT3DHomes(t)
-		j, err = litmus.T3DJitterCycles(params)
+		build, cfg, err = t3dLitmus()
+		if err == nil {
+			j, err = litmus.T3DJitterCycles(build, cfg)
+		}
 		opDef = j
-		run = func(o litmus.Options) (*litmus.Outcome, error) { return litmus.RunT3D(t, params, homes, o) }
+		run = func(o litmus.Options) (*litmus.Outcome, error) { return litmus.RunT3D(t, build, cfg, homes, o) }
 	case "sci":
 		where = "node"
 		params := sci.DefaultParams()
@@ -176,10 +184,14 @@ func litmusRemote(t litmus.Test, machine, home string, reorderNs float64, exhaus
 			fmt.Fprintf(stderr, "simrun litmus: --reorder-ns: %v\n", err)
 			return exitUsage
 		}
-		homes = litmus.DefaultSCIHomes(t, params)
-		j, err = litmus.SCIJitterCycles(params)
-		opDef = litmus.SCIOpJitterCycles(params)
-		run = func(o litmus.Options) (*litmus.Outcome, error) { return litmus.RunSCI(t, params, homes, o) }
+		build, cfg := sciLitmus(params)
+		one := params
+		one.ProcsPerNode = 1
+		build1, _ := sciLitmus(one)
+		homes = litmus.DefaultSCIHomes(t, cfg)
+		j, err = litmus.SCIJitterCycles(build1, cfg)
+		opDef = litmus.SCIOpJitterCycles(cfg)
+		run = func(o litmus.Options) (*litmus.Outcome, error) { return litmus.RunSCI(t, build, cfg, homes, o) }
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun litmus: %s: %v\n", machine, err)
@@ -231,4 +243,21 @@ func litmusRemote(t litmus.Test, machine, home string, reorderNs float64, exhaus
 		return exitFailed
 	}
 	return exitOK
+}
+
+// t3dLitmus is the builder and config of litmus.RunT3D on a T3D of its
+// default params, built through the registry.
+func t3dLitmus() (litmus.Builder, litmus.T3DConfig, error) {
+	e, ok := registry.Default().LookupMachine(t3d.Name)
+	if !ok {
+		return nil, litmus.T3DConfig{}, fmt.Errorf("machine %s is not registered", t3d.Name)
+	}
+	return e.Build, litmus.T3DConfig{ClockMHz: t3d.DefaultParams().ClockMHz}, nil
+}
+
+// sciLitmus is the builder and config of litmus.RunSCI on an SCI cluster
+// of params.
+func sciLitmus(params sci.Params) (litmus.Builder, litmus.SCIConfig) {
+	build := func(eng *sim.Engine, procs int) (machines.Machine, error) { return sci.New(eng, procs, params) }
+	return build, litmus.SCIConfig{ClockMHz: params.ClockMHz, LoadNs: params.LoadNs, ReorderNs: params.ReorderNs, ProcsPerNode: params.ProcsPerNode}
 }

@@ -59,8 +59,12 @@
 // node's memory: remote stores are posted writes that the fabric reorders
 // (reorder_ns), remote loads round trips, a full or write barrier
 // MemBarrier; MP, SB and 2+2W are observable across nodes, their
-// MemBarrier versions are not. simrun litmus --machine sx4 uses the SX-4
-// processor's own mem.Config with the mem.CPU runner.
+// MemBarrier versions are not. Both take a Builder of the machine and the
+// few numbers they read of its params (T3DConfig, SCIConfig), and reach it
+// through interfaces of their own (T3DMachine, SCIMachine): workloads
+// import no concrete machine (cmd/simrun builds them). simrun litmus
+// --machine sx4 uses the SX-4 processor's own mem.Config with the mem.CPU
+// runner.
 //
 // # Traces
 //

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/msgsim/msgsim/machines/sci"
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 )
@@ -31,17 +31,54 @@ import (
 // packet may overtake the data's: the flag-before-data pitfall of 1.5.1),
 // and MP with a MemBarrier between the writer's stores is not.
 
+// SCIMachine is what RunSCI and SCIJitterCycles need of a machine: each
+// process's CPU and node, each node's memory, SCI shared memory on a node,
+// posted remote writes, remote reads and MemBarrier (machines/sci).
+type SCIMachine interface {
+	machines.Machine
+	CPU(pe int) *mem.CPU
+	NodeOf(pe int) int
+	NodeMemory(n int) *mem.Memory
+	AllocSCI(p *sim.Proc, nd int, name string, n int) (mem.Region, error)
+	WriteWord(p *sim.Proc, pe, nd int, dst mem.Addr, v uint64)
+	MemBarrier(p *sim.Proc, pe int)
+	Read(p *sim.Proc, pe, nd int, src mem.Addr, n int) []byte
+}
+
+// SCIConfig is what the SCI runners read of the machine's params.
+type SCIConfig struct {
+	ClockMHz     float64 // the CPUs' clock (sci clock_MHz)
+	LoadNs       float64 // a local load that misses (sci load_ns)
+	ReorderNs    float64 // the fabric's largest extra packet delay (sci reorder_ns)
+	ProcsPerNode int     // processes per node (sci procs_per_node)
+}
+
+// sciCapability names what SCIMachine needs, for MissingCapability.
+const sciCapability = "SCI shared memory, posted remote writes, remote reads and MemBarrier, per-node memory (litmus.SCIMachine)"
+
+// buildSCI builds a machine with build and asserts it is an SCIMachine.
+func buildSCI(build Builder, eng *sim.Engine, procs int, user string) (SCIMachine, error) {
+	m, err := build(eng, procs)
+	if err != nil {
+		return nil, err
+	}
+	return machines.Require[SCIMachine](m, user, sciCapability)
+}
+
 // SCIJitterCycles is the default start and instruction jitter span on
 // the SCI cluster: twice the time, measured on the machine, for a remote
 // write of one word to another node to be globally performed (WriteWord
 // then MemBarrier), in CPU cycles, so that a reader may come before, while
-// or after a write lands.
-func SCIJitterCycles(params sci.Params) (float64, error) {
-	params.ProcsPerNode = 1
+// or after a write lands. build must put each process on a node of its
+// own (procs_per_node 1).
+func SCIJitterCycles(build Builder, cfg SCIConfig) (float64, error) {
 	eng := sim.NewEngine(1)
-	m, err := sci.New(eng, 2, params)
+	m, err := buildSCI(build, eng, 2, "litmus SCIJitterCycles")
 	if err != nil {
 		return 0, err
+	}
+	if m.NodeOf(0) == m.NodeOf(1) {
+		return 0, fmt.Errorf("litmus SCIJitterCycles: the machine puts processes 0 and 1 on node %d; it needs them on two nodes (procs_per_node 1)", m.NodeOf(0))
 	}
 	r, err := m.AllocSCI(nil, 1, "word", 8)
 	if err != nil {
@@ -54,7 +91,7 @@ func SCIJitterCycles(params sci.Params) (float64, error) {
 	if err := eng.Run(); err != nil {
 		return 0, err
 	}
-	return 2 * eng.Now().Seconds() * params.ClockMHz * 1e6, nil
+	return 2 * eng.Now().Seconds() * cfg.ClockMHz * 1e6, nil
 }
 
 // SCIOpJitterCycles is the default instruction jitter span on the SCI
@@ -62,33 +99,35 @@ func SCIJitterCycles(params sci.Params) (float64, error) {
 // reorders packets, so that a reader's consecutive loads are often close
 // enough to fall between two packets that landed out of order (a span of
 // a whole write's latency makes that window, and MP's outcome, very rare).
-func SCIOpJitterCycles(params sci.Params) float64 {
-	return params.ReorderNs * params.ClockMHz / 1000
+func SCIOpJitterCycles(cfg SCIConfig) float64 {
+	return cfg.ReorderNs * cfg.ClockMHz / 1000
 }
 
 // DefaultSCIHomes puts each location on the node of the thread
 // DefaultT3DHomes chooses (the first that loads it): SCI shared memory is
 // at the receiver.
-func DefaultSCIHomes(t Test, params sci.Params) []int {
+func DefaultSCIHomes(t Test, cfg SCIConfig) []int {
 	homes := DefaultT3DHomes(t)
 	for l := range homes {
-		homes[l] /= max(params.ProcsPerNode, 1)
+		homes[l] /= max(cfg.ProcsPerNode, 1)
 	}
 	return homes
 }
 
-// RunSCI runs test t opts.Runs times on an SCI cluster built from params,
+// RunSCI runs test t opts.Runs times on an SCI cluster built by build,
 // thread i as process i (on node i/procs_per_node), location l in the
 // memory of node homes[l]. The jitters of opts are in the CPUs' clock
 // cycles (SCIJitterCycles is a good default).
-func RunSCI(t Test, params sci.Params, homes []int, opts Options) (*Outcome, error) {
+func RunSCI(t Test, build Builder, cfg SCIConfig, homes []int, opts Options) (*Outcome, error) {
 	if opts.Runs <= 0 {
 		return nil, fmt.Errorf("litmus: runs must be positive, got %d", opts.Runs)
 	}
-	if err := params.Validate(); err != nil {
+	user := fmt.Sprintf("litmus %s", t.Name)
+	probe, err := buildSCI(build, sim.NewEngine(1), len(t.Threads), user)
+	if err != nil {
 		return nil, fmt.Errorf("litmus %s on sci: %w", t.Name, err)
 	}
-	nodes := (len(t.Threads) + params.ProcsPerNode - 1) / params.ProcsPerNode
+	nodes := probe.NodeOf(len(t.Threads)-1) + 1
 	if len(homes) != len(t.Locs) {
 		return nil, fmt.Errorf("litmus %s on sci: %d homes for %d locations", t.Name, len(homes), len(t.Locs))
 	}
@@ -115,10 +154,10 @@ func RunSCI(t Test, params sci.Params, homes []int, opts Options) (*Outcome, err
 		}
 	}
 	r := newRunner(t, mem.Config{}, opts)
-	clock := sim.ClockMHz(params.ClockMHz)
+	clock := sim.ClockMHz(cfg.ClockMHz)
 	once := func(seed uint64) ([]uint64, []uint64, error) {
 		eng := opts.NewEngine(seed)
-		m, err := sci.New(eng, len(t.Threads), params)
+		m, err := buildSCI(build, eng, len(t.Threads), user)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -142,7 +181,7 @@ func RunSCI(t Test, params sci.Params, homes []int, opts Options) (*Outcome, err
 			return 0
 		}
 		opSpan := opts.OpJitterCycles / float64(int(1)<<eng.Rand().IntN(opScales))
-		start := sim.Time(float64(len(t.Locs)) * params.LoadNs * float64(sim.Nanosecond)) // after the warm-up loads (each a miss at most)
+		start := sim.Time(float64(len(t.Locs)) * cfg.LoadNs * float64(sim.Nanosecond)) // after the warm-up loads (each a miss at most)
 		rf := newRFTrace(eng, t)
 		for th, prog := range t.Threads {
 			cpu, own := m.CPU(th), m.NodeOf(th)

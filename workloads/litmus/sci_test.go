@@ -18,7 +18,7 @@ import (
 func TestSCI(t *testing.T) {
 	params := sci.DefaultParams()
 	params.ReorderNs = 3000
-	j, err := SCIJitterCycles(params)
+	j, err := sciJitter(params)
 	if err != nil || j <= 0 {
 		t.Fatalf("jitter %g, %v", j, err)
 	}
@@ -59,9 +59,9 @@ func TestSCI(t *testing.T) {
 			}
 			homes := c.homes
 			if homes == nil {
-				homes = DefaultSCIHomes(tt, params)
+				homes = DefaultSCIHomes(tt, cfgOf(params))
 			}
-			o, err := RunSCI(tt, params, homes, Options{Runs: 3000, Seed: 1, Warm: true, StartJitterCycles: j, OpJitterCycles: SCIOpJitterCycles(params)})
+			o, err := runSCI(tt, params, homes, Options{Runs: 3000, Seed: 1, Warm: true, StartJitterCycles: j, OpJitterCycles: SCIOpJitterCycles(cfgOf(params))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,24 +78,24 @@ func TestSCI(t *testing.T) {
 func TestSCIHomesAndErrors(t *testing.T) {
 	mp, _ := Lookup("MP")
 	params := sci.DefaultParams()
-	if h := DefaultSCIHomes(mp, params); fmt.Sprint(h) != "[1 1]" {
+	if h := DefaultSCIHomes(mp, cfgOf(params)); fmt.Sprint(h) != "[1 1]" {
 		t.Errorf("MP homes %v, want the reader's node for both", h)
 	}
 	params.ProcsPerNode = 2
-	if h := DefaultSCIHomes(mp, params); fmt.Sprint(h) != "[0 0]" {
+	if h := DefaultSCIHomes(mp, cfgOf(params)); fmt.Sprint(h) != "[0 0]" {
 		t.Errorf("MP homes with 2 processes a node %v, want node 0", h)
 	}
 	params.ProcsPerNode = 1
 	opts := Options{Runs: 1, Seed: 1}
-	if _, err := RunSCI(mp, params, []int{0, 2}, opts); err == nil || !strings.Contains(err.Error(), "location y on node 2") {
+	if _, err := runSCI(mp, params, []int{0, 2}, opts); err == nil || !strings.Contains(err.Error(), "location y on node 2") {
 		t.Errorf("bad home: %v", err)
 	}
 	xchg := parseFile(t, filepath.Join("testdata", "SB+xchgs.litmus"))
-	if _, err := RunSCI(xchg, params, DefaultSCIHomes(xchg, params), opts); err == nil || !strings.Contains(err.Error(), "fetch-and-increment") {
+	if _, err := runSCI(xchg, params, DefaultSCIHomes(xchg, cfgOf(params)), opts); err == nil || !strings.Contains(err.Error(), "fetch-and-increment") {
 		t.Errorf("atomic: %v", err)
 	}
 	params.ReorderNs = -1
-	if _, err := RunSCI(mp, params, []int{1, 1}, opts); err == nil || !strings.Contains(err.Error(), "reorder_ns") {
+	if _, err := runSCI(mp, params, []int{1, 1}, opts); err == nil || !strings.Contains(err.Error(), "reorder_ns") {
 		t.Errorf("bad params: %v", err)
 	}
 }
@@ -115,7 +115,7 @@ func TestSCITraceFlows(t *testing.T) {
 		traced.EnableTrace()
 		return traced
 	}}
-	if _, err := RunSCI(tt, params, DefaultSCIHomes(tt, params), opts); err != nil {
+	if _, err := runSCI(tt, params, DefaultSCIHomes(tt, cfgOf(params)), opts); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/msgsim/msgsim/machines/t3d"
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 )
@@ -21,6 +21,36 @@ import (
 // flush (shmem_udcflush); smp_wmb is the quiet alone, smp_rmb the flush
 // alone. Atomics are not mapped (the T3D's fetch-and-increment register
 // is not a memory word).
+
+// Builder builds a machine of procs processors in eng: how a runner of
+// this package gets a concrete machine (built by the caller, e.g. from a
+// machine's params, or from a registry entry) without importing it.
+type Builder func(eng *sim.Engine, procs int) (machines.Machine, error)
+
+// T3DMachine is what RunT3D and T3DJitterCycles need of a machine: the
+// T3D's one-sided put, quiet and get (machines.Get) and each PE's local
+// memory.
+type T3DMachine interface {
+	machines.Get
+	Memory(pe int) *mem.Memory
+}
+
+// T3DConfig is what the T3D runners read of the machine's params.
+type T3DConfig struct {
+	ClockMHz float64 // the PEs' clock (t3d clock_MHz)
+}
+
+// t3dCapability names what T3DMachine needs, for MissingCapability.
+const t3dCapability = "one-sided put, quiet and get and per-PE memory (litmus.T3DMachine)"
+
+// buildT3D builds a machine with build and asserts it is a T3DMachine.
+func buildT3D(build Builder, eng *sim.Engine, procs int, user string) (T3DMachine, error) {
+	m, err := build(eng, procs)
+	if err != nil {
+		return nil, err
+	}
+	return machines.Require[T3DMachine](m, user, t3dCapability)
+}
 
 // DefaultT3DHomes puts each location on the PE of the first thread that
 // loads it (T3D code puts data to its consumer, the put being the fast
@@ -48,9 +78,9 @@ func DefaultT3DHomes(t Test) []int {
 // T3D: twice the time, measured on the machine, for a one-word put to
 // another PE to be acknowledged (shmem_put then shmem_quiet), in CPU
 // cycles, so that a reader may come before, while or after a put lands.
-func T3DJitterCycles(params t3d.Params) (float64, error) {
+func T3DJitterCycles(build Builder, cfg T3DConfig) (float64, error) {
 	eng := sim.NewEngine(1)
-	m, err := t3d.New(eng, 2, params)
+	m, err := buildT3D(build, eng, 2, "litmus T3DJitterCycles")
 	if err != nil {
 		return 0, err
 	}
@@ -65,13 +95,13 @@ func T3DJitterCycles(params t3d.Params) (float64, error) {
 	if err := eng.Run(); err != nil {
 		return 0, err
 	}
-	return 2 * eng.Now().Seconds() * params.ClockMHz * 1e6, nil
+	return 2 * eng.Now().Seconds() * cfg.ClockMHz * 1e6, nil
 }
 
-// RunT3D runs test t opts.Runs times on a T3D partition built from params,
+// RunT3D runs test t opts.Runs times on a T3D partition built by build,
 // one PE per thread, location l homed on PE homes[l]. The jitters of opts
 // are in the PEs' clock cycles (T3DJitterCycles is a good default).
-func RunT3D(t Test, params t3d.Params, homes []int, opts Options) (*Outcome, error) {
+func RunT3D(t Test, build Builder, cfg T3DConfig, homes []int, opts Options) (*Outcome, error) {
 	if opts.Runs <= 0 {
 		return nil, fmt.Errorf("litmus: runs must be positive, got %d", opts.Runs)
 	}
@@ -90,6 +120,10 @@ func RunT3D(t Test, params t3d.Params, homes []int, opts Options) (*Outcome, err
 			}
 		}
 	}
+	user := fmt.Sprintf("litmus %s", t.Name)
+	if _, err := buildT3D(build, sim.NewEngine(1), len(t.Threads), user); err != nil {
+		return nil, fmt.Errorf("litmus %s on t3d: %w", t.Name, err)
+	}
 	if opts.NewEngine == nil {
 		opts.NewEngine = func(seed uint64) *sim.Engine {
 			e := sim.NewEngine(seed)
@@ -98,10 +132,10 @@ func RunT3D(t Test, params t3d.Params, homes []int, opts Options) (*Outcome, err
 		}
 	}
 	r := newRunner(t, mem.Config{}, opts)
-	clock := sim.ClockMHz(params.ClockMHz)
+	clock := sim.ClockMHz(cfg.ClockMHz)
 	once := func(seed uint64) ([]uint64, []uint64, error) {
 		eng := opts.NewEngine(seed)
-		m, err := t3d.New(eng, len(t.Threads), params)
+		m, err := buildT3D(build, eng, len(t.Threads), user)
 		if err != nil {
 			return nil, nil, err
 		}

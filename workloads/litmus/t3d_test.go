@@ -14,7 +14,7 @@ import (
 // loads gets, local loads read a cache that puts do not update.
 func TestT3D(t *testing.T) {
 	params := t3d.DefaultParams()
-	j, err := T3DJitterCycles(params)
+	j, err := t3dJitter(params)
 	if err != nil || j <= 0 {
 		t.Fatalf("jitter %g, %v", j, err)
 	}
@@ -44,7 +44,7 @@ func TestT3D(t *testing.T) {
 			if homes == nil {
 				homes = DefaultT3DHomes(tt)
 			}
-			o, err := RunT3D(tt, params, homes, Options{Runs: 1000, Seed: 1, Warm: c.warm, StartJitterCycles: j, OpJitterCycles: j})
+			o, err := runT3D(tt, params, homes, Options{Runs: 1000, Seed: 1, Warm: c.warm, StartJitterCycles: j, OpJitterCycles: j})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,11 +74,11 @@ func TestT3DHomesAndErrors(t *testing.T) {
 		t.Errorf("2+2W homes %v, want the first writer's PE", h)
 	}
 	opts := Options{Runs: 1, Seed: 1}
-	if _, err := RunT3D(mp, t3d.DefaultParams(), []int{0, 2}, opts); err == nil || !strings.Contains(err.Error(), "location y on PE 2") {
+	if _, err := runT3D(mp, t3d.DefaultParams(), []int{0, 2}, opts); err == nil || !strings.Contains(err.Error(), "location y on PE 2") {
 		t.Errorf("bad home: %v", err)
 	}
 	xchg := parseFile(t, filepath.Join("testdata", "SB+xchgs.litmus"))
-	if _, err := RunT3D(xchg, t3d.DefaultParams(), DefaultT3DHomes(xchg), opts); err == nil || !strings.Contains(err.Error(), "atomics") {
+	if _, err := runT3D(xchg, t3d.DefaultParams(), DefaultT3DHomes(xchg), opts); err == nil || !strings.Contains(err.Error(), "atomics") {
 		t.Errorf("atomic: %v", err)
 	}
 }
