@@ -374,16 +374,7 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 			}
 		})
 	}
-	err = eng.Run()
-	r.events += eng.Events()
-	r.simTime += eng.Now()
-	if err != nil {
-		var ll *sim.LivelockError
-		var dl *sim.DeadlockError
-		var lim *sim.LimitError
-		if !errors.As(err, &ll) && !errors.As(err, &dl) && !errors.As(err, &lim) {
-			return nil, nil, fmt.Errorf("unexpected engine error: %w", err)
-		}
+	if err := r.runEngine(eng); err != nil {
 		return nil, nil, err
 	}
 	locs = make([]uint64, len(r.t.Locs))
@@ -391,6 +382,25 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 		locs[i] = m.Load64(addr(i))
 	}
 	return r.regs, locs, nil
+}
+
+// runEngine runs eng and counts its events and simulated time. A livelock,
+// deadlock or limit is an outcome of the test (returned as it is); any
+// other engine error is unexpected.
+func (r *runner) runEngine(eng *sim.Engine) error {
+	err := eng.Run()
+	r.events += eng.Events()
+	r.simTime += eng.Now()
+	if err == nil {
+		return nil
+	}
+	var ll *sim.LivelockError
+	var dl *sim.DeadlockError
+	var lim *sim.LimitError
+	if !errors.As(err, &ll) && !errors.As(err, &dl) && !errors.As(err, &lim) {
+		return fmt.Errorf("unexpected engine error: %w", err)
+	}
+	return err
 }
 
 // warm loads each location the program accesses, so that it is cached.

@@ -2,7 +2,6 @@ package litmus
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/msgsim/msgsim/machines"
@@ -236,16 +235,7 @@ func RunSCI(t Test, build Builder, cfg SCIConfig, homes []int, opts Options) (*O
 				}
 			})
 		}
-		err = eng.Run()
-		r.events += eng.Events()
-		r.simTime += eng.Now()
-		if err != nil {
-			var ll *sim.LivelockError
-			var dl *sim.DeadlockError
-			var lim *sim.LimitError
-			if !errors.As(err, &ll) && !errors.As(err, &dl) && !errors.As(err, &lim) {
-				return nil, nil, fmt.Errorf("unexpected engine error: %w", err)
-			}
+		if err := r.runEngine(eng); err != nil {
 			return nil, nil, err
 		}
 		locs := make([]uint64, len(t.Locs))

@@ -1,7 +1,6 @@
 package litmus
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/msgsim/msgsim/machines"
@@ -222,16 +221,7 @@ func RunT3D(t Test, build Builder, cfg T3DConfig, homes []int, opts Options) (*O
 				}
 			})
 		}
-		err = eng.Run()
-		r.events += eng.Events()
-		r.simTime += eng.Now()
-		if err != nil {
-			var ll *sim.LivelockError
-			var dl *sim.DeadlockError
-			var lim *sim.LimitError
-			if !errors.As(err, &ll) && !errors.As(err, &dl) && !errors.As(err, &lim) {
-				return nil, nil, fmt.Errorf("unexpected engine error: %w", err)
-			}
+		if err := r.runEngine(eng); err != nil {
 			return nil, nil, err
 		}
 		locs := make([]uint64, len(t.Locs))
