@@ -290,14 +290,10 @@ func (r *Rank) Malloc(p *sim.Proc, n int) ([]mem.Addr, error) {
 	if err != nil {
 		return nil, fmt.Errorf("armci: ARMCI_Malloc of %d bytes on rank %d: %w", n, r.id, err)
 	}
-	k := r.nallocs
+	row := publish(&r.w.allocs, r.nallocs, r.id, len(r.w.ranks), reg.Addr)
 	r.nallocs++
-	for len(r.w.allocs) <= k {
-		r.w.allocs = append(r.w.allocs, make([]mem.Addr, len(r.w.ranks)))
-	}
-	r.w.allocs[k][r.id] = reg.Addr
 	r.Barrier(p)
-	return r.w.allocs[k], nil
+	return row, nil
 }
 
 // Free is ARMCI_Free: a barrier (memory is not reused in the model).
@@ -390,4 +386,17 @@ func makeUhdr(op byte, t stacks.AccType, rop stacks.RmwOp, origin int, a mem.Add
 	le.PutUint64(b[32:], uint64(v))
 	le.PutUint32(b[40:], uint32(desc))
 	return b
+}
+
+// publish writes rank's address a of its k-th ARMCI_Malloc into the table
+// every rank reads (growing it on the first rank to get there) and returns
+// that allocation's row: the exchange of addresses ARMCI_Malloc does, the
+// same in every port. The row is complete once all ranks have passed the
+// barrier that follows.
+func publish(table *[][]mem.Addr, k, rank, ranks int, a mem.Addr) []mem.Addr {
+	for len(*table) <= k {
+		*table = append(*table, make([]mem.Addr, ranks))
+	}
+	(*table)[k][rank] = a
+	return (*table)[k]
 }

@@ -80,14 +80,10 @@ func (r *shmemRank) Malloc(p *sim.Proc, n int) ([]mem.Addr, error) {
 	if err != nil {
 		return nil, fmt.Errorf("armci: ARMCI_Malloc of %d bytes on rank %d: %w", n, r.id, err)
 	}
-	k := r.nallocs
+	row := publish(&r.w.allocs, r.nallocs, r.id, len(r.w.ranks), reg.Addr)
 	r.nallocs++
-	for len(r.w.allocs) <= k {
-		r.w.allocs = append(r.w.allocs, make([]mem.Addr, len(r.w.ranks)))
-	}
-	r.w.allocs[k][r.id] = reg.Addr
 	r.Barrier(p)
-	return r.w.allocs[k], nil
+	return row, nil
 }
 
 func (r *shmemRank) Free(p *sim.Proc, addrs []mem.Addr) error {
