@@ -47,6 +47,7 @@ type Memory struct {
 	last     int     // index of the chunk the last access found
 	resident int     // bytes of storage allocated to chunks
 	watchers []*watcher
+	sets     []*WordSet // word sets of this memory's CPUs (CPU.NewWordSet)
 }
 
 // PageBytes is the size of a memory page: the unit in which a chunk's bytes
@@ -390,6 +391,9 @@ func (m *Memory) notify(a Addr, n int) {
 				break
 			}
 		}
+	}
+	for _, s := range m.sets {
+		s.written(a, n)
 	}
 }
 
