@@ -1,7 +1,9 @@
 // Package mem holds the memory building blocks machines share: a node's
 // byte-addressed memory with segments, and a CPU's view of it (an optional
 // cache, coherent or not; an optional store buffer that drains in order or
-// reordered; fences; atomics; bulk copies; spin-waits that honour the cache).
+// reordered; fences; atomics; bulk copies; spin-waits that honour the cache;
+// word sets, whose scan by uncached loads is one timed operation and whose
+// wait sleeps until one of the words is ready).
 package mem
 
 import (
