@@ -89,7 +89,15 @@ func Open(mach machines.Machine, params Params) (*stacks.World, error) {
 		return nil, err
 	}
 	sw := &stacks.World{Stack: Name, Title: "MPICH " + params.Device, Machine: mach}
+	var coll *collLayout
+	if params.Device == DeviceT3D && params.Collectives == CollectivesShmem {
+		coll = &collLayout{m: w.host.(t3dHost).T3D, chunk: params.EagerBytes}
+	}
 	for _, r := range w.ranks {
+		if coll != nil {
+			sw.Ranks = append(sw.Ranks, &collRank{rankOf: r, l: coll})
+			continue
+		}
 		sw.Ranks = append(sw.Ranks, r)
 	}
 	return sw, nil
