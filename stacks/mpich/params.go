@@ -106,6 +106,13 @@ type Params struct {
 	// offers no collectives: a workload builds its trees over MPI_Send and
 	// MPI_Recv, the behaviour before; the SX-4 devices' only one).
 	Collectives string `yaml:"collectives"`
+	// ReceiveQueue is how ch_t3d's control packets reach a PE: shared (one
+	// queue per receiver of queue_packets packets, appended to under a
+	// lock taken with the T3D's atomic swap: MPICH's queue design of
+	// section 3 on the T3D, t3dqueue.go) or per-sender (a ring of
+	// ring_packets per ordered pair, no lock: section 5's single-writer
+	// slots, t3d.go).
+	ReceiveQueue string `yaml:"receive_queue"`
 }
 
 // deviceOnly lists the params that only some devices use: setting one for
@@ -117,9 +124,10 @@ var deviceOnly = []struct {
 	{"lock", []string{DeviceShmem, DeviceLFShmem}},
 	{"shared_memory_bytes", []string{DeviceShmem, DeviceLFShmem}},
 	{"slot_procs", []string{DeviceLFShmem}},
-	{"queue_packets", []string{DeviceShmem}},
+	{"queue_packets", []string{DeviceShmem, DeviceT3D}},
 	{"ring_packets", []string{DeviceT3D}},
 	{"collectives", []string{DeviceT3D}},
+	{"receive_queue", []string{DeviceT3D}},
 }
 
 // DefaultParams is the paper's final version (Figure 6).
@@ -130,7 +138,7 @@ func DefaultParams() Params {
 		SharedMemoryBytes: 4 << 20, SlotProcs: 32, QueuePackets: 16,
 		RingPackets: 2, Fences: true,
 		Threads: BuildRuntime, ThreadWait: WaitYield, ThreadLocking: LockingProgress, ContextIDs: ContextMulti,
-		Collectives: CollectivesP2P,
+		Collectives: CollectivesP2P, ReceiveQueue: QueuePerSender,
 	}
 }
 
@@ -143,6 +151,7 @@ func DefaultParamsFor(device string) Params {
 	if device == DeviceT3D {
 		p.EagerBytes = 16 << 10
 		p.Collectives = CollectivesShmem
+		p.ReceiveQueue = QueueShared
 	}
 	return p
 }
@@ -227,6 +236,9 @@ func (p Params) check() error {
 	}
 	if p.Collectives != CollectivesShmem && p.Collectives != CollectivesP2P {
 		bad("collectives", "must be %q or %q, got %q", CollectivesShmem, CollectivesP2P, p.Collectives)
+	}
+	if p.ReceiveQueue != QueueShared && p.ReceiveQueue != QueuePerSender {
+		bad("receive_queue", "must be %q or %q, got %q", QueueShared, QueuePerSender, p.ReceiveQueue)
 	}
 	if !slices.Contains(contextAlgorithms, p.ContextIDs) {
 		bad("context_ids", "must be one of %s, got %q", strings.Join(contextAlgorithms, ", "), p.ContextIDs)

@@ -44,6 +44,9 @@ func NewWorld(mach machines.Machine, params Params) (*World, error) {
 		host, devs, err = newSharedMemoryDevices(mach, params)
 	case DeviceT3D:
 		host, devs, err = newT3DDevices(mach, params)
+		if err == nil && params.ReceiveQueue == QueueShared {
+			devs, err = newT3DQueueDevices(mach, params, devs)
+		}
 	}
 	if err != nil {
 		return nil, err
