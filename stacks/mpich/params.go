@@ -51,8 +51,9 @@ type Params struct {
 	// 32-processor SX-4, one might make this an array of length 32x32"
 	// (section 5). Must be at least the number of processes.
 	SlotProcs int `yaml:"slot_procs"`
-	// QueuePackets is the length of each ch_shmem incoming packet queue.
-	// MPICH's value is not in the paper; 16 assumed (ping-pong never fills it).
+	// QueuePackets is the length of each ch_shmem incoming packet queue,
+	// and of ch_t3d's with receive_queue shared. MPICH's value is not in
+	// the paper; 16 assumed (ping-pong never fills it).
 	QueuePackets int `yaml:"queue_packets"`
 	// RingPackets is the number of packet slots each sender has in a
 	// receiver's memory (ch_t3d only): the lock-free single-writer slot of

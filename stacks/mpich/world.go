@@ -111,6 +111,7 @@ func Needs() []machines.Capability {
 	return []machines.Capability{
 		machines.Cap[SharedMemory]("sysv-shm", sharedMemoryCapability+", for "+DeviceShmem+" and "+DeviceLFShmem),
 		machines.Cap[T3D]("one-sided", t3dCapability+", for "+DeviceT3D),
+		machines.Cap[T3DQueue]("swap-get", t3dQueueCapability),
 	}
 }
 
