@@ -126,7 +126,7 @@ func (w *World) Comms() []stacks.Comm {
 
 // FootprintBytes is what the device holds in the rank's memory
 // (stacks.Footprint): with ch_t3d, the packet rings and control blocks of
-// every peer; with the shared-memory devices, the shared segment (in the
+// every peer and the shared receive queue; with the shared-memory devices, the shared segment (in the
 // node's memory, which all processes share).
 func (r *Rank) FootprintBytes(nonblocking bool) int {
 	p := r.w.params
@@ -135,5 +135,9 @@ func (r *Rank) FootprintBytes(nonblocking bool) int {
 	}
 	line := func(b int) int { return (b + 63) &^ 63 }
 	n := len(r.w.ranks)
-	return line(n*p.RingPackets*p.slotBytes()) + line(n*ctlBytes)
+	b := line(n*p.RingPackets*p.slotBytes()) + line(n*ctlBytes)
+	if p.ReceiveQueue == QueueShared {
+		b += line(qSlots+p.QueuePackets*p.slotBytes()) + line(qGetSize)
+	}
+	return b
 }
