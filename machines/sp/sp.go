@@ -95,7 +95,7 @@ func New(eng *sim.Engine, nodes int, params Params) (*Machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sp: %w", err)
 	}
-	m.net, err = net.New(eng, router{m}, net.Config{MTU: params.PacketBytes, Header: params.PacketHeaderBytes, Packets: true})
+	m.net, err = net.New(eng, router{m}, net.Config{MTU: params.PacketBytes, Header: params.PacketHeaderBytes, Packets: true, Jitter: us(params.SwitchJitterUs)})
 	if err != nil {
 		return nil, fmt.Errorf("sp: %w", err)
 	}

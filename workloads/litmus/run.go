@@ -32,6 +32,10 @@ type Options struct {
 	// Warm: every thread loads the locations it accesses before the start,
 	// so they are cached (as after litmus7's previous iterations).
 	Warm bool
+	// Place, on a machine, puts thread i on processor or node Place[i]
+	// (a PE of the T3D, a node of the SCI cluster or the SP, a CPU of the
+	// SX-4); nil puts thread i on i. See ParsePlace.
+	Place []int
 	// NewEngine creates each run's engine (nil: sim.NewEngine with
 	// DefaultLimits). Runners pass workloads.Spec.NewEngine so that limits
 	// and observers apply.
