@@ -122,6 +122,7 @@ type Outcome struct {
 	Positive int     // completed runs satisfying the condition
 	Negative int     // completed runs not satisfying it
 	Failed   int     // runs that ended in a deadlock, livelock or limit
+	Filtered int     // completed runs whose final state the test's filter drops
 	// FirstFailure is the first failed run's error (wrapping the engine's
 	// *sim.LivelockError, *sim.DeadlockError or *sim.LimitError).
 	FirstFailure error
@@ -200,6 +201,10 @@ func batch(t Test, model string, opts Options, r *runner, once func(seed uint64)
 			if o.FirstFailure == nil {
 				o.FirstFailure = fmt.Errorf("litmus %s on %s, run %d (seed %d): %w", t.Name, model, i, seed, err)
 			}
+			continue
+		}
+		if !t.kept(regs, locs) {
+			o.Filtered++
 			continue
 		}
 		ok := t.Cond.Prop.Eval(regs, locs)
@@ -373,8 +378,11 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 			p.Sleep(start - p.Now() + jitter(r.opts.StartJitterCycles))
 			for _, in := range prog {
 				p.Sleep(jitter(opSpan))
+				ran := in.holds(r.regs)
 				r.exec(p, cpu, in, addr(in.Loc))
-				rf.done(p, i, in, r.regs)
+				if ran {
+					rf.done(p, i, in, r.regs)
+				}
 			}
 		})
 	}
@@ -420,6 +428,9 @@ func (r *runner) warm(p *sim.Proc, cpu *mem.CPU, prog []Instr, addr func(int) me
 
 // exec performs one instruction on cpu.
 func (r *runner) exec(p *sim.Proc, cpu *mem.CPU, in Instr, a mem.Addr) {
+	if !in.holds(r.regs) {
+		return // its guard does not hold: the instruction does nothing
+	}
 	switch in.Kind {
 	case Store:
 		cpu.Store(p, a, 8, r.value(in))
@@ -445,6 +456,15 @@ func (r *runner) exec(p *sim.Proc, cpu *mem.CPU, in Instr, a mem.Addr) {
 		}
 	case Add:
 		old := cpu.FetchAdd(p, a, r.value(in))
+		if !in.NoReg {
+			r.regs[in.Reg] = old
+		}
+	case CAS:
+		exp := in.Exp
+		if in.ExpFromReg {
+			exp = r.regs[in.ExpSrc]
+		}
+		old := cpu.CompareAndSwap(p, a, exp, r.value(in))
 		if !in.NoReg {
 			r.regs[in.Reg] = old
 		}
@@ -485,7 +505,7 @@ func (r *runner) value(in Instr) uint64 {
 // value: the stores of that value to that location, or the initial state).
 func (t Test) traceMark(th int, in Instr, regs []uint64) string {
 	what := t.instrString(in)
-	if in.Kind != Load && in.Kind != Spin && in.Kind != Swap && in.Kind != Add || in.NoReg {
+	if in.Kind != Load && in.Kind != Spin && !in.atomic() || in.NoReg {
 		return fmt.Sprintf("P%d: %s", th, what)
 	}
 	v := regs[in.Reg]

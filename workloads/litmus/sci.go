@@ -137,7 +137,7 @@ func RunSCI(t Test, build Builder, cfg SCIConfig, homes []int, opts Options) (*O
 	}
 	for th, prog := range t.Threads {
 		for _, in := range prog {
-			if in.Kind == Swap || in.Kind == Add {
+			if in.atomic() {
 				return nil, fmt.Errorf("litmus %s on sci: P%d: %s: swaps and adds on memory words are not SCI operations (the adapter's only atomic is fetch-and-increment-by-one)", t.Name, th, t.instrString(in))
 			}
 		}
@@ -202,6 +202,9 @@ func RunSCI(t Test, build Builder, cfg SCIConfig, homes []int, opts Options) (*O
 				p.Sleep(max(start-p.Now(), 0) + jitter(opts.StartJitterCycles))
 				for _, in := range prog {
 					p.Sleep(jitter(opSpan))
+					if !in.holds(regs) {
+						continue // its guard does not hold
+					}
 					val := in.Val
 					if in.FromReg {
 						val = regs[in.Src]

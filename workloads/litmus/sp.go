@@ -130,7 +130,7 @@ func RunSP(t Test, build Builder, cfg SPConfig, homes []int, opts Options) (*Out
 	}
 	for th, prog := range t.Threads {
 		for _, in := range prog {
-			if in.Kind == Swap || in.Kind == Add {
+			if in.atomic() {
 				return nil, fmt.Errorf("litmus %s on sp: P%d: %s: atomics on memory words are not modelled on the SP (LAPI_Rmw is not in the machine model)", t.Name, th, t.instrString(in))
 			}
 		}
@@ -207,6 +207,9 @@ func RunSP(t Test, build Builder, cfg SPConfig, homes []int, opts Options) (*Out
 				p.Sleep(max(start-p.Now(), 0) + jitter(opts.StartJitterCycles))
 				for _, in := range prog {
 					p.Sleep(jitter(opSpan))
+					if !in.holds(regs) {
+						continue // its guard does not hold
+					}
 					val := in.Val
 					if in.FromReg {
 						val = regs[in.Src]

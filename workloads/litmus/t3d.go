@@ -116,7 +116,7 @@ func RunT3D(t Test, build Builder, cfg T3DConfig, homes []int, opts Options) (*O
 	}
 	for th, prog := range t.Threads {
 		for _, in := range prog {
-			if in.Kind == Swap || in.Kind == Add {
+			if in.atomic() {
 				return nil, fmt.Errorf("litmus %s on t3d: P%d: %s: atomics on memory words are not T3D operations (its fetch-and-increment is a register)", t.Name, th, t.instrString(in))
 			}
 		}
@@ -187,6 +187,9 @@ func RunT3D(t Test, build Builder, cfg T3DConfig, homes []int, opts Options) (*O
 				p.Sleep(max(start-p.Now(), 0) + jitter(opts.StartJitterCycles))
 				for _, in := range prog {
 					p.Sleep(jitter(opSpan))
+					if !in.holds(regs) {
+						continue // its guard does not hold
+					}
 					val := in.Val
 					if in.FromReg {
 						val = regs[in.Src]
