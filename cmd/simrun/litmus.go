@@ -34,6 +34,7 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 	home := fs.String("home", "", "with --machine t3d, sci or sp: the PE or node holding each location, e.g. x=1,y=1 (default: the first thread that loads it)")
 	place := fs.String("place", "", "with --machine: the processor each thread runs on, e.g. P0=0,P1=3 (a CPU of the SX-4, a PE of the T3D, a node of the SCI cluster or the SP; a word before the number is allowed: P1=node3, P1=pe9); one thread per processor; default: thread i on i")
 	reorder := fs.Float64("reorder-ns", sci.DefaultParams().ReorderNs, "with --machine sci: the largest extra delay of an SCI packet in the fabric (reorder_ns; the teaching scenarios use 3000)")
+	progress := fs.String("progress", sp.DefaultParams().Progress, "with --machine sp: how LAPI handles incoming messages, interrupt or polling (a node's program polls only inside LAPI calls)")
 	swJitter := fs.Float64("switch-jitter-us", litmusSwitchJitterUs, "with --machine sp: the largest extra delay of a packet in the SP switch (switch_jitter_us: other traffic on the packet's route); 0 is a quiet switch, which delivers in order")
 	cold := fs.Bool("cold", false, "start with empty caches (default: each thread has loaded its locations)")
 	pos, code, ok := parseFlags(fs, "litmus", args, stdout, stderr)
@@ -93,7 +94,7 @@ func cmdLitmus(args []string, stdout, stderr io.Writer) int {
 	}
 	switch *machine {
 	case "t3d", "sci", "sp":
-		return litmusRemote(t, remoteFlags{machine: *machine, home: *home, place: *place, placed: placed, reorderNs: *reorder, switchJitterUs: *swJitter, exhaustive: *exhaustive, runs: *runs, seed: *seed, warm: !*cold, startJ: *startJ, opJ: *opJ}, fs, stdout, stderr)
+		return litmusRemote(t, remoteFlags{machine: *machine, home: *home, place: *place, placed: placed, reorderNs: *reorder, switchJitterUs: *swJitter, progress: *progress, exhaustive: *exhaustive, runs: *runs, seed: *seed, warm: !*cold, startJ: *startJ, opJ: *opJ}, fs, stdout, stderr)
 	}
 	if *home != "" {
 		fmt.Fprintln(stderr, "simrun litmus: --home applies to --machine t3d, sci and sp only")
@@ -175,7 +176,8 @@ func machineModel(name string, threads int) (mem.Config, error) {
 // remoteFlags are the flags of a run on a T3D, SCI cluster or SP.
 type remoteFlags struct {
 	machine, home, place      string
-	placed                    []int // parsed --place (nil: thread i on i)
+	progress                  string // --machine sp
+	placed                    []int  // parsed --place (nil: thread i on i)
 	reorderNs, switchJitterUs float64
 	exhaustive, warm          bool
 	runs                      int
@@ -196,7 +198,7 @@ func litmusRemote(t litmus.Test, f remoteFlags, fs *flag.FlagSet, stdout, stderr
 		fmt.Fprintf(stderr, "simrun litmus: --exhaustive explores the untimed models (sc, tso, pso, noncoherent, nmca, --machine sx4); --machine %s is sampled only\n", f.machine)
 		return exitUsage
 	}
-	for flagName, only := range map[string]string{"reorder-ns": "sci", "switch-jitter-us": "sp"} {
+	for flagName, only := range map[string]string{"reorder-ns": "sci", "switch-jitter-us": "sp", "progress": "sp"} {
 		set := false
 		fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == flagName })
 		if set && f.machine != only {
@@ -247,12 +249,13 @@ func litmusRemote(t litmus.Test, f remoteFlags, fs *flag.FlagSet, stdout, stderr
 		where = "node"
 		params := sp.DefaultParams()
 		params.SwitchJitterUs = f.switchJitterUs
+		params.Progress = f.progress
 		if err := params.Validate(); err != nil {
-			fmt.Fprintf(stderr, "simrun litmus: --switch-jitter-us: %v\n", err)
+			fmt.Fprintf(stderr, "simrun litmus: --switch-jitter-us or --progress: %v\n", err)
 			return exitUsage
 		}
 		build := func(eng *sim.Engine, procs int) (machines.Machine, error) { return sp.New(eng, procs, params) }
-		cfg := litmus.SPConfig{ClockMHz: params.ClockMHz, SwitchJitterUs: params.SwitchJitterUs}
+		cfg := litmus.SPConfig{ClockMHz: params.ClockMHz, SwitchJitterUs: params.SwitchJitterUs, Polling: params.Progress == "polling"}
 		homes = litmus.DefaultHomes(t, f.placed)
 		j, err = litmus.SPJitterCycles(build, cfg)
 		opDef = litmus.SPOpJitterCycles(cfg)
@@ -318,7 +321,7 @@ func litmusRemote(t litmus.Test, f remoteFlags, fs *flag.FlagSet, stdout, stderr
 		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stderr, "simrun litmus: %d runs, %d events in %.3fs\n", f.runs, o.Events, wall.Seconds())
+	fmt.Fprintf(stderr, "simrun litmus: %d runs, %d events, %v simulated, in %.3fs\n", f.runs, o.Events, o.SimTime, wall.Seconds())
 	if o.Failed > 0 {
 		return exitFailed
 	}

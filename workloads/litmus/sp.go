@@ -47,6 +47,7 @@ type SPMachine interface {
 type SPConfig struct {
 	ClockMHz       float64 // the nodes' clock (sp clock_mhz)
 	SwitchJitterUs float64 // the switch's largest extra packet delay (sp switch_jitter_us)
+	Polling        bool    // LAPI in polling mode (sp progress polling)
 }
 
 // spCapability names what SPMachine needs, for MissingCapability.
@@ -235,7 +236,11 @@ func RunSP(t Test, build Builder, cfg SPConfig, homes []int, opts Options) (*Out
 						// a load waits for its data: nothing to wait for
 					case Spin:
 						if homes[in.Loc] == own {
-							cpu.SpinUntil(p, fmt.Sprintf("waiting for %s=%d", t.Locs[in.Loc], in.Val), func() bool {
+							why := fmt.Sprintf("waiting for %s=%d", t.Locs[in.Loc], in.Val)
+							if cfg.Polling {
+								why += " (LAPI in polling mode: this spin makes no LAPI call, so nothing that arrives at node " + fmt.Sprint(own) + " is dispatched)"
+							}
+							cpu.SpinUntil(p, why, func() bool {
 								regs[in.Reg] = cpu.Load(p, addr[in.Loc], 8)
 								return regs[in.Reg] == in.Val
 							}, addr[in.Loc])

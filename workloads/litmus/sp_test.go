@@ -15,7 +15,7 @@ import (
 // spOf is the builder and config of RunSP on an SP of params.
 func spOf(params sp.Params) (Builder, SPConfig) {
 	return func(eng *sim.Engine, procs int) (machines.Machine, error) { return sp.New(eng, procs, params) },
-		SPConfig{ClockMHz: params.ClockMHz, SwitchJitterUs: params.SwitchJitterUs}
+		SPConfig{ClockMHz: params.ClockMHz, SwitchJitterUs: params.SwitchJitterUs, Polling: params.Progress == "polling"}
 }
 
 // runSP is RunSP on an SP of params with the default jitters.
@@ -112,7 +112,7 @@ func TestSPPolling(t *testing.T) {
 	}
 	var ll *sim.LivelockError
 	var dl *sim.DeadlockError
-	if o.Failed != 3 || !errors.As(o.FirstFailure, &ll) && !errors.As(o.FirstFailure, &dl) || !strings.Contains(o.FirstFailure.Error(), "y=1") {
+	if o.Failed != 3 || !errors.As(o.FirstFailure, &ll) && !errors.As(o.FirstFailure, &dl) || !strings.Contains(o.FirstFailure.Error(), "y=1 (LAPI in polling mode") {
 		t.Errorf("%d of 3 runs failed, first %v; want each to hang with the reader waiting for y=1", o.Failed, o.FirstFailure)
 	}
 }
