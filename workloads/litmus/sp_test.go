@@ -67,6 +67,9 @@ func TestSP(t *testing.T) {
 		{test: "LB", jitter: 40},
 		{test: "IRIW", jitter: 40},
 		{test: "WRC", jitter: 40},
+		{test: "LB+fences", jitter: 40},
+		{test: "IRIW+fences", jitter: 40},
+		{test: "WRC+fences", jitter: 40},
 		// The reader spins on its own memory (the interrupt-driven
 		// dispatcher writes it): the spin ends, the data may be late.
 		{test: "MP+spin", jitter: 40, observed: true},
