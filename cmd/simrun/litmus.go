@@ -284,6 +284,13 @@ func litmusRemote(t litmus.Test, f remoteFlags, fs *flag.FlagSet, stdout, stderr
 			}
 			homes[l] = v
 		}
+		units, _ := litmus.CheckPlace(t, f.placed, f.machine, where, 0)
+		for l, h := range homes {
+			if h < 0 || h >= units {
+				fmt.Fprintf(stderr, "simrun litmus: --home %q: %s on %s %d, but the test's threads run on %ss 0..%d (see --place)\n", f.home, t.Locs[l], where, h, where, units-1)
+				return exitUsage
+			}
+		}
 	}
 	opts := litmus.Options{Runs: f.runs, Seed: f.seed, Warm: f.warm, StartJitterCycles: j, OpJitterCycles: opDef, Place: f.placed}
 	fs.Visit(func(fl *flag.Flag) {

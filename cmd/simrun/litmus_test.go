@@ -53,6 +53,8 @@ func TestLitmusFiles(t *testing.T) {
 		{[]string{"litmus", "MP", "--machine", "sp", "--place", "P0=1"}, exitUsage, `--place "P0=1": litmus MP on sp: P0 and P1 both on node 1: one thread per node`},
 		{[]string{"litmus", "MP", "--machine", "t3d", "--place", "P1=pe9000"}, exitUsage, `--place "P1=pe9000": litmus MP on t3d: P1 on PE 9000: t3d has PEs 0..2047`},
 		{[]string{"litmus", "MP", "--machine", "sx4", "--place", "P1=cpu32"}, exitUsage, `--place "P1=cpu32": litmus MP on sx4: P1 on CPU 32: sx4 has CPUs 0..31`},
+		{[]string{"litmus", "MP", "--machine", "sp", "--home", "x=5"}, exitUsage, `--home "x=5": x on node 5, but the test's threads run on nodes 0..1 (see --place)`},
+		{[]string{"litmus", "MP", "--machine", "sp", "--home", "x=5", "--place", "P0=5", "--runs", "10"}, exitOK, "P0 on node 5, P1 on node 1, x on node 5, y on node 1"},
 		{[]string{"litmus", "MP", "--machine", "sp", "--place", "P2=1"}, exitUsage, `--place "P2=1": "P2" is not a thread of MP (P0..P1)`},
 		{[]string{"litmus", "MP", "--model", "tso", "--place", "P1=1"}, exitUsage, `--place "P1=1": placement needs a --machine`},
 		{[]string{"litmus", "MP", "--machine", "sci", "--reorder-ns", "3000", "--runs", "3000"}, exitOK, "% SCI, reorder_ns 3000: P0 on process 0, P1 on process 1, x on node 1, y on node 1\n"},
