@@ -354,11 +354,16 @@ func (r *Rank) AllFence(p *sim.Proc) {
 // proc's LAPI completion counter only while a put or accumulate to proc is
 // still outstanding, that is only for the operation just before it to the
 // same rank (the ones before that were complete when it was issued). The
-// blocks of one operation go back to back (they are distinct bytes), an
-// operation to another rank waits for nothing, and a program that
-// alternates targets pays nothing: cheaper than the application's Fence
-// after every operation. Gets and read-modify-writes return complete, so
-// leave nothing outstanding. (Accumulates after accumulates commute, and
+// blocks of one operation go back to back (they are distinct bytes) and an
+// operation to another rank waits for nothing, so a program that
+// alternates targets overlaps one target's wait with the other's put: 10
+// 8-byte puts alternating between two ranks and an AllFence take 471 us,
+// 491 us with the application's Fence after each (before this rule, 408
+// us, unordered). To one rank it costs what that Fence costs (582 us, 355
+// us unordered): a LAPI_Put has no ARMCI code at the target that could
+// hold a later operation back, so only its completion counter orders it.
+// Gets and read-modify-writes return complete, so leave nothing
+// outstanding. (Accumulates after accumulates commute, and
 // ARMCI's LAPI port let them overlap; here they wait anyway: an active
 // message's data lands in the target's one buffer for this origin, free
 // again only once the previous one is served.)
