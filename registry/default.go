@@ -29,7 +29,7 @@ func Default() *Registry {
 	}
 	for _, e := range []StackEntry{
 		Stack(mpich.Name, "MPICH: short, eager and rendezvous protocols over the devices ch_shmem, ch_lfshmem (SX-4) and ch_t3d", mpich.ParamsFromYAMLAt, mpich.Open,
-			Needs(mpich.Needs()...), Variants("{device: ch_shmem}", "{device: ch_lfshmem}", "{device: ch_t3d}")),
+			Needs(mpich.Needs()...), Variants("{device: ch_shmem}", "{device: ch_lfshmem}", "{device: ch_t3d}", "{device: ch_t3d, receive_queue: per-sender}")),
 		Stack(aclmpl.Name, "ACLMPL: synchronous and asynchronous put-based protocols, tree and binary-swap collectives", aclmpl.ParseParams, aclmpl.Open,
 			Needs(aclmpl.Needs()...)),
 		Stack(shmem.Name, "raw SHMEM: put, get, quiet, fetch-and-increment, symmetric memory; no messages", Decode(shmem.DefaultParams), shmem.Open,

@@ -30,6 +30,15 @@ type Reducer interface {
 	Reduce(p *sim.Proc, buf mem.Region, op Op, root int) error
 }
 
+// SoleCollectives marks a rank whose library has one broadcast and one
+// reduce for blocking and nonblocking programs alike: MPI-1 has no
+// nonblocking collectives, so an MPI program calls MPI_Bcast and
+// MPI_Reduce whether its point-to-point calls block or not. A workload's
+// nonblocking program uses its Bcaster and Reducer too.
+type SoleCollectives interface {
+	SoleCollectives()
+}
+
 // BinarySwapReducer is Reduce by the binary-swap algorithm.
 type BinarySwapReducer interface {
 	BinarySwapReduce(p *sim.Proc, buf mem.Region, op Op, root int) error

@@ -18,9 +18,9 @@ func TestListMachinesAndStacks(t *testing.T) {
 	}
 	for _, want := range []string{
 		"sx4  NEC SX-4 node",
-		"     offers: memory, sysv-shm, shared-memory\n     lacks:  one-sided, get, fetch-inc, swap, barrier, delivered, lapi, shmem+swap, sci-shm\n",
+		"     offers: memory, sysv-shm, shared-memory\n     lacks:  one-sided, get, fetch-inc, swap, barrier, delivered, swap-get, lapi, shmem+swap, sci-shm\n",
 		"t3d  Cray T3D",
-		"     offers: memory, one-sided, get, fetch-inc, swap, barrier, delivered, shmem+swap\n     lacks:  sysv-shm, lapi, shared-memory, sci-shm\n",
+		"     offers: memory, one-sided, get, fetch-inc, swap, barrier, delivered, swap-get, shmem+swap\n     lacks:  sysv-shm, lapi, shared-memory, sci-shm\n",
 		"sci  Scali PCI-SCI cluster",
 		"     offers: memory, sci-shm\n",
 		"  sysv-shm   System V shared memory",
@@ -40,7 +40,8 @@ func TestListMachinesAndStacks(t *testing.T) {
 		"mpich   MPICH",
 		"        on sx4 {device: ch_lfshmem}: offers comm\n",
 		"        on sx4 {device: ch_t3d}: missing per-PE memory with one-sided put and quiet",
-		"        on t3d {device: ch_t3d}: offers comm\n",
+		"        on t3d {device: ch_t3d}: offers comm, bcast, reduce\n",
+		"        on t3d {device: ch_t3d, receive_queue: per-sender}: offers comm, bcast, reduce\n",
 		"aclmpl  ACLMPL",
 		"        needs: one-sided: ",
 		"        on sx4: missing per-PE memory and one-sided put with quiet (machines.OneSided)\n",

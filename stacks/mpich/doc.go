@@ -67,7 +67,17 @@
 //     ready word or credit of its word set moves (mem.WordSet): events
 //     follow the packets, not the number of senders scanned. The
 //     load-by-load model it replaces gives the same times
-//     (TestT3DScanMatchesLoadByLoad).
+//     (TestT3DScanMatchesLoadByLoad). That is receive_queue
+//     per-sender; the default, receive_queue shared (t3dqueue.go), is
+//     MPICH's ch_shmem queue design on the T3D instead: one packet queue
+//     per PE in its memory, which a sender appends to under a lock taken
+//     with the T3D's atomic swap, reading tail and head with one
+//     shmem_get and backing off while the queue is full; the receiver
+//     polls one slot, not p-1 rings. With collectives shmem (the default,
+//     t3dcoll.go) ch_t3d's ranks offer MPI_Bcast and MPI_Reduce built on
+//     SHMEM (binomial trees of puts into a system buffer per PE, copied
+//     out; stacks.SoleCollectives) instead of leaving the workload to
+//     build trees over point-to-point messages (collectives p2p).
 //
 // For ch_shmem and ch_lfshmem, the shared segment (shared_memory_bytes, 4 MB by default) holds the
 // queues or the 32x32 slot array and then the pool, so the pool is about
@@ -93,8 +103,13 @@
 // per control packet on each side, calibrated to Figure 6 at 0 bytes
 // (37 us), and ch_t3d's pollCycles (4, assumed) per ring scanned. ch_t3d
 // reuses the SX-4-calibrated packetCycles (assumed: the same C code, the
-// same cycle count on the Alpha) and assumes eager_bytes 16 KB and
-// ring_packets 2 (see Params). No T3D MPI figure is calibrated to (the
+// same cycle count on the Alpha; charged once per MPI_Bcast or MPI_Reduce
+// call too) and assumes eager_bytes 16 KB (also the collectives' system
+// buffer), ring_packets 2 and queue_packets 16 (see Params). That
+// assumption is why papers/aclmpl-t3d.txt's "4 to 7 times faster" does
+// not hold for point-to-point (t3d-table2's notes): the paper warns that
+// "the T3D is extremely instruction cache sensitive", which the model
+// does not represent. No T3D MPI figure is calibrated to (the
 // paper's are held out, and they measure EPCC's MPI, not this device). The other
 // calibrated values are machine parameters (machines/sx4): semop_us <-
 // Figure 1, cache_flush_us <- Figure 5. Everything else (the 40 us of Figure 4, 90 us at 1 KB in

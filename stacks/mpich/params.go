@@ -17,6 +17,9 @@ const (
 	DeviceT3D     = "ch_t3d"     // MPICH-style put-based device standing in for the T3D MPI baseline (not EPCC's code)
 	LockSysV      = "sysv"       // System V semaphores (section 4)
 	LockTAS       = "tas"        // test-and-set locks (section 6)
+
+	CollectivesShmem = "shmem" // ch_t3d: MPI_Bcast and MPI_Reduce by puts into system buffers (t3dcoll.go)
+	CollectivesP2P   = "p2p"   // collectives are the workload's trees over point-to-point messages
 )
 
 // Params configures the stack (stack.params in a scenario).
@@ -48,8 +51,9 @@ type Params struct {
 	// 32-processor SX-4, one might make this an array of length 32x32"
 	// (section 5). Must be at least the number of processes.
 	SlotProcs int `yaml:"slot_procs"`
-	// QueuePackets is the length of each ch_shmem incoming packet queue.
-	// MPICH's value is not in the paper; 16 assumed (ping-pong never fills it).
+	// QueuePackets is the length of each ch_shmem incoming packet queue,
+	// and of ch_t3d's with receive_queue shared. MPICH's value is not in
+	// the paper; 16 assumed (ping-pong never fills it).
 	QueuePackets int `yaml:"queue_packets"`
 	// RingPackets is the number of packet slots each sender has in a
 	// receiver's memory (ch_t3d only): the lock-free single-writer slot of
@@ -96,6 +100,20 @@ type Params struct {
 	// allreduce, unlock: the deadly embrace of 5.2) or naive-two (two
 	// allreduces without priority: may loop for ever, 5.2).
 	ContextIDs string `yaml:"context_ids"`
+	// Collectives is how MPI_Bcast and MPI_Reduce move data (ch_t3d
+	// only): shmem (default for ch_t3d: binomial trees of puts into a
+	// system buffer of eager_bytes per PE, copied out at memcpy speed, one
+	// MPI call's software per PE; t3dcoll.go says why) or p2p (the stack
+	// offers no collectives: a workload builds its trees over MPI_Send and
+	// MPI_Recv, the behaviour before; the SX-4 devices' only one).
+	Collectives string `yaml:"collectives"`
+	// ReceiveQueue is how ch_t3d's control packets reach a PE: shared (one
+	// queue per receiver of queue_packets packets, appended to under a
+	// lock taken with the T3D's atomic swap: MPICH's queue design of
+	// section 3 on the T3D, t3dqueue.go) or per-sender (a ring of
+	// ring_packets per ordered pair, no lock: section 5's single-writer
+	// slots, t3d.go).
+	ReceiveQueue string `yaml:"receive_queue"`
 }
 
 // deviceOnly lists the params that only some devices use: setting one for
@@ -107,8 +125,10 @@ var deviceOnly = []struct {
 	{"lock", []string{DeviceShmem, DeviceLFShmem}},
 	{"shared_memory_bytes", []string{DeviceShmem, DeviceLFShmem}},
 	{"slot_procs", []string{DeviceLFShmem}},
-	{"queue_packets", []string{DeviceShmem}},
+	{"queue_packets", []string{DeviceShmem, DeviceT3D}},
 	{"ring_packets", []string{DeviceT3D}},
+	{"collectives", []string{DeviceT3D}},
+	{"receive_queue", []string{DeviceT3D}},
 }
 
 // DefaultParams is the paper's final version (Figure 6).
@@ -119,16 +139,20 @@ func DefaultParams() Params {
 		SharedMemoryBytes: 4 << 20, SlotProcs: 32, QueuePackets: 16,
 		RingPackets: 2, Fences: true,
 		Threads: BuildRuntime, ThreadWait: WaitYield, ThreadLocking: LockingProgress, ContextIDs: ContextMulti,
+		Collectives: CollectivesP2P, ReceiveQueue: QueuePerSender,
 	}
 }
 
 // DefaultParamsFor is the default configuration of a device: DefaultParams
-// with the device set, and for ch_t3d its own eager_bytes (16 KB).
+// with the device set, and for ch_t3d its own eager_bytes (16 KB) and the
+// SHMEM collectives.
 func DefaultParamsFor(device string) Params {
 	p := DefaultParams()
 	p.Device = device
 	if device == DeviceT3D {
 		p.EagerBytes = 16 << 10
+		p.Collectives = CollectivesShmem
+		p.ReceiveQueue = QueueShared
 	}
 	return p
 }
@@ -210,6 +234,12 @@ func (p Params) check() error {
 	}
 	if p.ThreadLocking != LockingProgress && p.ThreadLocking != LockingPerCall {
 		bad("thread_locking", "must be %q or %q, got %q", LockingProgress, LockingPerCall, p.ThreadLocking)
+	}
+	if p.Collectives != CollectivesShmem && p.Collectives != CollectivesP2P {
+		bad("collectives", "must be %q or %q, got %q", CollectivesShmem, CollectivesP2P, p.Collectives)
+	}
+	if p.ReceiveQueue != QueueShared && p.ReceiveQueue != QueuePerSender {
+		bad("receive_queue", "must be %q or %q, got %q", QueueShared, QueuePerSender, p.ReceiveQueue)
 	}
 	if !slices.Contains(contextAlgorithms, p.ContextIDs) {
 		bad("context_ids", "must be one of %s, got %q", strings.Join(contextAlgorithms, ", "), p.ContextIDs)

@@ -200,19 +200,7 @@ func newT3DDevices(mach machines.Machine, params Params) (Machine, []Device, err
 			waitPacket: fmt.Sprintf("rank %d: waiting for a packet (%s rings)", i, DeviceT3D),
 			waitRoom:   fmt.Sprintf("rank %d: waiting for a free packet slot or eager buffer (%s credits)", i, DeviceT3D)}
 		if poll, ok := any(d.cpu).(wordPoller); ok && !d.cached {
-			d.poll, d.words = poll, poll.NewWordSet(3*n)
-			for q := 0; q < n; q++ {
-				if q == i {
-					continue
-				}
-				d.words.Watch(q, l.slot(i, q, 0), l.ring*l.slotBytes)
-				d.words.Expect(q, l.slot(i, q, 0), 1)
-				for k := 0; k < 2; k++ {
-					c := l.credit(i, q) + mem.Addr(8*k)
-					d.words.Watch(n+2*q+k, c, 8)
-					d.words.ExpectChange(n+2*q+k, c, 0)
-				}
-			}
+			d.poll = poll // the word set is built on the receive path's first use (wordSet)
 		}
 		devs[i] = d
 	}
@@ -222,7 +210,33 @@ func newT3DDevices(mach machines.Machine, params Params) (Machine, []Device, err
 func (d *t3dDevice) Name() string { return DeviceT3D }
 
 // byLoads reports whether the device scans and waits load by load.
-func (d *t3dDevice) byLoads() bool { return d.words == nil || d.perLoad }
+func (d *t3dDevice) byLoads() bool { return d.poll == nil || d.perLoad }
+
+// wordSet is the device's word set, built on first use from the current
+// state (a shared receive queue wraps this device for its data half and
+// never needs one): each sender's next ring slot, each peer's counts as
+// last seen.
+func (d *t3dDevice) wordSet() *mem.WordSet {
+	if d.words != nil {
+		return d.words
+	}
+	l, n := d.l, d.l.procs
+	w := d.poll.NewWordSet(3 * n)
+	for q := 0; q < n; q++ {
+		if q == d.rank {
+			continue
+		}
+		w.Watch(q, l.slot(d.rank, q, 0), l.ring*l.slotBytes)
+		w.Expect(q, l.slot(d.rank, q, d.recvd[q]), d.recvd[q]+1)
+		for k := 0; k < 2; k++ {
+			c := l.credit(d.rank, q) + mem.Addr(8*k)
+			w.Watch(n+2*q+k, c, 8)
+			w.ExpectChange(n+2*q+k, c, d.seen[2*q+k])
+		}
+	}
+	d.words = w
+	return w
+}
 
 // saw records a control word (peer q's credit, k 0, or released count,
 // k 1) as last loaded: a wait for room ends when it moves.
@@ -340,7 +354,7 @@ func (d *t3dDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) 
 	if d.byLoads() {
 		return d.readByLoads(p, pkt)
 	}
-	s, loads, ok := d.poll.ScanUncached(p, d.words, 0, d.l.procs, d.next)
+	s, loads, ok := d.poll.ScanUncached(p, d.wordSet(), 0, d.l.procs, d.next)
 	d.charge(p, loads)
 	if !ok {
 		return 0, false, nil
@@ -400,7 +414,7 @@ func (d *t3dDevice) arrived(p *sim.Proc) bool {
 // fills a sender's next slot.
 func (d *t3dDevice) WaitControl(p *sim.Proc) {
 	if !d.byLoads() {
-		d.poll.WaitWords(p, d.waitPacket, d.words, 0, d.l.procs)
+		d.poll.WaitWords(p, d.waitPacket, d.wordSet(), 0, d.l.procs)
 		return
 	}
 	d.watchLists()
@@ -418,16 +432,16 @@ func (d *t3dDevice) WaitRoom(p *sim.Proc) {
 		d.waitRoomByLoads(p)
 		return
 	}
-	n, changed := d.l.procs, false
-	for i := d.words.FirstReady(n, 3*n, n); i >= 0; i = d.words.FirstReady(n, 3*n, i) {
+	n, changed, w := d.l.procs, false, d.wordSet()
+	for i := w.FirstReady(n, 3*n, n); i >= 0; i = w.FirstReady(n, 3*n, i) {
 		q, k := (i-n)/2, (i-n)%2
-		d.saw(q, k, d.cpu.Memory().Load64(d.words.Word(i)))
+		d.saw(q, k, d.cpu.Memory().Load64(w.Word(i)))
 		changed = true
 	}
 	if changed {
 		return
 	}
-	d.poll.WaitWords(p, d.waitRoom, d.words, 0, 3*n)
+	d.poll.WaitWords(p, d.waitRoom, w, 0, 3*n)
 }
 
 // waitRoomByLoads is WaitRoom watching every ring slot and control word,

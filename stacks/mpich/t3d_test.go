@@ -108,17 +108,21 @@ func TestT3DRandomMessages(t *testing.T) {
 
 // TestT3DRandomTraffic: the shared-memory devices' random traffic test on
 // ch_t3d (receives posted first, by source and tag and by wildcards), with
-// one-packet rings so senders often wait for credit.
+// one-packet rings, or a one-packet shared queue whose lock every sender
+// contends for, so senders often wait for room.
 func TestT3DRandomTraffic(t *testing.T) {
 	const procs, perPair = 4, 20
-	for seed := uint64(1); seed <= 2; seed++ {
-		for _, anySource := range []bool{false, true} {
-			t.Run(fmt.Sprintf("seed%d/any=%v", seed, anySource), func(t *testing.T) {
-				e := sim.NewEngine(seed)
-				params := DefaultParamsFor(DeviceT3D)
-				params.ShortBytes, params.EagerBytes, params.RingPackets = 256, 4096, 1
-				runTraffic(t, e, newT3DWorld(t, e, procs, params), params, seed, anySource, procs, perPair)
-			})
+	for _, queue := range []string{QueuePerSender, QueueShared} {
+		for seed := uint64(1); seed <= 2; seed++ {
+			for _, anySource := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/seed%d/any=%v", queue, seed, anySource), func(t *testing.T) {
+					e := sim.NewEngine(seed)
+					params := DefaultParamsFor(DeviceT3D)
+					params.ShortBytes, params.EagerBytes, params.RingPackets, params.QueuePackets = 256, 4096, 1, 1
+					params.ReceiveQueue = queue
+					runTraffic(t, e, newT3DWorld(t, e, procs, params), params, seed, anySource, procs, perPair)
+				})
+			}
 		}
 	}
 }
@@ -171,8 +175,13 @@ func TestT3DProtocolSwitch(t *testing.T) {
 // ping-pongs between PEs 0 and 1 of a pes-PE partition.
 func pingPongT3D(t *testing.T, pes, n, reps int) sim.Time {
 	t.Helper()
+	return pingPongT3DWith(t, pes, n, reps, DefaultParamsFor(DeviceT3D))
+}
+
+func pingPongT3DWith(t *testing.T, pes, n, reps int, params Params) sim.Time {
+	t.Helper()
 	e := sim.NewEngine(1)
-	w := newT3DWorld(t, e, pes, DefaultParamsFor(DeviceT3D))
+	w := newT3DWorld(t, e, pes, params)
 	var start, end sim.Time
 	for me := 0; me < 2; me++ {
 		r := w.Rank(me)
@@ -209,18 +218,25 @@ func pingPongT3D(t *testing.T, pes, n, reps int) sim.Time {
 // change of the model: check it is meant.
 func TestT3DLatencyRegression(t *testing.T) {
 	for _, tc := range []struct {
+		queue  string
 		pes, n int
 		want   float64 // us
 	}{
-		{2, 8, 29.304},      // two packets' software (2 x 1700 cycles) + puts + line invalidations + copies
-		{128, 8, 73.826},    // + scanning 127 rings with uncached loads (t3d-table1)
-		{2, 1024, 45.782},   // eager: data put into the per-sender buffer, then a packet; a cache flush before the copy-out
-		{2, 65536, 609.090}, // rendezvous: one put into the receive buffer (~108 MB/s), then the receiver drops its stale lines (a cache flush)
+		{QueuePerSender, 2, 8, 29.304},      // two packets' software (2 x 1700 cycles) + puts + line invalidations + copies
+		{QueuePerSender, 128, 8, 73.826},    // + scanning 127 rings with uncached loads (t3d-table1)
+		{QueuePerSender, 2, 1024, 45.782},   // eager: data put into the per-sender buffer, then a packet; a cache flush before the copy-out
+		{QueuePerSender, 2, 65536, 609.090}, // rendezvous: one put into the receive buffer (~108 MB/s), then the receiver drops its stale lines (a cache flush)
+		{QueueShared, 2, 8, 32.506},         // per packet a swap for the lock, a get of tail and head, puts of tail and release; one load per poll
+		{QueueShared, 128, 8, 32.506},       // the receiver polls one queue, however many PEs
+		{QueueShared, 2, 1024, 48.984},
+		{QueueShared, 2, 65536, 618.698},
 	} {
-		got := pingPongT3D(t, tc.pes, tc.n, 3).Micros()
-		t.Logf("%d PEs, %d bytes: %.3f us", tc.pes, tc.n, got)
+		params := DefaultParamsFor(DeviceT3D)
+		params.ReceiveQueue = tc.queue
+		got := pingPongT3DWith(t, tc.pes, tc.n, 3, params).Micros()
+		t.Logf("%s: %d PEs, %d bytes: %.3f us", tc.queue, tc.pes, tc.n, got)
 		if d := got/tc.want - 1; d > 0.001 || d < -0.001 {
-			t.Errorf("%d PEs, %d bytes: half round trip %.3f us, want %.3f us", tc.pes, tc.n, got, tc.want)
+			t.Errorf("%s: %d PEs, %d bytes: half round trip %.3f us, want %.3f us", tc.queue, tc.pes, tc.n, got, tc.want)
 		}
 	}
 }
@@ -367,15 +383,26 @@ func TestT3DEagerBuffersOnFirstUse(t *testing.T) {
 // stale header, reported as a corrupted packet with rank, offset and time,
 // and a reused eager buffer gives the previous message's bytes.
 func TestT3DStaleLinesWithoutInvalidation(t *testing.T) {
-	params := DefaultParamsFor(DeviceT3D)
+	for _, queue := range []string{QueuePerSender, QueueShared} {
+		params := DefaultParamsFor(DeviceT3D)
+		params.ReceiveQueue = queue
+		slots := params.RingPackets
+		if queue == QueueShared {
+			slots = params.QueuePackets
+		}
+		testT3DStaleLines(t, params, slots)
+	}
+}
+
+func testT3DStaleLines(t *testing.T, params Params, slots int) {
 	for _, tc := range []struct {
 		name       string
 		n, msgs    int
 		invalidate bool
 		want       string // "" (every message intact), "packet", "data" or "any" (either)
 	}{
-		{"short, ring slot reused", 8, params.RingPackets + 1, true, ""},
-		{"short, ring slot reused, no invalidation", 8, params.RingPackets + 1, false, "packet"},
+		{"short, slot reused", 8, slots + 1, true, ""},
+		{"short, slot reused, no invalidation", 8, slots + 1, false, "packet"},
 		{"eager, buffer reused", 4000, 2, true, ""},
 		{"eager, buffer reused, no invalidation", 4000, 2, false, "data"},
 		{"rendezvous into a buffer the program has read", 65536, 2, true, ""},
@@ -383,7 +410,8 @@ func TestT3DStaleLinesWithoutInvalidation(t *testing.T) {
 	} {
 		eng := sim.NewEngine(1)
 		w := newT3DWorld(t, eng, 2, params)
-		w.Rank(1).dev.(*t3dDevice).noInvalidate = !tc.invalidate
+		t3dOf(w.Rank(1).dev).noInvalidate = !tc.invalidate
+		tc.name = params.ReceiveQueue + ": " + tc.name
 		var recvErr error
 		stale := -1 // byte offset of the first wrong byte in a delivered message
 		for me := 0; me < 2; me++ {
@@ -426,7 +454,11 @@ func TestT3DStaleLinesWithoutInvalidation(t *testing.T) {
 				t.Errorf("%s: run %v, receive %v, first wrong byte %d; want every message intact", tc.name, err, recvErr, stale)
 			}
 		case "packet":
-			if !errors.As(recvErr, &ce) || ce.Rank != 1 || ce.From != 0 || ce.At <= 0 {
+			// A shared queue's packet names its sender only in its
+			// header: a stale header may name none (from -1; the report
+			// names the slot).
+			fromOK := errors.As(recvErr, &ce) && (ce.From == 0 || params.ReceiveQueue == QueueShared && ce.From == -1)
+			if !fromOK || ce.Rank != 1 || ce.At <= 0 {
 				t.Errorf("%s: receive %v (run %v), want a corrupted packet at rank 1 from rank 0", tc.name, recvErr, err)
 			} else if !strings.Contains(ce.Error(), fmt.Sprintf("byte offset %d", ce.Offset)) {
 				t.Errorf("%s: %v does not name the offset", tc.name, ce)
@@ -516,7 +548,7 @@ func scanTraffic(t *testing.T, pes int, params Params, seed uint64, perLoad bool
 	eng := sim.NewEngine(seed)
 	w := newT3DWorld(t, eng, pes, params)
 	for i := 0; i < pes; i++ {
-		w.Rank(i).dev.(*t3dDevice).perLoad = perLoad
+		t3dOf(w.Rank(i).dev).perLoad = perLoad
 	}
 	rng := rand.New(rand.NewPCG(seed, 7))
 	size := make([][]int, pes) // size[src][dst]
@@ -583,7 +615,7 @@ func scanTraffic(t *testing.T, pes int, params Params, seed uint64, perLoad bool
 	}
 	for i := 0; i < pes; i++ {
 		times = append(times, done[i]...)
-		if d := w.Rank(i).dev.(*t3dDevice); d.words != nil {
+		if d := t3dOf(w.Rank(i).dev); d.words != nil {
 			cut += d.words.Cut()
 		}
 	}
@@ -605,7 +637,7 @@ func TestT3DScanMatchesLoadByLoad(t *testing.T) {
 	}{{2, 2, 1}, {3, 1, 2}, {5, 1, 3}, {8, 2, 4}, {8, 1, 5}, {13, 2, 6}} {
 		t.Run(fmt.Sprintf("%dPEs/ring%d/seed%d", tc.pes, tc.ring, tc.seed), func(t *testing.T) {
 			params := DefaultParamsFor(DeviceT3D)
-			params.RingPackets = tc.ring
+			params.RingPackets, params.ReceiveQueue = tc.ring, QueuePerSender
 			one, ev1, cut := scanTraffic(t, tc.pes, params, tc.seed, false)
 			byLoad, evN, _ := scanTraffic(t, tc.pes, params, tc.seed, true)
 			if !slices.Equal(one, byLoad) {
@@ -626,4 +658,13 @@ func TestT3DScanMatchesLoadByLoad(t *testing.T) {
 	if cuts == 0 {
 		t.Error("no put landed in the middle of a scan: the comparison did not cover it")
 	}
+}
+
+// t3dOf is the per-sender ch_t3d device of dev, which a shared receive
+// queue wraps.
+func t3dOf(dev Device) *t3dDevice {
+	if q, ok := dev.(*t3dQueueDevice); ok {
+		return q.d
+	}
+	return dev.(*t3dDevice)
 }

@@ -44,6 +44,9 @@ func NewWorld(mach machines.Machine, params Params) (*World, error) {
 		host, devs, err = newSharedMemoryDevices(mach, params)
 	case DeviceT3D:
 		host, devs, err = newT3DDevices(mach, params)
+		if err == nil && params.ReceiveQueue == QueueShared {
+			devs, err = newT3DQueueDevices(mach, params, devs)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -89,7 +92,15 @@ func Open(mach machines.Machine, params Params) (*stacks.World, error) {
 		return nil, err
 	}
 	sw := &stacks.World{Stack: Name, Title: "MPICH " + params.Device, Machine: mach}
+	var coll *collLayout
+	if params.Device == DeviceT3D && params.Collectives == CollectivesShmem {
+		coll = &collLayout{m: w.host.(t3dHost).T3D, chunk: params.EagerBytes}
+	}
 	for _, r := range w.ranks {
+		if coll != nil {
+			sw.Ranks = append(sw.Ranks, &collRank{rankOf: r, l: coll})
+			continue
+		}
 		sw.Ranks = append(sw.Ranks, r)
 	}
 	return sw, nil
@@ -100,6 +111,7 @@ func Needs() []machines.Capability {
 	return []machines.Capability{
 		machines.Cap[SharedMemory]("sysv-shm", sharedMemoryCapability+", for "+DeviceShmem+" and "+DeviceLFShmem),
 		machines.Cap[T3D]("one-sided", t3dCapability+", for "+DeviceT3D),
+		machines.Cap[T3DQueue]("swap-get", t3dQueueCapability),
 	}
 }
 
@@ -114,7 +126,7 @@ func (w *World) Comms() []stacks.Comm {
 
 // FootprintBytes is what the device holds in the rank's memory
 // (stacks.Footprint): with ch_t3d, the packet rings and control blocks of
-// every peer; with the shared-memory devices, the shared segment (in the
+// every peer and the shared receive queue; with the shared-memory devices, the shared segment (in the
 // node's memory, which all processes share).
 func (r *Rank) FootprintBytes(nonblocking bool) int {
 	p := r.w.params
@@ -123,5 +135,9 @@ func (r *Rank) FootprintBytes(nonblocking bool) int {
 	}
 	line := func(b int) int { return (b + 63) &^ 63 }
 	n := len(r.w.ranks)
-	return line(n*p.RingPackets*p.slotBytes()) + line(n*ctlBytes)
+	b := line(n*p.RingPackets*p.slotBytes()) + line(n*ctlBytes)
+	if p.ReceiveQueue == QueueShared {
+		b += line(qSlots+p.QueuePackets*p.slotBytes()) + line(qGetSize)
+	}
+	return b
 }

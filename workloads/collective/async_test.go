@@ -89,7 +89,9 @@ func TestAsyncStalePoolLines(t *testing.T) {
 // PE 0's Isends wait for their ok-to-send together). At an eager size
 // (1 KB) one-to-all coincides, as t3d-table2 says: MPI_Isend of an eager
 // message does all its work in its progress call, so PE 0's Isend loop is
-// its Send loop.
+// its Send loop. Broadcast and reduce coincide too: MPI-1 has no
+// nonblocking collectives, both programs call MPI_Bcast and MPI_Reduce
+// (ch_t3d's, over SHMEM: stacks.SoleCollectives).
 func TestSyncAsyncMPIDiffer(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -100,6 +102,8 @@ func TestSyncAsyncMPIDiffer(t *testing.T) {
 		{"all-to-all 1 KB", RunAllToAll, "{pes: [8], bytes: [1024], mode: %s}", true},
 		{"one-to-all 64 KB", RunOneToAll, "{pes: [8], bytes: [65536], mode: %s}", true},
 		{"one-to-all 1 KB", RunOneToAll, "{pes: [8], bytes: [1024], mode: %s}", false},
+		{"broadcast 1 KB", RunBcast, "{pes: [8], bytes: [1024], mode: %s}", false},
+		{"reduce 1 KB", RunReduce, "{pes: [8], bytes: [1024], mode: %s}", false},
 	} {
 		sync := value(t, c.run, "mpich", fmt.Sprintf(c.w, ModeSync))
 		async := value(t, c.run, "mpich", fmt.Sprintf(c.w, ModeAsync))

@@ -145,9 +145,19 @@ func waitAll(p *sim.Proc, reqs []stacks.Request) error {
 	return nil
 }
 
-// ownBcast is the stack's own broadcast, used with blocking calls, or nil.
+// ownCollectives reports whether the program in this mode calls the
+// stack's own collectives: with blocking calls, or with nonblocking ones
+// when the library has no others (stacks.SoleCollectives: MPI's
+// MPI_Bcast and MPI_Reduce).
+func (y *system) ownCollectives(pe int) bool {
+	_, sole := y.comms[pe].(stacks.SoleCollectives)
+	return y.mode == ModeSync || sole
+}
+
+// ownBcast is the stack's own broadcast, used with blocking calls (or
+// always, stacks.SoleCollectives), or nil.
 func (y *system) ownBcast(pe int) stacks.Bcaster {
-	if b, ok := y.comms[pe].(stacks.Bcaster); ok && y.mode == ModeSync {
+	if b, ok := y.comms[pe].(stacks.Bcaster); ok && y.ownCollectives(pe) {
 		return b
 	}
 	return nil
@@ -171,9 +181,9 @@ func (y *system) bcast(p *sim.Proc, pe int, buf mem.Region) error {
 }
 
 // ownReduce is the stack's own reduction of algorithm alg, used with
-// blocking calls, or nil.
+// blocking calls (or always, stacks.SoleCollectives), or nil.
 func (y *system) ownReduce(pe int) func(p *sim.Proc, buf mem.Region, op stacks.Op, root int) error {
-	if y.mode != ModeSync {
+	if !y.ownCollectives(pe) {
 		return nil
 	}
 	c := y.comms[pe]
