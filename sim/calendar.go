@@ -1,5 +1,7 @@
 package sim
 
+import "math/bits"
+
 // item is one scheduled event in the calendar's tree: its time, its
 // sequence number (the tie-break: first scheduled, first run) and the index
 // of what to do in the calendar's pool. Items hold no pointers, so the
@@ -16,6 +18,17 @@ func lessItem(a, b item) bool {
 		return a.at < b.at
 	}
 	return a.seq < b.seq
+}
+
+// before reports whether a comes before b, without a data-dependent branch:
+// (time, sequence) compared as one 128-bit number (time's sign bit flipped
+// so that it orders as unsigned). Choosing the least of a heap node's
+// children is a coin toss for the branch predictor; a borrow chain and
+// conditional moves are not.
+func before(a, b *item) uint64 {
+	_, borrow := bits.Sub64(a.seq, b.seq, 0)
+	_, borrow = bits.Sub64(uint64(a.at)^1<<63, uint64(b.at)^1<<63, borrow)
+	return borrow
 }
 
 // action is what an event does: resume a process, or call fn.
@@ -116,20 +129,33 @@ func (c *calendar) down(i int) {
 	it := h[i]
 	for {
 		first := 4*i + 1
-		if first >= n {
-			break
-		}
-		m := first
-		for k := first + 1; k < first+4 && k < n; k++ {
-			if lessItem(h[k], h[m]) {
-				m = k
+		if first+3 >= n {
+			if first >= n {
+				break
 			}
-		}
-		if !lessItem(h[m], it) {
+			m := first
+			for k := first + 1; k < n; k++ {
+				if lessItem(h[k], h[m]) {
+					m = k
+				}
+			}
+			if lessItem(h[m], it) {
+				h[i] = h[m]
+				i = m
+			}
 			break
 		}
-		h[i] = h[m]
-		i = m
+		// The least of four children: two pairs, then their winners.
+		a := first + int(before(&h[first+1], &h[first]))
+		b := first + 2 + int(before(&h[first+3], &h[first+2]))
+		if before(&h[b], &h[a]) != 0 {
+			a = b
+		}
+		if !lessItem(h[a], it) {
+			break
+		}
+		h[i] = h[a]
+		i = a
 	}
 	h[i] = it
 }
