@@ -193,24 +193,40 @@ func (c *calendar) treeMin() (Time, bool) {
 	return m.at, ok
 }
 
-// pop removes the earliest event (now: the current time). Lane items carry
-// the current time and a larger sequence than anything already in the heap
-// at that time, so the lane goes first only when the heap's minimum is
-// later or younger.
+// pop removes the earliest event (now: the current time).
 func (c *calendar) pop(now Time) (Time, action, bool) {
+	at, a, lane, ok := c.peek(now)
+	if ok {
+		c.take(lane)
+	}
+	return at, a, ok
+}
+
+// peek is the earliest event without removing it, and whether it is the
+// lane's head (take removes it). Lane items carry the current time and a
+// larger sequence than anything already in the heap at that time, so the
+// lane goes first only when the heap's minimum is later or younger.
+func (c *calendar) peek(now Time) (at Time, a action, lane, ok bool) {
 	m, ok := c.top()
 	if c.lane.n > 0 {
-		l := c.lane.buf[c.lane.head]
+		l := &c.lane.buf[c.lane.head]
 		if !ok || m.at > now || (m.at == now && l.seq < m.seq) {
-			c.lane.pop()
-			return now, l.action, true
+			return now, l.action, true, true
 		}
 	}
 	if !ok {
-		return 0, action{}, false
+		return 0, action{}, false, false
 	}
-	it, a := c.removeTop()
-	return it.at, a, true
+	return m.at, c.slots[m.slot].action, false, true
+}
+
+// take removes the event peek returned (lane: it was the lane's head).
+func (c *calendar) take(lane bool) {
+	if lane {
+		c.lane.pop()
+	} else {
+		c.removeTop()
+	}
 }
 
 // live reports whether the heap event h names is still pending.

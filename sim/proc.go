@@ -100,8 +100,13 @@ func (p *Proc) kill() {
 	p.stop()
 }
 
-// park suspends the running process until the engine resumes it.
+// park suspends the running process until the engine resumes it (or runs
+// the engine loop itself until then when it can: Engine.runInline).
 func (p *Proc) park() {
+	// Not when another process is ready now (the common hand-over).
+	if l := &p.eng.cal.lane; (l.n == 0 || l.buf[l.head].proc == nil || l.buf[l.head].proc == p) && p.eng.runInline(p) {
+		return
+	}
 	if !p.yield(struct{}{}) {
 		panic(killed{})
 	}
