@@ -309,7 +309,11 @@ func TestInlineLoopRunsAsRun(t *testing.T) {
 		}
 		e.SetLimits(l)
 		var log strings.Builder
-		note := func(f string, a ...any) { fmt.Fprintf(&log, "%v ", e.Now()); fmt.Fprintf(&log, f, a...); log.WriteString("\n") }
+		note := func(f string, a ...any) {
+			fmt.Fprintf(&log, "%v ", e.Now())
+			fmt.Fprintf(&log, f, a...)
+			log.WriteString("\n")
+		}
 		r := e.Rand()
 		for i := range 3 {
 			e.Spawn(fmt.Sprint("p", i), func(p *Proc) {
