@@ -193,13 +193,22 @@ func (c *calendar) treeMin() (Time, bool) {
 	return m.at, ok
 }
 
-// pop removes the earliest event (now: the current time).
+// pop removes the earliest event (now: the current time): peek and take
+// in one.
 func (c *calendar) pop(now Time) (Time, action, bool) {
-	at, a, lane, ok := c.peek(now)
-	if ok {
-		c.take(lane)
+	m, ok := c.top()
+	if c.lane.n > 0 {
+		l := c.lane.buf[c.lane.head]
+		if !ok || m.at > now || (m.at == now && l.seq < m.seq) {
+			c.lane.pop()
+			return now, l.action, true
+		}
 	}
-	return at, a, ok
+	if !ok {
+		return 0, action{}, false
+	}
+	it, a := c.removeTop()
+	return it.at, a, true
 }
 
 // peek is the earliest event without removing it, and whether it is the
