@@ -38,7 +38,8 @@ smpicc -O2 -o "$work/pingpong" "$here/pingpong.c" 2>/dev/null
 for i in $(seq 0 2047); do echo "pe$i"; done >"$work/hosts"
 
 # measure NAME CMD...: runs CMD under /usr/bin/time -v, keeps its output in
-# $work/NAME.out and prints "wall_s peak_MB".
+# $work/NAME.out and prints "wall_s cpu_s peak_MB" (cpu: user + system, the
+# fairer figure on a machine shared with other jobs).
 measure() {
 	local name=$1
 	shift
@@ -48,8 +49,9 @@ measure() {
 		exit 1
 	}
 	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; w = s }
+		/User time|System time/ { c += $2 }
 		/Maximum resident set size/ { m = $2 / 1024 }
-		END { printf "%.2f %.0f\n", w, m }' "$work/$name.time"
+		END { printf "%.2f %.2f %.0f\n", w, c, m }' "$work/$name.time"
 }
 
 smpi=(smpirun -platform "$here/platform.xml" -hostfile "$work/hosts"
@@ -60,26 +62,27 @@ smpi=(smpirun -platform "$here/platform.xml" -hostfile "$work/hosts"
 # point substituted).
 scenario() { sed -e "s/@PES@/$2/g" -e "s/@BYTES@/$bytes/g" "$here/$1.yaml" >"$work/$1-$2.yaml"; echo "$work/$1-$2.yaml"; }
 
-row() { # label sg_wall sg_mb sg_sim ms_wall ms_mb ms_sim
-	awk -v l="$1" -v sw="$2" -v sm="$3" -v ss="$4" -v mw="$5" -v mm="$6" -v ms="$7" 'BEGIN {
-		printf "%-22s %9.2f %9.2f %8.1fx %8.0f %8.0f %8.2fx %12s %12s\n", l, sw, mw, mw / sw, sm, mm, mm / sm, ss, ms }'
+row() { # label sg_wall sg_cpu sg_mb sg_sim ms_wall ms_cpu ms_mb ms_sim
+	awk -v l="$1" -v sw="$2" -v sc="$3" -v sm="$4" -v ss="$5" -v mw="$6" -v mc="$7" -v mm="$8" -v ms="$9" 'BEGIN {
+		printf "%-22s %8.2f %8.2f %6.2fx %8.2f %8.2f %6.2fx %6.0f %6.0f %5.2fx %10s %10s\n", l, sw, mw, mw / sw, sc, mc, mc / sc, sm, mm, mm / sm, ss, ms }'
 }
 
 echo
-echo "SG: SimGrid SMPI; ms: msgsim. wall in seconds, peak RSS in MB, ratios msgsim/SimGrid (below 1: msgsim better)."
-printf "%-22s %9s %9s %9s %8s %8s %9s %12s %12s\n" "workload" "SG wall" "ms wall" "wall" "SG MB" "ms MB" "RSS" "SG sim" "ms sim"
+echo "SG: SimGrid SMPI; ms: msgsim; x: msgsim/SimGrid (below 1: msgsim better). wall and"
+echo "cpu (user + system) in seconds, peak RSS in MB, simulated time of the exchange."
+printf "%-22s %8s %8s %7s %8s %8s %7s %6s %6s %6s %10s %10s\n" "workload" "SG wall" "ms wall" "x" "SG cpu" "ms cpu" "x" "SG MB" "ms MB" "x" "SG sim" "ms sim"
 for p in $pes; do
-	read -r sw sm < <(measure "sg-a2a-$p" "${smpi[@]}" -np "$p" "$work/alltoall" "$bytes")
+	read -r sw sc sm < <(measure "sg-a2a-$p" "${smpi[@]}" -np "$p" "$work/alltoall" "$bytes")
 	ss=$(sed -n 's/.*simulated_s=\([0-9.]*\).*/\1/p' "$work/sg-a2a-$p.out")
 	grep -q "corrupted=0" "$work/sg-a2a-$p.out" || { echo "bench: SimGrid all-to-all reported corruption" >&2; exit 1; }
-	read -r mw mm < <(measure "ms-a2a-$p" "$work/simrun" run "$(scenario alltoall "$p")" --out "$work/ms-a2a-$p")
+	read -r mw mc mm < <(measure "ms-a2a-$p" "$work/simrun" run "$(scenario alltoall "$p")" --out "$work/ms-a2a-$p")
 	mt=$(sed -n 's/.*throughput_MBps,\([0-9.e+-]*\),.*/\1/p' "$work/ms-a2a-$p/results.csv")
 	msim=$(awk -v p="$p" -v n="$bytes" -v t="$mt" 'BEGIN { printf "%.6f", (p - 1) * n / (t * 1e6) }')
-	row "alltoall $p x $bytes B" "$sw" "$sm" "${ss:0:8}s" "$mw" "$mm" "${msim}s"
+	row "alltoall $p x $bytes B" "$sw" "$sc" "$sm" "${ss:0:8}s" "$mw" "$mc" "$mm" "${msim}s"
 done
-read -r sw sm < <(measure sg-pingpong "${smpi[@]}" -np 2 "$work/pingpong")
-read -r mw mm < <(measure ms-pingpong "$work/simrun" run "$(scenario pingpong 2)" --out "$work/ms-pingpong")
-row "pingpong 8 B-1 MiB" "$sw" "$sm" "-" "$mw" "$mm" "-"
+read -r sw sc sm < <(measure sg-pingpong "${smpi[@]}" -np 2 "$work/pingpong")
+read -r mw mc mm < <(measure ms-pingpong "$work/simrun" run "$(scenario pingpong 2)" --out "$work/ms-pingpong")
+row "pingpong 8 B-1 MiB" "$sw" "$sc" "$sm" "-" "$mw" "$mc" "$mm" "-"
 echo
 echo "simulated time: all-to-all = between the barriers around the exchange (msgsim: (P-1) x bytes / per-PE throughput)."
 echo "ping-pong half round trip, microseconds (SimGrid | msgsim):"
@@ -88,3 +91,4 @@ paste <(sed -n 's/.*bytes=\([0-9]*\) half_round_trip_us=\([0-9.]*\).*/\1 \2/p' "
 	awk '{ printf "  %8d B  %10.3f | %10.3f\n", $1, $2, $3 }'
 echo "SimGrid: $(smpirun -version 2>/dev/null | head -1 || true); flat cluster bench/platform.xml, simulate-computation off"
 echo "msgsim: $(cd "$root" && git describe --always --dirty 2>/dev/null || echo unknown), T3D + MPICH ch_t3d"
+echo "host: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
