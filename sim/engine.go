@@ -127,6 +127,20 @@ func (e *Engine) advance(d Time) bool {
 	return true
 }
 
+// inlineLikely is a cheap guess of whether runInline can do anything:
+// not when the lane's head, or with an empty lane the heap's top, is
+// another process (the common hand-over, which only Run does).
+func (e *Engine) inlineLikely(p *Proc) bool {
+	c := &e.cal
+	var q *Proc
+	if c.lane.n > 0 {
+		q = c.lane.buf[c.lane.head].proc
+	} else if len(c.heap) > 0 {
+		q = c.slots[c.heap[0].slot].proc
+	}
+	return q == nil || q == p
+}
+
 // runInline is the engine loop run by a process that is about to park (p,
 // the running one), on its own stack: callbacks due before anything else
 // run right here, and when the next event is p's own resumption p simply

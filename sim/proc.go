@@ -103,8 +103,7 @@ func (p *Proc) kill() {
 // park suspends the running process until the engine resumes it (or runs
 // the engine loop itself until then when it can: Engine.runInline).
 func (p *Proc) park() {
-	// Not when another process is ready now (the common hand-over).
-	if l := &p.eng.cal.lane; (l.n == 0 || l.buf[l.head].proc == nil || l.buf[l.head].proc == p) && p.eng.runInline(p) {
+	if p.eng.inlineLikely(p) && p.eng.runInline(p) {
 		return
 	}
 	if !p.yield(struct{}{}) {
