@@ -85,13 +85,17 @@ func (e *Engine) resume(p *Proc) {
 	}
 	e.cur = p
 	p.state = stateRunning
-	e.trace.state(e.now, p, "running")
+	if e.trace != nil {
+		e.trace.state(e.now, p, "running")
+	}
 	_, ok := p.next()
 	e.cur = nil
 	if !ok {
 		p.state = stateDone
 		e.live--
-		e.trace.state(e.now, p, "")
+		if e.trace != nil {
+			e.trace.state(e.now, p, "")
+		}
 	}
 }
 
