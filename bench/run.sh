@@ -25,7 +25,7 @@ apt_install() {
 	local sudo=""
 	if [ "$(id -u)" != 0 ]; then sudo=sudo; fi
 	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 command -v smpicc >/dev/null && command -v smpirun >/dev/null || apt_install libsimgrid-dev
 [ -x /usr/bin/time ] || apt_install time
