@@ -105,7 +105,10 @@ type Params struct {
 	// LAPI_Fence or a wait on a counter; armci-sp.txt 2.3: "Some systems
 	// allow ordering of otherwise unordered operations by providing a
 	// fence operation"). Assumed 0: a quiet switch, as in the paper's
-	// measurements on a 4-node test (2.5); then packets arrive in order.
+	// measurements on a 4-node test (2.5); then packets arrive in the
+	// order they reach the adapter link, which is not message order: a
+	// later one-packet message can pass between the packets of an earlier
+	// long one (stacks/armci's TestOrderingUnderSwitchJitter, 4 KB then 8 B).
 	// A packet queued behind one 1088-byte packet at an adapter waits 32
 	// us (adapter_mbps): simrun litmus --machine sp uses 40.
 	SwitchJitterUs float64 `yaml:"switch_jitter_us"`

@@ -35,7 +35,13 @@ func runPort(t *testing.T, build func(*sim.Engine, int) (machines.Machine, error
 // runPortWith is runPort with ARMCI's params.
 func runPortWith(t *testing.T, build func(*sim.Engine, int) (machines.Machine, error), n int, par Params, body func(p *sim.Proc, r stacks.RemoteCopy, all []stacks.RemoteCopy)) {
 	t.Helper()
-	e := sim.NewEngine(1)
+	runPortSeeded(t, build, n, par, 1, body)
+}
+
+// runPortSeeded is runPortWith on an engine seeded with seed.
+func runPortSeeded(t *testing.T, build func(*sim.Engine, int) (machines.Machine, error), n int, par Params, seed uint64, body func(p *sim.Proc, r stacks.RemoteCopy, all []stacks.RemoteCopy)) {
+	t.Helper()
+	e := sim.NewEngine(seed)
 	m, err := build(e, n)
 	if err != nil {
 		t.Fatal(err)

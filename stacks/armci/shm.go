@@ -17,7 +17,8 @@ import (
 // every rank's part in a System V shared segment; a get or put is one
 // vector move per block (the SX-4's memcpy, which bypasses the
 // non-coherent scalar caches and is visible to every processor when it
-// returns: local and remote completion at once, in issue order);
+// returns: local and remote completion at once, so operations to one rank
+// complete in issue order (2.3) with no ordering code, TestPortsOrdering);
 // accumulate and read-modify-write run under the owner's lock: the NEC
 // test-and-set lock, whose release is PKT_READY_SET (store made visible
 // after every earlier store), or a System V semaphore (param lock). The

@@ -15,10 +15,17 @@ import (
 // interrupting the data owner"; "Mutual exclusion ... with ... the atomic
 // swap on the Cray T3E"), here on the T3D: every block is one shmem_put or
 // shmem_get; accumulate and read-modify-write are done by the requester
-// under a lock at the owner built from the remote atomic swap. Puts from
-// one PE to another are delivered in order (one route) and a get's
-// request follows the puts before it on that route, so operations to one
-// rank complete in order without more code; Fence is shmem_quiet.
+// under a lock at the owner built from the remote atomic swap. Operations
+// to one rank complete in issue order (2.3) without ordering code: a
+// shmem_put returns only once its last byte has left the PE; everything
+// one PE sends another takes the one route of the T3D's deterministic
+// dimension-order routing, on the same virtual channels, and a link serves
+// the units from one input port first come first served, so a later put
+// or a get's request cannot pass an earlier put; accumulate and
+// read-modify-write end with shmem_quiet (the lock's release). A machine
+// whose network could reorder one PE's traffic to another would need what
+// the SP port does (order). TestPortsOrdering checks it. Fence is
+// shmem_quiet.
 
 // SHMEM is what the SHMEM port needs of a machine.
 type SHMEM interface {

@@ -190,7 +190,7 @@ func (r *Rank) put(p *sim.Proc, op byte, t stacks.AccType, scale complex128, seg
 	}
 	parts := chunks(segs, r.w.par.BufferBytes, elem)
 	for _, c := range parts {
-		r.order(p, proc) // the remote buffer is free again
+		r.order(p, proc) // in order, and the remote buffer is free again
 		var desc []byte
 		if s != nil && len(parts) == 1 {
 			desc = encodeStrided(nil, s.Dst, s.DstStride, s.Count)
@@ -214,7 +214,6 @@ func (r *Rank) put(p *sim.Proc, op byte, t stacks.AccType, scale complex128, seg
 		uh := makeUhdr(op, t, 0, r.id, 0, scale, 0, len(desc))
 		m.Amsend(p, r.id, proc, r.w.ranks[proc].hh, uh, r.out.Addr, off, nil, nil, r.cmpl[proc])
 		r.issued[proc]++
-		r.amPending[proc]++
 	}
 	return nil
 }
