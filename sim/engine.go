@@ -127,6 +127,56 @@ func (e *Engine) advance(d Time) bool {
 	return true
 }
 
+// inlineLikely is a cheap guess of whether runInline can do anything:
+// not when the lane's head, or with an empty lane the heap's top, is
+// another process (the common hand-over, which only Run does).
+func (e *Engine) inlineLikely(p *Proc) bool {
+	c := &e.cal
+	var q *Proc
+	if c.lane.n > 0 {
+		q = c.lane.buf[c.lane.head].proc
+	} else if len(c.heap) > 0 {
+		q = c.slots[c.heap[0].slot].proc
+	}
+	return q == nil || q == p
+}
+
+// runInline is the engine loop run by a process that is about to park (p,
+// the running one), on its own stack: callbacks due before anything else
+// run right here, and when the next event is p's own resumption p simply
+// goes on (it reports true). It stops and reports false, leaving the event
+// to Run, at the first event that needs Run: another process to resume, a
+// limit to check or report, a run that failed or was stopped, a traced
+// run. Events run in the same order and are counted the same as in Run;
+// what is saved is the two coroutine switches to Run and back (a process
+// that waits for a delivery, a timed wake or its own Sleep, woken by a
+// callback, resumes without a switch when nothing else is due). A callback
+// that panics there is reported as a panic of p (a model bug either way).
+func (e *Engine) runInline(p *Proc) bool {
+	if e.trace != nil || p.core != nil {
+		return false
+	}
+	for e.err == nil && !e.stopped {
+		at, a, lane, ok := e.cal.peek(e.now)
+		if !ok || (a.proc != nil && a.proc != p) ||
+			(e.limits.MaxTime > 0 && at > e.limits.MaxTime) ||
+			(e.limits.MaxEvents > 0 && e.events >= e.limits.MaxEvents) || (e.events+1)&0xfff == 0 {
+			return false
+		}
+		e.cal.take(lane)
+		e.now = at
+		e.events++
+		if a.proc == p {
+			p.state = stateRunning
+			return true
+		}
+		e.cur = nil
+		a.fn()
+		e.cur = p
+	}
+	return false
+}
+
 // Run executes events until none remain, a limit is hit, the run is stopped
 // or a model fails. It returns nil when every non-daemon process finished;
 // a *DeadlockError or *LivelockError when processes remain blocked with

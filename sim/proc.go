@@ -85,13 +85,17 @@ func (e *Engine) resume(p *Proc) {
 	}
 	e.cur = p
 	p.state = stateRunning
-	e.trace.state(e.now, p, "running")
+	if e.trace != nil {
+		e.trace.state(e.now, p, "running")
+	}
 	_, ok := p.next()
 	e.cur = nil
 	if !ok {
 		p.state = stateDone
 		e.live--
-		e.trace.state(e.now, p, "")
+		if e.trace != nil {
+			e.trace.state(e.now, p, "")
+		}
 	}
 }
 
@@ -100,8 +104,12 @@ func (p *Proc) kill() {
 	p.stop()
 }
 
-// park suspends the running process until the engine resumes it.
+// park suspends the running process until the engine resumes it (or runs
+// the engine loop itself until then when it can: Engine.runInline).
 func (p *Proc) park() {
+	if p.eng.inlineLikely(p) && p.eng.runInline(p) {
+		return
+	}
 	if !p.yield(struct{}{}) {
 		panic(killed{})
 	}
