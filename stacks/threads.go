@@ -66,10 +66,3 @@ type Threaded interface {
 	// World is MPI_COMM_WORLD of the process.
 	World() Communicator
 }
-
-// Schedulable is a rank of a stack whose thread interleavings can be
-// chosen at its scheduling points (sim.Explore): SetChooser installs c
-// for the whole world the rank belongs to.
-type Schedulable interface {
-	SetChooser(c sim.Chooser)
-}

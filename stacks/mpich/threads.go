@@ -98,6 +98,9 @@ type threadState struct {
 	progress *sim.Cond         // broadcast when the progress engine made progress
 	threads  int
 	core     *sim.Core // ch_t3d: the PE's one CPU, time-shared by the threads
+	// object names the process's MPI state (queues, requests, the device)
+	// at scheduling points: entering a call touches only it.
+	object string
 }
 
 // initThreads sets up the rank's thread support for its build: with the
@@ -105,6 +108,7 @@ type threadState struct {
 func (r *Rank) initThreads() error {
 	r.th.nesting = map[*sim.Proc]int{}
 	r.th.progress = sim.NewCond(fmt.Sprintf("rank%d.progress", r.rank))
+	r.th.object = fmt.Sprintf("rank%d.mpi", r.rank)
 	r.initContexts()
 	if r.w.params.Threads == BuildMultiple {
 		r.th.level = LevelMultiple
@@ -172,6 +176,9 @@ func (r *Rank) LocksTaken() bool { return r.th.locks }
 func (r *Rank) SpawnThread(e *sim.Engine, name string, fn func(p *sim.Proc)) *sim.Proc {
 	r.th.threads++
 	t := e.Spawn(fmt.Sprintf("rank%d.%s", r.rank, name), fn)
+	if cur := e.Current(); cur != nil {
+		t.ShareState(cur) // the rank's queues and requests: steps dependent (sim.Explore)
+	}
 	if r.w.params.Device == DeviceT3D {
 		if r.th.core == nil {
 			r.th.core = e.NewCore(fmt.Sprintf("PE %d", r.rank), true)
@@ -200,7 +207,7 @@ func (r *Rank) enter(p *sim.Proc, call string) error {
 	}
 	n := t.nesting[p]
 	if n == 0 {
-		r.sched(p, "enters "+call)
+		p.Point(t.object, "enters "+call)
 	}
 	if n == 0 && t.explicit {
 		if err := r.checkLevel(p, call); err != nil {
@@ -359,7 +366,7 @@ func (l *threadMutex) lock(p *sim.Proc) {
 
 // lockAt is lock at a scheduling point named by what the lock is for.
 func (l *threadMutex) lockAt(p *sim.Proc, r *Rank, what string) {
-	r.sched(p, "locks "+l.m.Name()+" "+what)
+	p.Point(l.m.Name(), "locks "+l.m.Name()+" "+what)
 	if l.m.TryLock(p) {
 		l.cpu.TestAndSet(p, l.word)
 		return
@@ -383,19 +390,3 @@ func (l *threadMutex) wait(p *sim.Proc, c *sim.Cond) {
 	l.cpu.Compute(p, wakeCycles)
 	l.cpu.TestAndSet(p, l.word)
 }
-
-// SetChooser installs c (a schedule explorer, sim.Explore) to decide at
-// each scheduling point of the thread code (a thread entering an MPI call,
-// taking or releasing a thread lock) whether it yields to the other
-// threads ready at the same simulated time. nil restores the engine's
-// order.
-func (w *World) SetChooser(c sim.Chooser) { w.chooser = c }
-
-func (r *Rank) sched(p *sim.Proc, point string) {
-	if c := r.w.chooser; c != nil {
-		c.Choose(p, point)
-	}
-}
-
-// SetChooser is World.SetChooser for the world this rank belongs to.
-func (r *Rank) SetChooser(c sim.Chooser) { r.w.SetChooser(c) }
