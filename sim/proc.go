@@ -137,7 +137,7 @@ func (p *Proc) Sleep(d Time) {
 		return
 	}
 	if c := p.core; c != nil && c.app != p {
-		d = c.book(d)
+		d = c.book(p, d)
 	}
 	if p.eng.advance(d) {
 		return

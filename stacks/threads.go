@@ -53,6 +53,14 @@ type Communicator interface {
 	Free(p *sim.Proc) error
 }
 
+// Schedulable is a rank of a stack whose thread code offers scheduling
+// points (sim.Proc.Point) to a schedule explorer (sim.Explore, simrun
+// explore): at each, every thread ready at the same simulated time is an
+// alternative. SchedulingPoints describes them, for listings.
+type Schedulable interface {
+	SchedulingPoints() []string
+}
+
 // Threaded is a rank of a stack with MPI-2 thread support: MPI_Init_thread,
 // more threads of the process sharing its state, and MPI_COMM_WORLD as a
 // Communicator.

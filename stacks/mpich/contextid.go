@@ -478,8 +478,19 @@ func (c *Comm) allreduceAnd(p *sim.Proc, m [maskWords]uint64) ([maskWords]uint64
 	return acc, nil
 }
 
-// Rank implements stacks.Threaded; Comm implements stacks.Communicator.
+// SchedulingPoints implements stacks.Schedulable: where MPICH's thread
+// code offers a schedule explorer a choice.
+func (r *Rank) SchedulingPoints() []string {
+	return []string{
+		"a thread entering an MPI call (touching rank<i>.mpi, the process's MPI state)",
+		"a thread taking a thread lock: rank<i>.ctxid, the context-id mask (Figure 3)",
+	}
+}
+
+// Rank implements stacks.Threaded and stacks.Schedulable; Comm implements
+// stacks.Communicator.
 var (
 	_ stacks.Threaded     = (*Rank)(nil)
+	_ stacks.Schedulable  = (*Rank)(nil)
 	_ stacks.Communicator = (*Comm)(nil)
 )

@@ -58,6 +58,13 @@ const (
 	// System V semaphore operation that is the SX-4's kernel-assisted
 	// blocking primitive (papers/mpich-sx4.txt section 4).
 	wakeCycles = 1000
+	// threadSwitchCycles is a switch between two threads time-sharing a
+	// T3D PE's one Alpha 21064: saving and restoring its 32 integer and
+	// 32 floating-point registers (64 stores and 64 loads, at best one a
+	// cycle) and the thread scheduler's bookkeeping. Assumed 200 cycles
+	// (1.3 us at 150 MHz): no measured T3D thread-switch figure was found
+	// (reference/hardware.yaml lists none).
+	threadSwitchCycles = 200
 	// threadPollCycles is the interval at which a spinning waiter
 	// (thread_wait: spin) re-enters the progress engine. Assumed: 200
 	// cycles, a short back-off loop.
@@ -168,10 +175,10 @@ func (r *Rank) LocksTaken() bool { return r.th.locks }
 // only the thread that makes it.
 //
 // With ch_t3d the threads time-share the PE's single CPU (a T3D PE has one
-// Alpha): the thread that spawns the others is the core's application
-// thread and the others run as its handler threads (sim.Core,
-// preempting): their work is serialized and delays the spawning thread's
-// work by as much. On the shared-memory devices (the SX-4 node) each
+// Alpha) as equals (sim.Core without an application): the work of every
+// thread, the spawning one included, is serialized first come, first
+// served, and each change of the thread working costs a context switch
+// (threadSwitchCycles). On the shared-memory devices (the SX-4 node) each
 // thread runs on its own CPU of the node and nothing is serialized.
 func (r *Rank) SpawnThread(e *sim.Engine, name string, fn func(p *sim.Proc)) *sim.Proc {
 	r.th.threads++
@@ -181,9 +188,10 @@ func (r *Rank) SpawnThread(e *sim.Engine, name string, fn func(p *sim.Proc)) *si
 	}
 	if r.w.params.Device == DeviceT3D {
 		if r.th.core == nil {
-			r.th.core = e.NewCore(fmt.Sprintf("PE %d", r.rank), true)
+			r.th.core = e.NewCore(fmt.Sprintf("PE %d", r.rank), false)
+			r.th.core.SetSwitch(r.cpu.Clock().Cycles(threadSwitchCycles))
 			if cur := e.Current(); cur != nil {
-				r.th.core.BindApp(cur)
+				r.th.core.BindHandler(cur)
 			}
 		}
 		r.th.core.BindHandler(t)
