@@ -37,6 +37,10 @@ type Proc struct {
 	wakeFn   func() // p.timedWake, bound once
 	core     *Core  // the processor it shares with handlers, if any
 	sleep    Handle // its pending wake-up while in Sleep (slow path)
+	object   string // at a scheduling point (Point): what its next step touches
+	point    string // and what the step is
+	domain   uint64 // footprint key of the state it shares with other processes (ShareState)
+	mutex    *Mutex // the mutex it is blocked on, if any (deadlock reports)
 }
 
 // Spawn creates a process that starts running fn at the current time.
@@ -96,6 +100,9 @@ func (e *Engine) resume(p *Proc) {
 		if e.trace != nil {
 			e.trace.state(e.now, p, "")
 		}
+		if e.preempt {
+			e.undeschedule(p)
+		}
 	}
 }
 
@@ -138,7 +145,7 @@ func (p *Proc) Sleep(d Time) {
 		return
 	}
 	if c := p.core; c != nil && c.app != p {
-		d = c.book(d)
+		d = c.book(p, d)
 	}
 	if p.eng.advance(d) {
 		return
@@ -207,6 +214,7 @@ func (p *Proc) Wake() bool {
 	if p.state != stateBlocked {
 		return false
 	}
+	p.eng.Touch(procKey(p.id))
 	p.state = stateReady
 	p.eng.Cancel(p.wakeup)
 	p.wakeup = Handle{}
@@ -239,6 +247,7 @@ func (p *Proc) WakeAt(t Time) {
 	if p.state != stateBlocked {
 		return
 	}
+	p.eng.Touch(procKey(p.id))
 	if t < p.eng.now {
 		t = p.eng.now
 	}
