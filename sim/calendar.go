@@ -1,5 +1,7 @@
 package sim
 
+import "math/bits"
+
 // item is one scheduled event in the calendar's tree: its time, its
 // sequence number (the tie-break: first scheduled, first run) and the index
 // of what to do in the calendar's pool. Items hold no pointers, so the
@@ -16,6 +18,17 @@ func lessItem(a, b item) bool {
 		return a.at < b.at
 	}
 	return a.seq < b.seq
+}
+
+// before reports whether a comes before b, without a data-dependent branch:
+// (time, sequence) compared as one 128-bit number (time's sign bit flipped
+// so that it orders as unsigned). Choosing the least of a heap node's
+// children is a coin toss for the branch predictor; a borrow chain and
+// conditional moves are not.
+func before(a, b *item) uint64 {
+	_, borrow := bits.Sub64(a.seq, b.seq, 0)
+	_, borrow = bits.Sub64(uint64(a.at)^1<<63, uint64(b.at)^1<<63, borrow)
+	return borrow
 }
 
 // action is what an event does: resume a process, or call fn.
@@ -116,20 +129,33 @@ func (c *calendar) down(i int) {
 	it := h[i]
 	for {
 		first := 4*i + 1
-		if first >= n {
-			break
-		}
-		m := first
-		for k := first + 1; k < first+4 && k < n; k++ {
-			if lessItem(h[k], h[m]) {
-				m = k
+		if first+3 >= n {
+			if first >= n {
+				break
 			}
-		}
-		if !lessItem(h[m], it) {
+			m := first
+			for k := first + 1; k < n; k++ {
+				if lessItem(h[k], h[m]) {
+					m = k
+				}
+			}
+			if lessItem(h[m], it) {
+				h[i] = h[m]
+				i = m
+			}
 			break
 		}
-		h[i] = h[m]
-		i = m
+		// The least of four children: two pairs, then their winners.
+		a := first + int(before(&h[first+1], &h[first]))
+		b := first + 2 + int(before(&h[first+3], &h[first+2]))
+		if before(&h[b], &h[a]) != 0 {
+			a = b
+		}
+		if !lessItem(h[a], it) {
+			break
+		}
+		h[i] = h[a]
+		i = a
 	}
 	h[i] = it
 }
@@ -167,10 +193,8 @@ func (c *calendar) treeMin() (Time, bool) {
 	return m.at, ok
 }
 
-// pop removes the earliest event (now: the current time). Lane items carry
-// the current time and a larger sequence than anything already in the heap
-// at that time, so the lane goes first only when the heap's minimum is
-// later or younger.
+// pop removes the earliest event (now: the current time): peek and take
+// in one.
 func (c *calendar) pop(now Time) (Time, action, bool) {
 	m, ok := c.top()
 	if c.lane.n > 0 {
@@ -185,6 +209,33 @@ func (c *calendar) pop(now Time) (Time, action, bool) {
 	}
 	it, a := c.removeTop()
 	return it.at, a, true
+}
+
+// peek is the earliest event without removing it, and whether it is the
+// lane's head (take removes it). Lane items carry the current time and a
+// larger sequence than anything already in the heap at that time, so the
+// lane goes first only when the heap's minimum is later or younger.
+func (c *calendar) peek(now Time) (at Time, a action, lane, ok bool) {
+	m, ok := c.top()
+	if c.lane.n > 0 {
+		l := &c.lane.buf[c.lane.head]
+		if !ok || m.at > now || (m.at == now && l.seq < m.seq) {
+			return now, l.action, true, true
+		}
+	}
+	if !ok {
+		return 0, action{}, false, false
+	}
+	return m.at, c.slots[m.slot].action, false, true
+}
+
+// take removes the event peek returned (lane: it was the lane's head).
+func (c *calendar) take(lane bool) {
+	if lane {
+		c.lane.pop()
+	} else {
+		c.removeTop()
+	}
 }
 
 // live reports whether the heap event h names is still pending.

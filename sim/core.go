@@ -25,6 +25,12 @@ package sim
 //
 // Sharing (an SMP node whose second processor runs the handlers): handler
 // work never delays the application.
+//
+// A core with no application and several handler processes is one
+// processor time-shared by equals (the threads of a process on a
+// uniprocessor): their work is serialized first come, first served, and
+// with SetSwitch each change of the process working costs a context
+// switch.
 type Core struct {
 	eng     *Engine
 	name    string
@@ -32,12 +38,19 @@ type Core struct {
 	app     *Proc
 	busy    Time // end of the handler work booked so far
 	stats   CoreStats
+	last    *Proc // the handler that booked work last
+	switchD Time  // cost of changing the working handler (SetSwitch)
 }
+
+// SetSwitch makes every change of the handler process whose work the core
+// runs cost d more work (a context switch).
+func (c *Core) SetSwitch(d Time) { c.switchD = d }
 
 // CoreStats counts what handlers did on a Core.
 type CoreStats struct {
 	HandlerWork Time // total handler work booked
 	AppDelay    Time // time the application waited for handler work (preempting cores)
+	Switches    int  // context switches charged (SetSwitch)
 }
 
 // NewCore returns a processor named name; preempt says whether handler work
@@ -81,8 +94,13 @@ func (c *Core) BindHandler(p *Proc) {
 // when earlier handler work ends, and with preemption it pushes the
 // computing application's completion back by d. It returns how long h
 // sleeps from now.
-func (c *Core) book(d Time) Time {
+func (c *Core) book(h *Proc, d Time) Time {
 	now := c.eng.now
+	if c.switchD > 0 && c.last != nil && c.last != h {
+		d += c.switchD
+		c.stats.Switches++
+	}
+	c.last = h
 	start := max(now, c.busy)
 	c.busy = start + d
 	c.stats.HandlerWork += d

@@ -31,6 +31,14 @@ type Engine struct {
 	stopped bool
 	trace   *Trace
 	src     *drawSource // rng's source: notes the first draw (ReportRandUse)
+
+	chooser Chooser // picks among same-time ready processes (choose.go); nil: engine order
+	cands   []candidate
+	heapIdx []int
+	alts    []Alt
+	foot    []uint64 // footprint of the running step (exploring)
+	preempt bool     // the chooser may deschedule processes (SetPreemption)
+	desched []*Proc  // processes descheduled by the chooser
 }
 
 // NewEngine returns an engine whose random generator is seeded with seed.
@@ -127,6 +135,57 @@ func (e *Engine) advance(d Time) bool {
 	return true
 }
 
+// inlineLikely is a cheap guess of whether runInline can do anything:
+// not when the lane's head, or with an empty lane the heap's top, is
+// another process (the common hand-over, which only Run does).
+func (e *Engine) inlineLikely(p *Proc) bool {
+	c := &e.cal
+	var q *Proc
+	if c.lane.n > 0 {
+		q = c.lane.buf[c.lane.head].proc
+	} else if len(c.heap) > 0 {
+		q = c.slots[c.heap[0].slot].proc
+	}
+	return q == nil || q == p
+}
+
+// runInline is the engine loop run by a process that is about to park (p,
+// the running one), on its own stack: callbacks due before anything else
+// run right here, and when the next event is p's own resumption p simply
+// goes on (it reports true). It stops and reports false, leaving the event
+// to Run, at the first event that needs Run: another process to resume, a
+// limit to check or report, a run that failed or was stopped, a traced
+// or explored run (the chooser must see every same-time choice and every
+// callback's footprint, choose.go). Events run in the same order and are counted the same as in Run;
+// what is saved is the two coroutine switches to Run and back (a process
+// that waits for a delivery, a timed wake or its own Sleep, woken by a
+// callback, resumes without a switch when nothing else is due). A callback
+// that panics there is reported as a panic of p (a model bug either way).
+func (e *Engine) runInline(p *Proc) bool {
+	if e.trace != nil || p.core != nil || e.chooser != nil {
+		return false // Run records what a traced or explored step did
+	}
+	for e.err == nil && !e.stopped {
+		at, a, lane, ok := e.cal.peek(e.now)
+		if !ok || (a.proc != nil && a.proc != p) ||
+			(e.limits.MaxTime > 0 && at > e.limits.MaxTime) ||
+			(e.limits.MaxEvents > 0 && e.events >= e.limits.MaxEvents) || (e.events+1)&0xfff == 0 {
+			return false
+		}
+		e.cal.take(lane)
+		e.now = at
+		e.events++
+		if a.proc == p {
+			p.state = stateRunning
+			return true
+		}
+		e.cur = nil
+		a.fn()
+		e.cur = p
+	}
+	return false
+}
+
 // Run executes events until none remain, a limit is hit, the run is stopped
 // or a model fails. It returns nil when every non-daemon process finished;
 // a *DeadlockError or *LivelockError when processes remain blocked with
@@ -137,6 +196,9 @@ func (e *Engine) Run() error {
 	for e.err == nil && !e.stopped {
 		at, it, ok := e.cal.pop(e.now)
 		if !ok {
+			if e.wakeDescheduled() {
+				continue
+			}
 			break
 		}
 		if e.limits.MaxTime > 0 && at > e.limits.MaxTime {
@@ -151,7 +213,11 @@ func (e *Engine) Run() error {
 		if e.limits.MaxWall > 0 && e.events&0xfff == 0 && time.Since(wallStart) > e.limits.MaxWall {
 			return e.limitError("wall time", e.limits.MaxWall.String())
 		}
-		if it.proc != nil {
+		if e.chooser != nil {
+			if !e.step(at, it) {
+				break
+			}
+		} else if it.proc != nil {
 			e.resume(it.proc)
 		} else {
 			it.fn()
@@ -177,10 +243,28 @@ func (e *Engine) stuckError() error {
 	if len(waiting) == 0 {
 		return nil
 	}
-	if spinning {
-		return &LivelockError{At: e.now, Waiting: waiting}
+	if held := e.locksHeld(); len(held) > 0 || !spinning {
+		return &DeadlockError{At: e.now, Waiting: waiting, Held: held}
 	}
-	return &DeadlockError{At: e.now, Waiting: waiting}
+	return &LivelockError{At: e.now, Waiting: waiting}
+}
+
+// locksHeld describes, when nothing can run, each mutex that a stuck
+// process waits for and another stuck process holds: the holder waits
+// (or spins) for something that cannot happen while it holds the lock,
+// which is a deadlock even when the holder busy-polls (a lock held across
+// a blocking wait, papers/mpich2-threads.txt section 4).
+func (e *Engine) locksHeld() []string {
+	var out []string
+	for _, p := range e.procs {
+		m := p.mutex
+		if p.state != stateBlocked || m == nil || m.holder == nil || m.holder.state == stateDone {
+			continue
+		}
+		h := m.holder
+		out = append(out, fmt.Sprintf("%s waits for mutex %s, held by %s, which %s", p.name, m.name, h.name, h.waiter().doing()))
+	}
+	return out
 }
 
 func (e *Engine) limitError(what, limit string) error {
@@ -220,6 +304,14 @@ func (w Waiter) String() string {
 	return fmt.Sprintf("%s %s since %v: %s", w.Proc, kind, w.Since, w.Reason)
 }
 
+// doing says what the waiter does, for a cycle report.
+func (w Waiter) doing() string {
+	if w.Spinning {
+		return "spins: " + w.Reason
+	}
+	return "waits: " + w.Reason
+}
+
 func listWaiters(ws []Waiter) string {
 	s := ""
 	for _, w := range ws {
@@ -228,14 +320,23 @@ func listWaiters(ws []Waiter) string {
 	return s
 }
 
-// DeadlockError: nothing is scheduled and processes are blocked.
+// DeadlockError: nothing is scheduled and processes are blocked, or wait
+// for mutexes that processes stuck themselves hold (Held says which).
 type DeadlockError struct {
 	At      Time
 	Waiting []Waiter
+	Held    []string // "t1 waits for mutex m, held by t0, which ..."
 }
 
 func (d *DeadlockError) Error() string {
-	return fmt.Sprintf("deadlock at %v: nothing scheduled, %d process(es) blocked:%s", d.At, len(d.Waiting), listWaiters(d.Waiting))
+	s := fmt.Sprintf("deadlock at %v: nothing scheduled, %d process(es) blocked:%s", d.At, len(d.Waiting), listWaiters(d.Waiting))
+	if len(d.Held) > 0 {
+		s += "\nlocks held by waiting processes:"
+		for _, h := range d.Held {
+			s += "\n  " + h
+		}
+	}
+	return s
 }
 
 // LivelockError: processes spin on locations that can never change for them

@@ -332,3 +332,59 @@ func TestReschedule(t *testing.T) {
 		})
 	}
 }
+
+// TestInlineLoopRunsAsRun: a parking process runs callbacks and its own
+// resumption itself (Engine.runInline) when nothing else is due. The
+// events, their order, their count and the limits are those of Run's loop
+// (a traced run never takes the inline path: the reference).
+func TestInlineLoopRunsAsRun(t *testing.T) {
+	run := func(traced bool, l Limits) (string, uint64, error) {
+		e := NewEngine(7)
+		if traced {
+			e.EnableTrace()
+		}
+		e.SetLimits(l)
+		var log strings.Builder
+		note := func(f string, a ...any) {
+			fmt.Fprintf(&log, "%v ", e.Now())
+			fmt.Fprintf(&log, f, a...)
+			log.WriteString("\n")
+		}
+		r := e.Rand()
+		for i := range 3 {
+			e.Spawn(fmt.Sprint("p", i), func(p *Proc) {
+				for k := range 200 {
+					switch r.IntN(4) {
+					case 0: // woken by a callback before its time-out
+						e.After(Time(1+r.IntN(5)), func() {
+							if e.Current() != nil {
+								note("callback sees a current process")
+							}
+							note("wake %s", p.Name())
+							p.Wake()
+						})
+						p.BlockFor(Time(3+r.IntN(5)), "callback")
+					case 1:
+						p.Sleep(Time(1 + r.IntN(3)))
+					case 2:
+						p.Yield()
+					default: // spin wake at a known time
+						e.After(Time(r.IntN(3)), func() { p.WakeAt(e.Now() + 2) })
+						p.BlockSpinning("word")
+					}
+					note("%s step %d", p.Name(), k)
+				}
+			})
+		}
+		err := e.Run()
+		return log.String(), e.Events(), err
+	}
+	for _, l := range []Limits{{}, {MaxEvents: 777}, {MaxTime: 300}} {
+		want, wantN, wantErr := run(true, l)
+		got, gotN, gotErr := run(false, l)
+		if got != want || gotN != wantN || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Errorf("limits %+v: inline run differs from Run's loop: %d events (want %d), error %v (want %v), log equal %v",
+				l, gotN, wantN, gotErr, wantErr, got == want)
+		}
+	}
+}

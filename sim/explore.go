@@ -2,76 +2,58 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// Chooser decides, at a scheduling point a model offers (a thread about to
-// take a lock or enter a library call), whether the running process goes on
-// (false) or yields so that every other process ready at the same
-// simulated time runs first (true). A nil Chooser keeps the engine's own
-// order (first scheduled, first run).
-type Chooser interface {
-	Choose(p *Proc, point string) bool
-}
+// This file is a generic stateless schedule explorer: a depth-first search
+// over the choices a model makes through a Chooser (the engine's choice
+// among same-time ready processes, or any model's own choice among N
+// alternatives), re-running the model from the start for every schedule.
+// Two reductions keep small instances to seconds:
+//
+//   - sleep sets (partial-order reduction, Godefroid 1996): after the
+//     subtree of alternative a at a choice point has been explored, a is
+//     "asleep" in the subtrees of the later alternatives, until a step
+//     dependent on a runs (footprints that intersect: Chooser.Ran); a
+//     schedule whose only ready steps are asleep repeats one already
+//     explored in another order and is pruned;
+//   - state hashing, when the model provides a fingerprint of its state
+//     (Path.Fingerprint): a choice point whose state was already explored
+//     (with no more deviations used and a sleep set no larger) is pruned.
+//
+// A deviation is a choice other than the default (the first alternative
+// not asleep: the engine's own order); Bound caps them per schedule
+// (iterative context bounding: most concurrency bugs need very few).
 
-// Schedule is a Chooser that replays a schedule string ('0' go on, '1'
-// yield, one character per scheduling point; points past its end go on)
-// and records the choices made, with the point each was made at.
-type Schedule struct {
-	prefix string
-	taken  []byte
-	points []string
-}
-
-// NewSchedule returns a Chooser replaying s (as printed by Explore).
-func NewSchedule(s string) *Schedule { return &Schedule{prefix: s} }
-
-// Choose implements Chooser.
-func (s *Schedule) Choose(p *Proc, point string) bool {
-	c := byte('0')
-	if i := len(s.taken); i < len(s.prefix) {
-		c = s.prefix[i]
-	}
-	s.taken = append(s.taken, c)
-	s.points = append(s.points, p.Name()+": "+point)
-	if c == '1' {
-		p.Yield()
-	}
-	return c == '1'
-}
-
-// Taken is the schedule string of the choices made so far.
-func (s *Schedule) Taken() string { return string(s.taken) }
-
-// Steps describes each choice made: "<process>: <point>" and whether it
-// yielded.
-func (s *Schedule) Steps() []string {
-	out := make([]string, len(s.points))
-	for i, pt := range s.points {
-		verb := "goes on"
-		if s.taken[i] == '1' {
-			verb = "yields"
-		}
-		out[i] = fmt.Sprintf("%d. %s %s", i+1, pt, verb)
-	}
-	return out
+// ExploreOptions configure Explore.
+type ExploreOptions struct {
+	Bound        int  // most deviations per schedule; negative: no bound
+	MaxSchedules int  // stop after this many runs (0: no limit)
+	Reduce       bool // sleep-set partial-order reduction
 }
 
 // Exploration is what Explore found.
 type Exploration struct {
-	Schedules int    // distinct schedules run
-	Points    int    // scheduling points visited, over all schedules
+	Schedules int    // runs to the end
+	Pruned    int    // runs abandoned as redundant (sleep set, state hashing)
+	States    int    // choice points explored: nodes of the search tree
+	Points    int    // choice points visited over all runs, replays included
 	Failures  int    // schedules whose run failed
-	Shortest  string // the shortest failing schedule (fewest yields, then shortest), replayable with NewSchedule
+	Shortest  string // the shortest failing schedule (fewest deviations, then shortest), replayable with NewSchedule
 	Err       error  // its error
 	Steps     []string
-	Truncated bool // MaxSchedules was reached before the space was exhausted
+	Truncated bool  // MaxSchedules was reached before the space was exhausted
+	Nondet    error // the model made different choices on a replayed prefix (a nondeterministic model)
 }
 
 func (x Exploration) String() string {
-	s := fmt.Sprintf("%d schedules, %d scheduling points, %d failing", x.Schedules, x.Points, x.Failures)
+	s := fmt.Sprintf("%d schedules (%d pruned), %d states, %d choice points, %d failing", x.Schedules, x.Pruned, x.States, x.Points, x.Failures)
 	if x.Truncated {
 		s += " (stopped at the schedule limit)"
+	}
+	if x.Nondet != nil {
+		s += "\n" + x.Nondet.Error()
 	}
 	if x.Err != nil {
 		s += fmt.Sprintf("\nshortest failing schedule %q:\n  %s\n%v", x.Shortest, strings.Join(x.Steps, "\n  "), x.Err)
@@ -79,61 +61,341 @@ func (x Exploration) String() string {
 	return s
 }
 
-// Explore runs run once per distinct schedule: every sequence of go-on /
-// yield choices at the scheduling points the model offers, with at most
-// bound yields per schedule (iterative context bounding: most concurrency
-// bugs need very few preemptions), depth first, in a fixed order, so the
-// counts are deterministic. run builds a fresh model, installs the
-// Chooser and returns the run's error. Exploration stops after
-// maxSchedules (0: no limit).
-func Explore(bound, maxSchedules int, run func(c *Schedule) error) Exploration {
-	var x Exploration
-	prefix := ""
-	for {
-		s := NewSchedule(prefix)
-		err := run(s)
-		x.Schedules++
-		x.Points += len(s.taken)
-		if err != nil {
-			x.Failures++
-			if x.Err == nil || better(s.Taken(), x.Shortest) {
-				x.Shortest, x.Err, x.Steps = strings.TrimRight(s.Taken(), "0"), err, s.Steps()
+// node is a choice point of the search tree.
+type node struct {
+	alts   []Alt
+	chosen int
+	first  int        // the default: the first alternative not asleep
+	done   []bool     // alternatives explored (or being explored) here
+	foot   [][]uint64 // each explored alternative's footprint (sorted), once it ran
+	sleep  []sleeper  // asleep on entry
+	dev    int        // deviations before this choice
+}
+
+// sleeper is a step known to have been explored from an earlier state of
+// the current schedule and not disturbed since: its actor and footprint.
+type sleeper struct {
+	id   int
+	foot []uint64
+}
+
+// explorer is the search state kept across runs.
+type explorer struct {
+	opts  ExploreOptions
+	stack []node
+	seen  map[uint64][]seenState
+	x     Exploration
+}
+
+type seenState struct {
+	dev   int
+	sleep []int
+}
+
+// Path is the Chooser of one run of an exploration: it replays the choices
+// leading to the subtree being explored and takes default choices past
+// them. Install it where the model makes its choices (Engine.SetChooser).
+type Path struct {
+	x      *explorer
+	depth  int
+	cur    []sleeper // the sleep set now
+	dev    int
+	pruned bool
+	taken  []byte
+	steps  []string
+	at     *node // the choice point whose step is running, or nil
+	atJ    int
+	// Fingerprint, if set by the model, returns a hash of its state at a
+	// choice point (everything that decides what can happen next, beyond
+	// the steps on offer, which the explorer folds in): a state explored
+	// before is not explored again.
+	Fingerprint func() uint64
+}
+
+const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+// Pick implements Chooser.
+func (p *Path) Pick(alts []Alt) int {
+	p.at = nil
+	if p.pruned {
+		return -1
+	}
+	reduce := p.x.opts.Reduce
+	if len(alts) == 1 {
+		if reduce && asleep(p.cur, alts[0].ID) {
+			return p.prune()
+		}
+		return 0
+	}
+	p.x.x.Points++
+	var nd *node
+	if p.depth < len(p.x.stack) {
+		nd = &p.x.stack[p.depth]
+		if !sameAlts(nd.alts, alts) && p.x.x.Nondet == nil {
+			p.x.x.Nondet = fmt.Errorf("sim: explore: nondeterministic model: choice %d offered %s, earlier %s", p.depth+1, altLabels(alts), altLabels(nd.alts))
+			return p.prune()
+		}
+	} else {
+		first := 0
+		if reduce {
+			for first < len(alts) && asleep(p.cur, alts[first].ID) {
+				first++
+			}
+			if first == len(alts) {
+				return p.prune()
 			}
 		}
-		next, ok := nextSchedule(s.taken, bound)
-		if !ok {
-			return x
+		if p.Fingerprint != nil && p.x.visited(p.Fingerprint()^hashAlts(alts), p.dev, p.cur) {
+			return p.prune()
 		}
-		if maxSchedules > 0 && x.Schedules >= maxSchedules {
-			x.Truncated = true
-			return x
+		done := make([]bool, len(alts))
+		done[first] = true
+		p.x.stack = append(p.x.stack, node{alts: slices.Clone(alts), chosen: first, first: first, done: done,
+			foot: make([][]uint64, len(alts)), sleep: slices.Clone(p.cur), dev: p.dev})
+		p.x.x.States++
+		nd = &p.x.stack[len(p.x.stack)-1]
+	}
+	j := nd.chosen
+	if j != nd.first {
+		p.dev++
+	}
+	p.at, p.atJ = nd, j
+	p.depth++
+	p.taken = append(p.taken, digits[min(j, len(digits)-1)])
+	p.steps = append(p.steps, fmt.Sprintf("%d. %s (%d of %d)", len(p.steps)+1, alts[j].Label, j+1, len(alts)))
+	return j
+}
+
+// Ran implements Chooser: the sleep set after the step is the sleeping
+// steps (and, after a choice, the alternatives explored there before this
+// one) whose footprints are disjoint from the step's.
+func (p *Path) Ran(id int, keys []uint64, all bool) {
+	nd := p.at
+	p.at = nil
+	if !p.x.opts.Reduce || p.pruned {
+		return
+	}
+	if all {
+		p.cur = p.cur[:0]
+		if nd != nil && nd.foot[p.atJ] == nil {
+			nd.foot[p.atJ] = []uint64{}
 		}
-		prefix = next
+		return
+	}
+	foot := sortKeys(keys)
+	base := p.cur
+	if nd != nil {
+		if nd.foot[p.atJ] == nil {
+			nd.foot[p.atJ] = foot
+		}
+		base = slices.Clone(nd.sleep)
+		for k, d := range nd.done {
+			if d && k != p.atJ && nd.foot[k] != nil && !asleep(base, nd.alts[k].ID) {
+				base = append(base, sleeper{id: nd.alts[k].ID, foot: nd.foot[k]})
+			}
+		}
+	}
+	out := base[:0:0]
+	for _, s := range base {
+		if s.id != id && disjoint(s.foot, foot) {
+			out = append(out, s)
+		}
+	}
+	p.cur = out
+}
+
+func sortKeys(keys []uint64) []uint64 {
+	k := slices.Clone(keys)
+	slices.Sort(k)
+	return slices.Compact(k)
+}
+
+func disjoint(a, b []uint64) bool {
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			return false
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return true
+}
+
+func (p *Path) prune() int {
+	p.pruned = true
+	return -1
+}
+
+// Pruned reports whether the run was abandoned as redundant: its result
+// says nothing (the model stopped half way).
+func (p *Path) Pruned() bool { return p.pruned }
+
+// Taken is the schedule string of the choices made so far (one character
+// per choice point with several alternatives: the index picked, base 36).
+func (p *Path) Taken() string { return string(p.taken) }
+
+// visited records a state reached with dev deviations and sleep set cur;
+// it reports whether an earlier visit already covers this one.
+func (x *explorer) visited(h uint64, dev int, cur []sleeper) bool {
+	ids := make([]int, len(cur))
+	for i, a := range cur {
+		ids[i] = a.id
+	}
+	slices.Sort(ids)
+	for _, s := range x.seen[h] {
+		if s.dev <= dev && subset(s.sleep, ids) {
+			return true
+		}
+	}
+	x.seen[h] = append(x.seen[h], seenState{dev: dev, sleep: ids})
+	return false
+}
+
+// hashAlts folds the steps on offer into a state fingerprint (FNV-1a):
+// two states with different next steps are different states.
+func hashAlts(alts []Alt) uint64 {
+	h := uint64(14695981039346656037)
+	for _, a := range alts {
+		h = (h ^ Key(a.Label)) * 1099511628211
+		h = (h ^ Key(a.Object)) * 1099511628211
+	}
+	return h
+}
+
+func subset(a, b []int) bool {
+	for _, v := range a {
+		if _, ok := slices.BinarySearch(b, v); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func asleep(sleep []sleeper, id int) bool {
+	for _, a := range sleep {
+		if a.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+func sameAlts(a, b []Alt) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID || a[i].Object != b[i].Object {
+			return false
+		}
+	}
+	return true
+}
+
+func altLabels(alts []Alt) string {
+	var b strings.Builder
+	for i, a := range alts {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(a.Label)
+	}
+	return "[" + b.String() + "]"
+}
+
+// backtrack moves to the next subtree in depth-first order: the deepest
+// choice point with an alternative not yet explored, not asleep and
+// within the deviation bound.
+func (x *explorer) backtrack() bool {
+	for len(x.stack) > 0 {
+		nd := &x.stack[len(x.stack)-1]
+		for k, a := range nd.alts {
+			dev := nd.dev
+			if k != nd.first {
+				dev++
+			}
+			if nd.done[k] || (x.opts.Bound >= 0 && dev > x.opts.Bound) || (x.opts.Reduce && asleep(nd.sleep, a.ID)) {
+				continue
+			}
+			nd.done[k], nd.chosen = true, k
+			return true
+		}
+		x.stack = x.stack[:len(x.stack)-1]
+	}
+	return false
+}
+
+// Explore runs run once per distinct schedule, depth first in a fixed
+// order, so the counts are deterministic. run builds a fresh model,
+// installs the Path as its Chooser and returns the run's error (a run the
+// Path pruned is not counted as failing whatever it returns).
+func Explore(opts ExploreOptions, run func(p *Path) error) Exploration {
+	x := &explorer{opts: opts, seen: map[uint64][]seenState{}}
+	for {
+		p := &Path{x: x}
+		err := run(p)
+		if p.pruned {
+			x.x.Pruned++
+		} else {
+			x.x.Schedules++
+			if err != nil {
+				x.x.Failures++
+				s := strings.TrimRight(p.Taken(), "0")
+				if x.x.Err == nil || better(s, x.x.Shortest) {
+					x.x.Shortest, x.x.Err, x.x.Steps = s, err, p.steps
+				}
+			}
+		}
+		if x.x.Nondet != nil || !x.backtrack() {
+			return x.x
+		}
+		if opts.MaxSchedules > 0 && x.x.Schedules+x.x.Pruned >= opts.MaxSchedules {
+			x.x.Truncated = true
+			return x.x
+		}
 	}
 }
 
 func better(a, b string) bool {
-	na, nb := strings.Count(a, "1"), strings.Count(b, "1")
+	na, nb := len(a)-strings.Count(a, "0"), len(b)-strings.Count(b, "0")
 	if na != nb {
 		return na < nb
 	}
-	return len(strings.TrimRight(a, "0")) < len(strings.TrimRight(b, "0"))
+	return len(a) < len(b)
 }
 
-// nextSchedule is the next prefix in depth-first order: flip the last
-// go-on choice that can still become a yield within the bound.
-func nextSchedule(taken []byte, bound int) (string, bool) {
-	ones := make([]int, len(taken)+1)
-	for i, c := range taken {
-		ones[i+1] = ones[i]
-		if c == '1' {
-			ones[i+1]++
-		}
-	}
-	for i := len(taken) - 1; i >= 0; i-- {
-		if taken[i] == '0' && ones[i]+1 <= bound {
-			return string(taken[:i]) + "1", true
-		}
-	}
-	return "", false
+// Schedule is a Chooser that replays a schedule string (as printed by
+// Explore: at the k-th choice point with several alternatives it picks the
+// k-th character's index; past the end, the first) and records the steps.
+type Schedule struct {
+	s     string
+	k     int
+	steps []string
 }
+
+// NewSchedule returns a Chooser replaying s.
+func NewSchedule(s string) *Schedule { return &Schedule{s: s} }
+
+// Pick implements Chooser.
+func (s *Schedule) Pick(alts []Alt) int {
+	if len(alts) == 1 {
+		return 0
+	}
+	j := 0
+	if s.k < len(s.s) {
+		j = max(strings.IndexByte(digits, s.s[s.k]), 0)
+	}
+	s.k++
+	j = min(j, len(alts)-1)
+	s.steps = append(s.steps, fmt.Sprintf("%d. %s (%d of %d)", len(s.steps)+1, alts[j].Label, j+1, len(alts)))
+	return j
+}
+
+// Ran implements Chooser (a replay needs no footprints).
+func (s *Schedule) Ran(int, []uint64, bool) {}
+
+// Steps describes each choice made.
+func (s *Schedule) Steps() []string { return s.steps }

@@ -2,36 +2,49 @@ package sim
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
-// TestExploreCounts: two processes, each with two scheduling points and a
-// planted order bug (b runs its second step before a's first): the
-// explorer's counts are deterministic, it finds the bug, and its shortest
-// failing schedule replays to the same failure.
-func TestExploreCounts(t *testing.T) {
-	run := func(c *Schedule) error {
+// toy runs procs processes at the same simulated time, each taking steps
+// at scheduling points on the objects given; bug makes the run fail when
+// process b takes its first step before a.
+func toy(objects [][]string, bug bool) func(c Chooser) error {
+	return func(c Chooser) error {
 		e := NewEngine(1)
+		e.SetChooser(c)
 		var order []string
-		for _, n := range []string{"a", "b"} {
-			e.Spawn(n, func(p *Proc) {
-				for _, step := range []string{"1", "2"} {
-					c.Choose(p, "step "+step)
-					order = append(order, n+step)
+		for i, objs := range objects {
+			name := string(rune('a' + i))
+			e.Spawn(name, func(p *Proc) {
+				for k, o := range objs {
+					p.Point(o, fmt.Sprintf("step %d on %s", k+1, o))
+					order = append(order, fmt.Sprintf("%s%d", name, k+1))
+					p.Sleep(Nanosecond) // every step costs the same: ties again
 				}
 			})
 		}
 		if err := e.Run(); err != nil {
 			return err
 		}
-		if order[0] == "b1" {
-			return errors.New("b went first: " + order[0])
+		if bug && order[0] == "b1" {
+			return errors.New("b went first")
 		}
 		return nil
 	}
-	x := Explore(2, 0, run)
-	y := Explore(2, 0, run)
-	if x.Schedules != y.Schedules || x.Points != y.Points || x.Failures != y.Failures {
+}
+
+func explore(opts ExploreOptions, run func(c Chooser) error) Exploration {
+	return Explore(opts, func(p *Path) error { return run(p) })
+}
+
+// TestExploreCounts: the explorer's counts are deterministic; it finds a
+// planted order bug and the shortest failing schedule replays to it.
+func TestExploreCounts(t *testing.T) {
+	run := toy([][]string{{"x", "y"}, {"x", "y"}}, true)
+	x := explore(ExploreOptions{Bound: 2}, run)
+	y := explore(ExploreOptions{Bound: 2}, run)
+	if x.Schedules != y.Schedules || x.States != y.States || x.Points != y.Points || x.Failures != y.Failures {
 		t.Fatalf("counts differ: %v / %v", x, y)
 	}
 	if x.Failures == 0 || x.Shortest != "1" {
@@ -41,4 +54,111 @@ func TestExploreCounts(t *testing.T) {
 		t.Fatalf("replay of %q: %v", x.Shortest, err)
 	}
 	t.Logf("%v", x)
+}
+
+// TestExploreEveryInterleaving: with no bound and no reduction, three
+// processes of two steps each at equal times are run in every
+// interleaving the engine allows.
+func TestExploreEveryInterleaving(t *testing.T) {
+	seen := map[string]bool{}
+	objs := [][]string{{"", ""}, {"", ""}, {"", ""}}
+	x := Explore(ExploreOptions{Bound: -1}, func(p *Path) error {
+		e := NewEngine(1)
+		e.SetChooser(p)
+		trace := ""
+		for i, o := range objs {
+			e.Spawn(fmt.Sprint(i), func(q *Proc) {
+				for range o {
+					q.Point("", "step")
+					trace += q.Name()
+				}
+			})
+		}
+		err := e.Run()
+		if !p.Pruned() {
+			seen[trace] = true
+		}
+		return err
+	})
+	// 6!/(2!2!2!) = 90 interleavings of the steps.
+	if len(seen) != 90 || x.Schedules < 90 {
+		t.Fatalf("%d distinct interleavings in %v", len(seen), x)
+	}
+}
+
+// TestExploreSleepSets: steps on different objects are not permuted: the
+// reduction explores fewer states and still finds the bug when the racing
+// steps touch the same object, and none when they do not race.
+func TestExploreSleepSets(t *testing.T) {
+	indep := [][]string{{"a1", "a2"}, {"b1", "b2"}, {"c1", "c2"}}
+	full := explore(ExploreOptions{Bound: -1}, toy(indep, false))
+	red := explore(ExploreOptions{Bound: -1, Reduce: true}, toy(indep, false))
+	if red.States >= full.States || red.Schedules >= full.Schedules {
+		t.Fatalf("no reduction: full %v; reduced %v", full, red)
+	}
+	t.Logf("independent steps: full %v; reduced %v", full, red)
+	racy := [][]string{{"x", "a"}, {"x", "b"}}
+	if r := explore(ExploreOptions{Bound: -1, Reduce: true}, toy(racy, true)); r.Failures == 0 {
+		t.Fatalf("reduction hid the bug: %v", r)
+	}
+}
+
+// TestExploreFingerprint: a model's state fingerprint prunes states
+// already explored.
+func TestExploreFingerprint(t *testing.T) {
+	run := func(fp bool) Exploration {
+		return Explore(ExploreOptions{Bound: -1}, func(p *Path) error {
+			e := NewEngine(1)
+			e.SetChooser(p)
+			count := map[string]int{}
+			if fp {
+				// The state: how many steps each process took (their
+				// order does not matter to what comes next).
+				p.Fingerprint = func() uint64 {
+					return uint64(count["0"]) | uint64(count["1"])<<8 | uint64(count["2"])<<16
+				}
+			}
+			for i := 0; i < 3; i++ {
+				e.Spawn(fmt.Sprint(i), func(q *Proc) {
+					for range 2 {
+						q.Point("", "step")
+						count[q.Name()]++
+					}
+				})
+			}
+			return e.Run()
+		})
+	}
+	plain, hashed := run(false), run(true)
+	if hashed.States >= plain.States {
+		t.Fatalf("no pruning: %v / %v", plain, hashed)
+	}
+	t.Logf("plain %v; hashed %v", plain, hashed)
+}
+
+// TestChooserDefaultOrder: a Chooser that always picks the first
+// alternative gives the engine's own order.
+func TestChooserDefaultOrder(t *testing.T) {
+	run := func(c Chooser) string {
+		e := NewEngine(1)
+		if c != nil {
+			e.SetChooser(c)
+		}
+		s := ""
+		for i := 0; i < 3; i++ {
+			e.Spawn(fmt.Sprint(i), func(q *Proc) {
+				for k := 0; k < 3; k++ {
+					s += q.Name()
+					q.Sleep(Time(1 + (i+k)%2))
+				}
+			})
+		}
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if a, b := run(nil), run(NewSchedule("")); a != b {
+		t.Fatalf("engine order %q, under a first-pick chooser %q", a, b)
+	}
 }

@@ -37,6 +37,10 @@ type Proc struct {
 	wakeFn   func() // p.timedWake, bound once
 	core     *Core  // the processor it shares with handlers, if any
 	sleep    Handle // its pending wake-up while in Sleep (slow path)
+	object   string // at a scheduling point (Point): what its next step touches
+	point    string // and what the step is
+	domain   uint64 // footprint key of the state it shares with other processes (ShareState)
+	mutex    *Mutex // the mutex it is blocked on, if any (deadlock reports)
 }
 
 // Spawn creates a process that starts running fn at the current time.
@@ -85,13 +89,20 @@ func (e *Engine) resume(p *Proc) {
 	}
 	e.cur = p
 	p.state = stateRunning
-	e.trace.state(e.now, p, "running")
+	if e.trace != nil {
+		e.trace.state(e.now, p, "running")
+	}
 	_, ok := p.next()
 	e.cur = nil
 	if !ok {
 		p.state = stateDone
 		e.live--
-		e.trace.state(e.now, p, "")
+		if e.trace != nil {
+			e.trace.state(e.now, p, "")
+		}
+		if e.preempt {
+			e.undeschedule(p)
+		}
 	}
 }
 
@@ -100,8 +111,12 @@ func (p *Proc) kill() {
 	p.stop()
 }
 
-// park suspends the running process until the engine resumes it.
+// park suspends the running process until the engine resumes it (or runs
+// the engine loop itself until then when it can: Engine.runInline).
 func (p *Proc) park() {
+	if p.eng.inlineLikely(p) && p.eng.runInline(p) {
+		return
+	}
 	if !p.yield(struct{}{}) {
 		panic(killed{})
 	}
@@ -130,7 +145,7 @@ func (p *Proc) Sleep(d Time) {
 		return
 	}
 	if c := p.core; c != nil && c.app != p {
-		d = c.book(d)
+		d = c.book(p, d)
 	}
 	if p.eng.advance(d) {
 		return
@@ -149,7 +164,7 @@ func (p *Proc) Sleep(d Time) {
 // It reports whether p was sleeping. A process bound to a Core (Bound) is
 // not to be rescheduled: its sleeps are booked on the core.
 func (p *Proc) Reschedule(t Time) bool {
-	if p.state != stateSleeping {
+	if p.state != stateSleeping || !p.sleep.Valid() {
 		return false
 	}
 	e := p.eng
@@ -226,6 +241,7 @@ func (p *Proc) Wake() bool {
 	if p.state != stateBlocked {
 		return false
 	}
+	p.eng.Touch(procKey(p.id))
 	p.state = stateReady
 	p.eng.Cancel(p.wakeup)
 	p.wakeup = Handle{}
@@ -258,6 +274,7 @@ func (p *Proc) WakeAt(t Time) {
 	if p.state != stateBlocked {
 		return
 	}
+	p.eng.Touch(procKey(p.id))
 	if t < p.eng.now {
 		t = p.eng.now
 	}

@@ -12,13 +12,14 @@ import "fmt"
 // "t1 blocked: mutex A held by t0".
 type Mutex struct {
 	name    string
+	key     uint64 // footprint key (exploring)
 	holder  *Proc
 	waiters []*Proc
 	reasons []string
 }
 
 // NewMutex returns an unlocked mutex called name.
-func NewMutex(name string) *Mutex { return &Mutex{name: name} }
+func NewMutex(name string) *Mutex { return &Mutex{name: name, key: Key(name)} }
 
 // Name is the mutex's name.
 func (m *Mutex) Name() string { return m.name }
@@ -28,6 +29,7 @@ func (m *Mutex) Holder() *Proc { return m.holder }
 
 // TryLock takes the mutex for p if it is free.
 func (m *Mutex) TryLock(p *Proc) bool {
+	p.eng.Touch(m.key)
 	if m.holder != nil {
 		return false
 	}
@@ -39,6 +41,7 @@ func (m *Mutex) TryLock(p *Proc) bool {
 // Locking a mutex p already holds is a model bug (it would self-deadlock
 // in pthreads): Lock fails the run naming both.
 func (m *Mutex) Lock(p *Proc) {
+	p.eng.Touch(m.key)
 	if m.holder == p {
 		p.eng.Fail(fmt.Errorf("sim: %s locks mutex %s it already holds (self-deadlock)", p.name, m.name))
 		p.Block("relocking mutex " + m.name)
@@ -49,11 +52,14 @@ func (m *Mutex) Lock(p *Proc) {
 		return
 	}
 	m.waiters = append(m.waiters, p)
+	p.mutex = m
 	p.Block(fmt.Sprintf("mutex %s held by %s", m.name, m.holder.name))
+	p.mutex = nil
 }
 
 // Unlock releases the mutex held by p and hands it to the next waiter.
 func (m *Mutex) Unlock(p *Proc) {
+	p.eng.Touch(m.key)
 	if m.holder != p {
 		holder := "nobody"
 		if m.holder != nil {

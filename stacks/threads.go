@@ -53,6 +53,14 @@ type Communicator interface {
 	Free(p *sim.Proc) error
 }
 
+// Schedulable is a rank of a stack whose thread code offers scheduling
+// points (sim.Proc.Point) to a schedule explorer (sim.Explore, simrun
+// explore): at each, every thread ready at the same simulated time is an
+// alternative. SchedulingPoints describes them, for listings.
+type Schedulable interface {
+	SchedulingPoints() []string
+}
+
 // Threaded is a rank of a stack with MPI-2 thread support: MPI_Init_thread,
 // more threads of the process sharing its state, and MPI_COMM_WORLD as a
 // Communicator.
@@ -65,11 +73,4 @@ type Threaded interface {
 	SpawnThread(e *sim.Engine, name string, fn func(p *sim.Proc)) *sim.Proc
 	// World is MPI_COMM_WORLD of the process.
 	World() Communicator
-}
-
-// Schedulable is a rank of a stack whose thread interleavings can be
-// chosen at its scheduling points (sim.Explore): SetChooser installs c
-// for the whole world the rank belongs to.
-type Schedulable interface {
-	SetChooser(c sim.Chooser)
 }

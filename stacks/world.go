@@ -68,6 +68,8 @@ func Interfaces() []Interface {
 		{"bcast", "broadcast (stacks.Bcaster)", Offers[Bcaster]},
 		{"reduce", "reduce (stacks.Reducer)", Offers[Reducer]},
 		{"binary-swap", "binary-swap reduce (stacks.BinarySwapReducer)", Offers[BinarySwapReducer]},
+		{"threads", "MPI threads: MPI_Init_thread levels, more threads per rank, communicators and MPI_Comm_dup (stacks.Threaded)", Offers[Threaded]},
+		{"schedule", "scheduling points for the schedule explorer, simrun explore (stacks.Schedulable)", Offers[Schedulable]},
 	}
 }
 

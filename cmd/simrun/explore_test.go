@@ -6,11 +6,13 @@ import (
 )
 
 // TestExploreCommand: simrun explore runs an explore scenario (the
-// Figure 2 hang under a lock per call is shown with its schedule) and
+// Figure 2 deadlock under a lock per call is shown with its schedule and
+// the lock held across the wait) and
 // refuses a scenario of another workload.
 func TestExploreCommand(t *testing.T) {
 	code, stdout, stderr := simrun(t, "explore", "threads-fig2", "--out", t.TempDir(), "--quiet")
-	if code != exitOK || !strings.Contains(stdout, "lock-per-call: 15 schedules, 60 scheduling points, 8 failing") || !strings.Contains(stdout, "mutex rank0.mpi held by rank0.t0") {
+	if code != exitOK || !strings.Contains(stdout, "lock-per-call: 178 schedules (1025 pruned), 2727 states, 32831 choice points, 48 failing") ||
+		!strings.Contains(stdout, "deadlock at") || !strings.Contains(stdout, "rank0.t1 waits for mutex rank0.mpi, held by rank0.t0, which spins") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	code, _, stderr = simrun(t, "explore", "threads-fig1", "--out", t.TempDir())

@@ -38,10 +38,10 @@ func TestListMachinesAndStacks(t *testing.T) {
 	}
 	for _, want := range []string{
 		"mpich   MPICH",
-		"        on sx4 {device: ch_lfshmem}: offers comm\n",
+		"        on sx4 {device: ch_lfshmem}: offers comm, threads, schedule\n",
 		"        on sx4 {device: ch_t3d}: missing per-PE memory with one-sided put and quiet",
-		"        on t3d {device: ch_t3d}: offers comm, bcast, reduce\n",
-		"        on t3d {device: ch_t3d, receive_queue: per-sender}: offers comm, bcast, reduce\n",
+		"        on t3d {device: ch_t3d}: offers comm, bcast, reduce, threads, schedule\n",
+		"        on t3d {device: ch_t3d, receive_queue: per-sender}: offers comm, bcast, reduce, threads, schedule\n",
 		"aclmpl  ACLMPL",
 		"        needs: one-sided: ",
 		"        on sx4: missing per-PE memory and one-sided put with quiet (machines.OneSided)\n",

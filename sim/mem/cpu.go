@@ -43,6 +43,9 @@ func NewCPU(eng *sim.Engine, name string, m *Memory, cfg Config) (*CPU, error) {
 		return nil, fmt.Errorf("cpu %s: %w", name, err)
 	}
 	c := &CPU{name: name, eng: eng, mem: m, cfg: cfg, clock: cfg.Clock(), lineShift: 6}
+	if m.eng == nil {
+		m.eng, m.key = eng, sim.Key(m.name)
+	}
 	if cfg.Cache.Enabled {
 		c.cache = newCache(cfg.Cache)
 		c.lineShift = c.cache.shift

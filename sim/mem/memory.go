@@ -50,6 +50,11 @@ type Memory struct {
 	resident int     // bytes of storage allocated to chunks
 	watchers []*watcher
 	sets     []*WordSet // word sets of this memory's CPUs (CPU.NewWordSet)
+	// eng, set by the first CPU on the memory, is told every access while
+	// a schedule explorer runs (sim.Engine.TouchRange: the footprint of
+	// the running step); key names the memory there.
+	eng *sim.Engine
+	key uint64
 }
 
 // PageBytes is the size of a memory page: the unit in which a chunk's bytes
@@ -179,6 +184,7 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 // spans pages makes its chunks flat (once), so prefer Read and Write for
 // sparse accesses.
 func (m *Memory) Bytes(a Addr, n int) []byte {
+	m.touch(a, n)
 	m.check(a, n)
 	if n == 0 {
 		return []byte{}
@@ -215,8 +221,16 @@ func (m *Memory) flatten(a Addr, n int) {
 	m.last = i
 }
 
+// touch tells an exploring engine that the running step accesses [a, a+n).
+func (m *Memory) touch(a Addr, n int) {
+	if m.eng != nil {
+		m.eng.TouchRange(m.key, uint64(a), n)
+	}
+}
+
 // Read copies memory at a into b (no timing).
 func (m *Memory) Read(a Addr, b []byte) {
+	m.touch(a, len(b))
 	if p := m.fast(a, len(b)); p != nil { // the common case: a word or a line in the last chunk used
 		copy(b, p)
 		return
@@ -266,6 +280,7 @@ func (m *Memory) fast(a Addr, n int) []byte {
 
 // put stores b at a, without visibility effects.
 func (m *Memory) put(a Addr, b []byte) {
+	m.touch(a, len(b))
 	if p := m.fast(a, len(b)); p != nil {
 		copy(p, b)
 		return
@@ -281,6 +296,7 @@ func (m *Memory) put(a Addr, b []byte) {
 // copyWithin copies n bytes from src to dst inside m, without visibility
 // effects, piece by piece (through a copy when the ranges overlap).
 func (m *Memory) copyWithin(dst, src Addr, n int) {
+	m.touch(src, n)
 	m.check(src, n)
 	m.check(dst, n)
 	if dst < src+Addr(n) && src < dst+Addr(n) {
@@ -306,6 +322,7 @@ func (m *Memory) copyWithin(dst, src Addr, n int) {
 
 // equal reports whether the bytes at a are b.
 func (m *Memory) equal(a Addr, b []byte) bool {
+	m.touch(a, len(b))
 	m.check(a, len(b))
 	for len(b) > 0 {
 		p, k := m.piece(a, len(b), false)

@@ -75,9 +75,16 @@ type ctxState struct {
 	lock       *threadMutex
 	world      *Comm
 	dups       int
-	variant    string // algorithm (params, or a planted bug in tests)
-	maxRetries int    // retries before a livelock is reported
-	contention int    // allocations that needed more than one allreduce
+	variant    string   // algorithm (params, or a planted bug in tests)
+	maxRetries int      // retries before a livelock is reported
+	contention int      // allocations that needed more than one allreduce
+	active     []dupper // threads inside MPI_Comm_dup (livelock reports)
+}
+
+// dupper is a thread allocating a context id for a duplicate of context ctx.
+type dupper struct {
+	p   *sim.Proc
+	ctx int
 }
 
 func (r *Rank) initContexts() {
@@ -195,6 +202,15 @@ func (c *Comm) Dup(p *sim.Proc) (stacks.Communicator, error) {
 		return nil, err
 	}
 	defer r.exit(p)
+	r.ctx.active = append(r.ctx.active, dupper{p, c.ctx})
+	defer func() {
+		for i, d := range r.ctx.active {
+			if d.p == p {
+				r.ctx.active = append(r.ctx.active[:i], r.ctx.active[i+1:]...)
+				break
+			}
+		}
+	}()
 	var id int
 	var err error
 	switch r.ctx.variant {
@@ -337,7 +353,10 @@ func (c *Comm) ctxNaiveLock(p *sim.Proc) (int, error) {
 // the lock, allreduce it, then claim the id if the mask did not change
 // meanwhile and agree on that with a second allreduce; otherwise give the
 // claim back and start again. Two competing threads can invalidate each
-// other's choice for ever.
+// other's choice for ever: a round that fails and leaves the mask as it
+// found it is a cycle in the state space (the scheduler, which may delay
+// any thread, can repeat the round's order every time), reported as a
+// livelock naming the competing threads.
 func (c *Comm) ctxNaiveTwo(p *sim.Proc) (int, error) {
 	r, s := c.r, &c.r.ctx
 	for tries := 0; ; tries++ {
@@ -375,7 +394,22 @@ func (c *Comm) ctxNaiveTwo(p *sim.Proc) (int, error) {
 			s.mask[id/64] |= 1 << (id % 64)
 			r.ctxUnlock(p)
 		}
+		if s.mask == snap && len(s.active) > 1 {
+			return 0, c.noProgress(p, tries+1)
+		}
 	}
+}
+
+// noProgress reports a round of ctxNaiveTwo that failed and left the
+// mask as it began while other threads competed: a livelock.
+func (c *Comm) noProgress(p *sim.Proc, rounds int) error {
+	r := c.r
+	var ws []sim.Waiter
+	for _, d := range r.ctx.active {
+		ws = append(ws, sim.Waiter{Proc: d.p.Name(), Spinning: true, Since: p.Now(),
+			Reason: fmt.Sprintf("rank %d: MPI_Comm_dup of context %d (algorithm %s): round %d ended with the context-id mask as it began, the claim invalidated by a competing thread; repeating the round's schedule loops for ever", r.rank, d.ctx, r.ctx.variant, rounds)})
+	}
+	return &sim.LivelockError{At: p.Now(), Waiting: ws}
 }
 
 func (c *Comm) livelock(p *sim.Proc, tries int) error {
@@ -442,6 +476,15 @@ func (c *Comm) allreduceAnd(p *sim.Proc, m [maskWords]uint64) ([maskWords]uint64
 		}
 	}
 	return acc, nil
+}
+
+// SchedulingPoints implements stacks.Schedulable: where MPICH's thread
+// code offers a schedule explorer a choice.
+func (r *Rank) SchedulingPoints() []string {
+	return []string{
+		"a thread entering an MPI call (touching rank<i>.mpi, the process's MPI state)",
+		"a thread taking a thread lock: rank<i>.ctxid, the context-id mask (Figure 3)",
+	}
 }
 
 // Rank implements stacks.Threaded and stacks.Schedulable; Comm implements

@@ -45,3 +45,46 @@ func TestT3DFigure2(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestT3DThreadsSymmetric: two threads of a T3D PE computing at once take
+// the sum of their work plus the context switches, and each delays the
+// other (the time-sharing is symmetric).
+func TestT3DThreadsSymmetric(t *testing.T) {
+	e := sim.NewEngine(1)
+	m, err := t3d.New(e, 2, t3d.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWorld(m, DefaultParamsFor(DeviceT3D))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := w.Rank(0)
+	const work = 10 * sim.Microsecond
+	var end [2]sim.Time
+	e.Spawn("rank0.t0", func(p *sim.Proc) {
+		r.SpawnThread(e, "t1", func(p *sim.Proc) {
+			for range 4 {
+				p.Sleep(work / 4)
+			}
+			end[1] = p.Now()
+		})
+		for range 4 {
+			p.Sleep(work / 4)
+		}
+		end[0] = p.Now()
+	})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	sw := r.cpu.Clock().Cycles(threadSwitchCycles)
+	st := r.th.core.Stats()
+	if st.Switches == 0 || max(end[0], end[1]) != 2*work+sim.Time(st.Switches)*sw {
+		t.Fatalf("threads ended at %v and %v with %d switches of %v, want the sum of their work (2 x %v) plus the switches", end[0], end[1], st.Switches, sw, work)
+	}
+	for i, x := range end {
+		if x <= work+sw {
+			t.Errorf("thread %d ended at %v: not delayed by the other's work", i, x)
+		}
+	}
+}

@@ -58,6 +58,13 @@ const (
 	// System V semaphore operation that is the SX-4's kernel-assisted
 	// blocking primitive (papers/mpich-sx4.txt section 4).
 	wakeCycles = 1000
+	// threadSwitchCycles is a switch between two threads time-sharing a
+	// T3D PE's one Alpha 21064: saving and restoring its 32 integer and
+	// 32 floating-point registers (64 stores and 64 loads, at best one a
+	// cycle) and the thread scheduler's bookkeeping. Assumed 200 cycles
+	// (1.3 us at 150 MHz): no measured T3D thread-switch figure was found
+	// (reference/hardware.yaml lists none).
+	threadSwitchCycles = 200
 	// threadPollCycles is the interval at which a spinning waiter
 	// (thread_wait: spin) re-enters the progress engine. Assumed: 200
 	// cycles, a short back-off loop.
@@ -98,6 +105,9 @@ type threadState struct {
 	progress *sim.Cond         // broadcast when the progress engine made progress
 	threads  int
 	core     *sim.Core // ch_t3d: the PE's one CPU, time-shared by the threads
+	// object names the process's MPI state (queues, requests, the device)
+	// at scheduling points: entering a call touches only it.
+	object string
 }
 
 // initThreads sets up the rank's thread support for its build: with the
@@ -105,6 +115,7 @@ type threadState struct {
 func (r *Rank) initThreads() error {
 	r.th.nesting = map[*sim.Proc]int{}
 	r.th.progress = sim.NewCond(fmt.Sprintf("rank%d.progress", r.rank))
+	r.th.object = fmt.Sprintf("rank%d.mpi", r.rank)
 	r.initContexts()
 	if r.w.params.Threads == BuildMultiple {
 		r.th.level = LevelMultiple
@@ -164,19 +175,23 @@ func (r *Rank) LocksTaken() bool { return r.th.locks }
 // only the thread that makes it.
 //
 // With ch_t3d the threads time-share the PE's single CPU (a T3D PE has one
-// Alpha): the thread that spawns the others is the core's application
-// thread and the others run as its handler threads (sim.Core,
-// preempting): their work is serialized and delays the spawning thread's
-// work by as much. On the shared-memory devices (the SX-4 node) each
+// Alpha) as equals (sim.Core without an application): the work of every
+// thread, the spawning one included, is serialized first come, first
+// served, and each change of the thread working costs a context switch
+// (threadSwitchCycles). On the shared-memory devices (the SX-4 node) each
 // thread runs on its own CPU of the node and nothing is serialized.
 func (r *Rank) SpawnThread(e *sim.Engine, name string, fn func(p *sim.Proc)) *sim.Proc {
 	r.th.threads++
 	t := e.Spawn(fmt.Sprintf("rank%d.%s", r.rank, name), fn)
+	if cur := e.Current(); cur != nil {
+		t.ShareState(cur) // the rank's queues and requests: steps dependent (sim.Explore)
+	}
 	if r.w.params.Device == DeviceT3D {
 		if r.th.core == nil {
-			r.th.core = e.NewCore(fmt.Sprintf("PE %d", r.rank), true)
+			r.th.core = e.NewCore(fmt.Sprintf("PE %d", r.rank), false)
+			r.th.core.SetSwitch(r.cpu.Clock().Cycles(threadSwitchCycles))
 			if cur := e.Current(); cur != nil {
-				r.th.core.BindApp(cur)
+				r.th.core.BindHandler(cur)
 			}
 		}
 		r.th.core.BindHandler(t)
@@ -200,7 +215,7 @@ func (r *Rank) enter(p *sim.Proc, call string) error {
 	}
 	n := t.nesting[p]
 	if n == 0 {
-		r.sched(p, "enters "+call)
+		p.Point(t.object, "enters "+call)
 	}
 	if n == 0 && t.explicit {
 		if err := r.checkLevel(p, call); err != nil {
@@ -359,7 +374,7 @@ func (l *threadMutex) lock(p *sim.Proc) {
 
 // lockAt is lock at a scheduling point named by what the lock is for.
 func (l *threadMutex) lockAt(p *sim.Proc, r *Rank, what string) {
-	r.sched(p, "locks "+l.m.Name()+" "+what)
+	p.Point(l.m.Name(), "locks "+l.m.Name()+" "+what)
 	if l.m.TryLock(p) {
 		l.cpu.TestAndSet(p, l.word)
 		return
@@ -383,19 +398,3 @@ func (l *threadMutex) wait(p *sim.Proc, c *sim.Cond) {
 	l.cpu.Compute(p, wakeCycles)
 	l.cpu.TestAndSet(p, l.word)
 }
-
-// SetChooser installs c (a schedule explorer, sim.Explore) to decide at
-// each scheduling point of the thread code (a thread entering an MPI call,
-// taking or releasing a thread lock) whether it yields to the other
-// threads ready at the same simulated time. nil restores the engine's
-// order.
-func (w *World) SetChooser(c sim.Chooser) { w.chooser = c }
-
-func (r *Rank) sched(p *sim.Proc, point string) {
-	if c := r.w.chooser; c != nil {
-		c.Choose(p, point)
-	}
-}
-
-// SetChooser is World.SetChooser for the world this rank belongs to.
-func (r *Rank) SetChooser(c sim.Chooser) { r.w.SetChooser(c) }

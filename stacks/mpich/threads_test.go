@@ -54,7 +54,7 @@ func figure2C(t testing.TB, params Params, c sim.Chooser) error {
 	e := sim.NewEngine(seed)
 	e.SetLimits(sim.Limits{MaxEvents: 1_000_000})
 	w := newWorld(t, e, 2, params)
-	w.SetChooser(c)
+	e.SetChooser(c)
 	for rank := 0; rank < 2; rank++ {
 		r := w.Rank(rank)
 		other := 1 - rank
@@ -361,7 +361,8 @@ func TestNesting(t *testing.T) {
 }
 
 // TestT3DThreadsTimeShare: on the T3D two threads of a PE computing at
-// once take twice as long as one (one Alpha per PE); on the SX-4 they run
+// once take twice as long as one plus the context switches (one Alpha per
+// PE); on the SX-4 they run
 // on two CPUs of the node side by side.
 func TestT3DThreadsTimeShare(t *testing.T) {
 	for _, tc := range []struct {
@@ -391,6 +392,9 @@ func TestT3DThreadsTimeShare(t *testing.T) {
 		})
 		if err := e.Run(); err != nil {
 			t.Fatal(err)
+		}
+		if c := r.th.core; c != nil { // plus the context switches
+			tc.want += sim.Time(c.Stats().Switches) * r.cpu.Clock().Cycles(threadSwitchCycles)
 		}
 		if end != tc.want {
 			t.Errorf("%s: two threads of 10 us end at %v, want %v", tc.dev, end, tc.want)

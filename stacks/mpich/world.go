@@ -2,7 +2,6 @@ package mpich
 
 import (
 	"github.com/msgsim/msgsim/machines"
-	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
 )
 
@@ -15,9 +14,6 @@ type World struct {
 	host   Machine
 	params Params
 	ranks  []*Rank
-	// chooser, if set, orders threads at their scheduling points
-	// (threads.go, sim.Explore).
-	chooser sim.Chooser
 }
 
 // NewWorld initializes MPICH on every process of mach (MPI_Init) with the

@@ -7,11 +7,8 @@ import (
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/workloads"
+	"github.com/msgsim/msgsim/workloads/payload"
 )
-
-// patternStride separates the windows of the shared pattern that different
-// sources send (an odd stride, so that no two windows are aligned alike).
-const patternStride = 61
 
 // maxFailures is how many failures of one point are listed one by one; the
 // rest are counted in a last "and N more" failure.
@@ -24,8 +21,8 @@ type point struct {
 	eng     *sim.Engine
 	sys     *system
 	pes, n  int
-	pat     []byte
-	got     []byte // what a verified buffer holds, as its PE's program sees it
+	key     uint64 // of the payload patterns
+	got     []byte // what a shared put region holds, as its PE's program sees it
 	fails   []workloads.Failure
 	dropped int // failures beyond maxFailures
 	t0, t1  sim.Time
@@ -54,24 +51,42 @@ func newPoint(s workloads.Spec, cfg config, pes, n int) (*point, error) {
 	if err != nil {
 		return nil, err
 	}
-	pt := &point{s: s, params: cfg.params, eng: eng, sys: sys, pes: pes, n: n, flip: cfg.flip}
-	pt.pat = make([]byte, n+pes*patternStride+8)
-	r := eng.Rand()
-	for i := 0; i < len(pt.pat); i += 8 {
-		v := r.Uint64()
-		for j := 0; j < 8 && i+j < len(pt.pat); j++ {
-			pt.pat[i+j] = byte(v >> (8 * j))
-		}
-	}
+	// The payloads' key: one draw from the engine's seeded generator.
+	pt := &point{s: s, params: cfg.params, eng: eng, sys: sys, pes: pes, n: n, flip: cfg.flip, key: eng.Rand().Uint64()}
 	return pt, nil
 }
 
-// window is what source src sends.
-func (pt *point) window(src int) []byte { return pt.pat[src*patternStride : src*patternStride+pt.n] }
+// pattern is what source src sends: a seeded stream (workloads/payload),
+// regenerated to verify a delivery rather than kept as a copy.
+func (pt *point) pattern(src int) payload.Pattern { return payload.Key(pt.key, uint64(src)) }
 
-// fill writes src's window into buf as PE pe's program does (untimed set-up).
+// window is what source src sends, as bytes (for the checks that combine
+// or compare several sources' data).
+func (pt *point) window(src int) []byte {
+	b := make([]byte, pt.n)
+	pt.pattern(src).Fill(b, 0)
+	return b
+}
+
+// fill writes src's pattern into buf as PE pe's program does (untimed set-up).
 func (pt *point) fill(pe int, buf mem.Region, src int) {
-	pt.sys.cpu(pe).Poke(buf.Addr, pt.window(src)[:buf.Len])
+	payload.Write(pt.sys.cpu(pe), buf.Addr, buf.Len, pt.pattern(src), 0)
+}
+
+// injectFlip applies a test's injected corruption to buf, if it is the
+// first buffer PE pe checks.
+func (pt *point) injectFlip(pe int, buf mem.Region) {
+	f := pt.flip
+	if f == nil || f.done || f.pe != pe || f.offset >= buf.Len {
+		return
+	}
+	f.done = true
+	cpu := pt.sys.cpu(pe)
+	a := buf.Addr + mem.Addr(f.offset)
+	var b [1]byte
+	cpu.Peek(a, b[:])
+	b[0] ^= 0x5a
+	cpu.Poke(a, b[:])
 }
 
 // view returns buf's bytes as PE pe's program sees them: through its
@@ -81,21 +96,23 @@ func (pt *point) view(pe int, buf mem.Region) []byte {
 		pt.got = make([]byte, buf.Len)
 	}
 	b := pt.got[:buf.Len]
-	cpu := pt.sys.cpu(pe)
-	if f := pt.flip; f != nil && !f.done && f.pe == pe && f.offset < buf.Len {
-		f.done = true
-		a := buf.Addr + mem.Addr(f.offset)
-		cpu.Peek(a, b[:1])
-		b[0] ^= 0x5a
-		cpu.Poke(a, b[:1])
-	}
-	cpu.Peek(buf.Addr, b)
+	pt.injectFlip(pe, buf)
+	pt.sys.cpu(pe).Peek(buf.Addr, b)
 	return b
 }
 
-// verify compares buf at PE pe, as pe's program sees it, with what src sent.
+// verify checks buf at PE pe, as pe's program sees it (through its cache,
+// so that a stale line shows up as a corrupted delivery), against src's
+// pattern.
 func (pt *point) verify(p *sim.Proc, pe int, buf mem.Region, src int, what string) {
-	pt.compare(p, pe, pt.view(pe, buf), pt.window(src), fmt.Sprintf("%s from PE %d", what, src))
+	pt.injectFlip(pe, buf)
+	if m, ok := payload.Check(pt.sys.cpu(pe), buf.Addr, buf.Len, pt.pattern(src), 0); !ok || buf.Len != pt.n {
+		off := m.Offset
+		if ok {
+			off = min(buf.Len, pt.n)
+		}
+		pt.fail(workloads.Corruption, fmt.Sprintf("PE %d: %s from PE %d (%d bytes) differs at offset %d at %v", pe, what, src, pt.n, off, p.Now()))
+	}
 }
 
 // compare reports the first byte where got differs from want.

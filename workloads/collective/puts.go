@@ -108,13 +108,9 @@ func (pt *point) verifyLastPut(p *sim.Proc, pe int, region mem.Region, senders [
 	got := pt.view(pe, region)
 	best, bestLen := senders[0], -1
 	for _, s := range senders {
-		w := pt.window(s)
-		if string(got) == string(w) {
+		k := pt.pattern(s).Diff(got, 0)
+		if k < 0 {
 			return
-		}
-		k := 0
-		for k < len(w) && got[k] == w[k] {
-			k++
 		}
 		if k > bestLen {
 			best, bestLen = s, k

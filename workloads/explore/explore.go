@@ -1,8 +1,12 @@
 // Package explore runs a small multithreaded MPI program under every
-// schedule (sim.Explore): the threads of each process may yield at every
-// scheduling point the stack offers (entering an MPI call, taking the
-// context-id lock), with at most bound yields per schedule. It is what
-// SPIN did for papers/mpich2-threads.txt (section 5.3.1), built in:
+// schedule (sim.Explore): whenever several threads are ready at the same
+// simulated time, each of them may run first (the engine's Chooser), and
+// the stack's scheduling points (a thread entering an MPI call, taking the
+// context-id lock) make every such step a choice, with at most bound
+// deviations from the engine's own order per schedule. With reduce (the
+// default), steps on different objects (two processes' MPI states, two
+// locks) are not permuted (sleep sets). It is what SPIN did for
+// papers/mpich2-threads.txt (section 5.3.1), built in:
 //
 //   - figure2: Figure 2 (thread 0 receives from the other process, thread 1
 //     sends to it), on 2 processes of 2 threads;
@@ -11,13 +15,16 @@
 //     context_ids algorithm; a context id that differs between processes or
 //     is given twice is a failure.
 //
-// Rows: schedules, scheduling points and failing schedules; the shortest
-// failing schedule (replayable: sim.NewSchedule) and its error are notes.
+// Rows: schedules run to the end, runs pruned as redundant, states (choice
+// points of the search tree), choice points visited and failing
+// schedules; the shortest failing schedule (replayable: sim.NewSchedule,
+// simrun explore --schedule) and its error are notes.
 package explore
 
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/report"
@@ -34,15 +41,24 @@ type Params struct {
 	Program string `yaml:"program"` // figure2 or figure3
 	Procs   int    `yaml:"procs"`
 	Threads int    `yaml:"threads"`
-	// Bound is the most yields per schedule.
+	// Bound is the most deviations from the engine's order per schedule.
 	Bound int `yaml:"bound"`
+	// Reduce turns sleep-set partial-order reduction on.
+	Reduce bool `yaml:"reduce"`
+	// Preempt lets the explorer also deschedule a thread at a scheduling
+	// point until another thread of its process passes one (an OS
+	// scheduler delaying it: sim.Engine.SetPreemption).
+	Preempt bool `yaml:"preempt"`
+	// Schedule, if set, replays this one schedule (as printed) instead of
+	// exploring.
+	Schedule string `yaml:"schedule"`
 	// MaxSchedules stops the exploration (0: none).
 	MaxSchedules int `yaml:"max_schedules"`
 }
 
 // DefaultParams: Figure 2's instance, two yields per schedule.
 func DefaultParams() Params {
-	return Params{Program: "figure2", Procs: 2, Threads: 2, Bound: 2, MaxSchedules: 20000}
+	return Params{Program: "figure2", Procs: 2, Threads: 2, Bound: 2, Reduce: true, MaxSchedules: 20000}
 }
 
 func (p Params) validate() error {
@@ -71,11 +87,10 @@ func parseParams(s workloads.Spec) (Params, error) {
 }
 
 // rank is what the explored programs use of a rank: MPI threads and
-// communicators, point-to-point messages, and chosen interleavings.
+// communicators, and point-to-point messages.
 type rank interface {
 	stacks.Threaded
 	stacks.Comm
-	stacks.Schedulable
 }
 
 // ranks returns the world's ranks as rank, or the missing interface.
@@ -88,10 +103,7 @@ func ranks(s workloads.Spec, eng *sim.Engine, procs int) ([]rank, error) {
 	if _, err := stacks.As[stacks.Threaded](w, user, "MPI threads and MPI_Comm_dup (stacks.Threaded)"); err != nil {
 		return nil, err
 	}
-	if _, err := stacks.As[stacks.Comm](w, user, "message passing (stacks.Comm)"); err != nil {
-		return nil, err
-	}
-	return stacks.As[rank](w, user, "schedule points (stacks.Schedulable)")
+	return stacks.As[rank](w, user, "message passing (stacks.Comm)")
 }
 
 // Check validates a series without running it.
@@ -115,7 +127,7 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	}
 	var res workloads.Result
 	var setup error
-	x := sim.Explore(params.Bound, params.MaxSchedules, func(c *sim.Schedule) error {
+	run := func(c sim.Chooser) error {
 		eng := s.NewEngine(s.Seed)
 		if s.Limits.MaxEvents == 0 {
 			eng.SetLimits(sim.Limits{MaxEvents: 2_000_000})
@@ -125,7 +137,8 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 			setup = err
 			return err
 		}
-		rs[0].SetChooser(c)
+		eng.SetChooser(c)
+		eng.SetPreemption(params.Preempt)
 		var check func() error
 		if params.Program == "figure2" {
 			figure2(eng, rs)
@@ -139,16 +152,41 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 			err = check()
 		}
 		return err
-	})
+	}
+	if params.Schedule != "" {
+		c := sim.NewSchedule(params.Schedule)
+		err := run(c)
+		if setup != nil {
+			return res, setup
+		}
+		note := fmt.Sprintf("%s: schedule %q:\n  %s", s.Series, params.Schedule, strings.Join(c.Steps(), "\n  "))
+		if err != nil {
+			note += "\n" + err.Error()
+		}
+		res.Notes = append(res.Notes, note)
+		res.Rows = append(res.Rows, report.Row{Series: s.Series, XName: "bound", X: float64(params.Bound), Metric: "failing", Value: float64(min(1, countErr(err))), Unit: "count"})
+		return res, nil
+	}
+	x := sim.Explore(sim.ExploreOptions{Bound: params.Bound, MaxSchedules: params.MaxSchedules, Reduce: params.Reduce}, func(p *sim.Path) error { return run(p) })
 	if setup != nil {
 		return res, setup
+	}
+	if x.Nondet != nil {
+		return res, fmt.Errorf("%s: series %s: %w", s.File, s.Series, x.Nondet)
 	}
 	row := func(m string, v int) report.Row {
 		return report.Row{Series: s.Series, XName: "bound", X: float64(params.Bound), Metric: m, Value: float64(v), Unit: "count"}
 	}
-	res.Rows = append(res.Rows, row("schedules", x.Schedules), row("points", x.Points), row("failing", x.Failures))
+	res.Rows = append(res.Rows, row("schedules", x.Schedules), row("pruned", x.Pruned), row("states", x.States), row("points", x.Points), row("failing", x.Failures))
 	res.Notes = append(res.Notes, fmt.Sprintf("%s: %v", s.Series, x))
 	return res, nil
+}
+
+func countErr(err error) int {
+	if err != nil {
+		return 1
+	}
+	return 0
 }
 
 func figure2(eng *sim.Engine, rs []rank) {

@@ -9,7 +9,6 @@
 package pingpong
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/workloads"
+	"github.com/msgsim/msgsim/workloads/payload"
 )
 
 // Name is the workload's name in scenarios.
@@ -240,84 +240,51 @@ func stackFailure(err error, rank int, at sim.Time) workloads.Failure {
 	return workloads.Failure{Kind: "error", Detail: fmt.Sprintf("rank %d at %v: %v", rank, at, err)}
 }
 
-// key is the pattern seed of message msg from rank src.
-func key(seed uint64, src int, msg uint64) uint64 {
-	x := seed ^ uint64(src+1)*0x9e3779b97f4a7c15 ^ (msg+1)*0xbf58476d1ce4e5b9
-	x ^= x >> 31
-	x *= 0x94d049bb133111eb
-	return x ^ x>>29
+// pattern is the seeded pattern of message msg from rank src.
+func pattern(seed uint64, src int, msg uint64) payload.Pattern {
+	return payload.Key(seed, uint64(src), msg)
 }
 
-func word(k uint64, j int) uint64 { return k ^ uint64(j)*0xd6e8feb86659fd93 }
-
-// fill writes the pattern of message msg into b (untimed: the benchmark's
-// buffer set-up).
-func fill(b []byte, seed uint64, src int, msg uint64) {
-	k := key(seed, src, msg)
-	j := 0
-	for ; 8*j+8 <= len(b); j++ {
-		binary.LittleEndian.PutUint64(b[8*j:], word(k, j))
+// access is how rank's program reads and writes its buffer: through its
+// CPU (Peek, Poke: its cache) when the stack exposes one (a test's stack
+// may not), else the memory's live bytes.
+func access(c stacks.Comm, buf mem.Region) interface {
+	payload.Peeker
+	payload.Poker
+} {
+	if cpu := c.CPU(); cpu != nil {
+		return cpu
 	}
-	var last [8]byte
-	binary.LittleEndian.PutUint64(last[:], word(k, j))
-	copy(b[8*j:], last[:])
+	return payload.Raw{Mem: buf.Mem}
 }
-
-// cpuOf is a communicator's CPU, when its stack has one (a test's stack
-// may not): fills and checks then go through it (as the program writes and
-// reads its buffer).
-func cpuOf(c stacks.Comm) *mem.CPU { return c.CPU() }
 
 // fillCPU writes the pattern of message msg into buf as rank's program
-// does: through its CPU (Poke) when the stack exposes it.
+// does (untimed: the benchmark's buffer set-up).
 func fillCPU(c stacks.Comm, buf mem.Region, seed uint64, src int, msg uint64) {
-	cpu := cpuOf(c)
-	if cpu == nil {
-		fill(buf.Bytes(), seed, src, msg)
-		return
-	}
-	b := make([]byte, buf.Len)
-	fill(b, seed, src, msg)
-	cpu.Poke(buf.Addr, b)
+	payload.Write(access(c, buf), buf.Addr, buf.Len, pattern(seed, src, msg), 0)
 }
 
-// verify checks a delivery: envelope, then every byte.
+// verify checks a delivery, as memory holds it: envelope, then every byte.
 func verify(buf mem.Region, st stacks.Status, seed uint64, src, rank, tag, n int, msg uint64, at sim.Time) (workloads.Failure, bool) {
-	return verifyBytes(buf.Bytes(), st, seed, src, rank, tag, n, msg, at)
+	return check(payload.Raw{Mem: buf.Mem}, buf, st, seed, src, rank, tag, n, msg, at)
 }
 
-// verifyCPU is verify of buf as rank's program sees it (through its cache,
-// Peek) when the stack exposes its CPU.
+// verifyCPU is verify of buf as rank's program sees it (through its cache)
+// when the stack exposes its CPU.
 func verifyCPU(c stacks.Comm, buf mem.Region, st stacks.Status, seed uint64, src, rank, tag, n int, msg uint64, at sim.Time) (workloads.Failure, bool) {
-	cpu := cpuOf(c)
-	if cpu == nil {
-		return verify(buf, st, seed, src, rank, tag, n, msg, at)
-	}
-	b := make([]byte, buf.Len)
-	cpu.Peek(buf.Addr, b)
-	return verifyBytes(b, st, seed, src, rank, tag, n, msg, at)
+	return check(access(c, buf), buf, st, seed, src, rank, tag, n, msg, at)
 }
 
-func verifyBytes(got []byte, st stacks.Status, seed uint64, src, rank, tag, n int, msg uint64, at sim.Time) (workloads.Failure, bool) {
+func check(r payload.Peeker, buf mem.Region, st stacks.Status, seed uint64, src, rank, tag, n int, msg uint64, at sim.Time) (workloads.Failure, bool) {
 	if st.Source != src || st.Tag != tag || st.Len != n {
 		return workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf(
 			"rank %d at %v: message %d has envelope (source %d, tag %d, %d bytes), want (%d, %d, %d)",
 			rank, at, msg, st.Source, st.Tag, st.Len, src, tag, n)}, false
 	}
-	k := key(seed, src, msg)
-	var w [8]byte
-	for j := 0; 8*j < n; j++ {
-		if 8*j+8 <= n && binary.LittleEndian.Uint64(got[8*j:]) == word(k, j) {
-			continue // the common case: a whole word matches
-		}
-		binary.LittleEndian.PutUint64(w[:], word(k, j))
-		for i, b := range got[8*j : min(n, 8*j+8)] {
-			if b != w[i] {
-				return workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf(
-					"rank %d at %v: message %d (%d bytes from rank %d, tag %d): byte offset %d is %#02x, want %#02x",
-					rank, at, msg, n, src, tag, 8*j+i, b, w[i])}, false
-			}
-		}
+	if m, ok := payload.Check(r, buf.Addr, n, pattern(seed, src, msg), 0); !ok {
+		return workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf(
+			"rank %d at %v: message %d (%d bytes from rank %d, tag %d): byte offset %d is %#02x, want %#02x",
+			rank, at, msg, n, src, tag, m.Offset, m.Got, m.Want)}, false
 	}
 	return workloads.Failure{}, true
 }

@@ -187,7 +187,7 @@ func TestVerifyNamesOffset(t *testing.T) {
 		t.Fatal(err)
 	}
 	buf, _ := comms[1].Buffer(5000)
-	fill(buf.Bytes(), 7, 0, 3)
+	fillCPU(comms[1], buf, 7, 0, 3)
 	if _, ok := verify(buf, stacks.Status{Source: 0, Tag: 1, Len: 5000}, 7, 0, 1, 1, 5000, 3, sim.Micro(12)); !ok {
 		t.Fatal("a correct delivery failed verification")
 	}

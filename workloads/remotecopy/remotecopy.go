@@ -23,6 +23,7 @@ import (
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/workloads"
+	"github.com/msgsim/msgsim/workloads/payload"
 )
 
 // Name is the workload's name in scenarios.
@@ -176,13 +177,8 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	return res, nil
 }
 
-// pattern is the seeded byte at offset off of rank r's array.
-func pattern(seed uint64, r, off int) byte {
-	x := seed ^ uint64(r+1)*0x9e3779b97f4a7c15 ^ uint64(off/8+1)*0xbf58476d1ce4e5b9
-	x ^= x >> 31
-	x *= 0x94d049bb133111eb
-	return byte(x>>(8*(off%8))) ^ byte(x>>29)
-}
+// pattern is the seeded content of rank r's array (workloads/payload).
+func pattern(seed uint64, r int) payload.Pattern { return payload.Key(seed, uint64(r)) }
 
 // measure: every rank allocates its array (ARMCI_Malloc) and fills it; the
 // others then sleep (they make no call, so LAPI serves rank 0's requests by
@@ -199,11 +195,7 @@ func measure(eng *sim.Engine, rc []stacks.RemoteCopy, lay layout, reps int, seed
 				eng.Fail(err)
 				return
 			}
-			arr := make([]byte, lay.remoteBytes)
-			for j := range arr {
-				arr[j] = pattern(seed, rank, j)
-			}
-			r.CPU().Poke(addrs[rank], arr)
+			payload.Write(r.CPU(), addrs[rank], lay.remoteBytes, pattern(seed, rank), 0)
 			r.Barrier(p)
 			if rank != 0 {
 				wake.Wait(p, "sleeping while rank 0 measures")
@@ -214,19 +206,17 @@ func measure(eng *sim.Engine, rc []stacks.RemoteCopy, lay layout, reps int, seed
 				eng.Fail(err)
 				return
 			}
-			got := make([]byte, lay.localBytes)
+			zero := make([]byte, lay.localBytes)
 			for k := 0; k < reps; k++ {
 				proc := 1 + k%(len(rc)-1)
-				clear(got)
-				r.CPU().Poke(local.Addr, got)
+				r.CPU().Poke(local.Addr, zero)
 				t0 := p.Now()
 				if err := get(p, r, lay, addrs[proc], local.Addr, proc); err != nil {
 					eng.Fail(err)
 					return
 				}
 				total += p.Now() - t0
-				r.CPU().Peek(local.Addr, got)
-				if f, ok := verify(got, lay, seed, proc, p.Now()); !ok {
+				if f, ok := verify(r.CPU(), local.Addr, lay, seed, proc, p.Now()); !ok {
 					fails = append(fails, f)
 					eng.Stop()
 					return
@@ -255,14 +245,14 @@ func get(p *sim.Proc, r stacks.RemoteCopy, lay layout, remote, local mem.Addr, p
 	return r.GetV(p, []stacks.GIOV{v}, proc)
 }
 
-// verify checks the local buffer against the remote pattern.
-func verify(got []byte, lay layout, seed uint64, proc int, at sim.Time) (workloads.Failure, bool) {
+// verify checks the local buffer at buf, as r reads it, against the
+// pattern of rank proc's array at the offsets the get read.
+func verify(r payload.Peeker, buf mem.Addr, lay layout, seed uint64, proc int, at sim.Time) (workloads.Failure, bool) {
+	pat := pattern(seed, proc)
 	check := func(local, remote, n int) (workloads.Failure, bool) {
-		for j := 0; j < n; j++ {
-			if w := pattern(seed, proc, remote+j); got[local+j] != w {
-				return workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf(
-					"rank 0 at %v: get from rank %d: local byte %d is %#02x, want %#02x (remote offset %d)", at, proc, local+j, got[local+j], w, remote+j)}, false
-			}
+		if m, ok := payload.Check(r, buf+mem.Addr(local), n, pat, remote); !ok {
+			return workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf(
+				"rank 0 at %v: get from rank %d: local byte %d is %#02x, want %#02x (remote offset %d)", at, proc, local+m.Offset, m.Got, m.Want, remote+m.Offset)}, false
 		}
 		return workloads.Failure{}, true
 	}

@@ -1,11 +1,14 @@
 package remotecopy
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/workloads"
+	"github.com/msgsim/msgsim/workloads/payload"
 	"gopkg.in/yaml.v3"
 )
 
@@ -89,5 +92,30 @@ func TestFigure5Shape(t *testing.T) {
 		if a[k] < 5*n[k] {
 			t.Errorf("%v elements: GetV %.3f MB/s, native %.3f: want far above", k, a[k], n[k])
 		}
+	}
+}
+
+// TestVerifyNamesOffset: a get's local buffer is checked against the
+// remote array's pattern, regenerated (no copy of the array); a flipped
+// byte is reported with the rank it came from and its local and remote
+// offsets.
+func TestVerifyNamesOffset(t *testing.T) {
+	m := mem.NewMemory("rank0", 0)
+	seg, err := m.Alloc("local", 64, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lay := layout{blocks: 8, localBytes: 64} // 8-byte blocks 24 bytes apart remotely
+	raw := payload.Raw{Mem: m}
+	for i := 0; i < lay.blocks; i++ {
+		payload.Write(raw, seg.Base+mem.Addr(8*i), 8, pattern(5, 3), 24*i)
+	}
+	if f, ok := verify(raw, seg.Base, lay, 5, 3, sim.Micro(2)); !ok {
+		t.Fatalf("a correct get failed verification: %v", f)
+	}
+	m.Bytes(seg.Base+42, 1)[0] ^= 1
+	f, ok := verify(raw, seg.Base, lay, 5, 3, sim.Micro(2))
+	if ok || f.Kind != workloads.Corruption || !strings.Contains(f.Detail, "get from rank 3: local byte 42") || !strings.Contains(f.Detail, "remote offset 122") {
+		t.Fatalf("got %v", f)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/workloads"
+	"github.com/msgsim/msgsim/workloads/payload"
 )
 
 // randomSizes are around the 32-byte envelope payload and 16 KB buffers
@@ -79,11 +80,7 @@ func RunRandom(s workloads.Spec) (workloads.Result, error) {
 					if m.src == r {
 						buf, err := c.Buffer(m.n)
 						if err == nil {
-							b := make([]byte, m.n)
-							for j := range b {
-								b[j] = pattern(s.Seed, m.src, m.dst, m.id, j)
-							}
-							c.CPU().Poke(buf.Addr, b)
+							payload.Write(c.CPU(), buf.Addr, m.n, pattern(s.Seed, m.src, m.dst, m.id), 0)
 							var q stacks.Request
 							if q, err = c.Isend(pr, buf, m.dst, m.tag); err == nil {
 								sends = append(sends, pending{m, buf, q})
@@ -156,13 +153,9 @@ func verify(c stacks.Comm, buf mem.Region, st stacks.Status, seed uint64, m mess
 		return workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf("rank %d at %v: message %d has envelope (%d, %d, %d bytes), want (%d, %d, %d)",
 			m.dst, at, m.id, st.Source, st.Tag, st.Len, m.src, m.tag, m.n)}, false
 	}
-	got := make([]byte, m.n)
-	c.CPU().Peek(buf.Addr, got)
-	for j, b := range got {
-		if want := pattern(seed, m.src, m.dst, m.id, j); b != want {
-			return workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf("rank %d at %v: message %d (%d bytes from rank %d, tag %d): byte %d is %#02x, want %#02x",
-				m.dst, at, m.id, m.n, m.src, m.tag, j, b, want)}, false
-		}
+	if x, ok := payload.Check(c.CPU(), buf.Addr, m.n, pattern(seed, m.src, m.dst, m.id), 0); !ok {
+		return workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf("rank %d at %v: message %d (%d bytes from rank %d, tag %d): byte %d is %#02x, want %#02x",
+			m.dst, at, m.id, m.n, m.src, m.tag, x.Offset, x.Got, x.Want)}, false
 	}
 	return workloads.Failure{}, true
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/workloads"
+	"github.com/msgsim/msgsim/workloads/payload"
 )
 
 // Barrierer is a rank with a barrier.
@@ -186,13 +187,10 @@ func logFit(xs, ys []float64) (c, worst, r2 float64) {
 	return c, worst, 1 - ssRes/ssTot
 }
 
-// pattern is the byte at offset i of the block rank src sends to dst in
-// round k.
-func pattern(seed uint64, src, dst, k, i int) byte {
-	x := seed ^ uint64(src+1)*0x9e3779b97f4a7c15 ^ uint64(dst+1)*0xbf58476d1ce4e5b9 ^ uint64(k+1)*0x94d049bb133111eb ^ uint64(i/8)*0xd6e8feb86659fd93
-	x ^= x >> 31
-	x *= 0x94d049bb133111eb
-	return byte(x >> (8 * (i % 8)))
+// pattern is the content of the block rank src sends to dst in round k
+// (workloads/payload: regenerated to verify, never kept as a copy).
+func pattern(seed uint64, src, dst, k int) payload.Pattern {
+	return payload.Key(seed, uint64(src), uint64(dst), uint64(k))
 }
 
 // RunAlltoall is the alltoall-mbps runner.
@@ -227,12 +225,8 @@ func RunAlltoall(s workloads.Spec) (workloads.Result, error) {
 					return
 				}
 				for k := 0; k < p.Warmup+p.Repetitions; k++ {
-					blk := make([]byte, b)
 					for d := 0; d < n; d++ {
-						for j := range blk {
-							blk[j] = pattern(s.Seed, r, d, k, j)
-						}
-						rk.CPU().Poke(sbuf.Addr+mem.Addr(d*b), blk)
+						payload.Write(rk.CPU(), sbuf.Addr+mem.Addr(d*b), b, pattern(s.Seed, r, d, k), 0)
 					}
 					if k == p.Warmup && r == 0 {
 						start = pr.Now()
@@ -243,16 +237,12 @@ func RunAlltoall(s workloads.Spec) (workloads.Result, error) {
 						return
 					}
 					end = max(end, pr.Now())
-					got := make([]byte, n*b)
-					rk.CPU().Peek(rbuf.Addr, got)
 					for src := 0; src < n; src++ {
-						for j := 0; j < b; j++ {
-							if got[src*b+j] != pattern(s.Seed, src, r, k, j) {
-								fails = append(fails, workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf(
-									"rank %d at %v: alltoall %d: block from rank %d corrupted at byte %d", r, pr.Now(), k, src, j)})
-								eng.Stop()
-								return
-							}
+						if m, ok := payload.Check(rk.CPU(), rbuf.Addr+mem.Addr(src*b), b, pattern(s.Seed, src, r, k), 0); !ok {
+							fails = append(fails, workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf(
+								"rank %d at %v: alltoall %d: block from rank %d corrupted at byte %d", r, pr.Now(), k, src, m.Offset)})
+							eng.Stop()
+							return
 						}
 					}
 				}

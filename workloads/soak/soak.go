@@ -15,6 +15,7 @@ import (
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/workloads"
+	"github.com/msgsim/msgsim/workloads/payload"
 )
 
 // Sizes are the message lengths drawn: around the thresholds of the
@@ -69,10 +70,11 @@ func program(seed uint64, procs int) []message {
 	return msgs
 }
 
-// pattern is byte j of message m: a function of the run and the message,
-// so a message delivered to the wrong receive is a corruption.
-func pattern(seed uint64, m message, j int) byte {
-	return byte(uint64(m.id*131+m.src*31+m.dst*7+j) ^ seed ^ uint64(j>>8))
+// pattern is the content of message m: a function of the run and the
+// message (workloads/payload), so a message delivered to the wrong receive
+// is a corruption.
+func pattern(seed uint64, m message) payload.Pattern {
+	return payload.Key(seed, uint64(m.id), uint64(m.src), uint64(m.dst))
 }
 
 // Procs is the number of ranks of the run of seed: 2 to 4.
@@ -142,11 +144,7 @@ func Run(open workloads.Opener, seed uint64, procs int, lim sim.Limits) Outcome 
 					fail("error", "rank %d: buffer of %d bytes: %v", r, m.n, err)
 					return
 				}
-				b := make([]byte, m.n)
-				for j := range b {
-					b[j] = pattern(seed, m, j)
-				}
-				c.CPU().Poke(buf.Addr, b)
+				payload.Write(c.CPU(), buf.Addr, m.n, pattern(seed, m), 0)
 				if m.blocking {
 					err = c.Send(p, buf, m.dst, m.tag)
 				} else {
@@ -178,14 +176,10 @@ func Run(open workloads.Opener, seed uint64, procs int, lim sim.Limits) Outcome 
 						r, p.Now(), m.id, st.Source, st.Tag, st.Len, m.src, m.tag, m.n)
 					return
 				}
-				b := make([]byte, m.n)
-				c.CPU().Peek(x.buf.Addr, b)
-				for j := range b {
-					if want := pattern(seed, m, j); b[j] != want {
-						fail(workloads.Corruption, "rank %d at %v: message %d (%d bytes from rank %d, tag %d): byte %d is %#02x, want %#02x",
-							r, p.Now(), m.id, m.n, m.src, m.tag, j, b[j], want)
-						return
-					}
+				if x, ok := payload.Check(c.CPU(), x.buf.Addr, m.n, pattern(seed, m), 0); !ok {
+					fail(workloads.Corruption, "rank %d at %v: message %d (%d bytes from rank %d, tag %d): byte %d is %#02x, want %#02x",
+						r, p.Now(), m.id, m.n, m.src, m.tag, x.Offset, x.Got, x.Want)
+					return
 				}
 				got[m.id]++
 			}

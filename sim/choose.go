@@ -1,0 +1,292 @@
+package sim
+
+import "slices"
+
+// This file is the engine's hook for a schedule explorer: when several
+// processes are ready at the same simulated time, a Chooser installed with
+// SetChooser picks which runs first, and is told the footprint of every
+// step (what it touched: simulated memory, mutexes, processes it woke, the
+// state its process shares with its threads), so that it can tell
+// independent steps from dependent ones. Without a Chooser the engine
+// keeps its own order (first scheduled, first run) and the hook costs one
+// nil check per event in Run.
+
+// Alt is one alternative at a choice point: an actor (a process) that may
+// take the next step.
+type Alt struct {
+	// ID is the actor's identity, stable across runs of the same model (a
+	// process's spawn index): an explorer recognises the same actor at
+	// later choice points by it.
+	ID int
+	// Object names what the actor's next step touches (a lock, a queue, a
+	// context-id mask), as the model announced it at a scheduling point
+	// (Proc.Point); "" if it did not. It is part of the step's footprint.
+	Object string
+	// Label describes the step, for printed schedules.
+	Label string
+}
+
+// Chooser picks one of the alternatives at a choice point (alts has at
+// least one element; the first is the one the engine would run). Pick
+// returns the index of the one to run, or -1 to abandon the run (an
+// explorer pruning a schedule it knows to be redundant): the engine then
+// stops as Stop does. Ran reports the footprint of the step just taken:
+// the keys it touched (Key, TouchRange), or all when it may have touched
+// anything (an engine callback, whose effects on a model's state are not
+// tracked); a step the model took without a Pick (a callback) has id -1.
+// Two steps are independent when their key sets are disjoint and neither
+// is all.
+type Chooser interface {
+	Pick(alts []Alt) int
+	Ran(id int, keys []uint64, all bool)
+}
+
+// Key is the footprint key of a named object (FNV-1a of its name): the same
+// in every run of a model.
+func Key(name string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint64(name[i])) * 1099511628211
+	}
+	return h
+}
+
+// footGrain is the granularity of memory footprints: 64-byte blocks.
+const footGrain = 6
+
+// Touch adds key to the footprint of the running step (exploring only).
+func (e *Engine) Touch(key uint64) {
+	if e.chooser != nil {
+		e.foot = append(e.foot, key)
+	}
+}
+
+// TouchRange adds the bytes [a, a+n) of the memory named by key to the
+// footprint of the running step (exploring only).
+func (e *Engine) TouchRange(key, a uint64, n int) {
+	if e.chooser != nil && n > 0 {
+		e.touchRange(key, a, n)
+	}
+}
+
+func (e *Engine) touchRange(key, a uint64, n int) {
+	for b := a >> footGrain; b <= (a+uint64(n)-1)>>footGrain; b++ {
+		e.foot = append(e.foot, (key^b)*0x9e3779b97f4a7c15)
+	}
+}
+
+// ShareState declares that p and q share state outside simulated memory
+// (the threads of one MPI process share its queues and requests): every
+// step of either is dependent on every step of the other.
+func (p *Proc) ShareState(q *Proc) { p.domain = q.domainKey() }
+
+func (p *Proc) domainKey() uint64 {
+	if p.domain == 0 {
+		p.domain = procKey(p.id)
+	}
+	return p.domain
+}
+
+// deschedID is the Alt ID of descheduling process id.
+func deschedID(id int) int { return -2 - id }
+
+func procKey(id int) uint64 { return Key("proc") ^ uint64(id+1)*0xbf58476d1ce4e5b9 }
+
+// step runs one event under the chooser: a process picked among those
+// ready at time at, or a callback; it reports false when the chooser
+// abandoned the run.
+func (e *Engine) step(at Time, it action) bool {
+	e.foot = e.foot[:0]
+	if p := it.proc; p != nil {
+		if p = e.choose(at, p); p == nil {
+			return !e.stopped
+		}
+		e.foot = append(e.foot, procKey(p.id), p.domainKey())
+		if p.object != "" {
+			e.foot = append(e.foot, Key(p.object))
+		}
+		e.resume(p)
+		e.chooser.Ran(p.id, e.foot, false)
+		return true
+	}
+	it.fn()
+	e.chooser.Ran(-1, e.foot, true)
+	return true
+}
+
+// SetChooser installs c to pick among the processes ready at the same
+// simulated time (sim.Explore's Path, a replayed Schedule); nil restores
+// the engine's order.
+func (e *Engine) SetChooser(c Chooser) { e.chooser = c }
+
+// Exploring reports whether a Chooser is installed.
+func (e *Engine) Exploring() bool { return e.chooser != nil }
+
+// Point is a scheduling point the model offers: p is about to take a step
+// touching object (a lock, a queue, a mask; "" if unknown) described by
+// what. Under a Chooser p yields, so that every process ready at this time
+// is an alternative and the step is named in it; without one it costs a
+// nil check.
+func (p *Proc) Point(object, what string) {
+	if p.eng.chooser == nil {
+		return
+	}
+	p.object, p.point = object, what
+	p.Yield()
+	p.object, p.point = "", ""
+	p.eng.undeschedule(p)
+}
+
+// SetPreemption lets the chooser also deschedule a process waiting at a
+// scheduling point (an OS scheduler delaying a thread for as long as it
+// likes): it stays off the CPU until a process sharing its state
+// (ShareState: another thread of its process) has passed a scheduling
+// point or ended, or nothing else can run. Off by default:
+// the alternatives are then only the orders of same-time steps.
+func (e *Engine) SetPreemption(on bool) { e.preempt = on }
+
+// undeschedule makes ready the processes descheduled while p, which shares
+// their state, had not yet passed a scheduling point, blocked or ended.
+func (e *Engine) undeschedule(p *Proc) {
+	if len(e.desched) == 0 {
+		return
+	}
+	k := p.domainKey()
+	out := e.desched[:0]
+	for _, d := range e.desched {
+		if d != p && d.domainKey() == k {
+			d.Wake()
+		} else {
+			out = append(out, d)
+		}
+	}
+	e.desched = out
+}
+
+// siblingActive reports whether a process sharing p's state has not ended
+// and is not descheduled: one that can wake p if p is descheduled.
+func (e *Engine) siblingActive(p *Proc) bool {
+	k := p.domainKey()
+	for _, q := range e.procs {
+		if q != p && q.domain == k && q.state != stateDone && !slices.Contains(e.desched, q) {
+			return true
+		}
+	}
+	return false
+}
+
+// wakeDescheduled makes every descheduled process ready when nothing else
+// can run; it reports whether there was one.
+func (e *Engine) wakeDescheduled() bool {
+	if len(e.desched) == 0 {
+		return false
+	}
+	for _, d := range e.desched {
+		d.Wake()
+	}
+	e.desched = e.desched[:0]
+	return true
+}
+
+// candidate is a pending resumption of a process at the current time.
+type candidate struct {
+	p    *Proc
+	lane int   // position in the lane, or -1
+	slot int32 // heap slot, or -1
+	seq  uint64
+}
+
+// choose asks the chooser which of the processes ready at time at runs
+// instead of p, the one the calendar popped. The two resumptions swap
+// places: the chosen process runs now and p takes its place in the
+// calendar, so nothing is added or removed. It returns nil when the
+// chooser abandons the run.
+func (e *Engine) choose(at Time, p *Proc) *Proc {
+	if p.state == stateDone {
+		return p
+	}
+	c := &e.cal
+	cands := append(e.cands[:0], candidate{p: p, lane: -1, slot: -1})
+	mask := len(c.lane.buf) - 1
+	for i := 0; i < c.lane.n; i++ {
+		it := &c.lane.buf[(c.lane.head+i)&mask]
+		if it.proc != nil && it.proc.state != stateDone {
+			cands = append(cands, candidate{p: it.proc, lane: i, slot: -1, seq: it.seq})
+		}
+	}
+	// Heap items at time at: a subtree whose root is later holds none.
+	stack := append(e.heapIdx[:0], 0)
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if i >= len(c.heap) || c.heap[i].at != at {
+			continue
+		}
+		h := c.heap[i]
+		if s := &c.slots[h.slot]; !s.dead && s.proc != nil && s.proc.state != stateDone {
+			cands = append(cands, candidate{p: s.proc, lane: -1, slot: h.slot, seq: h.seq})
+		}
+		for k := 4*i + 1; k <= 4*i+4; k++ {
+			stack = append(stack, k)
+		}
+	}
+	e.heapIdx = stack
+	// The engine's own order after p: sequence order.
+	for i := 2; i < len(cands); i++ {
+		for j := i; j > 1 && cands[j].seq < cands[j-1].seq; j-- {
+			cands[j], cands[j-1] = cands[j-1], cands[j]
+		}
+	}
+	e.cands = cands
+	alts := e.alts[:0]
+	for _, cd := range cands {
+		alts = append(alts, cd.p.alt())
+	}
+	canDesched := e.preempt && p.point != "" && e.siblingActive(p)
+	if canDesched {
+		alts = append(alts, Alt{ID: deschedID(p.id), Object: p.object, Label: p.name + ": is descheduled before it " + p.point})
+	}
+	e.alts = alts
+	k := e.chooser.Pick(alts)
+	if k == len(cands) && canDesched {
+		p.state = stateBlocked
+		p.reason, p.since = "descheduled at: "+p.point, e.now
+		e.desched = append(e.desched, p)
+		e.chooser.Ran(deschedID(p.id), []uint64{procKey(p.id)}, false)
+		return nil
+	}
+	if k < 0 || k >= len(cands) {
+		e.stopped = true
+		return nil
+	}
+	if k == 0 {
+		return p
+	}
+	ch := cands[k]
+	if ch.lane >= 0 {
+		c.lane.buf[(c.lane.head+ch.lane)&mask].proc = p
+		p.sleep = Handle{}
+	} else {
+		c.slots[ch.slot].proc = p
+		p.sleep = Handle{at: at, seq: ch.seq, slot: ch.slot}
+	}
+	ch.p.sleep = Handle{}
+	return ch.p
+}
+
+// alt describes p as an alternative.
+func (p *Proc) alt() Alt {
+	if p.point != "" {
+		return Alt{ID: p.id, Object: p.object, Label: p.name + ": " + p.point}
+	}
+	what := "resumes"
+	switch p.state {
+	case stateSleeping:
+		what = "ends its work"
+	case stateReady:
+		if p.yield == nil {
+			what = "starts"
+		}
+	}
+	return Alt{ID: p.id, Label: p.name + ": " + what}
+}

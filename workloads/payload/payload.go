@@ -1,0 +1,150 @@
+// Package payload writes seeded byte patterns into the buffers workloads
+// send and verifies deliveries by regenerating the pattern: byte i of a
+// pattern is a pure function of its key and i, so no reference copy of
+// what was sent is kept and a check needs no buffer of the message's size
+// (it reads the delivery a chunk at a time). A mismatch names the first
+// differing offset and both bytes, for the caller's report (rank, message).
+package payload
+
+import (
+	"encoding/binary"
+
+	"github.com/msgsim/msgsim/sim/mem"
+)
+
+// Pattern is a seeded byte stream, identified by its key.
+type Pattern uint64
+
+// Key mixes a run's seed and the identifiers of one payload (source,
+// message number, destination...) into a pattern: different identifiers
+// give unrelated streams. (With two identifiers it is the ping-pong
+// workload's original key, so its reports kept their bytes.)
+func Key(seed uint64, ids ...uint64) Pattern {
+	x := seed
+	for i, id := range ids {
+		x ^= (id + 1) * idMul[i%len(idMul)]
+		if i >= len(idMul) {
+			x = mix(x)
+		}
+	}
+	x ^= x >> 31
+	x *= 0x94d049bb133111eb
+	return Pattern(x ^ x>>29)
+}
+
+// idMul are odd constants (the golden ratio's and splitmix64's) that
+// spread each identifier over the key's bits.
+var idMul = [...]uint64{0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9, 0x94d049bb133111eb, 0xd6e8feb86659fd93}
+
+// mix is splitmix64's finalizer.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// Word is the stream's j-th 8-byte word (bytes 8j to 8j+7, little-endian):
+// the key with j spread over its bits, so that every word of a payload
+// differs and a payload shifted by whole words does not verify.
+func (p Pattern) Word(j int) uint64 { return uint64(p) ^ uint64(j)*0xd6e8feb86659fd93 }
+
+// Byte is the stream's byte i.
+func (p Pattern) Byte(i int) byte { return byte(p.Word(i/8) >> (8 * (i % 8))) }
+
+// Fill writes the stream's bytes [off, off+len(b)) into b.
+func (p Pattern) Fill(b []byte, off int) {
+	i := 0
+	for ; i < len(b) && (off+i)%8 != 0; i++ {
+		b[i] = p.Byte(off + i)
+	}
+	for ; i+8 <= len(b); i += 8 {
+		binary.LittleEndian.PutUint64(b[i:], p.Word((off+i)/8))
+	}
+	for ; i < len(b); i++ {
+		b[i] = p.Byte(off + i)
+	}
+}
+
+// Diff is the index in got of the first byte that differs from the
+// stream's bytes [off, off+len(got)), or -1 if none does.
+func (p Pattern) Diff(got []byte, off int) int {
+	i := 0
+	for ; i < len(got) && (off+i)%8 != 0; i++ {
+		if got[i] != p.Byte(off+i) {
+			return i
+		}
+	}
+	for ; i+8 <= len(got); i += 8 { // the common case: whole words match
+		if binary.LittleEndian.Uint64(got[i:]) != p.Word((off+i)/8) {
+			break
+		}
+	}
+	for ; i < len(got); i++ {
+		if got[i] != p.Byte(off+i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// Mismatch is a verified buffer's first wrong byte.
+type Mismatch struct {
+	Offset    int  // from the start of the checked range
+	Got, Want byte // what the buffer holds, what the pattern says
+}
+
+// Peeker reads a buffer as its program sees it (mem.CPU: through its
+// cache, untimed) or as memory holds it (Raw).
+type Peeker interface {
+	Peek(a mem.Addr, b []byte)
+}
+
+// Poker writes a buffer as its program does (mem.CPU), or the memory's
+// live bytes (Raw).
+type Poker interface {
+	Poke(a mem.Addr, b []byte)
+}
+
+// Raw reads and writes a memory's live bytes without timing, cache or
+// notification: for buffers of stacks that expose no CPU.
+type Raw struct{ Mem *mem.Memory }
+
+// Peek copies the live bytes at a into b.
+func (r Raw) Peek(a mem.Addr, b []byte) { r.Mem.Read(a, b) }
+
+// Poke copies b into the live bytes at a.
+func (r Raw) Poke(a mem.Addr, b []byte) { copy(r.Mem.Bytes(a, len(b)), b) }
+
+// chunk is how many bytes Write and Check move at a time.
+const chunk = 4096
+
+// Write fills the n bytes at a with the stream's bytes [off, off+n),
+// through w, a chunk at a time.
+func Write(w Poker, a mem.Addr, n int, p Pattern, off int) {
+	var buf [chunk]byte
+	for done := 0; done < n; {
+		k := min(chunk, n-done)
+		p.Fill(buf[:k], off+done)
+		w.Poke(a+mem.Addr(done), buf[:k])
+		done += k
+	}
+}
+
+// Check reads the n bytes at a through r, a chunk at a time, and compares
+// them with the stream's bytes [off, off+n). It reports the first
+// mismatch, if any.
+func Check(r Peeker, a mem.Addr, n int, p Pattern, off int) (Mismatch, bool) {
+	var buf [chunk]byte
+	for done := 0; done < n; {
+		k := min(chunk, n-done)
+		b := buf[:k]
+		r.Peek(a+mem.Addr(done), b)
+		if i := p.Diff(b, off+done); i >= 0 {
+			return Mismatch{Offset: done + i, Got: b[i], Want: p.Byte(off + done + i)}, false
+		}
+		done += k
+	}
+	return Mismatch{}, true
+}
