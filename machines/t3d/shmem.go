@@ -134,6 +134,9 @@ func (o *op) Delivered(*net.Message) {
 		o.kind = opFIQueued
 		t.fiQueue = append(t.fiQueue, o)
 		if len(t.fiQueue) == 1 {
+			if t.fiServeFn == nil {
+				t.fiServeFn = t.fiServe
+			}
 			m.eng.After(m.fiAccess, t.fiServeFn)
 		}
 	case opFIReply:

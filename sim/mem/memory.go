@@ -35,9 +35,13 @@ func (s Segment) Addr(off int) Addr { return s.Base + Addr(off) }
 // The bytes follow the data: each segment (and each alignment gap between
 // segments) is a chunk of its own, allocated when first written (reads of
 // untouched bytes see zeros and allocate nothing): a chunk of up to PageBytes
-// as one buffer of its size, a larger one in pages of PageBytes. Growing the memory never copies it. A chunk whose bytes
-// are asked for as one slice across pages (Bytes) becomes one flat buffer,
-// once.
+// as one buffer of its size, a larger one in pages of PageBytes. A page
+// region of a larger chunk that only sees small writes (a word or a block
+// in a per-peer array of a large machine) holds just the LineBytes lines
+// written, until it holds sparseLines of them or a write spans lines; then
+// it becomes a whole page. Growing the memory never copies it. A chunk
+// whose bytes are asked for as one slice across pages (Bytes) becomes one
+// flat buffer, once.
 type Memory struct {
 	name     string
 	used     int // end of the last segment: the allocated address space
@@ -58,13 +62,52 @@ const PageBytes = 1 << pageShift
 // t3d-fig5) while segments smaller than a page cost only their size.
 const pageShift = 16
 
+// LineBytes is the size of the small pages (lines) that hold the bytes of
+// a sparsely written page region.
+const LineBytes = 1 << lineShift
+
+const lineShift = 6
+
+// sparseLines is how many lines a page region holds before it becomes a
+// whole page (2 KiB of lines for a 64 KiB page).
+const sparseLines = 32
+
 // chunk is the storage of one segment or one gap: flat (one buffer for
 // [base, end)) or pages (pages[i] holds absolute page base>>pageShift + i,
-// nil until written).
+// nil until written; a page region not yet a whole page may hold lines,
+// sorted by absolute line number).
 type chunk struct {
 	base, end Addr
 	flat      []byte
 	pages     []*[PageBytes]byte
+	lines     []line
+}
+
+// line is a LineBytes line of a sparsely written page region.
+type line struct {
+	n uint64 // absolute line number: address >> lineShift
+	b *[LineBytes]byte
+}
+
+// findLine returns the index of the first line numbered at least n.
+func (c *chunk) findLine(n uint64) int {
+	lo, hi := 0, len(c.lines)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if c.lines[mid].n < n {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// pageLines returns the range [i, j) of c.lines in the page region of
+// absolute page pg.
+func (c *chunk) pageLines(pg uint64) (int, int) {
+	per := uint64(PageBytes / LineBytes)
+	return c.findLine(pg * per), c.findLine((pg + 1) * per)
 }
 
 // NewMemory returns an empty memory that can hold capacity bytes of segments
@@ -143,7 +186,7 @@ func (m *Memory) find(a Addr) int {
 func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 	c := &m.chunks[m.find(a)]
 	k := min(n, int(c.end-a))
-	if c.flat == nil && c.pages == nil && c.end-c.base <= PageBytes {
+	if c.flat == nil && c.pages == nil && c.end-c.base <= sparseLines*LineBytes {
 		if !alloc {
 			return nil, k
 		}
@@ -154,20 +197,71 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 		off := int(a - c.base)
 		return c.flat[off : off+k : off+k], k
 	}
+	small := c.end-c.base <= PageBytes // becomes flat, not paged
 	off := int(a) & (PageBytes - 1)
-	k = min(k, PageBytes-off)
-	i := int(a>>pageShift) - int(c.base>>pageShift)
-	if c.pages == nil || c.pages[i] == nil {
-		if !alloc {
-			return nil, k
-		}
-		if c.pages == nil {
-			c.pages = make([]*[PageBytes]byte, int((c.end-1)>>pageShift)-int(c.base>>pageShift)+1)
-		}
-		c.pages[i] = new([PageBytes]byte)
-		m.resident += PageBytes
+	if !small {
+		k = min(k, PageBytes-off)
 	}
-	return c.pages[i][off : off+k : off+k], k
+	i := int(a>>pageShift) - int(c.base>>pageShift)
+	if c.pages != nil && c.pages[i] != nil {
+		return c.pages[i][off : off+k : off+k], k
+	}
+	// The page region is not a whole page: its bytes are in lines, or zeros.
+	ln := uint64(a) >> lineShift
+	lo := int(a) & (LineBytes - 1)
+	j := c.findLine(ln)
+	if j < len(c.lines) && c.lines[j].n == ln {
+		k = min(k, LineBytes-lo)
+		return c.lines[j].b[lo : lo+k : lo+k], k
+	}
+	if !alloc {
+		if j < len(c.lines) { // zeros up to the next line written
+			k = min(k, int(c.lines[j].n<<lineShift-uint64(a)))
+		}
+		return nil, k
+	}
+	pg := uint64(a) >> pageShift
+	first, last := c.pageLines(pg)
+	if small {
+		first, last = 0, len(c.lines)
+	}
+	if lo+k <= LineBytes && last-first < sparseLines {
+		// A small write into a sparse region: one more line.
+		c.lines = slices.Insert(c.lines, j, line{n: ln, b: new([LineBytes]byte)})
+		m.resident += LineBytes
+		k = min(k, LineBytes-lo)
+		return c.lines[j].b[lo : lo+k : lo+k], k
+	}
+	if small {
+		// The chunk becomes flat, its lines copied in.
+		c.flat = make([]byte, int(c.end-c.base))
+		for _, l := range c.lines {
+			start, b := Addr(l.n<<lineShift), l.b[:]
+			if start < c.base { // the chunk's first line starts before it
+				b, start = b[c.base-start:], c.base
+			}
+			copy(c.flat[start-c.base:], b)
+		}
+		m.resident += len(c.flat) - len(c.lines)*LineBytes
+		c.lines = nil
+		off := int(a - c.base)
+		return c.flat[off : off+k : off+k], k
+	}
+	// The region becomes a whole page, its lines copied in.
+	if c.pages == nil {
+		c.pages = make([]*[PageBytes]byte, int((c.end-1)>>pageShift)-int(c.base>>pageShift)+1)
+	}
+	page := new([PageBytes]byte)
+	for _, l := range c.lines[first:last] {
+		copy(page[int(l.n<<lineShift)&(PageBytes-1):], l.b[:])
+	}
+	m.resident += PageBytes - (last-first)*LineBytes
+	c.lines = slices.Delete(c.lines, first, last)
+	if len(c.lines) == 0 {
+		c.lines = nil
+	}
+	c.pages[i] = page
+	return page[off : off+k : off+k], k
 }
 
 // Bytes returns the live bytes at [a, a+n) without any timing or
@@ -199,7 +293,7 @@ func (m *Memory) flatten(a Addr, n int) {
 		x += Addr(k)
 	}
 	for _, c := range m.chunks[i : j+1] {
-		m.resident -= len(c.flat)
+		m.resident -= len(c.flat) + len(c.lines)*LineBytes
 		for _, p := range c.pages {
 			if p != nil {
 				m.resident -= PageBytes

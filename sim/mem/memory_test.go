@@ -34,8 +34,21 @@ func TestSparseAllocationFollowsTheData(t *testing.T) {
 	if m.Used() != 1<<30 {
 		t.Errorf("Used = %d, want 1 GiB", m.Used())
 	}
-	if r := m.Resident(); r > writes*PageBytes {
-		t.Errorf("Resident = %d bytes after %d word writes, want at most %d", r, writes, writes*PageBytes)
+	if r := m.Resident(); r > writes*LineBytes {
+		t.Errorf("Resident = %d bytes after %d word writes, want at most %d (one line each)", r, writes, writes*LineBytes)
+	}
+	// Words written close together fill a page region with lines until it
+	// becomes a whole page, keeping what the lines held.
+	for i := range 2 * sparseLines {
+		m.Store64(s.Addr(PageBytes+i*LineBytes), uint64(i+7))
+	}
+	for i := range 2 * sparseLines {
+		if got := m.Load64(s.Addr(PageBytes + i*LineBytes)); got != uint64(i+7) {
+			t.Fatalf("dense word %d: got %d, want %d", i, got, i+7)
+		}
+	}
+	if r := m.Resident(); r > writes*LineBytes+PageBytes {
+		t.Errorf("Resident = %d bytes, want at most %d (the lines and one whole page)", r, writes*LineBytes+PageBytes)
 	}
 	runtime.ReadMemStats(&after)
 	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 64<<20 {
@@ -55,9 +68,12 @@ func TestPagedMemoryMatchesFlat(t *testing.T) {
 		}
 	}
 	ref := make([]byte, m.Used())
-	for step := range 1500 {
+	for step := range 3000 {
 		a := r.IntN(len(ref))
 		n := r.IntN(min(len(ref)-a, 2*PageBytes) + 1)
+		if step%2 == 0 { // words and blocks: sparse lines, then whole pages
+			n = r.IntN(min(len(ref)-a, 2*LineBytes) + 1)
+		}
 		switch r.IntN(5) {
 		case 0, 1:
 			b := make([]byte, n)
