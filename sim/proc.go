@@ -37,6 +37,7 @@ type Proc struct {
 	wakeFn   func() // p.timedWake, bound once
 	core     *Core  // the processor it shares with handlers, if any
 	sleep    Handle // its pending wake-up while in Sleep (slow path)
+	then     func() // run on the engine's stack once the process has parked (BlockThen)
 }
 
 // Spawn creates a process that starts running fn at the current time.
@@ -88,6 +89,10 @@ func (e *Engine) resume(p *Proc) {
 	e.trace.state(e.now, p, "running")
 	_, ok := p.next()
 	e.cur = nil
+	if f := p.then; f != nil {
+		p.then = nil
+		f()
+	}
 	if !ok {
 		p.state = stateDone
 		e.live--
@@ -151,6 +156,17 @@ func (p *Proc) Yield() {
 // Block suspends the process until another process or callback calls Wake.
 // reason says what it waits on; it appears in deadlock reports and traces.
 func (p *Proc) Block(reason string) {
+	p.block(reason, false)
+}
+
+// BlockThen is Block that first runs fn, on the engine's stack, once the
+// process has parked and before anything else happens: as if the process
+// ran fn just before blocking. fn must not wait. It is for work that
+// starts at this instant and goes deep (injecting a message into a
+// network), so that it does not grow the process's own stack: a process
+// of a million-PE run costs the stack it parks with.
+func (p *Proc) BlockThen(reason string, fn func()) {
+	p.then = fn
 	p.block(reason, false)
 }
 
