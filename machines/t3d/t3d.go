@@ -203,10 +203,7 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 	for i := range m.pes {
 		name := "pe" + strconv.Itoa(i)
 		x := &pe{m: m, id: i, node: i / params.PEsPerNode, mem: mem.NewMemory(name, params.MemoryMB<<20)}
-		x.cpu, err = mem.NewCPU(eng, name, x.mem, cfg)
-		if err != nil {
-			return nil, fmt.Errorf("t3d: %w", err)
-		}
+		x.cpu = mem.NewCPUShared(eng, name, x.mem, &cfg)
 		m.pes[i] = x
 	}
 	return m, nil

@@ -14,7 +14,7 @@ type CPU struct {
 	name        string
 	eng         *sim.Engine
 	mem         *Memory
-	cfg         Config
+	cfg         *Config // shared by the CPUs of NewCPUShared; never changed
 	clock       sim.Clock
 	cache       *cache
 	lineShift   uint
@@ -42,6 +42,17 @@ func NewCPU(eng *sim.Engine, name string, m *Memory, cfg Config) (*CPU, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("cpu %s: %w", name, err)
 	}
+	return newCPU(eng, name, m, &cfg), nil
+}
+
+// NewCPUShared is NewCPU with a model that many CPUs share (a machine's
+// thousands of identical processors): cfg must have passed Validate and
+// must not change afterwards.
+func NewCPUShared(eng *sim.Engine, name string, m *Memory, cfg *Config) *CPU {
+	return newCPU(eng, name, m, cfg)
+}
+
+func newCPU(eng *sim.Engine, name string, m *Memory, cfg *Config) *CPU {
 	c := &CPU{name: name, eng: eng, mem: m, cfg: cfg, clock: cfg.Clock(), lineShift: 6}
 	if cfg.Cache.Enabled {
 		c.cache = newCache(cfg.Cache)
@@ -50,7 +61,7 @@ func NewCPU(eng *sim.Engine, name string, m *Memory, cfg Config) (*CPU, error) {
 	c.drainDelay = c.clock.Cycles(cfg.StoreBuffer.DrainCycles)
 	c.drainJitter = c.clock.Cycles(cfg.StoreBuffer.DrainJitterCycles)
 	c.drainFn = c.drain
-	return c, nil
+	return c
 }
 
 // Name is the CPU's name.
@@ -60,7 +71,7 @@ func (c *CPU) Name() string { return c.name }
 func (c *CPU) Memory() *Memory { return c.mem }
 
 // Config is the CPU's model.
-func (c *CPU) Config() Config { return c.cfg }
+func (c *CPU) Config() Config { return *c.cfg }
 
 // Clock is the CPU clock.
 func (c *CPU) Clock() sim.Clock { return c.clock }
