@@ -422,6 +422,16 @@ func (c *CPU) Peek(a Addr, b []byte) { c.view(a, b, false) }
 // The CPU's own cached copies are updated, other CPUs' are not.
 func (c *CPU) Poke(a Addr, b []byte) { c.writeThrough(a, b) }
 
+// PokeShared is Poke of bytes the memory may share instead of copying
+// (Memory.Share): b must never change afterwards. For workloads filling
+// many buffers with windows of one pattern.
+func (c *CPU) PokeShared(a Addr, b []byte) {
+	c.mem.Share(a, b)
+	if c.cache != nil {
+		c.cache.update(a, b)
+	}
+}
+
 // InvalidateRange drops this CPU's cached copies of the lines holding
 // [a, a+n), as a library must after another processor wrote there behind a
 // non-coherent cache: one InvalidateLine per line, or one whole-cache flush

@@ -81,6 +81,44 @@ type chunk struct {
 	flat      []byte
 	pages     []*[PageBytes]byte
 	lines     []line
+	// shared, when not nil, is what the chunk holds at shareAt (zeros
+	// around it): a caller's bytes, never written here, copied into the
+	// chunk's own storage at the first write (Share). The chunk has no
+	// storage of its own meanwhile.
+	shared  []byte
+	shareAt Addr
+}
+
+// Share makes the len(b) bytes at a read as b without copying it, as
+// Write(a, b) would (spinners watching them wake): b is shared and must
+// never change; the bytes are copied into the memory's own storage the
+// first time any byte of their chunk is written or asked for by Bytes
+// (copy on write). Workloads fill many buffers with windows of one
+// pattern this way (every sender of an all-to-one sends its own 10 MB).
+// When [a, a+len(b)) is not inside one segment that holds nothing yet, it
+// is Write(a, b).
+func (m *Memory) Share(a Addr, b []byte) {
+	m.check(a, len(b))
+	if len(b) > 0 {
+		c := &m.chunks[m.find(a)]
+		if a+Addr(len(b)) <= c.end && c.flat == nil && c.pages == nil && c.lines == nil && c.shared == nil {
+			c.shared, c.shareAt = b, a
+			m.notify(a, len(b))
+			return
+		}
+	}
+	m.Write(a, b)
+}
+
+// unshare copies a chunk's shared bytes into its own storage.
+func (m *Memory) unshare(c *chunk) {
+	b, a := c.shared, c.shareAt
+	c.shared = nil
+	for len(b) > 0 {
+		p, k := m.piece(a, len(b), true)
+		copy(p, b)
+		a, b = a+Addr(k), b[k:]
+	}
 }
 
 // line is a LineBytes line of a sparsely written page region.
@@ -186,6 +224,21 @@ func (m *Memory) find(a Addr) int {
 func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 	c := &m.chunks[m.find(a)]
 	k := min(n, int(c.end-a))
+	if c.shared != nil {
+		if alloc {
+			m.unshare(c)
+			return m.piece(a, n, true)
+		}
+		switch end := c.shareAt + Addr(len(c.shared)); {
+		case a < c.shareAt: // zeros before the shared bytes
+			return nil, min(k, int(c.shareAt-a))
+		case a < end:
+			off := int(a - c.shareAt)
+			k = min(k, len(c.shared)-off)
+			return c.shared[off : off+k : off+k], k
+		}
+		return nil, k // zeros after them
+	}
 	if c.flat == nil && c.pages == nil && c.end-c.base <= sparseLines*LineBytes {
 		if !alloc {
 			return nil, k

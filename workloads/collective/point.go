@@ -69,9 +69,12 @@ func newPoint(s workloads.Spec, cfg config, pes, n int) (*point, error) {
 // window is what source src sends.
 func (pt *point) window(src int) []byte { return pt.pat[src*patternStride : src*patternStride+pt.n] }
 
-// fill writes src's window into buf as PE pe's program does (untimed set-up).
+// fill writes src's window into buf as PE pe's program does (untimed
+// set-up). The memory shares the window instead of copying it until the
+// buffer is written (mem.CPU.PokeShared): the pattern never changes, and
+// 127 senders of 10 MB each would otherwise hold 1.3 GB of copies of it.
 func (pt *point) fill(pe int, buf mem.Region, src int) {
-	pt.sys.cpu(pe).Poke(buf.Addr, pt.window(src)[:buf.Len])
+	pt.sys.cpu(pe).PokeShared(buf.Addr, pt.window(src)[:buf.Len])
 }
 
 // view returns buf's bytes as PE pe's program sees them: through its
