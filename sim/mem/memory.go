@@ -80,13 +80,51 @@ type chunk struct {
 	base, end Addr
 	flat      []byte
 	pages     []*[PageBytes]byte
-	lines     []line
+	sp        *sparse // lines and shared bytes; nil without (most chunks)
+}
+
+// sparse is a chunk's storage other than flat and whole pages.
+type sparse struct {
+	lines []line
 	// shared, when not nil, is what the chunk holds at shareAt (zeros
 	// around it): a caller's bytes, never written here, copied into the
 	// chunk's own storage at the first write (Share). The chunk has no
 	// storage of its own meanwhile.
 	shared  []byte
 	shareAt Addr
+}
+
+// ls is the chunk's lines.
+func (c *chunk) ls() []line {
+	if c.sp == nil {
+		return nil
+	}
+	return c.sp.lines
+}
+
+// setLines replaces the chunk's lines.
+func (c *chunk) setLines(l []line) {
+	if len(l) == 0 {
+		l = nil
+	}
+	if c.sp == nil {
+		if l == nil {
+			return
+		}
+		c.sp = &sparse{}
+	}
+	c.sp.lines = l
+	if l == nil && c.sp.shared == nil {
+		c.sp = nil
+	}
+}
+
+// sharedBytes is the chunk's shared bytes and where they are (nil: none).
+func (c *chunk) sharedBytes() ([]byte, Addr) {
+	if c.sp == nil {
+		return nil, 0
+	}
+	return c.sp.shared, c.sp.shareAt
 }
 
 // Share makes the len(b) bytes at a read as b without copying it, as
@@ -101,8 +139,8 @@ func (m *Memory) Share(a Addr, b []byte) {
 	m.check(a, len(b))
 	if len(b) > 0 {
 		c := &m.chunks[m.find(a)]
-		if a+Addr(len(b)) <= c.end && c.flat == nil && c.pages == nil && c.lines == nil && c.shared == nil {
-			c.shared, c.shareAt = b, a
+		if a+Addr(len(b)) <= c.end && c.flat == nil && c.pages == nil && c.sp == nil {
+			c.sp = &sparse{shared: b, shareAt: a}
 			m.notify(a, len(b))
 			return
 		}
@@ -112,8 +150,8 @@ func (m *Memory) Share(a Addr, b []byte) {
 
 // unshare copies a chunk's shared bytes into its own storage.
 func (m *Memory) unshare(c *chunk) {
-	b, a := c.shared, c.shareAt
-	c.shared = nil
+	b, a := c.sharedBytes()
+	c.sp = nil // a shared chunk has no lines
 	for len(b) > 0 {
 		p, k := m.piece(a, len(b), true)
 		copy(p, b)
@@ -129,10 +167,11 @@ type line struct {
 
 // findLine returns the index of the first line numbered at least n.
 func (c *chunk) findLine(n uint64) int {
-	lo, hi := 0, len(c.lines)
+	ls := c.ls()
+	lo, hi := 0, len(ls)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if c.lines[mid].n < n {
+		if ls[mid].n < n {
 			lo = mid + 1
 		} else {
 			hi = mid
@@ -181,6 +220,9 @@ func (m *Memory) Alloc(name string, size, align int) (Segment, error) {
 	if m.capacity > 0 && base+size > m.capacity {
 		return Segment{}, fmt.Errorf("memory %s: segment %q of %d bytes does not fit: %d of %d bytes in use", m.name, name, size, m.used, m.capacity)
 	}
+	if m.segs == nil { // most memories hold a few segments: no regrowth
+		m.segs, m.chunks = make([]Segment, 0, 4), make([]chunk, 0, 4)
+	}
 	if base > m.used {
 		m.chunks = append(m.chunks, chunk{base: Addr(m.used), end: Addr(base)})
 	}
@@ -224,18 +266,18 @@ func (m *Memory) find(a Addr) int {
 func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 	c := &m.chunks[m.find(a)]
 	k := min(n, int(c.end-a))
-	if c.shared != nil {
+	if sh, at := c.sharedBytes(); sh != nil {
 		if alloc {
 			m.unshare(c)
 			return m.piece(a, n, true)
 		}
-		switch end := c.shareAt + Addr(len(c.shared)); {
-		case a < c.shareAt: // zeros before the shared bytes
-			return nil, min(k, int(c.shareAt-a))
+		switch end := at + Addr(len(sh)); {
+		case a < at: // zeros before the shared bytes
+			return nil, min(k, int(at-a))
 		case a < end:
-			off := int(a - c.shareAt)
-			k = min(k, len(c.shared)-off)
-			return c.shared[off : off+k : off+k], k
+			off := int(a - at)
+			k = min(k, len(sh)-off)
+			return sh[off : off+k : off+k], k
 		}
 		return nil, k // zeros after them
 	}
@@ -263,40 +305,42 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 	ln := uint64(a) >> lineShift
 	lo := int(a) & (LineBytes - 1)
 	j := c.findLine(ln)
-	if j < len(c.lines) && c.lines[j].n == ln {
+	ls := c.ls()
+	if j < len(ls) && ls[j].n == ln {
 		k = min(k, LineBytes-lo)
-		return c.lines[j].b[lo : lo+k : lo+k], k
+		return ls[j].b[lo : lo+k : lo+k], k
 	}
 	if !alloc {
-		if j < len(c.lines) { // zeros up to the next line written
-			k = min(k, int(c.lines[j].n<<lineShift-uint64(a)))
+		if j < len(ls) { // zeros up to the next line written
+			k = min(k, int(ls[j].n<<lineShift-uint64(a)))
 		}
 		return nil, k
 	}
 	pg := uint64(a) >> pageShift
 	first, last := c.pageLines(pg)
 	if small {
-		first, last = 0, len(c.lines)
+		first, last = 0, len(ls)
 	}
 	if lo+k <= LineBytes && last-first < sparseLines {
 		// A small write into a sparse region: one more line.
-		c.lines = slices.Insert(c.lines, j, line{n: ln, b: new([LineBytes]byte)})
+		ls = slices.Insert(ls, j, line{n: ln, b: new([LineBytes]byte)})
+		c.setLines(ls)
 		m.resident += LineBytes
 		k = min(k, LineBytes-lo)
-		return c.lines[j].b[lo : lo+k : lo+k], k
+		return ls[j].b[lo : lo+k : lo+k], k
 	}
 	if small {
 		// The chunk becomes flat, its lines copied in.
 		c.flat = make([]byte, int(c.end-c.base))
-		for _, l := range c.lines {
+		for _, l := range ls {
 			start, b := Addr(l.n<<lineShift), l.b[:]
 			if start < c.base { // the chunk's first line starts before it
 				b, start = b[c.base-start:], c.base
 			}
 			copy(c.flat[start-c.base:], b)
 		}
-		m.resident += len(c.flat) - len(c.lines)*LineBytes
-		c.lines = nil
+		m.resident += len(c.flat) - len(ls)*LineBytes
+		c.setLines(nil)
 		off := int(a - c.base)
 		return c.flat[off : off+k : off+k], k
 	}
@@ -305,14 +349,11 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 		c.pages = make([]*[PageBytes]byte, int((c.end-1)>>pageShift)-int(c.base>>pageShift)+1)
 	}
 	page := new([PageBytes]byte)
-	for _, l := range c.lines[first:last] {
+	for _, l := range ls[first:last] {
 		copy(page[int(l.n<<lineShift)&(PageBytes-1):], l.b[:])
 	}
 	m.resident += PageBytes - (last-first)*LineBytes
-	c.lines = slices.Delete(c.lines, first, last)
-	if len(c.lines) == 0 {
-		c.lines = nil
-	}
+	c.setLines(slices.Delete(ls, first, last))
 	c.pages[i] = page
 	return page[off : off+k : off+k], k
 }
@@ -346,7 +387,7 @@ func (m *Memory) flatten(a Addr, n int) {
 		x += Addr(k)
 	}
 	for _, c := range m.chunks[i : j+1] {
-		m.resident -= len(c.flat) + len(c.lines)*LineBytes
+		m.resident -= len(c.flat) + len(c.ls())*LineBytes
 		for _, p := range c.pages {
 			if p != nil {
 				m.resident -= PageBytes
