@@ -1,8 +1,10 @@
 package mem
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/msgsim/msgsim/sim"
 )
@@ -28,6 +30,7 @@ type CPU struct {
 	free        [][]byte
 	spin        watcher
 	spins       []*watcher // spins in progress on this CPU (one per thread)
+	hits        []int      // peekLines's scratch
 	stats       Stats
 }
 
@@ -94,6 +97,12 @@ func (c *CPU) view(a Addr, b []byte, fill bool) bool {
 	hit := true
 	if c.cache == nil {
 		c.mem.Read(a, b)
+	} else if !fill && len(b) > c.cache.lineBytes*len(c.cache.tags) {
+		// A look at more lines than the cache holds: read memory at once,
+		// then lay the cached lines over it (peekLines), with the same
+		// effect on the cache as line by line.
+		c.mem.Read(a, b)
+		hit = c.peekLines(a, b)
 	} else {
 		lb := c.cache.lineBytes
 		for off := 0; off < len(b); {
@@ -118,6 +127,39 @@ func (c *CPU) view(a Addr, b []byte, fill bool) bool {
 	}
 	c.forward(a, b)
 	return hit
+}
+
+// peekLines does for b, read from memory at a, what view's line-by-line
+// lookups without fill do: every cached line of the range, in address
+// order, is looked up (its LRU stamp renewed) and, in a non-coherent
+// cache, its copy replaces memory's bytes. It visits the cache's slots,
+// not the range's lines, and reports whether every line was cached.
+func (c *CPU) peekLines(a Addr, b []byte) bool {
+	ca := c.cache
+	first, last := ca.line(a), ca.line(a+Addr(len(b))-1)
+	hits := c.hits[:0]
+	for i, t := range ca.tags {
+		if t != 0 && t-1 >= first && t-1 <= last {
+			hits = append(hits, i)
+		}
+	}
+	slices.SortFunc(hits, func(x, y int) int { return cmp.Compare(ca.tags[x], ca.tags[y]) })
+	for _, i := range hits {
+		ca.lookup(ca.tags[i] - 1)
+		if c.cfg.Cache.Coherent {
+			continue
+		}
+		la := Addr((ca.tags[i] - 1) << ca.shift)
+		src, dst := ca.slot(i), b
+		if la < a {
+			src = src[a-la:]
+		} else {
+			dst = b[la-a:]
+		}
+		copy(dst, src)
+	}
+	c.hits = hits
+	return uint64(len(hits)) == last-first+1
 }
 
 // Load reads a little-endian word of size 1, 2, 4 or 8 bytes through the
