@@ -69,8 +69,12 @@ const LineBytes = 1 << lineShift
 const lineShift = 6
 
 // sparseLines is how many lines a page region holds before it becomes a
-// whole page (2 KiB of lines for a 64 KiB page).
-const sparseLines = 32
+// whole page (2 KiB of lines for a 64 KiB page); smallLines is how many a
+// chunk of at most a page holds before it becomes flat.
+const (
+	sparseLines = 32
+	smallLines  = 8
+)
 
 // chunk is the storage of one segment or one gap: flat (one buffer for
 // [base, end)) or pages (pages[i] holds absolute page base>>pageShift + i,
@@ -318,10 +322,13 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 	}
 	pg := uint64(a) >> pageShift
 	first, last := c.pageLines(pg)
+	limit := sparseLines
 	if small {
-		first, last = 0, len(ls)
+		// A chunk of at most a page becomes flat sooner: its size is
+		// bounded, and flat bytes are the fastest to reach.
+		first, last, limit = 0, len(ls), smallLines
 	}
-	if lo+k <= LineBytes && last-first < sparseLines {
+	if lo+k <= LineBytes && last-first < limit {
 		// A small write into a sparse region: one more line.
 		ls = slices.Insert(ls, j, line{n: ln, b: new([LineBytes]byte)})
 		c.setLines(ls)
@@ -440,11 +447,17 @@ func (m *Memory) fast(a Addr, n int) []byte {
 		return c.flat[off : off+n]
 	}
 	off := int(a) & (PageBytes - 1)
-	if c.pages == nil || off+n > PageBytes {
-		return nil
+	if c.pages != nil && off+n <= PageBytes {
+		if pg := c.pages[int(a>>pageShift)-int(c.base>>pageShift)]; pg != nil {
+			return pg[off : off+n]
+		}
 	}
-	if pg := c.pages[int(a>>pageShift)-int(c.base>>pageShift)]; pg != nil {
-		return pg[off : off+n]
+	// A word in a line of a sparse region (a shared chunk has no lines).
+	if lo := int(a) & (LineBytes - 1); c.sp != nil && lo+n <= LineBytes {
+		ln := uint64(a) >> lineShift
+		if j := c.findLine(ln); j < len(c.sp.lines) && c.sp.lines[j].n == ln {
+			return c.sp.lines[j].b[lo : lo+n]
+		}
 	}
 	return nil
 }
