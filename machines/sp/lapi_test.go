@@ -135,3 +135,66 @@ func TestInterruptVersusPolling(t *testing.T) {
 		t.Errorf("interrupt mode delays the program by %v, want at least the interrupt's %v us", ci-cp, DefaultParams().InterruptUs)
 	}
 }
+
+// TestPutOrder: two LAPI_Puts from one node to another land in issue order
+// on a quiet switch (switch_jitter_us 0), and in either order under switch
+// jitter (LAPI does not order messages); a wait on the first put's
+// completion counter between them (what LAPI_Fence does) restores the
+// order.
+func TestPutOrder(t *testing.T) {
+	run := func(jitter float64, fence bool, seed uint64) (firstLanded int) {
+		par := DefaultParams()
+		par.SwitchJitterUs = jitter
+		e := sim.NewEngine(seed)
+		m, err := New(e, 2, par)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, _ := m.Alloc(0, "src", 16)
+		dst, _ := m.Alloc(1, "dst", 16)
+		src.Mem.Store64(src.Addr, 1)
+		src.Mem.Store64(src.Addr+8, 1)
+		firstLanded = -1
+		e.Spawn("node0", func(p *sim.Proc) {
+			cmpl := m.NewCounter(0)
+			m.Put(p, 0, 1, dst.Addr, src.Addr, 8, nil, nil, cmpl)
+			if fence {
+				m.Waitcntr(p, 0, cmpl, 1)
+			}
+			m.Put(p, 0, 1, dst.Addr+8, src.Addr+8, 8, nil, nil, cmpl)
+		})
+		e.Spawn("watch", func(p *sim.Proc) {
+			for firstLanded < 0 {
+				p.Sleep(sim.Micro(0.1))
+				a, b := dst.Mem.Load64(dst.Addr), dst.Mem.Load64(dst.Addr+8)
+				switch {
+				case a == 1:
+					firstLanded = 0
+				case b == 1:
+					firstLanded = 1
+				}
+			}
+		})
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		return firstLanded
+	}
+	count := func(jitter float64, fence bool) (overtaken int) {
+		for seed := uint64(1); seed <= 50; seed++ {
+			if run(jitter, fence, seed) == 1 {
+				overtaken++
+			}
+		}
+		return overtaken
+	}
+	if n := count(0, false); n != 0 {
+		t.Errorf("quiet switch: the second put landed first in %d of 50 runs", n)
+	}
+	if n := count(40, false); n == 0 || n == 50 {
+		t.Errorf("switch_jitter_us 40: the second put landed first in %d of 50 runs, want some", n)
+	}
+	if n := count(40, true); n != 0 {
+		t.Errorf("with a wait on the completion counter: the second put landed first in %d of 50 runs", n)
+	}
+}

@@ -93,6 +93,22 @@ type Params struct {
 	// MutexUs is a pthread mutex lock or unlock without contention.
 	// Assumed: 1 us (a system call-free AIX pthread lock is well under).
 	MutexUs float64 `yaml:"mutex_us"`
+	// SwitchJitterUs is the largest extra delay a packet may meet in the
+	// switch, drawn per packet from the engine's generator: the SP
+	// switch offers four routes between a pair of nodes and the adapter
+	// spreads packets over them, so a packet may queue behind other
+	// traffic on its route that a later packet on another route avoids
+	// (Stunkel et al., "The SP2 High-Performance Switch", IBM Systems
+	// Journal 34(2), 1995). So packets of different messages may arrive,
+	// and be dispatched, out of order: LAPI guarantees no order between
+	// messages (LAPI Programming Guide: order is the program's, by
+	// LAPI_Fence or a wait on a counter; armci-sp.txt 2.3: "Some systems
+	// allow ordering of otherwise unordered operations by providing a
+	// fence operation"). Assumed 0: a quiet switch, as in the paper's
+	// measurements on a 4-node test (2.5); then packets arrive in order.
+	// A packet queued behind one 1088-byte packet at an adapter waits 32
+	// us (adapter_mbps): simrun litmus --machine sp uses 40.
+	SwitchJitterUs float64 `yaml:"switch_jitter_us"`
 }
 
 // DefaultParams is the model of the PNNL SP of armci-sp.txt 2.5.
@@ -135,6 +151,7 @@ func (p Params) Validate() error {
 		machines.Float("completion_us", p.CompletionUs, 0, 1e5, "us"),
 		machines.Float("poll_us", p.PollUs, 0, 1e4, "us"),
 		machines.Float("mutex_us", p.MutexUs, 0, 1e4, "us"),
+		machines.Float("switch_jitter_us", p.SwitchJitterUs, 0, 1e6, "us"),
 	}, []machines.IntRange{
 		machines.Int("memory_mb", p.MemoryMB, 1, 1<<16, "MB"),
 		machines.Int("packet_bytes", p.PacketBytes, 16, 1<<20, "bytes"),

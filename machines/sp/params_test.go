@@ -26,6 +26,7 @@ func TestParamsValidate(t *testing.T) {
 		{"packet_bytes", func(p *Params) { p.PacketBytes = 1 }},
 		{"progress", func(p *Params) { p.Progress = "sometimes" }},
 		{"interrupt_us", func(p *Params) { p.InterruptUs = -1 }},
+		{"switch_jitter_us", func(p *Params) { p.SwitchJitterUs = -1 }},
 	} {
 		p := DefaultParams()
 		c.set(&p)

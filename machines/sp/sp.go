@@ -22,6 +22,12 @@
 // ones (pipelining)" of section 1 emerge from the interrupt, the
 // dispatcher's and sender's software costs, copies and packets.
 //
+// LAPI orders nothing between messages: a node's dispatcher handles them
+// in the order they arrive, and with switch_jitter_us (other traffic on
+// the switch's routes; 0 by default) a later message may arrive first.
+// A program that needs order waits on a completion counter between two
+// operations (what LAPI_Fence does); simrun litmus --machine sp shows it.
+//
 // Calibrated parameters (everything else comes from hardware.yaml or the
 // paper, or is an assumption stated at its field):
 //
@@ -95,7 +101,7 @@ func New(eng *sim.Engine, nodes int, params Params) (*Machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sp: %w", err)
 	}
-	m.net, err = net.New(eng, router{m}, net.Config{MTU: params.PacketBytes, Header: params.PacketHeaderBytes, Packets: true})
+	m.net, err = net.New(eng, router{m}, net.Config{MTU: params.PacketBytes, Header: params.PacketHeaderBytes, Packets: true, Jitter: us(params.SwitchJitterUs)})
 	if err != nil {
 		return nil, fmt.Errorf("sp: %w", err)
 	}

@@ -40,6 +40,10 @@ import (
 // Name is the machine's name in scenarios.
 const Name = "sx4"
 
+// MaxCPUs is the CPUs of one node: "1 to 32 CPUs" (hardware.yaml
+// sx4.cpus_per_node).
+const MaxCPUs = 32
+
 // Machine is one SX-4 node running procs Unix processes.
 type Machine struct {
 	eng    *sim.Engine
@@ -57,7 +61,7 @@ func New(eng *sim.Engine, procs int, params Params) (*Machine, error) {
 	if err := params.Validate(); err != nil {
 		return nil, err
 	}
-	if procs < 1 || procs > 32 {
+	if procs < 1 || procs > MaxCPUs {
 		return nil, fmt.Errorf("sx4: %d processes requested; a node has 1 to 32 CPUs (hardware.yaml sx4.cpus_per_node)", procs)
 	}
 	// Validate bounds every value, so these conversions cannot fail; they

@@ -283,6 +283,17 @@ func (c *CPU) Swap(p *sim.Proc, a Addr, v uint64) uint64 {
 	return c.rmw(p, a, func(uint64) uint64 { return v })
 }
 
+// CompareAndSwap atomically replaces the word at a with v if it holds old,
+// and returns the value it held.
+func (c *CPU) CompareAndSwap(p *sim.Proc, a Addr, old, v uint64) uint64 {
+	return c.rmw(p, a, func(o uint64) uint64 {
+		if o == old {
+			return v
+		}
+		return o
+	})
+}
+
 // Memcpy copies n bytes at the scalar copy bandwidth: it reads the source as
 // the program's loads would, through the cache (cached lines, possibly
 // stale, and the lines it misses filled from memory: a real memcpy leaves

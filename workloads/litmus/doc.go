@@ -9,10 +9,17 @@
 //
 // Parse reads herdtools7's .litmus format: the X86 subset of the classic
 // tests (MOV to and from memory and registers, MFENCE, SFENCE, LFENCE,
-// XCHG, LOCK ADD/INC/DEC/XADD) and herd7's C syntax (WRITE_ONCE,
+// XCHG, LOCK ADD/INC/DEC/XADD/CMPXCHG) and herd7's C syntax (WRITE_ONCE,
 // READ_ONCE, smp_mb, smp_wmb, smp_rmb, smp_store_release,
-// smp_load_acquire, xchg, atomic_add/inc/dec, atomic_fetch_add), plus one
-// msgsim extension, r = spin_until(*x, v). The built-in tests are such
+// smp_load_acquire, xchg, cmpxchg, atomic_add/inc/dec, atomic_fetch_add,
+// and if (r == v) { ... } else { ... }, one level deep), a filter clause
+// before the final condition, plus one msgsim extension, r =
+// spin_until(*x, v). An instruction under an if is guarded (Instr.If): it
+// does nothing when its guard fails, on every runner; in nmca it also
+// waits for the instruction that writes its guard's register (a control
+// dependency: LB+ctrls is forbidden, as on POWER and ARM, and so is
+// MP+wmb+ctrl, which POWER and ARM allow by satisfying loads
+// speculatively). Filtered-out final states are not counted. The built-in tests are such
 // files (builtin/, embedded) and go through the same parser; testdata/
 // holds the classic x86 tests and their MFENCE variants. Fences map to
 // the model: smp_mb and MFENCE are Fence (drain the store buffer, and
@@ -59,10 +66,20 @@
 // node's memory: remote stores are posted writes that the fabric reorders
 // (reorder_ns), remote loads round trips, a full or write barrier
 // MemBarrier; MP, SB and 2+2W are observable across nodes, their
-// MemBarrier versions are not. Both take a Builder of the machine and the
-// few numbers they read of its params (T3DConfig, SCIConfig), and reach it
-// through interfaces of their own (T3DMachine, SCIMachine): workloads
-// import no concrete machine (cmd/simrun builds them). simrun litmus
+// MemBarrier versions are not. RunSP (sp.go) runs one on an IBM SP, thread
+// i as the LAPI task of node i: remote stores are LAPI_Puts, which LAPI
+// does not order and the switch may deliver out of order (sp
+// switch_jitter_us), remote loads LAPI_Get then LAPI_Waitcntr, a full or
+// write barrier LAPI_Fence (a wait on the completion counter of every put
+// the thread issued); MP, SB, 2+2W and MP+spin are observable, their
+// fenced versions not, and in polling mode a reader spinning on its own
+// memory hangs. Options.Place puts each thread on a chosen PE, node (or
+// SCI process) instead of thread i on i (ParsePlace reads "P0=3,P1=0");
+// DefaultHomes follows it. All take a Builder of the machine and the few
+// numbers they read of its params (T3DConfig, SCIConfig, SPConfig), and
+// reach it through interfaces of their own (T3DMachine, SCIMachine,
+// SPMachine): workloads import no concrete machine (cmd/simrun builds
+// them). simrun litmus
 // --machine sx4 uses the SX-4 processor's own mem.Config with the mem.CPU
 // runner.
 //

@@ -169,6 +169,24 @@ func value(s *xstate, in Instr) uint64 {
 	return in.Val
 }
 
+// rmwValue is what atomic in writes over old.
+func rmwValue(s *xstate, in Instr, old uint64) uint64 {
+	v := value(s, in)
+	switch in.Kind {
+	case Add:
+		return old + v
+	case CAS:
+		exp := in.Exp
+		if in.ExpFromReg {
+			exp = s.regs[in.ExpSrc]
+		}
+		if old != exp {
+			return old
+		}
+	}
+	return v
+}
+
 // successors returns every state one step from s (nil: s is terminal).
 func (m opModel) successors(t Test, s *xstate) []*xstate {
 	if m.nmca {
@@ -234,6 +252,10 @@ func (m opModel) read(s *xstate, th, loc int) uint64 {
 func (m opModel) exec(t Test, s *xstate, th int, in Instr) *xstate {
 	empty := len(s.sb[th]) == 0
 	n := s.clone()
+	if !in.holds(s.regs) {
+		n.pc[th]++ // its guard does not hold: the instruction does nothing
+		return n
+	}
 	switch in.Kind {
 	case Store:
 		switch {
@@ -268,15 +290,12 @@ func (m opModel) exec(t Test, s *xstate, th int, in Instr) *xstate {
 		}
 	case Move:
 		n.regs[in.Reg] = value(s, in)
-	case Swap, Add:
+	case Swap, Add, CAS:
 		if !empty {
 			return nil
 		}
 		old := n.mem[in.Loc]
-		nv := value(s, in)
-		if in.Kind == Add {
-			nv += old
-		}
+		nv := rmwValue(s, in, old)
 		m.writeThrough(n, th, in.Loc, nv)
 		if !in.NoReg {
 			n.regs[in.Reg] = old
@@ -368,6 +387,9 @@ func Explore(t Test, model string, cfg mem.Config, warm bool) (*Outcome, error) 
 				if o.FirstFailure == nil {
 					o.FirstFailure = fmt.Errorf("litmus %s on %s: %w", t.Name, model, m.stuck(t, s))
 				}
+				continue
+			}
+			if !t.kept(s.regs, s.mem) {
 				continue
 			}
 			text := r.stateText(s.regs, s.mem)

@@ -35,15 +35,20 @@ func allowed() map[string][]string {
 		"sc":  common,
 		"tso": append([]string{"SB", "file:SB", "file:SB+rfi-pos", "file:R"}, common...),
 		"pso": append([]string{"SB", "MP", "2+2W", "MP+spin", "file:SB", "file:SB+rfi-pos", "file:R",
-			"file:MP", "file:S", "file:2+2W"}, common...),
+			"file:MP", "file:S", "file:2+2W", "file:MP+ctrl"}, common...),
 		// Warm non-coherent caches keep returning the zeros they hold: no
 		// reader ever sees another thread's store unless it flushes, so
 		// MP, S, IRIW, WRC never show, SB shows even through xchg, and
 		// MP+spin never finishes.
 		"noncoherent": append([]string{"SB", "2+2W", "file:SB", "file:SB+rfi-pos", "file:R", "file:2+2W",
-			"file:SB+xchgs", "file:SB+xchg"}, common...),
+			"file:SB+xchgs", "file:SB+xchg", "file:SB+lock-cmpxchgs"}, common...),
 		NMCA: append([]string{"MP", "SB", "LB", "IRIW", "2+2W", "WRC", "MP+spin",
-			"file:MP", "file:SB", "file:SB+rfi-pos", "file:R", "file:LB", "file:S", "file:2+2W", "file:IRIW", "file:WRC"}, common...),
+			"file:MP", "file:SB", "file:SB+rfi-pos", "file:R", "file:LB", "file:S", "file:2+2W", "file:IRIW", "file:WRC",
+			// A control dependency orders a store after the load its
+			// branch reads (LB+ctrls forbidden, as on POWER and ARM) and,
+			// here, a load too (MP+wmb+ctrl forbidden: stronger than POWER
+			// and ARM, which speculate loads past branches).
+			"file:MP+ctrl"}, common...),
 	}
 }
 

@@ -41,12 +41,24 @@ func Format(t Test) string {
 	if t.FinalMem && !t.Cond.Prop.mentionsLoc() {
 		fmt.Fprintf(&b, "locations [%s;]\n", strings.Join(t.Locs, "; "))
 	}
+	if t.Filter != nil {
+		fmt.Fprintf(&b, "filter (%s)\n", t.Filter.format(t, false))
+	}
 	fmt.Fprintf(&b, "%s (%s)\n", t.Cond.Quant, t.CondString())
 	return b.String()
 }
 
-// cStmt is in as a herd7 C statement.
+// cStmt is in as a herd7 C statement (a guarded one inside an if).
 func (t Test) cStmt(in Instr) string {
+	if in.If.On {
+		op := "=="
+		if in.If.Ne {
+			op = "!="
+		}
+		g := in
+		g.If = Guard{}
+		return fmt.Sprintf("if (%s %s %d) %s", t.Regs[in.If.Reg].Name, op, in.If.Val, t.cStmt(g))
+	}
 	val := fmt.Sprint(in.Val)
 	if in.FromReg {
 		val = t.Regs[in.Src].Name
@@ -83,6 +95,12 @@ func (t Test) cStmt(in Instr) string {
 			return fmt.Sprintf("atomic_add(%s, %s)", val, loc)
 		}
 		return fmt.Sprintf("%s = atomic_fetch_add(%s, %s)", reg, val, loc)
+	case CAS:
+		exp := fmt.Sprint(in.Exp)
+		if in.ExpFromReg {
+			exp = t.Regs[in.ExpSrc].Name
+		}
+		return fmt.Sprintf("%s = cmpxchg(%s, %s, %s)", reg, loc, exp, val)
 	}
 	return "?"
 }

@@ -33,7 +33,7 @@ package litmus
 func ordered(j, k Instr) bool {
 	barrier := func(in Instr) bool {
 		switch in.Kind {
-		case Fence, FenceW, FenceR, Spin, Swap, Add:
+		case Fence, FenceW, FenceR, Spin, Swap, Add, CAS:
 			return true
 		}
 		return false
@@ -43,9 +43,9 @@ func ordered(j, k Instr) bool {
 		return true
 	case j.accesses() && k.accesses() && j.Loc == k.Loc:
 		return true
-	case j.writesReg() && k.FromReg && k.Src == j.Reg:
-		return true // k uses the value j produces
-	case k.writesReg() && (j.FromReg && j.Src == k.Reg || j.writesReg() && j.Reg == k.Reg):
+	case j.writesReg() && k.readsReg(j.Reg):
+		return true // k uses the value j produces, or its guard depends on it (a control dependency)
+	case k.writesReg() && (j.readsReg(k.Reg) || j.writesReg() && j.Reg == k.Reg):
 		return true // k would overwrite a register j still reads or writes
 	}
 	return false
@@ -110,6 +110,9 @@ func (m opModel) nmcaSuccessors(t Test, s *xstate) []*xstate {
 // wait.
 func (m opModel) nmcaExec(t Test, s *xstate, th int, in Instr) *xstate {
 	view := s.cache[th]
+	if !in.holds(s.regs) {
+		return s.clone() // its guard does not hold: the instruction does nothing
+	}
 	switch in.Kind {
 	case Fence, FenceW:
 		if !propagated(s, th) {
@@ -120,7 +123,7 @@ func (m opModel) nmcaExec(t Test, s *xstate, th int, in Instr) *xstate {
 		if view[in.Loc].val != in.Val {
 			return nil
 		}
-	case Swap, Add:
+	case Swap, Add, CAS:
 		for _, p := range s.queue {
 			if p.loc == in.Loc {
 				return nil
@@ -143,12 +146,9 @@ func (m opModel) nmcaExec(t Test, s *xstate, th int, in Instr) *xstate {
 				n.queue = append(n.queue, pending{from: th, to: r, loc: in.Loc, idx: idx, val: v})
 			}
 		}
-	case Swap, Add:
+	case Swap, Add, CAS:
 		old := n.mem[in.Loc]
-		nv := value(s, in)
-		if in.Kind == Add {
-			nv += old
-		}
+		nv := rmwValue(s, in, old)
 		n.coh[in.Loc]++
 		n.mem[in.Loc] = nv
 		for r := range t.Threads {

@@ -71,6 +71,9 @@ func Write(w io.Writer, o *Outcome) error {
 		}
 		fmt.Fprintf(b, "Condition %s is %s\n", cond, verdict)
 	}
+	if o.Filtered > 0 {
+		fmt.Fprintf(b, "%% Filtered out: %d runs (filter %s)\n", o.Filtered, o.Test.Filter.format(o.Test, false))
+	}
 	if o.Failed > 0 {
 		what := "runs"
 		if o.Exhaustive {

@@ -36,6 +36,7 @@ type parser struct {
 	regs   map[string]int // "thread:name" -> index into t.Regs
 	regOff []int          // offset where each register first appeared
 	locs   map[string]int
+	guard  Guard // the guard of the C statements being read (if)
 }
 
 // Parse reads a litmus test in herdtools7's format: the header line
@@ -303,6 +304,7 @@ func (p *parser) addInstr(th int, in Instr, off int) error {
 	if len(p.t.Threads[th]) == maxInstrs {
 		return p.errf(off, "thread %d: too many instructions (at most %d)", th, maxInstrs)
 	}
+	in.If = p.guard
 	p.t.Threads[th] = append(p.t.Threads[th], in)
 	return nil
 }
@@ -397,7 +399,7 @@ func (p *parser) x86Operand(s string, off int) (operand, error) {
 	return operand{}, p.errf(off, "operand %q: want [x], $V or a register", s)
 }
 
-const x86Supported = "MOV, MFENCE, SFENCE, LFENCE, XCHG, LOCK ADD/INC/DEC/XADD/XCHG"
+const x86Supported = "MOV, MFENCE, SFENCE, LFENCE, XCHG, LOCK ADD/INC/DEC/XADD/XCHG/CMPXCHG"
 
 func (p *parser) x86Instr(th int, s string, off int) error {
 	fields := strings.Fields(s)
@@ -501,6 +503,28 @@ func (p *parser) x86Instr(th int, s string, off int) error {
 		in.Reg = p.reg(th, r.name, off)
 		in.FromReg, in.Src = true, in.Reg
 		l, err := p.loc(m.name, off)
+		if err != nil {
+			return err
+		}
+		in.Loc = l
+		return p.addInstr(th, in, off)
+	case "CMPXCHG":
+		// LOCK CMPXCHG [x],r: if [x] = EAX then [x] = r; EAX = the old [x]
+		// (EAX already holds it when they were equal).
+		if !locked {
+			return p.errf(off, "CMPXCHG to memory is atomic only with LOCK (write LOCK CMPXCHG)")
+		}
+		if err := want(2); err != nil {
+			return err
+		}
+		if !ops[0].mem || ops[1].mem || ops[1].imm {
+			return bad
+		}
+		eax := p.reg(th, "EAX", off)
+		in.Kind, in.Reg = CAS, eax
+		in.ExpFromReg, in.ExpSrc = true, eax
+		in.FromReg, in.Src = true, p.reg(th, ops[1].name, off)
+		l, err := p.loc(ops[0].name, off)
 		if err != nil {
 			return err
 		}

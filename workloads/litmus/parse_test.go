@@ -51,6 +51,10 @@ func TestParseX86(t *testing.T) {
 		{"MP+wmb+rmb.litmus", "P0: x=1; wfence; y=1 | P1: r0=y; rfence; r1=x", `1:r0=1 /\ 1:r1=0`},
 		{"MP+rel+acq.litmus", "P0: x=1; wfence; y=1 | P1: r0=y; rfence; r1=x", `1:r0=1 /\ 1:r1=0`},
 		{"SB+xchg.litmus", "P0: r2=swap(x,1); r0=y | P1: r3=swap(y,1); r1=x", `0:r0=0 /\ 1:r1=0`},
+		{"SB+lock-cmpxchgs.litmus", "P0: EAX=cas(x,EAX,ECX); EBX=y | P1: EAX=cas(y,EAX,ECX); EBX=x", `0:EBX=0 /\ 1:EBX=0`},
+		{"MP+ctrl.litmus", "P0: x=1; y=1 | P1: r0=y; if r0=1: r1=x; if r0!=1: r1=2", `1:r0=1 /\ 1:r1=0`},
+		{"LB+ctrls.litmus", "P0: r0=x; if r0!=0: y=1 | P1: r1=y; if r1=1: x=1", `0:r0=1 /\ 1:r1=1`},
+		{"CAS-race.litmus", "P0: r0=cas(x,0,1) | P1: r1=cas(x,0,2)", `1:r1=0 \/ ~x=1`},
 	} {
 		tt := parseFile(t, filepath.Join("testdata", c.file))
 		if got := strings.Join(tt.Program(), " | "); got != c.prog {
@@ -122,6 +126,16 @@ func TestParseErrors(t *testing.T) {
 		{"C T\n{}\nP0(int *x) {\n  WRITE_ONCE(*x, r9);\n}\nexists (x=1)", `t.litmus:4:3: "r9" is neither an integer nor a register of P0`},
 		{"C T\n{}\nP1(int *x) {\n}\nexists (x=1)", "t.litmus:3:1: threads must be P0, P1, ... in order: want P0"},
 		{"C T\n{}\nP0(int *x) {\n  WRITE_ONCE(*x, 1);\n", "t.litmus:3:1: P0: '{' is not closed by '}'"},
+		{"X86 T\n{}\n P0 ;\n CMPXCHG [x],EBX ;\nexists (x=1)", "t.litmus:4:2: CMPXCHG to memory is atomic only with LOCK"},
+		{"X86 T\n{}\n P0 ;\n LOCK CMPXCHG [x],$1 ;\nexists (x=1)", "t.litmus:4:2: unsupported operands for CMPXCHG"},
+		{"C T\n{}\nP0(int *x) {\n  int r0 = cmpxchg(x, 0);\n}\nexists (x=1)", "t.litmus:4:3: cmpxchg takes 3 arguments"},
+		{"C T\n{}\nP0(int *x) {\n  int r0;\n  if (r1 == 1) WRITE_ONCE(*x, 1);\n}\nexists (x=1)", `t.litmus:5:7: condition "r1 == 1": "r1" is not a register of P0`},
+		{"C T\n{}\nP0(int *x) {\n  int r0;\n  if (r0 < 1) WRITE_ONCE(*x, 1);\n}\nexists (x=1)", `t.litmus:5:7: condition "r0 < 1": want REG == V`},
+		{"C T\n{}\nP0(int *x) {\n  int r0;\n  if (r0 == 1) { if (r0) WRITE_ONCE(*x, 1); }\n}\nexists (x=1)", "t.litmus:5:18: an if inside an if is not supported"},
+		{"C T\n{}\nP0(int *x) {\n  int r0;\n  if (r0 == 1 { WRITE_ONCE(*x, 1); }\n}\nexists (x=1)", "t.litmus:5:6: '(' is not closed by ')'"},
+		{"C T\n{}\nP0(int *x) {\n  int r0;\n  if (r0 == 1) { WRITE_ONCE(*x, 1) }\n}\nexists (x=1)", "t.litmus:5:18: missing ';'"},
+		{"C T\n{}\nP0(int *x) {\n  int r0;\n  if (r0 == 1)\n}\nexists (x=1)", "if without a statement"},
+		{"X86 T\n{}\n P0 ;\n MOV [x],$1 ;\nfilter (x=)\nexists (x=1)", "t.litmus:5:"},
 	} {
 		_, err := Parse("t.litmus", []byte(c.src))
 		var pe *ParseError
@@ -190,6 +204,8 @@ func checkSame(a, b Test) string {
 		return "programs differ: " + strings.Join(b.Program(), "|")
 	case a.CondString() != b.CondString() || a.Cond.Quant != b.Cond.Quant:
 		return "conditions differ: " + b.CondString()
+	case (a.Filter == nil) != (b.Filter == nil) || a.Filter != nil && a.Filter.format(a, false) != b.Filter.format(b, false):
+		return "filters differ"
 	case fmt.Sprint(a.Regs, a.Locs, a.LocInit, a.FinalMem, a.Name) != fmt.Sprint(b.Regs, b.Locs, b.LocInit, b.FinalMem, b.Name):
 		return fmt.Sprint("registers or locations differ: ", b.Regs, b.Locs, b.LocInit, b.FinalMem)
 	}

@@ -17,7 +17,8 @@ var (
 )
 
 const cSupported = "WRITE_ONCE, READ_ONCE, smp_mb, smp_wmb, smp_rmb, smp_store_release, smp_load_acquire, " +
-	"xchg (and _relaxed/_acquire/_release, atomic_xchg), atomic_add/inc/dec, atomic_fetch_add, *x = V, r = *x, r = V, spin_until (msgsim)"
+	"xchg (and _relaxed/_acquire/_release, atomic_xchg), cmpxchg (and variants), atomic_add/inc/dec, atomic_fetch_add, *x = V, r = *x, r = V, " +
+	"if (r == V) { ... } else { ... } (one level), spin_until (msgsim)"
 
 func (p *parser) parseC(i int) (int, error) {
 	for {
@@ -38,23 +39,132 @@ func (p *parser) parseC(i int) (int, error) {
 		th := len(p.t.Threads)
 		p.t.Threads = append(p.t.Threads, nil)
 		body := i + m[1]
-		close := strings.IndexByte(p.src[body:], '}')
-		if close < 0 {
+		end := p.closing(body, '{', '}')
+		if end < 0 {
 			return i, p.errf(i, "P%d: '{' is not closed by '}'", th)
 		}
-		end := body + close
-		offs, stmts := p.items(body, end, ';')
-		if last := strings.LastIndexByte(p.src[body:end], ';'); strings.TrimSpace(p.src[body+last+1:end]) != "" {
-			o := body + last + 1
-			return i, p.errf(p.skipSpace(o), "missing ';' after the statement")
-		}
-		for k, s := range stmts {
-			if err := p.cStmt(th, s, offs[k]); err != nil {
-				return i, err
-			}
+		if err := p.cBlock(th, body, end, Guard{}); err != nil {
+			return i, err
 		}
 		i = end + 1
 	}
+}
+
+// closing is the offset of the bracket that closes an opening one just
+// before from (depth counted), or -1.
+func (p *parser) closing(from int, open, close byte) int {
+	depth := 1
+	for k := from; k < len(p.src); k++ {
+		switch p.src[k] {
+		case open:
+			depth++
+		case close:
+			depth--
+			if depth == 0 {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+var (
+	cIf    = regexp.MustCompile(`^if\s*\(`)
+	cElse  = regexp.MustCompile(`^else\b`)
+	cGuard = regexp.MustCompile(`^(!)?\s*([A-Za-z_]\w*)\s*(?:(==|!=)\s*(\S+))?$`)
+)
+
+// cBlock reads the statements of src[from:to] of thread th, each guarded
+// by g: plain statements ended by ';', and if (COND) STMT or if (COND) {
+// ... } with an optional else (one level: no if inside an if).
+func (p *parser) cBlock(th, from, to int, g Guard) error {
+	for i := p.skipSpace(from); i < to; i = p.skipSpace(i) {
+		if cIf.MatchString(p.src[i:to]) {
+			var err error
+			if i, err = p.cIf(th, i, to, g); err != nil {
+				return err
+			}
+			continue
+		}
+		semi := strings.IndexByte(p.src[i:to], ';')
+		if semi < 0 {
+			return p.errf(i, "missing ';' after the statement")
+		}
+		s := strings.TrimSpace(p.src[i : i+semi])
+		if s != "" {
+			p.guard = g
+			err := p.cStmt(th, s, i)
+			p.guard = Guard{}
+			if err != nil {
+				return err
+			}
+		}
+		i += semi + 1
+	}
+	return nil
+}
+
+// cIf reads an if statement at src[i:] (within to) of thread th, inside
+// guard outer, and returns the offset after it (and its else branch).
+func (p *parser) cIf(th, i, to int, outer Guard) (int, error) {
+	if outer.On {
+		return i, p.errf(i, "an if inside an if is not supported")
+	}
+	open := i + strings.IndexByte(p.src[i:], '(')
+	close := p.closing(open+1, '(', ')')
+	if close < 0 || close >= to {
+		return i, p.errf(open, "'(' is not closed by ')'")
+	}
+	cond := strings.TrimSpace(p.src[open+1 : close])
+	m := cGuard.FindStringSubmatch(cond)
+	if m == nil || m[1] != "" && m[3] != "" {
+		return i, p.errf(open+1, "condition %q: want REG == V, REG != V, REG or !REG", cond)
+	}
+	r, ok := p.regs[regKey(th, m[2])]
+	if !ok {
+		return i, p.errf(open+1, "condition %q: %q is not a register of P%d", cond, m[2], th)
+	}
+	g := Guard{On: true, Reg: r, Ne: m[3] != "=="}
+	switch {
+	case m[3] != "":
+		v, err := p.number(m[4], open+1)
+		if err != nil {
+			return i, err
+		}
+		g.Val = v
+	case m[1] != "": // !r: r == 0
+		g.Ne = false
+	}
+	branch := func(j int, g Guard) (int, error) {
+		j = p.skipSpace(j)
+		if j >= to {
+			return j, p.errf(j, "if without a statement")
+		}
+		if p.src[j] == '{' {
+			end := p.closing(j+1, '{', '}')
+			if end < 0 || end >= to {
+				return j, p.errf(j, "'{' is not closed by '}'")
+			}
+			return end + 1, p.cBlock(th, j+1, end, g)
+		}
+		if cIf.MatchString(p.src[j:to]) {
+			return j, p.errf(j, "an if inside an if is not supported")
+		}
+		semi := strings.IndexByte(p.src[j:to], ';')
+		if semi < 0 {
+			return j, p.errf(j, "missing ';' after the statement")
+		}
+		return j + semi + 1, p.cBlock(th, j, j+semi+1, g)
+	}
+	j, err := branch(close+1, g)
+	if err != nil {
+		return j, err
+	}
+	if k := p.skipSpace(j); k < to && cElse.MatchString(p.src[k:to]) {
+		g.Ne = !g.Ne
+		return branch(k+len("else"), g)
+	}
+	return j, nil
 }
 
 // args splits a call's arguments at top-level commas.
@@ -260,6 +370,25 @@ func (p *parser) cAssign(th int, reg, rhs, s string, off int) error {
 			return p.addInstr(th, Instr{Kind: Spin, Loc: l, Reg: r, Val: v}, off)
 		case "xchg", "xchg_relaxed", "xchg_acquire", "xchg_release", "atomic_xchg", "atomic_fetch_add", "atomic_fetch_add_relaxed":
 			return p.cAtomic(th, r, fn, a, off)
+		case "cmpxchg", "cmpxchg_relaxed", "cmpxchg_acquire", "cmpxchg_release", "atomic_cmpxchg":
+			if len(a) != 3 {
+				return p.errf(off, "%s takes 3 arguments (x, old, new), got %d", fn, len(a))
+			}
+			l, err := p.cLoc(a[0], false, off)
+			if err != nil {
+				return err
+			}
+			in := Instr{Kind: CAS, Loc: l}
+			var exp Instr
+			if err := p.cValue(th, &exp, a[1], off); err != nil {
+				return err
+			}
+			in.Exp, in.ExpFromReg, in.ExpSrc = exp.Val, exp.FromReg, exp.Src
+			if err := p.cValue(th, &in, a[2], off); err != nil {
+				return err
+			}
+			in.Reg = r
+			return p.addInstr(th, in, off)
 		}
 		return p.errf(off, "unsupported statement %q (supported: %s)", s, cSupported)
 	}

@@ -213,6 +213,14 @@ func (p *parser) parseCond(i int) error {
 		}
 		c.k++
 	}
+	if c.peek() == "filter" {
+		c.k++
+		f, err := c.or(0)
+		if err != nil {
+			return err
+		}
+		p.t.Filter = f
+	}
 	switch c.peek() {
 	case "exists":
 		c.k++
@@ -226,8 +234,6 @@ func (p *parser) parseCond(i int) error {
 		}
 		c.k++
 		p.t.Cond.Quant = NotExists
-	case "filter":
-		return p.errf(c.off(), "filter conditions are not supported")
 	case "":
 		return p.errf(c.off(), "missing the final condition (exists, ~exists or forall)")
 	default:

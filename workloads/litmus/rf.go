@@ -51,7 +51,7 @@ func (r *rfTrace) done(p *sim.Proc, th int, in Instr, regs []uint64) {
 		}
 		r.writes = append(r.writes, rfWrite{th: th, loc: in.Loc, val: v, at: r.eng.Now(), text: r.t.instrString(in)})
 	}
-	if in.Kind != Load && in.Kind != Spin && in.Kind != Swap && in.Kind != Add || in.NoReg {
+	if in.Kind != Load && in.Kind != Spin && !in.atomic() || in.NoReg {
 		return
 	}
 	v := regs[in.Reg]

@@ -32,6 +32,10 @@ type Options struct {
 	// Warm: every thread loads the locations it accesses before the start,
 	// so they are cached (as after litmus7's previous iterations).
 	Warm bool
+	// Place, on a machine, puts thread i on processor or node Place[i]
+	// (a PE of the T3D, a node of the SCI cluster or the SP, a CPU of the
+	// SX-4); nil puts thread i on i. See ParsePlace.
+	Place []int
 	// NewEngine creates each run's engine (nil: sim.NewEngine with
 	// DefaultLimits). Runners pass workloads.Spec.NewEngine so that limits
 	// and observers apply.
@@ -118,6 +122,7 @@ type Outcome struct {
 	Positive int     // completed runs satisfying the condition
 	Negative int     // completed runs not satisfying it
 	Failed   int     // runs that ended in a deadlock, livelock or limit
+	Filtered int     // completed runs whose final state the test's filter drops
 	// FirstFailure is the first failed run's error (wrapping the engine's
 	// *sim.LivelockError, *sim.DeadlockError or *sim.LimitError).
 	FirstFailure error
@@ -196,6 +201,10 @@ func batch(t Test, model string, opts Options, r *runner, once func(seed uint64)
 			if o.FirstFailure == nil {
 				o.FirstFailure = fmt.Errorf("litmus %s on %s, run %d (seed %d): %w", t.Name, model, i, seed, err)
 			}
+			continue
+		}
+		if !t.kept(regs, locs) {
+			o.Filtered++
 			continue
 		}
 		ok := t.Cond.Prop.Eval(regs, locs)
@@ -369,8 +378,11 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 			p.Sleep(start - p.Now() + jitter(r.opts.StartJitterCycles))
 			for _, in := range prog {
 				p.Sleep(jitter(opSpan))
+				ran := in.holds(r.regs)
 				r.exec(p, cpu, in, addr(in.Loc))
-				rf.done(p, i, in, r.regs)
+				if ran {
+					rf.done(p, i, in, r.regs)
+				}
 			}
 		})
 	}
@@ -416,6 +428,9 @@ func (r *runner) warm(p *sim.Proc, cpu *mem.CPU, prog []Instr, addr func(int) me
 
 // exec performs one instruction on cpu.
 func (r *runner) exec(p *sim.Proc, cpu *mem.CPU, in Instr, a mem.Addr) {
+	if !in.holds(r.regs) {
+		return // its guard does not hold: the instruction does nothing
+	}
 	switch in.Kind {
 	case Store:
 		cpu.Store(p, a, 8, r.value(in))
@@ -441,6 +456,15 @@ func (r *runner) exec(p *sim.Proc, cpu *mem.CPU, in Instr, a mem.Addr) {
 		}
 	case Add:
 		old := cpu.FetchAdd(p, a, r.value(in))
+		if !in.NoReg {
+			r.regs[in.Reg] = old
+		}
+	case CAS:
+		exp := in.Exp
+		if in.ExpFromReg {
+			exp = r.regs[in.ExpSrc]
+		}
+		old := cpu.CompareAndSwap(p, a, exp, r.value(in))
 		if !in.NoReg {
 			r.regs[in.Reg] = old
 		}
@@ -481,7 +505,7 @@ func (r *runner) value(in Instr) uint64 {
 // value: the stores of that value to that location, or the initial state).
 func (t Test) traceMark(th int, in Instr, regs []uint64) string {
 	what := t.instrString(in)
-	if in.Kind != Load && in.Kind != Spin && in.Kind != Swap && in.Kind != Add || in.NoReg {
+	if in.Kind != Load && in.Kind != Spin && !in.atomic() || in.NoReg {
 		return fmt.Sprintf("P%d: %s", th, what)
 	}
 	v := regs[in.Reg]

@@ -103,10 +103,10 @@ func SCIOpJitterCycles(cfg SCIConfig) float64 {
 }
 
 // DefaultSCIHomes puts each location on the node of the thread
-// DefaultT3DHomes chooses (the first that loads it): SCI shared memory is
-// at the receiver.
-func DefaultSCIHomes(t Test, cfg SCIConfig) []int {
-	homes := DefaultT3DHomes(t)
+// DefaultT3DHomes chooses (the first that loads it), placed as place says
+// (nil: thread i as process i): SCI shared memory is at the receiver.
+func DefaultSCIHomes(t Test, cfg SCIConfig, place []int) []int {
+	homes := DefaultHomes(t, place)
 	for l := range homes {
 		homes[l] /= max(cfg.ProcsPerNode, 1)
 	}
@@ -114,30 +114,30 @@ func DefaultSCIHomes(t Test, cfg SCIConfig) []int {
 }
 
 // RunSCI runs test t opts.Runs times on an SCI cluster built by build,
-// thread i as process i (on node i/procs_per_node), location l in the
-// memory of node homes[l]. The jitters of opts are in the CPUs' clock
+// thread i as process opts.Place[i] (default i; on node
+// process/procs_per_node, so with procs_per_node 1 a placement is of
+// nodes), location l in the memory of node homes[l]. The jitters of opts are in the CPUs' clock
 // cycles (SCIJitterCycles is a good default).
 func RunSCI(t Test, build Builder, cfg SCIConfig, homes []int, opts Options) (*Outcome, error) {
 	if opts.Runs <= 0 {
 		return nil, fmt.Errorf("litmus: runs must be positive, got %d", opts.Runs)
 	}
 	user := fmt.Sprintf("litmus %s", t.Name)
-	probe, err := buildSCI(build, sim.NewEngine(1), len(t.Threads), user)
+	procs, err := CheckPlace(t, opts.Place, "sci", "process", 0)
+	if err != nil {
+		return nil, err
+	}
+	probe, err := buildSCI(build, sim.NewEngine(1), procs, user)
 	if err != nil {
 		return nil, fmt.Errorf("litmus %s on sci: %w", t.Name, err)
 	}
-	nodes := probe.NodeOf(len(t.Threads)-1) + 1
-	if len(homes) != len(t.Locs) {
-		return nil, fmt.Errorf("litmus %s on sci: %d homes for %d locations", t.Name, len(homes), len(t.Locs))
-	}
-	for l, h := range homes {
-		if h < 0 || h >= nodes {
-			return nil, fmt.Errorf("litmus %s on sci: location %s on node %d, but the test's %d threads run on nodes 0..%d", t.Name, t.Locs[l], h, len(t.Threads), nodes-1)
-		}
+	nodes := probe.NodeOf(procs-1) + 1
+	if err := checkHomes(t, "sci", "node", homes, nodes); err != nil {
+		return nil, err
 	}
 	for th, prog := range t.Threads {
 		for _, in := range prog {
-			if in.Kind == Swap || in.Kind == Add {
+			if in.atomic() {
 				return nil, fmt.Errorf("litmus %s on sci: P%d: %s: swaps and adds on memory words are not SCI operations (the adapter's only atomic is fetch-and-increment-by-one)", t.Name, th, t.instrString(in))
 			}
 		}
@@ -156,7 +156,7 @@ func RunSCI(t Test, build Builder, cfg SCIConfig, homes []int, opts Options) (*O
 	clock := sim.ClockMHz(cfg.ClockMHz)
 	once := func(seed uint64) ([]uint64, []uint64, error) {
 		eng := opts.NewEngine(seed)
-		m, err := buildSCI(build, eng, len(t.Threads), user)
+		m, err := buildSCI(build, eng, procs, user)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -183,13 +183,14 @@ func RunSCI(t Test, build Builder, cfg SCIConfig, homes []int, opts Options) (*O
 		start := sim.Time(float64(len(t.Locs)) * cfg.LoadNs * float64(sim.Nanosecond)) // after the warm-up loads (each a miss at most)
 		rf := newRFTrace(eng, t)
 		for th, prog := range t.Threads {
-			cpu, own := m.CPU(th), m.NodeOf(th)
+			pe := placeOf(opts.Place, th)
+			cpu, own := m.CPU(pe), m.NodeOf(pe)
 			eng.Spawn(fmt.Sprintf("P%d", th), func(p *sim.Proc) {
 				load := func(in Instr) uint64 {
 					if homes[in.Loc] == own {
 						return cpu.Load(p, addr[in.Loc], 8)
 					}
-					return binary.LittleEndian.Uint64(m.Read(p, th, homes[in.Loc], addr[in.Loc], 8))
+					return binary.LittleEndian.Uint64(m.Read(p, pe, homes[in.Loc], addr[in.Loc], 8))
 				}
 				if opts.Warm {
 					for _, l := range t.locsOf(prog) {
@@ -201,6 +202,9 @@ func RunSCI(t Test, build Builder, cfg SCIConfig, homes []int, opts Options) (*O
 				p.Sleep(max(start-p.Now(), 0) + jitter(opts.StartJitterCycles))
 				for _, in := range prog {
 					p.Sleep(jitter(opSpan))
+					if !in.holds(regs) {
+						continue // its guard does not hold
+					}
 					val := in.Val
 					if in.FromReg {
 						val = regs[in.Src]
@@ -210,14 +214,14 @@ func RunSCI(t Test, build Builder, cfg SCIConfig, homes []int, opts Options) (*O
 						if h := homes[in.Loc]; h == own {
 							cpu.Store(p, addr[in.Loc], 8, val)
 						} else {
-							m.WriteWord(p, th, h, addr[in.Loc], val)
+							m.WriteWord(p, pe, h, addr[in.Loc], val)
 						}
 					case Load:
 						regs[in.Reg] = load(in)
 					case Move:
 						regs[in.Reg] = val
 					case Fence, FenceW:
-						m.MemBarrier(p, th)
+						m.MemBarrier(p, pe)
 					case FenceR:
 						// loads perform in order: nothing to wait for
 					case Spin:

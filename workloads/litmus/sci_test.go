@@ -59,7 +59,7 @@ func TestSCI(t *testing.T) {
 			}
 			homes := c.homes
 			if homes == nil {
-				homes = DefaultSCIHomes(tt, cfgOf(params))
+				homes = DefaultSCIHomes(tt, cfgOf(params), nil)
 			}
 			o, err := runSCI(tt, params, homes, Options{Runs: 3000, Seed: 1, Warm: true, StartJitterCycles: j, OpJitterCycles: SCIOpJitterCycles(cfgOf(params))})
 			if err != nil {
@@ -78,11 +78,11 @@ func TestSCI(t *testing.T) {
 func TestSCIHomesAndErrors(t *testing.T) {
 	mp, _ := Lookup("MP")
 	params := sci.DefaultParams()
-	if h := DefaultSCIHomes(mp, cfgOf(params)); fmt.Sprint(h) != "[1 1]" {
+	if h := DefaultSCIHomes(mp, cfgOf(params), nil); fmt.Sprint(h) != "[1 1]" {
 		t.Errorf("MP homes %v, want the reader's node for both", h)
 	}
 	params.ProcsPerNode = 2
-	if h := DefaultSCIHomes(mp, cfgOf(params)); fmt.Sprint(h) != "[0 0]" {
+	if h := DefaultSCIHomes(mp, cfgOf(params), nil); fmt.Sprint(h) != "[0 0]" {
 		t.Errorf("MP homes with 2 processes a node %v, want node 0", h)
 	}
 	params.ProcsPerNode = 1
@@ -91,7 +91,7 @@ func TestSCIHomesAndErrors(t *testing.T) {
 		t.Errorf("bad home: %v", err)
 	}
 	xchg := parseFile(t, filepath.Join("testdata", "SB+xchgs.litmus"))
-	if _, err := runSCI(xchg, params, DefaultSCIHomes(xchg, cfgOf(params)), opts); err == nil || !strings.Contains(err.Error(), "fetch-and-increment") {
+	if _, err := runSCI(xchg, params, DefaultSCIHomes(xchg, cfgOf(params), nil), opts); err == nil || !strings.Contains(err.Error(), "fetch-and-increment") {
 		t.Errorf("atomic: %v", err)
 	}
 	params.ReorderNs = -1
@@ -115,7 +115,7 @@ func TestSCITraceFlows(t *testing.T) {
 		traced.EnableTrace()
 		return traced
 	}}
-	if _, err := runSCI(tt, params, DefaultSCIHomes(tt, cfgOf(params)), opts); err != nil {
+	if _, err := runSCI(tt, params, DefaultSCIHomes(tt, cfgOf(params), nil), opts); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer

@@ -8,7 +8,8 @@ import (
 	"github.com/msgsim/msgsim/sim/mem"
 )
 
-// The Cray T3D as a litmus machine: thread i runs on PE i, each location
+// The Cray T3D as a litmus machine: thread i runs on PE i (or
+// Options.Place[i]), each location
 // lives in the memory of one PE (its home), and a thread reaches a
 // location the way T3D code does: a local one with its processor's loads
 // and stores (through the non-coherent data cache, which remote puts do
@@ -98,29 +99,30 @@ func T3DJitterCycles(build Builder, cfg T3DConfig) (float64, error) {
 }
 
 // RunT3D runs test t opts.Runs times on a T3D partition built by build,
-// one PE per thread, location l homed on PE homes[l]. The jitters of opts
+// thread i on PE opts.Place[i] (default i; the partition has as many PEs
+// as the highest placed one needs, so that a placement far on the torus
+// makes puts and gets cross more links), location l homed on PE homes[l]. The jitters of opts
 // are in the PEs' clock cycles (T3DJitterCycles is a good default).
 func RunT3D(t Test, build Builder, cfg T3DConfig, homes []int, opts Options) (*Outcome, error) {
 	if opts.Runs <= 0 {
 		return nil, fmt.Errorf("litmus: runs must be positive, got %d", opts.Runs)
 	}
-	if len(homes) != len(t.Locs) {
-		return nil, fmt.Errorf("litmus %s on t3d: %d homes for %d locations", t.Name, len(homes), len(t.Locs))
+	pes, err := CheckPlace(t, opts.Place, "t3d", "PE", 0)
+	if err != nil {
+		return nil, err
 	}
-	for l, h := range homes {
-		if h < 0 || h >= len(t.Threads) {
-			return nil, fmt.Errorf("litmus %s on t3d: location %s on PE %d, but the test runs on PEs 0..%d", t.Name, t.Locs[l], h, len(t.Threads)-1)
-		}
+	if err := checkHomes(t, "t3d", "PE", homes, pes); err != nil {
+		return nil, err
 	}
 	for th, prog := range t.Threads {
 		for _, in := range prog {
-			if in.Kind == Swap || in.Kind == Add {
+			if in.atomic() {
 				return nil, fmt.Errorf("litmus %s on t3d: P%d: %s: atomics on memory words are not T3D operations (its fetch-and-increment is a register)", t.Name, th, t.instrString(in))
 			}
 		}
 	}
 	user := fmt.Sprintf("litmus %s", t.Name)
-	if _, err := buildT3D(build, sim.NewEngine(1), len(t.Threads), user); err != nil {
+	if _, err := buildT3D(build, sim.NewEngine(1), pes, user); err != nil {
 		return nil, fmt.Errorf("litmus %s on t3d: %w", t.Name, err)
 	}
 	if opts.NewEngine == nil {
@@ -134,7 +136,7 @@ func RunT3D(t Test, build Builder, cfg T3DConfig, homes []int, opts Options) (*O
 	clock := sim.ClockMHz(cfg.ClockMHz)
 	once := func(seed uint64) ([]uint64, []uint64, error) {
 		eng := opts.NewEngine(seed)
-		m, err := buildT3D(build, eng, len(t.Threads), user)
+		m, err := buildT3D(build, eng, pes, user)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -161,22 +163,23 @@ func RunT3D(t Test, build Builder, cfg T3DConfig, homes []int, opts Options) (*O
 		start := clock.Cycles(float64(len(t.Locs)) * 100) // after the warm-up loads (a miss is ~25 cycles)
 		rf := newRFTrace(eng, t)
 		for th, prog := range t.Threads {
-			scratch, err := m.Alloc(th, "get buffer", 8)
+			pe := placeOf(opts.Place, th)
+			scratch, err := m.Alloc(pe, "get buffer", 8)
 			if err != nil {
 				return nil, nil, err
 			}
-			cpu := m.CPU(th)
+			cpu := m.CPU(pe)
 			eng.Spawn(fmt.Sprintf("P%d", th), func(p *sim.Proc) {
 				load := func(in Instr) uint64 {
-					if homes[in.Loc] == th {
+					if homes[in.Loc] == pe {
 						return cpu.Load(p, addr[in.Loc], 8)
 					}
-					m.Get(p, th, homes[in.Loc], scratch.Addr, addr[in.Loc], 8)
-					return m.Memory(th).Load64(scratch.Addr)
+					m.Get(p, pe, homes[in.Loc], scratch.Addr, addr[in.Loc], 8)
+					return m.Memory(pe).Load64(scratch.Addr)
 				}
 				if opts.Warm {
 					for _, l := range t.locsOf(prog) {
-						if homes[l] == th {
+						if homes[l] == pe {
 							cpu.Load(p, addr[l], 8)
 						}
 					}
@@ -184,30 +187,33 @@ func RunT3D(t Test, build Builder, cfg T3DConfig, homes []int, opts Options) (*O
 				p.Sleep(max(start-p.Now(), 0) + jitter(opts.StartJitterCycles))
 				for _, in := range prog {
 					p.Sleep(jitter(opSpan))
+					if !in.holds(regs) {
+						continue // its guard does not hold
+					}
 					val := in.Val
 					if in.FromReg {
 						val = regs[in.Src]
 					}
 					switch in.Kind {
 					case Store:
-						if h := homes[in.Loc]; h == th {
+						if h := homes[in.Loc]; h == pe {
 							cpu.Store(p, addr[in.Loc], 8, val)
 						} else {
-							m.PutWord(p, th, h, addr[in.Loc], val)
+							m.PutWord(p, pe, h, addr[in.Loc], val)
 						}
 					case Load:
 						regs[in.Reg] = load(in)
 					case Move:
 						regs[in.Reg] = val
 					case Fence, FenceW:
-						m.Quiet(p, th)
+						m.Quiet(p, pe)
 						if in.Kind == Fence {
 							cpu.FlushCache(p)
 						}
 					case FenceR:
 						cpu.FlushCache(p)
 					case Spin:
-						if homes[in.Loc] == th {
+						if homes[in.Loc] == pe {
 							cpu.SpinUntil(p, fmt.Sprintf("waiting for %s=%d", t.Locs[in.Loc], in.Val), func() bool {
 								regs[in.Reg] = cpu.Load(p, addr[in.Loc], 8)
 								return regs[in.Reg] == in.Val

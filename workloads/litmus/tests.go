@@ -24,6 +24,7 @@ const (
 	Add                // atomically Reg = Loc, Loc += Val (or Src): LOCK ADD/INC/XADD, atomic_add
 	FenceW             // store-store barrier (smp_wmb, SFENCE)
 	FenceR             // load-load barrier (smp_rmb, LFENCE)
+	CAS                // atomically Reg = Loc, and Loc = Val (or Src) if Loc was Exp (or register ExpSrc): cmpxchg, LOCK CMPXCHG
 )
 
 // Instr is one instruction of a thread's program.
@@ -38,12 +39,44 @@ type Instr struct {
 	Src     int
 	// NoReg: an atomic whose old value is dropped (LOCK ADD, atomic_inc).
 	NoReg bool
+	// Exp is the value a CAS expects (or, with ExpFromReg, register
+	// ExpSrc's: x86's EAX).
+	Exp        uint64
+	ExpFromReg bool
+	ExpSrc     int
+	// If guards the instruction: it runs only if the guard holds (herd7
+	// C's if (r0 == 1) { ... }); otherwise it does nothing.
+	If Guard
+}
+
+// Guard is an instruction's condition: register Reg equals (or, with Ne,
+// differs from) Val. On is false for an unguarded instruction.
+type Guard struct {
+	On  bool
+	Reg int
+	Val uint64
+	Ne  bool
+}
+
+// holds reports whether in's guard holds with registers regs (always, for
+// an unguarded instruction).
+func (in Instr) holds(regs []uint64) bool {
+	return !in.If.On || (regs[in.If.Reg] == in.If.Val) != in.If.Ne
+}
+
+// atomic reports whether in is an atomic read-modify-write.
+func (in Instr) atomic() bool { return in.Kind == Swap || in.Kind == Add || in.Kind == CAS }
+
+// readsReg reports whether in reads register r (a value, an expected
+// value, or its guard).
+func (in Instr) readsReg(r int) bool {
+	return in.FromReg && in.Src == r || in.ExpFromReg && in.ExpSrc == r || in.If.On && in.If.Reg == r
 }
 
 // accesses reports whether in reads or writes memory location in.Loc.
 func (in Instr) accesses() bool {
 	switch in.Kind {
-	case Store, Load, Spin, Swap, Add:
+	case Store, Load, Spin, Swap, Add, CAS:
 		return true
 	}
 	return false
@@ -54,7 +87,7 @@ func (in Instr) writesReg() bool {
 	switch in.Kind {
 	case Load, Spin, Move:
 		return true
-	case Swap, Add:
+	case Swap, Add, CAS:
 		return !in.NoReg
 	}
 	return false
@@ -82,6 +115,9 @@ type Test struct {
 	// then the programs thread by thread, then the condition).
 	Regs []Reg
 	Cond Cond
+	// Filter, if not nil, keeps only the final states it holds in: the
+	// others are not counted (herd7's filter clause).
+	Filter *Prop
 	// FinalMem: the final state records the locations (the condition, or a
 	// locations line, names one), not only the registers.
 	FinalMem bool
@@ -148,6 +184,9 @@ func (t Test) regThread() []int {
 // RegName is register i as herd7 prints it, e.g. "1:EAX".
 func (t Test) RegName(i int) string { return fmt.Sprintf("%d:%s", t.Regs[i].Thread, t.Regs[i].Name) }
 
+// kept reports whether a final state passes the test's filter.
+func (t Test) kept(regs, locs []uint64) bool { return t.Filter == nil || t.Filter.Eval(regs, locs) }
+
 // CondString is the condition's proposition in herd7's notation, e.g.
 // "1:r0=1 /\ 1:r1=0".
 func (t Test) CondString() string { return t.Cond.Prop.format(t, false) }
@@ -166,6 +205,15 @@ func (t Test) Program() []string {
 }
 
 func (t Test) instrString(in Instr) string {
+	if in.If.On {
+		op := "="
+		if in.If.Ne {
+			op = "!="
+		}
+		g := in
+		g.If = Guard{}
+		return fmt.Sprintf("if %s%s%d: %s", t.Regs[in.If.Reg].Name, op, in.If.Val, t.instrString(g))
+	}
 	val := fmt.Sprint(in.Val)
 	if in.FromReg {
 		val = t.Regs[in.Src].Name
@@ -203,6 +251,12 @@ func (t Test) instrString(in Instr) string {
 			return fmt.Sprintf("add(%s,%s)", loc, val)
 		}
 		return fmt.Sprintf("%s=add(%s,%s)", reg, loc, val)
+	case CAS:
+		exp := fmt.Sprint(in.Exp)
+		if in.ExpFromReg {
+			exp = t.Regs[in.ExpSrc].Name
+		}
+		return fmt.Sprintf("%s=cas(%s,%s,%s)", reg, loc, exp, val)
 	}
 	return "?"
 }
