@@ -326,3 +326,23 @@ func TestReadmeExample(t *testing.T) {
 		t.Errorf("README merge example: %+v %v", p, err)
 	}
 }
+
+// TestWhatIfScenarios: the what-if scenarios outside the built-in set
+// (scenarios/whatif, docs/scale.md) load and validate, and declare their
+// cost so that tools picking fast scenarios skip them.
+func TestWhatIfScenarios(t *testing.T) {
+	files, err := filepath.Glob("whatif/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no what-if scenarios: %v", err)
+	}
+	for _, f := range files {
+		s, err := Load(f)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if s.Cost.WallSeconds == 0 || s.Cost.MemoryGB == 0 {
+			t.Errorf("%s: no cost declared", f)
+		}
+	}
+}

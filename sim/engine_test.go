@@ -388,3 +388,29 @@ func TestInlineLoopRunsAsRun(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockThenRunsBeforeAnythingElse: BlockThen's function runs once the
+// process has parked, on the engine's stack, before any other event (even
+// one already due at the same time): as if the process had run it just
+// before blocking. The T3D injects puts this way.
+func TestBlockThenRunsBeforeAnythingElse(t *testing.T) {
+	e := NewEngine(1)
+	var order []string
+	e.Spawn("p", func(p *Proc) {
+		e.At(e.Now(), func() { order = append(order, "event") })
+		p.BlockThen("waits for its own callback", func() {
+			order = append(order, "then")
+			if e.Current() != nil || !p.Blocked() {
+				t.Error("BlockThen's function ran before the process parked")
+			}
+			e.After(5, func() { p.Wake() })
+		})
+		order = append(order, "resumed")
+	})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(order, " "); got != "then event resumed" || e.Now() != 5 {
+		t.Errorf("order %q at %v, want \"then event resumed\" at 5", got, e.Now())
+	}
+}

@@ -41,6 +41,7 @@ type Proc struct {
 	point    string // and what the step is
 	domain   uint64 // footprint key of the state it shares with other processes (ShareState)
 	mutex    *Mutex // the mutex it is blocked on, if any (deadlock reports)
+	then     func() // run on the engine's stack once the process has parked (BlockThen)
 }
 
 // Spawn creates a process that starts running fn at the current time.
@@ -94,6 +95,10 @@ func (e *Engine) resume(p *Proc) {
 	}
 	_, ok := p.next()
 	e.cur = nil
+	if f := p.then; f != nil {
+		p.then = nil
+		f()
+	}
 	if !ok {
 		p.state = stateDone
 		e.live--
@@ -112,9 +117,10 @@ func (p *Proc) kill() {
 }
 
 // park suspends the running process until the engine resumes it (or runs
-// the engine loop itself until then when it can: Engine.runInline).
+// the engine loop itself until then when it can: Engine.runInline; not
+// when BlockThen left work that must run on the engine's stack first).
 func (p *Proc) park() {
-	if p.eng.inlineLikely(p) && p.eng.runInline(p) {
+	if p.then == nil && p.eng.inlineLikely(p) && p.eng.runInline(p) {
 		return
 	}
 	if !p.yield(struct{}{}) {
@@ -193,6 +199,17 @@ func (p *Proc) Yield() {
 // Block suspends the process until another process or callback calls Wake.
 // reason says what it waits on; it appears in deadlock reports and traces.
 func (p *Proc) Block(reason string) {
+	p.block(reason, false)
+}
+
+// BlockThen is Block that first runs fn, on the engine's stack, once the
+// process has parked and before anything else happens: as if the process
+// ran fn just before blocking. fn must not wait. It is for work that
+// starts at this instant and goes deep (injecting a message into a
+// network), so that it does not grow the process's own stack: a process
+// of a million-PE run costs the stack it parks with.
+func (p *Proc) BlockThen(reason string, fn func()) {
+	p.then = fn
 	p.block(reason, false)
 }
 

@@ -57,7 +57,7 @@ func TestValidateAllErrors(t *testing.T) {
 			`4:44: field workload.params.ranks: 100000000 ranks cannot run on this machine`,
 		}},
 		{"collective pes", "name: x\nmachine: {name: t3d}\nstack: {name: aclmpl}\nworkload: {name: onetoall, params: {pes: [1]}}\n", []string{
-			`4:42: field workload.params.pes: pes must be between 2 and 2048, got 1`,
+			`4:42: field workload.params.pes: pes must be between 2 and 4194304, got 1`,
 		}},
 		{"errors inside a series", "name: x\n" + head + "workload: {name: pingpong, params: {sizes: [0, 8]}}\nseries:\n  - name: a\n  - name: b\n  - name: c\n    machine:\n      params: {cache_kb: abc}\n    workload:\n      params: {repetitions: 0}\n", []string{
 			`10:26: field series[2].machine.params.cache_kb: expected an integer, got "abc"`,

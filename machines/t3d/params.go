@@ -14,6 +14,11 @@ type Params struct {
 	// ClockMHz is the PE clock: "150 MHz DEC Alpha 21064 (EV4)"
 	// (hardware.yaml t3d.clock_MHz).
 	ClockMHz float64 `yaml:"clock_mhz"`
+	// MaxPEs is the largest partition the machine accepts: 2048, the
+	// largest T3D, "32-2048" PEs (hardware.yaml t3d.pe_count_range). A
+	// what-if study of a larger T3D-like torus raises it (at most
+	// MaxWhatIfPEs); nothing else about the machine changes.
+	MaxPEs int `yaml:"max_pes"`
 	// PEsPerNode is the number of PEs sharing one network router: "two PEs
 	// share one 6-way network switch" (hardware.yaml t3d.pes_per_node).
 	PEsPerNode int `yaml:"pes_per_node"`
@@ -162,6 +167,7 @@ type Params struct {
 func DefaultParams() Params {
 	return Params{
 		ClockMHz:           150,
+		MaxPEs:             MaxPEs,
 		PEsPerNode:         2,
 		MemoryMB:           64,
 		CacheKB:            8,
@@ -232,6 +238,7 @@ func (p Params) Validate() error {
 		machines.Float("copy_startup_cycles", p.CopyStartupCycles, 0, maxOpCycles, "cycles"),
 		machines.Float("cache_flush_cycles_per_line", p.CacheFlushCyclesPerLine, 0, maxFlushCycles, "cycles"),
 	}, []machines.IntRange{
+		machines.Int("max_pes", p.MaxPEs, 1, MaxWhatIfPEs, "PEs"),
 		machines.Int("pes_per_node", p.PEsPerNode, 1, MaxPEs, "PEs"),
 		machines.Int("memory_mb", p.MemoryMB, 1, maxMemoryMB, "MB"),
 		machines.Int("cache_kb", p.CacheKB, 1, maxCacheKB, "KB"),
@@ -252,13 +259,13 @@ func (p Params) Validate() error {
 	}
 	nodes := 1
 	for i, d := range p.TorusNodes {
-		if err := machines.CheckRanges(Name, nil, []machines.IntRange{{Field: fmt.Sprintf("torus_nodes[%d]", i), V: d, Lo: 1, Hi: MaxPEs, Unit: "nodes"}}); err != nil {
+		if err := machines.CheckRanges(Name, nil, []machines.IntRange{{Field: fmt.Sprintf("torus_nodes[%d]", i), V: d, Lo: 1, Hi: p.MaxPEs, Unit: "nodes"}}); err != nil {
 			return err
 		}
-		nodes *= d // at most MaxPEs^3: no overflow
+		nodes *= d // at most MaxWhatIfPEs^3: no overflow
 	}
-	if nodes > MaxPEs {
-		return paramErrorf("torus_nodes", "%v is %d nodes; a T3D has at most %d (hardware.yaml t3d.pe_count_range)", p.TorusNodes, nodes, MaxPEs)
+	if nodes > p.MaxPEs {
+		return paramErrorf("torus_nodes", "%v is %d nodes; a T3D has at most %d (max_pes; hardware.yaml t3d.pe_count_range)", p.TorusNodes, nodes, p.MaxPEs)
 	}
 	if err := p.memConfig().Validate(); err != nil {
 		return fmt.Errorf("t3d: %w", err)

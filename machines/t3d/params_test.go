@@ -72,6 +72,20 @@ func TestNewRejectsBadPECounts(t *testing.T) {
 			t.Errorf("%d PEs: got %v, want an error mentioning %q", tc.pes, err, tc.want)
 		}
 	}
+	// Beyond the real machine the error says how to lift the limit, and a
+	// raised max_pes builds the larger what-if torus.
+	if _, err := New(sim.NewEngine(1), MaxPEs+1, DefaultParams()); err == nil || !strings.Contains(err.Error(), "machine.params.max_pes") {
+		t.Errorf("2049 PEs: got %v, want an error naming machine.params.max_pes", err)
+	}
+	big := DefaultParams()
+	big.MaxPEs = 1 << 16
+	if m, err := New(sim.NewEngine(1), 1<<16, big); err != nil || m.Torus().Nodes() != 1<<15 {
+		t.Errorf("65,536 PEs with max_pes 65536: %v", err)
+	}
+	big.MaxPEs = MaxWhatIfPEs + 1
+	if err := big.Validate(); err == nil || !strings.Contains(err.Error(), "max_pes") {
+		t.Errorf("max_pes beyond %d: got %v", MaxWhatIfPEs, err)
+	}
 	// One PE works: a put to itself goes out and back through its router.
 	eng := sim.NewEngine(1)
 	m, err := New(eng, 1, DefaultParams())

@@ -43,6 +43,12 @@ type op struct {
 	proc    *sim.Proc // woken when the issuing PE may go on
 	value   uint64
 	replyFn func()
+	// The message the issuing process sends as it blocks (sendNow, bound
+	// once as sendFn): it is injected on the engine's stack (BlockThen).
+	class  int
+	bytes  int
+	rate   float64
+	sendFn func()
 }
 
 func (m *Machine) newOp(k kind, pe, to int, p *sim.Proc) *op {
@@ -53,6 +59,7 @@ func (m *Machine) newOp(k kind, pe, to int, p *sim.Proc) *op {
 	} else {
 		o = &op{m: m}
 		o.replyFn = o.getReply
+		o.sendFn = o.sendNow
 	}
 	o.kind, o.pe, o.to, o.proc = k, pe, to, p
 	return o
@@ -66,6 +73,18 @@ func (m *Machine) freeOp(o *op) {
 func (m *Machine) send(o *op, src, dst, class, n int, rate float64) {
 	m.net.Send(net.Msg{Src: src, Dst: dst, Class: class, Bytes: n, Rate: rate}, o)
 }
+
+// sendBlock sends the operation's first message from the issuing PE to the
+// remote one and blocks p, the issuing process, as one step: the message
+// is injected once p has parked, at the same instant and before anything
+// else happens (sim.Proc.BlockThen), so the network's deep call chain runs
+// on the engine's stack, not p's.
+func (m *Machine) sendBlock(p *sim.Proc, o *op, class, n int, rate float64, reason string) {
+	o.class, o.bytes, o.rate = class, n, rate
+	p.BlockThen(reason, o.sendFn)
+}
+
+func (o *op) sendNow() { o.m.send(o, o.pe, o.to, o.class, o.bytes, o.rate) }
 
 // Sent: the data has left the issuing PE; Put returns.
 func (o *op) Sent(*net.Message) {
@@ -134,6 +153,9 @@ func (o *op) Delivered(*net.Message) {
 		o.kind = opFIQueued
 		t.fiQueue = append(t.fiQueue, o)
 		if len(t.fiQueue) == 1 {
+			if t.fiServeFn == nil {
+				t.fiServeFn = t.fiServe
+			}
 			m.eng.After(m.fiAccess, t.fiServeFn)
 		}
 	case opFIReply:
@@ -205,8 +227,7 @@ func (m *Machine) putBuf(p *sim.Proc, pe, to int, dst mem.Addr, buf []byte) {
 	o.dst, o.buf, o.n = uint64(dst), buf, len(buf)
 	x.unacked++
 	x.puts++
-	m.send(o, pe, to, classRequest, len(buf), m.putRate)
-	p.Block("put: its data leaving the PE")
+	m.sendBlock(p, o, classRequest, len(buf), m.putRate, "put: its data leaving the PE")
 }
 
 // PutWord is Put of one 8-byte value v (a flag or a completion block),
@@ -251,8 +272,7 @@ func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
 	}
 	o := m.newOp(opGetReq, pe, from, p)
 	o.dst, o.src, o.n = uint64(dst), uint64(src), n
-	m.send(o, pe, from, classRequest, 0, 0)
-	p.Block("get: its data coming back")
+	m.sendBlock(p, o, classRequest, 0, 0, "get: its data coming back")
 }
 
 // FetchInc reads PE target's fetch-and-increment register from PE pe,
@@ -263,8 +283,7 @@ func (m *Machine) FetchInc(p *sim.Proc, pe, target int) uint64 {
 	m.check("fetch-and-increment", pe, target)
 	p.Sleep(m.putStartup)
 	o := m.newOp(opFIReq, pe, target, p)
-	m.send(o, pe, target, classRequest, 0, 0)
-	p.Block("fetch-and-increment: its reply coming back")
+	m.sendBlock(p, o, classRequest, 0, 0, "fetch-and-increment: its reply coming back")
 	v := o.value
 	m.freeOp(o)
 	return v

@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"strconv"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/machines"
@@ -50,8 +51,15 @@ import (
 const Name = "t3d"
 
 // MaxPEs is the largest T3D configuration: "32-2048" PEs (hardware.yaml
-// t3d.pe_count_range).
+// t3d.pe_count_range). It is max_pes's default; a what-if study of a
+// larger T3D-like machine raises max_pes, up to MaxWhatIfPEs.
 const MaxPEs = 2048
+
+// MaxWhatIfPEs is the largest max_pes: 4,194,304 PEs, a torus of 2,097,152
+// nodes. Per-PE state is built when first used (links, cache lines, memory
+// pages), so a run costs memory in proportion to the PEs and links its
+// traffic touches; the bound keeps a typo from asking for more.
+const MaxWhatIfPEs = 1 << 22
 
 // Machine is a T3D partition.
 type Machine struct {
@@ -63,6 +71,7 @@ type Machine struct {
 	net *net.Network
 
 	putStartup, hop, fiAccess, barrierDelay sim.Time
+	ni                                      sim.Time // interface_ns
 	putRate, getRate                        float64
 
 	ops     []*op // pool
@@ -83,12 +92,13 @@ type pe struct {
 	cpu  *mem.CPU
 	// inject and eject are the PE's one port to its router and one port
 	// from it, each a physical channel whose bandwidth the traffic classes
-	// share, with one virtual channel per class.
+	// share, with one virtual channel per class; built by ports when the
+	// PE first sends or receives.
 	inject [classes]*net.Link
 	eject  [classes]*net.Link
 	fi     uint64 // the fetch-and-increment register
 	// fiQueue holds the requests that reached the register, the first
-	// being served.
+	// being served; fiServeFn is bound when the first one arrives.
 	fiQueue   []*op
 	fiServeFn func()
 	fiServed  uint64
@@ -133,8 +143,11 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 	if err := params.Validate(); err != nil {
 		return nil, err
 	}
-	if pes < 1 || pes > MaxPEs {
-		return nil, fmt.Errorf("t3d: %d PEs requested; a partition has 1 to %d PEs (hardware.yaml t3d.pe_count_range)", pes, MaxPEs)
+	if pes < 1 || pes > params.MaxPEs {
+		if params.MaxPEs == MaxPEs {
+			return nil, fmt.Errorf("t3d: %d PEs requested; a partition has 1 to %d PEs (hardware.yaml t3d.pe_count_range); for a larger what-if T3D-like machine raise machine.params.max_pes (at most %d)", pes, MaxPEs, MaxWhatIfPEs)
+		}
+		return nil, fmt.Errorf("t3d: %d PEs requested; max_pes is %d (at most %d)", pes, params.MaxPEs, MaxWhatIfPEs)
 	}
 	nodes := (pes + params.PEsPerNode - 1) / params.PEsPerNode
 	dims := net.Shape3D(nodes)
@@ -182,26 +195,35 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("t3d: %w", err)
 	}
+	m.ni = times[4]
 	cfg := params.memConfig()
-	ni := times[4]
-	for i := 0; i < pes; i++ {
-		x := &pe{m: m, id: i, node: i / params.PEsPerNode,
-			mem: mem.NewMemory(fmt.Sprintf("pe%d", i), params.MemoryMB<<20),
-		}
-		x.fiServeFn = x.fiServe
-		in, out := net.NewChannel(fmt.Sprintf("pe%d.inject", i)), net.NewChannel(fmt.Sprintf("pe%d.eject", i))
-		for c := 0; c < classes; c++ {
-			x.inject[c] = net.NewLink(fmt.Sprintf("pe%d.inject.c%d", i, c), ni, params.LinkMBps)
-			x.eject[c] = net.NewLink(fmt.Sprintf("pe%d.eject.c%d", i, c), ni, params.LinkMBps)
-			x.inject[c].Phys, x.eject[c].Phys = in, out
-		}
-		x.cpu, err = mem.NewCPU(eng, fmt.Sprintf("pe%d", i), x.mem, cfg)
-		if err != nil {
-			return nil, fmt.Errorf("t3d: %w", err)
-		}
-		m.pes = append(m.pes, x)
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("t3d: %w", err)
+	}
+	m.pes = make([]*pe, pes)
+	for i := range m.pes {
+		name := "pe" + strconv.Itoa(i)
+		x := &pe{m: m, id: i, node: i / params.PEsPerNode, mem: mem.NewMemory(name, params.MemoryMB<<20)}
+		x.cpu = mem.NewCPUShared(eng, name, x.mem, &cfg)
+		m.pes[i] = x
 	}
 	return m, nil
+}
+
+// ports builds the PE's network ports on first use: an injection and an
+// ejection channel, each with one virtual channel per traffic class.
+func (x *pe) ports() {
+	if x.inject[0] != nil {
+		return
+	}
+	name := "pe" + strconv.Itoa(x.id)
+	in, out := net.NewChannel(name+".inject"), net.NewChannel(name+".eject")
+	for c := 0; c < classes; c++ {
+		cs := ".c" + strconv.Itoa(c)
+		x.inject[c] = net.NewLink(name+".inject"+cs, x.m.ni, x.m.params.LinkMBps)
+		x.eject[c] = net.NewLink(name+".eject"+cs, x.m.ni, x.m.params.LinkMBps)
+		x.inject[c].Phys, x.eject[c].Phys = in, out
+	}
 }
 
 // Name is "t3d".
@@ -269,6 +291,8 @@ type router struct{ m *Machine }
 
 func (r router) Route(route []*net.Link, a, b, class int) ([]*net.Link, error) {
 	pa, pb := r.m.pes[a], r.m.pes[b]
+	pa.ports()
+	pb.ports()
 	route = append(route, pa.inject[class])
 	route, err := r.m.torus.Route(route, pa.node, pb.node, class)
 	if err != nil {

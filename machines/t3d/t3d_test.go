@@ -242,7 +242,7 @@ func TestZeroAndNegativeLengths(t *testing.T) {
 		if want := sim.Nano(DefaultParams().PutStartupNs); took != want {
 			t.Errorf("%s of 0 bytes took %v, want the start-up %v", op, took, want)
 		}
-		if m.Received(1) != 0 || m.Torus().Nodes() != 1 || m.pes[0].inject[classRequest].Stats().Units != 0 {
+		if m.Received(1) != 0 || m.Torus().Nodes() != 1 || m.pes[0].inject[classRequest] != nil {
 			t.Errorf("%s of 0 bytes sent something", op)
 		}
 	}

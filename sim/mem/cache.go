@@ -2,27 +2,34 @@ package mem
 
 // cache is a set-associative, write-through, no-write-allocate data cache
 // holding real copies of lines, so that a non-coherent cache can return
-// stale data. Replacement is least-recently-used within a set.
+// stale data. Replacement is least-recently-used within a set. Its arrays
+// are allocated at the first fill, so a processor that never loads through
+// its cache (most PEs of a large what-if machine) holds none.
 type cache struct {
 	lineBytes int
 	shift     uint
 	sets      int
 	ways      int
-	tags      []uint64 // line number + 1; 0 is invalid
-	used      []uint64 // last-use stamp for LRU
+	tags      []uint64 // line number + 1; 0 is invalid; nil until the first fill
+	used      []uint64 // last-use stamp for LRU (nil when direct-mapped: one way has no choice)
 	data      []byte   // sets*ways lines
 	clock     uint64
 }
 
 func newCache(c CacheConfig) *cache {
-	n := c.SizeBytes / c.LineBytes
 	shift := uint(0)
 	for 1<<shift < c.LineBytes {
 		shift++
 	}
-	return &cache{
-		lineBytes: c.LineBytes, shift: shift, sets: n / c.Ways, ways: c.Ways,
-		tags: make([]uint64, n), used: make([]uint64, n), data: make([]byte, n*c.LineBytes),
+	return &cache{lineBytes: c.LineBytes, shift: shift, sets: c.SizeBytes / c.LineBytes / c.Ways, ways: c.Ways}
+}
+
+// alloc allocates the arrays, empty.
+func (c *cache) alloc() {
+	n := c.sets * c.ways
+	c.tags, c.data = make([]uint64, n), make([]byte, n*c.lineBytes)
+	if c.ways > 1 {
+		c.used = make([]uint64, n)
 	}
 }
 
@@ -30,11 +37,16 @@ func (c *cache) line(a Addr) uint64 { return uint64(a) >> c.shift }
 
 // lookup returns the slot holding line, or -1.
 func (c *cache) lookup(line uint64) int {
+	if c.tags == nil {
+		return -1
+	}
 	base := int(line%uint64(c.sets)) * c.ways
 	for w := 0; w < c.ways; w++ {
 		if c.tags[base+w] == line+1 {
 			c.clock++
-			c.used[base+w] = c.clock
+			if c.used != nil {
+				c.used[base+w] = c.clock
+			}
 			return base + w
 		}
 	}
@@ -43,9 +55,12 @@ func (c *cache) lookup(line uint64) int {
 
 // fill installs line from memory, evicting the least recently used way.
 func (c *cache) fill(m *Memory, line uint64) int {
+	if c.tags == nil {
+		c.alloc()
+	}
 	base := int(line%uint64(c.sets)) * c.ways
 	victim := base
-	for w := 0; w < c.ways; w++ {
+	for w := 0; w < c.ways && c.used != nil; w++ {
 		if c.tags[base+w] == 0 {
 			victim = base + w
 			break
@@ -56,7 +71,9 @@ func (c *cache) fill(m *Memory, line uint64) int {
 	}
 	c.clock++
 	c.tags[victim] = line + 1
-	c.used[victim] = c.clock
+	if c.used != nil {
+		c.used[victim] = c.clock
+	}
 	// A line may extend past the end of allocated memory: fill what exists.
 	a, slot := Addr(line<<c.shift), c.slot(victim)
 	n := max(0, min(len(slot), m.Used()-int(a)))
@@ -98,6 +115,9 @@ func (c *cache) refresh(m *Memory, a Addr, n int) {
 
 // peek is lookup without touching the LRU state.
 func (c *cache) peek(line uint64) int {
+	if c.tags == nil {
+		return -1
+	}
 	base := int(line%uint64(c.sets)) * c.ways
 	for w := 0; w < c.ways; w++ {
 		if c.tags[base+w] == line+1 {

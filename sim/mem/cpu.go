@@ -1,8 +1,10 @@
 package mem
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/msgsim/msgsim/sim"
 )
@@ -14,7 +16,7 @@ type CPU struct {
 	name        string
 	eng         *sim.Engine
 	mem         *Memory
-	cfg         Config
+	cfg         *Config // shared by the CPUs of NewCPUShared; never changed
 	clock       sim.Clock
 	cache       *cache
 	lineShift   uint
@@ -28,6 +30,7 @@ type CPU struct {
 	free        [][]byte
 	spin        watcher
 	spins       []*watcher // spins in progress on this CPU (one per thread)
+	hits        []int      // peekLines's scratch
 	stats       Stats
 }
 
@@ -42,6 +45,17 @@ func NewCPU(eng *sim.Engine, name string, m *Memory, cfg Config) (*CPU, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("cpu %s: %w", name, err)
 	}
+	return newCPU(eng, name, m, &cfg), nil
+}
+
+// NewCPUShared is NewCPU with a model that many CPUs share (a machine's
+// thousands of identical processors): cfg must have passed Validate and
+// must not change afterwards.
+func NewCPUShared(eng *sim.Engine, name string, m *Memory, cfg *Config) *CPU {
+	return newCPU(eng, name, m, cfg)
+}
+
+func newCPU(eng *sim.Engine, name string, m *Memory, cfg *Config) *CPU {
 	c := &CPU{name: name, eng: eng, mem: m, cfg: cfg, clock: cfg.Clock(), lineShift: 6}
 	if m.eng == nil {
 		m.eng, m.key = eng, sim.Key(m.name)
@@ -53,7 +67,7 @@ func NewCPU(eng *sim.Engine, name string, m *Memory, cfg Config) (*CPU, error) {
 	c.drainDelay = c.clock.Cycles(cfg.StoreBuffer.DrainCycles)
 	c.drainJitter = c.clock.Cycles(cfg.StoreBuffer.DrainJitterCycles)
 	c.drainFn = c.drain
-	return c, nil
+	return c
 }
 
 // Name is the CPU's name.
@@ -63,7 +77,7 @@ func (c *CPU) Name() string { return c.name }
 func (c *CPU) Memory() *Memory { return c.mem }
 
 // Config is the CPU's model.
-func (c *CPU) Config() Config { return c.cfg }
+func (c *CPU) Config() Config { return *c.cfg }
 
 // Clock is the CPU clock.
 func (c *CPU) Clock() sim.Clock { return c.clock }
@@ -86,6 +100,12 @@ func (c *CPU) view(a Addr, b []byte, fill bool) bool {
 	hit := true
 	if c.cache == nil {
 		c.mem.Read(a, b)
+	} else if !fill && len(b) > c.cache.lineBytes*len(c.cache.tags) {
+		// A look at more lines than the cache holds: read memory at once,
+		// then lay the cached lines over it (peekLines), with the same
+		// effect on the cache as line by line.
+		c.mem.Read(a, b)
+		hit = c.peekLines(a, b)
 	} else {
 		lb := c.cache.lineBytes
 		for off := 0; off < len(b); {
@@ -110,6 +130,39 @@ func (c *CPU) view(a Addr, b []byte, fill bool) bool {
 	}
 	c.forward(a, b)
 	return hit
+}
+
+// peekLines does for b, read from memory at a, what view's line-by-line
+// lookups without fill do: every cached line of the range, in address
+// order, is looked up (its LRU stamp renewed) and, in a non-coherent
+// cache, its copy replaces memory's bytes. It visits the cache's slots,
+// not the range's lines, and reports whether every line was cached.
+func (c *CPU) peekLines(a Addr, b []byte) bool {
+	ca := c.cache
+	first, last := ca.line(a), ca.line(a+Addr(len(b))-1)
+	hits := c.hits[:0]
+	for i, t := range ca.tags {
+		if t != 0 && t-1 >= first && t-1 <= last {
+			hits = append(hits, i)
+		}
+	}
+	slices.SortFunc(hits, func(x, y int) int { return cmp.Compare(ca.tags[x], ca.tags[y]) })
+	for _, i := range hits {
+		ca.lookup(ca.tags[i] - 1)
+		if c.cfg.Cache.Coherent {
+			continue
+		}
+		la := Addr((ca.tags[i] - 1) << ca.shift)
+		src, dst := ca.slot(i), b
+		if la < a {
+			src = src[a-la:]
+		} else {
+			dst = b[la-a:]
+		}
+		copy(dst, src)
+	}
+	c.hits = hits
+	return uint64(len(hits)) == last-first+1
 }
 
 // Load reads a little-endian word of size 1, 2, 4 or 8 bytes through the
@@ -424,6 +477,16 @@ func (c *CPU) Peek(a Addr, b []byte) { c.view(a, b, false) }
 // without timing: for workloads filling their buffers before they are sent.
 // The CPU's own cached copies are updated, other CPUs' are not.
 func (c *CPU) Poke(a Addr, b []byte) { c.writeThrough(a, b) }
+
+// PokeShared is Poke of bytes the memory may share instead of copying
+// (Memory.Share): b must never change afterwards. For workloads filling
+// many buffers with windows of one pattern.
+func (c *CPU) PokeShared(a Addr, b []byte) {
+	c.mem.Share(a, b)
+	if c.cache != nil {
+		c.cache.update(a, b)
+	}
+}
 
 // InvalidateRange drops this CPU's cached copies of the lines holding
 // [a, a+n), as a library must after another processor wrote there behind a

@@ -1,6 +1,8 @@
 package mem
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -622,5 +624,52 @@ func TestNoZeroWidthDraw(t *testing.T) {
 		if drew.Load() != tc.drawn {
 			t.Errorf("%s: drew a random number: %v, want %v", tc.name, drew.Load(), tc.drawn)
 		}
+	}
+}
+
+// TestLargePeekMatchesLineByLine: a Peek of more lines than the cache
+// holds (read at once, the cached lines laid over it) sees the same bytes
+// and leaves the cache (tags, LRU stamps) as the same Peek done line by
+// line, on a two-way non-coherent cache with stale lines.
+func TestLargePeekMatchesLineByLine(t *testing.T) {
+	cfg, err := Builtin("noncoherent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Cache.Ways = 2
+	cfg.Cache.SizeBytes = 16 * cfg.Cache.LineBytes
+	e := sim.NewEngine(1)
+	m := NewMemory("node0", 1<<20)
+	seg, _ := m.Alloc("buf", 64*cfg.Cache.LineBytes, 64)
+	a, _ := NewCPU(e, "a", m, cfg)
+	b, _ := NewCPU(e, "b", m, cfg)
+	lb := cfg.Cache.LineBytes
+	e.Spawn("p", func(p *sim.Proc) {
+		for _, i := range []int{3, 40, 7, 41, 12, 60, 5} { // cache some lines, both CPUs alike
+			a.Load(p, seg.Addr(i*lb), 8)
+			b.Load(p, seg.Addr(i*lb), 8)
+		}
+		for i := 0; i < seg.Size; i += 8 { // memory moves on: those lines are stale
+			m.Store64(seg.Addr(i), uint64(i)+1)
+		}
+		off, n := lb/2+3, seg.Size-lb-5
+		whole := make([]byte, n)
+		a.Peek(seg.Addr(off), whole)
+		lines := make([]byte, n)
+		for o := 0; o < n; { // line by line (each piece at most one line)
+			k := min(n-o, lb-(off+o)%lb)
+			b.Peek(seg.Addr(off+o), lines[o:o+k])
+			o += k
+		}
+		if !bytes.Equal(whole, lines) {
+			t.Error("a large Peek differs from the same Peek line by line")
+		}
+		ca, cb := a.cache, b.cache
+		if !slices.Equal(ca.tags, cb.tags) || !slices.Equal(ca.used, cb.used) || ca.clock != cb.clock {
+			t.Errorf("cache state differs: tags %v/%v used %v/%v clock %d/%d", ca.tags, cb.tags, ca.used, cb.used, ca.clock, cb.clock)
+		}
+	})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
 	}
 }

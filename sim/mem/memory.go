@@ -37,9 +37,13 @@ func (s Segment) Addr(off int) Addr { return s.Base + Addr(off) }
 // The bytes follow the data: each segment (and each alignment gap between
 // segments) is a chunk of its own, allocated when first written (reads of
 // untouched bytes see zeros and allocate nothing): a chunk of up to PageBytes
-// as one buffer of its size, a larger one in pages of PageBytes. Growing the memory never copies it. A chunk whose bytes
-// are asked for as one slice across pages (Bytes) becomes one flat buffer,
-// once.
+// as one buffer of its size, a larger one in pages of PageBytes. A page
+// region of a larger chunk that only sees small writes (a word or a block
+// in a per-peer array of a large machine) holds just the LineBytes lines
+// written, until it holds sparseLines of them or a write spans lines; then
+// it becomes a whole page. Growing the memory never copies it. A chunk
+// whose bytes are asked for as one slice across pages (Bytes) becomes one
+// flat buffer, once.
 type Memory struct {
 	name     string
 	used     int // end of the last segment: the allocated address space
@@ -66,13 +70,133 @@ const PageBytes = 1 << pageShift
 // t3d-fig5) while segments smaller than a page cost only their size.
 const pageShift = 16
 
+// LineBytes is the size of the small pages (lines) that hold the bytes of
+// a sparsely written page region.
+const LineBytes = 1 << lineShift
+
+const lineShift = 6
+
+// sparseLines is how many lines a page region holds before it becomes a
+// whole page (2 KiB of lines for a 64 KiB page); smallLines is how many a
+// chunk of at most a page holds before it becomes flat.
+const (
+	sparseLines = 32
+	smallLines  = 8
+)
+
 // chunk is the storage of one segment or one gap: flat (one buffer for
 // [base, end)) or pages (pages[i] holds absolute page base>>pageShift + i,
-// nil until written).
+// nil until written; a page region not yet a whole page may hold lines,
+// sorted by absolute line number).
 type chunk struct {
 	base, end Addr
 	flat      []byte
 	pages     []*[PageBytes]byte
+	sp        *sparse // lines and shared bytes; nil without (most chunks)
+}
+
+// sparse is a chunk's storage other than flat and whole pages.
+type sparse struct {
+	lines []line
+	// shared, when not nil, is what the chunk holds at shareAt (zeros
+	// around it): a caller's bytes, never written here, copied into the
+	// chunk's own storage at the first write (Share). The chunk has no
+	// storage of its own meanwhile.
+	shared  []byte
+	shareAt Addr
+}
+
+// ls is the chunk's lines.
+func (c *chunk) ls() []line {
+	if c.sp == nil {
+		return nil
+	}
+	return c.sp.lines
+}
+
+// setLines replaces the chunk's lines.
+func (c *chunk) setLines(l []line) {
+	if len(l) == 0 {
+		l = nil
+	}
+	if c.sp == nil {
+		if l == nil {
+			return
+		}
+		c.sp = &sparse{}
+	}
+	c.sp.lines = l
+	if l == nil && c.sp.shared == nil {
+		c.sp = nil
+	}
+}
+
+// sharedBytes is the chunk's shared bytes and where they are (nil: none).
+func (c *chunk) sharedBytes() ([]byte, Addr) {
+	if c.sp == nil {
+		return nil, 0
+	}
+	return c.sp.shared, c.sp.shareAt
+}
+
+// Share makes the len(b) bytes at a read as b without copying it, as
+// Write(a, b) would (spinners watching them wake): b is shared and must
+// never change; the bytes are copied into the memory's own storage the
+// first time any byte of their chunk is written or asked for by Bytes
+// (copy on write). Workloads fill many buffers with windows of one
+// pattern this way (every sender of an all-to-one sends its own 10 MB).
+// When [a, a+len(b)) is not inside one segment that holds nothing yet, it
+// is Write(a, b).
+func (m *Memory) Share(a Addr, b []byte) {
+	m.check(a, len(b))
+	if len(b) > 0 {
+		c := &m.chunks[m.find(a)]
+		if a+Addr(len(b)) <= c.end && c.flat == nil && c.pages == nil && c.sp == nil {
+			c.sp = &sparse{shared: b, shareAt: a}
+			m.notify(a, len(b))
+			return
+		}
+	}
+	m.Write(a, b)
+}
+
+// unshare copies a chunk's shared bytes into its own storage.
+func (m *Memory) unshare(c *chunk) {
+	b, a := c.sharedBytes()
+	c.sp = nil // a shared chunk has no lines
+	for len(b) > 0 {
+		p, k := m.piece(a, len(b), true)
+		copy(p, b)
+		a, b = a+Addr(k), b[k:]
+	}
+}
+
+// line is a LineBytes line of a sparsely written page region.
+type line struct {
+	n uint64 // absolute line number: address >> lineShift
+	b *[LineBytes]byte
+}
+
+// findLine returns the index of the first line numbered at least n.
+func (c *chunk) findLine(n uint64) int {
+	ls := c.ls()
+	lo, hi := 0, len(ls)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if ls[mid].n < n {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// pageLines returns the range [i, j) of c.lines in the page region of
+// absolute page pg.
+func (c *chunk) pageLines(pg uint64) (int, int) {
+	per := uint64(PageBytes / LineBytes)
+	return c.findLine(pg * per), c.findLine((pg + 1) * per)
 }
 
 // NewMemory returns an empty memory that can hold capacity bytes of segments
@@ -107,6 +231,9 @@ func (m *Memory) Alloc(name string, size, align int) (Segment, error) {
 	}
 	if m.capacity > 0 && base+size > m.capacity {
 		return Segment{}, fmt.Errorf("memory %s: segment %q of %d bytes does not fit: %d of %d bytes in use", m.name, name, size, m.used, m.capacity)
+	}
+	if m.segs == nil { // most memories hold a few segments: no regrowth
+		m.segs, m.chunks = make([]Segment, 0, 4), make([]chunk, 0, 4)
 	}
 	if base > m.used {
 		m.chunks = append(m.chunks, chunk{base: Addr(m.used), end: Addr(base)})
@@ -151,7 +278,22 @@ func (m *Memory) find(a Addr) int {
 func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 	c := &m.chunks[m.find(a)]
 	k := min(n, int(c.end-a))
-	if c.flat == nil && c.pages == nil && c.end-c.base <= PageBytes {
+	if sh, at := c.sharedBytes(); sh != nil {
+		if alloc {
+			m.unshare(c)
+			return m.piece(a, n, true)
+		}
+		switch end := at + Addr(len(sh)); {
+		case a < at: // zeros before the shared bytes
+			return nil, min(k, int(at-a))
+		case a < end:
+			off := int(a - at)
+			k = min(k, len(sh)-off)
+			return sh[off : off+k : off+k], k
+		}
+		return nil, k // zeros after them
+	}
+	if c.flat == nil && c.pages == nil && c.end-c.base <= sparseLines*LineBytes {
 		if !alloc {
 			return nil, k
 		}
@@ -162,20 +304,73 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 		off := int(a - c.base)
 		return c.flat[off : off+k : off+k], k
 	}
+	small := c.end-c.base <= PageBytes // becomes flat, not paged
 	off := int(a) & (PageBytes - 1)
-	k = min(k, PageBytes-off)
-	i := int(a>>pageShift) - int(c.base>>pageShift)
-	if c.pages == nil || c.pages[i] == nil {
-		if !alloc {
-			return nil, k
-		}
-		if c.pages == nil {
-			c.pages = make([]*[PageBytes]byte, int((c.end-1)>>pageShift)-int(c.base>>pageShift)+1)
-		}
-		c.pages[i] = new([PageBytes]byte)
-		m.resident += PageBytes
+	if !small {
+		k = min(k, PageBytes-off)
 	}
-	return c.pages[i][off : off+k : off+k], k
+	i := int(a>>pageShift) - int(c.base>>pageShift)
+	if c.pages != nil && c.pages[i] != nil {
+		return c.pages[i][off : off+k : off+k], k
+	}
+	// The page region is not a whole page: its bytes are in lines, or zeros.
+	ln := uint64(a) >> lineShift
+	lo := int(a) & (LineBytes - 1)
+	j := c.findLine(ln)
+	ls := c.ls()
+	if j < len(ls) && ls[j].n == ln {
+		k = min(k, LineBytes-lo)
+		return ls[j].b[lo : lo+k : lo+k], k
+	}
+	if !alloc {
+		if j < len(ls) { // zeros up to the next line written
+			k = min(k, int(ls[j].n<<lineShift-uint64(a)))
+		}
+		return nil, k
+	}
+	pg := uint64(a) >> pageShift
+	first, last := c.pageLines(pg)
+	limit := sparseLines
+	if small {
+		// A chunk of at most a page becomes flat sooner: its size is
+		// bounded, and flat bytes are the fastest to reach.
+		first, last, limit = 0, len(ls), smallLines
+	}
+	if lo+k <= LineBytes && last-first < limit {
+		// A small write into a sparse region: one more line.
+		ls = slices.Insert(ls, j, line{n: ln, b: new([LineBytes]byte)})
+		c.setLines(ls)
+		m.resident += LineBytes
+		k = min(k, LineBytes-lo)
+		return ls[j].b[lo : lo+k : lo+k], k
+	}
+	if small {
+		// The chunk becomes flat, its lines copied in.
+		c.flat = make([]byte, int(c.end-c.base))
+		for _, l := range ls {
+			start, b := Addr(l.n<<lineShift), l.b[:]
+			if start < c.base { // the chunk's first line starts before it
+				b, start = b[c.base-start:], c.base
+			}
+			copy(c.flat[start-c.base:], b)
+		}
+		m.resident += len(c.flat) - len(ls)*LineBytes
+		c.setLines(nil)
+		off := int(a - c.base)
+		return c.flat[off : off+k : off+k], k
+	}
+	// The region becomes a whole page, its lines copied in.
+	if c.pages == nil {
+		c.pages = make([]*[PageBytes]byte, int((c.end-1)>>pageShift)-int(c.base>>pageShift)+1)
+	}
+	page := new([PageBytes]byte)
+	for _, l := range ls[first:last] {
+		copy(page[int(l.n<<lineShift)&(PageBytes-1):], l.b[:])
+	}
+	m.resident += PageBytes - (last-first)*LineBytes
+	c.setLines(slices.Delete(ls, first, last))
+	c.pages[i] = page
+	return page[off : off+k : off+k], k
 }
 
 // Bytes returns the live bytes at [a, a+n) without any timing or
@@ -208,7 +403,7 @@ func (m *Memory) flatten(a Addr, n int) {
 		x += Addr(k)
 	}
 	for _, c := range m.chunks[i : j+1] {
-		m.resident -= len(c.flat)
+		m.resident -= len(c.flat) + len(c.ls())*LineBytes
 		for _, p := range c.pages {
 			if p != nil {
 				m.resident -= PageBytes
@@ -269,11 +464,17 @@ func (m *Memory) fast(a Addr, n int) []byte {
 		return c.flat[off : off+n]
 	}
 	off := int(a) & (PageBytes - 1)
-	if c.pages == nil || off+n > PageBytes {
-		return nil
+	if c.pages != nil && off+n <= PageBytes {
+		if pg := c.pages[int(a>>pageShift)-int(c.base>>pageShift)]; pg != nil {
+			return pg[off : off+n]
+		}
 	}
-	if pg := c.pages[int(a>>pageShift)-int(c.base>>pageShift)]; pg != nil {
-		return pg[off : off+n]
+	// A word in a line of a sparse region (a shared chunk has no lines).
+	if lo := int(a) & (LineBytes - 1); c.sp != nil && lo+n <= LineBytes {
+		ln := uint64(a) >> lineShift
+		if j := c.findLine(ln); j < len(c.sp.lines) && c.sp.lines[j].n == ln {
+			return c.sp.lines[j].b[lo : lo+n]
+		}
 	}
 	return nil
 }

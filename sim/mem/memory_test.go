@@ -34,8 +34,21 @@ func TestSparseAllocationFollowsTheData(t *testing.T) {
 	if m.Used() != 1<<30 {
 		t.Errorf("Used = %d, want 1 GiB", m.Used())
 	}
-	if r := m.Resident(); r > writes*PageBytes {
-		t.Errorf("Resident = %d bytes after %d word writes, want at most %d", r, writes, writes*PageBytes)
+	if r := m.Resident(); r > writes*LineBytes {
+		t.Errorf("Resident = %d bytes after %d word writes, want at most %d (one line each)", r, writes, writes*LineBytes)
+	}
+	// Words written close together fill a page region with lines until it
+	// becomes a whole page, keeping what the lines held.
+	for i := range 2 * sparseLines {
+		m.Store64(s.Addr(PageBytes+i*LineBytes), uint64(i+7))
+	}
+	for i := range 2 * sparseLines {
+		if got := m.Load64(s.Addr(PageBytes + i*LineBytes)); got != uint64(i+7) {
+			t.Fatalf("dense word %d: got %d, want %d", i, got, i+7)
+		}
+	}
+	if r := m.Resident(); r > writes*LineBytes+PageBytes {
+		t.Errorf("Resident = %d bytes, want at most %d (the lines and one whole page)", r, writes*LineBytes+PageBytes)
 	}
 	runtime.ReadMemStats(&after)
 	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 64<<20 {
@@ -49,16 +62,33 @@ func TestSparseAllocationFollowsTheData(t *testing.T) {
 func TestPagedMemoryMatchesFlat(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	m := NewMemory("node0", 0)
-	for i, size := range []int{3, 100, PageBytes, 5 * PageBytes / 2, 17, 3 * PageBytes, 1} {
-		if _, err := m.Alloc("s", size, 1<<(i%7)); err != nil {
+	var segs []Segment
+	for i, size := range []int{3, 100, PageBytes, 5 * PageBytes / 2, 17, 3 * PageBytes, 1, 3000, 40000} {
+		sg, err := m.Alloc("s", size, 1<<(i%7))
+		if err != nil {
 			t.Fatal(err)
 		}
+		segs = append(segs, sg)
 	}
 	ref := make([]byte, m.Used())
-	for step := range 1500 {
+	// Some segments start out shared (copy on write): a window of them.
+	for i, sg := range segs {
+		if i%2 == 1 {
+			b := make([]byte, sg.Size-i)
+			for j := range b {
+				b[j] = byte(r.Uint32())
+			}
+			m.Share(sg.Addr(i/2), b)
+			copy(ref[int(sg.Base)+i/2:], b)
+		}
+	}
+	for step := range 3000 {
 		a := r.IntN(len(ref))
 		n := r.IntN(min(len(ref)-a, 2*PageBytes) + 1)
-		switch r.IntN(5) {
+		if step%2 == 0 { // words and blocks: sparse lines, then whole pages
+			n = r.IntN(min(len(ref)-a, 2*LineBytes) + 1)
+		}
+		switch r.IntN(6) {
 		case 0, 1:
 			b := make([]byte, n)
 			for i := range b {
@@ -76,6 +106,13 @@ func TestPagedMemoryMatchesFlat(t *testing.T) {
 			src := r.IntN(len(ref) - n + 1)
 			CopyWithin(m, Addr(a), Addr(src), n)
 			copy(ref[a:a+n], ref[src:src+n])
+		case 5:
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(r.Uint32())
+			}
+			m.Share(Addr(a), b) // a Write unless [a, a+n) is in an untouched segment
+			copy(ref[a:], b)
 		case 4:
 			if r.IntN(20) == 0 { // Bytes flattens: keep some chunks paged
 				b := m.Bytes(Addr(a), n)
@@ -111,5 +148,39 @@ func BenchmarkMemoryWord(b *testing.B) {
 		a := segs[i&63].Addr(8 * (i & 255))
 		m.Write(a, w[:])
 		m.Read(a, w[:])
+	}
+}
+
+// TestShareCopiesOnWrite: shared bytes are read without being copied (no
+// resident storage) until the first write into their segment, which copies
+// them; the caller's slice is never written.
+func TestShareCopiesOnWrite(t *testing.T) {
+	m := NewMemory("node0", 0)
+	a, _ := m.Alloc("a", 10, 8)
+	s, _ := m.Alloc("big", 3*PageBytes, 64)
+	b := make([]byte, 2*PageBytes+5)
+	for i := range b {
+		b[i] = byte(i*7 + 1)
+	}
+	keep := bytes.Clone(b)
+	m.Share(s.Addr(3), b)
+	got := make([]byte, s.Size)
+	m.Read(s.Base, got)
+	if !bytes.Equal(got[3:3+len(b)], b) || got[0] != 0 || got[len(got)-1] != 0 {
+		t.Fatal("shared segment does not read as the shared bytes with zeros around them")
+	}
+	if m.Resident() != 0 {
+		t.Errorf("Resident = %d after Share, want 0", m.Resident())
+	}
+	m.Store64(a.Base, 1) // another segment: still shared
+	m.Store64(s.Addr(PageBytes), 42)
+	if !bytes.Equal(b, keep) {
+		t.Fatal("a write changed the caller's shared slice")
+	}
+	m.Read(s.Base, got)
+	want := append(append(make([]byte, 3), keep...), make([]byte, s.Size-3-len(keep))...)
+	copy(want[PageBytes:], []byte{42, 0, 0, 0, 0, 0, 0, 0})
+	if !bytes.Equal(got, want) {
+		t.Fatal("after a write the segment does not hold the shared bytes and the write")
 	}
 }

@@ -10,8 +10,16 @@ import (
 // the link layer retries each (the receiver reports the error, the sender
 // sends the unit again after retry), so its payload arrives intact, later.
 func (l *Link) InjectCRC(count int, retry sim.Time) {
-	l.crcNext += count
-	l.crcRetry = retry
+	f := l.faults()
+	f.next += count
+	f.retry = retry
+}
+
+func (l *Link) faults() *crcFaults {
+	if l.crc == nil {
+		l.crc = &crcFaults{}
+	}
+	return l.crc
 }
 
 // SetCRCErrorRate gives every unit crossing l a CRC error with probability
@@ -21,8 +29,9 @@ func (l *Link) SetCRCErrorRate(p float64, retry sim.Time) error {
 	if !(p >= 0 && p < 1) {
 		return fmt.Errorf("link %s: CRC error rate %g must be in [0, 1)", l.Name, p)
 	}
-	l.crcRate = p
-	l.crcRetry = retry
+	f := l.faults()
+	f.rate = p
+	f.retry = retry
 	return nil
 }
 

@@ -97,6 +97,10 @@ type Link struct {
 	Buffered bool
 	// Policy chooses among waiting units.
 	Policy Policy
+
+	pending bool // a grant event is scheduled
+	down    bool // see Network.LinkDown
+
 	// Ring names the ring the link belongs to (PassThroughFirst); 0: none.
 	Ring int
 	// Phys is the physical channel the link is a virtual channel of,
@@ -110,16 +114,17 @@ type Link struct {
 	waiters   []*unit
 	inputs    []input // input ports seen, with their last grant
 	grants    uint64
-	pending   bool // a grant event is scheduled
 	grantFn   func()
-	eng       *sim.Engine
-
-	down     bool
-	crcNext  int     // the next crcNext units crossing get a CRC error
-	crcRate  float64 // probability of a CRC error per unit
-	crcRetry sim.Time
+	crc       *crcFaults // injected CRC errors, nil without (the common case)
 
 	stats LinkStats
+}
+
+// crcFaults are the CRC errors injected on a link (faults.go).
+type crcFaults struct {
+	next  int      // the next next units crossing get a CRC error
+	rate  float64  // probability of a CRC error per unit
+	retry sim.Time // the link layer's retry delay
 }
 
 type input struct {
@@ -250,7 +255,6 @@ func (l *Link) schedule(eng *sim.Engine) {
 		return
 	}
 	if l.grantFn == nil {
-		l.eng = eng
 		l.grantFn = l.grantNext
 	}
 	l.pending = true
@@ -263,8 +267,9 @@ func (l *Link) grantNext() {
 	if len(l.waiters) == 0 || l.down {
 		return
 	}
-	if l.eng.Now() < l.freeAt {
-		l.schedule(l.eng)
+	eng := l.waiters[0].net.eng // a waiter's network is the link's
+	if eng.Now() < l.freeAt {
+		l.schedule(eng)
 		return
 	}
 	l.pick().grant(l)

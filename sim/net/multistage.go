@@ -26,8 +26,8 @@ type Multistage struct {
 // the SP's 8-port chips), whose links have latency (a chip's and its
 // cable's) and bandwidth in MB/s.
 func NewMultistage(name string, nodes, radix int, latency sim.Time, mbps float64) (*Multistage, error) {
-	if radix < 2 || nodes < 2 || nodes > MaxTorusNodes {
-		return nil, fmt.Errorf("switch %s: %d nodes of radix %d, want at least 2 of each and at most %d nodes", name, nodes, radix, MaxTorusNodes)
+	if radix < 2 || nodes < 2 || nodes > MaxNodes {
+		return nil, fmt.Errorf("switch %s: %d nodes of radix %d, want at least 2 of each and at most %d nodes", name, nodes, radix, MaxNodes)
 	}
 	m := &Multistage{radix: radix, nodes: nodes, size: 1}
 	for m.size < nodes {

@@ -570,19 +570,23 @@ func (u *unit) move() {
 // crossing l, or 0: the rest of the unit's transmission, the error
 // reported back, and a second transmission.
 func (l *Link) crcError(eng *sim.Engine) sim.Time {
+	f := l.crc
+	if f == nil {
+		return 0
+	}
 	hit := false
-	if l.crcNext > 0 {
-		l.crcNext--
+	if f.next > 0 {
+		f.next--
 		hit = true
-	} else if l.crcRate >= 1 {
+	} else if f.rate >= 1 {
 		hit = true // certain: no random number drawn
-	} else if l.crcRate > 0 && eng.Rand().Float64() < l.crcRate {
+	} else if f.rate > 0 && eng.Rand().Float64() < f.rate {
 		hit = true
 	}
 	if !hit {
 		return 0
 	}
-	return l.crcRetry + l.holder.s + 2*l.Latency
+	return f.retry + l.holder.s + 2*l.Latency
 }
 
 // settle releases the held links route[settled:upto+1] whose release

@@ -19,8 +19,8 @@ type Ring struct {
 // and bandwidth in MB/s; id names the ring (distinct per ring of a
 // network: PassThroughFirst tells passing traffic by it).
 func NewRing(name string, id, n int, latency sim.Time, mbps float64) (*Ring, error) {
-	if n < 2 || n > MaxTorusNodes {
-		return nil, fmt.Errorf("ring %s: %d nodes, want 2 to %d", name, n, MaxTorusNodes)
+	if n < 2 || n > MaxNodes {
+		return nil, fmt.Errorf("ring %s: %d nodes, want 2 to %d", name, n, MaxNodes)
 	}
 	if id == 0 {
 		return nil, fmt.Errorf("ring %s: id 0 is reserved for links on no ring", name)
@@ -85,8 +85,8 @@ type RingTorus struct {
 // NewRingTorus builds a w x h torus of rings whose links have the given
 // latency and bandwidth.
 func NewRingTorus(name string, w, h int, latency sim.Time, mbps float64) (*RingTorus, error) {
-	if w < 2 || h < 2 || w*h > MaxTorusNodes {
-		return nil, fmt.Errorf("ring torus %s: %dx%d nodes, want at least 2x2 and at most %d", name, w, h, MaxTorusNodes)
+	if w < 2 || h < 2 || w*h > MaxNodes {
+		return nil, fmt.Errorf("ring torus %s: %dx%d nodes, want at least 2x2 and at most %d", name, w, h, MaxNodes)
 	}
 	t := &RingTorus{w: w, h: h}
 	for y := 0; y < h; y++ {

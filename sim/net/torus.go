@@ -3,14 +3,25 @@ package net
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/msgsim/msgsim/sim"
 )
 
+// MaxNodes bounds the size of the rings, ring tori and multistage
+// switches this package builds, which build every link up front (the
+// largest real machines modelled have 1,024 nodes; the bound keeps a bad
+// shape from allocating without limit or overflowing).
+const MaxNodes = 1 << 16
+
 // MaxTorusNodes bounds the size of a torus NewTorus builds (the largest
-// machines modelled have 1,024 router nodes; the bound keeps a bad shape
-// from allocating without limit or overflowing).
-const MaxTorusNodes = 1 << 16
+// real machines modelled have 1,024 router nodes; what-if studies go to
+// 524,288, a 1,048,576-PE T3D-like machine). The bound keeps a bad shape
+// from allocating without limit or overflowing. A torus holds one pointer
+// per virtual channel and per physical channel up front; the links
+// themselves are built when first used, so memory follows the links
+// traffic touches.
+const MaxTorusNodes = 1 << 22
 
 // Torus is a 3D torus of nodes (a dimension of size 1 has no links, so
 // rings and 2D tori are special cases). Each node has, per dimension, a
@@ -25,12 +36,18 @@ const MaxTorusNodes = 1 << 16
 // virtual channels of a channel share its one physical Channel, so their
 // bytes take turns on the wire (see Channel).
 type Torus struct {
+	name    string
 	dims    [3]int
 	n       int
 	classes int
-	links   []*Link    // ((node*3 + dim)*2 + dir)*2*classes + class*2 + vc (dir 0: +, 1: -); nil in a dimension of size 1
-	chans   []*Channel // (node*3 + dim)*2 + dir: the physical channels
-	order   [3]int     // dimension order of routes
+	latency sim.Time
+	mbps    float64
+	// links and chans are built when first asked for (a route crossing
+	// them, an accessor), so a large torus costs little more than the
+	// links its traffic touches.
+	links []*Link    // ((node*3 + dim)*2 + dir)*2*classes + class*2 + vc (dir 0: +, 1: -); nil in a dimension of size 1 or until built
+	chans []*Channel // (node*3 + dim)*2 + dir: the physical channels; nil until built
+	order [3]int     // dimension order of routes
 }
 
 // NewTorus builds a torus of dims[0]*dims[1]*dims[2] nodes whose links all
@@ -62,27 +79,51 @@ func NewTorusClasses(name string, dims [3]int, latency sim.Time, mbps float64, c
 		}
 		n *= d
 	}
-	t := &Torus{dims: dims, n: n, classes: classes, links: make([]*Link, n*12*classes), chans: make([]*Channel, n*6), order: [3]int{0, 1, 2}}
-	for node := 0; node < n; node++ {
-		c := t.Coord(node)
-		for dim := 0; dim < 3; dim++ {
-			if dims[dim] == 1 {
-				continue
-			}
-			for dir, sign := range [2]string{"+", "-"} {
-				ch := NewChannel(fmt.Sprintf("%s%v%s%c", name, c, sign, "xyz"[dim]))
-				t.chans[(node*3+dim)*2+dir] = ch
-				for class := 0; class < classes; class++ {
-					for vc := 0; vc < 2; vc++ {
-						l := NewLink(fmt.Sprintf("%s.c%dvc%d", ch.Name, class, vc), latency, mbps)
-						l.Phys = ch
-						t.links[t.index(node, dim, dir, class, vc)] = l
-					}
-				}
-			}
-		}
-	}
+	t := &Torus{name: name, dims: dims, n: n, classes: classes, latency: latency, mbps: mbps,
+		links: make([]*Link, n*12*classes), chans: make([]*Channel, n*6), order: [3]int{0, 1, 2}}
 	return t, nil
+}
+
+// channel returns the physical channel leaving node in dimension dim,
+// direction d (0: +, 1: -), building it on first use; nil in a dimension
+// of size 1.
+func (t *Torus) channel(node, dim, d int) *Channel {
+	if t.dims[dim] == 1 {
+		return nil
+	}
+	i := (node*3+dim)*2 + d
+	if ch := t.chans[i]; ch != nil {
+		return ch
+	}
+	// The name as fmt's "%s%v%c%c" of name, coordinates, sign and
+	// dimension ("t3d[1 0 2]+x"), built without fmt: a channel is built
+	// inside the process whose route first crosses it, and fmt's frames
+	// would grow that process's stack.
+	c := t.Coord(node)
+	b := append(make([]byte, 0, len(t.name)+24), t.name...)
+	b = append(strconv.AppendInt(append(b, '['), int64(c[0]), 10), ' ')
+	b = append(strconv.AppendInt(b, int64(c[1]), 10), ' ')
+	b = append(strconv.AppendInt(b, int64(c[2]), 10), ']', "+-"[d], "xyz"[dim])
+	ch := NewChannel(string(b))
+	t.chans[i] = ch
+	return ch
+}
+
+// link returns a virtual channel (see index), building it and its
+// physical channel on first use; nil in a dimension of size 1.
+func (t *Torus) link(node, dim, d, class, vc int) *Link {
+	i := t.index(node, dim, d, class, vc)
+	if l := t.links[i]; l != nil {
+		return l
+	}
+	ch := t.channel(node, dim, d)
+	if ch == nil {
+		return nil
+	}
+	l := NewLink(ch.Name+".c"+strconv.Itoa(class)+"vc"+strconv.Itoa(vc), t.latency, t.mbps)
+	l.Phys = ch
+	t.links[i] = l
+	return l
 }
 
 // SetOrder changes the dimension order of routes (a permutation of 0, 1,
@@ -133,7 +174,7 @@ func (t *Torus) LinkClassVC(node, dim, dir, class, vc int) *Link {
 	if dir < 0 {
 		d = 1
 	}
-	return t.links[t.index(node, dim, d, class, vc)]
+	return t.link(node, dim, d, class, vc)
 }
 
 func (t *Torus) index(node, dim, d, class, vc int) int {
@@ -147,7 +188,7 @@ func (t *Torus) Channel(node, dim, dir int) *Channel {
 	if dir < 0 {
 		d = 1
 	}
-	return t.chans[(node*3+dim)*2+d]
+	return t.channel(node, dim, d)
 }
 
 // ChannelStats sums the statistics of every virtual channel of the
@@ -157,14 +198,18 @@ func (t *Torus) Channel(node, dim, dir int) *Channel {
 // were held.
 func (t *Torus) ChannelStats(node, dim, dir int) LinkStats {
 	var s LinkStats
-	if ch := t.Channel(node, dim, dir); ch != nil {
+	d := 0
+	if dir < 0 {
+		d = 1
+	}
+	if ch := t.chans[(node*3+dim)*2+d]; ch != nil {
 		s.Busy = ch.Stats().Busy
 	}
 	for class := 0; class < t.classes; class++ {
 		for vc := 0; vc < 2; vc++ {
-			l := t.LinkClassVC(node, dim, dir, class, vc)
+			l := t.links[t.index(node, dim, d, class, vc)]
 			if l == nil {
-				continue
+				continue // never built: nothing crossed it
 			}
 			x := l.Stats()
 			s.Units += x.Units
@@ -179,8 +224,9 @@ func (t *Torus) ChannelStats(node, dim, dir int) LinkStats {
 	return s
 }
 
-// Links is every link of the torus (both virtual channels of every
-// channel), for statistics.
+// Links is every link of the torus built so far (the virtual channels a
+// route or an accessor has used; a link never built carried nothing), in
+// index order, for statistics.
 func (t *Torus) Links() []*Link {
 	var ls []*Link
 	for _, l := range t.links {

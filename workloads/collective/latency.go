@@ -13,7 +13,7 @@ const latencyIters = 10
 
 // latencyWord is the word PE src sends in round i.
 func (pt *point) latencyWord(src, i int) []byte {
-	w := pt.pattern(src).Word(0) ^ uint64(i+1)
+	w := pt.stream().Word(src) ^ uint64(i+1)
 	return binary.LittleEndian.AppendUint64(nil, w)
 }
 

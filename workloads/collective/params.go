@@ -81,6 +81,11 @@ type Params struct {
 	ShmemOrder string `yaml:"shmem_order"`
 }
 
+// maxPEs bounds a partition size: the machine says how many PEs it holds
+// (a T3D 2048, a what-if T3D-like torus up to 4,194,304 with its max_pes
+// raised); the bound keeps a typo from asking for more.
+const maxPEs = 1 << 22
+
 func defaultParams(kind string) Params {
 	p := Params{PEs: []int{2}, Bytes: []int{8}, Mode: ModeSync, Reduce: ReduceTree, ShmemOrder: "ascending"}
 	if kind == "table" {
@@ -111,8 +116,8 @@ func parseParams(s workloads.Spec, kind string) (Params, error) {
 		return Params{}, bad("shmem_order must be \"ascending\" or \"shifted\", got %q", p.ShmemOrder)
 	}
 	for _, n := range p.PEs {
-		if n < 2 || n > 2048 {
-			return Params{}, bad("pes must be between 2 and 2048, got %d", n)
+		if n < 2 || n > maxPEs {
+			return Params{}, bad("pes must be between 2 and %d, got %d", maxPEs, n)
 		}
 	}
 	for _, b := range p.Bytes {

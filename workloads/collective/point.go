@@ -21,7 +21,8 @@ type point struct {
 	eng     *sim.Engine
 	sys     *system
 	pes, n  int
-	key     uint64 // of the payload patterns
+	key     uint64 // of the payload stream
+	pat     []byte // the stream's bytes every window is cut from (shared)
 	got     []byte // what a shared put region holds, as its PE's program sees it
 	fails   []workloads.Failure
 	dropped int // failures beyond maxFailures
@@ -56,21 +57,35 @@ func newPoint(s workloads.Spec, cfg config, pes, n int) (*point, error) {
 	return pt, nil
 }
 
-// pattern is what source src sends: a seeded stream (workloads/payload),
-// regenerated to verify a delivery rather than kept as a copy.
-func (pt *point) pattern(src int) payload.Pattern { return payload.Key(pt.key, uint64(src)) }
+// patternStride separates the windows of the one payload stream that
+// different sources send: source src sends the stream's bytes
+// [src*patternStride, src*patternStride+n), so that a delivery from the
+// wrong source is caught (61: not a multiple of any word size).
+const patternStride = 61
 
-// window is what source src sends, as bytes (for the checks that combine
-// or compare several sources' data).
+// stream is the seeded payload stream (workloads/payload); a delivery is
+// verified by regenerating it, not against a kept copy.
+func (pt *point) stream() payload.Pattern { return payload.Key(pt.key) }
+
+// off is where source src's window starts in the stream.
+func (pt *point) off(src int) int { return src * patternStride }
+
+// window is what source src sends, as bytes: a slice of one buffer holding
+// the stream once for every source, built on first use.
 func (pt *point) window(src int) []byte {
-	b := make([]byte, pt.n)
-	pt.pattern(src).Fill(b, 0)
-	return b
+	if pt.pat == nil {
+		pt.pat = make([]byte, pt.n+pt.pes*patternStride)
+		pt.stream().Fill(pt.pat, 0)
+	}
+	return pt.pat[pt.off(src) : pt.off(src)+pt.n]
 }
 
-// fill writes src's pattern into buf as PE pe's program does (untimed set-up).
+// fill writes src's window into buf as PE pe's program does (untimed
+// set-up). The memory shares the window instead of copying it until the
+// buffer is written (mem.CPU.PokeShared): the stream never changes, and
+// 127 senders of 10 MB each would otherwise hold 1.3 GB of copies of it.
 func (pt *point) fill(pe int, buf mem.Region, src int) {
-	payload.Write(pt.sys.cpu(pe), buf.Addr, buf.Len, pt.pattern(src), 0)
+	pt.sys.cpu(pe).PokeShared(buf.Addr, pt.window(src)[:buf.Len])
 }
 
 // injectFlip applies a test's injected corruption to buf, if it is the
@@ -106,7 +121,7 @@ func (pt *point) view(pe int, buf mem.Region) []byte {
 // pattern.
 func (pt *point) verify(p *sim.Proc, pe int, buf mem.Region, src int, what string) {
 	pt.injectFlip(pe, buf)
-	if m, ok := payload.Check(pt.sys.cpu(pe), buf.Addr, buf.Len, pt.pattern(src), 0); !ok || buf.Len != pt.n {
+	if m, ok := payload.Check(pt.sys.cpu(pe), buf.Addr, buf.Len, pt.stream(), pt.off(src)); !ok || buf.Len != pt.n {
 		off := m.Offset
 		if ok {
 			off = min(buf.Len, pt.n)

@@ -108,7 +108,7 @@ func (pt *point) verifyLastPut(p *sim.Proc, pe int, region mem.Region, senders [
 	got := pt.view(pe, region)
 	best, bestLen := senders[0], -1
 	for _, s := range senders {
-		k := pt.pattern(s).Diff(got, 0)
+		k := pt.stream().Diff(got, pt.off(s))
 		if k < 0 {
 			return
 		}
