@@ -135,118 +135,46 @@ func RunSCI(t Test, build Builder, cfg SCIConfig, homes []int, opts Options) (*O
 	if err := checkHomes(t, "sci", "node", homes, nodes); err != nil {
 		return nil, err
 	}
-	for th, prog := range t.Threads {
-		for _, in := range prog {
-			if in.atomic() {
-				return nil, fmt.Errorf("litmus %s on sci: P%d: %s: swaps and adds on memory words are not SCI operations (the adapter's only atomic is fetch-and-increment-by-one)", t.Name, th, t.instrString(in))
-			}
-		}
+	if err := checkNoAtomics(t, "sci", "swaps and adds on memory words are not SCI operations (the adapter's only atomic is fetch-and-increment-by-one)"); err != nil {
+		return nil, err
 	}
 	if t.Cond.Prop == nil {
 		return nil, fmt.Errorf("litmus %s: no final condition", t.Name)
 	}
-	if opts.NewEngine == nil {
-		opts.NewEngine = func(seed uint64) *sim.Engine {
-			e := sim.NewEngine(seed)
-			e.SetLimits(DefaultLimits())
-			return e
-		}
-	}
-	r := newRunner(t, mem.Config{}, opts)
-	clock := sim.ClockMHz(cfg.ClockMHz)
-	once := func(seed uint64) ([]uint64, []uint64, error) {
-		eng := opts.NewEngine(seed)
-		m, err := buildSCI(build, eng, procs, user)
-		if err != nil {
-			return nil, nil, err
-		}
-		addr := make([]mem.Addr, len(t.Locs))
-		for l, h := range homes {
-			reg, err := m.AllocSCI(nil, h, t.Locs[l], 8)
+	return runRemote(t, opts, remoteMachine{
+		name:     "sci",
+		clockMHz: cfg.ClockMHz,
+		homes:    homes,
+		start:    sim.Time(float64(len(t.Locs)) * cfg.LoadNs * float64(sim.Nanosecond)), // after the warm-up loads (each a miss at most)
+		build: func(eng *sim.Engine) (remoteRun, error) {
+			m, err := buildSCI(build, eng, procs, user)
 			if err != nil {
-				return nil, nil, err
+				return remoteRun{}, err
 			}
-			addr[l] = reg.Addr
-			m.NodeMemory(h).Store64(reg.Addr, t.LocInit[l])
-		}
-		regs := make([]uint64, len(t.Regs))
-		for i, reg := range t.Regs {
-			regs[i] = reg.Init
-		}
-		jitter := func(cycles float64) sim.Time {
-			if span := int64(clock.Cycles(cycles)); span > 0 {
-				return sim.Time(eng.Rand().Int64N(span))
-			}
-			return 0
-		}
-		opSpan := opts.OpJitterCycles / float64(int(1)<<eng.Rand().IntN(opScales))
-		start := sim.Time(float64(len(t.Locs)) * cfg.LoadNs * float64(sim.Nanosecond)) // after the warm-up loads (each a miss at most)
-		rf := newRFTrace(eng, t)
-		for th, prog := range t.Threads {
-			pe := placeOf(opts.Place, th)
-			cpu, own := m.CPU(pe), m.NodeOf(pe)
-			eng.Spawn(fmt.Sprintf("P%d", th), func(p *sim.Proc) {
-				load := func(in Instr) uint64 {
-					if homes[in.Loc] == own {
-						return cpu.Load(p, addr[in.Loc], 8)
-					}
-					return binary.LittleEndian.Uint64(m.Read(p, pe, homes[in.Loc], addr[in.Loc], 8))
-				}
-				if opts.Warm {
-					for _, l := range t.locsOf(prog) {
-						if homes[l] == own {
-							cpu.Load(p, addr[l], 8)
+			return remoteRun{
+				alloc: func(h int, name string, n int) (mem.Region, error) {
+					return m.AllocSCI(nil, h, name, n)
+				},
+				memory: m.NodeMemory,
+				thread: func(th, pe int) (func(p *sim.Proc) remoteThread, error) {
+					cpu, own := m.CPU(pe), m.NodeOf(pe)
+					return func(p *sim.Proc) remoteThread {
+						return remoteThread{
+							own: own,
+							cpu: cpu,
+							get: func(h int, a mem.Addr) uint64 {
+								return binary.LittleEndian.Uint64(m.Read(p, pe, h, a, 8))
+							},
+							put: func(h int, a mem.Addr, v uint64) { m.WriteWord(p, pe, h, a, v) },
+							fence: func(k Kind) {
+								if k != FenceR { // loads perform in order: a read barrier has nothing to wait for
+									m.MemBarrier(p, pe)
+								}
+							},
 						}
-					}
-				}
-				p.Sleep(max(start-p.Now(), 0) + jitter(opts.StartJitterCycles))
-				for _, in := range prog {
-					p.Sleep(jitter(opSpan))
-					if !in.holds(regs) {
-						continue // its guard does not hold
-					}
-					val := in.Val
-					if in.FromReg {
-						val = regs[in.Src]
-					}
-					switch in.Kind {
-					case Store:
-						if h := homes[in.Loc]; h == own {
-							cpu.Store(p, addr[in.Loc], 8, val)
-						} else {
-							m.WriteWord(p, pe, h, addr[in.Loc], val)
-						}
-					case Load:
-						regs[in.Reg] = load(in)
-					case Move:
-						regs[in.Reg] = val
-					case Fence, FenceW:
-						m.MemBarrier(p, pe)
-					case FenceR:
-						// loads perform in order: nothing to wait for
-					case Spin:
-						if homes[in.Loc] == own {
-							cpu.SpinUntil(p, fmt.Sprintf("waiting for %s=%d", t.Locs[in.Loc], in.Val), func() bool {
-								regs[in.Reg] = cpu.Load(p, addr[in.Loc], 8)
-								return regs[in.Reg] == in.Val
-							}, addr[in.Loc])
-						} else {
-							for regs[in.Reg] = load(in); regs[in.Reg] != in.Val; regs[in.Reg] = load(in) {
-							}
-						}
-					}
-					rf.done(p, th, in, regs)
-				}
-			})
-		}
-		if err := r.runEngine(eng); err != nil {
-			return nil, nil, err
-		}
-		locs := make([]uint64, len(t.Locs))
-		for l, h := range homes {
-			locs[l] = m.NodeMemory(h).Load64(addr[l])
-		}
-		return regs, locs, nil
-	}
-	return batch(t, "sci", opts, r, once)
+					}, nil
+				},
+			}, nil
+		},
+	})
 }

@@ -129,12 +129,8 @@ func RunSP(t Test, build Builder, cfg SPConfig, homes []int, opts Options) (*Out
 	if err := checkHomes(t, "sp", "node", homes, nodes); err != nil {
 		return nil, err
 	}
-	for th, prog := range t.Threads {
-		for _, in := range prog {
-			if in.atomic() {
-				return nil, fmt.Errorf("litmus %s on sp: P%d: %s: atomics on memory words are not modelled on the SP (LAPI_Rmw is not in the machine model)", t.Name, th, t.instrString(in))
-			}
-		}
+	if err := checkNoAtomics(t, "sp", "atomics on memory words are not modelled on the SP (LAPI_Rmw is not in the machine model)"); err != nil {
+		return nil, err
 	}
 	if t.Cond.Prop == nil {
 		return nil, fmt.Errorf("litmus %s: no final condition", t.Name)
@@ -143,124 +139,58 @@ func RunSP(t Test, build Builder, cfg SPConfig, homes []int, opts Options) (*Out
 	if _, err := buildSP(build, sim.NewEngine(1), nodes, user); err != nil {
 		return nil, fmt.Errorf("litmus %s on sp: %w", t.Name, err)
 	}
-	if opts.NewEngine == nil {
-		opts.NewEngine = func(seed uint64) *sim.Engine {
-			e := sim.NewEngine(seed)
-			e.SetLimits(DefaultLimits())
-			return e
-		}
-	}
-	r := newRunner(t, mem.Config{}, opts)
 	clock := sim.ClockMHz(cfg.ClockMHz)
-	once := func(seed uint64) ([]uint64, []uint64, error) {
-		eng := opts.NewEngine(seed)
-		m, err := buildSP(build, eng, nodes, user)
-		if err != nil {
-			return nil, nil, err
-		}
-		addr := make([]mem.Addr, len(t.Locs))
-		for l, h := range homes {
-			reg, err := m.Alloc(h, t.Locs[l], 8)
+	return runRemote(t, opts, remoteMachine{
+		name:     "sp",
+		clockMHz: cfg.ClockMHz,
+		homes:    homes,
+		start:    clock.Cycles(float64(len(t.Locs)) * 10), // after the warm-up loads
+		build: func(eng *sim.Engine) (remoteRun, error) {
+			m, err := buildSP(build, eng, nodes, user)
 			if err != nil {
-				return nil, nil, err
+				return remoteRun{}, err
 			}
-			addr[l] = reg.Addr
-			m.Memory(h).Store64(reg.Addr, t.LocInit[l])
-		}
-		regs := make([]uint64, len(t.Regs))
-		for i, reg := range t.Regs {
-			regs[i] = reg.Init
-		}
-		jitter := func(cycles float64) sim.Time {
-			if span := int64(clock.Cycles(cycles)); span > 0 {
-				return sim.Time(eng.Rand().Int64N(span))
-			}
-			return 0
-		}
-		opSpan := opts.OpJitterCycles / float64(int(1)<<eng.Rand().IntN(opScales))
-		start := clock.Cycles(float64(len(t.Locs)) * 10) // after the warm-up loads
-		rf := newRFTrace(eng, t)
-		for th, prog := range t.Threads {
-			own := placeOf(opts.Place, th)
-			scratch, err := m.Alloc(own, fmt.Sprintf("P%d scratch", th), 8)
-			if err != nil {
-				return nil, nil, err
-			}
-			cpu, local := m.CPU(own), m.Memory(own)
-			eng.Spawn(fmt.Sprintf("P%d", th), func(p *sim.Proc) {
-				org, cmpl := m.NewCounter(own), m.NewCounter(own)
-				puts := 0 // puts not yet waited for by a fence
-				load := func(in Instr) uint64 {
-					if h := homes[in.Loc]; h != own {
-						m.Get(p, own, h, scratch.Addr, addr[in.Loc], 8, nil, org)
-						m.Waitcntr(p, own, org, 1)
-						return local.Load64(scratch.Addr)
+			return remoteRun{
+				alloc:  m.Alloc,
+				memory: m.Memory,
+				thread: func(th, own int) (func(p *sim.Proc) remoteThread, error) {
+					scratch, err := m.Alloc(own, fmt.Sprintf("P%d scratch", th), 8)
+					if err != nil {
+						return nil, err
 					}
-					return cpu.Load(p, addr[in.Loc], 8)
-				}
-				if opts.Warm {
-					for _, l := range t.locsOf(prog) {
-						if homes[l] == own {
-							cpu.Load(p, addr[l], 8)
+					cpu, local := m.CPU(own), m.Memory(own)
+					why := ""
+					if cfg.Polling {
+						why = " (LAPI in polling mode: this spin makes no LAPI call, so nothing that arrives at node " + fmt.Sprint(own) + " is dispatched)"
+					}
+					return func(p *sim.Proc) remoteThread {
+						org, cmpl := m.NewCounter(own), m.NewCounter(own)
+						puts := 0 // puts not yet waited for by a fence
+						return remoteThread{
+							own: own,
+							cpu: cpu,
+							get: func(h int, a mem.Addr) uint64 {
+								m.Get(p, own, h, scratch.Addr, a, 8, nil, org)
+								m.Waitcntr(p, own, org, 1)
+								return local.Load64(scratch.Addr)
+							},
+							put: func(h int, a mem.Addr, v uint64) {
+								local.Store64(scratch.Addr, v)
+								m.Put(p, own, h, a, scratch.Addr, 8, nil, nil, cmpl)
+								puts++
+							},
+							fence: func(k Kind) {
+								if k != FenceR { // a load waits for its data: a read barrier has nothing to wait for
+									// LAPI_Fence: every put of the thread done at its target.
+									m.Waitcntr(p, own, cmpl, puts)
+									puts = 0
+								}
+							},
+							spinWhy: why,
 						}
-					}
-				}
-				p.Sleep(max(start-p.Now(), 0) + jitter(opts.StartJitterCycles))
-				for _, in := range prog {
-					p.Sleep(jitter(opSpan))
-					if !in.holds(regs) {
-						continue // its guard does not hold
-					}
-					val := in.Val
-					if in.FromReg {
-						val = regs[in.Src]
-					}
-					switch in.Kind {
-					case Store:
-						if h := homes[in.Loc]; h != own {
-							local.Store64(scratch.Addr, val)
-							m.Put(p, own, h, addr[in.Loc], scratch.Addr, 8, nil, nil, cmpl)
-							puts++
-						} else {
-							cpu.Store(p, addr[in.Loc], 8, val)
-						}
-					case Load:
-						regs[in.Reg] = load(in)
-					case Move:
-						regs[in.Reg] = val
-					case Fence, FenceW:
-						// LAPI_Fence: every put of the thread done at its target.
-						m.Waitcntr(p, own, cmpl, puts)
-						puts = 0
-					case FenceR:
-						// a load waits for its data: nothing to wait for
-					case Spin:
-						if homes[in.Loc] == own {
-							why := fmt.Sprintf("waiting for %s=%d", t.Locs[in.Loc], in.Val)
-							if cfg.Polling {
-								why += " (LAPI in polling mode: this spin makes no LAPI call, so nothing that arrives at node " + fmt.Sprint(own) + " is dispatched)"
-							}
-							cpu.SpinUntil(p, why, func() bool {
-								regs[in.Reg] = cpu.Load(p, addr[in.Loc], 8)
-								return regs[in.Reg] == in.Val
-							}, addr[in.Loc])
-						} else {
-							for regs[in.Reg] = load(in); regs[in.Reg] != in.Val; regs[in.Reg] = load(in) {
-							}
-						}
-					}
-					rf.done(p, th, in, regs)
-				}
-			})
-		}
-		if err := r.runEngine(eng); err != nil {
-			return nil, nil, err
-		}
-		locs := make([]uint64, len(t.Locs))
-		for l, h := range homes {
-			locs[l] = m.Memory(h).Load64(addr[l])
-		}
-		return regs, locs, nil
-	}
-	return batch(t, "sp", opts, r, once)
+					}, nil
+				},
+			}, nil
+		},
+	})
 }

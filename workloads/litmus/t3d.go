@@ -114,127 +114,54 @@ func RunT3D(t Test, build Builder, cfg T3DConfig, homes []int, opts Options) (*O
 	if err := checkHomes(t, "t3d", "PE", homes, pes); err != nil {
 		return nil, err
 	}
-	for th, prog := range t.Threads {
-		for _, in := range prog {
-			if in.atomic() {
-				return nil, fmt.Errorf("litmus %s on t3d: P%d: %s: atomics on memory words are not T3D operations (its fetch-and-increment is a register)", t.Name, th, t.instrString(in))
-			}
-		}
+	if err := checkNoAtomics(t, "t3d", "atomics on memory words are not T3D operations (its fetch-and-increment is a register)"); err != nil {
+		return nil, err
 	}
 	user := fmt.Sprintf("litmus %s", t.Name)
 	if _, err := buildT3D(build, sim.NewEngine(1), pes, user); err != nil {
 		return nil, fmt.Errorf("litmus %s on t3d: %w", t.Name, err)
 	}
-	if opts.NewEngine == nil {
-		opts.NewEngine = func(seed uint64) *sim.Engine {
-			e := sim.NewEngine(seed)
-			e.SetLimits(DefaultLimits())
-			return e
-		}
-	}
-	r := newRunner(t, mem.Config{}, opts)
 	clock := sim.ClockMHz(cfg.ClockMHz)
-	once := func(seed uint64) ([]uint64, []uint64, error) {
-		eng := opts.NewEngine(seed)
-		m, err := buildT3D(build, eng, pes, user)
-		if err != nil {
-			return nil, nil, err
-		}
-		addr := make([]mem.Addr, len(t.Locs))
-		for l, h := range homes {
-			reg, err := m.Alloc(h, t.Locs[l], 8)
+	return runRemote(t, opts, remoteMachine{
+		name:     "t3d",
+		clockMHz: cfg.ClockMHz,
+		homes:    homes,
+		start:    clock.Cycles(float64(len(t.Locs)) * 100), // after the warm-up loads (a miss is ~25 cycles)
+		build: func(eng *sim.Engine) (remoteRun, error) {
+			m, err := buildT3D(build, eng, pes, user)
 			if err != nil {
-				return nil, nil, err
+				return remoteRun{}, err
 			}
-			addr[l] = reg.Addr
-			m.Memory(h).Store64(reg.Addr, t.LocInit[l])
-		}
-		regs := make([]uint64, len(t.Regs))
-		for i, reg := range t.Regs {
-			regs[i] = reg.Init
-		}
-		jitter := func(cycles float64) sim.Time {
-			if span := int64(clock.Cycles(cycles)); span > 0 {
-				return sim.Time(eng.Rand().Int64N(span))
-			}
-			return 0
-		}
-		opSpan := opts.OpJitterCycles / float64(int(1)<<eng.Rand().IntN(opScales))
-		start := clock.Cycles(float64(len(t.Locs)) * 100) // after the warm-up loads (a miss is ~25 cycles)
-		rf := newRFTrace(eng, t)
-		for th, prog := range t.Threads {
-			pe := placeOf(opts.Place, th)
-			scratch, err := m.Alloc(pe, "get buffer", 8)
-			if err != nil {
-				return nil, nil, err
-			}
-			cpu := m.CPU(pe)
-			eng.Spawn(fmt.Sprintf("P%d", th), func(p *sim.Proc) {
-				load := func(in Instr) uint64 {
-					if homes[in.Loc] == pe {
-						return cpu.Load(p, addr[in.Loc], 8)
+			return remoteRun{
+				alloc:  m.Alloc,
+				memory: m.Memory,
+				thread: func(th, pe int) (func(p *sim.Proc) remoteThread, error) {
+					scratch, err := m.Alloc(pe, "get buffer", 8)
+					if err != nil {
+						return nil, err
 					}
-					m.Get(p, pe, homes[in.Loc], scratch.Addr, addr[in.Loc], 8)
-					return m.Memory(pe).Load64(scratch.Addr)
-				}
-				if opts.Warm {
-					for _, l := range t.locsOf(prog) {
-						if homes[l] == pe {
-							cpu.Load(p, addr[l], 8)
+					cpu := m.CPU(pe)
+					return func(p *sim.Proc) remoteThread {
+						return remoteThread{
+							own: pe,
+							cpu: cpu,
+							get: func(h int, a mem.Addr) uint64 {
+								m.Get(p, pe, h, scratch.Addr, a, 8)
+								return m.Memory(pe).Load64(scratch.Addr)
+							},
+							put: func(h int, a mem.Addr, v uint64) { m.PutWord(p, pe, h, a, v) },
+							fence: func(k Kind) {
+								if k != FenceR {
+									m.Quiet(p, pe)
+								}
+								if k != FenceW {
+									cpu.FlushCache(p)
+								}
+							},
 						}
-					}
-				}
-				p.Sleep(max(start-p.Now(), 0) + jitter(opts.StartJitterCycles))
-				for _, in := range prog {
-					p.Sleep(jitter(opSpan))
-					if !in.holds(regs) {
-						continue // its guard does not hold
-					}
-					val := in.Val
-					if in.FromReg {
-						val = regs[in.Src]
-					}
-					switch in.Kind {
-					case Store:
-						if h := homes[in.Loc]; h == pe {
-							cpu.Store(p, addr[in.Loc], 8, val)
-						} else {
-							m.PutWord(p, pe, h, addr[in.Loc], val)
-						}
-					case Load:
-						regs[in.Reg] = load(in)
-					case Move:
-						regs[in.Reg] = val
-					case Fence, FenceW:
-						m.Quiet(p, pe)
-						if in.Kind == Fence {
-							cpu.FlushCache(p)
-						}
-					case FenceR:
-						cpu.FlushCache(p)
-					case Spin:
-						if homes[in.Loc] == pe {
-							cpu.SpinUntil(p, fmt.Sprintf("waiting for %s=%d", t.Locs[in.Loc], in.Val), func() bool {
-								regs[in.Reg] = cpu.Load(p, addr[in.Loc], 8)
-								return regs[in.Reg] == in.Val
-							}, addr[in.Loc])
-						} else {
-							for regs[in.Reg] = load(in); regs[in.Reg] != in.Val; regs[in.Reg] = load(in) {
-							}
-						}
-					}
-					rf.done(p, th, in, regs)
-				}
-			})
-		}
-		if err := r.runEngine(eng); err != nil {
-			return nil, nil, err
-		}
-		locs := make([]uint64, len(t.Locs))
-		for l, h := range homes {
-			locs[l] = m.Memory(h).Load64(addr[l])
-		}
-		return regs, locs, nil
-	}
-	return batch(t, "t3d", opts, r, once)
+					}, nil
+				},
+			}, nil
+		},
+	})
 }
