@@ -446,13 +446,17 @@ func explore(t Test, model string, cfg mem.Config, warm bool, maxStates int) (*O
 	// The path of the previous run, each state with its successors and the
 	// step taken: a run replays the prefix the explorer asks for from here
 	// instead of stepping the model again, and steps it past the point
-	// where it takes another choice.
+	// where it takes another choice. The steps enabled in each state
+	// reached are kept, so that a state reached again (which the explorer
+	// prunes) is not stepped again only to name its steps.
 	type frame struct {
-		next []*xstate
+		s    *xstate
+		next []*xstate // nil until needed
 		alts []sim.Alt
 		k    int
 	}
 	var trail []frame
+	enabled := map[string][]sim.Alt{}
 	x := sim.Explore(sim.ExploreOptions{Bound: -1, MaxStates: maxStates}, func(p *sim.Path) error {
 		s := m.initial(t)
 		p.Fingerprint = func() uint64 {
@@ -465,11 +469,17 @@ func explore(t Test, model string, cfg mem.Config, warm bool, maxStates int) (*O
 		for i := 0; ; i++ {
 			if !same || i == len(trail) {
 				same = false
-				next, alts := m.successors(t, s, st)
-				trail = append(trail[:i], frame{next: next, alts: alts})
+				buf = s.key(buf)
+				fr := frame{s: s}
+				var ok bool
+				if fr.alts, ok = enabled[string(buf)]; !ok {
+					fr.next, fr.alts = m.successors(t, s, st)
+					enabled[string(buf)] = fr.alts
+				}
+				trail = append(trail[:i], fr)
 			}
 			fr := &trail[i]
-			if len(fr.next) == 0 {
+			if len(fr.alts) == 0 {
 				break
 			}
 			k := p.Pick(fr.alts)
@@ -479,6 +489,9 @@ func explore(t Test, model string, cfg mem.Config, warm bool, maxStates int) (*O
 			if same && k != fr.k {
 				same = false
 				trail = trail[:i+1]
+			}
+			if fr.next == nil {
+				fr.next, _ = m.successors(t, s, nil)
 			}
 			fr.k = k
 			s = fr.next[k]
