@@ -297,6 +297,42 @@ func TestReportRandUse(t *testing.T) {
 	}
 }
 
+// TestReschedule: a waker moves the end of a process's Sleep earlier or
+// later; the process resumes then, in one event, and a process not
+// sleeping is not rescheduled.
+func TestReschedule(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		at, to    Time // when the waker runs, the new end
+		want      Time
+		wantMoved bool
+	}{
+		{"earlier", 10, 40, 40, true},
+		{"later", 10, 250, 250, true},
+		{"to the past: now", 30, 5, 30, true},
+		{"after the sleep ended", 150, 120, 100, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := NewEngine(1)
+			var woke Time
+			p := e.Spawn("sleeper", func(p *Proc) {
+				p.Sleep(100)
+				woke = p.Now()
+				p.Block("done")
+			})
+			p.daemon = true
+			var moved bool
+			e.At(tc.at, func() { moved = p.Reschedule(tc.to) })
+			if err := e.Run(); err != nil {
+				t.Fatal(err)
+			}
+			if woke != tc.want || moved != tc.wantMoved {
+				t.Errorf("woke at %v (moved %v), want %v (%v)", woke, moved, tc.want, tc.wantMoved)
+			}
+		})
+	}
+}
+
 // TestInlineLoopRunsAsRun: a parking process runs callbacks and its own
 // resumption itself (Engine.runInline) when nothing else is due. The
 // events, their order, their count and the limits are those of Run's loop

@@ -162,6 +162,33 @@ func (p *Proc) Sleep(d Time) {
 	p.park()
 }
 
+// Reschedule moves the end of the Sleep p is in to t (now if t is
+// earlier), for a waker that knows a timed operation of p is cut short or
+// extended by what happened meanwhile (mem.CPU.ScanUncached: a write that
+// lands in the middle of a scan of many words). The moved wake-up is
+// scheduled afresh (a new sequence number, as if p had scheduled it now).
+// It reports whether p was sleeping. A process bound to a Core (Bound) is
+// not to be rescheduled: its sleeps are booked on the core.
+func (p *Proc) Reschedule(t Time) bool {
+	if p.state != stateSleeping || !p.sleep.Valid() {
+		return false
+	}
+	e := p.eng
+	if t < e.now {
+		t = e.now
+	}
+	if p.sleep.at == t {
+		return true
+	}
+	e.cal.cancel(p.sleep)
+	p.sleep = e.cal.schedule(t, e.now, action{proc: p})
+	return true
+}
+
+// Bound reports whether p shares a processor with others through a Core
+// (its sleeps are booked there and may be moved by preemption).
+func (p *Proc) Bound() bool { return p.core != nil }
+
 // Yield lets every other process ready at the current time run first.
 func (p *Proc) Yield() {
 	p.state = stateReady

@@ -312,7 +312,10 @@ func (m *Machine) Barrier(p *sim.Proc, pe int) {
 	b := &m.barrier
 	b.arrived++
 	if b.arrived < len(m.pes) {
-		b.waiting.Wait(p, fmt.Sprintf("hardware barrier (%d of %d PEs arrived)", b.arrived, len(m.pes)))
+		if b.reason == "" {
+			b.reason = fmt.Sprintf("hardware barrier (waiting for all %d PEs to arrive; those waiting are listed)", len(m.pes))
+		}
+		b.waiting.Wait(p, b.reason)
 		return
 	}
 	b.arrived = 0

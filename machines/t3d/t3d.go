@@ -79,6 +79,7 @@ type Machine struct {
 	barrier struct {
 		arrived int
 		waiting sim.WaitQueue
+		reason  string // the wait's reason, formatted on first use, not per arrival
 	}
 }
 

@@ -1,7 +1,9 @@
 // Package mem holds the memory building blocks machines share: a node's
 // byte-addressed memory with segments, and a CPU's view of it (an optional
 // cache, coherent or not; an optional store buffer that drains in order or
-// reordered; fences; atomics; bulk copies; spin-waits that honour the cache).
+// reordered; fences; atomics; bulk copies; spin-waits that honour the cache;
+// word sets, whose scan by uncached loads is one timed operation and whose
+// wait sleeps until one of the words is ready).
 package mem
 
 import (
@@ -51,6 +53,7 @@ type Memory struct {
 	last     int     // index of the chunk the last access found
 	resident int     // bytes of storage allocated to chunks
 	watchers []*watcher
+	sets     []*WordSet // word sets of this memory's CPUs (CPU.NewWordSet)
 	// eng, set by the first CPU on the memory, is told every access while
 	// a schedule explorer runs (sim.Engine.TouchRange: the footprint of
 	// the running step); key names the memory there.
@@ -608,6 +611,9 @@ func (m *Memory) notify(a Addr, n int) {
 				break
 			}
 		}
+	}
+	for _, s := range m.sets {
+		s.written(a, n)
 	}
 }
 

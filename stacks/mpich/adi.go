@@ -2,6 +2,7 @@ package mpich
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -105,11 +106,13 @@ type Rank struct {
 	unexpected []*request
 	sends      []*request
 	out        [][]outPkt
+	queued     []uint64 // bit dest: out[dest] is not empty (flush visits only those)
 	reqs       map[uint64]*request
 	nextID     uint64
 	seqOut     []uint64
 	seqIn      []uint64
 	blocked    []bool
+	blockedAt  []int // the peers blocked is true for, cleared at the next startSends
 	nbuf       int
 	err        error
 	stats      Stats
@@ -150,7 +153,8 @@ func (st *Stats) count(kind int) {
 func newRank(w *World, i int, dev Device) (*Rank, error) {
 	n := w.host.Procs()
 	r := &Rank{w: w, rank: i, dev: dev, cpu: w.host.CPU(i), out: make([][]outPkt, n), reqs: map[uint64]*request{},
-		seqOut: make([]uint64, n), seqIn: make([]uint64, n), blocked: make([]bool, n)}
+		seqOut: make([]uint64, n), seqIn: make([]uint64, n), blocked: make([]bool, n),
+		queued: make([]uint64, (n+63)/64)}
 	r.direct, _ = dev.(DirectData)
 	r.room, _ = dev.(RoomWaiter)
 	if ps, ok := dev.(PerSenderData); ok {
@@ -397,13 +401,29 @@ func (r *Rank) enqueue(dest int, o outPkt) {
 	o.h.seq = r.seqOut[dest]
 	o.h.src = r.rank
 	r.out[dest] = append(r.out[dest], o)
+	r.queued[dest>>6] |= 1 << (dest & 63)
+}
+
+// nextQueued is the first destination from dest on with packets queued, or
+// -1: flush's work follows the packets queued, not the number of processes.
+func (r *Rank) nextQueued(dest int) int {
+	for dest>>6 < len(r.queued) {
+		if w := r.queued[dest>>6] >> (dest & 63); w != 0 {
+			return dest + bits.TrailingZeros64(w)
+		}
+		dest = (dest | 63) + 1
+	}
+	return -1
 }
 
 // startSends moves each send along its protocol, in order; a send whose
 // envelope cannot go yet holds back later sends to the same process (MPI
 // messages do not overtake).
 func (r *Rank) startSends(p *sim.Proc) (did, retry bool, err error) {
-	clear(r.blocked)
+	for _, q := range r.blockedAt {
+		r.blocked[q] = false
+	}
+	r.blockedAt = r.blockedAt[:0]
 	for _, q := range r.sends {
 		n := q.buf.Len
 		switch q.state {
@@ -424,6 +444,7 @@ func (r *Rank) startSends(p *sim.Proc) (did, retry bool, err error) {
 				}
 				if !ok {
 					r.blocked[q.peer], retry = true, true
+					r.blockedAt = append(r.blockedAt, q.peer)
 					continue
 				}
 				r.dev.PutData(p, q.peer, data, q.buf)
@@ -477,7 +498,7 @@ func (r *Rank) startSends(p *sim.Proc) (did, retry bool, err error) {
 // flush sends queued packets in order, per destination, until one does
 // not fit.
 func (r *Rank) flush(p *sim.Proc) (did, retry bool, err error) {
-	for dest := range r.out {
+	for dest := r.nextQueued(0); dest >= 0; dest = r.nextQueued(dest + 1) {
 		for len(r.out[dest]) > 0 {
 			o := &r.out[dest][0]
 			size := r.build(p, dest, o)
@@ -495,6 +516,9 @@ func (r *Rank) flush(p *sim.Proc) (did, retry bool, err error) {
 			}
 			r.out[dest][0] = outPkt{}
 			r.out[dest] = r.out[dest][1:]
+			if len(r.out[dest]) == 0 {
+				r.queued[dest>>6] &^= 1 << (dest & 63)
+			}
 			did = true
 		}
 	}

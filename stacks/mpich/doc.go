@@ -60,7 +60,14 @@
 //     unexpected eager message is copied out at once so the
 //     buffer frees. Rendezvous data is put straight into the receive
 //     buffer the ok-to-send names. The protocols and the per-packet
-//     software cost are Rank's, as on the SX-4. That is receive_queue
+//     software cost are Rank's, as on the SX-4. The receiver's scan is
+//     one timed operation of the PE's processor (mem.CPU.ScanUncached:
+//     the loads up to the full slot, back to back, a put landing
+//     mid-scan seen by the loads after it) and its waits sleep until a
+//     ready word or credit of its word set moves (mem.WordSet): events
+//     follow the packets, not the number of senders scanned. The
+//     load-by-load model it replaces gives the same times
+//     (TestT3DScanMatchesLoadByLoad). That is receive_queue
 //     per-sender; the default, receive_queue shared (t3dqueue.go), is
 //     MPICH's ch_shmem queue design on the T3D instead: one packet queue
 //     per PE in its memory, which a sender appends to under a lock taken

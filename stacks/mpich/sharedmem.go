@@ -80,6 +80,7 @@ func newSharedMemoryDevices(mach machines.Machine, params Params) (Machine, []De
 		s := &shm{m: m, rank: i, cpu: m.CPU(i), fences: params.Fences, cached: params.ReadyBitCached}
 		if lf != nil {
 			lf.pool = pool
+			s.waitPacket = fmt.Sprintf("rank %d: waiting for a packet (%s ready bits)", i, DeviceLFShmem)
 			d := &lfshmem{poolData: poolData{shm: s, pool: pool}, sh: lf}
 			for j := 0; j < procs; j++ {
 				if j != i {
@@ -89,6 +90,7 @@ func newSharedMemoryDevices(mach machines.Machine, params Params) (Machine, []De
 			devs[i] = d
 		} else {
 			sq.pool = pool
+			s.waitPacket = fmt.Sprintf("rank %d: waiting for a packet (%s queue tail)", i, DeviceShmem)
 			devs[i] = &shmem{poolData: poolData{shm: s, pool: pool}, sh: sq}
 		}
 	}
@@ -104,6 +106,9 @@ type shm struct {
 	cpu    *mem.CPU
 	fences bool
 	cached bool
+	// waitPacket is the spin-wait's reason, formatted once: a wait is
+	// frequent, a report naming it rare.
+	waitPacket string
 }
 
 // readySet is PKT_READY_SET (without fences: a plain store).

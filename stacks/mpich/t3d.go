@@ -16,6 +16,19 @@ type T3D = machines.OneSided
 
 const t3dCapability = "per-PE memory with one-sided put and quiet (stacks/mpich.T3D: shmem_put, shmem_quiet)"
 
+// wordPoller is what ch_t3d's receive side asks of a PE's processor to
+// poll its control words at a cost in events proportional to what
+// arrives, not to the number of senders: a scan of many words as one timed
+// operation charged as the processor charges the loads, and a sleep until
+// one word of a set holds what it waits for. sim/mem's CPU offers it
+// (mem.WordSet); without it (or with ready_bit_cached, or perLoad) the
+// device issues the loads one by one.
+type wordPoller interface {
+	NewWordSet(n int) *mem.WordSet
+	ScanUncached(p *sim.Proc, s *mem.WordSet, lo, hi, from int) (entry, loads int, ok bool)
+	WaitWords(p *sim.Proc, reason string, s *mem.WordSet, lo, hi int)
+}
+
 // pollCycles is the loop overhead per sender ring the receiver examines
 // while scanning for packets (the uncached load of the ring's ready word is
 // issued to the machine, which charges it). Assumed (4 cycles of compare
@@ -134,13 +147,23 @@ type t3dDevice struct {
 	// copying out what remote puts wrote, to show the stale lines it
 	// prevents as corrupted deliveries.
 	noInvalidate bool
+	// perLoad (tests only) scans and waits load by load, the model the
+	// word set replaces, for comparing their timings.
+	perLoad bool
 
 	sent, recvd []uint64 // packets sent to each PE, consumed from each PE
 	esent, erel []uint64 // eager buffers used at each PE, released to each PE
 	next        int      // the sender whose ring the scan looks at first
-	watchPkts   []mem.Addr
-	watchAll    []mem.Addr
 	seen        []uint64 // control words as last loaded by a send or seen by WaitRoom
+	// poll and words: the scan and the waits as one operation each.
+	// Entry s < procs is sender s's ring (its next slot's ready word),
+	// entry procs+2q and procs+2q+1 peer q's credit and released counts
+	// (ready when they moved since seen).
+	poll  wordPoller
+	words *mem.WordSet
+	// watchPkts and watchAll: the words the load-by-load waits watch,
+	// listed on first use.
+	watchPkts, watchAll []mem.Addr
 	// The spin-wait reasons, formatted once: a wait is frequent, a report
 	// naming it rare.
 	waitPacket, waitRoom string
@@ -176,19 +199,8 @@ func newT3DDevices(mach machines.Machine, params Params) (Machine, []Device, err
 			seen:       make([]uint64, 2*n),
 			waitPacket: fmt.Sprintf("rank %d: waiting for a packet (%s rings)", i, DeviceT3D),
 			waitRoom:   fmt.Sprintf("rank %d: waiting for a free packet slot or eager buffer (%s credits)", i, DeviceT3D)}
-		for s := 0; s < n; s++ {
-			if s == i {
-				continue
-			}
-			for k := 0; k < l.ring; k++ {
-				d.watchPkts = append(d.watchPkts, l.slot(i, s, uint64(k)))
-			}
-		}
-		d.watchAll = append(d.watchAll, d.watchPkts...)
-		for q := 0; q < n; q++ {
-			if q != i {
-				d.watchAll = append(d.watchAll, l.credit(i, q), l.credit(i, q)+8)
-			}
+		if poll, ok := any(d.cpu).(wordPoller); ok && !d.cached {
+			d.poll = poll // the word set is built on the receive path's first use (wordSet)
 		}
 		devs[i] = d
 	}
@@ -196,6 +208,67 @@ func newT3DDevices(mach machines.Machine, params Params) (Machine, []Device, err
 }
 
 func (d *t3dDevice) Name() string { return DeviceT3D }
+
+// byLoads reports whether the device scans and waits load by load.
+func (d *t3dDevice) byLoads() bool { return d.poll == nil || d.perLoad }
+
+// wordSet is the device's word set, built on first use from the current
+// state (a shared receive queue wraps this device for its data half and
+// never needs one): each sender's next ring slot, each peer's counts as
+// last seen.
+func (d *t3dDevice) wordSet() *mem.WordSet {
+	if d.words != nil {
+		return d.words
+	}
+	l, n := d.l, d.l.procs
+	w := d.poll.NewWordSet(3 * n)
+	for q := 0; q < n; q++ {
+		if q == d.rank {
+			continue
+		}
+		w.Watch(q, l.slot(d.rank, q, 0), l.ring*l.slotBytes)
+		w.Expect(q, l.slot(d.rank, q, d.recvd[q]), d.recvd[q]+1)
+		for k := 0; k < 2; k++ {
+			c := l.credit(d.rank, q) + mem.Addr(8*k)
+			w.Watch(n+2*q+k, c, 8)
+			w.ExpectChange(n+2*q+k, c, d.seen[2*q+k])
+		}
+	}
+	d.words = w
+	return w
+}
+
+// saw records a control word (peer q's credit, k 0, or released count,
+// k 1) as last loaded: a wait for room ends when it moves.
+func (d *t3dDevice) saw(q, k int, v uint64) {
+	d.seen[2*q+k] = v
+	if d.words != nil && q != d.rank {
+		d.words.ExpectChange(d.l.procs+2*q+k, d.l.credit(d.rank, q)+mem.Addr(8*k), v)
+	}
+}
+
+// watchLists lists the words the load-by-load waits watch: every slot of
+// every sender's ring, and the control blocks.
+func (d *t3dDevice) watchLists() {
+	if d.watchAll != nil {
+		return
+	}
+	l := d.l
+	for s := 0; s < l.procs; s++ {
+		if s == d.rank {
+			continue
+		}
+		for k := 0; k < l.ring; k++ {
+			d.watchPkts = append(d.watchPkts, l.slot(d.rank, s, uint64(k)))
+		}
+	}
+	d.watchAll = append(d.watchAll, d.watchPkts...)
+	for q := 0; q < l.procs; q++ {
+		if q != d.rank {
+			d.watchAll = append(d.watchAll, l.credit(d.rank, q), l.credit(d.rank, q)+8)
+		}
+	}
+}
 
 // load reads a word another PE writes by put: uncached, or for teaching
 // through the non-coherent cache.
@@ -251,7 +324,7 @@ func (d *t3dDevice) quiet(p *sim.Proc) {
 // header with its ready word set to the packet's number.
 func (d *t3dDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int) (bool, error) {
 	credit := d.load(p, d.l.credit(d.rank, dest))
-	d.seen[2*dest] = credit
+	d.saw(dest, 0, credit)
 	if d.sent[dest]-credit >= uint64(d.l.ring) {
 		return false, nil
 	}
@@ -273,8 +346,25 @@ func (d *t3dDevice) ready(p *sim.Proc, s int) bool {
 
 // ReadControl scans the next slot of each sender's ring, starting after the
 // sender it last read from; it copies the first full one out, and puts the
-// new consumed count (the credit) into the sender's memory.
+// new consumed count (the credit) into the sender's memory. The scan is
+// one timed operation (mem.CPU.ScanUncached): the uncached loads of the
+// ready words up to the full one, as the loads issued one by one
+// (readByLoads) would cost and see them.
 func (d *t3dDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
+	if d.byLoads() {
+		return d.readByLoads(p, pkt)
+	}
+	s, loads, ok := d.poll.ScanUncached(p, d.wordSet(), 0, d.l.procs, d.next)
+	d.charge(p, loads)
+	if !ok {
+		return 0, false, nil
+	}
+	return d.take(p, pkt, s)
+}
+
+// readByLoads is ReadControl with one uncached (or, ready_bit_cached,
+// cached) load per ring.
+func (d *t3dDevice) readByLoads(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 	n, loads := d.l.procs, 0
 	for i := 0; i < n; i++ {
 		s := (d.next + i) % n
@@ -286,17 +376,27 @@ func (d *t3dDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) 
 			continue
 		}
 		d.charge(p, loads)
-		d.next = (s + 1) % n
-		slot := d.l.slot(d.rank, s, d.recvd[s])
-		if err := copyOut(p, putCopy{t3dHost{d.m}, d}, d.rank, pkt, slot, s, n, d.l.slotBytes); err != nil {
-			return s, false, err
-		}
-		d.recvd[s]++
-		d.m.PutWord(p, d.rank, s, d.l.credit(s, d.rank), d.recvd[s])
-		return s, true, nil
+		return d.take(p, pkt, s)
 	}
 	d.charge(p, loads)
 	return 0, false, nil
+}
+
+// take copies sender s's packet out of its slot and puts the new credit
+// into the sender's memory.
+func (d *t3dDevice) take(p *sim.Proc, pkt mem.Region, s int) (int, bool, error) {
+	n := d.l.procs
+	d.next = (s + 1) % n
+	slot := d.l.slot(d.rank, s, d.recvd[s])
+	if err := copyOut(p, putCopy{t3dHost{d.m}, d}, d.rank, pkt, slot, s, n, d.l.slotBytes); err != nil {
+		return s, false, err
+	}
+	d.recvd[s]++
+	if d.words != nil {
+		d.words.Expect(s, d.l.slot(d.rank, s, d.recvd[s]), d.recvd[s]+1)
+	}
+	d.m.PutWord(p, d.rank, s, d.l.credit(s, d.rank), d.recvd[s])
+	return s, true, nil
 }
 
 // arrived reports whether any sender's next packet is in its slot.
@@ -310,8 +410,14 @@ func (d *t3dDevice) arrived(p *sim.Proc) bool {
 }
 
 // WaitControl spins until a packet is in one of this PE's rings (the poll
-// that finds it is charged by ReadControl's scan).
+// that finds it is charged by ReadControl's scan): it sleeps until a put
+// fills a sender's next slot.
 func (d *t3dDevice) WaitControl(p *sim.Proc) {
+	if !d.byLoads() {
+		d.poll.WaitWords(p, d.waitPacket, d.wordSet(), 0, d.l.procs)
+		return
+	}
+	d.watchLists()
 	d.cpu.SpinUntil(p, d.waitPacket,
 		func() bool { return d.arrived(p) }, d.watchPkts...)
 }
@@ -322,16 +428,37 @@ func (d *t3dDevice) WaitControl(p *sim.Proc) {
 // was deciding) ends the wait at once: comparing with the counts at the
 // start of the wait instead would lose that wake-up and spin for ever.
 func (d *t3dDevice) WaitRoom(p *sim.Proc) {
+	if d.byLoads() {
+		d.waitRoomByLoads(p)
+		return
+	}
+	n, changed, w := d.l.procs, false, d.wordSet()
+	for i := w.FirstReady(n, 3*n, n); i >= 0; i = w.FirstReady(n, 3*n, i) {
+		q, k := (i-n)/2, (i-n)%2
+		d.saw(q, k, d.cpu.Memory().Load64(w.Word(i)))
+		changed = true
+	}
+	if changed {
+		return
+	}
+	d.poll.WaitWords(p, d.waitRoom, w, 0, 3*n)
+}
+
+// waitRoomByLoads is WaitRoom watching every ring slot and control word,
+// its poll reading them all.
+func (d *t3dDevice) waitRoomByLoads(p *sim.Proc) {
 	mm := d.cpu.Memory()
 	changed := false
 	for q := 0; q < d.l.procs; q++ {
 		c, r := mm.Load64(d.l.credit(d.rank, q)), mm.Load64(d.l.credit(d.rank, q)+8)
 		changed = changed || c != d.seen[2*q] || r != d.seen[2*q+1]
-		d.seen[2*q], d.seen[2*q+1] = c, r
+		d.saw(q, 0, c)
+		d.saw(q, 1, r)
 	}
 	if changed {
 		return
 	}
+	d.watchLists()
 	d.cpu.SpinUntil(p, d.waitRoom, func() bool {
 		for q := 0; q < d.l.procs; q++ {
 			if mm.Load64(d.l.credit(d.rank, q)) != d.seen[2*q] || mm.Load64(d.l.credit(d.rank, q)+8) != d.seen[2*q+1] {
@@ -353,7 +480,7 @@ func (d *t3dDevice) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, 
 		n = d.l.eagerBytes
 	}
 	rel := d.load(p, d.l.credit(d.rank, dest)+8)
-	d.seen[2*dest+1] = rel
+	d.saw(dest, 1, rel)
 	if d.esent[dest] != rel {
 		return mem.Region{}, false, nil
 	}

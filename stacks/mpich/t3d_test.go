@@ -538,6 +538,128 @@ func flatten(err error, out *[]string) {
 	*out = append(*out, err.Error())
 }
 
+// scanTraffic runs every rank of a pes-PE ch_t3d world through a random
+// all-to-all (Irecv from all, Isend to all, sizes short, eager and
+// rendezvous) and rounds of pairwise exchanges, and returns the time each
+// receive completed, in each rank's order, the run's end, its events and
+// the scans a put landing during them moved.
+func scanTraffic(t *testing.T, pes int, params Params, seed uint64, perLoad bool) (times []sim.Time, events, cut uint64) {
+	t.Helper()
+	eng := sim.NewEngine(seed)
+	w := newT3DWorld(t, eng, pes, params)
+	for i := 0; i < pes; i++ {
+		t3dOf(w.Rank(i).dev).perLoad = perLoad
+	}
+	rng := rand.New(rand.NewPCG(seed, 7))
+	size := make([][]int, pes) // size[src][dst]
+	for s := range size {
+		size[s] = make([]int, pes)
+		for d := range size[s] {
+			size[s][d] = []int{0, 64, params.ShortBytes + 100, params.EagerBytes - 8, params.EagerBytes + 3000}[rng.IntN(5)]
+		}
+	}
+	done := make([][]sim.Time, pes)
+	for me := 0; me < pes; me++ {
+		r := w.Rank(me)
+		eng.Spawn(fmt.Sprint("rank", me), func(p *sim.Proc) {
+			p.Sleep(sim.Time(me) * 37 * sim.Nanosecond) // ranks out of step
+			send, _ := r.Buffer(params.EagerBytes + 3000)
+			var recvs, sends []stacks.Request
+			for s := 0; s < pes; s++ {
+				if s != me {
+					b, _ := r.Buffer(size[s][me])
+					q, err := r.Irecv(p, b, s, 1)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					recvs = append(recvs, q)
+				}
+			}
+			for d := 0; d < pes; d++ {
+				if d != me {
+					q, err := r.Isend(p, send.Slice(0, size[me][d]), d, 1)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					sends = append(sends, q)
+				}
+			}
+			for _, q := range append(recvs, sends...) {
+				if _, err := q.Wait(p); err != nil {
+					t.Error(err)
+				}
+				done[me] = append(done[me], p.Now())
+			}
+			buf, _ := r.Buffer(params.EagerBytes + 3000)
+			for i := 1; i < pes; i++ {
+				dst, src := (me+i)%pes, (me-i+pes)%pes
+				q, err := r.Irecv(p, buf.Slice(0, size[src][me]), src, 2)
+				if err == nil {
+					err = r.Send(p, send.Slice(0, size[me][dst]), dst, 2)
+				}
+				if err == nil {
+					_, err = q.Wait(p)
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				done[me] = append(done[me], p.Now())
+			}
+		})
+	}
+	if err := eng.Run(); err != nil {
+		t.Fatalf("seed %d, %d PEs, per load %v: %v", seed, pes, perLoad, err)
+	}
+	for i := 0; i < pes; i++ {
+		times = append(times, done[i]...)
+		if d := t3dOf(w.Rank(i).dev); d.words != nil {
+			cut += d.words.Cut()
+		}
+	}
+	return append(times, eng.Now()), eng.Events(), cut
+}
+
+// TestT3DScanMatchesLoadByLoad: ch_t3d's receive scan as one timed
+// operation (mem.CPU.ScanUncached) and its waits on the word set give the
+// same simulated times, to the picosecond, as the loads issued one by one
+// and the spins on every ring slot, on small partitions with short, eager
+// and rendezvous traffic, one-packet rings (senders wait for credit) and
+// puts that land in the middle of a scan; in fewer events.
+func TestT3DScanMatchesLoadByLoad(t *testing.T) {
+	var cuts uint64
+	for _, tc := range []struct {
+		pes  int
+		ring int
+		seed uint64
+	}{{2, 2, 1}, {3, 1, 2}, {5, 1, 3}, {8, 2, 4}, {8, 1, 5}, {13, 2, 6}} {
+		t.Run(fmt.Sprintf("%dPEs/ring%d/seed%d", tc.pes, tc.ring, tc.seed), func(t *testing.T) {
+			params := DefaultParamsFor(DeviceT3D)
+			params.RingPackets, params.ReceiveQueue = tc.ring, QueuePerSender
+			one, ev1, cut := scanTraffic(t, tc.pes, params, tc.seed, false)
+			byLoad, evN, _ := scanTraffic(t, tc.pes, params, tc.seed, true)
+			if !slices.Equal(one, byLoad) {
+				for i := range min(len(one), len(byLoad)) {
+					if one[i] != byLoad[i] {
+						t.Fatalf("completion %d of %d: one-operation scan %v, load by load %v", i, len(one), one[i], byLoad[i])
+					}
+				}
+				t.Fatalf("%d completions against %d", len(one), len(byLoad))
+			}
+			if ev1 > evN {
+				t.Errorf("the one-operation scan took %d events, load by load %d", ev1, evN)
+			}
+			t.Logf("events %d against %d load by load; %d scans cut by a put", ev1, evN, cut)
+			cuts += cut
+		})
+	}
+	if cuts == 0 {
+		t.Error("no put landed in the middle of a scan: the comparison did not cover it")
+	}
+}
+
 // t3dOf is the per-sender ch_t3d device of dev, which a shared receive
 // queue wraps.
 func t3dOf(dev Device) *t3dDevice {

@@ -58,10 +58,12 @@ func newSystem(w *stacks.World, user, mode, alg string) (*system, error) {
 func idealBarrier(pes int) func(p *sim.Proc, pe int) {
 	var waiting sim.WaitQueue
 	arrived := 0
+	// Formatted once, not per arrival: the report lists those waiting.
+	reason := fmt.Sprintf("harness barrier (waiting for all %d PEs to arrive; those waiting are listed)", pes)
 	return func(p *sim.Proc, pe int) {
 		arrived++
 		if arrived < pes {
-			waiting.Wait(p, fmt.Sprintf("harness barrier (%d of %d PEs arrived)", arrived, pes))
+			waiting.Wait(p, reason)
 			return
 		}
 		arrived = 0
