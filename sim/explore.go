@@ -31,26 +31,34 @@ type ExploreOptions struct {
 	Bound        int  // most deviations per schedule; negative: no bound
 	MaxSchedules int  // stop after this many runs (0: no limit)
 	Reduce       bool // sleep-set partial-order reduction
+	// MaxStates stops the search (StateLimit) when it has explored this
+	// many choice points (0: no limit): a bound on the memory state
+	// hashing takes, for models whose space may be too big.
+	MaxStates int
 }
 
 // Exploration is what Explore found.
 type Exploration struct {
-	Schedules int    // runs to the end
-	Pruned    int    // runs abandoned as redundant (sleep set, state hashing)
-	States    int    // choice points explored: nodes of the search tree
-	Points    int    // choice points visited over all runs, replays included
-	Failures  int    // schedules whose run failed
-	Shortest  string // the shortest failing schedule (fewest deviations, then shortest), replayable with NewSchedule
-	Err       error  // its error
-	Steps     []string
-	Truncated bool  // MaxSchedules was reached before the space was exhausted
-	Nondet    error // the model made different choices on a replayed prefix (a nondeterministic model)
+	Schedules  int    // runs to the end
+	Pruned     int    // runs abandoned as redundant (sleep set, state hashing)
+	States     int    // choice points explored: nodes of the search tree
+	Points     int    // choice points visited over all runs, replays included
+	Failures   int    // schedules whose run failed
+	Shortest   string // the shortest failing schedule (fewest deviations, then shortest), replayable with NewSchedule
+	Err        error  // its error
+	Steps      []string
+	Truncated  bool  // MaxSchedules was reached before the space was exhausted
+	StateLimit bool  // MaxStates was reached before the space was exhausted
+	Nondet     error // the model made different choices on a replayed prefix (a nondeterministic model)
 }
 
 func (x Exploration) String() string {
 	s := fmt.Sprintf("%d schedules (%d pruned), %d states, %d choice points, %d failing", x.Schedules, x.Pruned, x.States, x.Points, x.Failures)
 	if x.Truncated {
 		s += " (stopped at the schedule limit)"
+	}
+	if x.StateLimit {
+		s += " (stopped at the state limit)"
 	}
 	if x.Nondet != nil {
 		s += "\n" + x.Nondet.Error()
@@ -92,6 +100,21 @@ type seenState struct {
 	sleep []int
 }
 
+// step is a choice a run made: formatted (stepTexts) only for the
+// schedule Explore reports.
+type step struct {
+	label string
+	j, n  int
+}
+
+func stepTexts(steps []step) []string {
+	out := make([]string, len(steps))
+	for i, s := range steps {
+		out[i] = fmt.Sprintf("%d. %s (%d of %d)", i+1, s.label, s.j+1, s.n)
+	}
+	return out
+}
+
 // Path is the Chooser of one run of an exploration: it replays the choices
 // leading to the subtree being explored and takes default choices past
 // them. Install it where the model makes its choices (Engine.SetChooser).
@@ -102,7 +125,7 @@ type Path struct {
 	dev    int
 	pruned bool
 	taken  []byte
-	steps  []string
+	steps  []step
 	at     *node // the choice point whose step is running, or nil
 	atJ    int
 	// Fingerprint, if set by the model, returns a hash of its state at a
@@ -148,6 +171,10 @@ func (p *Path) Pick(alts []Alt) int {
 		if p.Fingerprint != nil && p.x.visited(p.Fingerprint()^hashAlts(alts), p.dev, p.cur) {
 			return p.prune()
 		}
+		if p.x.opts.MaxStates > 0 && p.x.x.States >= p.x.opts.MaxStates {
+			p.x.x.StateLimit = true
+			return p.prune()
+		}
 		done := make([]bool, len(alts))
 		done[first] = true
 		p.x.stack = append(p.x.stack, node{alts: slices.Clone(alts), chosen: first, first: first, done: done,
@@ -162,7 +189,7 @@ func (p *Path) Pick(alts []Alt) int {
 	p.at, p.atJ = nd, j
 	p.depth++
 	p.taken = append(p.taken, digits[min(j, len(digits)-1)])
-	p.steps = append(p.steps, fmt.Sprintf("%d. %s (%d of %d)", len(p.steps)+1, alts[j].Label, j+1, len(alts)))
+	p.steps = append(p.steps, step{label: alts[j].Label, j: j, n: len(alts)})
 	return j
 }
 
@@ -238,8 +265,12 @@ func (p *Path) Pruned() bool { return p.pruned }
 func (p *Path) Taken() string { return string(p.taken) }
 
 // visited records a state reached with dev deviations and sleep set cur;
-// it reports whether an earlier visit already covers this one.
+// it reports whether an earlier visit already covers this one (with no
+// bound on deviations, how many were used does not matter).
 func (x *explorer) visited(h uint64, dev int, cur []sleeper) bool {
+	if x.opts.Bound < 0 {
+		dev = 0
+	}
 	ids := make([]int, len(cur))
 	for i, a := range cur {
 		ids[i] = a.id
@@ -345,11 +376,11 @@ func Explore(opts ExploreOptions, run func(p *Path) error) Exploration {
 				x.x.Failures++
 				s := strings.TrimRight(p.Taken(), "0")
 				if x.x.Err == nil || better(s, x.x.Shortest) {
-					x.x.Shortest, x.x.Err, x.x.Steps = s, err, p.steps
+					x.x.Shortest, x.x.Err, x.x.Steps = s, err, stepTexts(p.steps)
 				}
 			}
 		}
-		if x.x.Nondet != nil || !x.backtrack() {
+		if x.x.Nondet != nil || x.x.StateLimit || !x.backtrack() {
 			return x.x
 		}
 		if opts.MaxSchedules > 0 && x.x.Schedules+x.x.Pruned >= opts.MaxSchedules {

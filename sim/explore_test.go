@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -160,5 +161,21 @@ func TestChooserDefaultOrder(t *testing.T) {
 	}
 	if a, b := run(nil), run(NewSchedule("")); a != b {
 		t.Fatalf("engine order %q, under a first-pick chooser %q", a, b)
+	}
+}
+
+// TestExploreMaxStates: the state limit stops a search at that many
+// choice points and says so.
+func TestExploreMaxStates(t *testing.T) {
+	x := Explore(ExploreOptions{Bound: -1, MaxStates: 3}, func(p *Path) error {
+		for range 4 {
+			if p.Pick([]Alt{{ID: 0, Label: "a"}, {ID: 1, Label: "b"}}) < 0 {
+				return nil
+			}
+		}
+		return nil
+	})
+	if !x.StateLimit || x.States != 3 || !strings.Contains(x.String(), "state limit") {
+		t.Fatalf("%v", x)
 	}
 }

@@ -37,9 +37,13 @@
 // reordered buffer, any entry with no older one to the same location;
 // fences and atomics wait for an empty buffer; a non-coherent cache keeps
 // the copy it loaded; with Warm, each thread starts with its locations
-// cached). It takes every enabled step from every state, hashing states so
-// that each is visited once: a classic test needs at most a few thousand
-// states (IRIW on nmca, 4597), well under a second. The sampled runs can
+// cached). It takes every enabled step from every state, through the
+// schedule explorer the engine's threads use (sim.Explore): each step
+// (which thread runs which instruction, which buffered store drains, which
+// store in flight reaches which thread) is a choice among the enabled
+// ones, and the model's state is the fingerprint that makes each state
+// with a choice explored once (Explored counts them: IRIW on nmca, 4477),
+// well under a second per classic test. The sampled runs can
 // only reach what it reaches (TestSampledWithinExhaustive), but timing
 // can hide some of it: with fixed drain times R on tso and S on pso need
 // one store to drain late, which Options.DrainJitterCycles

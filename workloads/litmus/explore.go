@@ -3,6 +3,7 @@ package litmus
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -187,12 +188,63 @@ func rmwValue(s *xstate, in Instr, old uint64) uint64 {
 	return v
 }
 
-// successors returns every state one step from s (nil: s is terminal).
-func (m opModel) successors(t Test, s *xstate) []*xstate {
+// steps names the steps of the operational model as sim.Alt: which thread
+// runs which instruction, which buffered store drains, which store in
+// flight reaches which thread. The labels are made once per test.
+type steps struct {
+	exec  [][]string // [thread][instruction]
+	drain [][]string // [thread][location]
+	reach [][][]string
+}
+
+func newSteps(t Test) *steps {
+	n := len(t.Threads)
+	st := &steps{exec: make([][]string, n), drain: make([][]string, n), reach: make([][][]string, n)}
+	for th, prog := range t.Threads {
+		for _, in := range prog {
+			st.exec[th] = append(st.exec[th], fmt.Sprintf("P%d: %s", th, t.instrString(in)))
+		}
+		st.reach[th] = make([][]string, n)
+		for _, l := range t.Locs {
+			st.drain[th] = append(st.drain[th], fmt.Sprintf("P%d: its buffered store to %s drains", th, l))
+			for to := range n {
+				st.reach[th][to] = append(st.reach[th][to], fmt.Sprintf("P%d's store to %s reaches P%d", th, l, to))
+			}
+		}
+	}
+	return st
+}
+
+// Alt IDs: a step kind, a thread and an instruction or location (and the
+// target thread of a store in flight), distinct among the steps on offer.
+const (
+	stepExec = iota
+	stepDrain
+	stepReach
+)
+
+func (st *steps) exec1(th, k int) sim.Alt {
+	return sim.Alt{ID: stepID(stepExec, th, 0, k), Label: st.exec[th][k]}
+}
+
+func (st *steps) drain1(th, loc int) sim.Alt {
+	return sim.Alt{ID: stepID(stepDrain, th, 0, loc), Label: st.drain[th][loc]}
+}
+
+func (st *steps) reach1(from, to, loc int) sim.Alt {
+	return sim.Alt{ID: stepID(stepReach, from, to, loc), Label: st.reach[from][to][loc]}
+}
+
+func stepID(kind, th, to, x int) int { return ((kind<<8|th)<<8|to)<<16 | x }
+
+// successors returns every state one step from s (nil: s is terminal) and,
+// if st is not nil, the step to each.
+func (m opModel) successors(t Test, s *xstate, st *steps) ([]*xstate, []sim.Alt) {
 	if m.nmca {
-		return m.nmcaSuccessors(t, s)
+		return m.nmcaSuccessors(t, s, st)
 	}
 	var out []*xstate
+	var alts []sim.Alt
 	for th, prog := range t.Threads {
 		// The store buffer drains an entry: the oldest (fifo) or any with no
 		// older entry to the same location (reordered; one line per location).
@@ -207,15 +259,21 @@ func (m opModel) successors(t Test, s *xstate) []*xstate {
 			n.sb[th] = slices.Delete(n.sb[th], i, i+1)
 			m.writeThrough(n, th, e.loc, e.val)
 			out = append(out, n)
+			if st != nil {
+				alts = append(alts, st.drain1(th, e.loc))
+			}
 		}
 		if s.pc[th] == len(prog) {
 			continue
 		}
 		if n := m.exec(t, s, th, prog[s.pc[th]]); n != nil {
 			out = append(out, n)
+			if st != nil {
+				alts = append(alts, st.exec1(th, s.pc[th]))
+			}
 		}
 	}
-	return out
+	return out, alts
 }
 
 func (m opModel) writeThrough(s *xstate, th, loc int, v uint64) {
@@ -360,6 +418,10 @@ func (m opModel) stuck(t Test, s *xstate) error {
 // count final states. Terminal states in which some thread cannot finish
 // (a spin that never sees its value) are counted in Failed.
 func Explore(t Test, model string, cfg mem.Config, warm bool) (*Outcome, error) {
+	return explore(t, model, cfg, warm, MaxExploredStates)
+}
+
+func explore(t Test, model string, cfg mem.Config, warm bool, maxStates int) (*Outcome, error) {
 	if t.Cond.Prop == nil {
 		return nil, fmt.Errorf("litmus %s: no final condition", t.Name)
 	}
@@ -372,49 +434,101 @@ func Explore(t Test, model string, cfg mem.Config, warm bool) (*Outcome, error) 
 	o := &Outcome{Test: t, Model: model, Exhaustive: true, Opts: Options{Warm: warm}}
 	r := newRunner(t, cfg, Options{})
 	digits := t.CodeDigits()
-	seen := map[string]bool{}
+	st := newSteps(t)
+	terminal := map[string]bool{} // terminal states reached (by several paths)
 	finals := map[string]*State{}
 	var buf []byte
-	stack := []*xstate{m.initial(t)}
-	seen[string(stack[0].key(buf))] = true
-	for len(stack) > 0 {
-		s := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		next := m.successors(t, s)
-		if len(next) == 0 {
-			if !m.finished(t, s) {
-				o.Failed++
-				if o.FirstFailure == nil {
-					o.FirstFailure = fmt.Errorf("litmus %s on %s: %w", t.Name, model, m.stuck(t, s))
-				}
-				continue
-			}
-			if !t.kept(s.regs, s.mem) {
-				continue
-			}
-			text := r.stateText(s.regs, s.mem)
-			if finals[text] == nil {
-				code, err := stateCode(s.regs, s.mem, t.FinalMem, digits)
-				if err != nil {
-					code = -1 // too wide for a number: Run reports it; the text is the state
-				}
-				finals[text] = &State{Text: text, Code: code, Count: 1, Cond: t.Cond.Prop.Eval(s.regs, s.mem)}
-			}
-			continue
-		}
-		for _, n := range next {
-			buf = n.key(buf)
-			if seen[string(buf)] {
-				continue
-			}
-			if len(seen) >= MaxExploredStates {
-				return nil, fmt.Errorf("litmus %s on %s: more than %d states to explore; use sampling", t.Name, model, MaxExploredStates)
-			}
-			seen[string(buf)] = true
-			stack = append(stack, n)
-		}
+	// Every step of the model is a choice sim.Explore makes among the
+	// enabled ones; the model's state is the fingerprint, so each state is
+	// explored once. No bound on deviations, no sleep sets: the search is
+	// exhaustive and hashing already merges the orders of independent
+	// steps.
+	// The path of the previous run, each state with its successors and the
+	// step taken: a run replays the prefix the explorer asks for from here
+	// instead of stepping the model again, and steps it past the point
+	// where it takes another choice. The steps enabled in each state
+	// reached are kept, so that a state reached again (which the explorer
+	// prunes) is not stepped again only to name its steps.
+	type frame struct {
+		s    *xstate
+		next []*xstate // nil until needed
+		alts []sim.Alt
+		k    int
 	}
-	o.Explored = len(seen)
+	var trail []frame
+	enabled := map[string][]sim.Alt{}
+	x := sim.Explore(sim.ExploreOptions{Bound: -1, MaxStates: maxStates}, func(p *sim.Path) error {
+		s := m.initial(t)
+		p.Fingerprint = func() uint64 {
+			buf = s.key(buf)
+			h := fnv.New64a()
+			h.Write(buf)
+			return h.Sum64()
+		}
+		same := true // on the previous run's path
+		for i := 0; ; i++ {
+			if !same || i == len(trail) {
+				same = false
+				buf = s.key(buf)
+				fr := frame{s: s}
+				var ok bool
+				if fr.alts, ok = enabled[string(buf)]; !ok {
+					fr.next, fr.alts = m.successors(t, s, st)
+					enabled[string(buf)] = fr.alts
+				}
+				trail = append(trail[:i], fr)
+			}
+			fr := &trail[i]
+			if len(fr.alts) == 0 {
+				break
+			}
+			k := p.Pick(fr.alts)
+			if k < 0 {
+				return nil // explored before
+			}
+			if same && k != fr.k {
+				same = false
+				trail = trail[:i+1]
+			}
+			if fr.next == nil {
+				fr.next, _ = m.successors(t, s, nil)
+			}
+			fr.k = k
+			s = fr.next[k]
+		}
+		buf = s.key(buf)
+		if terminal[string(buf)] {
+			return nil
+		}
+		terminal[string(buf)] = true
+		if !m.finished(t, s) {
+			o.Failed++
+			if o.FirstFailure == nil {
+				o.FirstFailure = fmt.Errorf("litmus %s on %s: %w", t.Name, model, m.stuck(t, s))
+			}
+			return nil
+		}
+		if !t.kept(s.regs, s.mem) {
+			return nil
+		}
+		text := r.stateText(s.regs, s.mem)
+		if finals[text] == nil {
+			code, err := stateCode(s.regs, s.mem, t.FinalMem, digits)
+			if err != nil {
+				code = -1 // too wide for a number: Run reports it; the text is the state
+			}
+			finals[text] = &State{Text: text, Code: code, Count: 1, Cond: t.Cond.Prop.Eval(s.regs, s.mem)}
+		}
+		return nil
+	})
+	switch {
+	case x.Nondet != nil:
+		return nil, fmt.Errorf("litmus %s on %s: %w", t.Name, model, x.Nondet)
+	case x.StateLimit:
+		return nil, fmt.Errorf("litmus %s on %s: more than %d states to explore; use sampling", t.Name, model, maxStates)
+	}
+	o.Search = x
+	o.Explored = x.States
 	for _, s := range finals {
 		o.States = append(o.States, *s)
 		if s.Cond {
@@ -433,7 +547,7 @@ func Explore(t Test, model string, cfg mem.Config, warm bool) (*Outcome, error) 
 func (m opModel) walk(t Test, rng *rand.Rand) (regs, locs []uint64, err error) {
 	s := m.initial(t)
 	for steps := 0; ; steps++ {
-		next := m.successors(t, s)
+		next, _ := m.successors(t, s, nil)
 		if len(next) == 0 {
 			if !m.finished(t, s) {
 				return nil, nil, m.stuck(t, s)

@@ -1,5 +1,7 @@
 package litmus
 
+import "github.com/msgsim/msgsim/sim"
+
 // The NMCA model: not multi-copy atomic, loads satisfied early.
 //
 // Each thread has its own view of memory. A store is seen at once by its
@@ -64,8 +66,9 @@ func propagated(s *xstate, th int) bool {
 	return true
 }
 
-func (m opModel) nmcaSuccessors(t Test, s *xstate) []*xstate {
+func (m opModel) nmcaSuccessors(t Test, s *xstate, st *steps) ([]*xstate, []sim.Alt) {
 	var out []*xstate
+	var alts []sim.Alt
 	// A store in flight reaches its target, unless an older one from the
 	// same thread to the same target and location is still in flight.
 	for i, p := range s.queue {
@@ -85,6 +88,9 @@ func (m opModel) nmcaSuccessors(t Test, s *xstate) []*xstate {
 			*v = cell{ok: true, idx: p.idx, val: p.val}
 		}
 		out = append(out, n)
+		if st != nil {
+			alts = append(alts, st.reach1(p.from, p.to, p.loc))
+		}
 	}
 	for th, prog := range t.Threads {
 	instrs:
@@ -100,10 +106,13 @@ func (m opModel) nmcaSuccessors(t Test, s *xstate) []*xstate {
 			if n := m.nmcaExec(t, s, th, in); n != nil {
 				n.done[th] |= 1 << k
 				out = append(out, n)
+				if st != nil {
+					alts = append(alts, st.exec1(th, k))
+				}
 			}
 		}
 	}
-	return out
+	return out, alts
 }
 
 // nmcaExec runs instruction in of thread th, or returns nil if it must

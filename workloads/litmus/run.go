@@ -132,6 +132,9 @@ type Outcome struct {
 	// Positive and Negative count states, not runs).
 	Exhaustive bool
 	Explored   int // states visited by Explore
+	// Search is what sim.Explore, which Explore runs on the operational
+	// model, found: its choice points are the states explored.
+	Search sim.Exploration
 }
 
 // Observation is litmus7's verdict on the condition: Never, Sometimes or
