@@ -114,3 +114,17 @@ type Result struct {
 
 // Runner runs one series.
 type Runner func(s Spec) (Result, error)
+
+// DecodeParams decodes the workload's params into p, which holds the
+// defaults, then checks them with validate. Errors name the scenario file,
+// the line and the field.
+func (s Spec) DecodeParams(p any, validate func() error) error {
+	field := s.Workload.ParamsField("workload")
+	if err := strictyaml.DecodeAt(s.File, field, s.Workload.Params, p); err != nil {
+		return err
+	}
+	if err := validate(); err != nil {
+		return fmt.Errorf("%s: %s: %w", s.File, field, err)
+	}
+	return nil
+}

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
@@ -59,11 +58,8 @@ func (p Params) validate() error {
 
 func parseParams(s workloads.Spec) (Params, error) {
 	params := DefaultParams()
-	if err := strictyaml.DecodeAt(s.File, s.Workload.ParamsField("workload"), s.Workload.Params, &params); err != nil {
+	if err := s.DecodeParams(&params, func() error { return params.validate() }); err != nil {
 		return Params{}, err
-	}
-	if err := params.validate(); err != nil {
-		return Params{}, fmt.Errorf("%s: %s: %w", s.File, s.Workload.ParamsField("workload"), err)
 	}
 	return params, nil
 }
