@@ -10,6 +10,7 @@
 package workloads
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
@@ -127,4 +128,19 @@ func (s Spec) DecodeParams(p any, validate func() error) error {
 		return fmt.Errorf("%s: %s: %w", s.File, field, err)
 	}
 	return nil
+}
+
+// StuckKind classifies an engine error that ended a run: Livelock,
+// Deadlock or "limit" (a *sim.LimitError); ok is false for any other error.
+func StuckKind(err error) (kind string, ok bool) {
+	var lim *sim.LimitError
+	switch {
+	case sim.IsLivelock(err):
+		return Livelock, true
+	case sim.IsDeadlock(err):
+		return Deadlock, true
+	case errors.As(err, &lim):
+		return "limit", true
+	}
+	return "", false
 }

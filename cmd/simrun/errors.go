@@ -28,28 +28,12 @@ var seriesParams = regexp.MustCompile(`^series\[(\d+)\]\.(machine|stack|workload
 func inputErrors(s *scenarios.Scenario, err error) []error {
 	var out []error
 	seen := map[string]bool{}
-	for _, e := range flatten(err) {
+	for _, e := range strictyaml.Errors(err) {
 		e = attribute(s, e)
 		if msg := e.Error(); !seen[msg] {
 			seen[msg] = true
 			out = append(out, e)
 		}
-	}
-	return out
-}
-
-// flatten lists the leaves of a tree of errors.Join errors.
-func flatten(err error) []error {
-	if err == nil {
-		return nil
-	}
-	j, ok := err.(interface{ Unwrap() []error })
-	if !ok {
-		return []error{err}
-	}
-	var out []error
-	for _, e := range j.Unwrap() {
-		out = append(out, flatten(e)...)
 	}
 	return out
 }
@@ -171,7 +155,7 @@ var paramsMsg = regexp.MustCompile(`^(?s)(.*?): ((?:series\[\d+\]\.)?workload\.p
 // with a position already are returned unchanged.
 func locateParams(sp workloads.Spec, err error) error {
 	var out []error
-	for _, e := range flatten(err) {
+	for _, e := range strictyaml.Errors(err) {
 		var se *strictyaml.Error
 		if errors.As(e, &se) || sp.Workload.Params == nil {
 			out = append(out, e)

@@ -189,14 +189,8 @@ func failureKind(err error) string {
 	if k, ok := shardErrorKind(err); ok {
 		return k
 	}
-	var lim *sim.LimitError
-	switch {
-	case sim.IsLivelock(err):
-		return workloads.Livelock
-	case sim.IsDeadlock(err):
-		return workloads.Deadlock
-	case errors.As(err, &lim):
-		return "limit"
+	if k, ok := workloads.StuckKind(err); ok {
+		return k
 	}
 	return "error"
 }

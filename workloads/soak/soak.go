@@ -7,7 +7,6 @@
 package soak
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -210,14 +209,8 @@ func Run(open workloads.Opener, seed uint64, procs int, lim sim.Limits) Outcome 
 
 // kindOf classifies a run or stack error.
 func kindOf(err error) string {
-	var lim *sim.LimitError
-	switch {
-	case sim.IsLivelock(err):
-		return workloads.Livelock
-	case sim.IsDeadlock(err):
-		return workloads.Deadlock
-	case errors.As(err, &lim):
-		return "limit"
+	if k, ok := workloads.StuckKind(err); ok {
+		return k
 	}
 	if ce, ok := err.(interface{ Corruption() bool }); ok && ce.Corruption() {
 		return workloads.Corruption
