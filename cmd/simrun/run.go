@@ -247,6 +247,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "override the scenario's seed")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file (go tool pprof)")
+	memprofile := fs.String("memprofile", "", "write a Go heap profile to this file when the run ends: every allocation's bytes and call stack (go tool pprof -sample_index=alloc_space)")
 	jobs := fs.Int("j", 0, "series run at once (default GOMAXPROCS); each 128-PE T3D series takes GBs of memory")
 	shard := fs.String("shard", "", "run only shard I/N of the series (I from 0) and write DIR/shard.json for simrun merge")
 	pos, code, ok := parseFlags(fs, "run", args, stdout, stderr)
@@ -292,6 +293,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun run: --shard: %v\n", err)
 		return exitUsage
+	}
+	if *memprofile != "" {
+		f, err := os.Create(*memprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun run: %v\n", err)
+			return exitUsage
+		}
+		defer func() {
+			if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+				fmt.Fprintf(stderr, "simrun run: heap profile: %v\n", err)
+			}
+			f.Close()
+		}()
 	}
 	start := time.Now()
 	runs := execute(sh.pick(sp), *jobs, progress)

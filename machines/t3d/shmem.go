@@ -40,6 +40,7 @@ type op struct {
 	src     uint64
 	n       int
 	buf     []byte
+	shared  bool      // buf is the source memory's shared bytes, not a pooled copy
 	proc    *sim.Proc // woken when the issuing PE may go on
 	value   uint64
 	replyFn func()
@@ -66,7 +67,7 @@ func (m *Machine) newOp(k kind, pe, to int, p *sim.Proc) *op {
 }
 
 func (m *Machine) freeOp(o *op) {
-	o.buf, o.proc = nil, nil
+	o.buf, o.proc, o.shared = nil, nil, false
 	m.ops = append(m.ops, o)
 }
 
@@ -111,11 +112,43 @@ func (o *op) write(off, n int) {
 	switch o.kind {
 	case opPut:
 		t := o.m.pes[o.to]
-		t.mem.Write(mem.Addr(o.dst)+mem.Addr(off), o.buf[off:off+n])
+		o.deliver(t.mem, off, n)
 		t.recv += uint64(n)
 	case opGetData:
-		o.m.pes[o.pe].mem.Write(mem.Addr(o.dst)+mem.Addr(off), o.buf[off:off+n])
+		o.deliver(o.m.pes[o.pe].mem, off, n)
 	}
+}
+
+// deliver writes bytes [off, off+n) of the operation's data into m at its
+// destination: shared when they are the source memory's shared bytes.
+func (o *op) deliver(m *mem.Memory, off, n int) {
+	a := mem.Addr(o.dst) + mem.Addr(off)
+	if o.shared {
+		m.WriteShared(a, o.buf[off:off+n])
+	} else {
+		m.Write(a, o.buf[off:off+n])
+	}
+}
+
+// read captures the n bytes at src in x's memory as the operation's data:
+// the memory's shared bytes themselves when they are shared (they never
+// change: the memory copies them before a write), else a pooled copy.
+func (o *op) read(x *pe, src mem.Addr, n int) {
+	if b, ok := x.mem.SharedView(src, n); ok {
+		o.buf, o.shared = b, true
+		return
+	}
+	o.buf, o.shared = o.m.buffer(n), false
+	x.mem.Read(src, o.buf)
+}
+
+// releaseBuf returns the operation's data buffer to the pool unless it is
+// shared bytes.
+func (o *op) releaseBuf() {
+	if !o.shared {
+		o.m.release(o.buf)
+	}
+	o.buf, o.shared = nil, false
 }
 
 // Delivered moves the operation to its next step.
@@ -127,8 +160,7 @@ func (o *op) Delivered(*net.Message) {
 	switch o.kind {
 	case opPut:
 		// The target acknowledges the write to the sender.
-		m.release(o.buf)
-		o.buf = nil
+		o.releaseBuf()
 		o.kind = opAck
 		m.send(o, o.to, o.pe, classResponse, 0, 0)
 	case opAck:
@@ -141,11 +173,10 @@ func (o *op) Delivered(*net.Message) {
 	case opGetReq:
 		// The source is read when the request arrives; the data leaves
 		// after one memory access.
-		o.buf = m.buffer(o.n)
-		m.pes[o.to].mem.Read(mem.Addr(o.src), o.buf)
+		o.read(m.pes[o.to], mem.Addr(o.src), o.n)
 		m.eng.After(m.fiAccess, o.replyFn)
 	case opGetData:
-		m.release(o.buf)
+		o.releaseBuf()
 		o.proc.Wake()
 		m.freeOp(o)
 	case opFIReq:
@@ -215,19 +246,18 @@ func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
 	if n == 0 {
 		return
 	}
-	buf := m.buffer(n)
-	x.mem.Read(src, buf)
-	m.putBuf(p, pe, to, dst, buf)
+	o := m.newOp(opPut, pe, to, p)
+	o.read(x, src, n)
+	m.sendPut(p, o, dst)
 }
 
-// putBuf sends buf as a put and blocks p until it has left.
-func (m *Machine) putBuf(p *sim.Proc, pe, to int, dst mem.Addr, buf []byte) {
-	x := m.pes[pe]
-	o := m.newOp(opPut, pe, to, p)
-	o.dst, o.buf, o.n = uint64(dst), buf, len(buf)
+// sendPut sends o, a put holding its data, and blocks p until it has left.
+func (m *Machine) sendPut(p *sim.Proc, o *op, dst mem.Addr) {
+	x := m.pes[o.pe]
+	o.dst, o.n = uint64(dst), len(o.buf)
 	x.unacked++
 	x.puts++
-	m.sendBlock(p, o, classRequest, len(buf), m.putRate, "put: its data leaving the PE")
+	m.sendBlock(p, o, classRequest, o.n, m.putRate, "put: its data leaving the PE")
 }
 
 // PutWord is Put of one 8-byte value v (a flag or a completion block),
@@ -235,11 +265,12 @@ func (m *Machine) putBuf(p *sim.Proc, pe, to int, dst mem.Addr, buf []byte) {
 func (m *Machine) PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64) {
 	m.check("put", pe, to)
 	p.Sleep(m.putStartup)
-	buf := m.buffer(8)
+	o := m.newOp(opPut, pe, to, p)
+	o.buf = m.buffer(8)
 	for i := range 8 {
-		buf[i] = byte(v >> (8 * i))
+		o.buf[i] = byte(v >> (8 * i))
 	}
-	m.putBuf(p, pe, to, dst, buf)
+	m.sendPut(p, o, dst)
 }
 
 // Quiet blocks until every put PE pe has issued is acknowledged, i.e.

@@ -214,7 +214,28 @@ func (c *CPU) write(p *sim.Proc, a Addr, b []byte) {
 	for len(c.sb) >= c.cfg.StoreBuffer.Depth {
 		c.sbWait.Wait(p, "store buffer full")
 	}
-	c.enqueue(a, b)
+	c.enqueue(a, b, false)
+}
+
+// writeShared is write of shared bytes (Memory.SharedView), which the
+// store buffer holds and memory shares instead of copying.
+func (c *CPU) writeShared(p *sim.Proc, a Addr, b []byte) {
+	if c.cfg.StoreBuffer.Depth == 0 {
+		c.writeThroughShared(a, b)
+		return
+	}
+	for len(c.sb) >= c.cfg.StoreBuffer.Depth {
+		c.sbWait.Wait(p, "store buffer full")
+	}
+	c.enqueue(a, b, true)
+}
+
+// writeThroughShared is writeThrough of shared bytes.
+func (c *CPU) writeThroughShared(a Addr, b []byte) {
+	c.mem.WriteShared(a, b)
+	if c.cache != nil {
+		c.cache.update(a, b)
+	}
 }
 
 // writeThrough makes b visible in memory and updates this CPU's cached
@@ -314,7 +335,13 @@ func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
 	c.view(src, buf, true)
 	c.noteCached(p, src, n)
 	p.Sleep(c.clock.Cycles(c.cfg.Costs.CopyStartupCycles) + sim.TransferTime(n, c.cfg.Costs.MemcpyMBps*1e6))
-	c.write(p, dst, buf)
+	// The bytes read are memory's shared bytes (no stale line or buffered
+	// store changed them): the destination shares them too.
+	if sh, ok := c.mem.SharedView(src, n); ok && string(sh) == string(buf) {
+		c.writeShared(p, dst, sh)
+	} else {
+		c.write(p, dst, buf)
+	}
 	c.free = append(c.free, buf)
 }
 

@@ -104,7 +104,26 @@ type sparse struct {
 	// storage of its own meanwhile.
 	shared  []byte
 	shareAt Addr
+	// copies are ranges of the chunk's own storage that hold a copy of
+	// shared bytes (WriteShared where they could not be shared), each
+	// dropped when a byte of its range is written: SharedView returns the
+	// shared bytes for them, so that a copy out of a buffer that received
+	// them (a pool slot, a system buffer) shares them again.
+	copies []copied
 }
+
+// copied is a range [a, a+len(b)) of a chunk's storage that holds b.
+type copied struct {
+	a Addr
+	b []byte
+}
+
+// maxCopies bounds a chunk's copies (the oldest is forgotten first), and
+// minCopied is the least length worth remembering.
+const (
+	maxCopies = 128
+	minCopied = 512
+)
 
 // ls is the chunk's lines.
 func (c *chunk) ls() []line {
@@ -126,7 +145,7 @@ func (c *chunk) setLines(l []line) {
 		c.sp = &sparse{}
 	}
 	c.sp.lines = l
-	if l == nil && c.sp.shared == nil {
+	if l == nil && c.sp.shared == nil && c.sp.copies == nil {
 		c.sp = nil
 	}
 }
@@ -145,30 +164,158 @@ func (c *chunk) sharedBytes() ([]byte, Addr) {
 // first time any byte of their chunk is written or asked for by Bytes
 // (copy on write). Workloads fill many buffers with windows of one
 // pattern this way (every sender of an all-to-one sends its own 10 MB).
-// When [a, a+len(b)) is not inside one segment that holds nothing yet, it
-// is Write(a, b).
+// When the bytes cannot be shared (share), it is Write(a, b).
 func (m *Memory) Share(a Addr, b []byte) {
 	m.check(a, len(b))
-	if len(b) > 0 {
-		c := &m.chunks[m.find(a)]
-		if a+Addr(len(b)) <= c.end && c.flat == nil && c.pages == nil && c.sp == nil {
-			c.sp = &sparse{shared: b, shareAt: a}
-			m.notify(a, len(b))
-			return
+	if !m.share(a, b) {
+		m.put(a, b)
+	}
+	m.notify(a, len(b))
+}
+
+// WriteShared is Write of bytes that never change (a slice SharedView
+// returned, or one given to Share): the memory shares them instead of
+// copying them when it can (share), so that a payload delivered from PE
+// to PE (a broadcast's tree, a put into a system buffer and the copy out
+// of it) is one copy of the bytes, not one per PE. Reads see the same
+// bytes either way.
+func (m *Memory) WriteShared(a Addr, b []byte) {
+	m.touch(a, len(b))
+	m.check(a, len(b))
+	if !m.share(a, b) {
+		m.put(a, b)
+		m.remember(a, b)
+	}
+	m.notify(a, len(b))
+}
+
+// remember records that [a, a+len(b)) now holds a copy of the shared
+// bytes b, when the range lies in one chunk and is long enough to matter.
+func (m *Memory) remember(a Addr, b []byte) {
+	if len(b) < minCopied {
+		return
+	}
+	c := &m.chunks[m.find(a)]
+	if a+Addr(len(b)) > c.end {
+		return
+	}
+	if c.sp == nil {
+		c.sp = &sparse{}
+	}
+	if len(c.sp.copies) >= maxCopies {
+		c.sp.copies = slices.Delete(c.sp.copies, 0, 1)
+	}
+	c.sp.copies = append(c.sp.copies, copied{a: a, b: b})
+}
+
+// written forgets the copies of shared bytes that [a, a+n) overlaps, in
+// the chunks it spans: their bytes may have changed.
+func (m *Memory) written(a Addr, n int) {
+	for x, end := a, a+Addr(n); x < end; {
+		c := &m.chunks[m.find(x)]
+		if c.sp != nil && c.sp.copies != nil {
+			c.forget(x, min(end, c.end))
+		}
+		x = c.end
+	}
+}
+
+// forget drops the chunk's copies that overlap [a, end).
+func (c *chunk) forget(a, end Addr) {
+	c.sp.copies = slices.DeleteFunc(c.sp.copies, func(k copied) bool {
+		return a < k.a+Addr(len(k.b)) && k.a < end
+	})
+	if len(c.sp.copies) == 0 {
+		c.sp.copies = nil
+		if c.sp.shared == nil && c.sp.lines == nil {
+			c.sp = nil
 		}
 	}
-	m.Write(a, b)
+}
+
+// share makes [a, a+len(b)) read as b without copying it, and reports
+// whether it could: the range lies inside one chunk that holds nothing yet,
+// or that holds only shared bytes which the range covers (they are all
+// overwritten) or continues (b follows them in the same array, as a
+// payload delivered in pieces does). Otherwise nothing changes.
+func (m *Memory) share(a Addr, b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	c := &m.chunks[m.find(a)]
+	end := a + Addr(len(b))
+	if end > c.end || c.flat != nil || c.pages != nil {
+		return false
+	}
+	if c.sp == nil {
+		c.sp = &sparse{shared: b, shareAt: a}
+		return true
+	}
+	sh, at := c.sp.shared, c.sp.shareAt
+	if sh == nil || c.sp.lines != nil {
+		return false
+	}
+	switch {
+	case a <= at && end >= at+Addr(len(sh)): // covers them
+		c.sp.shared, c.sp.shareAt = b, a
+		return true
+	case a == at+Addr(len(sh)) && follows(sh, b): // continues them
+		c.sp.shared = sh[:len(sh)+len(b)]
+		return true
+	}
+	return false
+}
+
+// follows reports whether b starts where sh ends, in the same array.
+func follows(sh, b []byte) bool {
+	return cap(sh) > len(sh) && &sh[:len(sh)+1][len(sh)] == &b[0]
+}
+
+// SharedView returns the n bytes at a when they are shared bytes (Share,
+// WriteShared), without copying them, and true; else nil and false. The
+// slice must never be written: a machine that reads a payload to deliver
+// it elsewhere (a put) may hold it instead of a copy, since the memory
+// copies shared bytes before they change.
+func (m *Memory) SharedView(a Addr, n int) ([]byte, bool) {
+	if n <= 0 || uint64(a)+uint64(n) > uint64(m.used) {
+		return nil, false
+	}
+	c := &m.chunks[m.find(a)]
+	if c.sp == nil {
+		return nil, false
+	}
+	sh, at := c.sp.shared, c.sp.shareAt
+	if sh == nil || a < at || a+Addr(n) > at+Addr(len(sh)) {
+		sh = nil
+		for _, k := range c.sp.copies {
+			if k.a <= a && a+Addr(n) <= k.a+Addr(len(k.b)) {
+				sh, at = k.b, k.a
+				break
+			}
+		}
+		if sh == nil {
+			return nil, false
+		}
+	}
+	m.touch(a, n)
+	off := int(a - at)
+	return sh[off : off+n], true
 }
 
 // unshare copies a chunk's shared bytes into its own storage.
 func (m *Memory) unshare(c *chunk) {
 	b, a := c.sharedBytes()
-	c.sp = nil // a shared chunk has no lines
+	c.sp.shared = nil // a shared chunk has no lines
+	if c.sp.copies == nil {
+		c.sp = nil
+	}
+	sh, at := b, a
 	for len(b) > 0 {
 		p, k := m.piece(a, len(b), true)
 		copy(p, b)
 		a, b = a+Addr(k), b[k:]
 	}
+	m.remember(at, sh) // the storage now holds a copy of them
 }
 
 // line is a LineBytes line of a sparsely written page region.
@@ -384,11 +531,12 @@ func (m *Memory) Bytes(a Addr, n int) []byte {
 	if n == 0 {
 		return []byte{}
 	}
-	if b, k := m.piece(a, n, true); k == n {
-		return b
+	b, k := m.piece(a, n, true)
+	if k != n {
+		m.flatten(a, n)
+		b, _ = m.piece(a, n, true)
 	}
-	m.flatten(a, n)
-	b, _ := m.piece(a, n, true)
+	m.written(a, n) // the caller may write them
 	return b
 }
 
@@ -484,14 +632,19 @@ func (m *Memory) put(a Addr, b []byte) {
 	m.touch(a, len(b))
 	if p := m.fast(a, len(b)); p != nil {
 		copy(p, b)
+		if c := &m.chunks[m.last]; c.sp != nil && c.sp.copies != nil {
+			c.forget(a, a+Addr(len(b)))
+		}
 		return
 	}
 	m.check(a, len(b))
+	n := len(b)
 	for x := a; len(b) > 0; {
 		p, k := m.piece(x, len(b), true)
 		copy(p, b)
 		x, b = x+Addr(k), b[k:]
 	}
+	m.written(a, n) // after the pieces: unsharing a chunk remembers its copy
 }
 
 // copyWithin copies n bytes from src to dst inside m, without visibility
@@ -511,6 +664,7 @@ func (m *Memory) copyWithin(dst, src Addr, n int) {
 		if s == nil {
 			d, kd := m.piece(dst, k, false)
 			if d != nil {
+				m.written(dst, kd)
 				clear(d)
 			}
 			k = kd

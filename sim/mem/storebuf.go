@@ -8,6 +8,9 @@ type sbEntry struct {
 	n     int
 	small [8]byte
 	big   []byte
+	// shared: big is shared bytes (Memory.SharedView), held, not copied,
+	// and never written; the drain shares them (Memory.WriteShared).
+	shared bool
 }
 
 func (e *sbEntry) bytes() []byte {
@@ -17,10 +20,13 @@ func (e *sbEntry) bytes() []byte {
 	return e.small[:e.n]
 }
 
-// enqueue appends a store to the buffer. The caller has made room.
-func (c *CPU) enqueue(a Addr, b []byte) {
-	e := sbEntry{a: a, n: len(b)}
-	if len(b) <= len(e.small) {
+// enqueue appends a store to the buffer. The caller has made room. Shared
+// bytes (shared true) are held, not copied.
+func (c *CPU) enqueue(a Addr, b []byte, shared bool) {
+	e := sbEntry{a: a, n: len(b), shared: shared}
+	if shared {
+		e.big = b
+	} else if len(b) <= len(e.small) {
 		copy(e.small[:], b)
 	} else {
 		e.big = c.getBuf(len(b))
@@ -56,8 +62,12 @@ func (c *CPU) drain() {
 	copy(c.sb[i:], c.sb[i+1:])
 	c.sb[len(c.sb)-1] = sbEntry{}
 	c.sb = c.sb[:len(c.sb)-1]
-	c.writeThrough(e.a, e.bytes())
-	if e.big != nil {
+	if e.shared {
+		c.writeThroughShared(e.a, e.big)
+	} else {
+		c.writeThrough(e.a, e.bytes())
+	}
+	if e.big != nil && !e.shared {
 		c.free = append(c.free, e.big)
 	}
 	c.sbWait.WakeAll()
