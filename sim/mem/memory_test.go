@@ -2,6 +2,7 @@ package mem
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -82,13 +83,48 @@ func TestPagedMemoryMatchesFlat(t *testing.T) {
 			copy(ref[int(sg.Base)+i/2:], b)
 		}
 	}
-	for step := range 3000 {
+	// pat is bytes that never change, written shared (WriteShared), in
+	// pieces that may continue the last one; shared lists what was written
+	// so, for SharedView to look at.
+	pat := make([]byte, 4*PageBytes)
+	for j := range pat {
+		pat[j] = byte(r.Uint32())
+	}
+	type span struct{ a, n int }
+	var shared []span
+	lastA, lastO, lastN := 0, 0, 0
+	views := 0
+	for step := range 4000 {
 		a := r.IntN(len(ref))
 		n := r.IntN(min(len(ref)-a, 2*PageBytes) + 1)
 		if step%2 == 0 { // words and blocks: sparse lines, then whole pages
 			n = r.IntN(min(len(ref)-a, 2*LineBytes) + 1)
 		}
-		switch r.IntN(6) {
+		switch r.IntN(8) {
+		case 6:
+			o := r.IntN(len(pat) - min(n, len(pat)) + 1)
+			n = min(n, len(pat))
+			if r.IntN(2) == 0 { // continue the last shared piece
+				a, o = lastA+lastN, lastO+lastN
+				n = min(n, len(ref)-a, len(pat)-o)
+			}
+			m.WriteShared(Addr(a), pat[o:o+n])
+			copy(ref[a:], pat[o:o+n])
+			lastA, lastO, lastN = a, o, n
+			shared = append(shared, span{a, n})
+		case 7:
+			if len(shared) == 0 {
+				break
+			}
+			sp := shared[r.IntN(len(shared))]
+			x := sp.a + r.IntN(sp.n+1)
+			k := r.IntN(sp.a + sp.n - x + 1)
+			if b, ok := m.SharedView(Addr(x), k); ok {
+				views++
+				if !bytes.Equal(b, ref[x:x+k]) {
+					t.Fatalf("step %d: SharedView(%#x, %d) differs from the memory's bytes", step, x, k)
+				}
+			}
 		case 0, 1:
 			b := make([]byte, n)
 			for i := range b {
@@ -130,6 +166,9 @@ func TestPagedMemoryMatchesFlat(t *testing.T) {
 	m.Read(0, got)
 	if !bytes.Equal(got, ref) {
 		t.Fatal("final contents differ")
+	}
+	if views == 0 {
+		t.Error("SharedView never returned shared bytes")
 	}
 }
 
@@ -182,5 +221,59 @@ func TestShareCopiesOnWrite(t *testing.T) {
 	copy(want[PageBytes:], []byte{42, 0, 0, 0, 0, 0, 0, 0})
 	if !bytes.Equal(got, want) {
 		t.Fatal("after a write the segment does not hold the shared bytes and the write")
+	}
+}
+
+// TestSharedPayloadTravelsWithoutCopies: a payload forwarded from memory
+// to memory as a broadcast tree does (put into a pool slot next to a
+// header word, copied out into the user buffer) stays one copy of its
+// bytes: every memory reads it, and none holds more than its pool.
+func TestSharedPayloadTravelsWithoutCopies(t *testing.T) {
+	const size, piece, slots = 1 << 20, 8 << 10, 4
+	pat := make([]byte, size)
+	for i := range pat {
+		pat[i] = byte(i*131 + i>>9)
+	}
+	var ms []*Memory
+	var bufs, pools []Segment
+	for i := range 8 {
+		m := NewMemory(fmt.Sprint("node", i), 0)
+		pool, _ := m.Alloc("pool", slots*(64+piece), 64)
+		buf, _ := m.Alloc("buf", size, 64)
+		ms, bufs, pools = append(ms, m), append(bufs, buf), append(pools, pool)
+	}
+	ms[0].Share(bufs[0].Base, pat)
+	for i := 1; i < len(ms); i++ {
+		from, to := ms[i-1], ms[i]
+		for off, slot := 0, 0; off < size; off, slot = off+piece, (slot+1)%slots {
+			src, ok := from.SharedView(bufs[i-1].Addr(off), piece)
+			if !ok {
+				t.Fatalf("node %d: bytes at %d not shared", i-1, off)
+			}
+			hdr := pools[i].Addr(slot * (64 + piece))
+			to.WriteShared(hdr+64, src)
+			to.Store64(hdr, uint64(off)) // the header beside the data
+			in, ok := to.SharedView(hdr+64, piece)
+			if !ok {
+				t.Fatalf("node %d: pool slot %d not seen as shared bytes", i, slot)
+			}
+			to.WriteShared(bufs[i].Addr(off), in)
+		}
+	}
+	got := make([]byte, size)
+	for i, m := range ms {
+		m.Read(bufs[i].Base, got)
+		if !bytes.Equal(got, pat) {
+			t.Fatalf("node %d: the payload differs", i)
+		}
+		if m.Resident() > pools[i].Size {
+			t.Errorf("node %d: %d bytes resident, want at most the pool's %d", i, m.Resident(), pools[i].Size)
+		}
+	}
+	// A write into a forwarded buffer copies it there, not anywhere else.
+	ms[3].Store64(bufs[3].Addr(8), 7)
+	ms[4].Read(bufs[4].Base, got)
+	if !bytes.Equal(got, pat) {
+		t.Fatal("a write at node 3 changed node 4's bytes")
 	}
 }
