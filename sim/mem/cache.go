@@ -55,6 +55,18 @@ func (c *cache) lookup(line uint64) int {
 
 // fill installs line from memory, evicting the least recently used way.
 func (c *cache) fill(m *Memory, line uint64) int {
+	victim := c.claim(line)
+	// A line may extend past the end of allocated memory: fill what exists.
+	a, slot := Addr(line<<c.shift), c.slot(victim)
+	n := max(0, min(len(slot), m.Used()-int(a)))
+	m.Read(a, slot[:n])
+	clear(slot[n:])
+	return victim
+}
+
+// claim gives line the least recently used way of its set, as fill does,
+// and returns it; the slot's bytes are the caller's to set.
+func (c *cache) claim(line uint64) int {
 	if c.tags == nil {
 		c.alloc()
 	}
@@ -74,11 +86,6 @@ func (c *cache) fill(m *Memory, line uint64) int {
 	if c.used != nil {
 		c.used[victim] = c.clock
 	}
-	// A line may extend past the end of allocated memory: fill what exists.
-	a, slot := Addr(line<<c.shift), c.slot(victim)
-	n := max(0, min(len(slot), m.Used()-int(a)))
-	m.Read(a, slot[:n])
-	clear(slot[n:])
 	return victim
 }
 

@@ -31,6 +31,7 @@ type CPU struct {
 	spin        watcher
 	spins       []*watcher // spins in progress on this CPU (one per thread)
 	hits        []int      // peekLines's scratch
+	pend        []pending  // viewFill's scratch
 	stats       Stats
 }
 
@@ -100,6 +101,8 @@ func (c *CPU) view(a Addr, b []byte, fill bool) bool {
 	hit := true
 	if c.cache == nil {
 		c.mem.Read(a, b)
+	} else if fill && len(b) >= 4*c.cache.lineBytes {
+		hit = c.viewFill(a, b)
 	} else if !fill && len(b) > c.cache.lineBytes*len(c.cache.tags) {
 		// A look at more lines than the cache holds: read memory at once,
 		// then lay the cached lines over it (peekLines), with the same
@@ -130,6 +133,59 @@ func (c *CPU) view(a Addr, b []byte, fill bool) bool {
 	}
 	c.forward(a, b)
 	return hit
+}
+
+// viewFill does for b what view's line-by-line loop with fill does, with
+// the same effect on the cache (tags, LRU stamps, slot bytes), reading
+// memory at once: b is read from memory, a non-coherent cache's hits are
+// laid over it, and a miss claims its line's slot without reading memory
+// again; the slots still holding such a line at the end get their bytes
+// from b (memory does not change during the look). The first and last
+// lines, which b may hold only in part, are filled from memory.
+func (c *CPU) viewFill(a Addr, b []byte) bool {
+	ca := c.cache
+	c.mem.Read(a, b)
+	hit := true
+	lb := ca.lineBytes
+	first, last := ca.line(a), ca.line(a+Addr(len(b))-1)
+	pend := c.pend[:0]
+	for line := first; line <= last; line++ {
+		i := ca.lookup(line)
+		off := int(Addr(line<<ca.shift) - a) // of the line in b; negative for the first
+		if i < 0 {
+			hit = false
+			if line == first || line == last {
+				i = ca.fill(c.mem, line)
+			} else {
+				pend = append(pend, pending{slot: ca.claim(line), line: line, off: off})
+				continue
+			}
+		}
+		if c.cfg.Cache.Coherent {
+			continue // b has memory's bytes, as the line does
+		}
+		src, dst := ca.slot(i), b
+		if off < 0 {
+			src = src[-off:]
+		} else {
+			dst = b[off:]
+		}
+		copy(dst, src)
+	}
+	for _, p := range pend {
+		if ca.tags[p.slot] == p.line+1 { // not evicted later in the look
+			copy(ca.slot(p.slot), b[p.off:p.off+lb])
+		}
+	}
+	c.pend = pend
+	return hit
+}
+
+// pending is a slot viewFill claimed for a line, whose bytes are b's at off.
+type pending struct {
+	slot int
+	line uint64
+	off  int
 }
 
 // peekLines does for b, read from memory at a, what view's line-by-line

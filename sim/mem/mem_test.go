@@ -673,3 +673,58 @@ func TestLargePeekMatchesLineByLine(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLargeFillMatchesLineByLine: a look that fills the cache (Memcpy's
+// source) over many lines, done at once (viewFill), sees the same bytes
+// and leaves the cache (tags, LRU stamps, slot bytes) as the same look line
+// by line, with stale lines, on direct-mapped and two-way caches, coherent
+// or not, for ranges shorter and longer than the cache.
+func TestLargeFillMatchesLineByLine(t *testing.T) {
+	for _, tc := range []struct {
+		ways     int
+		coherent bool
+		lines    int // of the look
+	}{{1, false, 10}, {2, false, 10}, {2, false, 50}, {1, false, 50}, {2, true, 50}, {1, true, 7}} {
+		cfg, err := Builtin("noncoherent")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Cache.Ways, cfg.Cache.Coherent = tc.ways, tc.coherent
+		cfg.Cache.SizeBytes = 16 * cfg.Cache.LineBytes
+		e := sim.NewEngine(1)
+		m := NewMemory("node0", 1<<20)
+		seg, _ := m.Alloc("buf", 64*cfg.Cache.LineBytes, 64)
+		a, _ := NewCPU(e, "a", m, cfg)
+		b, _ := NewCPU(e, "b", m, cfg)
+		lb := cfg.Cache.LineBytes
+		e.Spawn("p", func(p *sim.Proc) {
+			for _, i := range []int{3, 40, 7, 41, 12, 60, 5, 19, 35} { // cache some lines, both CPUs alike
+				a.Load(p, seg.Addr(i*lb), 8)
+				b.Load(p, seg.Addr(i*lb), 8)
+			}
+			for i := 0; i < seg.Size; i += 8 { // memory moves on: those lines are stale
+				m.Store64(seg.Addr(i), uint64(i)+1)
+			}
+			off := lb/2 + 3
+			n := tc.lines*lb - 5
+			whole := make([]byte, n)
+			a.view(seg.Addr(off), whole, true)
+			lines := make([]byte, n)
+			for o := 0; o < n; { // line by line (each piece at most one line)
+				k := min(n-o, lb-(off+o)%lb)
+				b.view(seg.Addr(off+o), lines[o:o+k], true)
+				o += k
+			}
+			if !bytes.Equal(whole, lines) {
+				t.Errorf("%+v: a large filling look differs from the same look line by line", tc)
+			}
+			ca, cb := a.cache, b.cache
+			if !slices.Equal(ca.tags, cb.tags) || !slices.Equal(ca.used, cb.used) || ca.clock != cb.clock || !bytes.Equal(ca.data, cb.data) {
+				t.Errorf("%+v: cache state differs: tags %v/%v used %v/%v clock %d/%d", tc, ca.tags, cb.tags, ca.used, cb.used, ca.clock, cb.clock)
+			}
+		})
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -578,6 +578,10 @@ func (m *Memory) Read(a Addr, b []byte) {
 		copy(b, p)
 		return
 	}
+	if p := m.fastShared(a, len(b)); p != nil { // a line of a shared payload
+		copy(b, p)
+		return
+	}
 	m.check(a, len(b))
 	for len(b) > 0 {
 		p, k := m.piece(a, len(b), false)
@@ -625,6 +629,24 @@ func (m *Memory) fast(a Addr, n int) []byte {
 		}
 	}
 	return nil
+}
+
+// fastShared returns the shared bytes [a, a+n) when the chunk the last
+// access found shares them, else nil. Never written through.
+func (m *Memory) fastShared(a Addr, n int) []byte {
+	if m.last >= len(m.chunks) || n <= 0 {
+		return nil
+	}
+	c := &m.chunks[m.last]
+	if c.sp == nil || c.sp.shared == nil {
+		return nil
+	}
+	sh, at := c.sp.shared, c.sp.shareAt
+	if a < at || a+Addr(n) > at+Addr(len(sh)) {
+		return nil
+	}
+	off := int(a - at)
+	return sh[off : off+n]
 }
 
 // put stores b at a, without visibility effects.
