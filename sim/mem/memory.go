@@ -160,9 +160,10 @@ func (c *chunk) sharedBytes() ([]byte, Addr) {
 
 // Share makes the len(b) bytes at a read as b without copying it, as
 // Write(a, b) would (spinners watching them wake): b is shared and must
-// never change; the bytes are copied into the memory's own storage the
-// first time any byte of their chunk is written or asked for by Bytes
-// (copy on write). Workloads fill many buffers with windows of one
+// never change; the bytes are copied into the memory's own storage when
+// written (copy on write): a page at a time (the page written) in a chunk
+// larger than a page, the whole chunk in a smaller one or when asked for
+// by Bytes across pages. Workloads fill many buffers with windows of one
 // pattern this way (every sender of an all-to-one sends its own 10 MB).
 // When the bytes cannot be shared (share), it is Write(a, b).
 func (m *Memory) Share(a Addr, b []byte) {
@@ -285,7 +286,7 @@ func (m *Memory) SharedView(a Addr, n int) ([]byte, bool) {
 		return nil, false
 	}
 	sh, at := c.sp.shared, c.sp.shareAt
-	if sh == nil || a < at || a+Addr(n) > at+Addr(len(sh)) {
+	if sh == nil || a < at || a+Addr(n) > at+Addr(len(sh)) || c.ownPages(a, n) {
 		sh = nil
 		for _, k := range c.sp.copies {
 			if k.a <= a && a+Addr(n) <= k.a+Addr(len(k.b)) {
@@ -302,7 +303,36 @@ func (m *Memory) SharedView(a Addr, n int) ([]byte, bool) {
 	return sh[off : off+n], true
 }
 
-// unshare copies a chunk's shared bytes into its own storage.
+// sharedPiece is piece's answer at a, for at most k bytes, in a chunk
+// holding the shared bytes sh at at and zeros around them.
+func sharedPiece(sh []byte, at, a Addr, k int) ([]byte, int) {
+	switch end := at + Addr(len(sh)); {
+	case a < at: // zeros before the shared bytes
+		return nil, min(k, int(at-a))
+	case a < end:
+		off := int(a - at)
+		k = min(k, len(sh)-off)
+		return sh[off : off+k : off+k], k
+	}
+	return nil, k // zeros after them
+}
+
+// ownPages reports whether any page of [a, a+n) in c holds its own bytes.
+func (c *chunk) ownPages(a Addr, n int) bool {
+	if c.pages == nil {
+		return false
+	}
+	first := int(a>>pageShift) - int(c.base>>pageShift)
+	last := int((a+Addr(n)-1)>>pageShift) - int(c.base>>pageShift)
+	for _, p := range c.pages[first : last+1] {
+		if p != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// unshare copies a small chunk's shared bytes into its own storage.
 func (m *Memory) unshare(c *chunk) {
 	b, a := c.sharedBytes()
 	c.sp.shared = nil // a shared chunk has no lines
@@ -426,19 +456,35 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 	c := &m.chunks[m.find(a)]
 	k := min(n, int(c.end-a))
 	if sh, at := c.sharedBytes(); sh != nil {
-		if alloc {
-			m.unshare(c)
-			return m.piece(a, n, true)
+		if c.end-c.base <= PageBytes { // a small chunk: copied whole at the first write
+			if alloc {
+				m.unshare(c)
+				return m.piece(a, n, true)
+			}
+			return sharedPiece(sh, at, a, k)
 		}
-		switch end := at + Addr(len(sh)); {
-		case a < at: // zeros before the shared bytes
-			return nil, min(k, int(at-a))
-		case a < end:
-			off := int(a - at)
-			k = min(k, len(sh)-off)
-			return sh[off : off+k : off+k], k
+		// A larger one: a page written holds its own copy of the shared
+		// bytes in it; the other pages still read the shared bytes.
+		off := int(a) & (PageBytes - 1)
+		k = min(k, PageBytes-off)
+		i := int(a>>pageShift) - int(c.base>>pageShift)
+		if c.pages != nil && c.pages[i] != nil {
+			return c.pages[i][off : off+k : off+k], k
 		}
-		return nil, k // zeros after them
+		if !alloc {
+			return sharedPiece(sh, at, a, k)
+		}
+		if c.pages == nil {
+			c.pages = make([]*[PageBytes]byte, int((c.end-1)>>pageShift)-int(c.base>>pageShift)+1)
+		}
+		page := new([PageBytes]byte)
+		pb := a &^ (PageBytes - 1)
+		if lo, hi := max(pb, at), min(pb+PageBytes, at+Addr(len(sh))); lo < hi {
+			copy(page[lo-pb:], sh[lo-at:hi-at])
+		}
+		m.resident += PageBytes
+		c.pages[i] = page
+		return page[off : off+k : off+k], k
 	}
 	if c.flat == nil && c.pages == nil && c.end-c.base <= sparseLines*LineBytes {
 		if !alloc {
@@ -642,7 +688,7 @@ func (m *Memory) fastShared(a Addr, n int) []byte {
 		return nil
 	}
 	sh, at := c.sp.shared, c.sp.shareAt
-	if a < at || a+Addr(n) > at+Addr(len(sh)) {
+	if a < at || a+Addr(n) > at+Addr(len(sh)) || c.ownPages(a, n) {
 		return nil
 	}
 	off := int(a - at)
