@@ -479,11 +479,12 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 		}
 		page := new([PageBytes]byte)
 		pb := a &^ (PageBytes - 1)
-		if lo, hi := max(pb, at), min(pb+PageBytes, at+Addr(len(sh))); lo < hi {
-			copy(page[lo-pb:], sh[lo-at:hi-at])
-		}
 		m.resident += PageBytes
 		c.pages[i] = page
+		if lo, hi := max(pb, at), min(pb+PageBytes, at+Addr(len(sh))); lo < hi {
+			copy(page[lo-pb:], sh[lo-at:hi-at])
+			m.remember(lo, sh[lo-at:hi-at]) // the page holds a copy of them
+		}
 		return page[off : off+k : off+k], k
 	}
 	if c.flat == nil && c.pages == nil && c.end-c.base <= sparseLines*LineBytes {
