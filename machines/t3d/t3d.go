@@ -301,9 +301,10 @@ func (r router) Route(route []*net.Link, a, b, class int) ([]*net.Link, error) {
 	return append(route, pb.eject[class]), nil
 }
 
-// buffer returns a scratch buffer of n bytes from the pool.
+// buffer returns a scratch buffer of n bytes (n > 0) from the pool, of
+// the least power-of-two capacity that holds them.
 func (m *Machine) buffer(n int) []byte {
-	c := bits.Len(uint(n))
+	c := bits.Len(uint(n - 1))
 	if k := len(m.bufs[c]); k > 0 {
 		b := m.bufs[c][k-1]
 		m.bufs[c] = m.bufs[c][:k-1]
