@@ -649,13 +649,13 @@ func (m *Memory) Write(a Addr, b []byte) {
 }
 
 // fast returns the live bytes [a, a+n) when they lie in one allocated page
-// (or flat chunk) of the chunk the last access found, else nil.
+// (or flat chunk) of one chunk (the last access's, or found), else nil.
 func (m *Memory) fast(a Addr, n int) []byte {
-	if m.last >= len(m.chunks) || n <= 0 {
+	if n <= 0 || uint64(a)+uint64(n) > uint64(m.used) {
 		return nil
 	}
-	c := &m.chunks[m.last]
-	if a < c.base || a+Addr(n) > c.end {
+	c := &m.chunks[m.find(a)]
+	if a+Addr(n) > c.end {
 		return nil
 	}
 	if c.flat != nil {
