@@ -35,7 +35,8 @@ import (
 // most of a big run's heap is simulated memory, live and without
 // pointers, so collecting at 25 % growth instead of 100 % costs little
 // and keeps the peak near the live size (t3d-fig9: 5.0 -> 3.2 GB peak RSS
-// for about the same CPU time).
+// for about the same CPU time when its payloads were copies; with shared
+// payloads, 1.0 -> 0.8 GB at its largest point: docs/sharding.md).
 const gcPercent = 25
 
 func main() {
@@ -89,8 +90,8 @@ results/<scenario-name>. Same scenario and seed: byte-identical files.
 Exit 1 if a run fails (corruption, loss, deadlock, livelock, limit, a NaN
 or infinite result) unless the scenario's expect.failure says so, or if an
 expected failure is missing; exit 2 on bad input, before anything is written.
-Series run in parallel, -j at a time (default: GOMAXPROCS; each 128-PE T3D
-series takes GBs); outputs do not depend on -j. --shard I/N runs only the
+Series run in parallel, -j at a time (default: GOMAXPROCS; a 128-PE T3D
+point can take up to a GB); outputs do not depend on -j. --shard I/N runs only the
 series I, I+N, ... and writes DIR/shard.json; simrun merge turns the N shards
 into the outputs of a run without shards (docs/sharding.md: Slurm, Kubernetes).
 Example:

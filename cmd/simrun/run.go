@@ -248,7 +248,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file (go tool pprof)")
 	memprofile := fs.String("memprofile", "", "write a Go heap profile to this file when the run ends: every allocation's bytes and call stack (go tool pprof -sample_index=alloc_space)")
-	jobs := fs.Int("j", 0, "series run at once (default GOMAXPROCS); each 128-PE T3D series takes GBs of memory")
+	jobs := fs.Int("j", 0, "series run at once (default GOMAXPROCS); a 128-PE T3D point can take up to a GB of memory")
 	shard := fs.String("shard", "", "run only shard I/N of the series (I from 0) and write DIR/shard.json for simrun merge")
 	pos, code, ok := parseFlags(fs, "run", args, stdout, stderr)
 	if !ok {
