@@ -262,32 +262,31 @@ func (c *CPU) Store(p *sim.Proc, a Addr, size int, v uint64) {
 }
 
 // write sends b to memory through the store buffer, if there is one.
-func (c *CPU) write(p *sim.Proc, a Addr, b []byte) {
-	if c.cfg.StoreBuffer.Depth == 0 {
-		c.writeThrough(a, b)
-		return
-	}
-	for len(c.sb) >= c.cfg.StoreBuffer.Depth {
-		c.sbWait.Wait(p, "store buffer full")
-	}
-	c.enqueue(a, b, false)
-}
+func (c *CPU) write(p *sim.Proc, a Addr, b []byte) { c.store(p, a, b, false) }
 
 // writeShared is write of shared bytes (Memory.SharedView), which the
 // store buffer holds and memory shares instead of copying.
-func (c *CPU) writeShared(p *sim.Proc, a Addr, b []byte) {
+func (c *CPU) writeShared(p *sim.Proc, a Addr, b []byte) { c.store(p, a, b, true) }
+
+// store is write, of shared bytes if shared.
+func (c *CPU) store(p *sim.Proc, a Addr, b []byte, shared bool) {
 	if c.cfg.StoreBuffer.Depth == 0 {
-		c.writeThroughShared(a, b)
+		c.writeThroughAs(a, b, shared)
 		return
 	}
 	for len(c.sb) >= c.cfg.StoreBuffer.Depth {
 		c.sbWait.Wait(p, "store buffer full")
 	}
-	c.enqueue(a, b, true)
+	c.enqueue(a, b, shared)
 }
 
-// writeThroughShared is writeThrough of shared bytes.
-func (c *CPU) writeThroughShared(a Addr, b []byte) {
+// writeThroughAs is writeThrough, of shared bytes (Memory.WriteShared) if
+// shared.
+func (c *CPU) writeThroughAs(a Addr, b []byte, shared bool) {
+	if !shared {
+		c.writeThrough(a, b)
+		return
+	}
 	c.mem.WriteShared(a, b)
 	if c.cache != nil {
 		c.cache.update(a, b)

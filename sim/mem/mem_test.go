@@ -638,20 +638,10 @@ func TestLargePeekMatchesLineByLine(t *testing.T) {
 	}
 	cfg.Cache.Ways = 2
 	cfg.Cache.SizeBytes = 16 * cfg.Cache.LineBytes
-	e := sim.NewEngine(1)
-	m := NewMemory("node0", 1<<20)
-	seg, _ := m.Alloc("buf", 64*cfg.Cache.LineBytes, 64)
-	a, _ := NewCPU(e, "a", m, cfg)
-	b, _ := NewCPU(e, "b", m, cfg)
+	e, m, seg, a, b := twinCPUs(cfg)
 	lb := cfg.Cache.LineBytes
 	e.Spawn("p", func(p *sim.Proc) {
-		for _, i := range []int{3, 40, 7, 41, 12, 60, 5} { // cache some lines, both CPUs alike
-			a.Load(p, seg.Addr(i*lb), 8)
-			b.Load(p, seg.Addr(i*lb), 8)
-		}
-		for i := 0; i < seg.Size; i += 8 { // memory moves on: those lines are stale
-			m.Store64(seg.Addr(i), uint64(i)+1)
-		}
+		staleLines(p, m, seg, lb, []int{3, 40, 7, 41, 12, 60, 5}, a, b)
 		off, n := lb/2+3, seg.Size-lb-5
 		whole := make([]byte, n)
 		a.Peek(seg.Addr(off), whole)
@@ -691,20 +681,10 @@ func TestLargeFillMatchesLineByLine(t *testing.T) {
 		}
 		cfg.Cache.Ways, cfg.Cache.Coherent = tc.ways, tc.coherent
 		cfg.Cache.SizeBytes = 16 * cfg.Cache.LineBytes
-		e := sim.NewEngine(1)
-		m := NewMemory("node0", 1<<20)
-		seg, _ := m.Alloc("buf", 64*cfg.Cache.LineBytes, 64)
-		a, _ := NewCPU(e, "a", m, cfg)
-		b, _ := NewCPU(e, "b", m, cfg)
+		e, m, seg, a, b := twinCPUs(cfg)
 		lb := cfg.Cache.LineBytes
 		e.Spawn("p", func(p *sim.Proc) {
-			for _, i := range []int{3, 40, 7, 41, 12, 60, 5, 19, 35} { // cache some lines, both CPUs alike
-				a.Load(p, seg.Addr(i*lb), 8)
-				b.Load(p, seg.Addr(i*lb), 8)
-			}
-			for i := 0; i < seg.Size; i += 8 { // memory moves on: those lines are stale
-				m.Store64(seg.Addr(i), uint64(i)+1)
-			}
+			staleLines(p, m, seg, lb, []int{3, 40, 7, 41, 12, 60, 5, 19, 35}, a, b)
 			off := lb/2 + 3
 			n := tc.lines*lb - 5
 			whole := make([]byte, n)
@@ -726,5 +706,29 @@ func TestLargeFillMatchesLineByLine(t *testing.T) {
 		if err := e.Run(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// twinCPUs is an engine, a memory with a 64-line segment and two CPUs of
+// configuration cfg on it.
+func twinCPUs(cfg Config) (*sim.Engine, *Memory, Segment, *CPU, *CPU) {
+	e := sim.NewEngine(1)
+	m := NewMemory("node0", 1<<20)
+	seg, _ := m.Alloc("buf", 64*cfg.Cache.LineBytes, 64)
+	a, _ := NewCPU(e, "a", m, cfg)
+	b, _ := NewCPU(e, "b", m, cfg)
+	return e, m, seg, a, b
+}
+
+// staleLines caches lines of seg in every CPU alike (lb-byte lines), then
+// writes every word of seg in memory, so that those copies are stale.
+func staleLines(p *sim.Proc, m *Memory, seg Segment, lb int, lines []int, cpus ...*CPU) {
+	for _, i := range lines {
+		for _, c := range cpus {
+			c.Load(p, seg.Addr(i*lb), 8)
+		}
+	}
+	for i := 0; i < seg.Size; i += 8 {
+		m.Store64(seg.Addr(i), uint64(i)+1)
 	}
 }

@@ -62,11 +62,7 @@ func (c *CPU) drain() {
 	copy(c.sb[i:], c.sb[i+1:])
 	c.sb[len(c.sb)-1] = sbEntry{}
 	c.sb = c.sb[:len(c.sb)-1]
-	if e.shared {
-		c.writeThroughShared(e.a, e.big)
-	} else {
-		c.writeThrough(e.a, e.bytes())
-	}
+	c.writeThroughAs(e.a, e.bytes(), e.shared)
 	if e.big != nil && !e.shared {
 		c.free = append(c.free, e.big)
 	}
