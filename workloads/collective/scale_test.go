@@ -71,3 +71,39 @@ func TestWhatIfBcastMemoryPerPE(t *testing.T) {
 		t.Errorf("bytes allocated per PE grow with the partition: %.0f at 4,096 PEs, %.0f at 32,768", per[0], per[1])
 	}
 }
+
+// TestBroadcastPayloadIsOneCopy: a 4 MB broadcast on 8 PEs, with each
+// stack, leaves every PE holding the root's bytes (the workload verifies
+// each buffer) while the PEs' memories hold far less than 8 copies of
+// them: the payload is the root's pattern window, shared from memory to
+// memory by puts and copies (mem.Memory.WriteShared), not copied per PE.
+// What they hold is the protocols' own buffers (asynchronous ACLMPL's
+// pool of 64 slots of 8 KB per PE, written by puts).
+func TestBroadcastPayloadIsOneCopy(t *testing.T) {
+	const pes, n = 8, 4 << 20
+	for _, tc := range []struct{ stack, mode string }{
+		{"aclmpl", ModeSync}, {"aclmpl", ModeAsync}, {"mpich", ModeSync},
+	} {
+		s := spec(t, tc.stack, fmt.Sprintf("{pes: [%d], bytes: [%d], mode: %s}", pes, n, tc.mode))
+		cfg, err := configure(s, "bcast")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, pt, err := runCase(s, cfg, "bcast", pes, n)
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.stack, tc.mode, err)
+		}
+		if f := pt.failures(); len(f) > 0 {
+			t.Fatalf("%s %s: %v", tc.stack, tc.mode, f)
+		}
+		resident := 0
+		for pe := range pes {
+			resident += pt.sys.cpu(pe).Memory().Resident()
+		}
+		if resident > pes*n/4 {
+			t.Errorf("%s %s: the PEs' memories hold %d bytes for a %d-byte broadcast to %d PEs, want at most %d",
+				tc.stack, tc.mode, resident, n, pes, pes*n/4)
+		}
+		t.Logf("%s %s: %d bytes resident", tc.stack, tc.mode, resident)
+	}
+}
