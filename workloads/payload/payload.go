@@ -117,8 +117,14 @@ func (r Raw) Peek(a mem.Addr, b []byte) { r.Mem.Read(a, b) }
 // Poke copies b into the live bytes at a.
 func (r Raw) Poke(a mem.Addr, b []byte) { copy(r.Mem.Bytes(a, len(b)), b) }
 
-// chunk is how many bytes Write and Check move at a time.
-const chunk = 4096
+// chunk is how many bytes Write and Check move at a time, in a buffer on
+// the stack; Check reads longer payloads bigChunk bytes at a time, in a
+// buffer on the heap: a look at more lines than a cache holds reads
+// memory at once (mem.CPU.Peek), where one of 4 KiB goes line by line.
+const (
+	chunk    = 4096
+	bigChunk = 64 << 10
+)
 
 // Write fills the n bytes at a with the stream's bytes [off, off+n),
 // through w, a chunk at a time.
@@ -136,9 +142,13 @@ func Write(w Poker, a mem.Addr, n int, p Pattern, off int) {
 // them with the stream's bytes [off, off+n). It reports the first
 // mismatch, if any.
 func Check(r Peeker, a mem.Addr, n int, p Pattern, off int) (Mismatch, bool) {
-	var buf [chunk]byte
+	var small [chunk]byte
+	buf := small[:]
+	if n > chunk {
+		buf = make([]byte, min(n, bigChunk))
+	}
 	for done := 0; done < n; {
-		k := min(chunk, n-done)
+		k := min(len(buf), n-done)
 		b := buf[:k]
 		r.Peek(a+mem.Addr(done), b)
 		if i := p.Diff(b, off+done); i >= 0 {
