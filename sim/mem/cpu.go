@@ -150,6 +150,9 @@ func (c *CPU) viewFill(a Addr, b []byte) bool {
 	first, last := ca.line(a), ca.line(a+Addr(len(b))-1)
 	pend := c.pend[:0]
 	for line := first; line <= last; line++ {
+		if ca.ways == 1 && line > first && line < last {
+			line, pend = c.viewDirect(a, b, line, last, pend, &hit)
+		}
 		i := ca.lookup(line)
 		off := int(Addr(line<<ca.shift) - a) // of the line in b; negative for the first
 		if i < 0 {
@@ -179,6 +182,33 @@ func (c *CPU) viewFill(a Addr, b []byte) bool {
 	}
 	c.pend = pend
 	return hit
+}
+
+// viewDirect is viewFill's loop over the lines [line, last) of a
+// direct-mapped cache, with lookup and claim inlined (the same effects:
+// one clock tick per line, hit or miss). It returns last.
+func (c *CPU) viewDirect(a Addr, b []byte, line, last uint64, pend []pending, hit *bool) (uint64, []pending) {
+	ca := c.cache
+	lb := ca.lineBytes
+	coherent := c.cfg.Cache.Coherent
+	set := int(line % uint64(ca.sets))
+	for ; line < last; line++ {
+		ca.clock++
+		off := int(Addr(line<<ca.shift) - a)
+		if ca.tags[set] == line+1 {
+			if !coherent {
+				copy(b[off:off+lb], ca.data[set*lb:(set+1)*lb])
+			}
+		} else {
+			*hit = false
+			ca.tags[set] = line + 1
+			pend = append(pend, pending{slot: set, line: line, off: off})
+		}
+		if set++; set == ca.sets {
+			set = 0
+		}
+	}
+	return line, pend
 }
 
 // pending is a slot viewFill claimed for a line, whose bytes are b's at off.
