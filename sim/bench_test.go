@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"iter"
 	"testing"
 	"time"
 )
@@ -75,4 +76,20 @@ func BenchmarkSleep(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(e.Events())/time.Since(start).Seconds(), "events/s")
+}
+
+// BenchmarkPullRoundTrip is the floor under BenchmarkProcessSwitch: one
+// bare iter.Pull round trip (resume a coroutine, it yields back), the two
+// coroutine switches every hand-over between processes costs.
+func BenchmarkPullRoundTrip(b *testing.B) {
+	next, stop := iter.Pull(func(yield func(struct{}) bool) {
+		for yield(struct{}{}) {
+		}
+	})
+	defer stop()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		next()
+	}
 }

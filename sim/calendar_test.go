@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -66,4 +67,107 @@ func firstDiff[T comparable](a, b []T) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// TestCalendarAgainstSort drives the calendar directly as the engine does
+// (peeks, pops, time moved forward without a pop as Sleep's fast path
+// does, cancels, moves, times spread over many bit widths) and checks
+// every event comes out in (time, sequence) order, against a sorted list.
+func TestCalendarAgainstSort(t *testing.T) {
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		var c calendar
+		var now Time
+		type ref struct {
+			at  Time
+			seq uint64
+			h   Handle
+		}
+		var pending []ref
+		id := map[uint64]int{} // seq -> action tag check
+		tag := 0
+		add := func(at Time) {
+			tag++
+			n := tag
+			h := c.schedule(at, now, action{fn: func() { _ = n }})
+			pending = append(pending, ref{at, h.seq, h})
+			id[h.seq] = n
+		}
+		spread := []Time{0, 1, 3, 1000, 1 << 20, 1 << 40}
+		for step := 0; step < 20000; step++ {
+			switch op := r.IntN(10); {
+			case op < 4:
+				d := spread[r.IntN(len(spread))]
+				add(now + Time(r.Int64N(int64(d)+1)))
+			case op == 4 && len(pending) > 0: // cancel
+				k := r.IntN(len(pending))
+				if c.cancel(pending[k].h) {
+					pending = slices.Delete(pending, k, k+1)
+				}
+			case op == 5 && len(pending) > 0: // move a future item later
+				k := r.IntN(len(pending))
+				p := pending[k]
+				if p.h.slot >= 0 && c.live(p.h) {
+					at := p.at + 1 + Time(r.IntN(50))
+					h := c.move(p.h, at)
+					pending[k] = ref{at, p.seq, h}
+				}
+			case op == 6: // Sleep's fast path: time moves to before the earliest future item
+				if m, ok := c.treeMin(); ok && c.lane.n == 0 && m > now+1 {
+					now += 1 + Time(r.Int64N(int64(m-now-1)))
+				}
+			case op == 7: // Run's pop, straight (everything pending may be cancelled)
+				at, _, ok := c.pop(now)
+				if ok != (len(pending) > 0) {
+					t.Fatalf("seed %d step %d: pop found %v, %d pending", seed, step, ok, len(pending))
+				}
+				if !ok {
+					continue
+				}
+				slices.SortFunc(pending, func(a, b ref) int {
+					if a.at != b.at {
+						return cmp.Compare(a.at, b.at)
+					}
+					return cmp.Compare(a.seq, b.seq)
+				})
+				if at != pending[0].at {
+					t.Fatalf("seed %d step %d: pop ran at %v, want %v", seed, step, at, pending[0].at)
+				}
+				pending = pending[1:]
+				now = at
+			default: // run the earliest
+				at, _, lane, ok := c.peek(now)
+				if !ok {
+					if len(pending) != 0 {
+						t.Fatalf("seed %d step %d: calendar empty, %d pending", seed, step, len(pending))
+					}
+					continue
+				}
+				slices.SortFunc(pending, func(a, b ref) int {
+					if a.at != b.at {
+						return cmp.Compare(a.at, b.at)
+					}
+					return cmp.Compare(a.seq, b.seq)
+				})
+				want := pending[0]
+				var got uint64
+				if lane {
+					got = c.lane.buf[c.lane.head].seq
+				} else {
+					m, _ := c.top()
+					got = m.seq
+				}
+				if at != want.at || got != want.seq {
+					t.Fatalf("seed %d step %d: next is (%v, %d), want (%v, %d)", seed, step, at, got, want.at, want.seq)
+				}
+				if r.IntN(2) == 0 {
+					c.take(lane)
+				} else if at2, _, ok := c.pop(now); !ok || at2 != at {
+					t.Fatalf("seed %d step %d: pop disagrees with peek", seed, step)
+				}
+				pending = pending[1:]
+				now = at
+			}
+		}
+	}
 }

@@ -34,7 +34,7 @@ type Engine struct {
 
 	chooser Chooser // picks among same-time ready processes (choose.go); nil: engine order
 	cands   []candidate
-	heapIdx []int
+	items   []item // the calendar's items at the current time (choose)
 	alts    []Alt
 	foot    []uint64 // footprint of the running step (exploring)
 	preempt bool     // the chooser may deschedule processes (SetPreemption)
@@ -139,13 +139,7 @@ func (e *Engine) advance(d Time) bool {
 // not when the lane's head, or with an empty lane the heap's top, is
 // another process (the common hand-over, which only Run does).
 func (e *Engine) inlineLikely(p *Proc) bool {
-	c := &e.cal
-	var q *Proc
-	if c.lane.n > 0 {
-		q = c.lane.buf[c.lane.head].proc
-	} else if len(c.heap) > 0 {
-		q = c.slots[c.heap[0].slot].proc
-	}
+	q := e.cal.minProc()
 	return q == nil || q == p
 }
 
