@@ -80,6 +80,7 @@ type calendar struct {
 	b0head int
 	bucket [levels * radix][]item           // bucket level*radix+digit, unordered
 	mask   [(levels*radix + 63) / 64]uint64 // bit k: bucket k is not empty
+	words  uint64                           // bit w: mask[w] is not 0
 	base   Time
 	minK   int // when b0 is empty: the bucket and index of the earliest item (minK 0: not known)
 	minI   int
@@ -154,6 +155,7 @@ func (c *calendar) push(k int, it item) {
 	}
 	c.bucket[k] = append(c.bucket[k], it)
 	c.mask[k>>6] |= 1 << (k & 63)
+	c.words |= 1 << (k >> 6)
 }
 
 // bucketOf is the bucket of a time not earlier than base (0: base itself).
@@ -167,22 +169,20 @@ func (c *calendar) bucketOf(at Time) int {
 }
 
 // empty reports whether no bucket above 0 holds an item.
-func (c *calendar) empty() bool {
-	var m uint64
-	for _, w := range c.mask {
-		m |= w
+func (c *calendar) empty() bool { return c.words == 0 }
+
+// unmark notes that bucket k is empty.
+func (c *calendar) unmark(k int) {
+	c.mask[k>>6] &^= 1 << (k & 63)
+	if c.mask[k>>6] == 0 {
+		c.words &^= 1 << (k >> 6)
 	}
-	return m == 0
 }
 
 // lowest is the lowest non-empty bucket (not empty).
 func (c *calendar) lowest() int {
-	for w, m := range c.mask {
-		if m != 0 {
-			return w<<6 | bits.TrailingZeros64(m)
-		}
-	}
-	return 0
+	w := bits.TrailingZeros64(c.words)
+	return w<<6 | bits.TrailingZeros64(c.mask[w])
 }
 
 // findMin notes where the earliest item of the lowest non-empty bucket is
@@ -225,7 +225,7 @@ func (c *calendar) top() (item, bool) {
 		b[c.minI] = b[len(b)-1]
 		c.bucket[c.minK] = b[:len(b)-1]
 		if len(b) == 1 {
-			c.mask[c.minK>>6] &^= 1 << (c.minK & 63)
+			c.unmark(c.minK)
 			c.bucket[c.minK] = nil
 			c.spare = append(c.spare, b[:0])
 		}
@@ -288,7 +288,7 @@ func (c *calendar) settle() bool {
 		c.bucket[k] = nil
 		c.spare = append(c.spare, b[:0])
 	}
-	c.mask[k>>6] &^= 1 << (k & 63)
+	c.unmark(k)
 	c.minK = 0
 	sortBySeq(c.b0)
 	return true
