@@ -8,7 +8,8 @@ import (
 
 // BenchmarkCalendarPHOLD is a PHOLD model: a fixed population of events,
 // each of which, when it fires, schedules one more at a random future time.
-// It measures calendar events per second (insert + remove through the 4-ary heap).
+// It measures calendar events per second (an insertion into the calendar's
+// radix heap and a removal per event).
 func BenchmarkCalendarPHOLD(b *testing.B) {
 	const population = 1000
 	e := NewEngine(1)

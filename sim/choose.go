@@ -192,7 +192,7 @@ func (e *Engine) wakeDescheduled() bool {
 type candidate struct {
 	p    *Proc
 	lane int   // position in the lane, or -1
-	slot int32 // heap slot, or -1
+	slot int32 // calendar slot of a future item, or -1
 	seq  uint64
 }
 

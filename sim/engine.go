@@ -136,8 +136,9 @@ func (e *Engine) advance(d Time) bool {
 }
 
 // inlineLikely is a cheap guess of whether runInline can do anything:
-// not when the lane's head, or with an empty lane the heap's top, is
-// another process (the common hand-over, which only Run does).
+// not when the earliest event (the lane's head, or with an empty lane the
+// earliest future item) resumes another process (the common hand-over,
+// which only Run does).
 func (e *Engine) inlineLikely(p *Proc) bool {
 	q := e.cal.minProc()
 	return q == nil || q == p
