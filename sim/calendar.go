@@ -272,9 +272,14 @@ func (c *calendar) settle() bool {
 		}
 		c.b0 = b
 	} else {
-		m := b[0].at
-		for _, it := range b[1:] {
-			m = min(m, it.at)
+		var m Time
+		if c.minK == k { // top found it
+			m = b[c.minI].at
+		} else {
+			m = b[0].at
+			for _, it := range b[1:] {
+				m = min(m, it.at)
+			}
 		}
 		c.base = m
 		for _, it := range b {
