@@ -24,6 +24,7 @@ type point struct {
 	key     uint64 // of the payload stream
 	pat     []byte // the stream's bytes every window is cut from (shared)
 	got     []byte // what a shared put region holds, as its PE's program sees it
+	scratch []byte // verify's (payload.CheckWith), allocated at the first long payload
 	fails   []workloads.Failure
 	dropped int // failures beyond maxFailures
 	t0, t1  sim.Time
@@ -121,7 +122,10 @@ func (pt *point) view(pe int, buf mem.Region) []byte {
 // pattern.
 func (pt *point) verify(p *sim.Proc, pe int, buf mem.Region, src int, what string) {
 	pt.injectFlip(pe, buf)
-	if m, ok := payload.Check(pt.sys.cpu(pe), buf.Addr, buf.Len, pt.stream(), pt.off(src)); !ok || buf.Len != pt.n {
+	if pt.scratch == nil {
+		pt.scratch = make([]byte, min(max(buf.Len, 1), payload.CheckBytes))
+	}
+	if m, ok := payload.CheckWith(pt.sys.cpu(pe), buf.Addr, buf.Len, pt.stream(), pt.off(src), pt.scratch); !ok || buf.Len != pt.n {
 		off := m.Offset
 		if ok {
 			off = min(buf.Len, pt.n)

@@ -117,14 +117,13 @@ func (r Raw) Peek(a mem.Addr, b []byte) { r.Mem.Read(a, b) }
 // Poke copies b into the live bytes at a.
 func (r Raw) Poke(a mem.Addr, b []byte) { copy(r.Mem.Bytes(a, len(b)), b) }
 
-// chunk is how many bytes Write and Check move at a time, in a buffer on
-// the stack; Check reads longer payloads bigChunk bytes at a time, in a
-// buffer on the heap: a look at more lines than a cache holds reads
-// memory at once (mem.CPU.Peek), where one of 4 KiB goes line by line.
-const (
-	chunk    = 4096
-	bigChunk = 64 << 10
-)
+// chunk is how many bytes Write and Check move at a time.
+const chunk = 4096
+
+// CheckBytes is the scratch length CheckWith reads best with: a look
+// through a cache at more lines than it holds reads memory at once
+// (mem.CPU.Peek), where one of 4 KiB goes line by line.
+const CheckBytes = 64 << 10
 
 // Write fills the n bytes at a with the stream's bytes [off, off+n),
 // through w, a chunk at a time.
@@ -142,11 +141,13 @@ func Write(w Poker, a mem.Addr, n int, p Pattern, off int) {
 // them with the stream's bytes [off, off+n). It reports the first
 // mismatch, if any.
 func Check(r Peeker, a mem.Addr, n int, p Pattern, off int) (Mismatch, bool) {
-	var small [chunk]byte
-	buf := small[:]
-	if n > chunk {
-		buf = make([]byte, min(n, bigChunk))
-	}
+	var buf [chunk]byte
+	return CheckWith(r, a, n, p, off, buf[:])
+}
+
+// CheckWith is Check reading len(buf) bytes at a time into buf, a
+// caller's scratch buffer (of CheckBytes for long payloads).
+func CheckWith(r Peeker, a mem.Addr, n int, p Pattern, off int, buf []byte) (Mismatch, bool) {
 	for done := 0; done < n; {
 		k := min(len(buf), n-done)
 		b := buf[:k]
