@@ -83,16 +83,22 @@ func (l *lazy) pay() {
 }
 
 // flag loads a pool buffer's flag word (uncached): ahead of its time unless
-// it says slotEmpty, which a remote put may change meanwhile.
+// it says slotEmpty, which a remote put may change meanwhile; then at its
+// time, after paying what is owed (the load's own time is owed: it reads
+// memory when it is issued, as LoadUncached does).
 func (l *lazy) flag(a mem.Addr) uint64 {
-	if l.on {
-		if v := l.x.cpu.PeekUncached(a, 8); v != slotEmpty {
-			l.aheadLoad(a, v)
-			return v
-		}
-		l.pay()
+	if !l.on {
+		return l.x.cpu.LoadUncached(l.p, a, 8)
 	}
-	return l.x.cpu.LoadUncached(l.p, a, 8)
+	if v := l.x.cpu.PeekUncached(a, 8); v != slotEmpty {
+		l.aheadLoad(a, v)
+		return v
+	}
+	l.pay()
+	v := l.x.cpu.PeekUncached(a, 8)
+	l.owed += l.x.async.uncached
+	l.x.cpu.CountUncached(1)
+	return v
 }
 
 // word loads a header word of a pool buffer whose flag says DONE
