@@ -51,7 +51,9 @@ func TestWhatIfBcastMemoryPerPE(t *testing.T) {
 	if testing.Short() {
 		t.Skip("32,768 PEs")
 	}
-	const maxPerPE = 16 << 10 // bytes allocated per PE, garbage included
+	// Bytes allocated per PE, garbage included: about 9.2 KB measured
+	// (13.2 KB before checks stopped allocating a 4 KiB scratch each).
+	const maxPerPE = 12 << 10
 	var per [2]float64
 	for i, pes := range []int{4096, 32768} {
 		b, res := bcastAllocPerPE(t, pes)
