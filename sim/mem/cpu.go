@@ -108,6 +108,12 @@ func (c *CPU) view(a Addr, b []byte, fill bool) bool {
 		hit = c.peekLines(a, b)
 	} else {
 		lb := c.cache.lineBytes
+		if !fill {
+			// A look: memory's bytes at once, the cached lines laid
+			// over them line by line (a read per line costs a segment
+			// look-up each; a payload check looks at 4 KiB at a time).
+			c.mem.Read(a, b)
+		}
 		for off := 0; off < len(b); {
 			x := a + Addr(off)
 			line := c.cache.line(x)
@@ -122,7 +128,7 @@ func (c *CPU) view(a Addr, b []byte, fill bool) bool {
 			}
 			if i >= 0 && !c.cfg.Cache.Coherent {
 				copy(b[off:off+n], c.cache.slot(i)[lo:])
-			} else {
+			} else if fill {
 				c.mem.Read(x, b[off:off+n])
 			}
 			off += n
