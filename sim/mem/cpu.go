@@ -286,6 +286,22 @@ func (c *CPU) LoadUncached(p *sim.Proc, a Addr, size int) uint64 {
 	return binary.LittleEndian.Uint64(b[:])
 }
 
+// PeekUncached returns what LoadUncached(p, a, size) would return now
+// (memory, and this CPU's own buffered stores over it), with no timing and
+// not counted as a load: for a model that charges a run of its loads as one
+// sleep (CountUncached) where it knows the words cannot change before the
+// loads' times, and issues a real load where a word may.
+func (c *CPU) PeekUncached(a Addr, size int) uint64 {
+	var b [8]byte
+	c.mem.Read(a, b[:size])
+	c.forward(a, b[:size])
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// CountUncached counts n uncached loads whose time the caller charged
+// (after PeekUncached).
+func (c *CPU) CountUncached(n int) { c.stats.Uncached += uint64(n) }
+
 // Store writes a little-endian word of size bytes. With a store buffer it
 // becomes visible to others when the buffer drains it; the process stalls
 // while the buffer is full.

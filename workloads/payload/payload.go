@@ -142,10 +142,16 @@ const chunk = 4096
 // (mem.CPU.Peek), where one of 4 KiB goes line by line.
 const CheckBytes = 64 << 10
 
+// scratch is Write's and Check's buffer for n bytes: a chunk, or n bytes
+// when fewer. It escapes to the heap (the Peeker and Poker are
+// interfaces), so a fixed chunk would cost every check of a one-word
+// message 4 KiB of garbage: 4 GiB for a million-PE broadcast.
+func scratch(n int) []byte { return make([]byte, max(0, min(chunk, n))) }
+
 // Write fills the n bytes at a with the stream's bytes [off, off+n),
 // through w, a chunk at a time.
 func Write(w Poker, a mem.Addr, n int, p Pattern, off int) {
-	var buf [chunk]byte
+	buf := scratch(n)
 	for done := 0; done < n; {
 		k := min(chunk, n-done)
 		p.Fill(buf[:k], off+done)
@@ -158,8 +164,7 @@ func Write(w Poker, a mem.Addr, n int, p Pattern, off int) {
 // them with the stream's bytes [off, off+n). It reports the first
 // mismatch, if any.
 func Check(r Peeker, a mem.Addr, n int, p Pattern, off int) (Mismatch, bool) {
-	var buf [chunk]byte
-	return CheckWith(r, a, n, p, off, buf[:])
+	return CheckWith(r, a, n, p, off, scratch(n))
 }
 
 // CheckWith is Check reading len(buf) bytes at a time into buf, a
