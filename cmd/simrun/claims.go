@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,20 +29,23 @@ type scenarioClaims struct {
 }
 
 // evalClaims runs the built-in scenario name and evaluates its claims
-// (the same rows simrun run writes). err is bad input.
+// (the same rows simrun run writes). err is bad input, or a *wallError.
 func evalClaims(name string) (scenarioClaims, error) {
 	s, err := scenarios.LoadBuiltin(name)
 	if err != nil {
 		return scenarioClaims{}, err
 	}
-	sp, err := specs(registry.Default(), s, defaultWallSeconds)
+	sp, err := specs(registry.Default(), s)
 	if err == nil {
 		err = check(s, sp)
 	}
 	if err != nil {
 		return scenarioClaims{}, err
 	}
-	runs := execute(sp, 0, nil)
+	runs, err := execute(sp, 0, nil, wallLimit(s))
+	if err != nil {
+		return scenarioClaims{}, fmt.Errorf("%s: %w", name, err)
+	}
 	if errs := runInputErrors(s, runs); len(errs) > 0 {
 		return scenarioClaims{}, fmt.Errorf("%s", strings.TrimSuffix(joinLines(errs), "\n"))
 	}
@@ -121,6 +125,11 @@ func cmdClaims(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		sc, err := evalClaims(name)
+		var we *wallError
+		if errors.As(err, &we) { // the run was abandoned: so is the command
+			fmt.Fprintf(stderr, "simrun claims: %v\n", err)
+			return exitFailed
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "simrun claims: %v\n", err)
 			code = exitUsage

@@ -124,7 +124,7 @@ means never; otherwise runs are sampled with seeded jitter.
 The last line is "Observation TEST Never|Sometimes|Always POS NEG".
 The jitters default to twice the model's time to drain the test's stores
 (so every sequentially consistent outcome shows); every run's engine is
-bounded in events and wall time.
+bounded in events (never in wall time: the counts do not depend on load).
 Exit 1 if runs deadlock, livelock or hit a limit (MP+spin on noncoherent
 livelocks); exit 2 on an unknown test, a bad file or a bad model.
 Example:
