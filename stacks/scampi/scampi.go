@@ -253,20 +253,20 @@ func (x *Rank) channel(p *sim.Proc, r int) (*channel, error) {
 
 // Rank is one process's ScaMPI.
 type Rank struct {
-	w      *world
-	id     int
-	node   int
-	cpu    *mem.CPU
-	dir    mem.Region // the number of channels into this rank
-	in     []*channel
+	w    *world
+	id   int
+	node int
+	cpu  *mem.CPU
+	dir  mem.Region // the number of channels into this rank
+	in   []*channel
 	// readySet holds the ready field of each channel's next envelope
 	// (entry c.in; not in write_index mode): a scan of the channels is
 	// one timed operation of the CPU (scanReady).
 	readySet *mem.WordSet
-	posted []*request
-	unexp  []*unexpected
-	spare  []mem.Region // unexpected-message buffers free for reuse
-	err    error        // a corruption detected outside any request
+	posted   []*request
+	unexp    []*unexpected
+	spare    []mem.Region // unexpected-message buffers free for reuse
+	err      error        // a corruption detected outside any request
 	// Acknowledgements posted and not yet secured, and the checkpoint
 	// token taken before the first of them.
 	acks   []*channel
