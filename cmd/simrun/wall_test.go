@@ -95,3 +95,28 @@ func TestWallErrorMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestSuiteMatchesRun: simrun suite writes for each scenario the files
+// simrun run writes for it alone, byte for byte, whatever -j.
+func TestSuiteMatchesRun(t *testing.T) {
+	const pick = "^(sci-no-crc|sci-fig1-3|sx4-lockfree-nofence|litmus-sb-tso|t3d-fig3)$"
+	dir := t.TempDir()
+	code, stdout, stderr := simrun(t, "suite", pick, "--out", filepath.Join(dir, "suite"), "-j", "3", "--quiet")
+	if code != exitOK {
+		t.Fatalf("suite: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "suite: 5 scenarios") {
+		t.Errorf("suite summary:\n%s", stdout)
+	}
+	for _, name := range []string{"sci-no-crc", "sci-fig1-3", "sx4-lockfree-nofence", "litmus-sb-tso", "t3d-fig3"} {
+		alone := filepath.Join(dir, "run", name)
+		if code, stdout, stderr := simrun(t, "run", name, "--out", alone, "--quiet", "-j", "1"); code != exitOK {
+			t.Fatalf("run %s: exit %d\n%s\n%s", name, code, stdout, stderr)
+		}
+		for _, f := range []string{"results.csv", "results.json", "summary.txt"} {
+			if a, b := read(t, filepath.Join(dir, "suite", name, f)), read(t, filepath.Join(alone, f)); string(a) != string(b) {
+				t.Errorf("%s: %s of the suite differs from simrun run's", name, f)
+			}
+		}
+	}
+}
