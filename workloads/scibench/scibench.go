@@ -208,7 +208,9 @@ func RunAlltoall(s workloads.Spec) (workloads.Result, error) {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return p.Procs[order[a]] > p.Procs[order[b]] })
+	if s.Pool != nil { // in parallel: the largest first (one at a time, in order: less memory at once)
+		sort.SliceStable(order, func(a, b int) bool { return p.Procs[order[a]] > p.Procs[order[b]] })
+	}
 	outs := make([]alltoallPoint, len(p.Procs))
 	s.Points(len(order), func(k int) {
 		i := order[k]
