@@ -23,8 +23,10 @@ import (
 )
 
 // defaultWallSeconds bounds a run's wall-clock time when the scenario sets
-// no limits.max_wall_seconds, so that no run hangs.
-const defaultWallSeconds = 600
+// no limits.max_wall_seconds, so that no run hangs: an hour, since it
+// bounds a whole run (all series and points) on a machine that may be
+// shared, and abandons the run when it fires.
+const defaultWallSeconds = 3600
 
 func secondsToDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
