@@ -1,13 +1,15 @@
 package sim
 
 import (
+	"iter"
 	"testing"
 	"time"
 )
 
 // BenchmarkCalendarPHOLD is a PHOLD model: a fixed population of events,
 // each of which, when it fires, schedules one more at a random future time.
-// It measures calendar events per second (insert + remove through the 4-ary heap).
+// It measures calendar events per second (an insertion into the calendar's
+// radix heap and a removal per event).
 func BenchmarkCalendarPHOLD(b *testing.B) {
 	const population = 1000
 	e := NewEngine(1)
@@ -75,4 +77,20 @@ func BenchmarkSleep(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(e.Events())/time.Since(start).Seconds(), "events/s")
+}
+
+// BenchmarkPullRoundTrip is the floor under BenchmarkProcessSwitch: one
+// bare iter.Pull round trip (resume a coroutine, it yields back), the two
+// coroutine switches every hand-over between processes costs.
+func BenchmarkPullRoundTrip(b *testing.B) {
+	next, stop := iter.Pull(func(yield func(struct{}) bool) {
+		for yield(struct{}{}) {
+		}
+	})
+	defer stop()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		next()
+	}
 }

@@ -192,7 +192,7 @@ func (e *Engine) wakeDescheduled() bool {
 type candidate struct {
 	p    *Proc
 	lane int   // position in the lane, or -1
-	slot int32 // heap slot, or -1
+	slot int32 // calendar slot of a future item, or -1
 	seq  uint64
 }
 
@@ -214,23 +214,13 @@ func (e *Engine) choose(at Time, p *Proc) *Proc {
 			cands = append(cands, candidate{p: it.proc, lane: i, slot: -1, seq: it.seq})
 		}
 	}
-	// Heap items at time at: a subtree whose root is later holds none.
-	stack := append(e.heapIdx[:0], 0)
-	for len(stack) > 0 {
-		i := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if i >= len(c.heap) || c.heap[i].at != at {
-			continue
-		}
-		h := c.heap[i]
-		if s := &c.slots[h.slot]; !s.dead && s.proc != nil && s.proc.state != stateDone {
+	// Future items at time at.
+	e.items = c.itemsAt(at, e.items[:0])
+	for _, h := range e.items {
+		if s := &c.slots[h.slot]; s.proc != nil && s.proc.state != stateDone {
 			cands = append(cands, candidate{p: s.proc, lane: -1, slot: h.slot, seq: h.seq})
 		}
-		for k := 4*i + 1; k <= 4*i+4; k++ {
-			stack = append(stack, k)
-		}
 	}
-	e.heapIdx = stack
 	// The engine's own order after p: sequence order.
 	for i := 2; i < len(cands); i++ {
 		for j := i; j > 1 && cands[j].seq < cands[j-1].seq; j-- {

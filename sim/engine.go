@@ -34,11 +34,14 @@ type Engine struct {
 
 	chooser Chooser // picks among same-time ready processes (choose.go); nil: engine order
 	cands   []candidate
-	heapIdx []int
+	items   []item // the calendar's items at the current time (choose)
 	alts    []Alt
 	foot    []uint64 // footprint of the running step (exploring)
 	preempt bool     // the chooser may deschedule processes (SetPreemption)
 	desched []*Proc  // processes descheduled by the chooser
+
+	driving bool   // a process's runInline is resuming another (no nesting deeper)
+	then    func() // a BlockThen's work left for Run by a process resumed in runInline
 }
 
 // NewEngine returns an engine whose random generator is seeded with seed.
@@ -135,39 +138,33 @@ func (e *Engine) advance(d Time) bool {
 	return true
 }
 
-// inlineLikely is a cheap guess of whether runInline can do anything:
-// not when the lane's head, or with an empty lane the heap's top, is
-// another process (the common hand-over, which only Run does).
-func (e *Engine) inlineLikely(p *Proc) bool {
-	c := &e.cal
-	var q *Proc
-	if c.lane.n > 0 {
-		q = c.lane.buf[c.lane.head].proc
-	} else if len(c.heap) > 0 {
-		q = c.slots[c.heap[0].slot].proc
-	}
-	return q == nil || q == p
-}
-
 // runInline is the engine loop run by a process that is about to park (p,
 // the running one), on its own stack: callbacks due before anything else
-// run right here, and when the next event is p's own resumption p simply
-// goes on (it reports true). It stops and reports false, leaving the event
-// to Run, at the first event that needs Run: another process to resume, a
-// limit to check or report, a run that failed or was stopped, a traced
-// or explored run (the chooser must see every same-time choice and every
-// callback's footprint, choose.go). Events run in the same order and are counted the same as in Run;
-// what is saved is the two coroutine switches to Run and back (a process
-// that waits for a delivery, a timed wake or its own Sleep, woken by a
-// callback, resumes without a switch when nothing else is due). A callback
-// that panics there is reported as a panic of p (a model bug either way).
+// run right here, another process due next is resumed from here (its
+// coroutine entered from p's rather than from Run's), and when the next
+// event is p's own resumption p simply goes on (it reports true). A
+// process resumed from here does not resume others in turn (e.driving: no
+// nesting deeper than one), and BlockThen work it leaves goes to Run
+// (e.then), so that it runs on the engine's stack as BlockThen says. It
+// stops and reports false, leaving the event to Run, at the first event
+// that needs Run: a limit to check or report, a run that failed or was
+// stopped, a process bound to a Core, a traced or explored run (the
+// chooser must see every same-time choice and every callback's footprint,
+// choose.go). Events run in the same order and are counted the same as in
+// Run. A hand-over to another process costs two coroutine switches either
+// way (a coroutine gives control back only to the one that resumed it);
+// what is saved is the two switches to Run and back whenever p's own
+// resumption comes before anything only Run does (a process that waits
+// for a delivery, a timed wake, its own Sleep or a reply from another
+// process resumes without a switch of its own). A callback that panics
+// there is reported as a panic of p (a model bug either way).
 func (e *Engine) runInline(p *Proc) bool {
 	if e.trace != nil || p.core != nil || e.chooser != nil {
 		return false // Run records what a traced or explored step did
 	}
-	for e.err == nil && !e.stopped {
+	for e.err == nil && !e.stopped && e.then == nil {
 		at, a, lane, ok := e.cal.peek(e.now)
-		if !ok || (a.proc != nil && a.proc != p) ||
+		if !ok || (a.proc != nil && a.proc != p && (e.driving || a.proc.core != nil)) ||
 			(e.limits.MaxTime > 0 && at > e.limits.MaxTime) ||
 			(e.limits.MaxEvents > 0 && e.events >= e.limits.MaxEvents) || (e.events+1)&0xfff == 0 {
 			return false
@@ -178,6 +175,13 @@ func (e *Engine) runInline(p *Proc) bool {
 		if a.proc == p {
 			p.state = stateRunning
 			return true
+		}
+		if a.proc != nil {
+			e.driving = true
+			e.resume(a.proc)
+			e.driving = false
+			e.cur = p
+			continue
 		}
 		e.cur = nil
 		a.fn()
@@ -194,6 +198,11 @@ func (e *Engine) Run() error {
 	wallStart := time.Now()
 	defer e.killAll()
 	for e.err == nil && !e.stopped {
+		if f := e.then; f != nil { // left by runInline: before anything else
+			e.then = nil
+			f()
+			continue
+		}
 		at, it, ok := e.cal.pop(e.now)
 		if !ok {
 			if e.wakeDescheduled() {

@@ -97,7 +97,11 @@ func (e *Engine) resume(p *Proc) {
 	e.cur = nil
 	if f := p.then; f != nil {
 		p.then = nil
-		f()
+		if e.driving { // on another process's stack: Run does it next
+			e.then = f
+		} else {
+			f()
+		}
 	}
 	if !ok {
 		p.state = stateDone
@@ -120,7 +124,7 @@ func (p *Proc) kill() {
 // the engine loop itself until then when it can: Engine.runInline; not
 // when BlockThen left work that must run on the engine's stack first).
 func (p *Proc) park() {
-	if p.then == nil && p.eng.inlineLikely(p) && p.eng.runInline(p) {
+	if p.then == nil && p.eng.runInline(p) {
 		return
 	}
 	if !p.yield(struct{}{}) {
