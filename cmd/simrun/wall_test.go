@@ -99,7 +99,7 @@ func TestWallErrorMessage(t *testing.T) {
 // TestSuiteMatchesRun: simrun suite writes for each scenario the files
 // simrun run writes for it alone, byte for byte, whatever -j.
 func TestSuiteMatchesRun(t *testing.T) {
-	const pick = "^(sci-no-crc|sci-fig1-3|sx4-lockfree-nofence|litmus-sb-tso|t3d-fig3)$"
+	const pick = "^(sci-no-crc|sci-table1-1|sx4-lockfree-nofence|litmus-sb-tso|t3d-table1)$"
 	dir := t.TempDir()
 	code, stdout, stderr := simrun(t, "suite", pick, "--out", filepath.Join(dir, "suite"), "-j", "3", "--quiet")
 	if code != exitOK {
@@ -108,7 +108,7 @@ func TestSuiteMatchesRun(t *testing.T) {
 	if !strings.Contains(stdout, "suite: 5 scenarios") {
 		t.Errorf("suite summary:\n%s", stdout)
 	}
-	for _, name := range []string{"sci-no-crc", "sci-fig1-3", "sx4-lockfree-nofence", "litmus-sb-tso", "t3d-fig3"} {
+	for _, name := range []string{"sci-no-crc", "sci-table1-1", "sx4-lockfree-nofence", "litmus-sb-tso", "t3d-table1"} {
 		alone := filepath.Join(dir, "run", name)
 		if code, stdout, stderr := simrun(t, "run", name, "--out", alone, "--quiet", "-j", "1"); code != exitOK {
 			t.Fatalf("run %s: exit %d\n%s\n%s", name, code, stdout, stderr)
