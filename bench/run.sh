@@ -71,6 +71,7 @@ echo
 echo "SG: SimGrid SMPI; ms: msgsim; x: msgsim/SimGrid (below 1: msgsim better). wall and"
 echo "cpu (user + system) in seconds, peak RSS in MB, simulated time of the exchange."
 printf "%-22s %8s %8s %7s %8s %8s %7s %6s %6s %6s %10s %10s\n" "workload" "SG wall" "ms wall" "x" "SG cpu" "ms cpu" "x" "SG MB" "ms MB" "x" "SG sim" "ms sim"
+events=()
 for p in $pes; do
 	read -r sw sc sm < <(measure "sg-a2a-$p" "${smpi[@]}" -np "$p" "$work/alltoall" "$bytes")
 	ss=$(sed -n 's/.*simulated_s=\([0-9.]*\).*/\1/p' "$work/sg-a2a-$p.out")
@@ -79,11 +80,15 @@ for p in $pes; do
 	mt=$(sed -n 's/.*throughput_MBps,\([0-9.e+-]*\),.*/\1/p' "$work/ms-a2a-$p/results.csv")
 	msim=$(awk -v p="$p" -v n="$bytes" -v t="$mt" 'BEGIN { printf "%.6f", (p - 1) * n / (t * 1e6) }')
 	row "alltoall $p x $bytes B" "$sw" "$sc" "$sm" "${ss:0:8}s" "$mw" "$mc" "$mm" "${msim}s"
+	ev=$(sed -n 's/^events: \([0-9]*\) .*/\1/p' "$work/ms-a2a-$p.out")
+	events+=("$(awk -v p="$p" -v e="$ev" 'BEGIN { printf "  %5d PEs: %d events, %.0f per message", p, e, e / (p * (p - 1)) }')")
 done
 read -r sw sc sm < <(measure sg-pingpong "${smpi[@]}" -np 2 "$work/pingpong")
 read -r mw mc mm < <(measure ms-pingpong "$work/simrun" run "$(scenario pingpong 2)" --out "$work/ms-pingpong")
 row "pingpong 8 B-1 MiB" "$sw" "$sc" "$sm" "-" "$mw" "$mc" "$mm" "-"
 echo
+echo "msgsim events of the all-to-all (the barriers included):"
+printf '%s\n' "${events[@]}"
 echo "simulated time: all-to-all = between the barriers around the exchange (msgsim: (P-1) x bytes / per-PE throughput)."
 echo "ping-pong half round trip, microseconds (SimGrid | msgsim):"
 paste <(sed -n 's/.*bytes=\([0-9]*\) half_round_trip_us=\([0-9.]*\).*/\1 \2/p' "$work/sg-pingpong.out") \

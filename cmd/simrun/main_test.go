@@ -322,3 +322,24 @@ func TestGoldenScenarios(t *testing.T) {
 		})
 	}
 }
+
+// TestGCPolicy: GOGC wins; GOMEMLIMIT alone turns percent-based collection
+// off (the limit paces it); neither: gcPercent.
+func TestGCPolicy(t *testing.T) {
+	for _, c := range []struct {
+		gogc, limit string
+		want        int
+		set         bool
+	}{
+		{"", "", gcPercent, true},
+		{"50", "", 0, false},
+		{"", "8GiB", -1, true},
+		{"100", "8GiB", 0, false},
+	} {
+		env := map[string]string{"GOGC": c.gogc, "GOMEMLIMIT": c.limit}
+		got, set := gcPolicy(func(k string) string { return env[k] })
+		if got != c.want || set != c.set {
+			t.Errorf("GOGC=%q GOMEMLIMIT=%q: gcPolicy = %d, %v; want %d, %v", c.gogc, c.limit, got, set, c.want, c.set)
+		}
+	}
+}

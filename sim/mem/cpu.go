@@ -108,6 +108,12 @@ func (c *CPU) view(a Addr, b []byte, fill bool) bool {
 		hit = c.peekLines(a, b)
 	} else {
 		lb := c.cache.lineBytes
+		if !fill {
+			// A look: memory's bytes at once, the cached lines laid
+			// over them line by line (a read per line costs a segment
+			// look-up each; a payload check looks at 4 KiB at a time).
+			c.mem.Read(a, b)
+		}
 		for off := 0; off < len(b); {
 			x := a + Addr(off)
 			line := c.cache.line(x)
@@ -122,7 +128,7 @@ func (c *CPU) view(a Addr, b []byte, fill bool) bool {
 			}
 			if i >= 0 && !c.cfg.Cache.Coherent {
 				copy(b[off:off+n], c.cache.slot(i)[lo:])
-			} else {
+			} else if fill {
 				c.mem.Read(x, b[off:off+n])
 			}
 			off += n
@@ -193,6 +199,22 @@ func (c *CPU) LoadUncached(p *sim.Proc, a Addr, size int) uint64 {
 	p.Sleep(c.clock.Cycles(c.cfg.Costs.UncachedLoadCycles))
 	return binary.LittleEndian.Uint64(b[:])
 }
+
+// PeekUncached returns what LoadUncached(p, a, size) would return now
+// (memory, and this CPU's own buffered stores over it), with no timing and
+// not counted as a load: for a model that charges a run of its loads as one
+// sleep (CountUncached) where it knows the words cannot change before the
+// loads' times, and issues a real load where a word may.
+func (c *CPU) PeekUncached(a Addr, size int) uint64 {
+	var b [8]byte
+	c.mem.Read(a, b[:size])
+	c.forward(a, b[:size])
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// CountUncached counts n uncached loads whose time the caller charged
+// (after PeekUncached).
+func (c *CPU) CountUncached(n int) { c.stats.Uncached += uint64(n) }
 
 // Store writes a little-endian word of size bytes. With a store buffer it
 // becomes visible to others when the buffer drains it; the process stalls

@@ -62,7 +62,9 @@ func (c *Channel) take(u *unit, vc *Link) {
 	c.stats.Grants++
 	for i := range c.inputs {
 		if c.inputs[i].from == vc {
-			c.inputs[i].last = c.grants
+			// To the front, as Link.noteGrant does.
+			c.inputs[i] = c.inputs[0]
+			c.inputs[0] = input{from: vc, last: c.grants}
 			return
 		}
 	}

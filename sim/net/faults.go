@@ -45,6 +45,7 @@ func (n *Network) LinkDown(l *Link, at, d sim.Time) {
 	n.eng.At(at, func() {
 		now := n.eng.Now()
 		l.down = true
+		n.routing++
 		if u := l.holder; u != nil && l.freeAt > now && u.msg != nil {
 			l.stats.Aborted++
 			u.abort()
@@ -56,6 +57,7 @@ func (n *Network) LinkDown(l *Link, at, d sim.Time) {
 		if d > 0 {
 			n.eng.At(now+d, func() {
 				l.down = false
+				n.routing++
 				l.schedule(n.eng)
 			})
 		}

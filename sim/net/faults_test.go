@@ -196,3 +196,54 @@ func TestRoutingChangedAtRunTime(t *testing.T) {
 		t.Error("order [0 0 1] accepted")
 	}
 }
+
+// countingRouter counts the routes it is asked for.
+type countingRouter struct {
+	Router
+	calls int
+}
+
+func (r *countingRouter) Route(route []*Link, src, dst, class int) ([]*Link, error) {
+	r.calls++
+	return r.Router.Route(route, src, dst, class)
+}
+
+// TestMessageRouteAskedAgainAfterLinkChange: the packets of one message
+// take the route its first packet was given (the router is asked once)
+// until a link goes down or up; then the next packet asks again and
+// avoids the link that is down.
+func TestMessageRouteAskedAgainAfterLinkChange(t *testing.T) {
+	tor, err := NewTorus("t", [3]int{3, 3, 1}, sim.Nano(20), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		down      bool
+		wantCalls int
+	}{
+		{"no change", false, 1},
+		{"a link down and up again", true, 3}, // the first packet, after the down, after the up
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eng := sim.NewEngine(1)
+			r := &countingRouter{Router: torusRouter{tor}}
+			nw := mustNet(t, eng, r, Config{MTU: 256, Header: 16, Packets: true})
+			// 40 packets of 256 bytes at 100 MB/s: about 110 us.
+			rec := sendAt(t, eng, nw, 0, 0, 4, 40*256, 0)
+			victim := tor.AppendRoute(nil, 0, 4)[0]
+			if tc.down {
+				// Down for 20 us from 30 us: the packet on it is sent
+				// again, and the packets after it go around.
+				nw.LinkDown(victim, sim.Micro(30), sim.Micro(20))
+			}
+			run(t, eng)
+			if !rec.done || rec.err != nil {
+				t.Fatalf("not delivered: %v", rec.err)
+			}
+			if r.calls != tc.wantCalls {
+				t.Errorf("router asked %d times (%d units resent), want %d", r.calls, nw.Stats().Resent, tc.wantCalls)
+			}
+		})
+	}
+}

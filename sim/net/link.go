@@ -203,7 +203,11 @@ func (l *Link) noteGrant(from *Link) {
 	l.grants++
 	for i := range l.inputs {
 		if l.inputs[i].from == from {
-			l.inputs[i].last = l.grants
+			// To the front: a link's next grant is often to the same
+			// port (a message's units follow each other). The order of
+			// inputs means nothing else.
+			l.inputs[i] = l.inputs[0]
+			l.inputs[0] = input{from: from, last: l.grants}
 			return
 		}
 	}

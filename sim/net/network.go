@@ -11,7 +11,10 @@ import (
 // to endpoint dst (in the router's own numbering) for traffic of the given
 // class (a virtual network: e.g. requests 0, responses 1; a router with one
 // network ignores it) and returns it; it should avoid links that are down
-// and return an error when no route is left.
+// and return an error when no route is left. The route must depend only on
+// its arguments and on which links are down: the units of one message
+// take the route its first unit was given while no link went down or up
+// (the network does not ask again for each unit).
 type Router interface {
 	Route(route []*Link, src, dst, class int) ([]*Link, error)
 }
@@ -96,6 +99,10 @@ type Network struct {
 	// unitBytes is the payload of a unit: MTU in the packet model, Unit
 	// rounded up to whole packets on the fast path, 0 for whole messages.
 	unitBytes int
+	// routing counts the changes that can change a route (a link going
+	// down or up, a new router): a message's route is good while it has
+	// not moved.
+	routing uint64
 }
 
 // Stats counts a network's traffic.
@@ -129,7 +136,7 @@ func (n *Network) Config() Config { return n.cfg }
 
 // SetRouter changes the routing at run time: units injected from now on
 // take the new router's routes, units in flight keep theirs.
-func (n *Network) SetRouter(r Router) { n.router = r }
+func (n *Network) SetRouter(r Router) { n.router = r; n.routing++ }
 
 // Stats is the traffic so far.
 func (n *Network) Stats() Stats { return n.stats }
@@ -149,6 +156,11 @@ type Message struct {
 	sent     bool // Sent is scheduled or done
 	done     bool // Delivered or Failed has been called or scheduled
 	err      error
+	// route is the route of the message's last unit, found when the
+	// network's routing count was routing (routed: found at all).
+	route    []*Link
+	routing  uint64
+	routed   bool
 	injectFn func()
 	sentFn   func()
 	failFn   func()
@@ -177,7 +189,7 @@ func (n *Network) Send(msg Msg, h Handler) {
 	}
 	m.Msg, m.Handler = msg, h
 	m.next, m.units, m.pending, m.got = 0, 0, 0, 0
-	m.sent, m.done, m.err = false, false, nil
+	m.sent, m.done, m.err, m.routed = false, false, nil, false
 	m.npackets = m.unitsFor(msg.Bytes)
 	n.stats.Messages++
 	m.injectNext()
@@ -225,7 +237,21 @@ func (m *Message) inject(off, size int, chain bool) {
 	u := n.unit()
 	u.msg, u.off, u.n, u.chain = m, off, size, chain
 	var err error
-	u.route, err = n.router.Route(u.route[:0], m.Src, m.Dst, m.Class)
+	if m.routed && m.routing == n.routing {
+		// The message's earlier unit found this route and no link has
+		// gone down or up since: it is still the one the router gives.
+		u.route = append(u.route[:0], m.route...)
+	} else {
+		u.route, err = n.router.Route(u.route[:0], m.Src, m.Dst, m.Class)
+		if err == nil && m.next < m.Bytes { // more units follow
+			if cap(m.route) < len(u.route) {
+				// Pooled messages swap routes: room for any a run sees
+				// at once, so a warm pool allocates nothing.
+				m.route = make([]*Link, 0, max(2*len(u.route), 32))
+			}
+			m.route, m.routing, m.routed = append(m.route[:0], u.route...), n.routing, true
+		}
+	}
 	if err == nil {
 		for _, l := range u.route {
 			if l.down {

@@ -133,6 +133,10 @@ type Lib struct {
 	fim    FetchIncMachine // nil without fetch-and-increment: no async
 	params Params
 	pes    []*PE
+	// perLoad (tests only) runs the asynchronous receive's scans step by
+	// step, one sleep per cost, the model the deferred time (lazy) must
+	// agree with.
+	perLoad bool
 }
 
 // New sets ACLMPL up on m: each PE's request and completion arrays. A PE's

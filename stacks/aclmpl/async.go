@@ -2,6 +2,7 @@ package aclmpl
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
@@ -56,10 +57,14 @@ type asyncState struct {
 	resets    int
 	copyOuts  int
 	low       int // every buffer below low has been received
+
+	uncached sim.Time // an uncached load
+	lazy     lazy     // the receive's deferred time (lazyFor)
 }
 
 func newAsync(x *PE, params Params) (*asyncState, error) {
-	a := &asyncState{fim: x.lib.fim, slots: params.PoolSlots, slotBytes: params.SlotBytes}
+	a := &asyncState{fim: x.lib.fim, slots: params.PoolSlots, slotBytes: params.SlotBytes,
+		uncached: x.cpu.Clock().Cycles(x.cpu.Config().Costs.UncachedLoadCycles)}
 	var err error
 	if a.retry, err = sim.FromFloat(params.RetryUs, sim.Microsecond); err != nil {
 		return nil, fmt.Errorf("retry_us: %w", err)
@@ -134,7 +139,7 @@ func (x *PE) AsyncSend(p *sim.Proc, buf mem.Region, dst, tag int) error {
 		return err
 	}
 	x.cpu.Compute(p, callCycles)
-	if err := x.checkOverflow(p); err != nil {
+	if err := x.checkOverflowNow(p); err != nil {
 		return err
 	}
 	a := x.async
@@ -164,7 +169,7 @@ func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) e
 			break
 		}
 		// Out of bounds: dst's pool is full until dst resets its register.
-		if err := x.checkOverflow(p); err != nil {
+		if err := x.checkOverflowNow(p); err != nil {
 			return err
 		}
 		p.Sleep(backoff)
@@ -185,15 +190,15 @@ func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) e
 // readHeader loads pool buffer i's header with uncached loads (remote puts
 // wrote it, and they do not update the cache): the flag word, and the three
 // other words when the flag says DONE.
-func (x *PE) readHeader(p *sim.Proc, i int) (flag uint64, pc piece) {
+func (x *PE) readHeader(l *lazy, i int) (flag uint64, pc piece) {
 	s := x.async.slot(i)
-	flag = x.cpu.LoadUncached(p, s, 8)
+	flag = l.flag(s)
 	if flag != slotDone {
 		return flag, piece{}
 	}
-	w := x.cpu.LoadUncached(p, s+8, 8)
-	total := x.cpu.LoadUncached(p, s+16, 8)
-	w2 := x.cpu.LoadUncached(p, s+24, 8)
+	w := l.word(s + 8)
+	total := l.word(s + 16)
+	w2 := l.word(s + 24)
 	n := int(uint32(w2 >> 32))
 	pc = piece{src: int(uint32(w)), tag: int(int32(uint32(w >> 32))), total: int(total),
 		off: int(uint32(w2)), n: n,
@@ -201,28 +206,42 @@ func (x *PE) readHeader(p *sim.Proc, i int) (flag uint64, pc piece) {
 	return flag, pc
 }
 
+// checkOverflowNow is checkOverflow with nothing owed before or after.
+func (x *PE) checkOverflowNow(p *sim.Proc) error {
+	l := x.lazyFor(p)
+	err := x.checkOverflow(l)
+	l.pay()
+	return err
+}
+
 // checkOverflow is the periodic check of section 4.2: if the last buffer
 // of the pool is DONE or RECEIVED, the register has run out of bounds. Once
 // every buffer handed out is complete, the unreceived pieces are copied out
 // to the sent-but-not-yet-received list, the pool is emptied and the
 // register reset to zero, so that blocked senders can resume.
-func (x *PE) checkOverflow(p *sim.Proc) error {
-	a := x.async
+func (x *PE) checkOverflow(l *lazy) error {
+	a, p := x.async, l.p
 	last := a.slot(a.slots - 1)
-	if x.cpu.LoadUncached(p, last, 8) == slotEmpty {
+	if l.flag(last) == slotEmpty {
 		return nil
 	}
 	// Every buffer has been handed out; wait for the transfers still in
 	// flight to set their DONE flags.
 	for i := 0; i < a.slots; i++ {
 		s := a.slot(i)
+		if l.on && x.cpu.PeekUncached(s, 8) != slotEmpty {
+			l.flag(s) // the spin's one poll, which finds the flag set
+			continue
+		}
+		l.pay()
 		x.cpu.SpinUntil(p, fmt.Sprintf("aclmpl PE %d: pool overflow waits for buffer %d's transfer", x.rank, i), func() bool {
 			return x.cpu.LoadUncached(p, s, 8) != slotEmpty
 		}, s)
 	}
 	for i := 0; i < a.slots; i++ {
-		x.cpu.Compute(p, scanCycles)
-		flag, pc := x.readHeader(p, i)
+		l.compute(scanCycles, 1)
+		flag, pc := x.readHeader(l, i)
+		l.pay()
 		if flag == slotDone {
 			buf, err := x.listBuffer()
 			if err != nil {
@@ -299,36 +318,41 @@ func (r *recvReq) take(p *sim.Proc, pc piece) {
 func (r *recvReq) progress(p *sim.Proc) (bool, error) {
 	x := r.x
 	a := x.async
-	x.cpu.Compute(p, callCycles)
-	if err := x.checkOverflow(p); err != nil {
+	l := x.lazyFor(p)
+	defer l.pay()
+	l.compute(callCycles, 1)
+	if err := x.checkOverflow(l); err != nil {
 		return false, err
 	}
 	for !r.done {
-		found := false
-		for i := 0; i < len(a.list) && !found; i++ {
-			x.cpu.Compute(p, scanCycles)
-			if pc := a.list[i]; r.matches(pc) {
-				r.take(p, pc)
-				a.free = append(a.free, mem.Region{Mem: pc.data.Mem, Addr: pc.data.Addr, Len: a.slotBytes})
-				a.list = append(a.list[:i], a.list[i+1:]...)
-				found = true
-			}
-		}
-		if found {
+		// The list first: scanCycles per entry examined, up to the first
+		// that matches.
+		i := slices.IndexFunc(a.list, r.matches)
+		if i >= 0 {
+			l.compute(scanCycles, i+1)
+			l.pay()
+			pc := a.list[i]
+			r.take(p, pc)
+			a.free = append(a.free, mem.Region{Mem: pc.data.Mem, Addr: pc.data.Addr, Len: a.slotBytes})
+			a.list = slices.Delete(a.list, i, i+1)
 			continue
 		}
+		l.compute(scanCycles, len(a.list))
+		l.pay()
 		// Scan the buffers handed out so far, from the first one not yet
 		// received, reading each header with uncached loads.
 		handed := min(int(a.fim.ReadFetchInc(p, x.rank)), a.slots)
+		found := false
 		for i := a.low; i < handed && !found; i++ {
-			x.cpu.Compute(p, scanCycles)
-			flag, pc := x.readHeader(p, i)
+			l.compute(scanCycles, 1)
+			flag, pc := x.readHeader(l, i)
 			if flag == slotReceived && i == a.low {
 				a.low++
 			}
 			if flag != slotDone || !r.matches(pc) {
 				continue
 			}
+			l.pay()
 			r.take(p, pc)
 			x.cpu.Store(p, a.slot(i), 8, slotReceived)
 			if i == a.low {

@@ -51,7 +51,10 @@ func TestWhatIfBcastMemoryPerPE(t *testing.T) {
 	if testing.Short() {
 		t.Skip("32,768 PEs")
 	}
-	const maxPerPE = 16 << 10 // bytes allocated per PE, garbage included
+	// Bytes allocated per PE, garbage included: 9.8 KB at 4,096 PEs and
+	// 10.3 KB at 32,768 measured
+	// (13.2 KB before checks stopped allocating a 4 KiB scratch each).
+	const maxPerPE = 12 << 10
 	var per [2]float64
 	for i, pes := range []int{4096, 32768} {
 		b, res := bcastAllocPerPE(t, pes)

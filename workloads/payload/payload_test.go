@@ -21,7 +21,7 @@ func TestFillAndDiff(t *testing.T) {
 		if d := p.Diff(b, c.off); d != -1 {
 			t.Fatalf("off %d n %d: clean window differs at %d", c.off, c.n, d)
 		}
-		for _, at := range []int{0, c.n / 2, c.n - 1} {
+		for _, at := range []int{0, c.n / 3, c.n / 2, 2*c.n/3 + 5, c.n - 9, c.n - 1} {
 			if at < 0 || at >= c.n {
 				continue
 			}

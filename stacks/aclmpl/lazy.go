@@ -1,0 +1,119 @@
+package aclmpl
+
+import (
+	"fmt"
+
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+)
+
+// lazy is CPU time a PE's process has spent but not yet slept: the
+// asynchronous receive's loop overhead and the uncached loads of pool
+// buffer headers that cannot change before the loads' times, charged as
+// one sleep (pay) before anything whose outcome depends on the time, so
+// that a scan of the pool or of the sent-but-not-yet-received list costs
+// one engine event, not one per buffer examined. The simulated times are
+// those of the loop run step by step: each load reads what memory holds at
+// the load's time, because a load is charged ahead only when its word
+// cannot change before then.
+//
+// A pool buffer's flag word holding slotEmpty can be set by a remote put at
+// any time: its load is issued for real, at its time, after paying what is
+// owed. One holding slotDone or slotReceived changes only by this PE's own
+// stores (a buffer is handed out once between two resets of the register,
+// and its one header put sets the flag with the header's other words), and
+// neither do the header words of a buffer whose flag says DONE. pay checks
+// that assumption: a word loaded ahead that changed before its time is
+// reported as a model failure.
+//
+// Deferral is off (every cost slept at once, the loop run step by step) for
+// a process that shares its processor (its sleeps are booked on a core),
+// while a schedule explorer runs (its steps' footprints name every load),
+// and in tests comparing both (Lib.perLoad).
+type lazy struct {
+	x     *PE
+	p     *sim.Proc
+	on    bool
+	owed  sim.Time
+	ahead []aheadLoad // loads charged ahead since the last pay, for its check
+}
+
+// aheadLoad is a word loaded ahead of its time and what it held.
+type aheadLoad struct {
+	a mem.Addr
+	v uint64
+}
+
+// lazyFor returns the deferred-time state of PE x's process p.
+func (x *PE) lazyFor(p *sim.Proc) *lazy {
+	l := &x.async.lazy
+	if l.owed != 0 {
+		panic(fmt.Sprintf("aclmpl PE %d: deferred time started anew while %v is owed (a bug in the model)", x.rank, l.owed))
+	}
+	l.x, l.p, l.ahead = x, p, l.ahead[:0]
+	l.on = !x.lib.perLoad && !p.Bound() && !p.Engine().Exploring()
+	return l
+}
+
+// compute spends n steps of cycles each of the library's own loop
+// overhead.
+func (l *lazy) compute(cycles float64, n int) {
+	if !l.on {
+		for range n {
+			l.x.cpu.Compute(l.p, cycles)
+		}
+		return
+	}
+	l.owed += sim.Time(n) * l.x.cpu.Clock().Cycles(cycles)
+}
+
+// pay sleeps what is owed, then checks that every word loaded ahead still
+// holds what it held when it was loaded.
+func (l *lazy) pay() {
+	if l.owed > 0 {
+		l.p.Sleep(l.owed)
+		l.owed = 0
+	}
+	for _, w := range l.ahead {
+		if v := l.x.cpu.PeekUncached(w.a, 8); v != w.v {
+			l.p.Engine().Fail(fmt.Errorf("aclmpl PE %d: the word at %#x changed from %#x to %#x before the time of its load, charged ahead (a write to a pool buffer not handed out: a bug in the model)", l.x.rank, w.a, w.v, v))
+		}
+	}
+	l.ahead = l.ahead[:0]
+}
+
+// flag loads a pool buffer's flag word (uncached): ahead of its time unless
+// it says slotEmpty, which a remote put may change meanwhile; then at its
+// time, after paying what is owed (the load's own time is owed: it reads
+// memory when it is issued, as LoadUncached does).
+func (l *lazy) flag(a mem.Addr) uint64 {
+	if !l.on {
+		return l.x.cpu.LoadUncached(l.p, a, 8)
+	}
+	if v := l.x.cpu.PeekUncached(a, 8); v != slotEmpty {
+		l.aheadLoad(a, v)
+		return v
+	}
+	l.pay()
+	v := l.x.cpu.PeekUncached(a, 8)
+	l.owed += l.x.async.uncached
+	l.x.cpu.CountUncached(1)
+	return v
+}
+
+// word loads a header word of a pool buffer whose flag says DONE
+// (uncached): it was written with the flag, so ahead of its time.
+func (l *lazy) word(a mem.Addr) uint64 {
+	if !l.on {
+		return l.x.cpu.LoadUncached(l.p, a, 8)
+	}
+	v := l.x.cpu.PeekUncached(a, 8)
+	l.aheadLoad(a, v)
+	return v
+}
+
+func (l *lazy) aheadLoad(a mem.Addr, v uint64) {
+	l.owed += l.x.async.uncached
+	l.x.cpu.CountUncached(1)
+	l.ahead = append(l.ahead, aheadLoad{a: a, v: v})
+}

@@ -1,0 +1,124 @@
+package aclmpl
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/stacks"
+)
+
+// asyncTraffic runs nonblocking traffic with the asynchronous protocol on
+// pes PEs and returns every receive's completion time and status, in a
+// fixed order, and the engine's events: each PE posts receives from every
+// other PE in rounds of depth, then sends to them (messages of random
+// lengths, several pieces each), then waits for its receives in turn; a
+// last round receives from any PE with Test polls in between. Small pools
+// overflow often, so that scans meet copy-outs, resets and headers landing
+// while a scan runs.
+func asyncTraffic(t *testing.T, pes, depth int, seed uint64, params Params, perLoad bool) ([]string, uint64) {
+	t.Helper()
+	eng, _, l := setup(t, pes, seed, params)
+	l.perLoad = perLoad
+	r := rand.New(rand.NewPCG(seed, 9))
+	size := make([][]int, pes)
+	for s := range size {
+		size[s] = make([]int, pes)
+		for d := range size[s] {
+			size[s][d] = r.IntN(4 * params.SlotBytes)
+		}
+	}
+	out := make([][]string, pes)
+	for me := 0; me < pes; me++ {
+		x := l.PE(me)
+		eng.Spawn(fmt.Sprint("pe", me), func(p *sim.Proc) {
+			p.Sleep(sim.Time(me) * 53 * sim.Nanosecond) // PEs out of step
+			send := buffer(t, x, 4*params.SlotBytes)
+			fill(send.Bytes(), uint64(me))
+			bufs := make([]stacks.Request, 0, depth)
+			for base := 1; base < pes; base += depth {
+				end := min(pes, base+depth)
+				bufs = bufs[:0]
+				for i := base; i < end; i++ {
+					src := (me - i + pes) % pes
+					q, err := x.Irecv(p, buffer(t, x, size[src][me]), src, 1)
+					must(t, err)
+					bufs = append(bufs, q)
+				}
+				for i := base; i < end; i++ {
+					dst := (me + i) % pes
+					_, err := x.Isend(p, send.Slice(0, size[me][dst]), dst, 1)
+					must(t, err)
+				}
+				for _, q := range bufs {
+					st, err := q.Wait(p)
+					must(t, err)
+					out[me] = append(out[me], fmt.Sprintf("PE %d: %+v at %v", me, st, p.Now()))
+				}
+			}
+			// One more message to the next PE, received from any PE with
+			// Test polls.
+			_, err := x.Isend(p, send.Slice(0, size[me][(me+1)%pes]), (me+1)%pes, 2)
+			must(t, err)
+			q, err := x.Irecv(p, buffer(t, x, 4*params.SlotBytes), stacks.AnySource, 2)
+			must(t, err)
+			for {
+				done, st, err := q.Test(p)
+				must(t, err)
+				if done {
+					out[me] = append(out[me], fmt.Sprintf("PE %d: any %+v at %v", me, st, p.Now()))
+					break
+				}
+				p.Sleep(700 * sim.Nanosecond)
+			}
+		})
+	}
+	if err := eng.Run(); err != nil {
+		t.Fatalf("%d PEs, seed %d, per load %v: %v", pes, seed, perLoad, err)
+	}
+	var all []string
+	for _, o := range out {
+		all = append(all, o...)
+	}
+	resets := 0
+	for i := 0; i < pes; i++ {
+		resets += l.PE(i).AsyncStats().Resets
+	}
+	if resets == 0 {
+		t.Errorf("%d PEs, seed %d: no pool overflow: the comparison does not cover copy-outs", pes, seed)
+	}
+	return append(all, fmt.Sprint("end ", eng.Now())), eng.Events()
+}
+
+// TestAsyncDeferredMatchesStepByStep: the asynchronous receive's scans
+// with their time charged ahead (lazy) give the same simulated times and
+// statuses, to the picosecond, as the scans run step by step (one sleep per
+// loop step and per load), on small partitions with overflowing pools; in
+// fewer events.
+func TestAsyncDeferredMatchesStepByStep(t *testing.T) {
+	for _, tc := range []struct {
+		pes, depth, slots, slotBytes int
+		seed                         uint64
+	}{{2, 1, 2, 64, 1}, {3, 2, 3, 128, 2}, {5, 4, 4, 256, 3}, {8, 3, 5, 128, 4}, {8, 7, 8, 512, 5}, {13, 4, 6, 256, 6}} {
+		t.Run(fmt.Sprintf("%dPEs/depth%d/slots%d/seed%d", tc.pes, tc.depth, tc.slots, tc.seed), func(t *testing.T) {
+			params := DefaultParams()
+			params.PoolSlots, params.SlotBytes, params.RetryUs = tc.slots, tc.slotBytes, 1
+			lazy, ev1 := asyncTraffic(t, tc.pes, tc.depth, tc.seed, params, false)
+			step, evN := asyncTraffic(t, tc.pes, tc.depth, tc.seed, params, true)
+			if !slices.Equal(lazy, step) {
+				for i := range min(len(lazy), len(step)) {
+					if lazy[i] != step[i] {
+						t.Fatalf("completion %d of %d: deferred %s, step by step %s", i, len(lazy), lazy[i], step[i])
+					}
+				}
+				t.Fatalf("%d completions against %d", len(lazy), len(step))
+			}
+			if ev1 >= evN {
+				t.Errorf("deferred time took %d events, step by step %d", ev1, evN)
+			}
+			t.Logf("events %d against %d step by step", ev1, evN)
+		})
+	}
+}
