@@ -128,7 +128,11 @@ type Expect struct {
 	Why     string `yaml:"why"`
 }
 
-// Limits bound a run; zero means the runner's default.
+// Limits bound a run; zero means the runner's default. MaxEvents and
+// MaxSimTimeUS bound each simulation in simulated terms (a series that
+// reaches one fails with a "limit", the same on every machine);
+// MaxWallSeconds is only the run's watchdog, which abandons the whole run
+// and never changes a result (scenarios/README.md, Limits).
 type Limits struct {
 	MaxEvents      uint64  `yaml:"max_events"`
 	MaxSimTimeUS   float64 `yaml:"max_sim_time_us"`

@@ -30,10 +30,11 @@ func (p *Pool) tryAcquire() bool {
 // merges the slots in index order, so that the outputs do not depend on the
 // parallelism. The series runs points on its own token (it holds one) and
 // on every token of s.Pool it finds free, so a sweep never waits for
-// another series; without a pool (s.Pool nil: tracing, tests), or with an
-// observer, the points run in order on the calling goroutine.
+// another series; without a pool (s.Pool nil: tracing, tests), the points
+// run in order on the calling goroutine. With a pool, s.Observe is called
+// from the points' goroutines: it must be safe for concurrent use.
 func (s Spec) Points(n int, run func(i int)) {
-	if s.Pool == nil || s.Observe != nil || n <= 1 {
+	if s.Pool == nil || n <= 1 {
 		for i := range n {
 			run(i)
 		}

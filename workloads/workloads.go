@@ -58,7 +58,8 @@ type Spec struct {
 	// Progress, if not nil, receives a line per finished sweep point.
 	Progress func(msg string)
 	// Observe, if not nil, is called with every engine the workload creates,
-	// before it runs (simrun trace uses it to enable tracing).
+	// before it runs (simrun trace uses it to enable tracing). With a Pool
+	// it may be called from several goroutines at once (Points).
 	Observe func(e *sim.Engine)
 	// Pool, if not nil, is the run's pool of simulation tokens, of which
 	// the series holds one: Points runs sweep points on the free ones.

@@ -28,29 +28,60 @@ type scenarioClaims struct {
 }
 
 // evalClaims runs the built-in scenario name and evaluates its claims
-// (the same rows simrun run writes). err is bad input.
+// (the same rows simrun run writes). err is bad input, or a *wallError.
 func evalClaims(name string) (scenarioClaims, error) {
-	s, err := scenarios.LoadBuiltin(name)
+	x, err := loadClaims(name)
 	if err != nil {
 		return scenarioClaims{}, err
 	}
-	sp, err := specs(registry.Default(), s, defaultWallSeconds)
+	out, errs, err := evalAll([]suiteScenario{x}, 0)
+	if err != nil {
+		return scenarioClaims{}, err
+	}
+	return out[0], errs[0]
+}
+
+// loadClaims loads and checks the built-in scenario name for simrun
+// claims. err is bad input.
+func loadClaims(name string) (suiteScenario, error) {
+	s, err := scenarios.LoadBuiltin(name)
+	if err != nil {
+		return suiteScenario{}, err
+	}
+	sp, err := specs(registry.Default(), s)
 	if err == nil {
 		err = check(s, sp)
 	}
 	if err != nil {
-		return scenarioClaims{}, err
+		return suiteScenario{}, err
 	}
-	runs := execute(sp, 0, nil)
-	if errs := runInputErrors(s, runs); len(errs) > 0 {
-		return scenarioClaims{}, fmt.Errorf("%s", strings.TrimSuffix(joinLines(errs), "\n"))
+	return suiteScenario{name: name, s: s, sp: sp}, nil
+}
+
+// evalAll runs the scenarios on one pool of jobs workers, the largest
+// first (runSuite), and evaluates each one's claims: errs[i] is scenario
+// i's bad input (its results are then empty); err is a *wallError, when
+// a watchdog abandoned the run.
+func evalAll(all []suiteScenario, jobs int) (out []scenarioClaims, errs []error, err error) {
+	results, err := runSuite(all, jobs, nil)
+	if err != nil {
+		return nil, nil, err
 	}
-	dropNonFinite(runs)
-	var rows report.Results
-	for _, r := range runs {
-		rows = append(rows, r.res.Rows...)
+	out, errs = make([]scenarioClaims, len(all)), make([]error, len(all))
+	for i, x := range all {
+		runs := results[i]
+		if e := runInputErrors(x.s, runs); len(e) > 0 {
+			errs[i] = fmt.Errorf("%s", strings.TrimSuffix(joinLines(e), "\n"))
+			continue
+		}
+		dropNonFinite(runs)
+		var rows report.Results
+		for _, r := range runs {
+			rows = append(rows, r.res.Rows...)
+		}
+		out[i] = scenarioClaims{name: x.name, results: report.EvaluateClaims(rows, x.s.Claims), verdict: judge(x.s, runs)}
 	}
-	return scenarioClaims{name: name, results: report.EvaluateClaims(rows, s.Claims), verdict: judge(s, runs)}, nil
+	return out, errs, nil
 }
 
 // slow reports why a scenario is too slow for simrun claims --fast, or "".
@@ -103,6 +134,7 @@ func cmdClaims(args []string, stdout, stderr io.Writer) int {
 	code = exitOK
 	var total, holding, scen int
 	var skipped []string
+	var sel []suiteScenario
 	for _, name := range names {
 		if (only != nil && !only.MatchString(name)) || (skipRE != nil && skipRE.MatchString(name)) {
 			continue
@@ -120,9 +152,25 @@ func cmdClaims(args []string, stdout, stderr io.Writer) int {
 			skipped = append(skipped, why)
 			continue
 		}
-		sc, err := evalClaims(name)
+		x, err := loadClaims(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "simrun claims: %v\n", err)
+			code = exitUsage
+			continue
+		}
+		sel = append(sel, x)
+	}
+	// Every selected scenario on one pool, the largest first; printed in
+	// name order.
+	all, errs, err := evalAll(sel, 0)
+	if err != nil { // a watchdog abandoned the run: so is the command
+		fmt.Fprintf(stderr, "simrun claims: %v\n", err)
+		return exitFailed
+	}
+	for i, sc := range all {
+		name := sel[i].name
+		if errs[i] != nil {
+			fmt.Fprintf(stderr, "simrun claims: %v\n", errs[i])
 			code = exitUsage
 			continue
 		}

@@ -60,9 +60,10 @@ func TestDocsYAML(t *testing.T) {
 }
 
 // slowDocCommands are README commands that take more than a few seconds
-// (claims --fast about 30 s, claims --failing minutes): the test runs them
-// on a selection of no scenario (the command line and flags parse) instead.
-var slowDocCommands = map[string]bool{"claims": true}
+// (claims --fast about 30 s, claims --failing and suite minutes): the test
+// runs them on a selection of no scenario (the command line and flags
+// parse) instead.
+var slowDocCommands = map[string]bool{"claims": true, "suite": true}
 
 // TestDocsCommands runs every "go run ./cmd/simrun ..." line of the
 // README's shell blocks, in a temporary directory: each exits as the

@@ -6,6 +6,7 @@
 //	simrun validate FILE-or-NAME        strict load and check, exit 0 or 2
 //	simrun run FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE] [--memprofile FILE] [-j N] [--shard I/N]
 //	simrun merge [--out DIR] SHARD-DIR... the outputs of a sharded run
+//	simrun suite [REGEXP] [--out DIR] [-j N] every built-in scenario, on all cores
 //	simrun claims [REGEXP] [--fast] [--skip REGEXP] [--failing]
 //	                                    the papers' claims of the built-ins, checked
 //	simrun litmus TEST|FILE.litmus --model M [--exhaustive] [--machine sx4|t3d] (litmus --list)
@@ -116,6 +117,19 @@ Example:
   simrun run litmus-mp
   simrun run mine.yaml --out /tmp/out --seed 3
   simrun run t3d-fig5 --shard 0/2 --out /tmp/s0`, cmdRun},
+		{"suite", "[REGEXP] [--out DIR] [-j N] [--skip REGEXP] [--quiet]", "run every built-in scenario (or those matching REGEXP) on all cores", `Every series of every scenario goes into one pool of -j workers (default
+GOMAXPROCS), the scenarios with the largest declared cost first, and the
+sweep points of a series onto free workers: the cores stay busy until the
+last simulation ends. Each scenario's outputs go to DIR/<scenario>/, byte
+for byte those of "simrun run NAME --out DIR/NAME" (whatever -j and the
+order). Prints one line per scenario and the events, wall time and CPU
+time of the whole suite. Each scenario's limits.max_wall_seconds is its
+watchdog from its first series' start: when one fires the suite stops and
+writes nothing. Exit 1 if a scenario failed (or its expected failure did
+not happen), 2 on bad input.
+Example:
+  simrun suite --out /tmp/all
+  simrun suite 'sci-|sx4-' --quiet`, cmdSuite},
 		{"merge", "[--out DIR] SHARD-DIR...", "merge the shard.json of every shard of a run into its outputs", `Every series must come from exactly one shard of the same scenario and seed;
 the outputs are those of a run without shards, byte for byte.
 Example:
@@ -143,7 +157,7 @@ means never; otherwise runs are sampled with seeded jitter.
 The last line is "Observation TEST Never|Sometimes|Always POS NEG".
 The jitters default to twice the model's time to drain the test's stores
 (so every sequentially consistent outcome shows); every run's engine is
-bounded in events and wall time.
+bounded in events (never in wall time: the counts do not depend on load).
 Exit 1 if runs deadlock, livelock or hit a limit (MP+spin on noncoherent
 livelocks); exit 2 on an unknown test, a bad file or a bad model.
 Example:

@@ -221,7 +221,7 @@ func runScenario(t *testing.T, reg *registry.Registry, src string) ([]workloads.
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := specs(reg, s, 60)
+	sp, err := specs(reg, s)
 	if err == nil {
 		err = check(s, sp)
 	}

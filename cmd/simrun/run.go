@@ -22,11 +22,58 @@ import (
 	"github.com/msgsim/msgsim/workloads"
 )
 
-// defaultWallSeconds bounds each engine's wall-clock time when the scenario
-// sets no limit, so that no run hangs.
-const defaultWallSeconds = 600
+// defaultWallSeconds bounds a run's wall-clock time when the scenario sets
+// no limits.max_wall_seconds, so that no run hangs: an hour, since it
+// bounds a whole run (all series and points) on a machine that may be
+// shared, and abandons the run when it fires.
+const defaultWallSeconds = 3600
 
 func secondsToDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// wallLimit is the watchdog of a run of s: limits.max_wall_seconds, or
+// defaultWallSeconds. It never decides a result: engines are bounded only
+// in events and simulated time (specs), which are the same on every
+// machine; when the watchdog fires the whole run is abandoned
+// (execute returns a *wallError) and nothing is written.
+func wallLimit(s *scenarios.Scenario) watchdog {
+	if w := s.Limits.MaxWallSeconds; w > 0 {
+		return watchdog{limit: secondsToDuration(w), seconds: w, set: true}
+	}
+	return watchdog{limit: secondsToDuration(defaultWallSeconds), seconds: defaultWallSeconds}
+}
+
+// watchdog is a run's wall-clock bound (zero limit: none).
+type watchdog struct {
+	limit   time.Duration
+	seconds float64
+	set     bool // from the scenario (else the default)
+}
+
+// wallError is a run abandoned by its watchdog. It names what was running
+// and what to change; it is never turned into a row or a failure of the
+// results, which would then depend on the machine's load.
+type wallError struct {
+	scenario string // in a run of many (simrun suite)
+	w        watchdog
+	running  []string // "series S (last finished point: ...)", in series order
+}
+
+func (e *wallError) Error() string {
+	what := "the default wall-time limit"
+	knob := "set limits.max_wall_seconds"
+	if e.w.set {
+		what, knob = "the wall-time limit (limits.max_wall_seconds)", "raise limits.max_wall_seconds"
+	}
+	at := "no series running"
+	if len(e.running) > 0 {
+		at = strings.Join(e.running, ", ")
+	}
+	if e.scenario != "" {
+		what = e.scenario + ": " + what
+	}
+	return fmt.Sprintf("%s of %s s reached at %s; the run was abandoned and nothing was written (a wall-clock limit never decides a result); %s or run with fewer -j",
+		what, report.FormatFloat(e.w.seconds), at, knob)
+}
 
 // seriesRun is one series' spec and what running it gave.
 type seriesRun struct {
@@ -56,10 +103,62 @@ func seedIndependent(runs []seriesRun) bool {
 // tokens: workloads.Spec.Points; jobs <= 0: GOMAXPROCS), and returns the
 // outcomes in spec order, so that the outputs do not depend on jobs. progress (if not
 // nil) gets one line per finished series and the workloads' own progress
-// lines.
-func execute(specs []workloads.Spec, jobs int, progress io.Writer) []seriesRun {
-	out := make([]seriesRun, len(specs))
-	var mu sync.Mutex
+// lines. If the run takes longer than w, it returns a *wallError at once
+// (see executeGroups).
+func execute(specs []workloads.Spec, jobs int, progress io.Writer, w watchdog) ([]seriesRun, error) {
+	runs, err := executeGroups([]group{{specs: specs, w: w}}, jobs, progress)
+	if err != nil {
+		return nil, err
+	}
+	return runs[0], nil
+}
+
+// group is the series of one scenario of a run (simrun suite runs many).
+type group struct {
+	name  string // the scenario, in progress lines and the watchdog's message ("": a run of one scenario)
+	specs []workloads.Spec
+	w     watchdog
+	// order, if not nil, is the order in which the series start (indices
+	// into specs); results stay in spec order.
+	order []int
+}
+
+// task is one series of one group.
+type task struct{ g, i int }
+
+// executeGroups runs the series of every group on one pool of jobs
+// tokens, the groups in order, each group's series in its order, and
+// returns each group's outcomes in spec order. A group's watchdog starts
+// when its first series starts; if it fires before the group's last
+// series ends, executeGroups returns a *wallError at once naming the
+// series still running (their goroutines are left to the process's exit:
+// an engine cannot be stopped from another goroutine).
+func executeGroups(groups []group, jobs int, progress io.Writer) ([][]seriesRun, error) {
+	var tasks []task
+	for g, gr := range groups {
+		if gr.order == nil {
+			for i := range gr.specs {
+				tasks = append(tasks, task{g, i})
+			}
+			continue
+		}
+		for _, i := range gr.order {
+			tasks = append(tasks, task{g, i})
+		}
+	}
+	return runTasks(groups, tasks, jobs, progress)
+}
+
+// runTasks is executeGroups with the tasks in the order they start.
+func runTasks(groups []group, tasks []task, jobs int, progress io.Writer) ([][]seriesRun, error) {
+	out := make([][]seriesRun, len(groups))
+	left := make([]int, len(groups)) // series of the group not finished
+	started := make([]bool, len(groups))
+	for g := range groups {
+		out[g] = make([]seriesRun, len(groups[g].specs))
+		left[g] = len(groups[g].specs)
+	}
+	var mu sync.Mutex // guards progress, left, started, running, last, timers
 	say := func(format string, args ...any) {
 		if progress == nil {
 			return
@@ -68,52 +167,135 @@ func execute(specs []workloads.Spec, jobs int, progress io.Writer) []seriesRun {
 		defer mu.Unlock()
 		fmt.Fprintf(progress, format, args...)
 	}
+	running := map[task]bool{}
+	last := map[task]string{} // the task's last progress line
+	var timers []*time.Timer
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, t := range timers {
+			t.Stop()
+		}
+	}()
+	fired := make(chan int, len(groups))
 	workers := jobs
 	if workers <= 0 {
 		workers = max(1, runtime.GOMAXPROCS(0))
 	}
 	pool := workloads.NewPool(workers)
 	var wg sync.WaitGroup
-	n := len(specs)
-	for i, sp := range specs {
+	start := func(t task) workloads.Spec {
+		gr := groups[t.g]
+		sp := gr.specs[t.i]
+		n := len(gr.specs)
+		prefix := "simrun:"
+		if gr.name != "" {
+			prefix += " " + gr.name
+		}
 		sp.Progress = func(msg string) {
 			// Workloads may name the series in their lines: once is enough.
 			msg = strings.TrimPrefix(strings.TrimPrefix(msg, "series "+sp.Series+": "), sp.Series+": ")
-			say("simrun: series %d/%d %s: %s\n", i+1, n, sp.Series, msg)
+			mu.Lock()
+			last[t] = msg
+			mu.Unlock()
+			say("%s series %d/%d %s: %s\n", prefix, t.i+1, n, sp.Series, msg)
 		}
-		out[i].engines, out[i].randUsed = new(atomic.Int64), new(atomic.Bool)
+		r := &out[t.g][t.i]
+		r.engines, r.randUsed = new(atomic.Int64), new(atomic.Bool)
 		observe := sp.Observe
 		sp.Observe = func(e *sim.Engine) {
-			out[i].engines.Add(1)
-			e.ReportRandUse(out[i].randUsed)
+			r.engines.Add(1)
+			e.ReportRandUse(r.randUsed)
 			if observe != nil {
 				observe(e)
 			}
 		}
-		out[i].spec = sp
+		r.spec = sp
 		if workers > 1 {
 			sp.Pool = pool
 		}
-		wg.Add(1)
-		pool.Acquire()
-		go func() {
-			defer wg.Done()
-			defer pool.Release()
-			res, err := runSeries(sp)
-			out[i].res, out[i].err = res, err
-			status := "done"
-			if err != nil {
-				status = "failed: " + firstLine(err.Error())
-			} else if bad := nonFinite(res.Rows); bad > 0 {
-				status = fmt.Sprintf("%d non-finite result(s)", bad)
-			} else if len(res.Failures) > 0 {
-				status = fmt.Sprintf("%d failure(s)", len(res.Failures))
+		mu.Lock()
+		running[t] = true
+		if !started[t.g] {
+			started[t.g] = true
+			if gr.w.limit > 0 {
+				g := t.g
+				timers = append(timers, time.AfterFunc(gr.w.limit, func() { fired <- g }))
 			}
-			say("simrun: series %d/%d %s: %s (%d rows, %d events, %v simulated)\n", i+1, n, sp.Series, status, len(res.Rows), res.Events, res.SimTime)
-		}()
+		}
+		mu.Unlock()
+		return sp
 	}
-	wg.Wait()
-	return out
+	finish := func(t task, res workloads.Result, err error) {
+		sp := groups[t.g].specs[t.i]
+		mu.Lock()
+		delete(running, t)
+		left[t.g]--
+		mu.Unlock()
+		out[t.g][t.i].res, out[t.g][t.i].err = res, err
+		status := "done"
+		if err != nil {
+			status = "failed: " + firstLine(err.Error())
+		} else if bad := nonFinite(res.Rows); bad > 0 {
+			status = fmt.Sprintf("%d non-finite result(s)", bad)
+		} else if len(res.Failures) > 0 {
+			status = fmt.Sprintf("%d failure(s)", len(res.Failures))
+		}
+		prefix := "simrun:"
+		if name := groups[t.g].name; name != "" {
+			prefix += " " + name
+		}
+		say("%s series %d/%d %s: %s (%d rows, %d events, %v simulated)\n", prefix, t.i+1, len(groups[t.g].specs), sp.Series, status, len(res.Rows), res.Events, res.SimTime)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, t := range tasks {
+			pool.Acquire()
+			sp := start(t)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer pool.Release()
+				res, err := runSeries(sp)
+				finish(t, res, err)
+			}()
+		}
+		wg.Wait()
+	}()
+	for {
+		select {
+		case <-done:
+			return out, nil
+		case g := <-fired:
+			mu.Lock()
+			over := left[g] > 0
+			mu.Unlock()
+			if over {
+				return nil, wallAbort(groups, g, tasks, &mu, running, last)
+			}
+		}
+	}
+}
+
+// wallAbort is the error of group g's watchdog: what is still running.
+func wallAbort(groups []group, g int, tasks []task, mu *sync.Mutex, running map[task]bool, last map[task]string) error {
+	mu.Lock()
+	defer mu.Unlock()
+	e := &wallError{scenario: groups[g].name, w: groups[g].w}
+	for _, t := range tasks {
+		if t.g != g || !running[t] {
+			continue
+		}
+		at := "series " + groups[g].specs[t.i].Series
+		if l, ok := last[t]; ok {
+			at += fmt.Sprintf(" (last finished point: %s)", l)
+		} else {
+			at += " (no point finished yet)"
+		}
+		e.running = append(e.running, at)
+	}
+	return e
 }
 
 // runSeries runs one spec, turning a panic in model code into an error.
@@ -308,8 +490,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}()
 	}
 	start := time.Now()
-	runs := execute(sh.pick(sp), *jobs, progress)
+	runs, err := execute(sh.pick(sp), *jobs, progress, wallLimit(s))
 	wall := time.Since(start)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun run: %s: %v\n", s.Name, err)
+		return exitFailed
+	}
 	if errs := runInputErrors(s, runs); len(errs) > 0 {
 		io.WriteString(stderr, joinLines(errs))
 		return exitUsage
@@ -344,7 +530,7 @@ func load(arg string, fs *flag.FlagSet, seed uint64, stderr io.Writer) (*scenari
 			}
 		})
 	}
-	s, sp, errs := loadAll(arg, adjust, defaultWallSeconds)
+	s, sp, errs := loadAll(arg, adjust)
 	if len(errs) > 0 {
 		io.WriteString(stderr, joinLines(errs))
 		return nil, nil, exitUsage

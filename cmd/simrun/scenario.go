@@ -101,7 +101,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	if !wantArgs("validate", pos, 1, stderr) {
 		return exitUsage
 	}
-	s, sp, errs := loadAll(pos[0], nil, 0)
+	s, sp, errs := loadAll(pos[0], nil)
 	if len(errs) > 0 {
 		io.WriteString(stderr, joinLines(errs))
 		return exitUsage
@@ -114,7 +114,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 // resolves its series into specs and checks them: every problem, each
 // once, in file order. validate, run and trace all call it, so that run
 // never fails on an input validate accepted.
-func loadAll(arg string, adjust func(*scenarios.Scenario), wall float64) (*scenarios.Scenario, []workloads.Spec, []error) {
+func loadAll(arg string, adjust func(*scenarios.Scenario)) (*scenarios.Scenario, []workloads.Spec, []error) {
 	s, err := scenarios.Lookup(arg)
 	if s == nil {
 		return nil, nil, inputErrors(nil, err)
@@ -123,7 +123,7 @@ func loadAll(arg string, adjust func(*scenarios.Scenario), wall float64) (*scena
 	if adjust != nil {
 		adjust(s)
 	}
-	sp, err := specs(registry.Default(), s, wall)
+	sp, err := specs(registry.Default(), s)
 	errs = append(errs, err, check(s, sp))
 	all := inputErrors(s, errors.Join(errs...))
 	sortByPosition(all)
@@ -166,18 +166,16 @@ func check(s *scenarios.Scenario, sp []workloads.Spec) error {
 // specs resolves the scenario's series into workload specs: each series'
 // machine and stack through the registry (params decoded, pairing checked:
 // the one path of both validate and run). It fails when a workload has no
-// runner, and with every series' resolution error. wall is the default
-// wall-clock limit per engine.
-func specs(reg *registry.Registry, s *scenarios.Scenario, wall float64) ([]workloads.Spec, error) {
+// runner, and with every series' resolution error. The engines' limits
+// are the scenario's limits in events and simulated time only, the same
+// on every machine: limits.max_wall_seconds is the run's watchdog
+// (wallLimit), which abandons a run rather than change its results.
+func specs(reg *registry.Registry, s *scenarios.Scenario) ([]workloads.Spec, error) {
 	rs := runners()
 	lim := sim.Limits{
 		MaxEvents: s.Limits.MaxEvents,
 		MaxTime:   sim.Micro(s.Limits.MaxSimTimeUS),
 	}
-	if w := s.Limits.MaxWallSeconds; w > 0 {
-		wall = w
-	}
-	lim.MaxWall = secondsToDuration(wall)
 	var out []workloads.Spec
 	var errs []error
 	for _, r := range s.Resolved() {

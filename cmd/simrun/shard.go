@@ -54,12 +54,11 @@ func (sh shard) pick(sp []workloads.Spec) []workloads.Spec {
 
 // shardDoc is shard.json: what a shard's series gave, to be merged.
 type shardDoc struct {
-	Scenario    string        `json:"scenario"` // the FILE-or-NAME argument of simrun run
-	Seed        uint64        `json:"seed"`
-	Shard       int           `json:"shard"`
-	Of          int           `json:"of"`
-	Series      []shardSeries `json:"series"`
-	WallSeconds float64       `json:"wall_seconds"` // informative only, never merged into outputs
+	Scenario string        `json:"scenario"` // the FILE-or-NAME argument of simrun run
+	Seed     uint64        `json:"seed"`
+	Shard    int           `json:"shard"`
+	Of       int           `json:"of"`
+	Series   []shardSeries `json:"series"`
 }
 
 type shardSeries struct {
@@ -89,7 +88,9 @@ func (e *shardErr) Error() string { return e.Message }
 // writeShard writes runs (the series of shard sh of scenario s, named arg
 // on the command line) to dir/shard.json.
 func writeShard(dir, arg string, s *scenarios.Scenario, sh shard, runs []seriesRun, wall time.Duration, stdout, stderr io.Writer) int {
-	doc := shardDoc{Scenario: arg, Seed: s.Seed, Shard: sh.i, Of: sh.n, WallSeconds: wall.Seconds()}
+	// No wall-clock value: a shard's file, too, is the same bytes for the
+	// same scenario and seed (the wall time is printed only).
+	doc := shardDoc{Scenario: arg, Seed: s.Seed, Shard: sh.i, Of: sh.n}
 	for k, r := range runs {
 		ss := shardSeries{Index: sh.i + k*sh.n, Name: r.spec.Series, Rows: r.res.Rows, Failures: r.res.Failures,
 			Notes: r.res.Notes, Events: r.res.Events, SimTime: r.res.SimTime}

@@ -42,7 +42,11 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	runs := execute(sp, 1, nil)
+	runs, err := execute(sp, 1, nil, wallLimit(s))
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun trace: %s: %v\n", s.Name, err)
+		return exitFailed
+	}
 	if errs := runInputErrors(s, runs); len(errs) > 0 {
 		io.WriteString(stderr, joinLines(errs))
 		return exitUsage

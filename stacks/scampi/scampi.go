@@ -110,6 +110,9 @@ type world struct {
 	ranks  []*Rank
 	chans  []*channel // [s*n+r]
 	counts Counters
+	// perLoad polls the channels one LoadUncached at a time instead of
+	// scanning them (tests compare the two).
+	perLoad bool
 }
 
 // World is the scampi world of a stacks.World (for tests and workloads
@@ -145,6 +148,7 @@ type channel struct {
 	bufSeq []uint64 // the envelope that last used each buffer
 	sendq  []*request
 	// Receiver side.
+	in       int    // the channel's entry in the receiver's in and ready set
 	expected uint64 // next envelope to consume
 	acked    uint64 // consumed count last acknowledged
 	cur      *request
@@ -232,7 +236,15 @@ func (x *Rank) channel(p *sim.Proc, r int) (*channel, error) {
 	if c.local {
 		w.counts.LocalChannels++
 	}
+	c.in = len(rr.in)
 	rr.in = append(rr.in, c)
+	if w.p.WriteIndex == "" && !w.perLoad {
+		if rr.readySet == nil {
+			rr.readySet = rr.cpu.NewWordSet(n)
+		}
+		rr.readySet.Watch(c.in, c.slots.Addr, c.slots.Len)
+		rr.expect(c)
+	}
 	// The driver tells the receiver a channel was created: its directory
 	// word changes (and wakes it if it polls).
 	rr.dir.Mem.Store64(rr.dir.Addr, uint64(len(rr.in)))
@@ -241,16 +253,20 @@ func (x *Rank) channel(p *sim.Proc, r int) (*channel, error) {
 
 // Rank is one process's ScaMPI.
 type Rank struct {
-	w      *world
-	id     int
-	node   int
-	cpu    *mem.CPU
-	dir    mem.Region // the number of channels into this rank
-	in     []*channel
-	posted []*request
-	unexp  []*unexpected
-	spare  []mem.Region // unexpected-message buffers free for reuse
-	err    error        // a corruption detected outside any request
+	w    *world
+	id   int
+	node int
+	cpu  *mem.CPU
+	dir  mem.Region // the number of channels into this rank
+	in   []*channel
+	// readySet holds the ready field of each channel's next envelope
+	// (entry c.in; not in write_index mode): a scan of the channels is
+	// one timed operation of the CPU (scanReady).
+	readySet *mem.WordSet
+	posted   []*request
+	unexp    []*unexpected
+	spare    []mem.Region // unexpected-message buffers free for reuse
+	err      error        // a corruption detected outside any request
 	// Acknowledgements posted and not yet secured, and the checkpoint
 	// token taken before the first of them.
 	acks   []*channel
@@ -413,9 +429,25 @@ func (q *request) Test(p *sim.Proc) (bool, stacks.Status, error) {
 // advances every pending send; it reports whether anything moved.
 func (x *Rank) progress(p *sim.Proc) bool {
 	moved := false
-	for i := 0; i < len(x.in); i++ {
+	// Channel by channel, each as long as it has a whole envelope: the
+	// polls of the channels with nothing are one scan (scanReady).
+	for i := 0; x.readySet == nil && i < len(x.in); i++ {
 		for x.consume(p, x.in[i]) {
 			moved = true
+		}
+	}
+	for i := 0; x.readySet != nil && i < len(x.in); {
+		hi := len(x.in)
+		j := x.scanReady(p, i, hi)
+		if j < 0 {
+			i = hi // channels created meanwhile are polled next
+			continue
+		}
+		if x.take(p, x.in[j]) {
+			moved = true
+			i = j
+		} else {
+			i = j + 1
 		}
 	}
 	for _, c := range x.w.chans[x.id*len(x.w.ranks) : (x.id+1)*len(x.w.ranks)] {
@@ -455,10 +487,8 @@ func (x *Rank) spin(p *sim.Proc, q *request) {
 		if x.cpu.Load(p, x.dir.Addr, 8) != dir {
 			return true
 		}
-		for _, c := range x.in {
-			if x.ready(p, c) {
-				return true
-			}
+		if x.scanReady(p, 0, len(x.in)) >= 0 {
+			return true
 		}
 		for i, c := range acks {
 			if x.cpu.Load(p, c.ack.Addr, 8) != ackWas[i] {
@@ -475,6 +505,34 @@ func (x *Rank) readyAddr(c *channel) mem.Addr {
 		return c.index.Addr &^ 7
 	}
 	return c.slots.Addr + mem.Addr(envBytes*int((c.expected-1)%uint64(x.w.p.Slots)))
+}
+
+// expect makes c's entry of the ready set wait for its next envelope.
+func (x *Rank) expect(c *channel) {
+	if x.readySet != nil {
+		x.readySet.Expect(c.in, x.readyAddr(c), c.expected)
+	}
+}
+
+// scanReady polls channels x.in[from:hi] in order, one load each, until
+// one's next envelope looks ready (ready), and returns it, or -1. Without
+// a write index the loads are one timed operation of the CPU
+// (mem.CPU.ScanUncached): the same loads at the same times, read as the
+// loads issued one by one read them, for one event instead of one per
+// channel.
+func (x *Rank) scanReady(p *sim.Proc, from, hi int) int {
+	if x.readySet == nil {
+		for j := from; j < hi; j++ {
+			if x.ready(p, x.in[j]) {
+				return j
+			}
+		}
+		return -1
+	}
+	if j, _, ok := x.cpu.ScanUncached(p, x.readySet, from, hi, from); ok {
+		return j
+	}
+	return -1
 }
 
 // ready polls whether c's next envelope looks ready (a load).
@@ -494,8 +552,7 @@ func (x *Rank) ready(p *sim.Proc, c *channel) bool {
 // consume takes c's next envelope if it is whole (or, with a write index,
 // announced) and delivers its data; it reports whether it took one.
 func (x *Rank) consume(p *sim.Proc, c *channel) bool {
-	w := x.w
-	if w.p.WriteIndex != "" {
+	if x.w.p.WriteIndex != "" {
 		if c.avail == 0 {
 			idx := x.cpu.Load(p, c.index.Addr, 2)
 			c.avail = int(uint16(idx) - uint16(c.expected-1))
@@ -506,6 +563,14 @@ func (x *Rank) consume(p *sim.Proc, c *channel) bool {
 	} else if !x.ready(p, c) {
 		return false
 	}
+	return x.take(p, c)
+}
+
+// take takes c's next envelope, which its ready field (or, with a write
+// index, the index) announced, if it is whole, and delivers its data; it
+// reports whether it took one.
+func (x *Rank) take(p *sim.Proc, c *channel) bool {
+	w := x.w
 	slot := c.slots.Addr + mem.Addr(envBytes*int((c.expected-1)%uint64(w.p.Slots)))
 	// Read the envelope out of the slot (a local copy).
 	x.cpu.Memcpy(p, c.recvEnv.Addr, slot, envBytes)
@@ -520,6 +585,7 @@ func (x *Rank) consume(p *sim.Proc, c *channel) bool {
 		c.avail--
 	}
 	c.expected++
+	x.expect(c)
 	w.counts.Envelopes++
 	tag := int(int32(binary.LittleEndian.Uint32(env[offTag:])))
 	n := int(binary.LittleEndian.Uint32(env[offLen:]))

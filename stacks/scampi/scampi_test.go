@@ -483,3 +483,69 @@ func TestFootprint(t *testing.T) {
 		}
 	}
 }
+
+// TestScanMatchesPerLoad: polling the channels as one scan
+// (mem.CPU.ScanUncached) times every operation as the loads issued one by
+// one do: the same simulated end and the same per-rank finishing times,
+// with random messages under reordering and faults and with all-to-alls
+// on both sides of the algorithm switch, for fewer events.
+func TestScanMatchesPerLoad(t *testing.T) {
+	type outcome struct {
+		end    sim.Time
+		events uint64
+		done   []sim.Time
+	}
+	run := func(perLoad bool, seed uint64, procs int, faults bool, alltoall bool) outcome {
+		mp := sci.DefaultParams()
+		if faults {
+			mp.TorusW, mp.TorusH = 4, 2
+			mp.CRCErrorRate = 1e-2
+			mp.UnplugAtUs, mp.UnplugForUs, mp.UnplugNode = 100, 300, 1
+		} else {
+			mp.ProcsPerNode = 2
+			mp.ReorderNs = 1000
+			mp.GatherSplitProb = 0.3
+		}
+		eng, _, w := open(t, seed, procs, mp, DefaultParams())
+		w.Ranks[0].(*Rank).w.perLoad = perLoad
+		o := outcome{done: make([]sim.Time, procs)}
+		if alltoall {
+			const block = 3000
+			for r := 0; r < procs; r++ {
+				x := w.Ranks[r].(*Rank)
+				eng.Spawn(fmt.Sprint(r), func(p *sim.Proc) {
+					sbuf, _ := x.Buffer(procs * block)
+					rbuf, _ := x.Buffer(procs * block)
+					if err := x.Alltoall(p, sbuf, rbuf, block); err != nil {
+						t.Error(err)
+					}
+					o.done[r] = p.Now()
+				})
+			}
+			if err := eng.Run(); err != nil {
+				t.Fatal(err)
+			}
+		} else if f := exchange(t, eng, w, seed, randomMessages(eng, procs, 10*procs)); len(f) > 0 {
+			t.Fatalf("seed %d: %v", seed, f)
+		}
+		o.end, o.events = eng.Now(), eng.Events()
+		return o
+	}
+	var scanned, loaded uint64
+	for _, c := range []struct {
+		procs            int
+		faults, alltoall bool
+	}{{6, false, false}, {8, true, false}, {7, false, true}, {17, false, true}} {
+		for seed := uint64(1); seed <= 4; seed++ {
+			a, b := run(false, seed, c.procs, c.faults, c.alltoall), run(true, seed, c.procs, c.faults, c.alltoall)
+			if a.end != b.end || fmt.Sprint(a.done) != fmt.Sprint(b.done) {
+				t.Errorf("%+v seed %d: scan ends at %v (ranks %v), loads one by one at %v (ranks %v)", c, seed, a.end, a.done, b.end, b.done)
+			}
+			scanned, loaded = scanned+a.events, loaded+b.events
+		}
+	}
+	if scanned >= loaded {
+		t.Errorf("scans took %d events, loads one by one %d", scanned, loaded)
+	}
+	t.Logf("events: %d scanning, %d loading one by one", scanned, loaded)
+}

@@ -98,13 +98,7 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 			return res, err
 		}
 		var elapsed sim.Time
-		var failed error
-		fail := func(err error) {
-			if failed == nil {
-				failed = err
-			}
-			eng.Fail(err)
-		}
+		fail := eng.Fail
 		ids := make([][][]int, n) // ids[rank][thread]
 		for i, r := range rs {
 			ids[i] = make([][]int, params.Threads)
@@ -154,11 +148,11 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 		res.Events += eng.Events()
 		res.SimTime += eng.Now()
 		if runErr != nil {
-			kind := workloads.Deadlock
-			if sim.IsLivelock(runErr) {
-				kind = workloads.Livelock
-			}
-			if failed != nil && !sim.IsDeadlock(runErr) && !sim.IsLivelock(runErr) {
+			// A deadlock, a livelock or a limit (in events or simulated
+			// time: the same on every machine) is the series' outcome; a
+			// limit was reported as a deadlock before.
+			kind, stuck := workloads.StuckKind(runErr)
+			if !stuck {
 				return res, fmt.Errorf("%s: series %s: %d processes: %w", s.File, s.Series, n, runErr)
 			}
 			res.Failures = append(res.Failures, workloads.Failure{Kind: kind, Detail: runErr.Error()})

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/report"
@@ -193,80 +194,120 @@ func pattern(seed uint64, src, dst, k int) payload.Pattern {
 	return payload.Key(seed, uint64(src), uint64(dst), uint64(k))
 }
 
-// RunAlltoall is the alltoall-mbps runner.
+// RunAlltoall is the alltoall-mbps runner. Its points (process counts)
+// are independent simulations: they run in parallel on the run's free
+// tokens (workloads.Spec.Points), the largest first, and are merged in
+// the order of procs, as a serial run would give them (up to the first
+// point that fails).
 func RunAlltoall(s workloads.Spec) (workloads.Result, error) {
 	p, err := parse(s)
 	if err != nil {
 		return workloads.Result{}, err
 	}
+	order := make([]int, len(p.Procs))
+	for i := range order {
+		order[i] = i
+	}
+	if s.Pool != nil { // in parallel: the largest first (one at a time, in order: less memory at once)
+		sort.SliceStable(order, func(a, b int) bool { return p.Procs[order[a]] > p.Procs[order[b]] })
+	}
+	outs := make([]alltoallPoint, len(p.Procs))
+	s.Points(len(order), func(k int) {
+		i := order[k]
+		outs[i] = runAlltoallPoint(s, p, i, p.Procs[i])
+		if o := outs[i]; o.err == nil && len(o.fails) == 0 && s.Progress != nil {
+			s.Progress(fmt.Sprintf("%s: %d processes: %.1f MB/s per node", s.Series, p.Procs[i], o.row.Value))
+		}
+	})
 	var res workloads.Result
-	for i, n := range p.Procs {
-		eng := s.NewEngine(s.Seed + uint64(i))
-		w, err := s.OpenWorld(eng, n)
-		if err != nil {
-			return res, err
+	for _, o := range outs {
+		res.Events += o.events
+		res.SimTime += o.simTime
+		res.Failures = append(res.Failures, o.fails...)
+		if o.err != nil || len(o.fails) > 0 {
+			return res, o.err
 		}
-		as, err := stacks.As[Alltoaller](w, "workload alltoall-mbps", "MPI_Alltoall (Alltoall)")
-		if err != nil {
-			return res, err
-		}
-		b := p.BlockBytes
-		var start, end sim.Time
-		var ferr error
-		var fails []workloads.Failure
-		for r := range as {
-			rk := w.Ranks[r]
-			eng.Spawn(fmt.Sprintf("rank%d", r), func(pr *sim.Proc) {
-				sbuf, err1 := rk.Buffer(n * b)
-				rbuf, err2 := rk.Buffer(n * b)
-				if err := errors.Join(err1, err2); err != nil {
+		res.Rows = append(res.Rows, o.row)
+	}
+	return res, nil
+}
+
+// alltoallPoint is what one point of alltoall-mbps gave.
+type alltoallPoint struct {
+	row     report.Row
+	events  uint64
+	simTime sim.Time
+	fails   []workloads.Failure
+	err     error
+}
+
+// runAlltoallPoint runs point i of alltoall-mbps: n processes, its own
+// engine.
+func runAlltoallPoint(s workloads.Spec, p Params, i, n int) alltoallPoint {
+	var o alltoallPoint
+	eng := s.NewEngine(s.Seed + uint64(i))
+	w, err := s.OpenWorld(eng, n)
+	if err != nil {
+		o.err = err
+		return o
+	}
+	as, err := stacks.As[Alltoaller](w, "workload alltoall-mbps", "MPI_Alltoall (Alltoall)")
+	if err != nil {
+		o.err = err
+		return o
+	}
+	b := p.BlockBytes
+	var start, end sim.Time
+	var ferr error
+	var fails []workloads.Failure
+	for r := range as {
+		rk := w.Ranks[r]
+		eng.Spawn(fmt.Sprintf("rank%d", r), func(pr *sim.Proc) {
+			sbuf, err1 := rk.Buffer(n * b)
+			rbuf, err2 := rk.Buffer(n * b)
+			if err := errors.Join(err1, err2); err != nil {
+				ferr = err
+				eng.Stop()
+				return
+			}
+			for k := 0; k < p.Warmup+p.Repetitions; k++ {
+				for d := 0; d < n; d++ {
+					payload.Write(rk.CPU(), sbuf.Addr+mem.Addr(d*b), b, pattern(s.Seed, r, d, k), 0)
+				}
+				if k == p.Warmup && r == 0 {
+					start = pr.Now()
+				}
+				if err := as[r].Alltoall(pr, sbuf, rbuf, b); err != nil {
 					ferr = err
 					eng.Stop()
 					return
 				}
-				for k := 0; k < p.Warmup+p.Repetitions; k++ {
-					for d := 0; d < n; d++ {
-						payload.Write(rk.CPU(), sbuf.Addr+mem.Addr(d*b), b, pattern(s.Seed, r, d, k), 0)
-					}
-					if k == p.Warmup && r == 0 {
-						start = pr.Now()
-					}
-					if err := as[r].Alltoall(pr, sbuf, rbuf, b); err != nil {
-						ferr = err
+				end = max(end, pr.Now())
+				for src := 0; src < n; src++ {
+					if m, ok := payload.Check(rk.CPU(), rbuf.Addr+mem.Addr(src*b), b, pattern(s.Seed, src, r, k), 0); !ok {
+						fails = append(fails, workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf(
+							"rank %d at %v: alltoall %d: block from rank %d corrupted at byte %d", r, pr.Now(), k, src, m.Offset)})
 						eng.Stop()
 						return
 					}
-					end = max(end, pr.Now())
-					for src := 0; src < n; src++ {
-						if m, ok := payload.Check(rk.CPU(), rbuf.Addr+mem.Addr(src*b), b, pattern(s.Seed, src, r, k), 0); !ok {
-							fails = append(fails, workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf(
-								"rank %d at %v: alltoall %d: block from rank %d corrupted at byte %d", r, pr.Now(), k, src, m.Offset)})
-							eng.Stop()
-							return
-						}
-					}
 				}
-			})
-		}
-		err = eng.Run()
-		res.Events += eng.Events()
-		res.SimTime += eng.Now()
-		res.Failures = append(res.Failures, fails...)
-		if err == nil {
-			err = ferr
-		}
-		if err != nil {
-			return res, fmt.Errorf("alltoall on %d processes: %w", n, err)
-		}
-		if len(fails) > 0 {
-			return res, nil
-		}
-		t := (end - start).Micros() / float64(p.Repetitions)
-		mbps := float64((n-1)*b) / t
-		res.Rows = append(res.Rows, report.Row{Series: s.Series, XName: "nodes", X: float64(n), Metric: "alltoall_MBps", Value: mbps, Unit: "MB/s"})
-		if s.Progress != nil {
-			s.Progress(fmt.Sprintf("%s: %d processes: %.1f MB/s per node", s.Series, n, mbps))
-		}
+			}
+		})
 	}
-	return res, nil
+	err = eng.Run()
+	o.events, o.simTime, o.fails = eng.Events(), eng.Now(), fails
+	if err == nil {
+		err = ferr
+	}
+	if err != nil {
+		o.err = fmt.Errorf("alltoall on %d processes: %w", n, err)
+		return o
+	}
+	if len(fails) > 0 {
+		return o
+	}
+	t := (end - start).Micros() / float64(p.Repetitions)
+	mbps := float64((n-1)*b) / t
+	o.row = report.Row{Series: s.Series, XName: "nodes", X: float64(n), Metric: "alltoall_MBps", Value: mbps, Unit: "MB/s"}
+	return o
 }
