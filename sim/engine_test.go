@@ -122,6 +122,43 @@ func TestLivelockWhenSpinning(t *testing.T) {
 	}
 }
 
+// lazyWhy counts how often its reason is formatted.
+type lazyWhy struct{ n *int }
+
+func (w lazyWhy) String() string { *w.n++; return "flag at 0x40 (stale cached line)" }
+
+// A reason given as a fmt.Stringer reads in the report as the string does,
+// and is formatted only when the report is made.
+func TestBlockSpinningWhy(t *testing.T) {
+	var formatted int
+	run := func(lazy bool) string {
+		formatted = 0
+		e := NewEngine(1)
+		e.Spawn("reader", func(p *Proc) {
+			if lazy {
+				p.BlockSpinningWhy(lazyWhy{&formatted})
+			} else {
+				p.BlockSpinning("flag at 0x40 (stale cached line)")
+			}
+		})
+		e.Spawn("woken", func(p *Proc) { p.BlockSpinningWhy(lazyWhy{&formatted}) })
+		e.Spawn("waker", func(p *Proc) {
+			if formatted != 0 {
+				t.Errorf("reason formatted %d times before any report", formatted)
+			}
+			e.procs[1].Wake()
+		})
+		err := e.Run()
+		if !IsLivelock(err) {
+			t.Fatalf("got %v, want livelock", err)
+		}
+		return err.Error()
+	}
+	if lazy, eager := run(true), run(false); lazy != eager {
+		t.Errorf("lazy reason's report\n%s\nwant\n%s", lazy, eager)
+	}
+}
+
 func TestLimits(t *testing.T) {
 	loop := func(e *Engine) {
 		e.Spawn("loop", func(p *Proc) {

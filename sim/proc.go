@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"iter"
 	"runtime/debug"
 )
@@ -32,6 +33,7 @@ type Proc struct {
 	daemon   bool
 	spinning bool
 	reason   string
+	why      fmt.Stringer // the reason, formatted only when needed (BlockSpinningWhy)
 	since    Time
 	wakeup   Handle // pending timed wake of a blocked process
 	wakeFn   func() // p.timedWake, bound once
@@ -224,6 +226,16 @@ func (p *Proc) BlockSpinning(reason string) {
 	p.block(reason, true)
 }
 
+// BlockSpinningWhy is BlockSpinning with a reason that is formatted (its
+// String method called) only when a deadlock or livelock report or a
+// trace needs it: a spin that the run wakes, as nearly all are, costs no
+// formatting.
+func (p *Proc) BlockSpinningWhy(why fmt.Stringer) {
+	p.why = why
+	p.block("", true)
+	p.why = nil
+}
+
 func (p *Proc) block(reason string, spinning bool) {
 	p.state = stateBlocked
 	p.reason = reason
@@ -231,14 +243,22 @@ func (p *Proc) block(reason string, spinning bool) {
 	p.since = p.eng.now
 	if p.eng.trace != nil { // the state string is built only when traced
 		if spinning {
-			p.eng.trace.state(p.eng.now, p, "spin: "+reason)
+			p.eng.trace.state(p.eng.now, p, "spin: "+p.blockReason())
 		} else {
-			p.eng.trace.state(p.eng.now, p, "wait: "+reason)
+			p.eng.trace.state(p.eng.now, p, "wait: "+p.blockReason())
 		}
 	}
 	p.park()
 	p.spinning = false
 	p.reason = ""
+}
+
+// blockReason is what a blocked process waits on.
+func (p *Proc) blockReason() string {
+	if p.why != nil {
+		return p.why.String()
+	}
+	return p.reason
 }
 
 // BlockFor is Block with a time-out: the process resumes when another calls
@@ -311,7 +331,7 @@ func (p *Proc) timedWake() {
 }
 
 func (p *Proc) waiter() Waiter {
-	reason := p.reason
+	reason := p.blockReason()
 	switch p.state {
 	case stateReady, stateRunning:
 		reason = "runnable"

@@ -501,6 +501,17 @@ func CopyWithin(m *Memory, dst, src Addr, n int) {
 // spinner nothing can wake also ends in a livelock report when nothing else
 // is scheduled.
 func (c *CPU) SpinUntil(p *sim.Proc, reason string, check func() bool, watch ...Addr) {
+	c.spinUntil(p, reason, nil, check, watch)
+}
+
+// SpinUntilWhy is SpinUntil with a reason formatted (why.String) only when
+// a report or trace needs it (sim.Proc.BlockSpinningWhy): for a spin on
+// every message, whose reason names the peers.
+func (c *CPU) SpinUntilWhy(p *sim.Proc, why fmt.Stringer, check func() bool, watch ...Addr) {
+	c.spinUntil(p, "", why, check, watch)
+}
+
+func (c *CPU) spinUntil(p *sim.Proc, reason string, why fmt.Stringer, check func() bool, watch []Addr) {
 	w := &c.spin
 	if w.proc != nil { // a nested spin on the same CPU (another thread)
 		w = &watcher{}
@@ -529,15 +540,23 @@ func (c *CPU) SpinUntil(p *sim.Proc, reason string, check func() bool, watch ...
 		if w.fired {
 			continue
 		}
-		why, stale := c.spinReason(reason, w)
-		if stale {
+		if a, stale := c.staleWatched(w); stale {
 			// The poll just read a cached copy that memory has moved past,
 			// and polling again reads the same copy: no write can ever
 			// reach this spinner.
-			c.eng.Fail(&sim.LivelockError{At: p.Now(), Waiting: []sim.Waiter{{Proc: p.Name(), Reason: why, Since: start, Spinning: true}}})
+			if why != nil {
+				reason = why.String()
+			}
+			reason = fmt.Sprintf("%s (reads %s:%#x through a non-coherent cache whose copy is stale)", reason, c.mem.name, a)
+			why = nil
+			c.eng.Fail(&sim.LivelockError{At: p.Now(), Waiting: []sim.Waiter{{Proc: p.Name(), Reason: reason, Since: start, Spinning: true}}})
 		}
 		w.blocked = true
-		p.BlockSpinning(why)
+		if why != nil {
+			p.BlockSpinningWhy(why)
+		} else {
+			p.BlockSpinning(reason)
+		}
 		w.blocked = false
 	}
 }
@@ -556,22 +575,23 @@ func (c *CPU) noteCached(p *sim.Proc, a Addr, n int) {
 	}
 }
 
-// spinReason adds to reason the stale cached copy the spinner's last poll
-// read, and reports whether there is one: a watched byte the poll read
-// through the cache whose cached copy differs from memory.
-func (c *CPU) spinReason(reason string, w *watcher) (string, bool) {
+// staleWatched returns the watched word whose stale cached copy the
+// spinner's last poll read, and reports whether there is one: a watched
+// byte the poll read through the cache whose cached copy differs from
+// memory.
+func (c *CPU) staleWatched(w *watcher) (Addr, bool) {
 	if c.cache == nil || c.cfg.Cache.Coherent {
-		return reason, false
+		return 0, false
 	}
 	for _, r := range w.ranges {
 		for _, s := range w.cached {
 			lo, hi := max(r.a, s.a), min(r.a+Addr(r.n), s.a+Addr(s.n))
 			if lo < hi && c.staleCopy(lo, int(hi-lo)) {
-				return fmt.Sprintf("%s (reads %s:%#x through a non-coherent cache whose copy is stale)", reason, c.mem.name, r.a), true
+				return r.a, true
 			}
 		}
 	}
-	return reason, false
+	return 0, false
 }
 
 // staleCopy reports whether the cache holds a copy of some byte of

@@ -406,3 +406,21 @@ func TestStaleLineWithoutInvalidation(t *testing.T) {
 		}
 	}
 }
+
+// The spins' reasons, formatted only for a report, read as they did when
+// every receive and send formatted them.
+func TestSpinWhyText(t *testing.T) {
+	for _, c := range []struct {
+		why  spinWhy
+		want string
+	}{
+		{spinWhy{rank: 3, peer: 1, kind: waitDone}, "aclmpl PE 3: receive from PE 1 waits for DONE"},
+		{spinWhy{rank: 1048575, peer: 524287, kind: waitRequest}, "aclmpl PE 1048575: send to PE 524287 waits for its request block"},
+		{spinWhy{rank: 2, peer: 0, kind: waitAsyncRecv}, "aclmpl PE 2: blocking asynchronous receive from PE 0 waits for a buffer"},
+		{spinWhy{rank: 2, peer: stacks.AnySource, kind: waitAsyncRecv}, "aclmpl PE 2: blocking asynchronous receive from any PE waits for a buffer"},
+	} {
+		if got := c.why.String(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.why, got, c.want)
+		}
+	}
+}

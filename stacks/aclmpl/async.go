@@ -386,7 +386,7 @@ func (r *recvReq) Test(p *sim.Proc) (bool, stacks.Status, error) {
 func (r *recvReq) Wait(p *sim.Proc) (stacks.Status, error) {
 	x := r.x
 	var err error
-	x.cpu.SpinUntil(p, fmt.Sprintf("aclmpl PE %d: blocking asynchronous receive from %s waits for a buffer", x.rank, peName(r.src)), func() bool {
+	x.cpu.SpinUntilWhy(p, spinWhy{rank: int32(x.rank), peer: int32(r.src), kind: waitAsyncRecv}, func() bool {
 		var done bool
 		done, err = r.progress(p)
 		return done || err != nil

@@ -41,7 +41,7 @@ func (x *PE) postRequest(p *sim.Proc, src int, buf mem.Region) {
 func (x *PE) awaitCompletion(p *sim.Proc, src int) (int, bool) {
 	a := x.comps.Addr + mem.Addr(src*compBytes)
 	var w uint64
-	x.cpu.SpinUntil(p, fmt.Sprintf("aclmpl PE %d: receive from PE %d waits for DONE", x.rank, src), func() bool {
+	x.cpu.SpinUntilWhy(p, spinWhy{rank: int32(x.rank), peer: int32(src), kind: waitDone}, func() bool {
 		w = x.cpu.LoadUncached(p, a, 8)
 		return w>>32 != 0
 	}, a)
@@ -54,7 +54,7 @@ func (x *PE) awaitCompletion(p *sim.Proc, src int) (int, bool) {
 func (x *PE) awaitRequest(p *sim.Proc, dst int) (mem.Addr, int) {
 	blk := x.reqs.Addr + mem.Addr(dst*reqBytes)
 	var w uint64
-	x.cpu.SpinUntil(p, fmt.Sprintf("aclmpl PE %d: send to PE %d waits for its request block", x.rank, dst), func() bool {
+	x.cpu.SpinUntilWhy(p, spinWhy{rank: int32(x.rank), peer: int32(dst), kind: waitRequest}, func() bool {
 		w = x.cpu.LoadUncached(p, blk+8, 8)
 		return w>>32 == flagRequest
 	}, blk+8)
@@ -155,4 +155,31 @@ func (x *PE) SendRecv(p *sim.Proc, sbuf mem.Region, dst int, rbuf mem.Region, sr
 		return st, fmt.Errorf("aclmpl: PE %d: message from PE %d truncated to the %d-byte receive buffer", x.rank, src, rbuf.Len)
 	}
 	return st, nil
+}
+
+// spinWhy is what a receive or send spins on, formatted only when a report
+// or trace needs it (mem.CPU.SpinUntilWhy): a spin on every message costs
+// no formatting.
+type spinWhy struct {
+	rank, peer int32
+	kind       spinKind
+}
+
+type spinKind uint8
+
+const (
+	waitDone      spinKind = iota // a receive waits for the sender's DONE
+	waitRequest                   // a send waits for the receiver's request block
+	waitAsyncRecv                 // a blocking asynchronous receive waits for a buffer
+)
+
+func (w spinWhy) String() string {
+	switch w.kind {
+	case waitDone:
+		return fmt.Sprintf("aclmpl PE %d: receive from PE %d waits for DONE", w.rank, w.peer)
+	case waitRequest:
+		return fmt.Sprintf("aclmpl PE %d: send to PE %d waits for its request block", w.rank, w.peer)
+	default:
+		return fmt.Sprintf("aclmpl PE %d: blocking asynchronous receive from %s waits for a buffer", w.rank, peName(int(w.peer)))
+	}
 }
