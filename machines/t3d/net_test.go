@@ -2,6 +2,7 @@ package t3d
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/msgsim/msgsim/sim"
@@ -144,5 +145,26 @@ func TestAcksOccupyReversePath(t *testing.T) {
 	}
 	if m.pes[1].inject[classRequest].Phys != m.pes[1].inject[classResponse].Phys {
 		t.Error("PE 1's request and response injection links are not one port")
+	}
+}
+
+// A PE's port names, substrings of one string, read as they did when each
+// was built on its own.
+func TestPortNames(t *testing.T) {
+	for _, pe := range []int{0, 7, 1048575} {
+		n, id := portNames(pe), "pe"+strconv.Itoa(pe)
+		for d, dir := range []string{".inject", ".eject"} {
+			if got := n.port(d, -1); got != id+dir {
+				t.Errorf("PE %d channel %d: %q, want %q", pe, d, got, id+dir)
+			}
+			for c := 0; c < classes; c++ {
+				if got, want := n.port(d, c), id+dir+".c"+strconv.Itoa(c); got != want {
+					t.Errorf("PE %d port %d class %d: %q, want %q", pe, d, c, got, want)
+				}
+			}
+		}
+	}
+	if a := testing.AllocsPerRun(10, func() { portNames(1048575) }); a != 1 {
+		t.Errorf("portNames allocates %v times, want 1", a)
 	}
 }

@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strconv"
+	"strings"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/machines"
@@ -216,14 +217,62 @@ func (x *pe) ports() {
 	if x.inject[0] != nil {
 		return
 	}
-	name := "pe" + strconv.Itoa(x.id)
-	in, out := net.NewChannel(name+".inject"), net.NewChannel(name+".eject")
+	names := portNames(x.id)
+	in, out := net.NewChannel(names.port(0, -1)), net.NewChannel(names.port(1, -1))
 	for c := 0; c < classes; c++ {
-		cs := ".c" + strconv.Itoa(c)
-		x.inject[c] = net.NewLink(name+".inject"+cs, x.m.ni, x.m.params.LinkMBps)
-		x.eject[c] = net.NewLink(name+".eject"+cs, x.m.ni, x.m.params.LinkMBps)
+		x.inject[c] = net.NewLink(names.port(0, c), x.m.ni, x.m.params.LinkMBps)
+		x.eject[c] = net.NewLink(names.port(1, c), x.m.ni, x.m.params.LinkMBps)
 		x.inject[c].Phys, x.eject[c].Phys = in, out
 	}
+}
+
+// peNames holds a PE's port names ("pe7.inject", "pe7.inject.c0", ...)
+// in one string, each a substring of it: one allocation per PE rather
+// than one per name (a million-PE run builds millions of ports).
+type peNames struct {
+	all string
+	end [2][classes]int // end of the name of port (inject, eject) class c in all
+	dir [2]int          // length of the name of channel (inject, eject)
+}
+
+func portNames(pe int) peNames {
+	var n peNames
+	var num [20]byte
+	id := strconv.AppendInt(num[:0], int64(pe), 10)
+	var b strings.Builder
+	b.Grow(2 * classes * (len("pe.inject.c0") + len(id)))
+	for d, dir := range [2]string{".inject", ".eject"} {
+		start := b.Len()
+		for c := 0; c < classes; c++ {
+			b.WriteString("pe")
+			b.Write(id)
+			b.WriteString(dir)
+			if c == 0 {
+				n.dir[d] = b.Len() - start
+			}
+			b.WriteString(".c")
+			b.WriteByte(byte('0' + c)) // classes < 10
+			n.end[d][c] = b.Len()
+		}
+	}
+	n.all = b.String()
+	return n
+}
+
+// port returns the name of the injection (d 0) or ejection (d 1) channel,
+// when c is -1, or of its virtual channel for class c.
+func (n peNames) port(d, c int) string {
+	start := 0
+	if d == 1 {
+		start = n.end[0][classes-1]
+	}
+	if c < 0 {
+		return n.all[start : start+n.dir[d]]
+	}
+	if c > 0 {
+		start = n.end[d][c-1]
+	}
+	return n.all[start:n.end[d][c]]
 }
 
 // Name is "t3d".
