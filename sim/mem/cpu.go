@@ -544,12 +544,7 @@ func (c *CPU) spinUntil(p *sim.Proc, reason string, why fmt.Stringer, check func
 			// The poll just read a cached copy that memory has moved past,
 			// and polling again reads the same copy: no write can ever
 			// reach this spinner.
-			if why != nil {
-				reason = why.String()
-			}
-			reason = fmt.Sprintf("%s (reads %s:%#x through a non-coherent cache whose copy is stale)", reason, c.mem.name, a)
-			why = nil
-			c.eng.Fail(&sim.LivelockError{At: p.Now(), Waiting: []sim.Waiter{{Proc: p.Name(), Reason: reason, Since: start, Spinning: true}}})
+			reason, why = c.failStale(p, reason, why, a, start), nil
 		}
 		w.blocked = true
 		if why != nil {
@@ -573,6 +568,21 @@ func (c *CPU) noteCached(p *sim.Proc, a Addr, n int) {
 			return
 		}
 	}
+}
+
+// failStale fails the run with a livelock report naming spinner p, what it
+// waits on and the watched word a whose stale cached copy it reads, and
+// returns the reason it blocks with. Out of line: spinUntil's frame stays
+// small (it is on every parked spinner's stack).
+//
+//go:noinline
+func (c *CPU) failStale(p *sim.Proc, reason string, why fmt.Stringer, a Addr, since sim.Time) string {
+	if why != nil {
+		reason = why.String()
+	}
+	reason = fmt.Sprintf("%s (reads %s:%#x through a non-coherent cache whose copy is stale)", reason, c.mem.name, a)
+	c.eng.Fail(&sim.LivelockError{At: p.Now(), Waiting: []sim.Waiter{{Proc: p.Name(), Reason: reason, Since: since, Spinning: true}}})
+	return reason
 }
 
 // staleWatched returns the watched word whose stale cached copy the
