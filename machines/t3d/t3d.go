@@ -202,9 +202,11 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 		return nil, fmt.Errorf("t3d: %w", err)
 	}
 	m.pes = make([]*pe, pes)
+	all := make([]pe, pes) // one allocation for a million PEs, not a million
 	for i := range m.pes {
 		name := "pe" + strconv.Itoa(i)
-		x := &pe{m: m, id: i, node: i / params.PEsPerNode, mem: mem.NewMemory(name, params.MemoryMB<<20)}
+		x := &all[i]
+		*x = pe{m: m, id: i, node: i / params.PEsPerNode, mem: mem.NewMemory(name, params.MemoryMB<<20)}
 		x.cpu = mem.NewCPUShared(eng, name, x.mem, &cfg)
 		m.pes[i] = x
 	}

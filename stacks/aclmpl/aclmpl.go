@@ -150,12 +150,15 @@ func New(m machines.Machine, params Params) (*Lib, error) {
 	}
 	l := &Lib{m: mm, params: params}
 	l.fim, _ = m.(FetchIncMachine)
-	for i := 0; i < m.Procs(); i++ {
-		pe, err := l.newPE(i)
-		if err != nil {
+	// The PEs in one array and their pointers in one slice, each allocated
+	// once at its final size: a million-PE run builds a million PEs.
+	pes := make([]PE, m.Procs())
+	l.pes = make([]*PE, len(pes))
+	for i := range pes {
+		if err := l.newPE(&pes[i], i); err != nil {
 			return nil, fmt.Errorf("aclmpl: PE %d: %w", i, err)
 		}
-		l.pes = append(l.pes, pe)
+		l.pes[i] = &pes[i]
 	}
 	return l, nil
 }
@@ -183,20 +186,19 @@ type PE struct {
 	scratch mem.Region  // receive space of the reductions
 }
 
-func (l *Lib) newPE(i int) (*PE, error) {
+// newPE sets up x as PE i.
+func (l *Lib) newPE(x *PE, i int) error {
 	n := l.m.Procs()
-	x := &PE{lib: l, m: l.m, cpu: l.m.CPU(i), rank: i, size: n}
+	*x = PE{lib: l, m: l.m, cpu: l.m.CPU(i), rank: i, size: n}
 	var err error
 	if x.reqs, err = l.m.Alloc(i, "aclmpl.requests", n*reqBytes); err != nil {
-		return nil, err
+		return err
 	}
 	if x.comps, err = l.m.Alloc(i, "aclmpl.completions", n*compBytes); err != nil {
-		return nil, err
+		return err
 	}
-	if x.stage, err = l.m.Alloc(i, "aclmpl.stage", 64); err != nil {
-		return nil, err
-	}
-	return x, nil
+	x.stage, err = l.m.Alloc(i, "aclmpl.stage", 64)
+	return err
 }
 
 // Rank is the PE number.

@@ -15,7 +15,7 @@ func Open(m machines.Machine, params Params) (*stacks.World, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &stacks.World{Stack: Name, Title: "ACLMPL", Machine: m}
+	w := &stacks.World{Stack: Name, Title: "ACLMPL", Machine: m, Ranks: make([]stacks.Rank, 0, len(l.pes))}
 	for _, x := range l.pes {
 		w.Ranks = append(w.Ranks, x)
 	}
