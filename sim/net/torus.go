@@ -100,11 +100,11 @@ func (t *Torus) channel(node, dim, d int) *Channel {
 	// inside the process whose route first crosses it, and fmt's frames
 	// would grow that process's stack.
 	c := t.Coord(node)
-	b := append(make([]byte, 0, len(t.name)+24), t.name...)
-	b = append(strconv.AppendInt(append(b, '['), int64(c[0]), 10), ' ')
+	var num [32]byte // "[x y z]+x": coordinates of up to 7 digits fit
+	b := append(strconv.AppendInt(append(num[:0], '['), int64(c[0]), 10), ' ')
 	b = append(strconv.AppendInt(b, int64(c[1]), 10), ' ')
 	b = append(strconv.AppendInt(b, int64(c[2]), 10), ']', "+-"[d], "xyz"[dim])
-	ch := NewChannel(string(b))
+	ch := NewChannel(t.name + string(b)) // one allocation: the name itself
 	t.chans[i] = ch
 	return ch
 }
