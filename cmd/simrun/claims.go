@@ -100,10 +100,6 @@ func cmdClaims(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	if len(pos) > 1 {
-		wantArgs("claims", pos, 1, stderr)
-		return exitUsage
-	}
 	names, code, ok := builtinSelection("claims", pos, *skip, stderr)
 	if !ok {
 		return code

@@ -32,10 +32,14 @@ func (x suiteScenario) cost() float64 {
 }
 
 // builtinSelection returns the names of the built-in scenarios that match
-// the optional pattern pos[0] and not the --skip expression, for simrun
-// cmd. On a bad expression or a failure to list it reports to stderr and
-// returns the exit code and false.
+// the optional pattern pos[0] (the only argument) and not the --skip
+// expression, for simrun cmd. On a bad argument or a failure to list it
+// reports to stderr and returns the exit code and false.
 func builtinSelection(cmd string, pos []string, skip string, stderr io.Writer) ([]string, int, bool) {
+	if len(pos) > 1 {
+		wantArgs(cmd, pos, 1, stderr)
+		return nil, exitUsage, false
+	}
 	var only, skipRE *regexp.Regexp
 	var err error
 	if len(pos) == 1 {
@@ -73,10 +77,6 @@ func cmdSuite(args []string, stdout, stderr io.Writer) int {
 	pos, code, ok := parseFlags(fs, "suite", args, stdout, stderr)
 	if !ok {
 		return code
-	}
-	if len(pos) > 1 {
-		wantArgs("suite", pos, 1, stderr)
-		return exitUsage
 	}
 	names, code, ok := builtinSelection("suite", pos, *skip, stderr)
 	if !ok {
