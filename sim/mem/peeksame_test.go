@@ -43,7 +43,7 @@ func TestPeekSame(t *testing.T) {
 			for _, c := range []*CPU{a, b} { // cached before the delivery: zeros
 				c.Load(p, staleLine, 8)
 			}
-			m.WriteShared(seg.Base, stream) // the delivery: a reference, not a copy
+			m.WriteShared(seg.Base, stream)  // the delivery: a reference, not a copy
 			for _, c := range []*CPU{a, b} { // cached after: the delivered bytes
 				for _, l := range []int{1, 2, 40, 1000} {
 					c.Load(p, seg.Addr(l*lb), 8)

@@ -21,10 +21,10 @@ type point struct {
 	eng     *sim.Engine
 	sys     *system
 	pes, n  int
-	key     uint64 // of the payload stream
+	key     uint64          // of the payload stream
 	pat     *payload.Stream // the stream's bytes every window is cut from (shared)
-	got     []byte // what a shared put region holds, as its PE's program sees it
-	scratch []byte // verify's (payload.CheckWith), allocated at the first long payload
+	got     []byte          // what a shared put region holds, as its PE's program sees it
+	scratch []byte          // verify's (payload.CheckWith), allocated at the first long payload
 	fails   []workloads.Failure
 	dropped int // failures beyond maxFailures
 	t0, t1  sim.Time
