@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/msgsim/msgsim/registry"
@@ -101,44 +100,15 @@ func cmdClaims(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	if len(pos) > 1 {
-		wantArgs("claims", pos, 1, stderr)
-		return exitUsage
-	}
-	compile := func(expr, what string) (*regexp.Regexp, bool) {
-		if expr == "" {
-			return nil, true
-		}
-		re, err := regexp.Compile(expr)
-		if err != nil {
-			fmt.Fprintf(stderr, "simrun claims: %s: %v\n", what, err)
-			return nil, false
-		}
-		return re, true
-	}
-	var only *regexp.Regexp
-	if len(pos) == 1 {
-		if only, ok = compile(pos[0], "scenario pattern"); !ok {
-			return exitUsage
-		}
-	}
-	skipRE, ok := compile(*skip, "--skip")
+	names, code, ok := builtinSelection("claims", pos, *skip, stderr)
 	if !ok {
-		return exitUsage
-	}
-	names, err := scenarios.Builtin()
-	if err != nil {
-		fmt.Fprintf(stderr, "simrun claims: %v\n", err)
-		return exitFailed
+		return code
 	}
 	code = exitOK
 	var total, holding, scen int
 	var skipped []string
 	var sel []suiteScenario
 	for _, name := range names {
-		if (only != nil && !only.MatchString(name)) || (skipRE != nil && skipRE.MatchString(name)) {
-			continue
-		}
 		s, err := scenarios.LoadBuiltin(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "simrun claims: %v\n", err)

@@ -31,6 +31,43 @@ func (x suiteScenario) cost() float64 {
 	return float64(len(x.sp)) * 1e-3
 }
 
+// builtinSelection returns the names of the built-in scenarios that match
+// the optional pattern pos[0] (the only argument) and not the --skip
+// expression, for simrun cmd. On a bad argument or a failure to list it
+// reports to stderr and returns the exit code and false.
+func builtinSelection(cmd string, pos []string, skip string, stderr io.Writer) ([]string, int, bool) {
+	if len(pos) > 1 {
+		wantArgs(cmd, pos, 1, stderr)
+		return nil, exitUsage, false
+	}
+	var only, skipRE *regexp.Regexp
+	var err error
+	if len(pos) == 1 {
+		if only, err = regexp.Compile(pos[0]); err != nil {
+			fmt.Fprintf(stderr, "simrun %s: scenario pattern: %v\n", cmd, err)
+			return nil, exitUsage, false
+		}
+	}
+	if skip != "" {
+		if skipRE, err = regexp.Compile(skip); err != nil {
+			fmt.Fprintf(stderr, "simrun %s: --skip: %v\n", cmd, err)
+			return nil, exitUsage, false
+		}
+	}
+	names, err := scenarios.Builtin()
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun %s: %v\n", cmd, err)
+		return nil, exitFailed, false
+	}
+	var sel []string
+	for _, name := range names {
+		if (only == nil || only.MatchString(name)) && (skipRE == nil || !skipRE.MatchString(name)) {
+			sel = append(sel, name)
+		}
+	}
+	return sel, exitOK, true
+}
+
 func cmdSuite(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("suite", flag.ContinueOnError)
 	outDir := fs.String("out", "results", "directory for the outputs: DIR/<scenario>/ for each")
@@ -41,35 +78,13 @@ func cmdSuite(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	if len(pos) > 1 {
-		wantArgs("suite", pos, 1, stderr)
-		return exitUsage
-	}
-	var only, skipRE *regexp.Regexp
-	var err error
-	if len(pos) == 1 {
-		if only, err = regexp.Compile(pos[0]); err != nil {
-			fmt.Fprintf(stderr, "simrun suite: scenario pattern: %v\n", err)
-			return exitUsage
-		}
-	}
-	if *skip != "" {
-		if skipRE, err = regexp.Compile(*skip); err != nil {
-			fmt.Fprintf(stderr, "simrun suite: --skip: %v\n", err)
-			return exitUsage
-		}
-	}
-	names, err := scenarios.Builtin()
-	if err != nil {
-		fmt.Fprintf(stderr, "simrun suite: %v\n", err)
-		return exitFailed
+	names, code, ok := builtinSelection("suite", pos, *skip, stderr)
+	if !ok {
+		return code
 	}
 	var all []suiteScenario
 	bad := false
 	for _, name := range names {
-		if (only != nil && !only.MatchString(name)) || (skipRE != nil && skipRE.MatchString(name)) {
-			continue
-		}
 		s, sp, errs := loadAll(name, nil)
 		if len(errs) > 0 {
 			io.WriteString(stderr, joinLines(errs))
