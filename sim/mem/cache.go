@@ -93,6 +93,19 @@ func (c *cache) slot(i int) []byte { return c.data[i*c.lineBytes : (i+1)*c.lineB
 
 // update writes b at a into the lines this cache holds (its own stores).
 func (c *cache) update(a Addr, b []byte) {
+	if c.tags == nil || len(b) == 0 {
+		return
+	}
+	if c.spans(a, len(b)) {
+		// More lines than the cache holds (a workload filling a 10 MB
+		// buffer): visit the slots, not the lines.
+		end := a + Addr(len(b))
+		c.eachCached(a, len(b), func(i int, la Addr) {
+			lo, hi := max(a, la), min(end, la+Addr(c.lineBytes))
+			copy(c.slot(i)[lo-la:hi-la], b[lo-a:hi-a])
+		})
+		return
+	}
 	for len(b) > 0 {
 		line := c.line(a)
 		off := int(a) & (c.lineBytes - 1)
@@ -108,6 +121,17 @@ func (c *cache) update(a Addr, b []byte) {
 // refresh reloads from m the bytes of [a, a+n) that this cache holds
 // (after a copy that bypassed it).
 func (c *cache) refresh(m *Memory, a Addr, n int) {
+	if c.tags == nil || n <= 0 {
+		return
+	}
+	if c.spans(a, n) {
+		end := a + Addr(n)
+		c.eachCached(a, n, func(i int, la Addr) {
+			lo, hi := max(a, la), min(end, la+Addr(c.lineBytes))
+			m.Read(lo, c.slot(i)[lo-la:hi-la])
+		})
+		return
+	}
 	for n > 0 {
 		line := c.line(a)
 		off := int(a) & (c.lineBytes - 1)
@@ -141,3 +165,21 @@ func (c *cache) invalidate(line uint64) {
 }
 
 func (c *cache) flush() { clear(c.tags) }
+
+// spans reports whether [a, a+n) (n > 0) covers more lines than the cache
+// has slots.
+func (c *cache) spans(a Addr, n int) bool {
+	return c.line(a+Addr(n)-1)-c.line(a)+1 > uint64(len(c.tags))
+}
+
+// eachCached calls f for every slot holding a line of [a, a+n) (n > 0),
+// with the line's address, in slot order, without touching the LRU state:
+// for updates of distinct lines, whose order does not matter.
+func (c *cache) eachCached(a Addr, n int, f func(slot int, la Addr)) {
+	first, last := c.line(a), c.line(a+Addr(n)-1)
+	for i, t := range c.tags {
+		if t != 0 && t-1 >= first && t-1 <= last {
+			f(i, Addr((t-1)<<c.shift))
+		}
+	}
+}

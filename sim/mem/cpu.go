@@ -672,3 +672,66 @@ func (c *CPU) InvalidateRange(p *sim.Proc, a Addr, n int) {
 		c.InvalidateLine(p, l)
 	}
 }
+
+// PeekSame is Peek(a, b) for a check against want (len(want) == len(b)),
+// skipping the copy where nothing needs comparing: when what this CPU's
+// program would see at a is provably want itself (memory's live bytes
+// there are want's own bytes, shared, not a copy: Memory.holds; no
+// buffered store it forwards overlaps them; every line a non-coherent
+// cache holds there equals want's bytes), it has only Peek's effect on
+// the cache, leaves b alone and returns true. Otherwise it is Peek and
+// returns false: b holds what the program sees, to be compared.
+func (c *CPU) PeekSame(a Addr, b, want []byte) bool {
+	if len(want) != len(b) || !c.mem.holds(a, want) || c.forwards(a, len(b)) {
+		c.Peek(a, b)
+		return false
+	}
+	if c.cache == nil {
+		return true
+	}
+	hits := c.cachedLines(a, len(b))
+	if !c.cfg.Cache.Coherent {
+		ca := c.cache
+		for _, i := range hits {
+			la := Addr((ca.tags[i] - 1) << ca.shift)
+			src, dst := ca.slot(i), want
+			if la < a {
+				src = src[a-la:]
+			} else {
+				dst = want[la-a:]
+			}
+			if k := min(len(src), len(dst)); string(src[:k]) != string(dst[:k]) {
+				c.Peek(a, b) // a stale line: compared, and reported
+				return false
+			}
+		}
+	}
+	for _, i := range hits { // Peek's effect: each cached line looked up, in address order
+		c.cache.lookup(c.cache.tags[i] - 1)
+	}
+	return true
+}
+
+// cachedLines lists the cache slots holding lines of [a, a+n), in
+// address order, without touching the cache (peekLines' scratch).
+func (c *CPU) cachedLines(a Addr, n int) []int {
+	ca := c.cache
+	first, last := ca.line(a), ca.line(a+Addr(n)-1)
+	hits := c.hits[:0]
+	if ca.tags != nil && last-first+1 <= uint64(len(ca.tags)) {
+		for line := first; line <= last; line++ {
+			if i := ca.peek(line); i >= 0 {
+				hits = append(hits, i)
+			}
+		}
+	} else {
+		for i, t := range ca.tags {
+			if t != 0 && t-1 >= first && t-1 <= last {
+				hits = append(hits, i)
+			}
+		}
+		slices.SortFunc(hits, func(x, y int) int { return cmp.Compare(ca.tags[x], ca.tags[y]) })
+	}
+	c.hits = hits
+	return hits
+}

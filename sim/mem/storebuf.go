@@ -125,3 +125,18 @@ func (c *CPU) getBuf(n int) []byte {
 	}
 	return make([]byte, n)
 }
+
+// forwards reports whether a buffered store this CPU forwards to its own
+// loads overlaps [a, a+n).
+func (c *CPU) forwards(a Addr, n int) bool {
+	if !c.cfg.StoreBuffer.Forwarding {
+		return false
+	}
+	end := a + Addr(n)
+	for k := range c.sb {
+		if e := &c.sb[k]; e.a < end && a < e.a+Addr(e.n) {
+			return true
+		}
+	}
+	return false
+}

@@ -181,3 +181,67 @@ func CheckWith(r Peeker, a mem.Addr, n int, p Pattern, off int, buf []byte) (Mis
 	}
 	return Mismatch{}, true
 }
+
+// Stream is a pattern's bytes [0, n) held in memory, for payloads that are
+// shared rather than written (mem.CPU.PokeShared shares a window of them
+// copy-on-write, and puts and copies carry the same bytes on). Filled by
+// NewStream and never written afterwards.
+type Stream struct {
+	p Pattern
+	b []byte
+}
+
+// NewStream returns the stream's bytes [0, n) of p.
+func NewStream(p Pattern, n int) *Stream {
+	s := &Stream{p: p, b: make([]byte, n)}
+	p.Fill(s.b, 0)
+	return s
+}
+
+// Pattern is the stream's pattern.
+func (s *Stream) Pattern() Pattern { return s.p }
+
+// Bytes is the stream's bytes [off, off+n): never to be written.
+func (s *Stream) Bytes(off, n int) []byte { return s.b[off : off+n : off+n] }
+
+// Intact reports whether the stream's bytes are still the pattern's (the
+// first that is not, if one): a check that skipped comparing bytes that
+// were these bytes themselves (SameSeer) relied on it, so a run that
+// shared them checks it once at its end.
+func (s *Stream) Intact() (Mismatch, bool) {
+	if i := s.p.Diff(s.b, 0); i >= 0 {
+		return Mismatch{Offset: i, Got: s.b[i], Want: s.p.Byte(i)}, false
+	}
+	return Mismatch{}, true
+}
+
+// SameSeer is a Peeker that can tell, while it reads, that what its
+// program sees is the caller's bytes themselves (mem.CPU.PeekSame): true
+// when the bytes at a are want's own storage (shared, not a copy) with
+// nothing laid over them, in which case b is left alone; otherwise it
+// reads into b as Peek does.
+type SameSeer interface {
+	PeekSame(a mem.Addr, b, want []byte) bool
+}
+
+// CheckWith is CheckWith of the stream's bytes [off, off+n): a read whose
+// bytes are, as r sees them, the stream's own bytes at the matching
+// offset (r a SameSeer) is equal by construction and not compared; every
+// other read is compared byte by byte with the pattern.
+func (s *Stream) CheckWith(r Peeker, a mem.Addr, n, off int, buf []byte) (Mismatch, bool) {
+	ss, ok := r.(SameSeer)
+	if !ok || off < 0 || off+n > len(s.b) {
+		return CheckWith(r, a, n, s.p, off, buf)
+	}
+	for done := 0; done < n; {
+		k := min(len(buf), n-done)
+		b := buf[:k]
+		if !ss.PeekSame(a+mem.Addr(done), b, s.b[off+done:off+done+k]) {
+			if i := s.p.Diff(b, off+done); i >= 0 {
+				return Mismatch{Offset: done + i, Got: b[i], Want: s.p.Byte(off + done + i)}, false
+			}
+		}
+		done += k
+	}
+	return Mismatch{}, true
+}
