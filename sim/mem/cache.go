@@ -91,6 +91,18 @@ func (c *cache) claim(line uint64) int {
 
 func (c *cache) slot(i int) []byte { return c.data[i*c.lineBytes : (i+1)*c.lineBytes] }
 
+// overlap returns the part of slot i's line and of b, the bytes from
+// address a, that cover the same addresses, from where they begin to
+// overlap (copy or compare up to the shorter length).
+func (c *cache) overlap(i int, a Addr, b []byte) (src, dst []byte) {
+	la := Addr((c.tags[i] - 1) << c.shift)
+	src, dst = c.slot(i), b
+	if la < a {
+		return src[a-la:], dst
+	}
+	return src, dst[la-a:]
+}
+
 // update writes b at a into the lines this cache holds (its own stores).
 func (c *cache) update(a Addr, b []byte) {
 	if c.tags == nil || len(b) == 0 {

@@ -244,13 +244,7 @@ func (c *CPU) peekLines(a Addr, b []byte) bool {
 		if c.cfg.Cache.Coherent {
 			continue
 		}
-		la := Addr((ca.tags[i] - 1) << ca.shift)
-		src, dst := ca.slot(i), b
-		if la < a {
-			src = src[a-la:]
-		} else {
-			dst = b[la-a:]
-		}
+		src, dst := ca.overlap(i, a, b)
 		copy(dst, src)
 	}
 	c.hits = hits
@@ -693,13 +687,7 @@ func (c *CPU) PeekSame(a Addr, b, want []byte) bool {
 	if !c.cfg.Cache.Coherent {
 		ca := c.cache
 		for _, i := range hits {
-			la := Addr((ca.tags[i] - 1) << ca.shift)
-			src, dst := ca.slot(i), want
-			if la < a {
-				src = src[a-la:]
-			} else {
-				dst = want[la-a:]
-			}
+			src, dst := ca.overlap(i, a, want)
 			if k := min(len(src), len(dst)); string(src[:k]) != string(dst[:k]) {
 				c.Peek(a, b) // a stale line: compared, and reported
 				return false
