@@ -11,15 +11,7 @@ import (
 // TestT3DFigure2: Figure 2 on two T3D PEs (threads time-sharing each PE)
 // completes under multiple.
 func TestT3DFigure2(t *testing.T) {
-	e := sim.NewEngine(1)
-	m, err := t3d.New(e, 2, t3d.DefaultParams())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := NewWorld(m, DefaultParamsFor(DeviceT3D))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, w := t3dWorld2(t)
 	for rank := 0; rank < 2; rank++ {
 		r, other := w.Rank(rank), 1-rank
 		e.Spawn(fmt.Sprintf("rank%d.t0", rank), func(p *sim.Proc) {
@@ -50,15 +42,7 @@ func TestT3DFigure2(t *testing.T) {
 // the sum of their work plus the context switches, and each delays the
 // other (the time-sharing is symmetric).
 func TestT3DThreadsSymmetric(t *testing.T) {
-	e := sim.NewEngine(1)
-	m, err := t3d.New(e, 2, t3d.DefaultParams())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := NewWorld(m, DefaultParamsFor(DeviceT3D))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, w := t3dWorld2(t)
 	r := w.Rank(0)
 	const work = 10 * sim.Microsecond
 	var end [2]sim.Time
@@ -87,4 +71,19 @@ func TestT3DThreadsSymmetric(t *testing.T) {
 			t.Errorf("thread %d ended at %v: not delayed by the other's work", i, x)
 		}
 	}
+}
+
+// t3dWorld2 is an engine and an MPICH world over ch_t3d on two T3D PEs.
+func t3dWorld2(t *testing.T) (*sim.Engine, *World) {
+	t.Helper()
+	e := sim.NewEngine(1)
+	m, err := t3d.New(e, 2, t3d.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWorld(m, DefaultParamsFor(DeviceT3D))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, w
 }
