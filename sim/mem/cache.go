@@ -56,12 +56,17 @@ func (c *cache) lookup(line uint64) int {
 // fill installs line from memory, evicting the least recently used way.
 func (c *cache) fill(m *Memory, line uint64) int {
 	victim := c.claim(line)
+	c.load(m, victim, line)
+	return victim
+}
+
+// load reads line from memory into slot i.
+func (c *cache) load(m *Memory, i int, line uint64) {
 	// A line may extend past the end of allocated memory: fill what exists.
-	a, slot := Addr(line<<c.shift), c.slot(victim)
+	a, slot := Addr(line<<c.shift), c.slot(i)
 	n := max(0, min(len(slot), m.Used()-int(a)))
 	m.Read(a, slot[:n])
 	clear(slot[n:])
-	return victim
 }
 
 // claim gives line the least recently used way of its set, as fill does,

@@ -110,6 +110,11 @@ type sparse struct {
 	// shared bytes for them, so that a copy out of a buffer that received
 	// them (a pool slot, a system buffer) shares them again.
 	copies []copied
+	// [lo, hi) covers every range in copies (it may cover more after
+	// some were forgotten): a write outside it forgets nothing, without
+	// looking at them (a payload delivered piece after piece, each piece
+	// remembered, writes just past the last one).
+	lo, hi Addr
 }
 
 // copied is a range [a, a+len(b)) of a chunk's storage that holds b.
@@ -206,6 +211,10 @@ func (m *Memory) remember(a Addr, b []byte) {
 	if len(c.sp.copies) >= maxCopies {
 		c.sp.copies = slices.Delete(c.sp.copies, 0, 1)
 	}
+	if len(c.sp.copies) == 0 {
+		c.sp.lo, c.sp.hi = a, a
+	}
+	c.sp.lo, c.sp.hi = min(c.sp.lo, a), max(c.sp.hi, a+Addr(len(b)))
 	c.sp.copies = append(c.sp.copies, copied{a: a, b: b})
 }
 
@@ -223,6 +232,9 @@ func (m *Memory) written(a Addr, n int) {
 
 // forget drops the chunk's copies that overlap [a, end).
 func (c *chunk) forget(a, end Addr) {
+	if end <= c.sp.lo || c.sp.hi <= a {
+		return
+	}
 	c.sp.copies = slices.DeleteFunc(c.sp.copies, func(k copied) bool {
 		return a < k.a+Addr(len(k.b)) && k.a < end
 	})
