@@ -822,11 +822,33 @@ func (c *CPU) Fold(acc, in Addr, n, elem int, f func(acc, in []byte)) {
 		c.Poke(acc, x)
 		return
 	}
+	inPlace := c.seesMemory(acc, n) && c.seesMemory(in, n) && c.mem.inChunk(acc, n) &&
+		int(acc)%elem == 0 && LineBytes%elem == 0
 	if c.cache != nil { // the two Peeks' effect on the cache
 		c.lookupCached(acc, n)
 		c.lookupCached(in, n)
 	}
 	block := min(n, max(elem, foldBlock/elem*elem))
+	if inPlace {
+		// What the program sees is memory's bytes: acc's are combined
+		// where memory keeps them. Its storage breaks only at lines and
+		// pages (inChunk), on whole elements (acc and LineBytes are
+		// multiples of elem).
+		y := c.getBuf(block)
+		c.mem.modify(acc, n, func(p []byte, off int) {
+			for len(p) > 0 {
+				k := min(len(p), block)
+				f(p[:k], c.mem.view(in+Addr(off), y[:k]))
+				if c.cache != nil {
+					c.cache.update(acc+Addr(off), p[:k])
+				}
+				p, off = p[k:], off+k
+			}
+		})
+		c.mem.notify(acc, n)
+		c.free = append(c.free, y)
+		return
+	}
 	x, y := c.getBuf(block), c.getBuf(block)
 	for off := 0; off < n; off += block {
 		k := min(block, n-off)
@@ -840,6 +862,28 @@ func (c *CPU) Fold(acc, in Addr, n, elem int, f func(acc, in []byte)) {
 	}
 	c.mem.notify(acc, n)
 	c.free = append(c.free, x, y)
+}
+
+// seesMemory reports whether this CPU's program sees memory's bytes at
+// [a, a+n): no buffered store it forwards overlaps them, and every line a
+// non-coherent cache holds there equals memory.
+func (c *CPU) seesMemory(a Addr, n int) bool {
+	if c.forwards(a, n) {
+		return false
+	}
+	ca := c.cache
+	if ca == nil || c.cfg.Cache.Coherent {
+		return true
+	}
+	end := a + Addr(n)
+	for _, i := range c.cachedLines(a, n) {
+		la := Addr((ca.tags[i] - 1) << ca.shift)
+		lo, hi := max(a, la), min(end, la+Addr(ca.lineBytes))
+		if !c.mem.equal(lo, ca.slot(i)[lo-la:hi-la]) {
+			return false
+		}
+	}
+	return true
 }
 
 // lookupCached looks up, in address order, every line of [a, a+n) the

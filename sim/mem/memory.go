@@ -728,6 +728,46 @@ func (m *Memory) put(a Addr, b []byte) {
 	m.written(a, n) // after the pieces: unsharing a chunk remembers its copy
 }
 
+// inChunk reports whether [a, a+n) (n > 0) lies in one chunk: its storage
+// breaks only at lines and pages.
+func (m *Memory) inChunk(a Addr, n int) bool {
+	if n <= 0 || uint64(a)+uint64(n) > uint64(m.used) {
+		return false
+	}
+	return a+Addr(n) <= m.chunks[m.find(a)].end
+}
+
+// modify calls f(p, off) for each run p of the live bytes [a, a+n) that is
+// contiguous in storage, allocated as put allocates them (off: p's offset
+// from a), for f to change in place, then forgets the copies of shared
+// bytes the range overlaps, as put does. No visibility effect: the caller
+// notifies.
+func (m *Memory) modify(a Addr, n int, f func(p []byte, off int)) {
+	m.touch(a, n)
+	m.check(a, n)
+	for off := 0; off < n; {
+		p, k := m.piece(a+Addr(off), n-off, true)
+		f(p[:k], off)
+		off += k
+	}
+	m.written(a, n)
+}
+
+// view returns the live bytes [a, a+len(b)) without copying them when they
+// are contiguous in storage (not to be written), else reads them into b.
+func (m *Memory) view(a Addr, b []byte) []byte {
+	if p := m.fast(a, len(b)); p != nil {
+		m.touch(a, len(b))
+		return p
+	}
+	if p := m.fastShared(a, len(b)); p != nil {
+		m.touch(a, len(b))
+		return p
+	}
+	m.Read(a, b)
+	return b
+}
+
 // copyWithin copies n bytes from src to dst inside m, without visibility
 // effects, piece by piece (through a copy when the ranges overlap).
 func (m *Memory) copyWithin(dst, src Addr, n int) {

@@ -245,7 +245,8 @@ func mismatch(a, b []byte) int {
 	return -1
 }
 
-// TestFoldMatchesPeekPoke: Fold (the ranges gone through in blocks) leaves
+// TestFoldMatchesPeekPoke: Fold (the ranges gone through in blocks, or
+// combined in place in memory when the program sees memory's bytes) leaves
 // memory, the cache (tags, LRU stamps, slot bytes) and the result as
 // Peek, Peek, combine, Poke of the whole ranges do, on direct-mapped and
 // two-way caches, coherent or not, with stale lines in both ranges, a
@@ -273,9 +274,11 @@ func TestFoldMatchesPeekPoke(t *testing.T) {
 		ways    int
 		n       int  // bytes of each range
 		overlap bool // in starts inside acc
+		clean   bool // no stale line, no buffered store: folded in place
 	}{
-		{"noncoherent", 1, 3*foldBlock + 808, false}, {"noncoherent", 2, 3*foldBlock + 808, false},
-		{"noncoherent", 2, 800, false}, {"tso", 2, 2*foldBlock + 8, false}, {"noncoherent", 1, foldBlock, true},
+		{"noncoherent", 1, 3*foldBlock + 808, false, false}, {"noncoherent", 2, 3*foldBlock + 808, false, false},
+		{"noncoherent", 2, 800, false, false}, {"tso", 2, 2*foldBlock + 8, false, false}, {"noncoherent", 1, foldBlock, true, false},
+		{"noncoherent", 1, 3*foldBlock + 808, false, true}, {"tso", 2, 2*PageBytes + 8, false, true}, {"noncoherent", 2, 800, false, true},
 	} {
 		var mems [2][]byte
 		var caches [2]*cache
@@ -300,13 +303,19 @@ func TestFoldMatchesPeekPoke(t *testing.T) {
 				pat[i] = byte(i*29 + i>>8)
 			}
 			e.Spawn("p", func(p *sim.Proc) {
-				for _, l := range []Addr{acc + 8, acc + Addr(tc.n/2), in + 64, in + Addr(tc.n) - 8} {
-					c.Load(p, l, 8) // cached zeros, stale once the pattern is there
+				if !tc.clean {
+					for _, l := range []Addr{acc + 8, acc + Addr(tc.n/2), in + 64, in + Addr(tc.n) - 8} {
+						c.Load(p, l, 8) // cached zeros, stale once the pattern is there
+					}
 				}
 				m.Share(seg.Base, pat)
+				c.Store(p, acc+Addr(9*lb), 8, 0x5678) // written before: acc holds its own pages there
+				c.Fence(p)
 				c.Load(p, acc+Addr(3*lb), 8) // a line cached with the pattern
 				c.Load(p, in+Addr(5*lb), 8)
-				c.Store(p, in+Addr(7*lb), 8, 0x1234) // forwarded while buffered (tso)
+				if !tc.clean {
+					c.Store(p, in+Addr(7*lb), 8, 0x1234) // forwarded while buffered (tso)
+				}
 				if k == 0 {
 					c.Fold(acc, in, tc.n, 8, sum)
 				} else {
@@ -323,7 +332,7 @@ func TestFoldMatchesPeekPoke(t *testing.T) {
 			}
 			mems[k], caches[k] = bytes.Clone(m.Bytes(seg.Base, seg.Size)), c.cache
 		}
-		name := fmt.Sprintf("%s %d-way, %d bytes, overlap %v", tc.model, tc.ways, tc.n, tc.overlap)
+		name := fmt.Sprintf("%s %d-way, %d bytes, overlap %v, clean %v", tc.model, tc.ways, tc.n, tc.overlap, tc.clean)
 		if off := mismatch(mems[0], mems[1]); off >= 0 {
 			t.Errorf("%s: memory differs at %d", name, off)
 		}
