@@ -123,6 +123,24 @@ func (c *cache) update(a Addr, b []byte) {
 		})
 		return
 	}
+	if c.ways == 1 {
+		// Direct-mapped: the lines' sets follow each other (no division
+		// per line).
+		line := c.line(a)
+		set := int(line % uint64(c.sets))
+		for len(b) > 0 {
+			off := int(a) & (c.lineBytes - 1)
+			n := min(len(b), c.lineBytes-off)
+			if c.tags[set] == line+1 {
+				copy(c.slot(set)[off:], b[:n])
+			}
+			a, b, line = a+Addr(n), b[n:], line+1
+			if set++; set == c.sets {
+				set = 0
+			}
+		}
+		return
+	}
 	for len(b) > 0 {
 		line := c.line(a)
 		off := int(a) & (c.lineBytes - 1)

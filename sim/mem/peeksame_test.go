@@ -97,8 +97,9 @@ func TestPeekSame(t *testing.T) {
 }
 
 // TestLargeUpdateMatchesLineByLine: a cache update or refresh of more
-// lines than the cache holds (visiting the slots) leaves the cache as the
-// same one done line by line.
+// lines than the cache holds (visiting the slots), or of fewer (a
+// direct-mapped cache's sets followed without a division per line), leaves
+// the cache as the same one done line by line.
 func TestLargeUpdateMatchesLineByLine(t *testing.T) {
 	for _, ways := range []int{1, 2} {
 		cfg, err := Builtin("noncoherent")
@@ -111,33 +112,43 @@ func TestLargeUpdateMatchesLineByLine(t *testing.T) {
 		lb := cfg.Cache.LineBytes
 		e.Spawn("p", func(p *sim.Proc) {
 			staleLines(p, m, seg, lb, []int{3, 40, 7, 41, 12, 60, 5, 0, 63}, a, b)
-			off, n := lb/2+3, seg.Size-lb-5
-			src := make([]byte, n)
-			for i := range src {
-				src[i] = byte(i*13 + 1)
-			}
-			for round, whole := range []func(){
-				func() { a.cache.update(seg.Addr(off), src) },
-				func() { m.Write(seg.Addr(off), src[:n/2]); a.cache.refresh(m, seg.Addr(off), n) },
-			} {
-				whole()
-				for o := 0; o < n; { // line by line (each piece at most one line)
-					k := min(n-o, lb-(off+o)%lb)
-					if round == 0 {
-						b.cache.update(seg.Addr(off+o), src[o:o+k])
-					} else {
-						b.cache.refresh(m, seg.Addr(off+o), k)
-					}
-					o += k
-				}
-				ca, cb := a.cache, b.cache
-				if !slices.Equal(ca.tags, cb.tags) || !slices.Equal(ca.used, cb.used) || ca.clock != cb.clock || !bytes.Equal(ca.data, cb.data) {
-					t.Errorf("ways %d round %d: cache state differs", ways, round)
-				}
+			for _, n := range []int{seg.Size - lb - 5, 10*lb - 7} { // more lines than the cache, fewer
+				updateTwins(t, m, seg, a, b, ways, n)
 			}
 		})
 		if err := e.Run(); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// updateTwins does an update and a refresh of n bytes of seg on a at once
+// and on b line by line, and compares their caches.
+func updateTwins(t *testing.T, m *Memory, seg Segment, a, b *CPU, ways, n int) {
+	t.Helper()
+	lb := a.cfg.Cache.LineBytes
+	off := lb/2 + 3
+	src := make([]byte, n)
+	for i := range src {
+		src[i] = byte(i*13 + 1)
+	}
+	for round, whole := range []func(){
+		func() { a.cache.update(seg.Addr(off), src) },
+		func() { m.Write(seg.Addr(off), src[:n/2]); a.cache.refresh(m, seg.Addr(off), n) },
+	} {
+		whole()
+		for o := 0; o < n; { // line by line (each piece at most one line)
+			k := min(n-o, lb-(off+o)%lb)
+			if round == 0 {
+				b.cache.update(seg.Addr(off+o), src[o:o+k])
+			} else {
+				b.cache.refresh(m, seg.Addr(off+o), k)
+			}
+			o += k
+		}
+		ca, cb := a.cache, b.cache
+		if !slices.Equal(ca.tags, cb.tags) || !slices.Equal(ca.used, cb.used) || ca.clock != cb.clock || !bytes.Equal(ca.data, cb.data) {
+			t.Errorf("ways %d, %d bytes, round %d: cache state differs", ways, n, round)
 		}
 	}
 }
