@@ -509,7 +509,11 @@ func (c *CPU) CompareAndSwap(p *sim.Proc, a Addr, old, v uint64) uint64 {
 // its source cached, so a later remote write to it is not seen until the
 // line is invalidated), and writes through the store buffer as one bulk
 // store (write-through, no write-allocate). The copy is timed at the copy
-// bandwidth as a whole, not per line.
+// bandwidth as a whole, not per line. A source of shared bytes
+// (Memory.SharedView) that no buffered store overlaps is not read: the
+// cache is walked (viewShared), and the destination shares the bytes
+// unless a stale line was hit; then it gets a copy holding what the
+// program saw.
 func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
 	if n <= 0 {
 		return
