@@ -314,6 +314,7 @@ type Rank struct {
 	watch    []mem.Addr
 	ackChans []*channel
 	ackWas   []uint64
+	why      spinWhy
 }
 
 type request struct {
@@ -515,13 +516,8 @@ func (x *Rank) spin(p *sim.Proc, q *request) {
 		}
 	}
 	x.watch, x.ackChans, x.ackWas = watch, acks, ackWas
-	var reason string
-	if q.send {
-		reason = fmt.Sprintf("scampi rank %d: send to rank %d waiting for free envelopes or buffers (%d channels in)", x.id, q.peer, len(x.in))
-	} else {
-		reason = fmt.Sprintf("scampi rank %d: receive from %d tag %d (%d channels in)", x.id, q.peer, q.tag, len(x.in))
-	}
-	x.cpu.SpinUntil(p, reason, func() bool {
+	x.why = spinWhy{x, q}
+	x.cpu.SpinUntilWhy(p, &x.why, func() bool {
 		if x.cpu.Load(p, x.dir.Addr, 8) != dir {
 			return true
 		}
@@ -535,6 +531,20 @@ func (x *Rank) spin(p *sim.Proc, q *request) {
 		}
 		return false
 	}, watch...)
+}
+
+// spinWhy is why a rank spins, formatted only when a report needs it.
+type spinWhy struct {
+	x *Rank
+	q *request
+}
+
+func (s *spinWhy) String() string {
+	x, q := s.x, s.q
+	if q.send {
+		return fmt.Sprintf("scampi rank %d: send to rank %d waiting for free envelopes or buffers (%d channels in)", x.id, q.peer, len(x.in))
+	}
+	return fmt.Sprintf("scampi rank %d: receive from %d tag %d (%d channels in)", x.id, q.peer, q.tag, len(x.in))
 }
 
 // readyAddr is the word whose change announces c's next envelope.
@@ -942,10 +952,7 @@ func (x *Rank) writeIndex(p *sim.Proc, c *channel, v uint16) {
 
 // envCRC is the CRC-32 of an envelope's bytes other than its CRC field.
 func envCRC(env []byte) uint32 {
-	h := crc32.NewIEEE()
-	h.Write(env[:offCRC])
-	h.Write(env[offCRC+4:])
-	return h.Sum32()
+	return crc32.Update(crc32.ChecksumIEEE(env[:offCRC]), crc32.IEEETable, env[offCRC+4:])
 }
 
 // FootprintBytes is what ScaMPI holds in the rank's node memory
