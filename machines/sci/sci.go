@@ -37,7 +37,9 @@
 //
 // SCI shared memory is always allocated at the receiver (AllocSCI names
 // the node). Writes within a node do not use the adapter: a stack writes
-// its node's memory with the CPU.
+// its node's memory with the CPU. WriteShared is Write of bytes that never
+// change (a payload the memory shares): the packets carry them and the
+// target shares them rather than copying them, with Write's timing.
 //
 // Calibrated parameters (the rest come from hardware.yaml, the paper's
 // text, or are assumptions stated at their field):

@@ -31,6 +31,10 @@
 // Teaching switches remove one safeguard each (mem_barrier, envelope_crc,
 // write_index: bytewise); the failure shows as a reported corruption.
 //
+// A send buffer holding shared bytes (a payload stream's window) is sent
+// with the machine's WriteShared and lands in the channel's buffers
+// without a copy; timing is the same as for written bytes.
+//
 // The stack charges CPU time of its own only for its software per message
 // (send_cycles, recv_cycles, calibrated to the 4.5 us intra-node latency);
 // everything else is the machine's: PCI writes, packets, barriers,
