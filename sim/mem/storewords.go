@@ -38,3 +38,19 @@ func (c *CPU) StoreWords(p *sim.Proc, a Addr, words ...uint64) {
 func (c *CPU) merges(p *sim.Proc) bool {
 	return c.cfg.StoreBuffer.Depth == 0 && !p.Bound() && !p.Engine().Exploring()
 }
+
+// StoreNow is Store's effect at once, counted as a store, without its
+// time: for a model that charges a run of its steps as one sleep (as
+// PeekUncached and CountUncached do for loads), which charges StoreCycles
+// itself. It reports false and does nothing when the CPU has a store
+// buffer (a store may have to wait for room in it): Store then.
+func (c *CPU) StoreNow(a Addr, size int, v uint64) bool {
+	if c.cfg.StoreBuffer.Depth > 0 {
+		return false
+	}
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	c.stats.Stores++
+	c.writeThrough(a, b[:size])
+	return true
+}

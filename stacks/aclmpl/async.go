@@ -60,12 +60,14 @@ type asyncState struct {
 	low       int // every buffer below low has been received
 
 	uncached sim.Time // an uncached load
+	store    sim.Time // a store
 	lazy     lazy     // the receive's deferred time (lazyFor)
 }
 
 func newAsync(x *PE, params Params) (*asyncState, error) {
 	a := &asyncState{fim: x.lib.fim, slots: params.PoolSlots, slotBytes: params.SlotBytes, listed: make([]int, x.size),
-		uncached: x.cpu.Clock().Cycles(x.cpu.Config().Costs.UncachedLoadCycles)}
+		uncached: x.cpu.Clock().Cycles(x.cpu.Config().Costs.UncachedLoadCycles),
+		store:    x.cpu.Clock().Cycles(x.cpu.Config().Costs.StoreCycles)}
 	var err error
 	if a.retry, err = sim.FromFloat(params.RetryUs, sim.Microsecond); err != nil {
 		return nil, fmt.Errorf("retry_us: %w", err)
@@ -264,8 +266,9 @@ func (x *PE) checkOverflow(l *lazy) error {
 			a.count(pc.src, 1)
 			a.copyOuts++
 		}
-		x.cpu.Store(p, a.slot(i), 8, slotEmpty)
+		l.store(a.slot(i), slotEmpty)
 	}
+	l.pay()
 	a.fim.SetFetchInc(p, x.rank, 0)
 	a.low = 0
 	a.resets++
