@@ -44,15 +44,25 @@ type byteFlip struct {
 }
 
 func newPoint(s workloads.Spec, cfg config, pes, n int) (*point, error) {
-	eng := s.NewEngine(s.Seed)
-	w, err := s.OpenWorld(eng, pes)
-	if err != nil {
-		return nil, err
+	return newPointOn(s, cfg, pes, n, nil)
+}
+
+// newPointOn is newPoint on a world configureRun already opened for pes
+// PEs (nil: open one).
+func newPointOn(s workloads.Spec, cfg config, pes, n int, o *opened) (*point, error) {
+	if o == nil {
+		eng := s.NewEngine(s.Seed)
+		w, err := s.OpenWorld(eng, pes)
+		if err != nil {
+			return nil, err
+		}
+		sys, err := newSystem(w, user(s), cfg.params.Mode, cfg.params.Reduce)
+		if err != nil {
+			return nil, err
+		}
+		o = &opened{eng: eng, sys: sys}
 	}
-	sys, err := newSystem(w, user(s), cfg.params.Mode, cfg.params.Reduce)
-	if err != nil {
-		return nil, err
-	}
+	eng, sys := o.eng, o.sys
 	// The payloads' key: one draw from the engine's seeded generator.
 	pt := &point{s: s, params: cfg.params, eng: eng, sys: sys, pes: pes, n: n, flip: cfg.flip, key: eng.Rand().Uint64()}
 	return pt, nil
