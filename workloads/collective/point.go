@@ -2,6 +2,7 @@ package collective
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -197,7 +198,7 @@ func (pt *point) failures() []workloads.Failure {
 // measures the time between them at PE 0.
 func (pt *point) run(body func(p *sim.Proc, pe int) error) error {
 	for pe := 0; pe < pt.pes; pe++ {
-		pt.eng.Spawn(fmt.Sprintf("pe%d", pe), func(p *sim.Proc) {
+		pt.eng.Spawn("pe"+strconv.Itoa(pe), func(p *sim.Proc) {
 			if err := body(p, pe); err != nil {
 				pt.eng.Fail(fmt.Errorf("PE %d at %v: %w", pe, p.Now(), err))
 			}
