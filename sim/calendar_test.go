@@ -155,8 +155,7 @@ func TestCalendarAgainstSort(t *testing.T) {
 				if lane {
 					got = c.lane.buf[c.lane.head].seq
 				} else {
-					m, _ := c.top()
-					got = m.seq
+					got = c.slots[c.top()].seq
 				}
 				if at != want.at || got != want.seq {
 					t.Fatalf("seed %d step %d: next is (%v, %d), want (%v, %d)", seed, step, at, got, want.at, want.seq)
