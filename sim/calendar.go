@@ -60,35 +60,44 @@ type slot struct {
 // highest digit in which t differs from base and digit is t's digit there
 // (larger than base's). Buckets in (level, digit) order hold ever later
 // events, so the earliest is in the lowest non-empty bucket, which a
-// bitmap finds in two trailing-zero counts. Bucket 0 (events at time base)
-// is an array in sequence order. Taking the earliest event out of a
-// bucket makes its time the new base and spreads the bucket over lower
-// levels (a level-0 bucket holds a single time: it becomes bucket 0
-// whole): an event moves down at most once per digit of the spread of
-// pending times (none for events less than 256 ps ahead, one up to
-// 65,536 ps), and inserting is an append, with no comparison.
+// bitmap finds in two trailing-zero counts. Bucket 0 holds the events at
+// time base. Taking the earliest event out of a bucket makes its time the
+// new base and spreads the bucket over lower levels (a level-0 bucket
+// holds a single time: it becomes bucket 0 whole): an event moves down at
+// most once per digit of the spread of pending times (never for events
+// less than 256 ps ahead, once up to 65,536 ps), and inserting is an
+// append, with no comparison.
 //
 // Events live in a pool of slots, and a bucket is a singly linked list of
 // slot indices (its head and tail): moving an event from bucket to bucket
 // relinks it, nothing is copied and the buckets hold no pointers. Freed
 // slots go on a free list: nothing is allocated per event in steady
-// state. Cancelling marks the slot dead; the event is dropped when its
-// bucket is spread or it would be the earliest, without counting as an
-// event.
+// state.
+//
+// A bucket's list is in sequence order, which bucket 0 needs: events are
+// appended in the order they are scheduled, and a spread bucket goes to
+// empty buckets (every bucket below the lowest non-empty one is empty),
+// keeping its order. Only a moved event (move keeps its sequence) or an
+// insertion at time base can break the order: an append that does is
+// noted, and such a bucket is sorted when it becomes bucket 0.
+//
+// Cancelling marks the slot dead; the event is dropped when its bucket is
+// spread or it would be the earliest, without counting as an event.
 type calendar struct {
-	b0     []int32 // bucket 0: slots at time base, in sequence order
-	b0head int
-	head   [levels * radix]int32            // bucket k's first slot (0: empty)
-	tail   [levels * radix]int32            // and its last
-	mask   [(levels*radix + 63) / 64]uint64 // bit k: bucket k is not empty
-	words  uint64                           // bit w: mask[w] is not 0
-	base   Time
-	minK   int   // when b0 is empty: the bucket (0: not known) and slot of the earliest event
-	minS   int32 //
-	lane   ring
-	seq    uint64
-	slots  []slot
-	free   int32 // the first free slot (0: none)
+	b0h, b0t int32                 // bucket 0: slots at time base, in sequence order
+	head     [nbuckets]int32       // bucket k's first slot (0: empty)
+	tail     [nbuckets]int32       // and its last
+	mask     [nbuckets / 64]uint64 // bit k: bucket k is not empty
+	unsorted [nbuckets / 64]uint64 // bit k: bucket k is out of sequence order
+	words    uint64                // bit w: mask[w] is not 0
+	base     Time
+	minK     int   // when bucket 0 is empty: the bucket (0: not known) and slot of the earliest event
+	minS     int32 //
+	lane     ring
+	seq      uint64
+	slots    []slot
+	free     int32   // the first free slot (0: none)
+	scratch  []int32 // for sorting a bucket
 }
 
 // The radix heap's digits: digitBits bits each, levels of them in a time.
@@ -96,6 +105,7 @@ const (
 	digitBits = 8
 	radix     = 1 << digitBits
 	levels    = (63 + digitBits - 1) / digitBits
+	nbuckets  = levels * radix // a multiple of 64
 )
 
 func newCalendar() calendar { return calendar{} }
@@ -128,10 +138,7 @@ func (c *calendar) insert(at Time, seq uint64, a action) Handle {
 	c.slots[s] = slot{action: a, at: at, seq: seq}
 	k := c.bucketOf(at)
 	if k == 0 { // not reached while time only moves forward; kept exact anyway
-		c.b0 = append(c.b0, s)
-		for i := len(c.b0) - 1; i > c.b0head && seq < c.slots[c.b0[i-1]].seq; i-- {
-			c.b0[i], c.b0[i-1] = c.b0[i-1], c.b0[i]
-		}
+		c.insertB0(s)
 		return Handle{at: at, seq: seq, slot: s}
 	}
 	c.push(k, s)
@@ -139,6 +146,25 @@ func (c *calendar) insert(at Time, seq uint64, a action) Handle {
 		c.minK, c.minS = k, s
 	}
 	return Handle{at: at, seq: seq, slot: s}
+}
+
+// insertB0 puts slot s in bucket 0 at its place in sequence order.
+func (c *calendar) insertB0(s int32) {
+	seq := c.slots[s].seq
+	var prev int32
+	next := c.b0h
+	for next != 0 && c.slots[next].seq < seq {
+		prev, next = next, c.slots[next].next
+	}
+	c.slots[s].next = next
+	if prev == 0 {
+		c.b0h = s
+	} else {
+		c.slots[prev].next = s
+	}
+	if next == 0 {
+		c.b0t = s
+	}
 }
 
 // earlier reports whether slot s's event comes before slot t's.
@@ -150,11 +176,14 @@ func (c *calendar) earlier(s, t int32) bool {
 	return a.seq < b.seq
 }
 
-// push appends slot s to bucket k (not 0).
+// push appends slot s (its next 0) to bucket k (not 0).
 func (c *calendar) push(k int, s int32) {
-	c.slots[s].next = 0
+	k &= nbuckets - 1 // (it is less already)
 	if t := c.tail[k]; t != 0 {
 		c.slots[t].next = s
+		if c.slots[s].seq < c.slots[t].seq {
+			c.unsorted[k>>6] |= 1 << (k & 63)
+		}
 	} else {
 		c.head[k] = s
 		c.mask[k>>6] |= 1 << (k & 63)
@@ -178,7 +207,9 @@ func (c *calendar) empty() bool { return c.words == 0 }
 
 // clear empties bucket k.
 func (c *calendar) clear(k int) {
+	k &= nbuckets - 1
 	c.head[k], c.tail[k] = 0, 0
+	c.unsorted[k>>6] &^= 1 << (k & 63)
 	c.mask[k>>6] &^= 1 << (k & 63)
 	if c.mask[k>>6] == 0 {
 		c.words &^= 1 << (k >> 6)
@@ -187,13 +218,13 @@ func (c *calendar) clear(k int) {
 
 // lowest is the lowest non-empty bucket (not empty).
 func (c *calendar) lowest() int {
-	w := bits.TrailingZeros64(c.words)
+	w := bits.TrailingZeros64(c.words) & (nbuckets/64 - 1)
 	return w<<6 | bits.TrailingZeros64(c.mask[w])
 }
 
 // findMin notes the earliest live event of the lowest non-empty bucket
-// (b0 empty), dropping the cancelled events it passes; it reports false
-// when every bucket is empty.
+// (bucket 0 empty), dropping the cancelled events it passes; it reports
+// false when every bucket is empty.
 func (c *calendar) findMin() bool {
 	for !c.empty() {
 		k := c.lowest()
@@ -231,8 +262,7 @@ func (c *calendar) findMin() bool {
 // top is the slot of the earliest live future event (0: none), after
 // dropping cancelled ones.
 func (c *calendar) top() int32 {
-	for c.b0head < len(c.b0) {
-		s := c.b0[c.b0head]
+	for s := c.b0h; s != 0; s = c.b0h {
 		if !c.slots[s].dead {
 			return s
 		}
@@ -250,27 +280,29 @@ func (c *calendar) top() int32 {
 
 // dropB0 removes bucket 0's head and frees its slot.
 func (c *calendar) dropB0() {
-	s := c.b0[c.b0head]
-	c.b0head++
-	if c.b0head == len(c.b0) {
-		c.b0, c.b0head = c.b0[:0], 0
+	s := c.b0h
+	c.b0h = c.slots[s].next
+	if c.b0h == 0 {
+		c.b0t = 0
 	}
 	c.freeSlot(s)
 }
 
+// freeSlot puts slot s on the free list, dropping what it referred to (a
+// stale handle's sequence no longer matches).
 func (c *calendar) freeSlot(s int32) {
 	c.slots[s] = slot{next: c.free}
 	c.free = s
 }
 
-// settle makes bucket 0 (empty) the live events at the earliest time of
-// the lowest non-empty bucket, that time the base, and spreads the rest
-// of the bucket below (every event there differs from the new base in a
-// lower digit; a level-0 bucket holds one time and becomes bucket 0
-// whole). Cancelled events it meets are dropped. It is called only to
-// take an event out, so the new base is the time of an event about to
-// run (or of cancelled ones before it), and no later insertion can be
-// earlier. It reports false when nothing is pending.
+// settle makes bucket 0 (empty) the events at the earliest time of the
+// lowest non-empty bucket, that time the base, and spreads the rest of the
+// bucket below (every event there differs from the new base in a lower
+// digit; a level-0 bucket holds one time and becomes bucket 0 whole).
+// Cancelled events a spread meets are dropped. It is called only to take
+// an event out, so the new base is the time of an event about to run (or
+// of cancelled ones before it), and no later insertion can be earlier. It
+// reports false when nothing is pending.
 func (c *calendar) settle() bool {
 	if c.empty() {
 		c.base = 0 // nothing pending: any base at or before every later time
@@ -278,80 +310,89 @@ func (c *calendar) settle() bool {
 	}
 	k := c.lowest()
 	s := c.head[k]
-	c.clear(k)
 	if k < radix {
 		c.base = c.slots[s].at
-		for s != 0 {
-			sl := &c.slots[s]
-			next := sl.next
-			if sl.dead {
-				c.freeSlot(s)
-			} else {
-				c.b0 = append(c.b0, s)
-			}
-			s = next
+		c.b0h, c.b0t = s, c.tail[k]
+		if c.unsorted[k>>6]&(1<<(k&63)) != 0 {
+			c.sortB0()
 		}
+		c.clear(k)
+		c.minK = 0
+		return true
+	}
+	c.clear(k)
+	var m Time
+	if c.minK == k { // top found it
+		m = c.slots[c.minS].at
 	} else {
-		var m Time
-		if c.minK == k { // top found it
-			m = c.slots[c.minS].at
-		} else {
-			m = c.slots[s].at
-			for t := c.slots[s].next; t != 0; t = c.slots[t].next {
-				m = min(m, c.slots[t].at)
-			}
-		}
-		c.base = m
-		for s != 0 {
-			sl := &c.slots[s]
-			next := sl.next
-			switch j := c.bucketOf(sl.at); {
-			case sl.dead:
-				c.freeSlot(s)
-			case j == 0:
-				c.b0 = append(c.b0, s)
-			default:
-				c.push(j, s)
-			}
-			s = next
+		m = c.slots[s].at
+		for t := c.slots[s].next; t != 0; t = c.slots[t].next {
+			m = min(m, c.slots[t].at)
 		}
 	}
+	c.base = m
 	c.minK = 0
-	c.sortBySeq()
+	sorted := true
+	for s != 0 {
+		sl := &c.slots[s]
+		next := sl.next
+		sl.next = 0
+		switch j := c.bucketOf(sl.at); {
+		case sl.dead:
+			c.freeSlot(s)
+		case j != 0:
+			c.push(j, s)
+		case c.b0t == 0:
+			c.b0h, c.b0t = s, s
+		default:
+			sorted = sorted && c.slots[c.b0t].seq < sl.seq
+			c.slots[c.b0t].next = s
+			c.b0t = s
+		}
+		s = next
+	}
+	if !sorted {
+		c.sortB0()
+	}
 	return true
+}
+
+// sortB0 puts bucket 0 (one time) in sequence order.
+func (c *calendar) sortB0() {
+	b := c.scratch[:0]
+	for s := c.b0h; s != 0; s = c.slots[s].next {
+		b = append(b, s)
+	}
+	for i := 1; i < len(b); i++ {
+		s := b[i]
+		q := c.slots[s].seq
+		j := i
+		for ; j > 0 && c.slots[b[j-1]].seq > q; j-- {
+			b[j] = b[j-1]
+		}
+		b[j] = s
+	}
+	for i := 0; i < len(b)-1; i++ {
+		c.slots[b[i]].next = b[i+1]
+	}
+	c.slots[b[len(b)-1]].next = 0
+	c.b0h, c.b0t = b[0], b[len(b)-1]
+	c.scratch = b
 }
 
 // removeTop takes out the earliest live future event (there is one: top
 // found it) and frees its slot.
 func (c *calendar) removeTop() {
 	for {
-		if c.b0head == len(c.b0) {
+		if c.b0h == 0 {
 			c.settle()
 			continue
 		}
-		dead := c.slots[c.b0[c.b0head]].dead
+		dead := c.slots[c.b0h].dead
 		c.dropB0()
 		if !dead {
 			return
 		}
-	}
-}
-
-// sortBySeq puts bucket 0 (one time) in sequence order (it comes in
-// sequence order but for a moved event or a spread bucket's mix).
-func (c *calendar) sortBySeq() {
-	b := c.b0
-	for i := 1; i < len(b); i++ {
-		s := b[i]
-		q := c.slots[s].seq
-		if q > c.slots[b[i-1]].seq {
-			continue
-		}
-		j := i
-		for ; j > 0 && c.slots[b[j-1]].seq > q; j-- {
-			b[j] = b[j-1]
-		}
-		b[j] = s
 	}
 }
 
@@ -379,8 +420,7 @@ func (c *calendar) minProc() *Proc {
 // the lane's items.
 func (c *calendar) pop(now Time) (Time, action, bool) {
 	for {
-		if c.b0head < len(c.b0) {
-			s := c.b0[c.b0head]
+		if s := c.b0h; s != 0 {
 			sl := &c.slots[s]
 			if sl.dead {
 				c.dropB0()
@@ -413,8 +453,8 @@ func (c *calendar) pop(now Time) (Time, action, bool) {
 func (c *calendar) peek(now Time) (at Time, a action, lane, ok bool) {
 	if c.lane.n > 0 {
 		l := &c.lane.buf[c.lane.head]
-		for c.b0head < len(c.b0) {
-			sl := &c.slots[c.b0[c.b0head]]
+		for s := c.b0h; s != 0; s = c.b0h {
+			sl := &c.slots[s]
 			if sl.dead {
 				c.dropB0()
 				continue
@@ -450,14 +490,12 @@ func (c *calendar) itemsAt(at Time, dst []item) []item {
 			dst = append(dst, item{at: at, seq: sl.seq, slot: s})
 		}
 	}
-	if k := c.bucketOf(at); k == 0 {
-		for _, s := range c.b0[c.b0head:] {
-			add(s)
-		}
-	} else {
-		for s := c.head[k]; s != 0; s = c.slots[s].next {
-			add(s)
-		}
+	s := c.b0h
+	if k := c.bucketOf(at); k != 0 {
+		s = c.head[k]
+	}
+	for ; s != 0; s = c.slots[s].next {
+		add(s)
 	}
 	return dst
 }
