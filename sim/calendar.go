@@ -123,6 +123,13 @@ func (c *calendar) schedule(at, now Time, a action) Handle {
 	return c.insert(at, c.seq, a)
 }
 
+// ready adds an event at the current time (schedule at now, without a
+// handle).
+func (c *calendar) ready(a action) {
+	c.seq++
+	c.lane.push(laneItem{seq: c.seq, action: a})
+}
+
 // insert adds a future event (at later than the current time).
 func (c *calendar) insert(at Time, seq uint64, a action) Handle {
 	s := c.free
