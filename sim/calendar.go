@@ -235,6 +235,22 @@ func (c *calendar) lowest() int {
 func (c *calendar) findMin() bool {
 	for !c.empty() {
 		k := c.lowest()
+		if k < radix && c.unsorted[k>>6]&(1<<(k&63)) == 0 {
+			// One time, in sequence order: the first live event.
+			s := c.head[k]
+			for s != 0 && c.slots[s].dead {
+				next := c.slots[s].next
+				c.freeSlot(s)
+				s = next
+			}
+			if s != 0 {
+				c.head[k] = s
+				c.minK, c.minS = k, s
+				return true
+			}
+			c.clear(k)
+			continue
+		}
 		var prev, m int32
 		for s := c.head[k]; s != 0; {
 			sl := &c.slots[s]
