@@ -117,3 +117,27 @@ func BenchmarkPullRoundTrip(b *testing.B) {
 	}
 	reportRate(b, float64(b.N), "trips", start, cpuStart)
 }
+
+// BenchmarkNoopEvent is the engine loop's own cost per event: a callback
+// that does nothing but schedule the next one at the current time, so
+// every event goes through the lane (no radix heap) and Run's loop.
+// BenchmarkCalendarPHOLD's cost per event minus this one (and the random
+// draw PHOLD makes) is the radix heap's.
+func BenchmarkNoopEvent(b *testing.B) {
+	e := NewEngine(1)
+	n := 0
+	var hop func()
+	hop = func() {
+		if n++; n <= b.N {
+			e.After(0, hop)
+		}
+	}
+	e.After(0, hop)
+	b.ReportAllocs()
+	b.ResetTimer()
+	start, cpuStart := time.Now(), cpuTime()
+	if err := e.Run(); err != nil {
+		b.Fatal(err)
+	}
+	reportRate(b, float64(e.Events()), "events", start, cpuStart)
+}
