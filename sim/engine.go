@@ -179,13 +179,28 @@ func (e *Engine) runInline(p *Proc) bool {
 	if e.trace != nil || p.core != nil || e.chooser != nil {
 		return false // Run records what a traced or explored step did
 	}
+	c := &e.cal
 	for e.err == nil && !e.stopped && e.then == nil {
-		at, a, lane, ok := e.cal.peek(e.now)
-		if !ok || (a.proc != nil && a.proc != p && (e.driving || a.proc.core != nil)) ||
+		var at Time
+		var a action
+		lane := c.lane.n > 0 && c.b0h == 0 // the lane goes first: the common case, without peek
+		if lane {
+			at, a = e.now, c.lane.buf[c.lane.head].action
+		} else {
+			var ok bool
+			if at, a, lane, ok = c.peek(e.now); !ok {
+				return false
+			}
+		}
+		if (a.proc != nil && a.proc != p && (e.driving || a.proc.core != nil)) ||
 			at > e.horizon || e.events >= e.maxEv || (e.events+1)&0xfff == 0 {
 			return false
 		}
-		e.cal.take(lane)
+		if lane {
+			c.lane.pop()
+		} else {
+			c.removeTop()
+		}
 		e.now = at
 		e.events++
 		if a.proc == p {

@@ -198,7 +198,7 @@ func (p *Proc) Bound() bool { return p.core != nil }
 // Yield lets every other process ready at the current time run first.
 func (p *Proc) Yield() {
 	p.state = stateReady
-	p.eng.resumeAt(p, p.eng.now)
+	p.eng.cal.ready(action{proc: p})
 	p.park()
 }
 
