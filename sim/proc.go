@@ -163,7 +163,9 @@ func (p *Proc) Sleep(d Time) {
 		return
 	}
 	p.state = stateSleeping
-	p.eng.trace.state(p.eng.now, p, "busy")
+	if p.eng.trace != nil {
+		p.eng.trace.state(p.eng.now, p, "busy")
+	}
 	p.sleep = p.eng.cal.schedule(p.eng.now+d, p.eng.now, action{proc: p})
 	p.park()
 }
