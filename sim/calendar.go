@@ -453,7 +453,11 @@ func (c *calendar) pop(now Time) (Time, action, bool) {
 				break
 			}
 			at, a := sl.at, sl.action
-			c.dropB0()
+			if c.b0h = sl.next; c.b0h == 0 {
+				c.b0t = 0
+			}
+			*sl = slot{next: c.free} // freeSlot(s)
+			c.free = s
 			return at, a, true
 		}
 		if c.lane.n > 0 {
