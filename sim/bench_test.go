@@ -57,8 +57,13 @@ func BenchmarkCalendarPHOLD(b *testing.B) {
 
 // BenchmarkProcessSwitch measures hand-overs between processes: 8 processes
 // calling Yield in turn. Its switches/s counts Yields; each is one lane
-// event and two coroutine switches (to Run, then from Run into the next
-// process), so it is bound by iter.Pull's round trip.
+// event. A coroutine gives control back only to whoever resumed it, so a
+// round of 8 hand-overs costs at least 14 coroutine switches: the process
+// whose Yield finds the others ready resumes each of the 7 from its own
+// stack (runInline) and each comes back to it, and its own turn needs
+// none. At iter.Pull's cost per switch (half of BenchmarkPullRoundTrip)
+// that is a floor of 7/8 of a round trip per Yield, whatever the engine
+// does around it.
 func BenchmarkProcessSwitch(b *testing.B) {
 	const procs = 8
 	e := NewEngine(1)
