@@ -37,7 +37,9 @@
 //
 // SCI shared memory is always allocated at the receiver (AllocSCI names
 // the node). Writes within a node do not use the adapter: a stack writes
-// its node's memory with the CPU.
+// its node's memory with the CPU. WriteShared is Write of bytes that never
+// change (a payload the memory shares): the packets carry them and the
+// target shares them rather than copying them, with Write's timing.
 //
 // Calibrated parameters (the rest come from hardware.yaml, the paper's
 // text, or are assumptions stated at their field):
@@ -312,12 +314,18 @@ const (
 
 // op is one network message of an operation and its handler.
 type op struct {
-	m       *Machine
-	kind    opKind
-	pe      int // issuing process
-	to      int // target node
-	dst     mem.Addr
+	m    *Machine
+	kind opKind
+	pe   int // issuing process
+	to   int // target node
+	dst  mem.Addr
+	// buf is the operation's bytes: a write's payload, a read's data. It
+	// is own (the op's storage, reused) or, for a write of bytes that
+	// never change (WriteShared), a slice of them: shared, never written
+	// here, landed with mem.Memory.WriteShared.
 	buf     []byte
+	own     []byte
+	shared  bool
 	packets int
 	proc    *sim.Proc // blocked issuer, if any
 	value   uint64
@@ -341,7 +349,7 @@ func (m *Machine) newOp(k opKind, pe, to int) *op {
 		o.dmaFn = o.dmaDone
 	}
 	o.kind, o.pe, o.to, o.proc = k, pe, to, nil
-	o.buf = o.buf[:0]
+	o.buf, o.shared = o.own[:0], false
 	return o
 }
 
@@ -356,6 +364,21 @@ func (m *Machine) freeOp(o *op) {
 // when the last byte is in the adapter (data may be reused). The bytes
 // land later, possibly out of order; MemBarrier waits for them.
 func (m *Machine) Write(p *sim.Proc, pe, nd int, dst mem.Addr, data []byte) {
+	m.write(p, pe, nd, dst, data, false)
+}
+
+// WriteShared is Write of bytes that never change (a slice
+// mem.Memory.SharedView returned, or a payload stream's window): the
+// adapter's packets carry slices of data rather than copies, and the
+// target memory shares them where it can (mem.Memory.WriteShared), so a
+// payload crossing the network is not copied for each hop it takes.
+// Timing, packets and faults are Write's.
+func (m *Machine) WriteShared(p *sim.Proc, pe, nd int, dst mem.Addr, data []byte) {
+	m.write(p, pe, nd, dst, data, true)
+}
+
+// write is Write, of shared bytes if shared.
+func (m *Machine) write(p *sim.Proc, pe, nd int, dst mem.Addr, data []byte, shared bool) {
 	x := m.procs[pe]
 	if nd < 0 || nd >= len(m.nodes) {
 		panic(fmt.Sprintf("sci: write by process %d to node %d of %d (a bug in the calling stack)", pe, nd, len(m.nodes)))
@@ -372,8 +395,8 @@ func (m *Machine) Write(p *sim.Proc, pe, nd int, dst mem.Addr, data []byte) {
 			// consecutive full blocks crossing as one message, unless a
 			// stream buffer is flushed half full.
 			if m.params.GatherSplitProb > 0 && m.eng.Rand().Float64() < m.params.GatherSplitProb {
-				m.post(p, x, nd, a, data[off:off+32], 1)
-				m.post(p, x, nd, a+32, data[off+32:off+64], 1)
+				m.post(p, x, nd, a, data[off:off+32], 1, shared)
+				m.post(p, x, nd, a+32, data[off+32:off+64], 1, shared)
 				off += 64
 				continue
 			}
@@ -384,13 +407,13 @@ func (m *Machine) Write(p *sim.Proc, pe, nd int, dst mem.Addr, data []byte) {
 				}
 				k += 64
 			}
-			m.post(p, x, nd, a, data[off:off+k], k/64)
+			m.post(p, x, nd, a, data[off:off+k], k/64, shared)
 			off += k
 		default:
 			// A partial block leaves as 16-byte packets.
 			for n > 0 {
 				s := min(16-int(a)&15, n)
-				m.post(p, x, nd, a, data[off:off+s], 1)
+				m.post(p, x, nd, a, data[off:off+s], 1, shared)
 				a += mem.Addr(s)
 				off += s
 				n -= s
@@ -412,7 +435,9 @@ func (m *Machine) WriteWord(p *sim.Proc, pe, nd int, dst mem.Addr, v uint64) {
 // transfer at a time, pci_write_mbps), and p
 // goes on when its bytes are in the adapter; then the adapter sends them
 // at the link's rate (store and forward: a packet leaves when gathered).
-func (m *Machine) post(p *sim.Proc, x *proc, nd int, dst mem.Addr, data []byte, packets int) {
+// The op carries a copy of data, or data itself when shared (it never
+// changes).
+func (m *Machine) post(p *sim.Proc, x *proc, nd int, dst mem.Addr, data []byte, packets int, shared bool) {
 	nn := m.nodes[x.node]
 	now := p.Now()
 	start := max(now, nn.pciFree)
@@ -420,7 +445,12 @@ func (m *Machine) post(p *sim.Proc, x *proc, nd int, dst mem.Addr, data []byte, 
 	p.Sleep(nn.pciFree - now)
 	o := m.newOp(opWrite, x.id, nd)
 	o.dst, o.packets = dst, packets
-	o.buf = append(o.buf, data...)
+	if shared {
+		o.buf, o.shared = data, true
+	} else {
+		o.own = append(o.own[:0], data...)
+		o.buf = o.own
+	}
 	x.outstanding++
 	m.stats.Packets += uint64(packets)
 	m.stats.Messages++
@@ -531,7 +561,17 @@ func (o *op) packet(i int) (int, int) {
 
 func (o *op) writeRange(a, b int) {
 	if a < b {
-		o.m.nodes[o.to].mem.Write(o.dst+mem.Addr(a), o.buf[a:b])
+		o.store(o.dst+mem.Addr(a), o.buf[a:b])
+	}
+}
+
+// store makes b visible at a in the target's memory: shared, for a
+// WriteShared's bytes.
+func (o *op) store(a mem.Addr, b []byte) {
+	if t := o.m.nodes[o.to].mem; o.shared {
+		t.WriteShared(a, b)
+	} else {
+		t.Write(a, b)
 	}
 }
 
@@ -546,7 +586,7 @@ func (o *op) retried() {
 	o.echo()
 }
 
-func (o *op) write() { o.m.nodes[o.to].mem.Write(o.dst, o.buf) }
+func (o *op) write() { o.store(o.dst, o.buf) }
 
 // land writes the bytes (the last time) and sends the echo back.
 func (o *op) land() {
@@ -556,7 +596,7 @@ func (o *op) land() {
 
 func (o *op) echo() {
 	o.kind = opEcho
-	o.buf = o.buf[:0]
+	o.buf, o.shared = o.own[:0], false
 	o.m.net.Send(net.Msg{Src: o.to, Dst: o.m.procs[o.pe].node, Class: classResponse}, o)
 }
 
@@ -637,7 +677,8 @@ func (m *Machine) Read(p *sim.Proc, pe, nd int, src mem.Addr, n int) []byte {
 		k := min(64-int(src+mem.Addr(off))&63, n-off)
 		o := m.newOp(opReadReq, pe, nd)
 		o.dst = src + mem.Addr(off)
-		o.buf = append(o.buf[:0], make([]byte, k)...)
+		o.own = append(o.own[:0], make([]byte, k)...)
+		o.buf = o.own
 		o.proc = p
 		m.stats.Reads++
 		m.net.Send(net.Msg{Src: x.node, Dst: nd, Class: classRequest}, o)

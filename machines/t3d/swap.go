@@ -30,11 +30,20 @@ type swapOp struct {
 func (m *Machine) Swap(p *sim.Proc, pe, target int, a mem.Addr, v uint64) uint64 {
 	m.check("swap", pe, target)
 	p.Sleep(m.putStartup)
-	o := &swapOp{m: m, pe: pe, to: target, a: a, v: v, proc: p}
-	o.applyFn = o.apply
+	var o *swapOp
+	if n := len(m.swaps); n > 0 { // pooled: no allocation per swap
+		o, m.swaps = m.swaps[n-1], m.swaps[:n-1]
+	} else {
+		o = &swapOp{m: m}
+		o.applyFn = o.apply
+	}
+	o.pe, o.to, o.a, o.v, o.old, o.reply, o.proc = pe, target, a, v, 0, false, p
 	m.net.Send(net.Msg{Src: pe, Dst: target, Class: classRequest}, o)
 	p.Block("swap: its reply coming back")
-	return o.old
+	old := o.old
+	o.proc = nil
+	m.swaps = append(m.swaps, o)
+	return old
 }
 
 func (o *swapOp) Sent(*net.Message)              {}

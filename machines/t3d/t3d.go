@@ -76,6 +76,7 @@ type Machine struct {
 	putRate, getRate                        float64
 
 	ops     []*op // pool
+	swaps   []*swapOp
 	bufs    [40][][]byte
 	barrier struct {
 		arrived int

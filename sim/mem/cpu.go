@@ -650,7 +650,8 @@ func (c *CPU) PokeShared(a Addr, b []byte) {
 // [a, a+n), as a library must after another processor wrote there behind a
 // non-coherent cache: one InvalidateLine per line, or one whole-cache flush
 // when that costs less (Cray's shmem_udcflush_line and shmem_udcflush). It
-// does nothing without a cache or with a coherent one.
+// does nothing without a cache or with a coherent one. The lines' time is
+// one sleep when only p's program sees the cache (StoreWords' merges).
 func (c *CPU) InvalidateRange(p *sim.Proc, a Addr, n int) {
 	if c.cache == nil || c.cfg.Cache.Coherent || n <= 0 {
 		return
@@ -662,9 +663,18 @@ func (c *CPU) InvalidateRange(p *sim.Proc, a Addr, n int) {
 		c.FlushCache(p)
 		return
 	}
-	for l := first; l <= last; l += lb {
-		c.InvalidateLine(p, l)
+	if !c.merges(p) {
+		for l := first; l <= last; l += lb {
+			c.InvalidateLine(p, l)
+		}
+		return
 	}
+	// Only p's program sees its cache: the lines are dropped at once and
+	// their time slept as one sleep (StoreWords' merges).
+	for l := first; l <= last; l += lb {
+		c.cache.invalidate(c.cache.line(l))
+	}
+	p.Sleep(sim.Time(lines) * c.clock.Cycles(c.cfg.Costs.UncachedLoadCycles))
 }
 
 // PeekSame is Peek(a, b) for a check against want (len(want) == len(b)),

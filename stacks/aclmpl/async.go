@@ -52,6 +52,7 @@ type asyncState struct {
 	maxRetry  sim.Time
 	pool      mem.Region
 	list      []piece      // sent but not yet received, oldest first
+	listed    []int        // pieces in list from each PE (a receive from a PE with none skips the search)
 	free      []mem.Region // list buffers to reuse
 	watch     []mem.Addr   // the pool's flag words, for spin-waits
 	resets    int
@@ -59,12 +60,14 @@ type asyncState struct {
 	low       int // every buffer below low has been received
 
 	uncached sim.Time // an uncached load
+	store    sim.Time // a store
 	lazy     lazy     // the receive's deferred time (lazyFor)
 }
 
 func newAsync(x *PE, params Params) (*asyncState, error) {
-	a := &asyncState{fim: x.lib.fim, slots: params.PoolSlots, slotBytes: params.SlotBytes,
-		uncached: x.cpu.Clock().Cycles(x.cpu.Config().Costs.UncachedLoadCycles)}
+	a := &asyncState{fim: x.lib.fim, slots: params.PoolSlots, slotBytes: params.SlotBytes, listed: make([]int, x.size),
+		uncached: x.cpu.Clock().Cycles(x.cpu.Config().Costs.UncachedLoadCycles),
+		store:    x.cpu.Clock().Cycles(x.cpu.Config().Costs.StoreCycles)}
 	var err error
 	if a.retry, err = sim.FromFloat(params.RetryUs, sim.Microsecond); err != nil {
 		return nil, fmt.Errorf("retry_us: %w", err)
@@ -79,6 +82,15 @@ func newAsync(x *PE, params Params) (*asyncState, error) {
 		a.watch = append(a.watch, a.slot(i))
 	}
 	return a, nil
+}
+
+// count adds d to the pieces listed from src (a PE number a header named:
+// one out of range matches no receive from a definite PE and is not
+// counted).
+func (a *asyncState) count(src, d int) {
+	if src >= 0 && src < len(a.listed) {
+		a.listed[src] += d
+	}
 }
 
 func (a *asyncState) stride() int { return (hdrBytes + a.slotBytes + 63) &^ 63 }
@@ -251,10 +263,12 @@ func (x *PE) checkOverflow(l *lazy) error {
 			x.cpu.Memcpy(p, buf.Addr, pc.data.Addr, pc.n)
 			pc.data, pc.pooled = buf.Slice(0, pc.n), false
 			a.list = append(a.list, pc)
+			a.count(pc.src, 1)
 			a.copyOuts++
 		}
-		x.cpu.Store(p, a.slot(i), 8, slotEmpty)
+		l.store(a.slot(i), slotEmpty)
 	}
+	l.pay()
 	a.fim.SetFetchInc(p, x.rank, 0)
 	a.low = 0
 	a.resets++
@@ -327,7 +341,10 @@ func (r *recvReq) progress(p *sim.Proc) (bool, error) {
 	for !r.done {
 		// The list first: scanCycles per entry examined, up to the first
 		// that matches.
-		i := slices.IndexFunc(a.list, r.matches)
+		i := -1
+		if r.src == stacks.AnySource || a.listed[r.src] > 0 {
+			i = slices.IndexFunc(a.list, r.matches)
+		}
 		if i >= 0 {
 			l.compute(scanCycles, i+1)
 			l.pay()
@@ -335,6 +352,7 @@ func (r *recvReq) progress(p *sim.Proc) (bool, error) {
 			r.take(p, pc)
 			a.free = append(a.free, mem.Region{Mem: pc.data.Mem, Addr: pc.data.Addr, Len: a.slotBytes})
 			a.list = slices.Delete(a.list, i, i+1)
+			a.count(pc.src, -1)
 			continue
 		}
 		l.compute(scanCycles, len(a.list))
@@ -441,10 +459,16 @@ func (x *PE) Irecv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Request, e
 
 // storeWords stores consecutive 8-byte words at a in the PE's staging
 // memory, one CPU store each, and fences (the Alpha's MB) so that they are
-// in memory before a put reads them.
+// in memory before a put reads them. The staging memory is the PE's own:
+// the stores' time is one sleep (mem.CPU.StoreWords), store by store in
+// the tests comparing both (Lib.perLoad).
 func (x *PE) storeWords(p *sim.Proc, a mem.Addr, words ...uint64) {
-	for i, w := range words {
-		x.cpu.Store(p, a+mem.Addr(8*i), 8, w)
+	if x.lib.perLoad {
+		for i, w := range words {
+			x.cpu.Store(p, a+mem.Addr(8*i), 8, w)
+		}
+	} else {
+		x.cpu.StoreWords(p, a, words...)
 	}
 	x.cpu.Fence(p)
 }

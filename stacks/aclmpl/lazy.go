@@ -112,6 +112,19 @@ func (l *lazy) word(a mem.Addr) uint64 {
 	return v
 }
 
+// store stores v into a word of this PE's pool that no other PE writes
+// meanwhile (a flag reset while the pool is full and its senders wait for
+// the register's reset): at once, its time owed (mem.CPU.StoreNow), or a
+// real store after paying what is owed.
+func (l *lazy) store(a mem.Addr, v uint64) {
+	if l.on && l.x.cpu.StoreNow(a, 8, v) {
+		l.owed += l.x.async.store
+		return
+	}
+	l.pay()
+	l.x.cpu.Store(l.p, a, 8, v)
+}
+
 func (l *lazy) aheadLoad(a mem.Addr, v uint64) {
 	l.owed += l.x.async.uncached
 	l.x.cpu.CountUncached(1)

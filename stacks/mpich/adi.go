@@ -118,6 +118,9 @@ type Rank struct {
 	stats      Stats
 	th         threadState // threads of this process (threads.go)
 	ctx        ctxState    // context ids (contextid.go)
+	// perStep (tests only) stores a packet's header word by word, one
+	// sleep each, the model StoreWords' one sleep must agree with.
+	perStep bool
 }
 
 // pktID names an outgoing packet: its destination and sequence number
@@ -543,8 +546,13 @@ func (r *Rank) build(p *sim.Proc, dest int, o *outPkt) int {
 		c.Compute(p, packetCycles)
 		o.charged = true
 	}
-	for i, v := range o.h.words() {
-		c.Store(p, r.sendPkt.Addr+mem.Addr(8*i), 8, v)
+	w := o.h.words()
+	if r.perStep {
+		for i, v := range w {
+			c.Store(p, r.sendPkt.Addr+mem.Addr(8*i), 8, v)
+		}
+	} else {
+		c.StoreWords(p, r.sendPkt.Addr, w[:]...) // the rank's own packet buffer: one sleep
 	}
 	size := HeaderBytes
 	if o.h.kind == pktShort && o.data.Len > 0 {

@@ -279,6 +279,23 @@ func (d *t3dDevice) load(p *sim.Proc, a mem.Addr) uint64 {
 	return d.cpu.LoadUncached(p, a, 8)
 }
 
+// pollWord is load of a ready word followed by the poll loop's overhead
+// for it (charge of one ring): the load reads memory when it is issued,
+// so the two are one sleep, at the same times (load then charge with
+// ready_bit_cached, perLoad, for a process that shares its processor, or
+// while a schedule explorer runs).
+func (d *t3dDevice) pollWord(p *sim.Proc, a mem.Addr) uint64 {
+	if d.cached || d.perLoad || p.Bound() || p.Engine().Exploring() {
+		v := d.load(p, a)
+		d.charge(p, 1)
+		return v
+	}
+	v := d.cpu.PeekUncached(a, 8)
+	d.cpu.CountUncached(1)
+	p.Sleep(d.cpu.Clock().Cycles(d.cpu.Config().Costs.UncachedLoadCycles) + d.cpu.Clock().Cycles(pollCycles))
+	return v
+}
+
 // peek reads a ready word for the wake-up test of a spin-wait (untimed:
 // the scan that follows, ReadControl, issues and pays the real loads).
 func (d *t3dDevice) peek(p *sim.Proc, a mem.Addr) uint64 {

@@ -549,6 +549,7 @@ func scanTraffic(t *testing.T, pes int, params Params, seed uint64, perLoad bool
 	w := newT3DWorld(t, eng, pes, params)
 	for i := 0; i < pes; i++ {
 		t3dOf(w.Rank(i).dev).perLoad = perLoad
+		w.Rank(i).perStep = perLoad
 	}
 	rng := rand.New(rand.NewPCG(seed, 7))
 	size := make([][]int, pes) // size[src][dst]
@@ -627,17 +628,23 @@ func scanTraffic(t *testing.T, pes int, params Params, seed uint64, perLoad bool
 // same simulated times, to the picosecond, as the loads issued one by one
 // and the spins on every ring slot, on small partitions with short, eager
 // and rendezvous traffic, one-packet rings (senders wait for credit) and
-// puts that land in the middle of a scan; in fewer events.
+// puts that land in the middle of a scan; in fewer events. So do a
+// packet header's stores as one sleep (mem.CPU.StoreWords) and, with the
+// shared receive queue (a queue of one or two packets: senders find it
+// full), the two loads of the queue's state as one sleep.
 func TestT3DScanMatchesLoadByLoad(t *testing.T) {
 	var cuts uint64
 	for _, tc := range []struct {
-		pes  int
-		ring int
-		seed uint64
-	}{{2, 2, 1}, {3, 1, 2}, {5, 1, 3}, {8, 2, 4}, {8, 1, 5}, {13, 2, 6}} {
-		t.Run(fmt.Sprintf("%dPEs/ring%d/seed%d", tc.pes, tc.ring, tc.seed), func(t *testing.T) {
+		pes   int
+		ring  int
+		seed  uint64
+		queue string
+	}{{2, 2, 1, QueuePerSender}, {3, 1, 2, QueuePerSender}, {5, 1, 3, QueuePerSender}, {8, 2, 4, QueuePerSender},
+		{8, 1, 5, QueuePerSender}, {13, 2, 6, QueuePerSender}, {3, 1, 7, QueueShared}, {8, 2, 8, QueueShared}} {
+		t.Run(fmt.Sprintf("%dPEs/ring%d/seed%d/%s", tc.pes, tc.ring, tc.seed, tc.queue), func(t *testing.T) {
 			params := DefaultParamsFor(DeviceT3D)
-			params.RingPackets, params.ReceiveQueue = tc.ring, QueuePerSender
+			params.RingPackets, params.ReceiveQueue = tc.ring, tc.queue
+			params.QueuePackets = tc.ring
 			one, ev1, cut := scanTraffic(t, tc.pes, params, tc.seed, false)
 			byLoad, evN, _ := scanTraffic(t, tc.pes, params, tc.seed, true)
 			if !slices.Equal(one, byLoad) {

@@ -139,8 +139,7 @@ func (x *t3dQueueDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int
 	me, d := x.d.rank, x.d
 	x.lock(p, dest)
 	x.q.m.Get(p, me, dest, x.state.Addr, x.q.base[dest]+qTail, qGetSize)
-	tail := d.cpu.LoadUncached(p, x.state.Addr, 8)
-	head := d.cpu.LoadUncached(p, x.state.Addr+8, 8)
+	tail, head := x.loadState(p)
 	if tail-head >= uint64(x.q.depth) {
 		x.unlock(p, dest)
 		return false, nil
@@ -157,13 +156,28 @@ func (x *t3dQueueDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int
 	return true, nil
 }
 
+// loadState loads the tail and head the get brought, with two uncached
+// loads. Only this PE's gets write those words, and the get has returned:
+// both are read at the first load's time and the loads' time slept as one
+// sleep, the same times as two loads (load by load with perLoad, for a
+// process that shares its processor, or while a schedule explorer runs).
+func (x *t3dQueueDevice) loadState(p *sim.Proc) (tail, head uint64) {
+	d, a := x.d, x.state.Addr
+	if d.perLoad || p.Bound() || p.Engine().Exploring() {
+		return d.cpu.LoadUncached(p, a, 8), d.cpu.LoadUncached(p, a+8, 8)
+	}
+	tail, head = d.cpu.PeekUncached(a, 8), d.cpu.PeekUncached(a+8, 8)
+	d.cpu.CountUncached(2)
+	p.Sleep(2 * d.cpu.Clock().Cycles(d.cpu.Config().Costs.UncachedLoadCycles))
+	return tail, head
+}
+
 // ReadControl takes the packet at the head of my queue, if its ready word
 // says it is there.
 func (x *t3dQueueDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 	d := x.d
 	slot := x.q.slot(d.rank, x.head)
-	ready := d.load(p, slot) == x.head+1
-	d.charge(p, 1)
+	ready := d.pollWord(p, slot) == x.head+1
 	if !ready {
 		return 0, false, nil
 	}

@@ -31,6 +31,10 @@
 // Teaching switches remove one safeguard each (mem_barrier, envelope_crc,
 // write_index: bytewise); the failure shows as a reported corruption.
 //
+// A send buffer holding shared bytes (a payload stream's window) is sent
+// with the machine's WriteShared and lands in the channel's buffers
+// without a copy; timing is the same as for written bytes.
+//
 // The stack charges CPU time of its own only for its software per message
 // (send_cycles, recv_cycles, calibrated to the 4.5 us intra-node latency);
 // everything else is the machine's: PCI writes, packets, barriers,
@@ -61,6 +65,9 @@ type Machine interface {
 	Alloc(pe int, name string, n int) (mem.Region, error)
 	AllocSCI(p *sim.Proc, node int, name string, n int) (mem.Region, error)
 	Write(p *sim.Proc, pe, node int, dst mem.Addr, data []byte)
+	// WriteShared is Write of bytes that never change
+	// (mem.Memory.SharedView): carried and landed without copies.
+	WriteShared(p *sim.Proc, pe, node int, dst mem.Addr, data []byte)
 	MemBarrier(p *sim.Proc, pe int)
 	StartCheckPoint(p *sim.Proc, pe int) uint64
 	EndCheckPoint(p *sim.Proc, pe int, tok uint64) bool
@@ -205,14 +212,7 @@ func (x *Rank) channel(p *sim.Proc, r int) (*channel, error) {
 	rr := w.ranks[r]
 	c := &channel{s: x.id, r: r, rnode: rr.node, local: rr.node == x.node, expected: 1, bufSeq: make([]uint64, w.p.Buffers)}
 	name := fmt.Sprintf("scampi.%d->%d", x.id, r)
-	size := w.p.Slots*envBytes + w.p.Buffers*w.p.BufferBytes + 64
-	var seg mem.Region
-	var err error
-	if c.local {
-		seg, err = w.m.Alloc(r, name, size)
-	} else {
-		seg, err = w.m.AllocSCI(p, rr.node, name, size)
-	}
+	seg, err := x.channelMemory(p, c, name)
 	if err != nil {
 		return nil, fmt.Errorf("scampi: channel %d->%d: %w", x.id, r, err)
 	}
@@ -251,6 +251,48 @@ func (x *Rank) channel(p *sim.Proc, r int) (*channel, error) {
 	return c, nil
 }
 
+// channelMemory allocates channel c's memory at its receiver (SCI shared
+// memory when the nodes differ: one mapping, p pays it): the ring of
+// envelopes, the data buffers and the write index, one after the other,
+// returned as one region. Each part is a segment of its own, so that a
+// buffer that receives a payload the memory shares (mem.Memory.WriteShared)
+// shares it rather than holding a copy beside the envelopes' bytes.
+func (x *Rank) channelMemory(p *sim.Proc, c *channel, name string) (mem.Region, error) {
+	w := x.w
+	parts := make([]int, 0, w.p.Buffers+2)
+	parts = append(parts, w.p.Slots*envBytes)
+	for range w.p.Buffers {
+		parts = append(parts, w.p.BufferBytes)
+	}
+	parts = append(parts, 64)
+	var all mem.Region
+	for i, n := range parts {
+		part := fmt.Sprintf("%s.%d", name, i)
+		var seg mem.Region
+		var err error
+		switch {
+		case c.local:
+			seg, err = w.m.Alloc(c.r, part, n)
+		case i == 0:
+			seg, err = w.m.AllocSCI(p, c.rnode, part, n)
+		default:
+			seg, err = w.m.AllocSCI(nil, c.rnode, part, n) // the same mapping
+		}
+		if err != nil {
+			return mem.Region{}, err
+		}
+		if i == 0 {
+			all = seg
+			continue
+		}
+		if seg.Mem != all.Mem || seg.Addr != all.Addr+mem.Addr(all.Len) {
+			return mem.Region{}, fmt.Errorf("part %d at %#x does not follow the channel's %d bytes at %#x", i, seg.Addr, all.Len, all.Addr)
+		}
+		all.Len += seg.Len
+	}
+	return all, nil
+}
+
 // Rank is one process's ScaMPI.
 type Rank struct {
 	w    *world
@@ -276,6 +318,7 @@ type Rank struct {
 	watch    []mem.Addr
 	ackChans []*channel
 	ackWas   []uint64
+	why      spinWhy
 }
 
 type request struct {
@@ -477,13 +520,8 @@ func (x *Rank) spin(p *sim.Proc, q *request) {
 		}
 	}
 	x.watch, x.ackChans, x.ackWas = watch, acks, ackWas
-	var reason string
-	if q.send {
-		reason = fmt.Sprintf("scampi rank %d: send to rank %d waiting for free envelopes or buffers (%d channels in)", x.id, q.peer, len(x.in))
-	} else {
-		reason = fmt.Sprintf("scampi rank %d: receive from %d tag %d (%d channels in)", x.id, q.peer, q.tag, len(x.in))
-	}
-	x.cpu.SpinUntil(p, reason, func() bool {
+	x.why = spinWhy{x, q}
+	x.cpu.SpinUntilWhy(p, &x.why, func() bool {
 		if x.cpu.Load(p, x.dir.Addr, 8) != dir {
 			return true
 		}
@@ -497,6 +535,20 @@ func (x *Rank) spin(p *sim.Proc, q *request) {
 		}
 		return false
 	}, watch...)
+}
+
+// spinWhy is why a rank spins, formatted only when a report needs it.
+type spinWhy struct {
+	x *Rank
+	q *request
+}
+
+func (s *spinWhy) String() string {
+	x, q := s.x, s.q
+	if q.send {
+		return fmt.Sprintf("scampi rank %d: send to rank %d waiting for free envelopes or buffers (%d channels in)", x.id, q.peer, len(x.in))
+	}
+	return fmt.Sprintf("scampi rank %d: receive from %d tag %d (%d channels in)", x.id, q.peer, q.tag, len(x.in))
 }
 
 // readyAddr is the word whose change announces c's next envelope.
@@ -842,8 +894,15 @@ func (x *Rank) copyOut(p *sim.Proc, c *channel, dst, src mem.Addr, k int) {
 		x.cpu.Memcpy(p, dst, src, k)
 		return
 	}
+	m := x.w.m
+	if sh, ok := x.cpu.Memory().SharedView(src, k); ok {
+		// A payload the memory shares (a stream's window, or a copy of
+		// one): the adapter carries the bytes themselves.
+		x.secure(p, func() { m.WriteShared(p, x.id, c.rnode, dst, sh) })
+		return
+	}
 	data := x.cpu.Memory().Bytes(src, k)
-	x.secure(p, func() { x.w.m.Write(p, x.id, c.rnode, dst, data) })
+	x.secure(p, func() { m.Write(p, x.id, c.rnode, dst, data) })
 }
 
 // sendEnvelope builds and writes the next envelope of c (its flag), and
@@ -897,10 +956,7 @@ func (x *Rank) writeIndex(p *sim.Proc, c *channel, v uint16) {
 
 // envCRC is the CRC-32 of an envelope's bytes other than its CRC field.
 func envCRC(env []byte) uint32 {
-	h := crc32.NewIEEE()
-	h.Write(env[:offCRC])
-	h.Write(env[offCRC+4:])
-	return h.Sum32()
+	return crc32.Update(crc32.ChecksumIEEE(env[:offCRC]), crc32.IEEETable, env[offCRC+4:])
 }
 
 // FootprintBytes is what ScaMPI holds in the rank's node memory

@@ -15,7 +15,9 @@
 //     failures, CRC errors...) as rows: the fault scenario's workload (any
 //     stacks.Comm).
 //
-// Every delivered byte is checked against the pattern its sender wrote.
+// Every delivered byte is checked against the pattern its sender wrote
+// (alltoall-mbps: a window of one seeded stream that the send buffers
+// share, so that 96 ranks do not each hold and compare copies).
 package scibench
 
 import (
@@ -63,6 +65,10 @@ type Params struct {
 	Messages int `yaml:"messages"`
 	// Fit adds the const*log2(N) fit to a barrier-time series.
 	Fit bool `yaml:"fit"`
+
+	// perBlock (tests) writes and checks every alltoall block with its
+	// own pattern even where one shared stream would do (blockStream).
+	perBlock bool
 }
 
 // DefaultParams are the paper's sweep.
@@ -189,10 +195,38 @@ func logFit(xs, ys []float64) (c, worst, r2 float64) {
 }
 
 // pattern is the content of the block rank src sends to dst in round k
-// (workloads/payload: regenerated to verify, never kept as a copy).
+// when the blocks are too short to be windows of one stream (blockStream;
+// workloads/payload: regenerated to verify, never kept as a copy).
 func pattern(seed uint64, src, dst, k int) payload.Pattern {
 	return payload.Key(seed, uint64(src), uint64(dst), uint64(k))
 }
+
+// blockStride separates the windows of the one payload stream that
+// alltoall-mbps senders send (as in workloads/collective): sender src's n
+// blocks of round k are the stream's bytes from (k*n+src)*blockStride on,
+// block dst at dst*block from there, so that a block from the wrong
+// sender, for the wrong receiver or of the wrong round is caught (61: not
+// a multiple of any word size).
+const blockStride = 61
+
+// blockStream is the payload of an alltoall-mbps point of n ranks and
+// rounds rounds of block-byte blocks: one stream whose windows the
+// senders' buffers share (mem.CPU.PokeShared) and the adapters carry on
+// without copies, instead of every block written and held in full by its
+// sender (96 ranks hold 288 MB of send buffers). Nil when a window would
+// start a block or more into the stream (rounds*n*blockStride >= block):
+// two different blocks could then be the same bytes, so each block is
+// written and checked with its own pattern instead (pattern).
+func blockStream(seed uint64, n, rounds, block int) *payload.Stream {
+	if block == 0 || rounds*n*blockStride >= block {
+		return nil
+	}
+	return payload.NewStream(payload.Key(seed, uint64(n)), n*block+rounds*n*blockStride)
+}
+
+// blockOff is where, in a blockStream, the block src sends to dst in
+// round k starts.
+func blockOff(n, block, src, dst, k int) int { return (k*n+src)*blockStride + dst*block }
 
 // RunAlltoall is the alltoall-mbps runner. Its points (process counts)
 // are independent simulations: they run in parallel on the run's free
@@ -260,6 +294,14 @@ func runAlltoallPoint(s workloads.Spec, p Params, i, n int) alltoallPoint {
 	var start, end sim.Time
 	var ferr error
 	var fails []workloads.Failure
+	var st *payload.Stream
+	if !p.perBlock {
+		st = blockStream(s.Seed, n, p.Warmup+p.Repetitions, b)
+	}
+	var check []byte // the ranks' scratch (one runs at a time)
+	if st != nil {
+		check = make([]byte, b)
+	}
 	for r := range as {
 		rk := w.Ranks[r]
 		eng.Spawn(fmt.Sprintf("rank%d", r), func(pr *sim.Proc) {
@@ -271,7 +313,10 @@ func runAlltoallPoint(s workloads.Spec, p Params, i, n int) alltoallPoint {
 				return
 			}
 			for k := 0; k < p.Warmup+p.Repetitions; k++ {
-				for d := 0; d < n; d++ {
+				if st != nil {
+					rk.CPU().PokeShared(sbuf.Addr, st.Bytes(blockOff(n, b, r, 0, k), n*b))
+				}
+				for d := 0; st == nil && d < n; d++ {
 					payload.Write(rk.CPU(), sbuf.Addr+mem.Addr(d*b), b, pattern(s.Seed, r, d, k), 0)
 				}
 				if k == p.Warmup && r == 0 {
@@ -284,7 +329,15 @@ func runAlltoallPoint(s workloads.Spec, p Params, i, n int) alltoallPoint {
 				}
 				end = max(end, pr.Now())
 				for src := 0; src < n; src++ {
-					if m, ok := payload.Check(rk.CPU(), rbuf.Addr+mem.Addr(src*b), b, pattern(s.Seed, src, r, k), 0); !ok {
+					a := rbuf.Addr + mem.Addr(src*b)
+					var m payload.Mismatch
+					var ok bool
+					if st != nil {
+						m, ok = st.CheckWith(rk.CPU(), a, b, blockOff(n, b, src, r, k), check)
+					} else {
+						m, ok = payload.Check(rk.CPU(), a, b, pattern(s.Seed, src, r, k), 0)
+					}
+					if !ok {
 						fails = append(fails, workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf(
 							"rank %d at %v: alltoall %d: block from rank %d corrupted at byte %d", r, pr.Now(), k, src, m.Offset)})
 						eng.Stop()
@@ -295,6 +348,14 @@ func runAlltoallPoint(s workloads.Spec, p Params, i, n int) alltoallPoint {
 		})
 	}
 	err = eng.Run()
+	if st != nil && err == nil && ferr == nil && len(fails) == 0 {
+		// The checks that skipped bytes shared with the stream relied on
+		// it: a write into it is a corruption of every block cut from it.
+		if m, ok := st.Intact(); !ok {
+			fails = append(fails, workloads.Failure{Kind: workloads.Corruption, Detail: fmt.Sprintf(
+				"alltoall on %d processes: the shared payload stream was written: byte %d is %#x, not %#x", n, m.Offset, m.Got, m.Want)})
+		}
+	}
 	o.events, o.simTime, o.fails = eng.Events(), eng.Now(), fails
 	if err == nil {
 		err = ferr

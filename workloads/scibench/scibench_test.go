@@ -44,6 +44,7 @@ func TestRunners(t *testing.T) {
 		rows   int
 	}{
 		{RunAlltoall, "alltoall-mbps", "{procs: [2, 3, 5], block_bytes: 3000, repetitions: 2, warmup: 1}", 3},
+		{RunAlltoall, "alltoall-mbps", "{procs: [2, 4], block_bytes: 100, repetitions: 1, warmup: 1}", 2}, // blocks too short for one stream
 		{RunBarrier, "barrier-time", "{procs: [2, 3, 7], fit: true}", 6},
 		{RunRandom, "random-messages", "{procs: [4], messages: 30}", 0},
 	} {
@@ -57,6 +58,45 @@ func TestRunners(t *testing.T) {
 		for _, r := range res.Rows {
 			if r.Metric == "delivered" && r.Value != 30 {
 				t.Errorf("random-messages delivered %v of 30", r.Value)
+			}
+		}
+	}
+}
+
+// TestAlltoallStreamMatchesPerBlock: the alltoall's blocks cut from one
+// shared stream (blockStream) time every point exactly as blocks written
+// one by one with their own patterns: the same row and events; and a
+// stream's windows are distinct blocks.
+func TestAlltoallStreamMatchesPerBlock(t *testing.T) {
+	s := spec(t, "alltoall-mbps", "{procs: [3, 17], block_bytes: 12000, repetitions: 1, warmup: 1}")
+	p, err := parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range p.Procs {
+		if blockStream(s.Seed, n, 2, p.BlockBytes) == nil {
+			t.Fatalf("%d ranks: no stream", n)
+		}
+		shared := runAlltoallPoint(s, p, i, n)
+		q := p
+		q.perBlock = true
+		copied := runAlltoallPoint(s, q, i, n)
+		if shared.err != nil || copied.err != nil || len(shared.fails)+len(copied.fails) > 0 {
+			t.Fatalf("%d ranks: %v %v %v %v", n, shared.err, copied.err, shared.fails, copied.fails)
+		}
+		if shared.row != copied.row || shared.events != copied.events || shared.simTime != copied.simTime {
+			t.Errorf("%d ranks: stream %+v (%d events), per block %+v (%d events)", n, shared.row, shared.events, copied.row, copied.events)
+		}
+	}
+	seen := map[int]bool{}
+	for k := 0; k < 2; k++ {
+		for src := 0; src < 17; src++ {
+			for dst := 0; dst < 17; dst++ {
+				if o := blockOff(17, 12000, src, dst, k); seen[o] {
+					t.Fatalf("block %d->%d of round %d starts where another does", src, dst, k)
+				} else {
+					seen[o] = true
+				}
 			}
 		}
 	}

@@ -1,0 +1,56 @@
+package mem
+
+import (
+	"encoding/binary"
+
+	"github.com/msgsim/msgsim/sim"
+)
+
+// StoreWords is Store of each word in turn at a, a+8, ... (8 bytes each),
+// for a buffer no other processor reads before the last store's time (a
+// packet or header a process builds in its own memory before it sends it).
+// Without a store buffer, for a process that has its processor to itself
+// (not bound to a Core) and outside a schedule exploration, the words are
+// written at once and their stores' time is slept as one sleep: one event
+// where Store by Store takes one per word, at the same simulated times
+// (the process resumes when the last store would have ended; nobody reads
+// the words before then). Otherwise it is Store of each word.
+func (c *CPU) StoreWords(p *sim.Proc, a Addr, words ...uint64) {
+	if !c.merges(p) {
+		for i, w := range words {
+			c.Store(p, a+Addr(8*i), 8, w)
+		}
+		return
+	}
+	var b [8]byte
+	for i, w := range words {
+		binary.LittleEndian.PutUint64(b[:], w)
+		c.writeThrough(a+Addr(8*i), b[:])
+	}
+	c.stats.Stores += uint64(len(words))
+	p.Sleep(sim.Time(len(words)) * c.clock.Cycles(c.cfg.Costs.StoreCycles))
+}
+
+// merges reports whether a run of this CPU's timed steps whose effects
+// only p's program sees (its own stores without a store buffer, its own
+// cache's invalidations) can be slept as one sleep: p has the processor to
+// itself and no explorer needs each step's footprint.
+func (c *CPU) merges(p *sim.Proc) bool {
+	return c.cfg.StoreBuffer.Depth == 0 && !p.Bound() && !p.Engine().Exploring()
+}
+
+// StoreNow is Store's effect at once, counted as a store, without its
+// time: for a model that charges a run of its steps as one sleep (as
+// PeekUncached and CountUncached do for loads), which charges StoreCycles
+// itself. It reports false and does nothing when the CPU has a store
+// buffer (a store may have to wait for room in it): Store then.
+func (c *CPU) StoreNow(a Addr, size int, v uint64) bool {
+	if c.cfg.StoreBuffer.Depth > 0 {
+		return false
+	}
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	c.stats.Stores++
+	c.writeThrough(a, b[:size])
+	return true
+}
