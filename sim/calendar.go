@@ -344,16 +344,16 @@ func (c *calendar) settle() bool {
 		return true
 	}
 	c.clear(k)
-	// The new base: the bucket's lower bound (base's digits above the
-	// bucket's level, the bucket's digit, zeros below), not later than any
-	// of its events, so that no walk is needed to find their earliest.
-	// Events at the bound go to bucket 0; the others, which differ from it
-	// only in lower digits, to lower levels (and the next settle takes the
-	// lowest of those). The next event taken out is not earlier than the
-	// bound, so the current time does not stay before base.
-	level := uint(k >> digitBits)
-	hi := digitBits * (level + 1)
-	c.base = Time(uint64(c.base)>>hi<<hi | uint64(k&(radix-1))<<(digitBits*level))
+	var m Time
+	if c.minK == k { // top found it
+		m = c.slots[c.minS].at
+	} else {
+		m = c.slots[s].at
+		for t := c.slots[s].next; t != 0; t = c.slots[t].next {
+			m = min(m, c.slots[t].at)
+		}
+	}
+	c.base = m
 	c.minK = 0
 	sorted := true
 	for s != 0 {
