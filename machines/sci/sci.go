@@ -460,6 +460,9 @@ func (m *Machine) post(p *sim.Proc, x *proc, nd int, dst mem.Addr, data []byte, 
 // Sent: the adapter has sent the packets; nothing to do.
 func (o *op) Sent(*net.Message) {}
 
+// IgnoresSent: the network spends no event on Sent (net.QuietSender).
+func (o *op) IgnoresSent() {}
+
 // Arrived: the whole message is written on Delivered.
 func (o *op) Arrived(*net.Message, int, int) {}
 

@@ -208,8 +208,10 @@ func (m *Machine) Amsend(p *sim.Proc, i, tgt int, hh AMHeader, uhdr []byte, src 
 	org.Inc()
 }
 
-// Sent, Arrived: nothing to do (the data was snapshot at the call).
+// Sent, Arrived: nothing to do (the data was snapshot at the call), so
+// the network spends no event on Sent (IgnoresSent: net.QuietSender).
 func (g *msg) Sent(*net.Message)              {}
+func (g *msg) IgnoresSent()                   {}
 func (g *msg) Arrived(*net.Message, int, int) {}
 
 // Delivered hands the whole message to the destination's dispatcher.

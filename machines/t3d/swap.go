@@ -46,7 +46,10 @@ func (m *Machine) Swap(p *sim.Proc, pe, target int, a mem.Addr, v uint64) uint64
 	return old
 }
 
+// Sent, Arrived: nothing to do (the reply ends the swap), so the network
+// spends no event on Sent (IgnoresSent: net.QuietSender).
 func (o *swapOp) Sent(*net.Message)              {}
+func (o *swapOp) IgnoresSent()                   {}
 func (o *swapOp) Arrived(*net.Message, int, int) {}
 
 func (o *swapOp) Delivered(*net.Message) {

@@ -108,6 +108,11 @@ type pe struct {
 	quiet     sim.WaitQueue // PEs in Quiet
 	puts      uint64
 	recv      uint64 // bytes delivered into this PE's memory by puts
+	// memory and proc are what mem and cpu point to: kept in the PE, so
+	// that a partition's PEs, memories and CPUs are one allocation and a
+	// PE's state is together in the host's memory.
+	memory mem.Memory
+	proc   mem.CPU
 }
 
 // ParseParams decodes a scenario's machine params (nil: defaults) over the
@@ -204,14 +209,47 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 	}
 	m.pes = make([]*pe, pes)
 	all := make([]pe, pes) // one allocation for a million PEs, not a million
+	names := peNamesAll(pes)
 	for i := range m.pes {
-		name := "pe" + strconv.Itoa(i)
+		name := names.name(i)
 		x := &all[i]
-		*x = pe{m: m, id: i, node: i / params.PEsPerNode, mem: mem.NewMemory(name, params.MemoryMB<<20)}
-		x.cpu = mem.NewCPUShared(eng, name, x.mem, &cfg)
+		*x = pe{m: m, id: i, node: i / params.PEsPerNode}
+		x.mem, x.cpu = &x.memory, &x.proc
+		mem.InitMemory(x.mem, name, params.MemoryMB<<20)
+		mem.InitCPUShared(x.cpu, eng, name, x.mem, &cfg)
 		m.pes[i] = x
 	}
 	return m, nil
+}
+
+// allNames are the names of a partition's PEs ("pe0", "pe1", ...) as
+// substrings of one string: one allocation, not one per PE.
+type allNames struct {
+	all string
+	end []int32 // where PE i's name ends in all
+}
+
+func peNamesAll(pes int) allNames {
+	var b strings.Builder
+	digits := len(strconv.Itoa(pes))
+	b.Grow(pes * (len("pe") + digits))
+	end := make([]int32, pes)
+	var num [20]byte
+	for i := range end {
+		b.WriteString("pe")
+		b.Write(strconv.AppendInt(num[:0], int64(i), 10))
+		end[i] = int32(b.Len())
+	}
+	return allNames{all: b.String(), end: end}
+}
+
+// name is PE i's name.
+func (n allNames) name(i int) string {
+	start := int32(0)
+	if i > 0 {
+		start = n.end[i-1]
+	}
+	return n.all[start:n.end[i]]
 }
 
 // ports builds the PE's network ports on first use: an injection and an

@@ -56,8 +56,21 @@ func NewCPUShared(eng *sim.Engine, name string, m *Memory, cfg *Config) *CPU {
 	return newCPU(eng, name, m, cfg)
 }
 
+// InitCPUShared is NewCPUShared in place: a machine of many PEs keeps their
+// CPUs in one array (one allocation, not one per PE). c must not be copied
+// afterwards.
+func InitCPUShared(c *CPU, eng *sim.Engine, name string, m *Memory, cfg *Config) {
+	initCPU(c, eng, name, m, cfg)
+}
+
 func newCPU(eng *sim.Engine, name string, m *Memory, cfg *Config) *CPU {
-	c := &CPU{name: name, eng: eng, mem: m, cfg: cfg, clock: cfg.Clock(), lineShift: 6}
+	c := new(CPU)
+	initCPU(c, eng, name, m, cfg)
+	return c
+}
+
+func initCPU(c *CPU, eng *sim.Engine, name string, m *Memory, cfg *Config) {
+	*c = CPU{name: name, eng: eng, mem: m, cfg: cfg, clock: cfg.Clock(), lineShift: 6}
 	if m.eng == nil {
 		m.eng, m.key = eng, sim.Key(m.name)
 	}
@@ -68,7 +81,6 @@ func newCPU(eng *sim.Engine, name string, m *Memory, cfg *Config) *CPU {
 	c.drainDelay = c.clock.Cycles(cfg.StoreBuffer.DrainCycles)
 	c.drainJitter = c.clock.Cycles(cfg.StoreBuffer.DrainJitterCycles)
 	c.drainFn = c.drain
-	return c
 }
 
 // Name is the CPU's name.

@@ -59,6 +59,13 @@ type Memory struct {
 	// the running step); key names the memory there.
 	eng *sim.Engine
 	key uint64
+	// segs0 and chunks0 hold the first segments and chunks in the memory
+	// itself: most memories hold a few (a PE's library blocks and its
+	// buffers), and a machine of a million PEs would otherwise allocate
+	// two small slices per PE. A memory is not copied once it holds a
+	// segment (segs and chunks may point here).
+	segs0   [4]Segment
+	chunks0 [4]chunk
 }
 
 // PageBytes is the size of a memory page: the unit in which a chunk's bytes
@@ -379,7 +386,16 @@ func (c *chunk) pageLines(pg uint64) (int, int) {
 // NewMemory returns an empty memory that can hold capacity bytes of segments
 // (0: unlimited).
 func NewMemory(name string, capacity int) *Memory {
-	return &Memory{name: name, capacity: capacity}
+	m := new(Memory)
+	InitMemory(m, name, capacity)
+	return m
+}
+
+// InitMemory makes *m an empty memory, as NewMemory returns one, in place:
+// a machine of many PEs keeps their memories in one array (one allocation,
+// not one per PE). m must not be copied afterwards.
+func InitMemory(m *Memory, name string, capacity int) {
+	*m = Memory{name: name, capacity: capacity}
 }
 
 // Name is the memory's name (the node it belongs to).
@@ -409,8 +425,8 @@ func (m *Memory) Alloc(name string, size, align int) (Segment, error) {
 	if m.capacity > 0 && base+size > m.capacity {
 		return Segment{}, fmt.Errorf("memory %s: segment %q of %d bytes does not fit: %d of %d bytes in use", m.name, name, size, m.used, m.capacity)
 	}
-	if m.segs == nil { // most memories hold a few segments: no regrowth
-		m.segs, m.chunks = make([]Segment, 0, 4), make([]chunk, 0, 4)
+	if m.segs == nil { // most memories hold a few segments: no allocation
+		m.segs, m.chunks = m.segs0[:0], m.chunks0[:0]
 	}
 	if base > m.used {
 		m.chunks = append(m.chunks, chunk{base: Addr(m.used), end: Addr(base)})

@@ -45,6 +45,15 @@ type Handler interface {
 	Failed(m *Message, err error)
 }
 
+// QuietSender is a Handler with nothing to do when a message's last byte
+// leaves its source (a remote store that the CPU has already retired, a
+// message whose data was snapshot at the call): the network then spends
+// no event on Sent, and never calls it.
+type QuietSender interface {
+	Handler
+	IgnoresSent()
+}
+
 // Config is what a machine's network looks like to its traffic.
 type Config struct {
 	// MTU is the payload of a full packet in bytes; 0 means a message is
@@ -154,6 +163,7 @@ type Message struct {
 	got      int // payload bytes arrived
 	npackets int
 	sent     bool // Sent is scheduled or done
+	quiet    bool // the handler ignores Sent (QuietSender)
 	done     bool // Delivered or Failed has been called or scheduled
 	err      error
 	// route is the route of the message's last unit, found when the
@@ -188,6 +198,7 @@ func (n *Network) Send(msg Msg, h Handler) {
 		m.failFn = m.notifyFailed
 	}
 	m.Msg, m.Handler = msg, h
+	_, m.quiet = h.(QuietSender)
 	m.next, m.units, m.pending, m.got = 0, 0, 0, 0
 	m.sent, m.done, m.err, m.routed = false, false, nil, false
 	m.npackets = m.unitsFor(msg.Bytes)
@@ -317,6 +328,9 @@ func (u *unit) left(t sim.Time) {
 	}
 	if !m.sent {
 		m.sent = true
+		if m.quiet {
+			return
+		}
 		m.pending++
 		m.net.eng.At(t, m.sentFn)
 	}

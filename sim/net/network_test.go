@@ -257,3 +257,59 @@ func TestSteadyStateAllocatesNothing(t *testing.T) {
 		t.Errorf("%d messages delivered, want %d", h.delivered, 2*26)
 	}
 }
+
+// quietRecord is a record that ignores Sent (a QuietSender).
+type quietRecord struct{ *record }
+
+func (q quietRecord) Sent(*Message) { q.t.Error("Sent called on a QuietSender") }
+func (quietRecord) IgnoresSent()    {}
+
+// TestQuietSenderSavesOnlyTheSentEvent: messages meeting on shared links
+// are delivered at the same times whether their handlers want Sent or not;
+// a QuietSender's message spends one event less and is never told Sent.
+func TestQuietSenderSavesOnlyTheSentEvent(t *testing.T) {
+	for _, cfg := range []Config{
+		{MTU: 64, Header: 16, Packets: true},
+		{MTU: 64, Header: 16, Unit: 256},
+		{},
+	} {
+		type result struct {
+			delivered []sim.Time
+			events    uint64
+		}
+		runAll := func(quiet bool) result {
+			eng := sim.NewEngine(1)
+			a, b := line("a", 4, sim.Nano(20), 100), line("b", 4, sim.Nano(20), 100)
+			b[2] = a[2]
+			nw := mustNet(t, eng, routes{{0, 1}: a, {2, 3}: b}, cfg)
+			var recs []*record
+			for i := range 12 {
+				r := newRecord(t, eng, 100+97*i)
+				recs = append(recs, r)
+				var h Handler = r
+				if quiet {
+					h = quietRecord{r}
+				}
+				src := 2 * (i % 2)
+				eng.At(sim.Nano(float64(37*i)), func() { nw.Send(Msg{Src: src, Dst: src + 1, Bytes: len(r.src)}, h) })
+			}
+			run(t, eng)
+			var res result
+			for _, r := range recs {
+				if !r.done || r.err != nil {
+					t.Fatalf("%+v: message not delivered: %v", cfg, r.err)
+				}
+				res.delivered = append(res.delivered, r.delivered)
+			}
+			res.events = eng.Events()
+			return res
+		}
+		loud, quiet := runAll(false), runAll(true)
+		if !slices.Equal(loud.delivered, quiet.delivered) {
+			t.Errorf("%+v: delivered at %v with Sent, %v without", cfg, loud.delivered, quiet.delivered)
+		}
+		if quiet.events != loud.events-12 {
+			t.Errorf("%+v: %d events without Sent, want %d (one fewer per message)", cfg, quiet.events, loud.events-12)
+		}
+	}
+}

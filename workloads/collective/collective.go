@@ -52,7 +52,7 @@ func caseMetric(kind string) (metric, unit string) {
 }
 
 func sweep(s workloads.Spec, kind string) (workloads.Result, error) {
-	cfg, err := configure(s, kind)
+	cfg, err := configureRun(s, kind)
 	if err != nil {
 		return workloads.Result{}, err
 	}
@@ -102,9 +102,17 @@ func sweepConfig(s workloads.Spec, cfg config) (workloads.Result, error) {
 	if cfg.flip != nil { // a test's injected corruption: one point at a time
 		s.Pool = nil
 	}
+	// The first task runs on the world configureRun opened for the first
+	// partition (the first task's); the others open their own.
+	first := cfg.first
+	cfg.first = nil
 	s.Points(len(tasks), func(i int) {
 		t := tasks[i]
-		v, pt, err := runCase(s, cfg, t.c, t.pes, t.n)
+		var w *opened
+		if i == 0 {
+			w, first = first, nil
+		}
+		v, pt, err := runCaseOn(s, cfg, t.c, t.pes, t.n, w)
 		o := outcome{v: v, err: err}
 		if pt != nil {
 			o.ran, o.events, o.simTime, o.fails = true, pt.eng.Events(), pt.eng.Now(), pt.failures()
@@ -136,7 +144,13 @@ func sweepConfig(s workloads.Spec, cfg config) (workloads.Result, error) {
 
 // runCase runs one case at one point and returns its value.
 func runCase(s workloads.Spec, cfg config, kind string, pes, n int) (float64, *point, error) {
-	pt, err := newPoint(s, cfg, pes, n)
+	return runCaseOn(s, cfg, kind, pes, n, nil)
+}
+
+// runCaseOn is runCase on a world already opened for the point (nil: open
+// one).
+func runCaseOn(s workloads.Spec, cfg config, kind string, pes, n int, o *opened) (float64, *point, error) {
+	pt, err := newPointOn(s, cfg, pes, n, o)
 	if err != nil {
 		return 0, nil, err
 	}

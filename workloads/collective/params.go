@@ -142,25 +142,55 @@ type config struct {
 	oneSided bool      // the stack offers raw one-sided communication only
 	title    string    // how notes name the stack (stacks.World.Title)
 	flip     *byteFlip // tests only: an injected corruption
+	// first is the world configure opened for the first partition when
+	// the series is about to run (configureRun): the first point runs on
+	// it instead of opening another (newPoint). A world of a million PEs
+	// costs seconds and gigabytes to build.
+	first *opened
+}
+
+// opened is a world opened as a point opens it: its engine (the spec's,
+// with its limits and observer) and the system over it.
+type opened struct {
+	eng *sim.Engine
+	sys *system
 }
 
 // configure decodes and validates everything a series needs before any
 // run: the workload's params, the stack's interfaces on every partition
 // (opened as a run opens them), and the memory of every case.
 func configure(s workloads.Spec, kind string) (config, error) {
+	return configureKeep(s, kind, false)
+}
+
+// configureRun is configure for a series about to run: the first
+// partition's world is opened as the first point opens its own, and kept
+// for it (config.first).
+func configureRun(s workloads.Spec, kind string) (config, error) {
+	return configureKeep(s, kind, true)
+}
+
+func configureKeep(s workloads.Spec, kind string, keep bool) (config, error) {
 	c := config{kind: kind}
 	var err error
 	if c.params, err = parseParams(s, kind); err != nil {
 		return c, err
 	}
 	for i, pes := range c.params.PEs {
-		w, err := s.OpenWorld(sim.NewEngine(s.Seed), pes)
+		eng := sim.NewEngine(s.Seed)
+		if keep && i == 0 {
+			eng = s.NewEngine(s.Seed)
+		}
+		w, err := s.OpenWorld(eng, pes)
 		if err != nil {
 			return c, err
 		}
 		y, err := newSystem(w, user(s), c.params.Mode, c.params.Reduce)
 		if err != nil {
 			return c, fmt.Errorf("%s: %w", s.File, err)
+		}
+		if keep && i == 0 {
+			c.first = &opened{eng: eng, sys: y}
 		}
 		if i == 0 {
 			c.oneSided, c.title = y.oneSided(), w.Title

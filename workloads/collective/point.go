@@ -2,6 +2,7 @@ package collective
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -44,15 +45,25 @@ type byteFlip struct {
 }
 
 func newPoint(s workloads.Spec, cfg config, pes, n int) (*point, error) {
-	eng := s.NewEngine(s.Seed)
-	w, err := s.OpenWorld(eng, pes)
-	if err != nil {
-		return nil, err
+	return newPointOn(s, cfg, pes, n, nil)
+}
+
+// newPointOn is newPoint on a world configureRun already opened for pes
+// PEs (nil: open one).
+func newPointOn(s workloads.Spec, cfg config, pes, n int, o *opened) (*point, error) {
+	if o == nil {
+		eng := s.NewEngine(s.Seed)
+		w, err := s.OpenWorld(eng, pes)
+		if err != nil {
+			return nil, err
+		}
+		sys, err := newSystem(w, user(s), cfg.params.Mode, cfg.params.Reduce)
+		if err != nil {
+			return nil, err
+		}
+		o = &opened{eng: eng, sys: sys}
 	}
-	sys, err := newSystem(w, user(s), cfg.params.Mode, cfg.params.Reduce)
-	if err != nil {
-		return nil, err
-	}
+	eng, sys := o.eng, o.sys
 	// The payloads' key: one draw from the engine's seeded generator.
 	pt := &point{s: s, params: cfg.params, eng: eng, sys: sys, pes: pes, n: n, flip: cfg.flip, key: eng.Rand().Uint64()}
 	return pt, nil
@@ -187,7 +198,7 @@ func (pt *point) failures() []workloads.Failure {
 // measures the time between them at PE 0.
 func (pt *point) run(body func(p *sim.Proc, pe int) error) error {
 	for pe := 0; pe < pt.pes; pe++ {
-		pt.eng.Spawn(fmt.Sprintf("pe%d", pe), func(p *sim.Proc) {
+		pt.eng.Spawn("pe"+strconv.Itoa(pe), func(p *sim.Proc) {
 			if err := body(p, pe); err != nil {
 				pt.eng.Fail(fmt.Errorf("PE %d at %v: %w", pe, p.Now(), err))
 			}
