@@ -68,6 +68,8 @@ type Machine struct {
 	params Params
 	pes    []*pe
 	torus  *net.Torus
+	// portNames names the PEs' ports (portName).
+	portNames *net.Names
 
 	net *net.Network
 
@@ -190,6 +192,7 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 		putRate:      params.PutMBps * 1e6,
 		getRate:      params.GetMBps * 1e6,
 	}
+	m.portNames = net.NewNames(portName)
 	var err error
 	m.torus, err = net.NewTorusClasses("t3d", dims, m.hop, params.LinkMBps, classes)
 	if err != nil {
@@ -253,67 +256,37 @@ func (n allNames) name(i int) string {
 }
 
 // ports builds the PE's network ports on first use: an injection and an
-// ejection channel, each with one virtual channel per traffic class.
+// ejection channel, each with one virtual channel per traffic class. Their
+// names are derived when asked for (portName): a million-PE run builds
+// millions of ports and reads none of their names.
 func (x *pe) ports() {
 	if x.inject[0] != nil {
 		return
 	}
-	names := portNames(x.id)
-	in, out := net.NewChannel(names.port(0, -1)), net.NewChannel(names.port(1, -1))
+	names := x.m.portNames
+	id := uint32(x.id) * portIDs // x.id < MaxWhatIfPEs
+	in, out := net.NewNamedChannel(names, id), net.NewNamedChannel(names, id+portIDs/2)
 	for c := 0; c < classes; c++ {
-		x.inject[c] = net.NewLink(names.port(0, c), x.m.ni, x.m.params.LinkMBps)
-		x.eject[c] = net.NewLink(names.port(1, c), x.m.ni, x.m.params.LinkMBps)
+		x.inject[c] = net.NewNamedLink(names, id+1+uint32(c), x.m.ni, x.m.params.LinkMBps)
+		x.eject[c] = net.NewNamedLink(names, id+portIDs/2+1+uint32(c), x.m.ni, x.m.params.LinkMBps)
 		x.inject[c].Phys, x.eject[c].Phys = in, out
 	}
 }
 
-// peNames holds a PE's port names ("pe7.inject", "pe7.inject.c0", ...)
-// in one string, each a substring of it: one allocation per PE rather
-// than one per name (a million-PE run builds millions of ports).
-type peNames struct {
-	all string
-	end [2][classes]int // end of the name of port (inject, eject) class c in all
-	dir [2]int          // length of the name of channel (inject, eject)
-}
+// portIDs is the number of port ids per PE: for the injection, then the
+// ejection port, its channel and its virtual channels, one per class.
+const portIDs = 2 * (1 + classes)
 
-func portNames(pe int) peNames {
-	var n peNames
-	var num [20]byte
-	id := strconv.AppendInt(num[:0], int64(pe), 10)
-	var b strings.Builder
-	b.Grow(2 * classes * (len("pe.inject.c0") + len(id)))
-	for d, dir := range [2]string{".inject", ".eject"} {
-		start := b.Len()
-		for c := 0; c < classes; c++ {
-			b.WriteString("pe")
-			b.Write(id)
-			b.WriteString(dir)
-			if c == 0 {
-				n.dir[d] = b.Len() - start
-			}
-			b.WriteString(".c")
-			b.WriteByte(byte('0' + c)) // classes < 10
-			n.end[d][c] = b.Len()
-		}
-	}
-	n.all = b.String()
-	return n
-}
-
-// port returns the name of the injection (d 0) or ejection (d 1) channel,
-// when c is -1, or of its virtual channel for class c.
-func (n peNames) port(d, c int) string {
-	start := 0
-	if d == 1 {
-		start = n.end[0][classes-1]
-	}
+// portName is the name of a PE's port: pe*portIDs + d*(1+classes) names
+// the injection (d 0) or ejection (d 1) channel ("pe7.inject"), plus 1+c
+// its virtual channel for class c ("pe7.inject.c0").
+func portName(id uint32) string {
+	pe, d, c := int(id/portIDs), id%portIDs/(1+classes), int(id%(1+classes))-1
+	name := "pe" + strconv.Itoa(pe) + [2]string{".inject", ".eject"}[d]
 	if c < 0 {
-		return n.all[start : start+n.dir[d]]
+		return name
 	}
-	if c > 0 {
-		start = n.end[d][c-1]
-	}
-	return n.all[start:n.end[d][c]]
+	return name + ".c" + strconv.Itoa(c)
 }
 
 // Name is "t3d".

@@ -266,7 +266,7 @@ func (m *Message) inject(off, size int, chain bool) {
 	if err == nil {
 		for _, l := range u.route {
 			if l.down {
-				err = fmt.Errorf("its route crosses link %s, which is down", l.Name)
+				err = fmt.Errorf("its route crosses link %s, which is down", l.Name())
 				break
 			}
 		}
@@ -452,7 +452,7 @@ func (u *unit) request() {
 		u.abort()
 		return
 	}
-	if len(l.waiters) == 0 && now >= l.freeAt {
+	if len(l.waiters()) == 0 && now >= l.freeAt {
 		u.take(l)
 		p := l.Phys
 		if p == nil {
@@ -472,9 +472,10 @@ func (u *unit) request() {
 		return
 	}
 	u.stand(now)
-	l.waiters = append(l.waiters, u)
-	l.stats.Waits++
-	l.stats.MaxQueue = max(l.stats.MaxQueue, len(l.waiters))
+	x := l.rare()
+	x.waiters = append(x.waiters, u)
+	x.waits++
+	x.maxQueue = max(x.maxQueue, len(x.waiters))
 	l.schedule(eng)
 }
 
@@ -512,10 +513,10 @@ func (u *unit) take(l *Link) {
 	l.freeAt = sim.Forever
 	l.grantedAt = now
 	l.noteGrant(inputOf(u))
-	l.stats.Units++
-	l.stats.Bytes += uint64(u.wire)
+	l.units++
+	l.bytes += uint64(u.wire)
 	if u.waiting {
-		l.stats.Waited += now - u.waitFrom
+		l.rare().waited += now - u.waitFrom
 	}
 }
 
@@ -593,7 +594,7 @@ func (u *unit) move() {
 	if retry := l.crcError(eng); retry > 0 {
 		// The receiver finds a bad CRC: the unit is sent again over l
 		// (the link layer's retry) and the worm stands still meanwhile.
-		l.stats.CRC++
+		l.x.crcs++ // crcError found faults: x is there
 		u.w += retry
 		end += retry
 		u.settle(end, u.hop)
@@ -610,10 +611,10 @@ func (u *unit) move() {
 // crossing l, or 0: the rest of the unit's transmission, the error
 // reported back, and a second transmission.
 func (l *Link) crcError(eng *sim.Engine) sim.Time {
-	f := l.crc
-	if f == nil {
+	if l.x == nil || l.x.crc == nil {
 		return 0
 	}
+	f := l.x.crc
 	hit := false
 	if f.next > 0 {
 		f.next--
@@ -642,7 +643,7 @@ func (u *unit) settle(limit sim.Time, upto int) {
 		u.settled++
 		if l.holder == u && l.freeAt == sim.Forever {
 			l.freeAt = rel
-			l.stats.Busy += rel - l.grantedAt
+			l.busy += rel - l.grantedAt
 			l.schedule(u.net.eng)
 		}
 		if p := l.Phys; p != nil && p.holder == u && p.freeAt == sim.Forever {
@@ -689,16 +690,16 @@ func (u *unit) abort() {
 		l := u.route[i]
 		if l.holder == u && l.freeAt > now {
 			if l.freeAt != sim.Forever {
-				l.stats.Busy -= l.freeAt - now
+				l.busy -= l.freeAt - now
 			} else {
-				l.stats.Busy += now - l.grantedAt
+				l.busy += now - l.grantedAt
 			}
 			l.freeAt = now
 			l.schedule(eng)
 		}
 		if p := l.Phys; p != nil && p.holder == u && p.freeAt > now {
 			if p.freeAt != sim.Forever {
-				p.stats.Busy -= p.freeAt - now
+				p.busy -= p.freeAt - now
 				p.freeAt = now
 				p.schedule()
 			} else {

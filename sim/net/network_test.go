@@ -35,7 +35,7 @@ func TestIdleRoute(t *testing.T) {
 			}
 			for _, l := range r {
 				if st := l.Stats(); st.Busy != tc.ser || st.Units != 1 || st.Bytes != n {
-					t.Errorf("%s: %+v, want busy %v, 1 unit, %d bytes", l.Name, st, tc.ser, n)
+					t.Errorf("%s: %+v, want busy %v, 1 unit, %d bytes", l.Name(), st, tc.ser, n)
 				}
 			}
 		})
@@ -149,7 +149,7 @@ func testFastPathEqualsPacketModel(t *testing.T, phys bool) {
 					r[hops/2].BytesPerSec = 80e6 // one slower link
 					if phys {
 						for _, l := range r {
-							l.Phys = NewChannel(l.Name)
+							l.Phys = NewChannel(l.Name())
 						}
 					}
 					nw := mustNet(t, eng, routes{{0, 1}: r}, cfg)

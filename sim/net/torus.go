@@ -48,6 +48,9 @@ type Torus struct {
 	links []*Link    // ((node*3 + dim)*2 + dir)*2*classes + class*2 + vc (dir 0: +, 1: -); nil in a dimension of size 1 or until built
 	chans []*Channel // (node*3 + dim)*2 + dir: the physical channels; nil until built
 	order [3]int     // dimension order of routes
+	// linkNames and chanNames name links and channels by their index in
+	// links and chans, when asked for.
+	linkNames, chanNames *Names
 }
 
 // NewTorus builds a torus of dims[0]*dims[1]*dims[2] nodes whose links all
@@ -81,6 +84,7 @@ func NewTorusClasses(name string, dims [3]int, latency sim.Time, mbps float64, c
 	}
 	t := &Torus{name: name, dims: dims, n: n, classes: classes, latency: latency, mbps: mbps,
 		links: make([]*Link, n*12*classes), chans: make([]*Channel, n*6), order: [3]int{0, 1, 2}}
+	t.linkNames, t.chanNames = NewNames(t.linkName), NewNames(t.channelName)
 	return t, nil
 }
 
@@ -95,18 +99,28 @@ func (t *Torus) channel(node, dim, d int) *Channel {
 	if ch := t.chans[i]; ch != nil {
 		return ch
 	}
-	// The name as fmt's "%s%v%c%c" of name, coordinates, sign and
-	// dimension ("t3d[1 0 2]+x"), built without fmt: a channel is built
-	// inside the process whose route first crosses it, and fmt's frames
-	// would grow that process's stack.
+	ch := NewNamedChannel(t.chanNames, uint32(i)) // i < MaxTorusNodes*6
+	t.chans[i] = ch
+	return ch
+}
+
+// channelName is the name of channel chans[i]: fmt's "%s%v%c%c" of the
+// torus's name, the coordinates, sign and dimension ("t3d[1 0 2]+x").
+func (t *Torus) channelName(i uint32) string {
+	d, dim, node := int(i%2), int(i/2%3), int(i/6)
 	c := t.Coord(node)
 	var num [32]byte // "[x y z]+x": coordinates of up to 7 digits fit
 	b := append(strconv.AppendInt(append(num[:0], '['), int64(c[0]), 10), ' ')
 	b = append(strconv.AppendInt(b, int64(c[1]), 10), ' ')
 	b = append(strconv.AppendInt(b, int64(c[2]), 10), ']', "+-"[d], "xyz"[dim])
-	ch := NewChannel(t.name + string(b)) // one allocation: the name itself
-	t.chans[i] = ch
-	return ch
+	return t.name + string(b)
+}
+
+// linkName is the name of link links[i]: its channel's name and its class
+// and virtual channel ("t3d[1 0 2]+x.c0vc1").
+func (t *Torus) linkName(i uint32) string {
+	vc, class, ch := i%2, int(i/2)%t.classes, i/uint32(2*t.classes)
+	return t.channelName(ch) + ".c" + strconv.Itoa(class) + "vc" + strconv.Itoa(int(vc))
 }
 
 // link returns a virtual channel (see index), building it and its
@@ -120,7 +134,7 @@ func (t *Torus) link(node, dim, d, class, vc int) *Link {
 	if ch == nil {
 		return nil
 	}
-	l := NewLink(ch.Name+".c"+strconv.Itoa(class)+"vc"+strconv.Itoa(vc), t.latency, t.mbps)
+	l := NewNamedLink(t.linkNames, uint32(i), t.latency, t.mbps) // i < MaxTorusNodes*48
 	l.Phys = ch
 	t.links[i] = l
 	return l
