@@ -149,7 +149,7 @@ func (c *Channel) lastGrant(vc *Link) uint64 {
 }
 
 // wait queues u, which needs the channel for its link route[i].
-func (c *Channel) wait(u *unit, i int, now sim.Time) {
+func (c *Channel) wait(u *unit, i int32, now sim.Time) {
 	u.waitP, u.waitVC, u.waitPFrom = c, i, now
 	x := c.rare()
 	x.waiters = append(x.waiters, u)
