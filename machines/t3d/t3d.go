@@ -68,8 +68,9 @@ type Machine struct {
 	params Params
 	pes    []*pe
 	torus  *net.Torus
-	// portNames names the PEs' ports (portName).
+	// portNames names the PEs' ports (portName); port is their kind.
 	portNames *net.Names
+	port      *net.LinkKind
 
 	net *net.Network
 
@@ -189,10 +190,12 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 		hop:          times[1],
 		fiAccess:     times[2],
 		barrierDelay: times[3],
+		ni:           times[4],
 		putRate:      params.PutMBps * 1e6,
 		getRate:      params.GetMBps * 1e6,
 	}
 	m.portNames = net.NewNames(portName)
+	m.port = net.NewLinkKind(m.portNames, m.ni, params.LinkMBps)
 	var err error
 	m.torus, err = net.NewTorusClasses("t3d", dims, m.hop, params.LinkMBps, classes)
 	if err != nil {
@@ -205,7 +208,6 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("t3d: %w", err)
 	}
-	m.ni = times[4]
 	cfg := params.memConfig()
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("t3d: %w", err)
@@ -263,12 +265,12 @@ func (x *pe) ports() {
 	if x.inject[0] != nil {
 		return
 	}
-	names := x.m.portNames
+	kind := x.m.port
 	id := uint32(x.id) * portIDs // x.id < MaxWhatIfPEs
-	in, out := net.NewNamedChannel(names, id), net.NewNamedChannel(names, id+portIDs/2)
+	in, out := net.NewNamedChannel(x.m.portNames, id), net.NewNamedChannel(x.m.portNames, id+portIDs/2)
 	for c := 0; c < classes; c++ {
-		x.inject[c] = net.NewNamedLink(names, id+1+uint32(c), x.m.ni, x.m.params.LinkMBps)
-		x.eject[c] = net.NewNamedLink(names, id+portIDs/2+1+uint32(c), x.m.ni, x.m.params.LinkMBps)
+		x.inject[c] = kind.Link(id + 1 + uint32(c))
+		x.eject[c] = kind.Link(id + portIDs/2 + 1 + uint32(c))
 		x.inject[c].Phys, x.eject[c].Phys = in, out
 	}
 }

@@ -102,8 +102,7 @@ func (c *Channel) take(u *unit, vc *Link) {
 	c.freeAt = sim.Forever
 	c.flowing = false
 	c.grants++
-	// As Link.noteGrant does, with the last two inline: a port's or a
-	// torus channel's traffic classes often take turns.
+	// As Link.noteGrant does.
 	switch {
 	case c.in[0].last == 0 || c.in[0].from == vc:
 	case c.in[1].last == 0 || c.in[1].from == vc:

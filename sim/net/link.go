@@ -92,9 +92,7 @@ const (
 // CRC faults, its waiting statistics) is allocated the first time it is
 // needed, and its name is derived from its id when asked for (Names).
 type Link struct {
-	Latency sim.Time // delay of a unit's head across the link (wire and router)
-	// BytesPerSec is the link's data rate; 0 means unlimited.
-	BytesPerSec float64
+	kind *LinkKind // latency, data rate and naming, shared with its kind
 	// Phys is the physical channel the link is a virtual channel of,
 	// whose bandwidth it shares with the channel's other virtual channels;
 	// nil: the link is a physical channel of its own.
@@ -104,13 +102,12 @@ type Link struct {
 	freeAt    sim.Time // sim.Forever while the holder's release is unknown
 	grantedAt sim.Time
 	grants    uint64
-	in0       input     // the input port granted last (grants > 0); the others are in x.inputs
-	x         *linkRare // nil until contention, a fault or a second input port needs it
-	names     *Names
-	units     uint64   // LinkStats.Units
-	bytes     uint64   // LinkStats.Bytes
-	busy      sim.Time // LinkStats.Busy
-	id        uint32   // the link's name is names.Name(id)
+	in        [2]input  // the input ports granted last and before (grants > 0); the others are in x.inputs
+	x         *linkRare // nil until contention, a fault or a third input port needs it
+	units     uint64    // LinkStats.Units
+	bytes     uint64    // LinkStats.Bytes
+	busy      sim.Time  // LinkStats.Busy
+	id        uint32    // the link's name is kind.names' name of id
 
 	// Ring names the ring the link belongs to (PassThroughFirst); 0: none.
 	Ring int32
@@ -130,7 +127,7 @@ type Link struct {
 // with more than one input port use.
 type linkRare struct {
 	waiters  []*unit
-	inputs   []input // input ports seen besides in0, with their last grant
+	inputs   []input // input ports seen besides in, with their last grant
 	grantFn  func()
 	crc      *crcFaults // injected CRC errors, nil without (the common case)
 	waits    uint64
@@ -168,7 +165,31 @@ func fixedName(name string) *Names {
 }
 
 // Name is the link's name.
-func (l *Link) Name() string { return l.names.name(l.id) }
+func (l *Link) Name() string { return l.kind.names.name(l.id) }
+
+// Latency is the delay of a unit's head across the link (wire and router).
+func (l *Link) Latency() sim.Time { return l.kind.latency }
+
+// BytesPerSec is the link's data rate; 0 means unlimited.
+func (l *Link) BytesPerSec() float64 { return l.kind.bytesPerSec }
+
+// LinkKind is what links of one kind share: their head latency, data
+// rate and naming. A topology of many links builds them from one kind.
+type LinkKind struct {
+	latency     sim.Time
+	bytesPerSec float64
+	names       *Names
+}
+
+// NewLinkKind returns the kind of links of the given head latency and
+// bandwidth in MB/s (0: unlimited), named by names.
+func NewLinkKind(names *Names, latency sim.Time, mbps float64) *LinkKind {
+	return &LinkKind{latency: latency, bytesPerSec: mbps * 1e6, names: names}
+}
+
+// Link returns an idle link of the kind whose name is the kind's name of
+// id, derived when asked for.
+func (k *LinkKind) Link(id uint32) *Link { return &Link{kind: k, id: id} }
 
 // crcFaults are the CRC errors injected on a link (faults.go).
 type crcFaults struct {
@@ -185,13 +206,7 @@ type input struct {
 // NewLink returns an idle link of the given head latency and bandwidth in
 // MB/s (0: unlimited).
 func NewLink(name string, latency sim.Time, mbps float64) *Link {
-	return &Link{names: fixedName(name), Latency: latency, BytesPerSec: mbps * 1e6}
-}
-
-// NewNamedLink is NewLink for a link whose name is names' name of id,
-// derived when asked for.
-func NewNamedLink(names *Names, id uint32, latency sim.Time, mbps float64) *Link {
-	return &Link{names: names, id: id, Latency: latency, BytesPerSec: mbps * 1e6}
+	return NewLinkKind(fixedName(name), latency, mbps).Link(0)
 }
 
 // LinkStats counts what crossed a link.
@@ -227,7 +242,7 @@ func (l *Link) Idle(t sim.Time) bool { return len(l.waiters()) == 0 && t >= l.fr
 func Latency(route []*Link) sim.Time {
 	var d sim.Time
 	for _, l := range route {
-		d += l.Latency
+		d += l.kind.latency
 	}
 	return d
 }
@@ -237,8 +252,8 @@ func Latency(route []*Link) sim.Time {
 func minRate(route []*Link) float64 {
 	bw := math.Inf(1)
 	for _, l := range route {
-		if l.BytesPerSec > 0 && l.BytesPerSec < bw {
-			bw = l.BytesPerSec
+		if r := l.kind.bytesPerSec; r > 0 && r < bw {
+			bw = r
 		}
 	}
 	return bw
@@ -253,8 +268,10 @@ func inputOf(u *unit) *Link {
 }
 
 func (l *Link) lastGrant(from *Link) uint64 {
-	if l.in0.last > 0 && l.in0.from == from {
-		return l.in0.last
+	for _, in := range l.in {
+		if in.last > 0 && in.from == from {
+			return in.last
+		}
 	}
 	if l.x != nil {
 		for _, in := range l.x.inputs {
@@ -268,17 +285,23 @@ func (l *Link) lastGrant(from *Link) uint64 {
 
 func (l *Link) noteGrant(from *Link) {
 	l.grants++
-	if l.in0.last > 0 && l.in0.from != from {
-		demote(&l.rare().inputs, l.in0, from)
+	switch {
+	case l.in[0].last == 0 || l.in[0].from == from:
+	case l.in[1].last == 0 || l.in[1].from == from:
+		l.in[1] = l.in[0]
+	default:
+		demote(&l.rare().inputs, l.in[1], from)
+		l.in[1] = l.in[0]
 	}
-	l.in0 = input{from: from, last: l.grants}
+	l.in[0] = input{from: from, last: l.grants}
 }
 
-// demote puts front, the input granted last so far, into the list of
-// older inputs ins in place of from's entry, which goes to the front: a
-// link's next grant is often to the same port (a message's units follow
-// each other), so the one granted last is kept in front (inline in the
-// Link or Channel). The order of the older inputs means nothing.
+// demote puts front, the older of the two inputs granted last so far,
+// into the list of older inputs ins in place of from's entry, which goes
+// to the front: a link's next grant is often to the same port (a
+// message's units follow each other), so the two granted last are kept
+// inline in the Link or Channel. The order of the older inputs means
+// nothing.
 func demote(ins *[]input, front input, from *Link) {
 	for i := range *ins {
 		if (*ins)[i].from == from {

@@ -607,7 +607,7 @@ func (u *unit) move() {
 		}
 	}
 	u.theta[u.hop] = now - u.w + u.s
-	end := now + l.Latency
+	end := now + l.kind.latency
 	// The head moves unobstructed until it reaches the end of l: every
 	// held link whose tail passes by then is released.
 	u.settle(end, u.hop)
@@ -647,7 +647,7 @@ func (l *Link) crcError(eng *sim.Engine) sim.Time {
 	if !hit {
 		return 0
 	}
-	return f.retry + l.holder.s + 2*l.Latency
+	return f.retry + l.holder.s + 2*l.kind.latency
 }
 
 // settle releases the held links route[settled:upto+1] whose release

@@ -2,6 +2,7 @@ package net
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/msgsim/msgsim/sim"
@@ -146,7 +147,7 @@ func testFastPathEqualsPacketModel(t *testing.T, phys bool) {
 					packets := cfg.Packets
 					eng := sim.NewEngine(1)
 					r := line("l", hops, sim.Nano(30), 100)
-					r[hops/2].BytesPerSec = 80e6 // one slower link
+					r[hops/2] = NewLink("l"+strconv.Itoa(hops/2), sim.Nano(30), 80) // one slower link
 					if phys {
 						for _, l := range r {
 							l.Phys = NewChannel(l.Name())

@@ -50,7 +50,8 @@ type Torus struct {
 	order [3]int     // dimension order of routes
 	// linkNames and chanNames name links and channels by their index in
 	// links and chans, when asked for.
-	linkNames, chanNames *Names
+	chanNames *Names
+	linkKind  *LinkKind // its links' latency, rate and names
 }
 
 // NewTorus builds a torus of dims[0]*dims[1]*dims[2] nodes whose links all
@@ -84,7 +85,7 @@ func NewTorusClasses(name string, dims [3]int, latency sim.Time, mbps float64, c
 	}
 	t := &Torus{name: name, dims: dims, n: n, classes: classes, latency: latency, mbps: mbps,
 		links: make([]*Link, n*12*classes), chans: make([]*Channel, n*6), order: [3]int{0, 1, 2}}
-	t.linkNames, t.chanNames = NewNames(t.linkName), NewNames(t.channelName)
+	t.linkKind, t.chanNames = NewLinkKind(NewNames(t.linkName), latency, mbps), NewNames(t.channelName)
 	return t, nil
 }
 
@@ -134,7 +135,7 @@ func (t *Torus) link(node, dim, d, class, vc int) *Link {
 	if ch == nil {
 		return nil
 	}
-	l := NewNamedLink(t.linkNames, uint32(i), t.latency, t.mbps) // i < MaxTorusNodes*48
+	l := t.linkKind.Link(uint32(i)) // i < MaxTorusNodes*48
 	l.Phys = ch
 	t.links[i] = l
 	return l
