@@ -24,7 +24,7 @@ func TestFetchIncServesOneAtATime(t *testing.T) {
 		if err := eng.Run(); err != nil {
 			t.Fatal(err)
 		}
-		if got := m.pes[0].fiServed; got != uint64(pes) {
+		if got := m.pes[0].fiq.served; got != uint64(pes) {
 			t.Fatalf("%d requests served, want %d", got, pes)
 		}
 		slices.Sort(done)

@@ -102,20 +102,26 @@ type pe struct {
 	inject [classes]*net.Link
 	eject  [classes]*net.Link
 	fi     uint64 // the fetch-and-increment register
-	// fiQueue holds the requests that reached the register, the first
-	// being served; fiServeFn is bound when the first one arrives.
-	fiQueue   []*op
-	fiServeFn func()
-	fiServed  uint64
-	unacked   int           // puts issued and not yet acknowledged
-	quiet     sim.WaitQueue // PEs in Quiet
-	puts      uint64
-	recv      uint64 // bytes delivered into this PE's memory by puts
+	// fiq is the register's queue, built when the first request reaches
+	// it (a million PEs, few of them registers anyone uses).
+	fiq     *fiQueue
+	unacked int           // puts issued and not yet acknowledged
+	quiet   sim.WaitQueue // PEs in Quiet
+	puts    uint64
+	recv    uint64 // bytes delivered into this PE's memory by puts
 	// memory and proc are what mem and cpu point to: kept in the PE, so
 	// that a partition's PEs, memories and CPUs are one allocation and a
 	// PE's state is together in the host's memory.
 	memory mem.Memory
 	proc   mem.CPU
+}
+
+// fiQueue holds the fetch-and-increment requests that reached a PE's
+// register, the first being served.
+type fiQueue struct {
+	ops    []*op
+	serve  func() // the PE's fiServe, bound once
+	served uint64
 }
 
 // ParseParams decodes a scenario's machine params (nil: defaults) over the
