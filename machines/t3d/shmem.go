@@ -129,10 +129,10 @@ func (o *op) write(off, n int) {
 	switch o.kind {
 	case opPut:
 		t := o.m.pes[o.to]
-		o.deliver(t.mem, off, n)
+		o.deliver(&t.mem, off, n)
 		t.recv += uint64(n)
 	case opGetData:
-		o.deliver(o.m.pes[o.pe].mem, off, n)
+		o.deliver(&o.m.pes[o.pe].mem, off, n)
 	}
 }
 

@@ -93,8 +93,6 @@ type pe struct {
 	m    *Machine
 	id   int
 	node int
-	mem  *mem.Memory
-	cpu  *mem.CPU
 	// inject and eject are the PE's one port to its router and one port
 	// from it, each a physical channel whose bandwidth the traffic classes
 	// share, with one virtual channel per class; built by ports when the
@@ -109,11 +107,11 @@ type pe struct {
 	quiet   sim.WaitQueue // PEs in Quiet
 	puts    uint64
 	recv    uint64 // bytes delivered into this PE's memory by puts
-	// memory and proc are what mem and cpu point to: kept in the PE, so
+	// mem and cpu are the PE's memory and processor: kept in the PE, so
 	// that a partition's PEs, memories and CPUs are one allocation and a
 	// PE's state is together in the host's memory.
-	memory mem.Memory
-	proc   mem.CPU
+	mem mem.Memory
+	cpu mem.CPU
 }
 
 // fiQueue holds the fetch-and-increment requests that reached a PE's
@@ -225,9 +223,8 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 		name := names.name(i)
 		x := &all[i]
 		*x = pe{m: m, id: i, node: i / params.PEsPerNode}
-		x.mem, x.cpu = &x.memory, &x.proc
-		mem.InitMemory(x.mem, name, params.MemoryMB<<20)
-		mem.InitCPUShared(x.cpu, eng, name, x.mem, &cfg)
+		mem.InitMemory(&x.mem, name, params.MemoryMB<<20)
+		mem.InitCPUShared(&x.cpu, eng, name, &x.mem, &cfg)
 		m.pes[i] = x
 	}
 	return m, nil
@@ -313,10 +310,10 @@ func (m *Machine) Params() Params { return m.params }
 func (m *Machine) Torus() *net.Torus { return m.torus }
 
 // CPU is PE pe's processor.
-func (m *Machine) CPU(pe int) *mem.CPU { return m.pes[pe].cpu }
+func (m *Machine) CPU(pe int) *mem.CPU { return &m.pes[pe].cpu }
 
 // Memory is PE pe's local memory.
-func (m *Machine) Memory(pe int) *mem.Memory { return m.pes[pe].mem }
+func (m *Machine) Memory(pe int) *mem.Memory { return &m.pes[pe].mem }
 
 // ErrMemoryFull is wrapped by the error of an allocation that does not fit
 // in a PE's memory (memory_mb).
@@ -339,7 +336,7 @@ func (m *Machine) Alloc(pe int, name string, n int) (mem.Region, error) {
 	if err != nil {
 		return mem.Region{}, fmt.Errorf("t3d: %w: %v", ErrMemoryFull, err)
 	}
-	return mem.Region{Mem: m.pes[pe].mem, Addr: s.Base, Len: n}, nil
+	return mem.Region{Mem: &m.pes[pe].mem, Addr: s.Base, Len: n}, nil
 }
 
 // Received is the number of bytes puts have delivered into PE pe's memory
