@@ -2,9 +2,30 @@ package sim
 
 import (
 	"iter"
+	"syscall"
 	"testing"
 	"time"
 )
+
+// cpuTime is the CPU time (user and system) the test process has used: on
+// a shared machine rates per CPU second mean more than rates per wall
+// second.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportRate reports n things per wall second and per CPU second since
+// (start, cpuStart) as unit and unit with "-cpu" before its "/s".
+func reportRate(b *testing.B, n float64, unit string, start time.Time, cpuStart time.Duration) {
+	b.ReportMetric(n/time.Since(start).Seconds(), unit+"/s")
+	if cpu := cpuTime() - cpuStart; cpu > 0 {
+		b.ReportMetric(n/cpu.Seconds(), unit+"/cpu-s")
+	}
+}
 
 // BenchmarkCalendarPHOLD is a PHOLD model: a fixed population of events,
 // each of which, when it fires, schedules one more at a random future time.
@@ -27,17 +48,22 @@ func BenchmarkCalendarPHOLD(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := time.Now()
+	start, cpuStart := time.Now(), cpuTime()
 	if err := e.Run(); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(e.Events())/time.Since(start).Seconds(), "events/s")
+	reportRate(b, float64(e.Events()), "events", start, cpuStart)
 }
 
 // BenchmarkProcessSwitch measures hand-overs between processes: 8 processes
 // calling Yield in turn. Its switches/s counts Yields; each is one lane
-// event and two coroutine switches (to Run, then from Run into the next
-// process), so it is bound by iter.Pull's round trip.
+// event. A coroutine gives control back only to whoever resumed it, so a
+// round of 8 hand-overs costs at least 14 coroutine switches: the process
+// whose Yield finds the others ready resumes each of the 7 from its own
+// stack (runInline) and each comes back to it, and its own turn needs
+// none. At iter.Pull's cost per switch (half of BenchmarkPullRoundTrip)
+// that is a floor of 7/8 of a round trip per Yield, whatever the engine
+// does around it.
 func BenchmarkProcessSwitch(b *testing.B) {
 	const procs = 8
 	e := NewEngine(1)
@@ -51,11 +77,11 @@ func BenchmarkProcessSwitch(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := time.Now()
+	start, cpuStart := time.Now(), cpuTime()
 	if err := e.Run(); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(procs*per)/time.Since(start).Seconds(), "switches/s")
+	reportRate(b, float64(procs*per), "switches", start, cpuStart)
 }
 
 // BenchmarkSleep measures processes advancing time: 100 of them sleeping 1
@@ -72,11 +98,11 @@ func BenchmarkSleep(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := time.Now()
+	start, cpuStart := time.Now(), cpuTime()
 	if err := e.Run(); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(e.Events())/time.Since(start).Seconds(), "events/s")
+	reportRate(b, float64(e.Events()), "events", start, cpuStart)
 }
 
 // BenchmarkPullRoundTrip is the floor under BenchmarkProcessSwitch: one
@@ -90,7 +116,33 @@ func BenchmarkPullRoundTrip(b *testing.B) {
 	defer stop()
 	b.ReportAllocs()
 	b.ResetTimer()
+	start, cpuStart := time.Now(), cpuTime()
 	for range b.N {
 		next()
 	}
+	reportRate(b, float64(b.N), "trips", start, cpuStart)
+}
+
+// BenchmarkNoopEvent is the engine loop's own cost per event: a callback
+// that does nothing but schedule the next one at the current time, so
+// every event goes through the lane (no radix heap) and Run's loop.
+// BenchmarkCalendarPHOLD's cost per event minus this one (and the random
+// draw PHOLD makes) is the radix heap's.
+func BenchmarkNoopEvent(b *testing.B) {
+	e := NewEngine(1)
+	n := 0
+	var hop func()
+	hop = func() {
+		if n++; n <= b.N {
+			e.After(0, hop)
+		}
+	}
+	e.After(0, hop)
+	b.ReportAllocs()
+	b.ResetTimer()
+	start, cpuStart := time.Now(), cpuTime()
+	if err := e.Run(); err != nil {
+		b.Fatal(err)
+	}
+	reportRate(b, float64(e.Events()), "events", start, cpuStart)
 }

@@ -2,21 +2,13 @@ package sim
 
 import "math/bits"
 
-// item is one scheduled event in the calendar's future: its time, its
-// sequence number (the tie-break: first scheduled, first run) and the index
-// of what to do in the calendar's pool. Items hold no pointers, so moving
-// them costs no write barrier and the garbage collector does not scan them.
+// item is one scheduled event in the calendar's future, as the chooser
+// sees it (itemsAt): its time, its sequence number (the tie-break: first
+// scheduled, first run) and its slot in the calendar's pool.
 type item struct {
 	at   Time
 	seq  uint64
 	slot int32
-}
-
-func lessItem(a, b item) bool {
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	return a.seq < b.seq
 }
 
 // action is what an event does: resume a process, or call fn.
@@ -35,7 +27,7 @@ type laneItem struct {
 type Handle struct {
 	at   Time
 	seq  uint64
-	slot int32 // its slot in the calendar's pool; -1: in the lane
+	slot int32 // its slot in the calendar's pool (1 on); -1: in the lane
 }
 
 // Valid reports whether h names an event (the zero Handle does not).
@@ -44,61 +36,79 @@ func (h Handle) Valid() bool { return h.seq != 0 }
 // At is the time the event was scheduled for.
 func (h Handle) At() Time { return h.at }
 
-// slot is a pooled action of a future item; seq tells a cancelled or reused
-// slot from the one a handle names.
+// slot is a future event in the calendar's pool: what it does, when, its
+// sequence (which also tells a cancelled or reused slot from the one a
+// handle names) and the next slot of its bucket's list (or of the free
+// list; 0 ends a list: slot 0 is never used).
 type slot struct {
 	action
+	at   Time
 	seq  uint64
+	next int32
 	dead bool // cancelled: skipped (not counted) when it reaches the top
 }
 
 // calendar holds pending events in (time, sequence) order: a radix heap of
-// pointer-free items for the future and a first-in-first-out lane for
-// events at the current time (wake-ups, zero-delay hand-offs and
-// callbacks), which never touch the radix heap.
+// future events and a first-in-first-out lane for events at the current
+// time (wake-ups, zero-delay hand-offs and callbacks), which never touch
+// the radix heap.
 //
-// The radix heap relies on time never going back: every item it receives
+// The radix heap relies on time never going back: every event it receives
 // is later than the current time, which is not earlier than base, the time
-// of the last item it gave out. Times are read as 16 hexadecimal digits.
-// An item at time t sits in the bucket of (level, digit): level is the
+// of the last event it gave out. Times are read as 8 digits of 8 bits. An
+// event at time t sits in the bucket of (level, digit): level is the
 // highest digit in which t differs from base and digit is t's digit there
 // (larger than base's). Buckets in (level, digit) order hold ever later
-// items, so the earliest item is in the lowest non-empty bucket. Bucket 0
-// (items at time base) is kept in sequence order. Taking the earliest item
-// out of a bucket makes its time the new base and spreads the bucket over
-// lower levels (a level-0 bucket holds a single time: it becomes bucket 0
-// whole): an item moves down at most once per hexadecimal digit of the
-// spread of pending times (three for a spread of 4,096 ps), and inserting
-// is an append, with no comparison.
+// events, so the earliest is in the lowest non-empty bucket, which a
+// bitmap finds in two trailing-zero counts. Bucket 0 holds the events at
+// time base. Taking the earliest event out of a bucket makes its time the
+// new base and spreads the bucket over lower levels (a level-0 bucket
+// holds a single time: it becomes bucket 0 whole): an event moves down at
+// most once per digit of the spread of pending times (never for events
+// less than 256 ps ahead, once up to 65,536 ps), and inserting is an
+// append, with no comparison.
 //
-// The actions of future items live in a pool of slots reused through a
-// free list: nothing is allocated per event in steady state. Cancelling
-// marks the slot dead; the item is dropped when it would be the earliest,
-// without counting as an event.
+// Events live in a pool of slots, and a bucket is a singly linked list of
+// slot indices (its head and tail): moving an event from bucket to bucket
+// relinks it, nothing is copied and the buckets hold no pointers. Freed
+// slots go on a free list: nothing is allocated per event in steady
+// state.
+//
+// A bucket's list is in sequence order, which bucket 0 needs: events are
+// appended in the order they are scheduled, and a spread bucket goes to
+// empty buckets (every bucket below the lowest non-empty one is empty),
+// keeping its order. Only a moved event (move keeps its sequence) or an
+// insertion at time base can break the order: an append that does is
+// noted, and such a bucket is sorted when it becomes bucket 0.
+//
+// Cancelling marks the slot dead; the event is dropped when its bucket is
+// spread or it would be the earliest, without counting as an event.
 type calendar struct {
-	b0     []item // bucket 0: items at time base, in sequence order
-	b0head int
-	bucket [levels * radix][]item           // bucket level*radix+digit, unordered
-	mask   [(levels*radix + 63) / 64]uint64 // bit k: bucket k is not empty
-	words  uint64                           // bit w: mask[w] is not 0
-	base   Time
-	minK   int // when b0 is empty: the bucket and index of the earliest item (minK 0: not known)
-	minI   int
-	spare  [][]item // emptied buckets' arrays, for buckets that have none
-	lane   ring
-	seq    uint64
-	slots  []slot
-	free   []int32
+	b0h, b0t int32                 // bucket 0: slots at time base, in sequence order
+	head     [nbuckets]int32       // bucket k's first slot (0: empty)
+	tail     [nbuckets]int32       // and its last
+	mask     [nbuckets / 64]uint64 // bit k: bucket k is not empty
+	unsorted [nbuckets / 64]uint64 // bit k: bucket k is out of sequence order
+	words    uint64                // bit w: mask[w] is not 0
+	base     Time
+	minK     int   // when bucket 0 is empty: the bucket (0: not known) and slot of the earliest event
+	minS     int32 //
+	lane     ring
+	seq      uint64
+	slots    []slot
+	free     int32   // the first free slot (0: none)
+	scratch  []int32 // for sorting a bucket
 }
 
 // The radix heap's digits: digitBits bits each, levels of them in a time.
 const (
-	digitBits = 4
+	digitBits = 8
 	radix     = 1 << digitBits
 	levels    = (63 + digitBits - 1) / digitBits
+	nbuckets  = levels * radix // a multiple of 64
 )
 
-func newCalendar() calendar { return calendar{spare: make([][]item, 0, 64)} }
+func newCalendar() calendar { return calendar{} }
 
 // schedule adds an event at time at (now: the current time) and returns its
 // handle. Events at the current time go to the lane: their sequence is
@@ -113,49 +123,80 @@ func (c *calendar) schedule(at, now Time, a action) Handle {
 	return c.insert(at, c.seq, a)
 }
 
-// insert adds a future item (at later than the current time).
+// ready adds an event at the current time (schedule at now, without a
+// handle).
+func (c *calendar) ready(a action) {
+	c.seq++
+	c.lane.push(laneItem{seq: c.seq, action: a})
+}
+
+// insert adds a future event (at later than the current time).
 func (c *calendar) insert(at Time, seq uint64, a action) Handle {
-	var s int32
-	if n := len(c.free); n > 0 {
-		s = c.free[n-1]
-		c.free = c.free[:n-1]
+	s := c.free
+	if s != 0 {
+		c.free = c.slots[s].next
 	} else {
+		if len(c.slots) == 0 {
+			c.slots = make([]slot, 1, 64) // slot 0 ends lists
+		}
 		s = int32(len(c.slots))
 		c.slots = append(c.slots, slot{})
 	}
-	c.slots[s] = slot{action: a, seq: seq}
-	it := item{at: at, seq: seq, slot: s}
+	c.slots[s] = slot{action: a, at: at, seq: seq}
 	k := c.bucketOf(at)
 	if k == 0 { // not reached while time only moves forward; kept exact anyway
-		c.b0 = append(c.b0, it)
-		for i := len(c.b0) - 1; i > c.b0head && c.b0[i].seq < c.b0[i-1].seq; i-- {
-			c.b0[i], c.b0[i-1] = c.b0[i-1], c.b0[i]
-		}
+		c.insertB0(s)
 		return Handle{at: at, seq: seq, slot: s}
 	}
-	c.push(k, it)
-	if c.minK != 0 && lessItem(it, c.bucket[c.minK][c.minI]) {
-		c.minK, c.minI = k, len(c.bucket[k])-1
+	c.push(k, s)
+	if c.minK != 0 && c.earlier(s, c.minS) {
+		c.minK, c.minS = k, s
 	}
 	return Handle{at: at, seq: seq, slot: s}
 }
 
-// push appends it to bucket k (not 0). A bucket without an array takes an
-// emptied one: arrays go round the buckets, so that once they are as large
-// as the run needs nothing is allocated, however far time goes.
-func (c *calendar) push(k int, it item) {
-	if c.bucket[k] == nil {
-		if n := len(c.spare); n > 0 {
-			c.bucket[k] = c.spare[n-1]
-			c.spare[n-1] = nil
-			c.spare = c.spare[:n-1]
-		} else {
-			c.bucket[k] = make([]item, 0, 16)
-		}
+// insertB0 puts slot s in bucket 0 at its place in sequence order.
+func (c *calendar) insertB0(s int32) {
+	seq := c.slots[s].seq
+	var prev int32
+	next := c.b0h
+	for next != 0 && c.slots[next].seq < seq {
+		prev, next = next, c.slots[next].next
 	}
-	c.bucket[k] = append(c.bucket[k], it)
-	c.mask[k>>6] |= 1 << (k & 63)
-	c.words |= 1 << (k >> 6)
+	c.slots[s].next = next
+	if prev == 0 {
+		c.b0h = s
+	} else {
+		c.slots[prev].next = s
+	}
+	if next == 0 {
+		c.b0t = s
+	}
+}
+
+// earlier reports whether slot s's event comes before slot t's.
+func (c *calendar) earlier(s, t int32) bool {
+	a, b := &c.slots[s], &c.slots[t]
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.seq < b.seq
+}
+
+// push appends slot s (its next 0) to bucket k (not 0).
+func (c *calendar) push(k int, s int32) {
+	k &= nbuckets - 1 // (it is less already)
+	if t := c.tail[k]; t != 0 {
+		c.slots[t].next = s
+		if c.slots[s].seq < c.slots[t].seq {
+			c.unsorted[k>>6] |= 1 << (k & 63)
+		}
+	} else {
+		c.head[k] = s
+		c.mask[k>>6] |= 1 << (k & 63)
+		c.words |= 1 << (k >> 6)
+	}
+	c.tail[k] = s
 }
 
 // bucketOf is the bucket of a time not earlier than base (0: base itself).
@@ -168,11 +209,14 @@ func (c *calendar) bucketOf(at Time) int {
 	return level<<digitBits | int(uint64(at)>>(digitBits*level)&(radix-1))
 }
 
-// empty reports whether no bucket above 0 holds an item.
+// empty reports whether no bucket above 0 holds an event.
 func (c *calendar) empty() bool { return c.words == 0 }
 
-// unmark notes that bucket k is empty.
-func (c *calendar) unmark(k int) {
+// clear empties bucket k.
+func (c *calendar) clear(k int) {
+	k &= nbuckets - 1
+	c.head[k], c.tail[k] = 0, 0
+	c.unsorted[k>>6] &^= 1 << (k & 63)
 	c.mask[k>>6] &^= 1 << (k & 63)
 	if c.mask[k>>6] == 0 {
 		c.words &^= 1 << (k >> 6)
@@ -181,160 +225,206 @@ func (c *calendar) unmark(k int) {
 
 // lowest is the lowest non-empty bucket (not empty).
 func (c *calendar) lowest() int {
-	w := bits.TrailingZeros64(c.words)
+	w := bits.TrailingZeros64(c.words) & (nbuckets/64 - 1)
 	return w<<6 | bits.TrailingZeros64(c.mask[w])
 }
 
-// findMin notes where the earliest item of the lowest non-empty bucket is
-// (b0 and not all buckets empty).
-func (c *calendar) findMin() {
-	k := c.lowest()
-	b := c.bucket[k]
-	m := 0
-	for i := 1; i < len(b); i++ {
-		if lessItem(b[i], b[m]) {
-			m = i
-		}
-	}
-	c.minK, c.minI = k, m
-}
-
-// top is the earliest live item, after dropping cancelled ones.
-func (c *calendar) top() (item, bool) {
-	for {
-		if c.b0head < len(c.b0) {
-			t := c.b0[c.b0head]
-			if !c.slots[t.slot].dead {
-				return t, true
+// findMin notes the earliest live event of the lowest non-empty bucket
+// (bucket 0 empty), dropping the cancelled events it passes; it reports
+// false when every bucket is empty.
+func (c *calendar) findMin() bool {
+	for !c.empty() {
+		k := c.lowest()
+		if k < radix && c.unsorted[k>>6]&(1<<(k&63)) == 0 {
+			// One time, in sequence order: the first live event.
+			s := c.head[k]
+			for s != 0 && c.slots[s].dead {
+				next := c.slots[s].next
+				c.freeSlot(s)
+				s = next
 			}
-			c.dropB0()
+			if s != 0 {
+				c.head[k] = s
+				c.minK, c.minS = k, s
+				return true
+			}
+			c.clear(k)
 			continue
 		}
-		if c.empty() {
-			return item{}, false
+		var prev, m int32
+		for s := c.head[k]; s != 0; {
+			sl := &c.slots[s]
+			next := sl.next
+			if sl.dead { // unlink and free it
+				if prev == 0 {
+					c.head[k] = next
+				} else {
+					c.slots[prev].next = next
+				}
+				if c.tail[k] == s {
+					c.tail[k] = prev
+				}
+				c.freeSlot(s)
+			} else {
+				if m == 0 || c.earlier(s, m) {
+					m = s
+				}
+				prev = s
+			}
+			s = next
 		}
-		if c.minK == 0 {
-			c.findMin()
+		if m != 0 {
+			c.minK, c.minS = k, m
+			return true
 		}
-		t := c.bucket[c.minK][c.minI]
-		if !c.slots[t.slot].dead {
-			return t, true
-		}
-		// A cancelled item: out of its bucket (order there does not matter).
-		b := c.bucket[c.minK]
-		b[c.minI] = b[len(b)-1]
-		c.bucket[c.minK] = b[:len(b)-1]
-		if len(b) == 1 {
-			c.unmark(c.minK)
-			c.bucket[c.minK] = nil
-			c.spare = append(c.spare, b[:0])
-		}
-		c.freeSlot(t.slot)
-		c.minK = 0
+		c.clear(k)
 	}
+	return false
+}
+
+// top is the slot of the earliest live future event (0: none), after
+// dropping cancelled ones.
+func (c *calendar) top() int32 {
+	for s := c.b0h; s != 0; s = c.b0h {
+		if !c.slots[s].dead {
+			return s
+		}
+		c.dropB0()
+	}
+	if c.minK != 0 && !c.slots[c.minS].dead {
+		return c.minS
+	}
+	c.minK = 0
+	if !c.findMin() {
+		return 0
+	}
+	return c.minS
 }
 
 // dropB0 removes bucket 0's head and frees its slot.
-func (c *calendar) dropB0() item {
-	t := c.b0[c.b0head]
-	c.b0head++
-	if c.b0head == len(c.b0) {
-		c.b0, c.b0head = c.b0[:0], 0
+func (c *calendar) dropB0() {
+	s := c.b0h
+	c.b0h = c.slots[s].next
+	if c.b0h == 0 {
+		c.b0t = 0
 	}
-	c.freeSlot(t.slot)
-	return t
+	c.freeSlot(s)
 }
 
+// freeSlot puts slot s on the free list, dropping what it referred to (a
+// stale handle's sequence no longer matches).
 func (c *calendar) freeSlot(s int32) {
-	c.slots[s] = slot{}
-	c.free = append(c.free, s)
+	c.slots[s] = slot{next: c.free}
+	c.free = s
 }
 
-// settle makes bucket 0 (empty) the items at the earliest time of the
+// settle makes bucket 0 (empty) the events at the earliest time of the
 // lowest non-empty bucket, that time the base, and spreads the rest of the
-// bucket below (every item there differs from the new base in a lower
-// digit; a level-0 bucket holds one time and becomes bucket 0 whole). It
-// is called only to take an item out, so the new base is the time of an
-// event about to run (or of cancelled ones before it), and no later
-// insertion can be earlier. It reports false when nothing is pending.
+// bucket below (every event there differs from the new base in a lower
+// digit; a level-0 bucket holds one time and becomes bucket 0 whole).
+// Cancelled events a spread meets are dropped. It is called only to take
+// an event out, so the new base is the time of an event about to run (or
+// of cancelled ones before it), and no later insertion can be earlier. It
+// reports false when nothing is pending.
 func (c *calendar) settle() bool {
 	if c.empty() {
 		c.base = 0 // nothing pending: any base at or before every later time
 		return false
 	}
 	k := c.lowest()
-	b := c.bucket[k]
+	s := c.head[k]
 	if k < radix {
-		c.base = b[0].at
-		c.bucket[k] = nil
-		if c.b0 != nil {
-			c.spare = append(c.spare, c.b0[:0])
+		c.base = c.slots[s].at
+		c.b0h, c.b0t = s, c.tail[k]
+		if c.unsorted[k>>6]&(1<<(k&63)) != 0 {
+			c.sortB0()
 		}
-		c.b0 = b
-	} else {
-		var m Time
-		if c.minK == k { // top found it
-			m = b[c.minI].at
-		} else {
-			m = b[0].at
-			for _, it := range b[1:] {
-				m = min(m, it.at)
-			}
-		}
-		c.base = m
-		for _, it := range b {
-			j := c.bucketOf(it.at)
-			if j == 0 {
-				c.b0 = append(c.b0, it)
-				continue
-			}
-			c.push(j, it)
-		}
-		c.bucket[k] = nil
-		c.spare = append(c.spare, b[:0])
+		c.clear(k)
+		c.minK = 0
+		return true
 	}
-	c.unmark(k)
+	c.clear(k)
+	var m Time
+	if c.minK == k { // top found it
+		m = c.slots[c.minS].at
+	} else {
+		m = c.slots[s].at
+		for t := c.slots[s].next; t != 0; t = c.slots[t].next {
+			m = min(m, c.slots[t].at)
+		}
+	}
+	c.base = m
 	c.minK = 0
-	sortBySeq(c.b0)
+	sorted := true
+	for s != 0 {
+		sl := &c.slots[s]
+		next := sl.next
+		sl.next = 0
+		switch j := c.bucketOf(sl.at); {
+		case sl.dead:
+			c.freeSlot(s)
+		case j != 0:
+			c.push(j, s)
+		case c.b0t == 0:
+			c.b0h, c.b0t = s, s
+		default:
+			sorted = sorted && c.slots[c.b0t].seq < sl.seq
+			c.slots[c.b0t].next = s
+			c.b0t = s
+		}
+		s = next
+	}
+	if !sorted {
+		c.sortB0()
+	}
 	return true
 }
 
-// removeTop takes out the earliest live future item (there is one: top
-// found it) and frees its slot.
-func (c *calendar) removeTop() (item, action) {
-	for {
-		if c.b0head == len(c.b0) {
-			c.settle()
-		}
-		t := c.b0[c.b0head]
-		a := c.slots[t.slot]
-		c.dropB0()
-		if !a.dead {
-			return t, a.action
-		}
+// sortB0 puts bucket 0 (one time) in sequence order.
+func (c *calendar) sortB0() {
+	b := c.scratch[:0]
+	for s := c.b0h; s != 0; s = c.slots[s].next {
+		b = append(b, s)
 	}
-}
-
-// sortBySeq puts items of one time in sequence order (they come in
-// sequence order but for a moved item or a spread bucket's mix).
-func sortBySeq(b []item) {
 	for i := 1; i < len(b); i++ {
-		if b[i].seq > b[i-1].seq {
-			continue
-		}
-		it := b[i]
+		s := b[i]
+		q := c.slots[s].seq
 		j := i
-		for ; j > 0 && b[j-1].seq > it.seq; j-- {
+		for ; j > 0 && c.slots[b[j-1]].seq > q; j-- {
 			b[j] = b[j-1]
 		}
-		b[j] = it
+		b[j] = s
+	}
+	for i := 0; i < len(b)-1; i++ {
+		c.slots[b[i]].next = b[i+1]
+	}
+	c.slots[b[len(b)-1]].next = 0
+	c.b0h, c.b0t = b[0], b[len(b)-1]
+	c.scratch = b
+}
+
+// removeTop takes out the earliest live future event (there is one: top
+// found it) and frees its slot.
+func (c *calendar) removeTop() {
+	for {
+		if c.b0h == 0 {
+			c.settle()
+			continue
+		}
+		dead := c.slots[c.b0h].dead
+		c.dropB0()
+		if !dead {
+			return
+		}
 	}
 }
 
 // treeMin is the time of the earliest future event.
 func (c *calendar) treeMin() (Time, bool) {
-	m, ok := c.top()
-	return m.at, ok
+	if s := c.top(); s != 0 {
+		return c.slots[s].at, true
+	}
+	return 0, false
 }
 
 // minProc is the process the earliest event resumes (nil: a callback, or
@@ -343,32 +433,32 @@ func (c *calendar) minProc() *Proc {
 	if c.lane.n > 0 {
 		return c.lane.buf[c.lane.head].proc
 	}
-	if m, ok := c.top(); ok {
-		return c.slots[m.slot].proc
-	}
-	return nil
+	return c.slots[c.top()].proc // slot 0 has none
 }
 
 // pop removes the earliest event (now: the current time): peek and take
-// in one, without looking for the earliest future item when the lane goes
-// first. Future items at the current time are in bucket 0 (the base is
+// in one, without looking for the earliest future event when the lane goes
+// first. Future events at the current time are in bucket 0 (the base is
 // the current time once one of them ran); every other one is later than
 // the lane's items.
 func (c *calendar) pop(now Time) (Time, action, bool) {
 	for {
-		if c.b0head < len(c.b0) {
-			h := c.b0[c.b0head]
-			s := &c.slots[h.slot]
-			if s.dead {
+		if s := c.b0h; s != 0 {
+			sl := &c.slots[s]
+			if sl.dead {
 				c.dropB0()
 				continue
 			}
-			if c.lane.n > 0 && (h.at > now || c.lane.buf[c.lane.head].seq < h.seq) {
+			if c.lane.n > 0 && (sl.at > now || c.lane.buf[c.lane.head].seq < sl.seq) {
 				break
 			}
-			a := s.action
-			c.dropB0()
-			return h.at, a, true
+			at, a := sl.at, sl.action
+			if c.b0h = sl.next; c.b0h == 0 {
+				c.b0t = 0
+			}
+			*sl = slot{next: c.free} // freeSlot(s)
+			c.free = s
+			return at, a, true
 		}
 		if c.lane.n > 0 {
 			break
@@ -384,21 +474,30 @@ func (c *calendar) pop(now Time) (Time, action, bool) {
 
 // peek is the earliest event without removing it, and whether it is the
 // lane's head (take removes it). Lane items carry the current time and a
-// larger sequence than anything already in the future items at that time,
-// so the lane goes first only when the earliest future item is later or
-// younger.
+// larger sequence than anything already in the future events at that
+// time, which can only be in bucket 0: the lane goes first unless bucket
+// 0's head is at the current time and older.
 func (c *calendar) peek(now Time) (at Time, a action, lane, ok bool) {
-	m, ok := c.top()
 	if c.lane.n > 0 {
 		l := &c.lane.buf[c.lane.head]
-		if !ok || m.at > now || (m.at == now && l.seq < m.seq) {
-			return now, l.action, true, true
+		for s := c.b0h; s != 0; s = c.b0h {
+			sl := &c.slots[s]
+			if sl.dead {
+				c.dropB0()
+				continue
+			}
+			if sl.at == now && sl.seq < l.seq {
+				return sl.at, sl.action, false, true
+			}
+			break
 		}
+		return now, l.action, true, true
 	}
-	if !ok {
+	s := c.top()
+	if s == 0 {
 		return 0, action{}, false, false
 	}
-	return m.at, c.slots[m.slot].action, false, true
+	return c.slots[s].at, c.slots[s].action, false, true
 }
 
 // take removes the event peek returned (lane: it was the lane's head).
@@ -410,28 +509,30 @@ func (c *calendar) take(lane bool) {
 	}
 }
 
-// itemsAt appends the live future items at time at to dst (the chooser's
+// itemsAt appends the live future events at time at to dst (the chooser's
 // candidates): they are all in the bucket of at.
 func (c *calendar) itemsAt(at Time, dst []item) []item {
-	k := c.bucketOf(at)
-	b := c.bucket[k]
-	if k == 0 {
-		b = c.b0[c.b0head:]
-	}
-	for _, it := range b {
-		if it.at == at && !c.slots[it.slot].dead {
-			dst = append(dst, it)
+	add := func(s int32) {
+		if sl := &c.slots[s]; sl.at == at && !sl.dead {
+			dst = append(dst, item{at: at, seq: sl.seq, slot: s})
 		}
+	}
+	s := c.b0h
+	if k := c.bucketOf(at); k != 0 {
+		s = c.head[k]
+	}
+	for ; s != 0; s = c.slots[s].next {
+		add(s)
 	}
 	return dst
 }
 
 // live reports whether the future event h names is still pending.
 func (c *calendar) live(h Handle) bool {
-	return h.slot >= 0 && int(h.slot) < len(c.slots) && c.slots[h.slot].seq == h.seq && !c.slots[h.slot].dead
+	return h.slot > 0 && int(h.slot) < len(c.slots) && c.slots[h.slot].seq == h.seq && !c.slots[h.slot].dead
 }
 
-// cancel removes the event h names, in the future items or in the lane.
+// cancel removes the event h names, in the future events or in the lane.
 func (c *calendar) cancel(h Handle) bool {
 	if h.slot < 0 {
 		return c.lane.remove(h.seq)

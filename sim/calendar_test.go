@@ -94,12 +94,40 @@ func TestCalendarAgainstSort(t *testing.T) {
 			pending = append(pending, ref{at, h.seq, h})
 			id[h.seq] = n
 		}
-		spread := []Time{0, 1, 3, 1000, 1 << 20, 1 << 40}
+		// Spreads around the radix heap's digit boundaries (255, 256,
+		// 65,535, 65,536 ps) as well as far ones.
+		spread := []Time{0, 1, 3, 255, 256, 1000, 65535, 1 << 16, 1 << 20, 1 << 40}
+		byTimeSeq := func(a, b ref) int {
+			if a.at != b.at {
+				return cmp.Compare(a.at, b.at)
+			}
+			return cmp.Compare(a.seq, b.seq)
+		}
 		for step := 0; step < 20000; step++ {
-			switch op := r.IntN(10); {
+			switch op := r.IntN(12); {
 			case op < 4:
 				d := spread[r.IntN(len(spread))]
 				add(now + Time(r.Int64N(int64(d)+1)))
+			case op == 10: // a wake-up at the current time, without a handle
+				c.ready(action{})
+				pending = append(pending, ref{now, c.seq, Handle{at: now, seq: c.seq, slot: -1}})
+			case op == 11 && len(pending) > 0: // the chooser's view: the future events at the earliest time
+				slices.SortFunc(pending, byTimeSeq)
+				at := pending[0].at
+				var want []uint64
+				for _, p := range pending {
+					if p.at == at && p.h.slot >= 0 {
+						want = append(want, p.seq)
+					}
+				}
+				var got []uint64
+				for _, it := range c.itemsAt(at, nil) {
+					got = append(got, it.seq)
+				}
+				slices.Sort(got)
+				if !slices.Equal(got, want) {
+					t.Fatalf("seed %d step %d: future events at %v are %v, want %v", seed, step, at, got, want)
+				}
 			case op == 4 && len(pending) > 0: // cancel
 				k := r.IntN(len(pending))
 				if c.cancel(pending[k].h) {
@@ -155,8 +183,7 @@ func TestCalendarAgainstSort(t *testing.T) {
 				if lane {
 					got = c.lane.buf[c.lane.head].seq
 				} else {
-					m, _ := c.top()
-					got = m.seq
+					got = c.slots[c.top()].seq
 				}
 				if at != want.at || got != want.seq {
 					t.Fatalf("seed %d step %d: next is (%v, %d), want (%v, %d)", seed, step, at, got, want.at, want.seq)

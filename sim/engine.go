@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 )
@@ -26,6 +27,8 @@ type Engine struct {
 	live    int // processes not yet finished
 	cur     *Proc
 	limits  Limits
+	horizon Time   // limits.MaxTime, or Forever: no event later runs
+	maxEv   uint64 // limits.MaxEvents, or no limit: no more events run
 	events  uint64
 	err     error
 	stopped bool
@@ -49,10 +52,12 @@ func NewEngine(seed uint64) *Engine {
 	src := &drawSource{}
 	src.pcg.Seed(seed, seed^0x9e3779b97f4a7c15)
 	return &Engine{
-		cal:  newCalendar(),
-		rng:  rand.New(src),
-		src:  src,
-		seed: seed,
+		cal:     newCalendar(),
+		rng:     rand.New(src),
+		src:     src,
+		seed:    seed,
+		horizon: Forever,
+		maxEv:   math.MaxUint64,
 	}
 }
 
@@ -67,7 +72,16 @@ func (e *Engine) Now() Time { return e.now }
 func (e *Engine) Rand() *rand.Rand { return e.rng }
 
 // SetLimits bounds the next Run.
-func (e *Engine) SetLimits(l Limits) { e.limits = l }
+func (e *Engine) SetLimits(l Limits) {
+	e.limits = l
+	e.horizon, e.maxEv = Forever, math.MaxUint64
+	if l.MaxTime > 0 {
+		e.horizon = l.MaxTime
+	}
+	if l.MaxEvents > 0 {
+		e.maxEv = l.MaxEvents
+	}
+}
 
 // Events is the number of events executed so far.
 func (e *Engine) Events() uint64 { return e.events }
@@ -114,6 +128,10 @@ func (e *Engine) Stop() { e.stopped = true }
 
 // resumeAt schedules p to continue at time t.
 func (e *Engine) resumeAt(p *Proc, t Time) {
+	if t == e.now {
+		e.cal.ready(action{proc: p})
+		return
+	}
 	e.cal.schedule(t, e.now, action{proc: p})
 }
 
@@ -126,8 +144,7 @@ func (e *Engine) resumeAt(p *Proc, t Time) {
 func (e *Engine) advance(d Time) bool {
 	t := e.now + d
 	if e.cal.lane.n != 0 || e.err != nil || e.stopped || e.trace != nil ||
-		(e.limits.MaxTime > 0 && t > e.limits.MaxTime) ||
-		(e.limits.MaxEvents > 0 && e.events >= e.limits.MaxEvents) || (e.events+1)&0xfff == 0 {
+		t > e.horizon || e.events >= e.maxEv || (e.events+1)&0xfff == 0 {
 		return false
 	}
 	if m, ok := e.cal.treeMin(); ok && m <= t {
@@ -162,14 +179,28 @@ func (e *Engine) runInline(p *Proc) bool {
 	if e.trace != nil || p.core != nil || e.chooser != nil {
 		return false // Run records what a traced or explored step did
 	}
+	c := &e.cal
 	for e.err == nil && !e.stopped && e.then == nil {
-		at, a, lane, ok := e.cal.peek(e.now)
-		if !ok || (a.proc != nil && a.proc != p && (e.driving || a.proc.core != nil)) ||
-			(e.limits.MaxTime > 0 && at > e.limits.MaxTime) ||
-			(e.limits.MaxEvents > 0 && e.events >= e.limits.MaxEvents) || (e.events+1)&0xfff == 0 {
+		var at Time
+		var a action
+		lane := c.lane.n > 0 && c.b0h == 0 // the lane goes first: the common case, without peek
+		if lane {
+			at, a = e.now, c.lane.buf[c.lane.head].action
+		} else {
+			var ok bool
+			if at, a, lane, ok = c.peek(e.now); !ok {
+				return false
+			}
+		}
+		if (a.proc != nil && a.proc != p && (e.driving || a.proc.core != nil)) ||
+			at > e.horizon || e.events >= e.maxEv || (e.events+1)&0xfff == 0 {
 			return false
 		}
-		e.cal.take(lane)
+		if lane {
+			c.lane.pop()
+		} else {
+			c.removeTop()
+		}
 		e.now = at
 		e.events++
 		if a.proc == p {
@@ -210,17 +241,19 @@ func (e *Engine) Run() error {
 			}
 			break
 		}
-		if e.limits.MaxTime > 0 && at > e.limits.MaxTime {
+		if at > e.horizon {
 			e.now = e.limits.MaxTime
 			return e.limitError("simulated time", e.limits.MaxTime.String())
 		}
 		e.now = at
 		e.events++
-		if e.limits.MaxEvents > 0 && e.events > e.limits.MaxEvents {
-			return e.limitError("events", fmt.Sprint(e.limits.MaxEvents))
-		}
-		if e.limits.MaxWall > 0 && e.events&0xfff == 0 && time.Since(wallStart) > e.limits.MaxWall {
-			return e.limitError("wall time", e.limits.MaxWall.String())
+		if e.events&0xfff == 0 || e.events > e.maxEv {
+			if e.events > e.maxEv {
+				return e.limitError("events", fmt.Sprint(e.limits.MaxEvents))
+			}
+			if e.limits.MaxWall > 0 && time.Since(wallStart) > e.limits.MaxWall {
+				return e.limitError("wall time", e.limits.MaxWall.String())
+			}
 		}
 		if e.chooser != nil {
 			if !e.step(at, it) {

@@ -163,7 +163,9 @@ func (p *Proc) Sleep(d Time) {
 		return
 	}
 	p.state = stateSleeping
-	p.eng.trace.state(p.eng.now, p, "busy")
+	if p.eng.trace != nil {
+		p.eng.trace.state(p.eng.now, p, "busy")
+	}
 	p.sleep = p.eng.cal.schedule(p.eng.now+d, p.eng.now, action{proc: p})
 	p.park()
 }
@@ -198,7 +200,7 @@ func (p *Proc) Bound() bool { return p.core != nil }
 // Yield lets every other process ready at the current time run first.
 func (p *Proc) Yield() {
 	p.state = stateReady
-	p.eng.resumeAt(p, p.eng.now)
+	p.eng.cal.ready(action{proc: p})
 	p.park()
 }
 

@@ -76,8 +76,10 @@ var SumFloat64 = Op{Name: "sum_float64", ElemBytes: 8, CyclesPerElem: combineCyc
 // SumInt64 adds arrays of little-endian int64 (wrapping).
 var SumInt64 = Op{Name: "sum_int64", ElemBytes: 8, CyclesPerElem: combineCycles,
 	Combine: func(acc, in []byte) {
-		for i := 0; i+8 <= len(acc); i += 8 {
-			binary.LittleEndian.PutUint64(acc[i:], binary.LittleEndian.Uint64(acc[i:])+binary.LittleEndian.Uint64(in[i:]))
+		n := len(acc) &^ 7
+		acc, in = acc[:n], in[:n]
+		for i := 0; i < n; i += 8 {
+			binary.LittleEndian.PutUint64(acc[i:i+8], binary.LittleEndian.Uint64(acc[i:i+8])+binary.LittleEndian.Uint64(in[i:i+8]))
 		}
 	}}
 
@@ -87,11 +89,7 @@ var SumInt64 = Op{Name: "sum_int64", ElemBytes: 8, CyclesPerElem: combineCycles,
 // element.
 func Combine(p *sim.Proc, cpu *mem.CPU, op Op, acc, in mem.Region) {
 	cpu.Compute(p, op.CyclesPerElem*float64(acc.Len/op.ElemBytes))
-	a, b := make([]byte, acc.Len), make([]byte, acc.Len)
-	cpu.Peek(acc.Addr, a)
-	cpu.Peek(in.Addr, b)
-	op.Combine(a, b)
-	cpu.Poke(acc.Addr, a)
+	cpu.Fold(acc.Addr, in.Addr, acc.Len, op.ElemBytes, op.Combine)
 }
 
 // HighBit is the largest power of two not above n (1 for n < 2).

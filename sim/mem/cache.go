@@ -56,12 +56,17 @@ func (c *cache) lookup(line uint64) int {
 // fill installs line from memory, evicting the least recently used way.
 func (c *cache) fill(m *Memory, line uint64) int {
 	victim := c.claim(line)
+	c.load(m, victim, line)
+	return victim
+}
+
+// load reads line from memory into slot i.
+func (c *cache) load(m *Memory, i int, line uint64) {
 	// A line may extend past the end of allocated memory: fill what exists.
-	a, slot := Addr(line<<c.shift), c.slot(victim)
+	a, slot := Addr(line<<c.shift), c.slot(i)
 	n := max(0, min(len(slot), m.Used()-int(a)))
 	m.Read(a, slot[:n])
 	clear(slot[n:])
-	return victim
 }
 
 // claim gives line the least recently used way of its set, as fill does,
@@ -116,6 +121,24 @@ func (c *cache) update(a Addr, b []byte) {
 			lo, hi := max(a, la), min(end, la+Addr(c.lineBytes))
 			copy(c.slot(i)[lo-la:hi-la], b[lo-a:hi-a])
 		})
+		return
+	}
+	if c.ways == 1 {
+		// Direct-mapped: the lines' sets follow each other (no division
+		// per line).
+		line := c.line(a)
+		set := int(line % uint64(c.sets))
+		for len(b) > 0 {
+			off := int(a) & (c.lineBytes - 1)
+			n := min(len(b), c.lineBytes-off)
+			if c.tags[set] == line+1 {
+				copy(c.slot(set)[off:], b[:n])
+			}
+			a, b, line = a+Addr(n), b[n:], line+1
+			if set++; set == c.sets {
+				set = 0
+			}
+		}
 		return
 	}
 	for len(b) > 0 {

@@ -156,34 +156,15 @@ func (c *CPU) view(a Addr, b []byte, fill bool) bool {
 // viewFill does for b what view's line-by-line loop with fill does, with
 // the same effect on the cache (tags, LRU stamps, slot bytes), reading
 // memory at once: b is read from memory, a non-coherent cache's hits are
-// laid over it, and a miss claims its line's slot without reading memory
-// again; the slots still holding such a line at the end get their bytes
-// from b (memory does not change during the look). The first and last
-// lines, which b may hold only in part, are filled from memory.
+// laid over it, and the lines missed are filled from b (memory does not
+// change during the look; fillLines).
 func (c *CPU) viewFill(a Addr, b []byte) bool {
 	ca := c.cache
 	c.mem.Read(a, b)
-	hit := true
-	lb := ca.lineBytes
-	first, last := ca.line(a), ca.line(a+Addr(len(b))-1)
-	pend := c.pend[:0]
-	for line := first; line <= last; line++ {
-		if ca.ways == 1 && line > first && line < last {
-			line, pend = c.viewDirect(a, b, line, last, pend, &hit)
-		}
-		i := ca.lookup(line)
-		off := int(Addr(line<<ca.shift) - a) // of the line in b; negative for the first
-		if i < 0 {
-			hit = false
-			if line == first || line == last {
-				i = ca.fill(c.mem, line)
-			} else {
-				pend = append(pend, pending{slot: ca.claim(line), line: line, off: off})
-				continue
-			}
-		}
-		if c.cfg.Cache.Coherent {
-			continue // b has memory's bytes, as the line does
+	coherent := c.cfg.Cache.Coherent
+	return c.fillLines(a, b, func(i, off int) {
+		if coherent {
+			return // b has memory's bytes, as the line does
 		}
 		src, dst := ca.slot(i), b
 		if off < 0 {
@@ -192,44 +173,147 @@ func (c *CPU) viewFill(a Addr, b []byte) bool {
 			dst = b[off:]
 		}
 		copy(dst, src)
+	})
+}
+
+// fillLines has the effect on the cache of a filling look at a line by
+// line (the look at len(b) bytes, at least a line): every line is looked
+// up in address order, a hit renewing its LRU stamp and a miss claiming
+// its set's least recently used way and filling it from memory. b holds
+// the bytes at a as memory does. It calls hit(slot, off) for every line
+// found, while the slot still holds the bytes it held before the look (off:
+// where the line starts relative to a, negative for the first line); hit
+// may lay the slot's bytes over b's. The lines a slot is claimed for are
+// filled from b, but for the first and last, which b may hold only in
+// part, filled from memory. It reports whether every line hit.
+//
+// A look longer than the cache skips lines in bulk where their effect is
+// known: once the look has gone through sets*ways lines past the first,
+// every way holds one of its lines, and each further line misses and takes
+// the way of the line sets*ways before it; so a whole number of such
+// rounds can be skipped (the LRU clock advanced by their lines) as long as
+// a round is left before the last line, which then leaves the slots as the
+// full look does. A direct-mapped cache is done in bulk (fillDirect).
+func (c *CPU) fillLines(a Addr, b []byte, hit func(slot, off int)) bool {
+	ca := c.cache
+	if ca.ways == 1 {
+		return c.fillDirect(a, b, hit)
 	}
+	all := true
+	first, last := ca.line(a), ca.line(a+Addr(len(b))-1)
+	round := uint64(ca.sets * ca.ways)
+	pend := c.pend[:0]
+	for line := first; line <= last; line++ {
+		if line == first+1+round && line+2*round <= last {
+			skip := (last - line - round) / round * round
+			ca.clock += skip
+			line += skip
+			all = false
+		}
+		i := ca.lookup(line)
+		off := int(Addr(line<<ca.shift) - a) // of the line relative to a; negative for the first
+		if i < 0 {
+			all = false
+			if line == first || line == last {
+				i = ca.fill(c.mem, line)
+			} else {
+				pend = append(pend, pending{slot: ca.claim(line), line: line, off: off})
+				continue
+			}
+		}
+		hit(i, off)
+	}
+	lb := ca.lineBytes
 	for _, p := range pend {
 		if ca.tags[p.slot] == p.line+1 { // not evicted later in the look
 			copy(ca.slot(p.slot), b[p.off:p.off+lb])
 		}
 	}
 	c.pend = pend
-	return hit
+	return all
 }
 
-// viewDirect is viewFill's loop over the lines [line, last) of a
-// direct-mapped cache, with lookup and claim inlined (the same effects:
-// one clock tick per line, hit or miss). It returns last.
-func (c *CPU) viewDirect(a Addr, b []byte, line, last uint64, pend []pending, hit *bool) (uint64, []pending) {
+// fillDirect is fillLines on a direct-mapped cache, in bulk. Line j of the
+// look (j from 0) can hit only if it is the first of the look in its set
+// (j < sets): a later one finds its set taken by the line sets before it.
+// At the end every set the look went through holds its last line there:
+// the last min(lines, sets) lines of the look, in consecutive sets, whose
+// slots are consecutive in the cache's data. A line among them that hit
+// keeps its bytes; the others are filled from b (the first and last from
+// memory). The clock ticks once per line, hit or miss, as lookup and claim
+// tick it.
+func (c *CPU) fillDirect(a Addr, b []byte, hit func(slot, off int)) bool {
 	ca := c.cache
-	lb := ca.lineBytes
-	coherent := c.cfg.Cache.Coherent
-	set := int(line % uint64(ca.sets))
-	for ; line < last; line++ {
-		ca.clock++
-		off := int(Addr(line<<ca.shift) - a)
+	if ca.tags == nil {
+		ca.alloc()
+	}
+	first, last := ca.line(a), ca.line(a+Addr(len(b))-1)
+	lines, sets := last-first+1, uint64(ca.sets)
+	ca.clock += lines
+	keep := c.hits[:0] // slots of lines that hit and are the last of the look in their set
+	hits := uint64(0)
+	set := int(first % sets)
+	for line := first; line <= last && line < first+sets; line++ {
 		if ca.tags[set] == line+1 {
-			if !coherent {
-				copy(b[off:off+lb], ca.data[set*lb:(set+1)*lb])
+			hits++
+			hit(set, int(Addr(line<<ca.shift)-a))
+			if line+sets > last {
+				keep = append(keep, set)
 			}
-		} else {
-			*hit = false
-			ca.tags[set] = line + 1
-			pend = append(pend, pending{slot: set, line: line, off: off})
 		}
 		if set++; set == ca.sets {
 			set = 0
 		}
 	}
-	return line, pend
+	from := first
+	if lines > sets {
+		from = last - sets + 1
+	}
+	lb := ca.lineBytes
+	var saved []byte
+	if len(keep) > 0 && c.cfg.Cache.Coherent {
+		// A coherent cache's hit does not lay its bytes over b: save the
+		// kept slots' bytes from the fill below.
+		saved = make([]byte, len(keep)*lb)
+		for k, s := range keep {
+			copy(saved[k*lb:], ca.slot(s))
+		}
+	}
+	// Tags and bytes of the lines [from, last], in at most two runs of
+	// consecutive slots (the sets wrap around). A kept line of a
+	// non-coherent cache gets its own bytes back: hit laid them over b.
+	for line := from; line <= last; {
+		set := int(line % sets)
+		end := min(last, line+sets-uint64(set)-1) // the run's last line
+		tags := ca.tags[set : set+int(end-line)+1]
+		for k := range tags {
+			tags[k] = line + uint64(k) + 1
+		}
+		lo := int(Addr(line<<ca.shift) - a) // of the run in b
+		hi := int(Addr((end+1)<<ca.shift) - a)
+		dst := ca.data[set*lb : (set+int(end-line)+1)*lb]
+		if lo < 0 {
+			dst, lo = dst[-lo:], 0
+		}
+		copy(dst, b[lo:min(hi, len(b))])
+		line = end + 1
+	}
+	for k, s := range keep {
+		if saved != nil {
+			copy(ca.slot(s), saved[k*lb:(k+1)*lb])
+		}
+	}
+	for _, line := range []uint64{first, last} { // lines b holds only in part
+		set := int(line % sets)
+		if line >= from && !slices.Contains(keep, set) && ca.tags[set] == line+1 {
+			ca.load(c.mem, set, line)
+		}
+	}
+	c.hits = keep
+	return hits == lines
 }
 
-// pending is a slot viewFill claimed for a line, whose bytes are b's at off.
+// pending is a slot fillLines claimed for a line, whose bytes are b's at off.
 type pending struct {
 	slot int
 	line uint64
@@ -437,25 +521,74 @@ func (c *CPU) CompareAndSwap(p *sim.Proc, a Addr, old, v uint64) uint64 {
 // its source cached, so a later remote write to it is not seen until the
 // line is invalidated), and writes through the store buffer as one bulk
 // store (write-through, no write-allocate). The copy is timed at the copy
-// bandwidth as a whole, not per line.
+// bandwidth as a whole, not per line. A source of shared bytes
+// (Memory.SharedView) that no buffered store overlaps is not read: the
+// cache is walked (viewShared), and the destination shares the bytes
+// unless a stale line was hit; then it gets a copy holding what the
+// program saw.
 func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
 	if n <= 0 {
 		return
 	}
 	c.stats.Copies++
 	c.stats.CopiedBytes += uint64(n)
-	buf := c.getBuf(n)
-	c.view(src, buf, true)
+	sh, shared := c.mem.SharedView(src, n)
+	var buf []byte
+	if shared && !c.forwards(src, n) && (c.cache == nil || n >= 4*c.cache.lineBytes) {
+		buf = c.viewShared(src, sh)
+	} else {
+		buf = c.getBuf(n)
+		c.view(src, buf, true)
+		if shared && string(sh) == string(buf) {
+			c.free, buf = append(c.free, buf), nil
+		}
+	}
 	c.noteCached(p, src, n)
 	p.Sleep(c.clock.Cycles(c.cfg.Costs.CopyStartupCycles) + sim.TransferTime(n, c.cfg.Costs.MemcpyMBps*1e6))
-	// The bytes read are memory's shared bytes (no stale line or buffered
-	// store changed them): the destination shares them too.
-	if sh, ok := c.mem.SharedView(src, n); ok && string(sh) == string(buf) {
+	if buf == nil {
+		// The bytes read are memory's shared bytes (no stale line or
+		// buffered store changed them): the destination shares them too.
 		c.writeShared(p, dst, sh)
-	} else {
-		c.write(p, dst, buf)
+		return
 	}
+	c.write(p, dst, buf)
 	c.free = append(c.free, buf)
+}
+
+// viewShared is view(a, b, true) of the shared bytes sh at a (SharedView)
+// when no buffered store this CPU forwards overlaps them, without reading
+// them: it has the look's effect on the cache (fillLines; the lines it
+// fills get sh's bytes) and compares the lines a non-coherent cache hits
+// with sh. It returns nil when the look sees sh itself, else (a stale
+// line) a buffer holding what the look sees.
+func (c *CPU) viewShared(a Addr, sh []byte) []byte {
+	ca := c.cache
+	if ca == nil {
+		return nil
+	}
+	var buf []byte
+	coherent := c.cfg.Cache.Coherent
+	c.fillLines(a, sh, func(i, off int) {
+		if coherent {
+			return
+		}
+		src, dst := ca.slot(i), sh
+		if off < 0 {
+			src = src[-off:]
+		} else {
+			dst = sh[off:]
+		}
+		k := min(len(src), len(dst))
+		if buf == nil && string(src[:k]) == string(dst[:k]) {
+			return // the line holds memory's bytes: the look sees sh there
+		}
+		if buf == nil { // a stale line: what the look sees is a copy
+			buf = c.getBuf(len(sh))
+			copy(buf, sh)
+		}
+		copy(buf[len(sh)-len(dst):], src[:k])
+	})
+	return buf
 }
 
 // VectorCopy copies n bytes memory to memory at the vector bandwidth,
@@ -687,6 +820,118 @@ func (c *CPU) InvalidateRange(p *sim.Proc, a Addr, n int) {
 		c.cache.invalidate(c.cache.line(l))
 	}
 	p.Sleep(sim.Time(lines) * c.clock.Cycles(c.cfg.Costs.UncachedLoadCycles))
+}
+
+// foldBlock is the most bytes of each range Fold holds a copy of at once.
+const foldBlock = 32 << 10
+
+// Fold does what Peek(acc, x); Peek(in, y); f(x, y); Poke(acc, x) do for
+// two ranges of n bytes of whole elem-byte elements that do not overlap,
+// f working element by element (x[i] = x[i] op y[i]): the same bytes seen
+// (through the cache, possibly stale, and the buffered stores this CPU
+// forwards), the same result in memory and in this CPU's cached lines, the
+// same effect on the cache (each cached line of acc looked up in address
+// order, then each of in) and the same wake-ups. It goes through the
+// ranges in blocks of at most foldBlock bytes instead of holding a copy of
+// each: a block's bytes do not change when an earlier block of acc is
+// written, since the ranges do not overlap. Ranges that overlap, or are
+// not whole elements, are folded whole.
+func (c *CPU) Fold(acc, in Addr, n, elem int, f func(acc, in []byte)) {
+	if n <= 0 {
+		return
+	}
+	if elem <= 0 || n%elem != 0 || (acc < in+Addr(n) && in < acc+Addr(n)) {
+		x, y := make([]byte, n), make([]byte, n)
+		c.Peek(acc, x)
+		c.Peek(in, y)
+		f(x, y)
+		c.Poke(acc, x)
+		return
+	}
+	inPlace := c.seesMemory(acc, n) && c.seesMemory(in, n) && c.mem.inChunk(acc, n) &&
+		int(acc)%elem == 0 && LineBytes%elem == 0
+	if c.cache != nil { // the two Peeks' effect on the cache
+		c.lookupCached(acc, n)
+		c.lookupCached(in, n)
+	}
+	block := min(n, max(elem, foldBlock/elem*elem))
+	if inPlace {
+		// What the program sees is memory's bytes: acc's are combined
+		// where memory keeps them. Its storage breaks only at lines and
+		// pages (inChunk), on whole elements (acc and LineBytes are
+		// multiples of elem).
+		y := c.getBuf(block)
+		c.mem.modify(acc, n, func(p []byte, off int) {
+			for len(p) > 0 {
+				k := min(len(p), block)
+				f(p[:k], c.mem.view(in+Addr(off), y[:k]))
+				if c.cache != nil {
+					c.cache.update(acc+Addr(off), p[:k])
+				}
+				p, off = p[k:], off+k
+			}
+		})
+		c.mem.notify(acc, n)
+		c.free = append(c.free, y)
+		return
+	}
+	x, y := c.getBuf(block), c.getBuf(block)
+	for off := 0; off < n; off += block {
+		k := min(block, n-off)
+		c.see(acc+Addr(off), x[:k])
+		c.see(in+Addr(off), y[:k])
+		f(x[:k], y[:k])
+		c.mem.put(acc+Addr(off), x[:k])
+		if c.cache != nil {
+			c.cache.update(acc+Addr(off), x[:k])
+		}
+	}
+	c.mem.notify(acc, n)
+	c.free = append(c.free, x, y)
+}
+
+// seesMemory reports whether this CPU's program sees memory's bytes at
+// [a, a+n): no buffered store it forwards overlaps them, and every line a
+// non-coherent cache holds there equals memory.
+func (c *CPU) seesMemory(a Addr, n int) bool {
+	if c.forwards(a, n) {
+		return false
+	}
+	ca := c.cache
+	if ca == nil || c.cfg.Cache.Coherent {
+		return true
+	}
+	end := a + Addr(n)
+	for _, i := range c.cachedLines(a, n) {
+		la := Addr((ca.tags[i] - 1) << ca.shift)
+		lo, hi := max(a, la), min(end, la+Addr(ca.lineBytes))
+		if !c.mem.equal(lo, ca.slot(i)[lo-la:hi-la]) {
+			return false
+		}
+	}
+	return true
+}
+
+// lookupCached looks up, in address order, every line of [a, a+n) the
+// cache holds: Peek's effect on the cache.
+func (c *CPU) lookupCached(a Addr, n int) {
+	for _, i := range c.cachedLines(a, n) {
+		c.cache.lookup(c.cache.tags[i] - 1)
+	}
+}
+
+// see reads the bytes at a into b as Peek does (memory, a non-coherent
+// cache's lines laid over it, then the buffered stores this CPU forwards),
+// without any effect on the cache.
+func (c *CPU) see(a Addr, b []byte) {
+	c.mem.Read(a, b)
+	if ca := c.cache; ca != nil && !c.cfg.Cache.Coherent {
+		for _, i := range c.cachedLines(a, len(b)) {
+			src, dst := ca.overlap(i, a, b)
+			copy(dst, src)
+		}
+	}
+	c.forward(a, b)
 }
 
 // PeekSame is Peek(a, b) for a check against want (len(want) == len(b)),

@@ -674,13 +674,22 @@ func TestLargeFillMatchesLineByLine(t *testing.T) {
 		ways     int
 		coherent bool
 		lines    int // of the look
-	}{{1, false, 10}, {2, false, 10}, {2, false, 50}, {1, false, 50}, {2, true, 50}, {1, true, 7}} {
+		cache    int // lines in the cache (0: 16)
+	}{{1, false, 10, 0}, {2, false, 10, 0}, {2, false, 50, 0}, {1, false, 50, 0}, {2, true, 50, 0}, {1, true, 7, 0},
+		// Looks of many rounds of the cache: lines skipped in bulk.
+		{1, false, 60, 4}, {2, false, 60, 4}, {4, false, 61, 8}, {2, false, 33, 8}, {1, false, 35, 8}, {2, true, 60, 4}, {1, false, 62, 2},
+		// Direct-mapped (fillDirect): looks shorter than, as long as and
+		// just longer than the cache, coherent ones keeping their hits.
+		{1, true, 10, 0}, {1, true, 30, 16}, {1, false, 16, 16}, {1, false, 17, 16}, {1, false, 31, 16}, {1, true, 16, 16}} {
 		cfg, err := Builtin("noncoherent")
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg.Cache.Ways, cfg.Cache.Coherent = tc.ways, tc.coherent
 		cfg.Cache.SizeBytes = 16 * cfg.Cache.LineBytes
+		if tc.cache > 0 {
+			cfg.Cache.SizeBytes = tc.cache * cfg.Cache.LineBytes
+		}
 		e, m, seg, a, b := twinCPUs(cfg)
 		lb := cfg.Cache.LineBytes
 		e.Spawn("p", func(p *sim.Proc) {

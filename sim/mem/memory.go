@@ -116,13 +116,37 @@ type sparse struct {
 	// dropped when a byte of its range is written: SharedView returns the
 	// shared bytes for them, so that a copy out of a buffer that received
 	// them (a pool slot, a system buffer) shares them again.
+	// They do not overlap and are sorted by address, so that a write
+	// finds the ones it overlaps by a binary search.
 	copies []copied
+	seq    uint64 // copies remembered so far
 }
 
-// copied is a range [a, a+len(b)) of a chunk's storage that holds b.
+// copied is a range [a, a+len(b)) of a chunk's storage that holds b, the
+// seq-th remembered in its chunk.
 type copied struct {
-	a Addr
-	b []byte
+	a   Addr
+	b   []byte
+	seq uint64
+}
+
+// end is the first address past the copy.
+func (k *copied) end() Addr { return k.a + Addr(len(k.b)) }
+
+// firstCopy is the index of the first of the chunk's copies that ends
+// after a.
+func (c *chunk) firstCopy(a Addr) int {
+	ks := c.sp.copies
+	lo, hi := 0, len(ks)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if ks[mid].end() <= a {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // maxCopies bounds a chunk's copies (the oldest is forgotten first), and
@@ -207,13 +231,23 @@ func (m *Memory) remember(a Addr, b []byte) {
 	if a+Addr(len(b)) > c.end {
 		return
 	}
+	if c.sp != nil && c.sp.copies != nil {
+		c.forget(a, a+Addr(len(b))) // what the range held before
+	}
 	if c.sp == nil {
 		c.sp = &sparse{}
 	}
-	if len(c.sp.copies) >= maxCopies {
-		c.sp.copies = slices.Delete(c.sp.copies, 0, 1)
+	if len(c.sp.copies) >= maxCopies { // forget the oldest
+		old := 0
+		for i, k := range c.sp.copies {
+			if k.seq < c.sp.copies[old].seq {
+				old = i
+			}
+		}
+		c.sp.copies = slices.Delete(c.sp.copies, old, old+1)
 	}
-	c.sp.copies = append(c.sp.copies, copied{a: a, b: b})
+	c.sp.seq++
+	c.sp.copies = slices.Insert(c.sp.copies, c.firstCopy(a), copied{a: a, b: b, seq: c.sp.seq})
 }
 
 // written forgets the copies of shared bytes that [a, a+n) overlaps, in
@@ -230,9 +264,15 @@ func (m *Memory) written(a Addr, n int) {
 
 // forget drops the chunk's copies that overlap [a, end).
 func (c *chunk) forget(a, end Addr) {
-	c.sp.copies = slices.DeleteFunc(c.sp.copies, func(k copied) bool {
-		return a < k.a+Addr(len(k.b)) && k.a < end
-	})
+	i := c.firstCopy(a)
+	j := i
+	for j < len(c.sp.copies) && c.sp.copies[j].a < end {
+		j++
+	}
+	if i == j {
+		return
+	}
+	c.sp.copies = slices.Delete(c.sp.copies, i, j)
 	if len(c.sp.copies) == 0 {
 		c.sp.copies = nil
 		if c.sp.shared == nil && c.sp.lines == nil {
@@ -294,16 +334,11 @@ func (m *Memory) SharedView(a Addr, n int) ([]byte, bool) {
 	}
 	sh, at := c.sp.shared, c.sp.shareAt
 	if sh == nil || a < at || a+Addr(n) > at+Addr(len(sh)) || c.ownPages(a, n) {
-		sh = nil
-		for _, k := range c.sp.copies {
-			if k.a <= a && a+Addr(n) <= k.a+Addr(len(k.b)) {
-				sh, at = k.b, k.a
-				break
-			}
-		}
-		if sh == nil {
+		i := c.firstCopy(a)
+		if i == len(c.sp.copies) || c.sp.copies[i].a > a || a+Addr(n) > c.sp.copies[i].end() {
 			return nil, false
 		}
+		sh, at = c.sp.copies[i].b, c.sp.copies[i].a
 	}
 	m.touch(a, n)
 	off := int(a - at)
@@ -730,6 +765,46 @@ func (m *Memory) put(a Addr, b []byte) {
 		x, b = x+Addr(k), b[k:]
 	}
 	m.written(a, n) // after the pieces: unsharing a chunk remembers its copy
+}
+
+// inChunk reports whether [a, a+n) (n > 0) lies in one chunk: its storage
+// breaks only at lines and pages.
+func (m *Memory) inChunk(a Addr, n int) bool {
+	if n <= 0 || uint64(a)+uint64(n) > uint64(m.used) {
+		return false
+	}
+	return a+Addr(n) <= m.chunks[m.find(a)].end
+}
+
+// modify calls f(p, off) for each run p of the live bytes [a, a+n) that is
+// contiguous in storage, allocated as put allocates them (off: p's offset
+// from a), for f to change in place, then forgets the copies of shared
+// bytes the range overlaps, as put does. No visibility effect: the caller
+// notifies.
+func (m *Memory) modify(a Addr, n int, f func(p []byte, off int)) {
+	m.touch(a, n)
+	m.check(a, n)
+	for off := 0; off < n; {
+		p, k := m.piece(a+Addr(off), n-off, true)
+		f(p[:k], off)
+		off += k
+	}
+	m.written(a, n)
+}
+
+// view returns the live bytes [a, a+len(b)) without copying them when they
+// are contiguous in storage (not to be written), else reads them into b.
+func (m *Memory) view(a Addr, b []byte) []byte {
+	if p := m.fast(a, len(b)); p != nil {
+		m.touch(a, len(b))
+		return p
+	}
+	if p := m.fastShared(a, len(b)); p != nil {
+		m.touch(a, len(b))
+		return p
+	}
+	m.Read(a, b)
+	return b
 }
 
 // copyWithin copies n bytes from src to dst inside m, without visibility

@@ -97,8 +97,9 @@ func TestPeekSame(t *testing.T) {
 }
 
 // TestLargeUpdateMatchesLineByLine: a cache update or refresh of more
-// lines than the cache holds (visiting the slots) leaves the cache as the
-// same one done line by line.
+// lines than the cache holds (visiting the slots), or of fewer (a
+// direct-mapped cache's sets followed without a division per line), leaves
+// the cache as the same one done line by line.
 func TestLargeUpdateMatchesLineByLine(t *testing.T) {
 	for _, ways := range []int{1, 2} {
 		cfg, err := Builtin("noncoherent")
@@ -111,33 +112,244 @@ func TestLargeUpdateMatchesLineByLine(t *testing.T) {
 		lb := cfg.Cache.LineBytes
 		e.Spawn("p", func(p *sim.Proc) {
 			staleLines(p, m, seg, lb, []int{3, 40, 7, 41, 12, 60, 5, 0, 63}, a, b)
-			off, n := lb/2+3, seg.Size-lb-5
-			src := make([]byte, n)
-			for i := range src {
-				src[i] = byte(i*13 + 1)
-			}
-			for round, whole := range []func(){
-				func() { a.cache.update(seg.Addr(off), src) },
-				func() { m.Write(seg.Addr(off), src[:n/2]); a.cache.refresh(m, seg.Addr(off), n) },
-			} {
-				whole()
-				for o := 0; o < n; { // line by line (each piece at most one line)
-					k := min(n-o, lb-(off+o)%lb)
-					if round == 0 {
-						b.cache.update(seg.Addr(off+o), src[o:o+k])
-					} else {
-						b.cache.refresh(m, seg.Addr(off+o), k)
-					}
-					o += k
-				}
-				ca, cb := a.cache, b.cache
-				if !slices.Equal(ca.tags, cb.tags) || !slices.Equal(ca.used, cb.used) || ca.clock != cb.clock || !bytes.Equal(ca.data, cb.data) {
-					t.Errorf("ways %d round %d: cache state differs", ways, round)
-				}
+			for _, n := range []int{seg.Size - lb - 5, 10*lb - 7} { // more lines than the cache, fewer
+				updateTwins(t, m, seg, a, b, ways, n)
 			}
 		})
 		if err := e.Run(); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// updateTwins does an update and a refresh of n bytes of seg on a at once
+// and on b line by line, and compares their caches.
+func updateTwins(t *testing.T, m *Memory, seg Segment, a, b *CPU, ways, n int) {
+	t.Helper()
+	lb := a.cfg.Cache.LineBytes
+	off := lb/2 + 3
+	src := make([]byte, n)
+	for i := range src {
+		src[i] = byte(i*13 + 1)
+	}
+	for round, whole := range []func(){
+		func() { a.cache.update(seg.Addr(off), src) },
+		func() { m.Write(seg.Addr(off), src[:n/2]); a.cache.refresh(m, seg.Addr(off), n) },
+	} {
+		whole()
+		for o := 0; o < n; { // line by line (each piece at most one line)
+			k := min(n-o, lb-(off+o)%lb)
+			if round == 0 {
+				b.cache.update(seg.Addr(off+o), src[o:o+k])
+			} else {
+				b.cache.refresh(m, seg.Addr(off+o), k)
+			}
+			o += k
+		}
+		ca, cb := a.cache, b.cache
+		if !slices.Equal(ca.tags, cb.tags) || !slices.Equal(ca.used, cb.used) || ca.clock != cb.clock || !bytes.Equal(ca.data, cb.data) {
+			t.Errorf("ways %d, %d bytes, round %d: cache state differs", ways, n, round)
+		}
+	}
+}
+
+// TestSharedMemcpyMatchesLineByLine: a Memcpy whose source is shared bytes
+// (viewShared: no copy of them is read, the cache only walked, whole
+// rounds of it skipped) leaves the destination and the cache (tags, LRU
+// stamps, slot bytes) as the look line by line and the write of its bytes
+// do, with and without a stale line of a non-coherent cache in the
+// source; the stale bytes are what the destination gets, at their offset.
+func TestSharedMemcpyMatchesLineByLine(t *testing.T) {
+	staleSeen := 0
+	for _, tc := range []struct {
+		model      string
+		ways, size int // of the cache, in lines
+		lines      int // of the copy
+		stale      int // line of the source cached before the payload (-1: none)
+	}{
+		{"noncoherent", 1, 8, 50, -1}, {"noncoherent", 1, 8, 50, 3}, {"noncoherent", 1, 8, 50, 40},
+		{"noncoherent", 2, 8, 50, 5}, {"noncoherent", 2, 16, 20, 2}, {"tso", 2, 8, 50, 3}, {"noncoherent", 4, 8, 6, 1},
+	} {
+		cfg, err := Builtin(tc.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Cache.Ways, cfg.Cache.SizeBytes = tc.ways, tc.size*cfg.Cache.LineBytes
+		lb := cfg.Cache.LineBytes
+		n := tc.lines*lb - 7
+		pat := make([]byte, n+lb)
+		for i := range pat {
+			pat[i] = byte(i*13 + i>>7 + 1)
+		}
+		var dsts [2][]byte
+		var caches [2]*cache
+		var sharedDst bool
+		for k := range 2 { // 0: Memcpy, 1: the look line by line and a write
+			e := sim.NewEngine(1)
+			m := NewMemory("node0", 0)
+			src, _ := m.Alloc("src", n+2*lb, 64)
+			dst, _ := m.Alloc("dst", n, 64)
+			c, _ := NewCPU(e, "c", m, cfg)
+			at := src.Addr(5)
+			e.Spawn("p", func(p *sim.Proc) {
+				if tc.stale >= 0 { // cached zeros: stale once the payload is there
+					c.Load(p, src.Addr(tc.stale*lb), 8)
+				}
+				m.Share(at, pat[:n])
+				c.Load(p, src.Addr(tc.lines/2*lb), 8) // a line cached with the payload's bytes
+				if k == 0 {
+					c.Memcpy(p, dst.Base, at, n)
+					return
+				}
+				buf := make([]byte, n)
+				for o := 0; o < n; { // each piece at most one line
+					q := min(n-o, lb-int(at+Addr(o))%lb)
+					c.view(at+Addr(o), buf[o:o+q], true)
+					o += q
+				}
+				c.write(p, dst.Base, buf)
+			})
+			if err := e.Run(); err != nil {
+				t.Fatal(err)
+			}
+			if k == 0 {
+				_, sharedDst = m.SharedView(dst.Base, n)
+			}
+			dsts[k], caches[k] = bytes.Clone(m.Bytes(dst.Base, n)), c.cache
+		}
+		name := fmt.Sprintf("%s %d-way %d lines, copy of %d lines, stale %d", tc.model, tc.ways, tc.size, tc.lines, tc.stale)
+		if !bytes.Equal(dsts[0], dsts[1]) {
+			t.Errorf("%s: Memcpy copied other bytes than the look line by line", name)
+		}
+		// A stale line the copy reached (not evicted before by the copy's
+		// own lines) shows in the copy, at that line.
+		if off := mismatch(dsts[0], pat[:n]); off >= 0 {
+			if lo := tc.stale*lb - 5; tc.stale < 0 || off < lo || off >= lo+lb {
+				t.Errorf("%s: copy differs from the payload at %d, not in the stale line %d", name, off, tc.stale)
+			}
+			staleSeen++
+			if sharedDst {
+				t.Errorf("%s: the destination shares the payload, not the stale bytes copied", name)
+			}
+		} else if !sharedDst {
+			t.Errorf("%s: the destination holds a copy of the payload, not the payload shared", name)
+		} else if tc.stale >= 0 && tc.model == "noncoherent" && tc.lines <= tc.size/tc.ways {
+			t.Errorf("%s: the stale line was not copied", name)
+		}
+		a, b := caches[0], caches[1]
+		if !slices.Equal(a.tags, b.tags) || !slices.Equal(a.used, b.used) || a.clock != b.clock || !bytes.Equal(a.data, b.data) {
+			t.Errorf("%s: cache state differs from the look line by line", name)
+		}
+	}
+	if staleSeen < 3 {
+		t.Errorf("%d cases copied a stale line, want at least 3", staleSeen)
+	}
+}
+
+// mismatch is the first offset where a and b differ, or -1.
+func mismatch(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestFoldMatchesPeekPoke: Fold (the ranges gone through in blocks, or
+// combined in place in memory when the program sees memory's bytes) leaves
+// memory, the cache (tags, LRU stamps, slot bytes) and the result as
+// Peek, Peek, combine, Poke of the whole ranges do, on direct-mapped and
+// two-way caches, coherent or not, with stale lines in both ranges, a
+// buffered store forwarded, ranges of several blocks not aligned to
+// lines, and overlapping ranges (folded whole).
+func TestFoldMatchesPeekPoke(t *testing.T) {
+	sum := func(acc, in []byte) { // int64 sums, as stacks.SumInt64
+		for i := 0; i+8 <= len(acc); i += 8 {
+			v := uint64(0)
+			for j := 7; j >= 0; j-- {
+				v = v<<8 | uint64(acc[i+j])
+			}
+			w := uint64(0)
+			for j := 7; j >= 0; j-- {
+				w = w<<8 | uint64(in[i+j])
+			}
+			v += w
+			for j := range 8 {
+				acc[i+j] = byte(v >> (8 * j))
+			}
+		}
+	}
+	for _, tc := range []struct {
+		model   string
+		ways    int
+		n       int  // bytes of each range
+		overlap bool // in starts inside acc
+		clean   bool // no stale line, no buffered store: folded in place
+	}{
+		{"noncoherent", 1, 3*foldBlock + 808, false, false}, {"noncoherent", 2, 3*foldBlock + 808, false, false},
+		{"noncoherent", 2, 800, false, false}, {"tso", 2, 2*foldBlock + 8, false, false}, {"noncoherent", 1, foldBlock, true, false},
+		{"noncoherent", 1, 3*foldBlock + 808, false, true}, {"tso", 2, 2*PageBytes + 8, false, true}, {"noncoherent", 2, 800, false, true},
+	} {
+		var mems [2][]byte
+		var caches [2]*cache
+		for k := range 2 { // 0: Fold, 1: Peek, Peek, Poke
+			cfg, err := Builtin(tc.model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Cache.Ways = tc.ways
+			lb := cfg.Cache.LineBytes
+			e := sim.NewEngine(1)
+			m := NewMemory("node0", 0)
+			seg, _ := m.Alloc("buf", 2*tc.n+4*lb, 64)
+			c, _ := NewCPU(e, "c", m, cfg)
+			acc := seg.Addr(lb/2 + 8) // not on a line
+			in := acc + Addr(tc.n) + Addr(lb)
+			if tc.overlap {
+				in = acc + Addr(tc.n/2)
+			}
+			pat := make([]byte, seg.Size)
+			for i := range pat {
+				pat[i] = byte(i*29 + i>>8)
+			}
+			e.Spawn("p", func(p *sim.Proc) {
+				if !tc.clean {
+					for _, l := range []Addr{acc + 8, acc + Addr(tc.n/2), in + 64, in + Addr(tc.n) - 8} {
+						c.Load(p, l, 8) // cached zeros, stale once the pattern is there
+					}
+				}
+				m.Share(seg.Base, pat)
+				c.Store(p, acc+Addr(9*lb), 8, 0x5678) // written before: acc holds its own pages there
+				c.Fence(p)
+				c.Load(p, acc+Addr(3*lb), 8) // a line cached with the pattern
+				c.Load(p, in+Addr(5*lb), 8)
+				if !tc.clean {
+					c.Store(p, in+Addr(7*lb), 8, 0x1234) // forwarded while buffered (tso)
+				}
+				if k == 0 {
+					c.Fold(acc, in, tc.n, 8, sum)
+				} else {
+					x, y := make([]byte, tc.n), make([]byte, tc.n)
+					c.Peek(acc, x)
+					c.Peek(in, y)
+					sum(x, y)
+					c.Poke(acc, x)
+				}
+				c.Fence(p)
+			})
+			if err := e.Run(); err != nil {
+				t.Fatal(err)
+			}
+			mems[k], caches[k] = bytes.Clone(m.Bytes(seg.Base, seg.Size)), c.cache
+		}
+		name := fmt.Sprintf("%s %d-way, %d bytes, overlap %v, clean %v", tc.model, tc.ways, tc.n, tc.overlap, tc.clean)
+		if off := mismatch(mems[0], mems[1]); off >= 0 {
+			t.Errorf("%s: memory differs at %d", name, off)
+		}
+		a, b := caches[0], caches[1]
+		if !slices.Equal(a.tags, b.tags) || !slices.Equal(a.used, b.used) || a.clock != b.clock || !bytes.Equal(a.data, b.data) {
+			t.Errorf("%s: cache state differs from Peek, Peek, Poke", name)
 		}
 	}
 }

@@ -35,6 +35,10 @@ func TestInjectedCorruption(t *testing.T) {
 		{"alltoone", "shmem", "{pes: [3], bytes: [1572864]}", 0, 1572863},
 		{"bcast", "aclmpl", "{pes: [16], bytes: [64]}", 9, 63},
 		{"reduce", "aclmpl", "{pes: [8], bytes: [64], reduce: binary-swap}", 0, 8},
+		// Reduces of several blocks of Fold and of the expected sum.
+		{"reduce", "aclmpl", "{pes: [8], bytes: [200000]}", 0, 123457},
+		{"reduce", "aclmpl", "{pes: [8], bytes: [200000], mode: async}", 0, 199999},
+		{"reduce", "mpich", "{pes: [4], bytes: [100000]}", 0, 40961},
 		{"latency", "mpich", "{pes: [4]}", 1, 5},
 	} {
 		name := fmt.Sprintf("%s/%s/%s", tc.kind, tc.stack, tc.workload)
