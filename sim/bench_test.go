@@ -27,6 +27,18 @@ func reportRate(b *testing.B, n float64, unit string, start time.Time, cpuStart 
 	}
 }
 
+// runMeasured runs e as the benchmark's measured part and reports count()
+// things per wall and per CPU second as unit.
+func runMeasured(b *testing.B, e *Engine, unit string, count func() uint64) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	start, cpuStart := time.Now(), cpuTime()
+	if err := e.Run(); err != nil {
+		b.Fatal(err)
+	}
+	reportRate(b, float64(count()), unit, start, cpuStart)
+}
+
 // BenchmarkCalendarPHOLD is a PHOLD model: a fixed population of events,
 // each of which, when it fires, schedules one more at a random future time.
 // It measures calendar events per second (an insertion into the calendar's
@@ -46,13 +58,7 @@ func BenchmarkCalendarPHOLD(b *testing.B) {
 	for i := 0; i < population; i++ {
 		e.After(Time(r.IntN(1000)), hop)
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	start, cpuStart := time.Now(), cpuTime()
-	if err := e.Run(); err != nil {
-		b.Fatal(err)
-	}
-	reportRate(b, float64(e.Events()), "events", start, cpuStart)
+	runMeasured(b, e, "events", e.Events)
 }
 
 // BenchmarkProcessSwitch measures hand-overs between processes: 8 processes
@@ -75,13 +81,7 @@ func BenchmarkProcessSwitch(b *testing.B) {
 			}
 		})
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	start, cpuStart := time.Now(), cpuTime()
-	if err := e.Run(); err != nil {
-		b.Fatal(err)
-	}
-	reportRate(b, float64(procs*per), "switches", start, cpuStart)
+	runMeasured(b, e, "switches", func() uint64 { return uint64(procs * per) })
 }
 
 // BenchmarkSleep measures processes advancing time: 100 of them sleeping 1
@@ -96,13 +96,7 @@ func BenchmarkSleep(b *testing.B) {
 			}
 		})
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	start, cpuStart := time.Now(), cpuTime()
-	if err := e.Run(); err != nil {
-		b.Fatal(err)
-	}
-	reportRate(b, float64(e.Events()), "events", start, cpuStart)
+	runMeasured(b, e, "events", e.Events)
 }
 
 // BenchmarkPullRoundTrip is the floor under BenchmarkProcessSwitch: one
@@ -138,11 +132,5 @@ func BenchmarkNoopEvent(b *testing.B) {
 		}
 	}
 	e.After(0, hop)
-	b.ReportAllocs()
-	b.ResetTimer()
-	start, cpuStart := time.Now(), cpuTime()
-	if err := e.Run(); err != nil {
-		b.Fatal(err)
-	}
-	reportRate(b, float64(e.Events()), "events", start, cpuStart)
+	runMeasured(b, e, "events", e.Events)
 }

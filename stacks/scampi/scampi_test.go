@@ -484,6 +484,24 @@ func TestFootprint(t *testing.T) {
 	}
 }
 
+// roughParams is an SCI machine that makes a protocol's life hard: with
+// faults, a 4x2 torus with CRC errors at crcRate and node 1 unplugged
+// from 100 to 400 us; without, two processes per node, packets reordered
+// by up to 1 us and three 64-byte blocks in ten flushed in two halves.
+func roughParams(faults bool, crcRate float64) sci.Params {
+	mp := sci.DefaultParams()
+	if faults {
+		mp.TorusW, mp.TorusH = 4, 2
+		mp.CRCErrorRate = crcRate
+		mp.UnplugAtUs, mp.UnplugForUs, mp.UnplugNode = 100, 300, 1
+	} else {
+		mp.ProcsPerNode = 2
+		mp.ReorderNs = 1000
+		mp.GatherSplitProb = 0.3
+	}
+	return mp
+}
+
 // TestScanMatchesPerLoad: polling the channels as one scan
 // (mem.CPU.ScanUncached) times every operation as the loads issued one by
 // one do: the same simulated end and the same per-rank finishing times,
@@ -496,16 +514,7 @@ func TestScanMatchesPerLoad(t *testing.T) {
 		done   []sim.Time
 	}
 	run := func(perLoad bool, seed uint64, procs int, faults bool, alltoall bool) outcome {
-		mp := sci.DefaultParams()
-		if faults {
-			mp.TorusW, mp.TorusH = 4, 2
-			mp.CRCErrorRate = 1e-2
-			mp.UnplugAtUs, mp.UnplugForUs, mp.UnplugNode = 100, 300, 1
-		} else {
-			mp.ProcsPerNode = 2
-			mp.ReorderNs = 1000
-			mp.GatherSplitProb = 0.3
-		}
+		mp := roughParams(faults, 1e-2)
 		eng, _, w := open(t, seed, procs, mp, DefaultParams())
 		w.Ranks[0].(*Rank).w.perLoad = perLoad
 		o := outcome{done: make([]sim.Time, procs)}
@@ -566,16 +575,7 @@ func TestSharedPayloadMatchesCopied(t *testing.T) {
 	}
 	const block = 20000
 	run := func(shared bool, seed uint64, procs int, faults bool) outcome {
-		mp := sci.DefaultParams()
-		if faults {
-			mp.TorusW, mp.TorusH = 4, 2
-			mp.CRCErrorRate = 1e-3
-			mp.UnplugAtUs, mp.UnplugForUs, mp.UnplugNode = 100, 300, 1
-		} else {
-			mp.ProcsPerNode = 2
-			mp.ReorderNs = 1000
-			mp.GatherSplitProb = 0.3
-		}
+		mp := roughParams(faults, 1e-3)
 		eng, m, w := open(t, seed, procs, mp, DefaultParams())
 		// One stream; rank r sends the window from 61*r on.
 		stream := make([]byte, procs*block+61*procs)
