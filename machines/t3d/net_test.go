@@ -24,7 +24,7 @@ func TestFetchIncServesOneAtATime(t *testing.T) {
 		if err := eng.Run(); err != nil {
 			t.Fatal(err)
 		}
-		if got := m.pes[0].fiServed; got != uint64(pes) {
+		if got := m.pes[0].fiq.served; got != uint64(pes) {
 			t.Fatalf("%d requests served, want %d", got, pes)
 		}
 		slices.Sort(done)
@@ -148,23 +148,30 @@ func TestAcksOccupyReversePath(t *testing.T) {
 	}
 }
 
-// A PE's port names, substrings of one string, read as they did when each
-// was built on its own.
+// A PE's port names, derived from their ids, read as they did when each
+// was built with its name.
 func TestPortNames(t *testing.T) {
-	for _, pe := range []int{0, 7, 1048575} {
-		n, id := portNames(pe), "pe"+strconv.Itoa(pe)
+	m, err := New(sim.NewEngine(1), 8, DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pe := range []int{0, 7} {
+		x := m.pes[pe]
+		x.ports()
+		id := "pe" + strconv.Itoa(pe)
 		for d, dir := range []string{".inject", ".eject"} {
-			if got := n.port(d, -1); got != id+dir {
+			links := [2][classes]*net.Link{x.inject, x.eject}[d]
+			if got := links[0].Phys.Name(); got != id+dir {
 				t.Errorf("PE %d channel %d: %q, want %q", pe, d, got, id+dir)
 			}
 			for c := 0; c < classes; c++ {
-				if got, want := n.port(d, c), id+dir+".c"+strconv.Itoa(c); got != want {
+				if got, want := links[c].Name(), id+dir+".c"+strconv.Itoa(c); got != want {
 					t.Errorf("PE %d port %d class %d: %q, want %q", pe, d, c, got, want)
 				}
 			}
 		}
 	}
-	if a := testing.AllocsPerRun(10, func() { portNames(1048575) }); a != 1 {
-		t.Errorf("portNames allocates %v times, want 1", a)
+	if got, want := portName(1048575*portIDs+portIDs-1), "pe1048575.eject.c"+strconv.Itoa(classes-1); got != want {
+		t.Errorf("last port of PE 1048575: %q, want %q", got, want)
 	}
 }

@@ -32,24 +32,31 @@ const (
 
 // op is one put, get or fetch-and-increment through the network: the
 // net.Handler of each of its messages in turn. Ops are pooled.
+//
+// Every PE of a large run has one in flight at once, so an op is kept
+// small: PE numbers are 32 bits (at most MaxWhatIfPEs), a one-word put's
+// data is in the op (word), and its one bound function (fn: step) runs
+// whichever of its two deferred steps is due.
 type op struct {
-	m       *Machine
-	kind    kind
-	pe, to  int // the PE that issued it and the remote PE
-	dst     uint64
-	src     uint64
-	n       int
-	buf     []byte
-	shared  bool      // buf is the source memory's shared bytes, not a pooled copy
-	proc    *sim.Proc // woken when the issuing PE may go on
-	value   uint64
-	replyFn func()
-	// The message the issuing process sends as it blocks (sendNow, bound
-	// once as sendFn): it is injected on the engine's stack (BlockThen).
-	class  int
-	bytes  int
-	rate   float64
-	sendFn func()
+	m     *Machine
+	dst   uint64
+	src   uint64
+	n     int
+	buf   []byte
+	proc  *sim.Proc // woken when the issuing PE may go on
+	value uint64
+	fn    func() // step, bound once
+	// The message the issuing process sends as it blocks (sendNow, run
+	// by fn): it is injected on the engine's stack (BlockThen).
+	bytes    int
+	rate     float64
+	pe, to   int32   // the PE that issued it and the remote PE
+	word     [8]byte // buf of a one-word put
+	kind     kind
+	class    uint8
+	shared   bool // buf is the source memory's shared bytes, not a copy
+	pooled   bool // buf is from the machine's pool (release it)
+	replying bool // fn is a get's reply (getReply), not the first message (sendNow)
 }
 
 func (m *Machine) newOp(k kind, pe, to int, p *sim.Proc) *op {
@@ -59,15 +66,25 @@ func (m *Machine) newOp(k kind, pe, to int, p *sim.Proc) *op {
 		m.ops = m.ops[:n-1]
 	} else {
 		o = &op{m: m}
-		o.replyFn = o.getReply
-		o.sendFn = o.sendNow
+		o.fn = o.step
 	}
-	o.kind, o.pe, o.to, o.proc = k, pe, to, p
+	o.kind, o.pe, o.to, o.proc = k, int32(pe), int32(to), p // pe, to < MaxWhatIfPEs
 	return o
 }
 
+// step runs the operation's deferred step: a get's reply once the remote
+// memory has been read, or else its first message as the issuer blocks.
+func (o *op) step() {
+	if o.replying {
+		o.replying = false
+		o.getReply()
+		return
+	}
+	o.sendNow()
+}
+
 func (m *Machine) freeOp(o *op) {
-	o.buf, o.proc, o.shared = nil, nil, false
+	o.buf, o.proc, o.shared, o.pooled = nil, nil, false, false
 	m.ops = append(m.ops, o)
 }
 
@@ -81,11 +98,11 @@ func (m *Machine) send(o *op, src, dst, class, n int, rate float64) {
 // else happens (sim.Proc.BlockThen), so the network's deep call chain runs
 // on the engine's stack, not p's.
 func (m *Machine) sendBlock(p *sim.Proc, o *op, class, n int, rate float64, reason string) {
-	o.class, o.bytes, o.rate = class, n, rate
-	p.BlockThen(reason, o.sendFn)
+	o.class, o.bytes, o.rate = uint8(class), n, rate // class < classes
+	p.BlockThen(reason, o.fn)
 }
 
-func (o *op) sendNow() { o.m.send(o, o.pe, o.to, o.class, o.bytes, o.rate) }
+func (o *op) sendNow() { o.m.send(o, int(o.pe), int(o.to), int(o.class), o.bytes, o.rate) }
 
 // Sent: the data has left the issuing PE; Put returns.
 func (o *op) Sent(*net.Message) {
@@ -112,10 +129,10 @@ func (o *op) write(off, n int) {
 	switch o.kind {
 	case opPut:
 		t := o.m.pes[o.to]
-		o.deliver(t.mem, off, n)
+		o.deliver(&t.mem, off, n)
 		t.recv += uint64(n)
 	case opGetData:
-		o.deliver(o.m.pes[o.pe].mem, off, n)
+		o.deliver(&o.m.pes[o.pe].mem, off, n)
 	}
 }
 
@@ -135,20 +152,20 @@ func (o *op) deliver(m *mem.Memory, off, n int) {
 // change: the memory copies them before a write), else a pooled copy.
 func (o *op) read(x *pe, src mem.Addr, n int) {
 	if b, ok := x.mem.SharedView(src, n); ok {
-		o.buf, o.shared = b, true
+		o.buf, o.shared, o.pooled = b, true, false
 		return
 	}
-	o.buf, o.shared = o.m.buffer(n), false
+	o.buf, o.shared, o.pooled = o.m.buffer(n), false, true
 	x.mem.Read(src, o.buf)
 }
 
 // releaseBuf returns the operation's data buffer to the pool unless it is
 // shared bytes.
 func (o *op) releaseBuf() {
-	if !o.shared {
+	if o.pooled {
 		o.m.release(o.buf)
 	}
-	o.buf, o.shared = nil, false
+	o.buf, o.shared, o.pooled = nil, false, false
 }
 
 // Delivered moves the operation to its next step.
@@ -162,7 +179,7 @@ func (o *op) Delivered(*net.Message) {
 		// The target acknowledges the write to the sender.
 		o.releaseBuf()
 		o.kind = opAck
-		m.send(o, o.to, o.pe, classResponse, 0, 0)
+		m.send(o, int(o.to), int(o.pe), classResponse, 0, 0)
 	case opAck:
 		x := m.pes[o.pe]
 		x.unacked--
@@ -174,7 +191,8 @@ func (o *op) Delivered(*net.Message) {
 		// The source is read when the request arrives; the data leaves
 		// after one memory access.
 		o.read(m.pes[o.to], mem.Addr(o.src), o.n)
-		m.eng.After(m.fiAccess, o.replyFn)
+		o.replying = true
+		m.eng.After(m.fiAccess, o.fn)
 	case opGetData:
 		o.releaseBuf()
 		o.proc.Wake()
@@ -182,12 +200,13 @@ func (o *op) Delivered(*net.Message) {
 	case opFIReq:
 		t := m.pes[o.to]
 		o.kind = opFIQueued
-		t.fiQueue = append(t.fiQueue, o)
-		if len(t.fiQueue) == 1 {
-			if t.fiServeFn == nil {
-				t.fiServeFn = t.fiServe
-			}
-			m.eng.After(m.fiAccess, t.fiServeFn)
+		if t.fiq == nil {
+			t.fiq = &fiQueue{serve: t.fiServe}
+		}
+		q := t.fiq
+		q.ops = append(q.ops, o)
+		if len(q.ops) == 1 {
+			m.eng.After(m.fiAccess, q.serve)
 		}
 	case opFIReply:
 		o.proc.Wake()
@@ -202,24 +221,25 @@ func (o *op) Failed(_ *net.Message, err error) {
 
 func (o *op) getReply() {
 	o.kind = opGetData
-	o.m.send(o, o.to, o.pe, classResponse, o.n, o.m.getRate)
+	o.m.send(o, int(o.to), int(o.pe), classResponse, o.n, o.m.getRate)
 }
 
 // fiServe: the register has served the request at the head of its queue
 // (one access); the reply leaves and the next request is served.
 func (x *pe) fiServe() {
 	m := x.m
-	o := x.fiQueue[0]
-	copy(x.fiQueue, x.fiQueue[1:])
-	x.fiQueue[len(x.fiQueue)-1] = nil
-	x.fiQueue = x.fiQueue[:len(x.fiQueue)-1]
+	q := x.fiq
+	o := q.ops[0]
+	copy(q.ops, q.ops[1:])
+	q.ops[len(q.ops)-1] = nil
+	q.ops = q.ops[:len(q.ops)-1]
 	o.value = x.fi
 	x.fi++
-	x.fiServed++
+	q.served++
 	o.kind = opFIReply
-	m.send(o, x.id, o.pe, classResponse, 0, 0)
-	if len(x.fiQueue) > 0 {
-		m.eng.After(m.fiAccess, x.fiServeFn)
+	m.send(o, x.id, int(o.pe), classResponse, 0, 0)
+	if len(q.ops) > 0 {
+		m.eng.After(m.fiAccess, q.serve)
 	}
 }
 
@@ -266,10 +286,10 @@ func (m *Machine) PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64) {
 	m.check("put", pe, to)
 	p.Sleep(m.putStartup)
 	o := m.newOp(opPut, pe, to, p)
-	o.buf = m.buffer(8)
 	for i := range 8 {
-		o.buf[i] = byte(v >> (8 * i))
+		o.word[i] = byte(v >> (8 * i))
 	}
+	o.buf = o.word[:]
 	m.sendPut(p, o, dst)
 }
 

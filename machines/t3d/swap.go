@@ -62,7 +62,7 @@ func (o *swapOp) Delivered(*net.Message) {
 
 // apply swaps the word at the target and sends the reply.
 func (o *swapOp) apply() {
-	t := o.m.pes[o.to].mem
+	t := &o.m.pes[o.to].mem
 	o.old = t.Load64(o.a)
 	t.Store64(o.a, o.v)
 	o.reply = true

@@ -68,6 +68,9 @@ type Machine struct {
 	params Params
 	pes    []*pe
 	torus  *net.Torus
+	// portNames names the PEs' ports (portName); port is their kind.
+	portNames *net.Names
+	port      *net.LinkKind
 
 	net *net.Network
 
@@ -90,8 +93,6 @@ type pe struct {
 	m    *Machine
 	id   int
 	node int
-	mem  *mem.Memory
-	cpu  *mem.CPU
 	// inject and eject are the PE's one port to its router and one port
 	// from it, each a physical channel whose bandwidth the traffic classes
 	// share, with one virtual channel per class; built by ports when the
@@ -99,20 +100,26 @@ type pe struct {
 	inject [classes]*net.Link
 	eject  [classes]*net.Link
 	fi     uint64 // the fetch-and-increment register
-	// fiQueue holds the requests that reached the register, the first
-	// being served; fiServeFn is bound when the first one arrives.
-	fiQueue   []*op
-	fiServeFn func()
-	fiServed  uint64
-	unacked   int           // puts issued and not yet acknowledged
-	quiet     sim.WaitQueue // PEs in Quiet
-	puts      uint64
-	recv      uint64 // bytes delivered into this PE's memory by puts
-	// memory and proc are what mem and cpu point to: kept in the PE, so
+	// fiq is the register's queue, built when the first request reaches
+	// it (a million PEs, few of them registers anyone uses).
+	fiq     *fiQueue
+	unacked int           // puts issued and not yet acknowledged
+	quiet   sim.WaitQueue // PEs in Quiet
+	puts    uint64
+	recv    uint64 // bytes delivered into this PE's memory by puts
+	// mem and cpu are the PE's memory and processor: kept in the PE, so
 	// that a partition's PEs, memories and CPUs are one allocation and a
 	// PE's state is together in the host's memory.
-	memory mem.Memory
-	proc   mem.CPU
+	mem mem.Memory
+	cpu mem.CPU
+}
+
+// fiQueue holds the fetch-and-increment requests that reached a PE's
+// register, the first being served.
+type fiQueue struct {
+	ops    []*op
+	serve  func() // the PE's fiServe, bound once
+	served uint64
 }
 
 // ParseParams decodes a scenario's machine params (nil: defaults) over the
@@ -187,9 +194,12 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 		hop:          times[1],
 		fiAccess:     times[2],
 		barrierDelay: times[3],
+		ni:           times[4],
 		putRate:      params.PutMBps * 1e6,
 		getRate:      params.GetMBps * 1e6,
 	}
+	m.portNames = net.NewNames(portName)
+	m.port = net.NewLinkKind(m.portNames, m.ni, params.LinkMBps)
 	var err error
 	m.torus, err = net.NewTorusClasses("t3d", dims, m.hop, params.LinkMBps, classes)
 	if err != nil {
@@ -202,7 +212,6 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("t3d: %w", err)
 	}
-	m.ni = times[4]
 	cfg := params.memConfig()
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("t3d: %w", err)
@@ -214,9 +223,8 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 		name := names.name(i)
 		x := &all[i]
 		*x = pe{m: m, id: i, node: i / params.PEsPerNode}
-		x.mem, x.cpu = &x.memory, &x.proc
-		mem.InitMemory(x.mem, name, params.MemoryMB<<20)
-		mem.InitCPUShared(x.cpu, eng, name, x.mem, &cfg)
+		mem.InitMemory(&x.mem, name, params.MemoryMB<<20)
+		mem.InitCPUShared(&x.cpu, eng, name, &x.mem, &cfg)
 		m.pes[i] = x
 	}
 	return m, nil
@@ -253,67 +261,37 @@ func (n allNames) name(i int) string {
 }
 
 // ports builds the PE's network ports on first use: an injection and an
-// ejection channel, each with one virtual channel per traffic class.
+// ejection channel, each with one virtual channel per traffic class. Their
+// names are derived when asked for (portName): a million-PE run builds
+// millions of ports and reads none of their names.
 func (x *pe) ports() {
 	if x.inject[0] != nil {
 		return
 	}
-	names := portNames(x.id)
-	in, out := net.NewChannel(names.port(0, -1)), net.NewChannel(names.port(1, -1))
+	kind := x.m.port
+	id := uint32(x.id) * portIDs // x.id < MaxWhatIfPEs
+	in, out := net.NewNamedChannel(x.m.portNames, id), net.NewNamedChannel(x.m.portNames, id+portIDs/2)
 	for c := 0; c < classes; c++ {
-		x.inject[c] = net.NewLink(names.port(0, c), x.m.ni, x.m.params.LinkMBps)
-		x.eject[c] = net.NewLink(names.port(1, c), x.m.ni, x.m.params.LinkMBps)
+		x.inject[c] = kind.Link(id + 1 + uint32(c))
+		x.eject[c] = kind.Link(id + portIDs/2 + 1 + uint32(c))
 		x.inject[c].Phys, x.eject[c].Phys = in, out
 	}
 }
 
-// peNames holds a PE's port names ("pe7.inject", "pe7.inject.c0", ...)
-// in one string, each a substring of it: one allocation per PE rather
-// than one per name (a million-PE run builds millions of ports).
-type peNames struct {
-	all string
-	end [2][classes]int // end of the name of port (inject, eject) class c in all
-	dir [2]int          // length of the name of channel (inject, eject)
-}
+// portIDs is the number of port ids per PE: for the injection, then the
+// ejection port, its channel and its virtual channels, one per class.
+const portIDs = 2 * (1 + classes)
 
-func portNames(pe int) peNames {
-	var n peNames
-	var num [20]byte
-	id := strconv.AppendInt(num[:0], int64(pe), 10)
-	var b strings.Builder
-	b.Grow(2 * classes * (len("pe.inject.c0") + len(id)))
-	for d, dir := range [2]string{".inject", ".eject"} {
-		start := b.Len()
-		for c := 0; c < classes; c++ {
-			b.WriteString("pe")
-			b.Write(id)
-			b.WriteString(dir)
-			if c == 0 {
-				n.dir[d] = b.Len() - start
-			}
-			b.WriteString(".c")
-			b.WriteByte(byte('0' + c)) // classes < 10
-			n.end[d][c] = b.Len()
-		}
-	}
-	n.all = b.String()
-	return n
-}
-
-// port returns the name of the injection (d 0) or ejection (d 1) channel,
-// when c is -1, or of its virtual channel for class c.
-func (n peNames) port(d, c int) string {
-	start := 0
-	if d == 1 {
-		start = n.end[0][classes-1]
-	}
+// portName is the name of a PE's port: pe*portIDs + d*(1+classes) names
+// the injection (d 0) or ejection (d 1) channel ("pe7.inject"), plus 1+c
+// its virtual channel for class c ("pe7.inject.c0").
+func portName(id uint32) string {
+	pe, d, c := int(id/portIDs), id%portIDs/(1+classes), int(id%(1+classes))-1
+	name := "pe" + strconv.Itoa(pe) + [2]string{".inject", ".eject"}[d]
 	if c < 0 {
-		return n.all[start : start+n.dir[d]]
+		return name
 	}
-	if c > 0 {
-		start = n.end[d][c-1]
-	}
-	return n.all[start:n.end[d][c]]
+	return name + ".c" + strconv.Itoa(c)
 }
 
 // Name is "t3d".
@@ -332,10 +310,10 @@ func (m *Machine) Params() Params { return m.params }
 func (m *Machine) Torus() *net.Torus { return m.torus }
 
 // CPU is PE pe's processor.
-func (m *Machine) CPU(pe int) *mem.CPU { return m.pes[pe].cpu }
+func (m *Machine) CPU(pe int) *mem.CPU { return &m.pes[pe].cpu }
 
 // Memory is PE pe's local memory.
-func (m *Machine) Memory(pe int) *mem.Memory { return m.pes[pe].mem }
+func (m *Machine) Memory(pe int) *mem.Memory { return &m.pes[pe].mem }
 
 // ErrMemoryFull is wrapped by the error of an allocation that does not fit
 // in a PE's memory (memory_mb).
@@ -358,7 +336,7 @@ func (m *Machine) Alloc(pe int, name string, n int) (mem.Region, error) {
 	if err != nil {
 		return mem.Region{}, fmt.Errorf("t3d: %w: %v", ErrMemoryFull, err)
 	}
-	return mem.Region{Mem: m.pes[pe].mem, Addr: s.Base, Len: n}, nil
+	return mem.Region{Mem: &m.pes[pe].mem, Addr: s.Base, Len: n}, nil
 }
 
 // Received is the number of bytes puts have delivered into PE pe's memory

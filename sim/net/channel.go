@@ -15,22 +15,50 @@ import "github.com/msgsim/msgsim/sim"
 // network's fixed order of Channels (see the package comment). Units
 // waiting for a Channel are served round-robin among its virtual channels,
 // FIFO within one.
+//
+// Like a Link, a Channel keeps inline only what every unit crossing it
+// touches; its queue and what only contention uses are allocated when
+// first needed, and its name is derived from its id when asked for.
 type Channel struct {
-	Name string
-
 	holder   *unit
 	freeAt   sim.Time // sim.Forever while its holder's release is unknown
-	flowing  bool     // the holder's bytes are flowing (not merely reserved)
 	flowFrom sim.Time
 	seq      uint64 // the network's order of Channels; 0 until first needed
-	waiters  []*unit
-	inputs   []input // virtual channels seen, with their last grant
-	grants   uint64
+	grants   uint64 // ChannelStats.Grants
+	busy     sim.Time
+	in       [2]input     // the virtual channels granted last and before (grants > 0); the others are in x.inputs
+	x        *channelRare // nil until contention or a second virtual channel needs it
+	names    *Names
+	id       uint32 // the channel's name is names.Name(id)
+	flowing  bool   // the holder's bytes are flowing (not merely reserved)
 	pending  bool
+}
+
+// channelRare is the part of a Channel that only contention and channels
+// with more than one virtual channel in use need.
+type channelRare struct {
+	waiters  []*unit
+	inputs   []input // virtual channels seen besides in, with their last grant
 	grantFn  func()
 	eng      *sim.Engine
+	waits    uint64
+	waited   sim.Time
+	maxQueue int
+}
 
-	stats ChannelStats
+func (c *Channel) rare() *channelRare {
+	if c.x == nil {
+		c.x = &channelRare{}
+	}
+	return c.x
+}
+
+// waiters is the channel's queue.
+func (c *Channel) waiters() []*unit {
+	if c.x == nil {
+		return nil
+	}
+	return c.x.waiters
 }
 
 // ChannelStats counts a physical channel's use.
@@ -44,13 +72,28 @@ type ChannelStats struct {
 
 // NewChannel returns an idle physical channel; set the Phys of its virtual
 // channels to it.
-func NewChannel(name string) *Channel { return &Channel{Name: name} }
+func NewChannel(name string) *Channel { return &Channel{names: fixedName(name)} }
+
+// NewNamedChannel is NewChannel for a channel whose name is names' name of
+// id, derived when asked for.
+func NewNamedChannel(names *Names, id uint32) *Channel {
+	return &Channel{names: names, id: id}
+}
+
+// Name is the channel's name.
+func (c *Channel) Name() string { return c.names.name(c.id) }
 
 // Stats returns the channel's use so far.
-func (c *Channel) Stats() ChannelStats { return c.stats }
+func (c *Channel) Stats() ChannelStats {
+	s := ChannelStats{Grants: c.grants, Busy: c.busy}
+	if x := c.x; x != nil {
+		s.Waits, s.Waited, s.MaxQueue = x.waits, x.waited, x.maxQueue
+	}
+	return s
+}
 
 // free reports whether a unit asking at now may take the channel at once.
-func (c *Channel) free(now sim.Time) bool { return len(c.waiters) == 0 && now >= c.freeAt }
+func (c *Channel) free(now sim.Time) bool { return len(c.waiters()) == 0 && now >= c.freeAt }
 
 // take gives the channel to u, arriving through virtual channel vc; its
 // bytes do not flow yet.
@@ -59,16 +102,16 @@ func (c *Channel) take(u *unit, vc *Link) {
 	c.freeAt = sim.Forever
 	c.flowing = false
 	c.grants++
-	c.stats.Grants++
-	for i := range c.inputs {
-		if c.inputs[i].from == vc {
-			// To the front, as Link.noteGrant does.
-			c.inputs[i] = c.inputs[0]
-			c.inputs[0] = input{from: vc, last: c.grants}
-			return
-		}
+	// As Link.noteGrant does.
+	switch {
+	case c.in[0].last == 0 || c.in[0].from == vc:
+	case c.in[1].last == 0 || c.in[1].from == vc:
+		c.in[1] = c.in[0]
+	default:
+		demote(&c.rare().inputs, c.in[1], vc)
+		c.in[1] = c.in[0]
 	}
-	c.inputs = append(c.inputs, input{from: vc, last: c.grants})
+	c.in[0] = input{from: vc, last: c.grants}
 }
 
 // flow starts the holder's bytes flowing at now.
@@ -81,7 +124,7 @@ func (c *Channel) flow(now sim.Time) {
 // it only reserved the channel.
 func (c *Channel) release(t sim.Time) {
 	if c.flowing {
-		c.stats.Busy += t - c.flowFrom
+		c.busy += t - c.flowFrom
 		c.flowing = false
 	}
 	c.freeAt = t
@@ -89,23 +132,31 @@ func (c *Channel) release(t sim.Time) {
 }
 
 func (c *Channel) lastGrant(vc *Link) uint64 {
-	for _, in := range c.inputs {
-		if in.from == vc {
+	for _, in := range c.in {
+		if in.last > 0 && in.from == vc {
 			return in.last
+		}
+	}
+	if c.x != nil {
+		for _, in := range c.x.inputs {
+			if in.from == vc {
+				return in.last
+			}
 		}
 	}
 	return 0
 }
 
 // wait queues u, which needs the channel for its link route[i].
-func (c *Channel) wait(u *unit, i int, now sim.Time) {
+func (c *Channel) wait(u *unit, i int32, now sim.Time) {
 	u.waitP, u.waitVC, u.waitPFrom = c, i, now
-	c.waiters = append(c.waiters, u)
-	c.stats.Waits++
-	c.stats.MaxQueue = max(c.stats.MaxQueue, len(c.waiters))
-	if c.grantFn == nil {
-		c.eng = u.net.eng
-		c.grantFn = c.grantNext
+	x := c.rare()
+	x.waiters = append(x.waiters, u)
+	x.waits++
+	x.maxQueue = max(x.maxQueue, len(x.waiters))
+	if x.grantFn == nil {
+		x.eng = u.net.eng
+		x.grantFn = c.grantNext
 	}
 	c.schedule()
 }
@@ -113,35 +164,36 @@ func (c *Channel) wait(u *unit, i int, now sim.Time) {
 // schedule arranges a grant when the channel frees, if anyone waits and
 // its release time is known.
 func (c *Channel) schedule() {
-	if c.pending || len(c.waiters) == 0 || c.freeAt == sim.Forever {
+	if c.pending || len(c.waiters()) == 0 || c.freeAt == sim.Forever {
 		return
 	}
 	c.pending = true
-	c.eng.At(c.freeAt, c.grantFn)
+	c.x.eng.At(c.freeAt, c.x.grantFn)
 }
 
 // grantNext runs when the channel frees with units waiting: the virtual
 // channel granted least recently wins, FIFO within it.
 func (c *Channel) grantNext() {
 	c.pending = false
-	if len(c.waiters) == 0 {
+	x := c.x
+	if len(x.waiters) == 0 {
 		return
 	}
-	now := c.eng.Now()
+	now := x.eng.Now()
 	if now < c.freeAt {
 		c.schedule()
 		return
 	}
 	best := 0
-	bl := c.lastGrant(c.waiters[0].vcWaited())
-	for i := 1; i < len(c.waiters) && bl > 0; i++ {
-		if g := c.lastGrant(c.waiters[i].vcWaited()); g < bl {
+	bl := c.lastGrant(x.waiters[0].vcWaited())
+	for i := 1; i < len(x.waiters) && bl > 0; i++ {
+		if g := c.lastGrant(x.waiters[i].vcWaited()); g < bl {
 			best, bl = i, g
 		}
 	}
-	u := c.waiters[best]
+	u := x.waiters[best]
 	c.dequeue(best)
-	c.stats.Waited += now - u.waitPFrom
+	x.waited += now - u.waitPFrom
 	u.waitP = nil
 	c.take(u, u.route[u.waitVC])
 	u.needAt++
@@ -149,14 +201,15 @@ func (c *Channel) grantNext() {
 }
 
 func (c *Channel) dequeue(i int) {
-	copy(c.waiters[i:], c.waiters[i+1:])
-	c.waiters[len(c.waiters)-1] = nil
-	c.waiters = c.waiters[:len(c.waiters)-1]
+	w := c.x.waiters
+	copy(w[i:], w[i+1:])
+	w[len(w)-1] = nil
+	c.x.waiters = w[:len(w)-1]
 }
 
 // remove takes u out of the queue (a unit aborted while waiting).
 func (c *Channel) remove(u *unit) {
-	for i, w := range c.waiters {
+	for i, w := range c.waiters() {
 		if w == u {
 			c.dequeue(i)
 			return

@@ -16,10 +16,11 @@ func (l *Link) InjectCRC(count int, retry sim.Time) {
 }
 
 func (l *Link) faults() *crcFaults {
-	if l.crc == nil {
-		l.crc = &crcFaults{}
+	x := l.rare()
+	if x.crc == nil {
+		x.crc = &crcFaults{}
 	}
-	return l.crc
+	return x.crc
 }
 
 // SetCRCErrorRate gives every unit crossing l a CRC error with probability
@@ -27,7 +28,7 @@ func (l *Link) faults() *crcFaults {
 // retried as InjectCRC says.
 func (l *Link) SetCRCErrorRate(p float64, retry sim.Time) error {
 	if !(p >= 0 && p < 1) {
-		return fmt.Errorf("link %s: CRC error rate %g must be in [0, 1)", l.Name, p)
+		return fmt.Errorf("link %s: CRC error rate %g must be in [0, 1)", l.Name(), p)
 	}
 	f := l.faults()
 	f.rate = p
@@ -47,12 +48,12 @@ func (n *Network) LinkDown(l *Link, at, d sim.Time) {
 		l.down = true
 		n.routing++
 		if u := l.holder; u != nil && l.freeAt > now && u.msg != nil {
-			l.stats.Aborted++
+			l.rare().aborted++
 			u.abort()
 		}
-		for len(l.waiters) > 0 {
-			l.stats.Aborted++
-			l.waiters[0].abort()
+		for len(l.waiters()) > 0 {
+			l.x.aborted++
+			l.x.waiters[0].abort()
 		}
 		if d > 0 {
 			n.eng.At(now+d, func() {

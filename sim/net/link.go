@@ -85,11 +85,32 @@ const (
 // Link is one direction of a physical channel (or a network interface's
 // injection or ejection port), or one virtual channel of it (see Phys):
 // the buffer and wormhole holding a unit's head takes.
+//
+// A large machine builds millions of links, so a Link keeps only what
+// every unit crossing it touches; what only contention, faults or a
+// third input port need (its queue, its older inputs, its grant event, its
+// CRC faults, its waiting statistics) is allocated the first time it is
+// needed, and its name is derived from its id when asked for (Names).
 type Link struct {
-	Name    string
-	Latency sim.Time // delay of a unit's head across the link (wire and router)
-	// BytesPerSec is the link's data rate; 0 means unlimited.
-	BytesPerSec float64
+	kind *LinkKind // latency, data rate and naming, shared with its kind
+	// Phys is the physical channel the link is a virtual channel of,
+	// whose bandwidth it shares with the channel's other virtual channels;
+	// nil: the link is a physical channel of its own.
+	Phys *Channel
+
+	holder    *unit    // the unit granted last; it holds the link until freeAt
+	freeAt    sim.Time // sim.Forever while the holder's release is unknown
+	grantedAt sim.Time
+	grants    uint64
+	in        [2]input  // the input ports granted last and before (grants > 0); the others are in x.inputs
+	x         *linkRare // nil until contention, a fault or a third input port needs it
+	units     uint64    // LinkStats.Units
+	bytes     uint64    // LinkStats.Bytes
+	busy      sim.Time  // LinkStats.Busy
+	id        uint32    // the link's name is kind.names' name of id
+
+	// Ring names the ring the link belongs to (PassThroughFirst); 0: none.
+	Ring int32
 	// Buffered: a unit waiting for this link waits in a buffer at its
 	// input (an output-queued switch port, a ring's bypass FIFO) and does
 	// not hold the links behind it. False: wormhole, the waiting head
@@ -100,25 +121,75 @@ type Link struct {
 
 	pending bool // a grant event is scheduled
 	down    bool // see Network.LinkDown
-
-	// Ring names the ring the link belongs to (PassThroughFirst); 0: none.
-	Ring int
-	// Phys is the physical channel the link is a virtual channel of,
-	// whose bandwidth it shares with the channel's other virtual channels;
-	// nil: the link is a physical channel of its own.
-	Phys *Channel
-
-	holder    *unit    // the unit granted last; it holds the link until freeAt
-	freeAt    sim.Time // sim.Forever while the holder's release is unknown
-	grantedAt sim.Time
-	waiters   []*unit
-	inputs    []input // input ports seen, with their last grant
-	grants    uint64
-	grantFn   func()
-	crc       *crcFaults // injected CRC errors, nil without (the common case)
-
-	stats LinkStats
 }
+
+// linkRare is the part of a Link that only contention, faults and links
+// with more than one input port use.
+type linkRare struct {
+	waiters  []*unit
+	inputs   []input // input ports seen besides in, with their last grant
+	grantFn  func()
+	crc      *crcFaults // injected CRC errors, nil without (the common case)
+	waits    uint64
+	waited   sim.Time
+	maxQueue int
+	crcs     uint64
+	aborted  uint64
+}
+
+func (l *Link) rare() *linkRare {
+	if l.x == nil {
+		l.x = &linkRare{}
+	}
+	return l.x
+}
+
+// waiters is the link's queue.
+func (l *Link) waiters() []*unit {
+	if l.x == nil {
+		return nil
+	}
+	return l.x.waiters
+}
+
+// Names derives the names of links or channels from their ids, so that a
+// topology that builds millions of them stores no name per link.
+type Names struct{ name func(id uint32) string }
+
+// NewNames returns the naming name gives.
+func NewNames(name func(id uint32) string) *Names { return &Names{name: name} }
+
+// fixedName names one link: the name NewLink was given.
+func fixedName(name string) *Names {
+	return &Names{name: func(uint32) string { return name }}
+}
+
+// Name is the link's name.
+func (l *Link) Name() string { return l.kind.names.name(l.id) }
+
+// Latency is the delay of a unit's head across the link (wire and router).
+func (l *Link) Latency() sim.Time { return l.kind.latency }
+
+// BytesPerSec is the link's data rate; 0 means unlimited.
+func (l *Link) BytesPerSec() float64 { return l.kind.bytesPerSec }
+
+// LinkKind is what links of one kind share: their head latency, data
+// rate and naming. A topology of many links builds them from one kind.
+type LinkKind struct {
+	latency     sim.Time
+	bytesPerSec float64
+	names       *Names
+}
+
+// NewLinkKind returns the kind of links of the given head latency and
+// bandwidth in MB/s (0: unlimited), named by names.
+func NewLinkKind(names *Names, latency sim.Time, mbps float64) *LinkKind {
+	return &LinkKind{latency: latency, bytesPerSec: mbps * 1e6, names: names}
+}
+
+// Link returns an idle link of the kind whose name is the kind's name of
+// id, derived when asked for.
+func (k *LinkKind) Link(id uint32) *Link { return &Link{kind: k, id: id} }
 
 // crcFaults are the CRC errors injected on a link (faults.go).
 type crcFaults struct {
@@ -135,7 +206,7 @@ type input struct {
 // NewLink returns an idle link of the given head latency and bandwidth in
 // MB/s (0: unlimited).
 func NewLink(name string, latency sim.Time, mbps float64) *Link {
-	return &Link{Name: name, Latency: latency, BytesPerSec: mbps * 1e6}
+	return NewLinkKind(fixedName(name), latency, mbps).Link(0)
 }
 
 // LinkStats counts what crossed a link.
@@ -151,21 +222,27 @@ type LinkStats struct {
 }
 
 // Stats returns what crossed the link so far.
-func (l *Link) Stats() LinkStats { return l.stats }
+func (l *Link) Stats() LinkStats {
+	s := LinkStats{Units: l.units, Bytes: l.bytes, Busy: l.busy}
+	if x := l.x; x != nil {
+		s.Waits, s.Waited, s.MaxQueue, s.CRC, s.Aborted = x.waits, x.waited, x.maxQueue, x.crcs, x.aborted
+	}
+	return s
+}
 
 // Down reports whether the link is down (see Network.LinkDown).
 func (l *Link) Down() bool { return l.down }
 
 // Idle reports whether the link is free at time t with nobody waiting
 // (for a virtual channel: its buffer, whatever its physical channel does).
-func (l *Link) Idle(t sim.Time) bool { return len(l.waiters) == 0 && t >= l.freeAt }
+func (l *Link) Idle(t sim.Time) bool { return len(l.waiters()) == 0 && t >= l.freeAt }
 
 // Latency is the sum of the links' head latencies: the time a unit's head
 // needs on an idle route.
 func Latency(route []*Link) sim.Time {
 	var d sim.Time
 	for _, l := range route {
-		d += l.Latency
+		d += l.kind.latency
 	}
 	return d
 }
@@ -175,8 +252,8 @@ func Latency(route []*Link) sim.Time {
 func minRate(route []*Link) float64 {
 	bw := math.Inf(1)
 	for _, l := range route {
-		if l.BytesPerSec > 0 && l.BytesPerSec < bw {
-			bw = l.BytesPerSec
+		if r := l.kind.bytesPerSec; r > 0 && r < bw {
+			bw = r
 		}
 	}
 	return bw
@@ -191,9 +268,16 @@ func inputOf(u *unit) *Link {
 }
 
 func (l *Link) lastGrant(from *Link) uint64 {
-	for _, in := range l.inputs {
-		if in.from == from {
+	for _, in := range l.in {
+		if in.last > 0 && in.from == from {
 			return in.last
+		}
+	}
+	if l.x != nil {
+		for _, in := range l.x.inputs {
+			if in.from == from {
+				return in.last
+			}
 		}
 	}
 	return 0
@@ -201,52 +285,68 @@ func (l *Link) lastGrant(from *Link) uint64 {
 
 func (l *Link) noteGrant(from *Link) {
 	l.grants++
-	for i := range l.inputs {
-		if l.inputs[i].from == from {
-			// To the front: a link's next grant is often to the same
-			// port (a message's units follow each other). The order of
-			// inputs means nothing else.
-			l.inputs[i] = l.inputs[0]
-			l.inputs[0] = input{from: from, last: l.grants}
+	switch {
+	case l.in[0].last == 0 || l.in[0].from == from:
+	case l.in[1].last == 0 || l.in[1].from == from:
+		l.in[1] = l.in[0]
+	default:
+		demote(&l.rare().inputs, l.in[1], from)
+		l.in[1] = l.in[0]
+	}
+	l.in[0] = input{from: from, last: l.grants}
+}
+
+// demote puts front, the older of the two inputs granted last so far,
+// into the list of older inputs ins in place of from's entry, which goes
+// to the front: a link's next grant is often to the same port (a
+// message's units follow each other), so the two granted last are kept
+// inline in the Link or Channel. The order of the older inputs means
+// nothing.
+func demote(ins *[]input, front input, from *Link) {
+	for i := range *ins {
+		if (*ins)[i].from == from {
+			(*ins)[i] = front
 			return
 		}
 	}
-	l.inputs = append(l.inputs, input{from: from, last: l.grants})
+	*ins = append(*ins, front)
 }
 
 // pick removes and returns the waiting unit the policy grants next.
 func (l *Link) pick() *unit {
 	best := 0
+	waiters := l.x.waiters
 	switch l.Policy {
 	case PassThroughFirst:
-		for i, u := range l.waiters {
+		for i, u := range waiters {
 			if in := inputOf(u); in != nil && l.Ring != 0 && in.Ring == l.Ring {
 				best = i
 				break
 			}
 		}
 	default:
-		bl := l.lastGrant(inputOf(l.waiters[0]))
-		for i := 1; i < len(l.waiters) && bl > 0; i++ {
-			if g := l.lastGrant(inputOf(l.waiters[i])); g < bl {
+		bl := l.lastGrant(inputOf(waiters[0]))
+		for i := 1; i < len(waiters) && bl > 0; i++ {
+			if g := l.lastGrant(inputOf(waiters[i])); g < bl {
 				best, bl = i, g
 			}
 		}
 	}
-	u := l.waiters[best]
-	copy(l.waiters[best:], l.waiters[best+1:])
-	l.waiters[len(l.waiters)-1] = nil
-	l.waiters = l.waiters[:len(l.waiters)-1]
+	u := waiters[best]
+	copy(waiters[best:], waiters[best+1:])
+	waiters[len(waiters)-1] = nil
+	l.x.waiters = waiters[:len(waiters)-1]
 	return u
 }
 
 // remove takes u out of the queue (a unit aborted while waiting).
 func (l *Link) remove(u *unit) {
-	for i, w := range l.waiters {
+	waiters := l.waiters()
+	for i, w := range waiters {
 		if w == u {
-			copy(l.waiters[i:], l.waiters[i+1:])
-			l.waiters[len(l.waiters)-1] = nil
-			l.waiters = l.waiters[:len(l.waiters)-1]
+			copy(waiters[i:], waiters[i+1:])
+			waiters[len(waiters)-1] = nil
+			l.x.waiters = waiters[:len(waiters)-1]
 			return
 		}
 	}
@@ -255,23 +355,23 @@ func (l *Link) remove(u *unit) {
 // schedule arranges a grant when the link frees, if anyone waits and its
 // release time is known.
 func (l *Link) schedule(eng *sim.Engine) {
-	if l.pending || len(l.waiters) == 0 || l.freeAt == sim.Forever || l.down {
+	if l.pending || len(l.waiters()) == 0 || l.freeAt == sim.Forever || l.down {
 		return
 	}
-	if l.grantFn == nil {
-		l.grantFn = l.grantNext
+	if l.x.grantFn == nil {
+		l.x.grantFn = l.grantNext
 	}
 	l.pending = true
-	eng.At(l.freeAt, l.grantFn)
+	eng.At(l.freeAt, l.x.grantFn)
 }
 
 // grantNext runs when the link frees with units waiting.
 func (l *Link) grantNext() {
 	l.pending = false
-	if len(l.waiters) == 0 || l.down {
+	if len(l.waiters()) == 0 || l.down {
 		return
 	}
-	eng := l.waiters[0].net.eng // a waiter's network is the link's
+	eng := l.x.waiters[0].net.eng // a waiter's network is the link's
 	if eng.Now() < l.freeAt {
 		l.schedule(eng)
 		return

@@ -61,7 +61,7 @@ func TestTorusRoutes(t *testing.T) {
 				}
 			}
 			if !found {
-				t.Fatalf("%v->%v: link %s does not leave %v", tc.src, tc.dst, l.Name, c)
+				t.Fatalf("%v->%v: link %s does not leave %v", tc.src, tc.dst, l.Name(), c)
 			}
 		}
 		if c != tc.dst {
@@ -106,7 +106,7 @@ func TestTorusDatelineAndClasses(t *testing.T) {
 		}
 		want := []*Link{tor.LinkClassVC(2, 0, 1, class, 0), tor.LinkClassVC(3, 0, 1, class, 1)}
 		if len(route) != 2 || route[0] != want[0] || route[1] != want[1] {
-			t.Errorf("class %d: route %v, want %s then %s", class, route, want[0].Name, want[1].Name)
+			t.Errorf("class %d: route %v, want %s then %s", class, route, want[0].Name(), want[1].Name())
 		}
 	}
 	eng := sim.NewEngine(1)

@@ -158,22 +158,27 @@ type Message struct {
 
 	net      *Network
 	next     int // payload offset of the next packet to inject
-	units    int // units injected and not yet arrived or aborted
-	pending  int // message events scheduled (next packet, Sent, Failed)
 	got      int // payload bytes arrived
 	npackets int
-	sent     bool // Sent is scheduled or done
-	quiet    bool // the handler ignores Sent (QuietSender)
-	done     bool // Delivered or Failed has been called or scheduled
-	err      error
-	// route is the route of the message's last unit, found when the
-	// network's routing count was routing (routed: found at all).
-	route    []*Link
-	routing  uint64
-	routed   bool
-	injectFn func()
-	sentFn   func()
-	failFn   func()
+	units    int32 // units injected and not yet arrived or aborted
+	pending  int32 // message events scheduled (next packet or Sent, Failed)
+	sent     bool  // Sent is scheduled or done
+	quiet    bool  // the handler ignores Sent (QuietSender)
+	done     bool  // Delivered or Failed has been called or scheduled
+	routed   bool  // route holds the route of the message's last unit
+	// route is the route of the message's last unit while more follow,
+	// found when the network's routing count was route.routing; nil
+	// until a message of several units uses the pooled Message.
+	route *msgRoute
+	// chainFn is chainEvent, bound once: a message has at most one
+	// such event pending (its next packet, or its Sent).
+	chainFn func()
+}
+
+// msgRoute is a message's last route, kept for its next units.
+type msgRoute struct {
+	links   []*Link
+	routing uint64
 }
 
 // Packets is the number of packets the message is split into.
@@ -193,14 +198,12 @@ func (n *Network) Send(msg Msg, h Handler) {
 		n.msgs = n.msgs[:k-1]
 	} else {
 		m = &Message{net: n}
-		m.injectFn = m.injectEvent
-		m.sentFn = m.notifySent
-		m.failFn = m.notifyFailed
+		m.chainFn = m.chainEvent
 	}
 	m.Msg, m.Handler = msg, h
 	_, m.quiet = h.(QuietSender)
 	m.next, m.units, m.pending, m.got = 0, 0, 0, 0
-	m.sent, m.done, m.err, m.routed = false, false, nil, false
+	m.sent, m.done, m.routed = false, false, false
 	m.npackets = m.unitsFor(msg.Bytes)
 	n.stats.Messages++
 	m.injectNext()
@@ -217,6 +220,17 @@ func (n *Network) packetTime(payload int, rate, bw float64) sim.Time {
 		s = max(s, sim.TransferTime(payload+n.cfg.Header, bw))
 	}
 	return s
+}
+
+// chainEvent runs when the unit that had the chain has left the source:
+// the message's next packet follows it, or the message has left (left
+// chose which by m.next, which nothing changes meanwhile).
+func (m *Message) chainEvent() {
+	if m.next < m.Bytes {
+		m.injectEvent()
+		return
+	}
+	m.notifySent()
 }
 
 func (m *Message) injectEvent() {
@@ -248,25 +262,29 @@ func (m *Message) inject(off, size int, chain bool) {
 	u := n.unit()
 	u.msg, u.off, u.n, u.chain = m, off, size, chain
 	var err error
-	if m.routed && m.routing == n.routing {
+	if m.routed && m.route.routing == n.routing {
 		// The message's earlier unit found this route and no link has
 		// gone down or up since: it is still the one the router gives.
-		u.route = append(u.route[:0], m.route...)
+		u.route = append(u.route[:0], m.route.links...)
 	} else {
 		u.route, err = n.router.Route(u.route[:0], m.Src, m.Dst, m.Class)
 		if err == nil && m.next < m.Bytes { // more units follow
-			if cap(m.route) < len(u.route) {
+			if m.route == nil {
+				m.route = &msgRoute{}
+			}
+			r := m.route
+			if cap(r.links) < len(u.route) {
 				// Pooled messages swap routes: room for any a run sees
 				// at once, so a warm pool allocates nothing.
-				m.route = make([]*Link, 0, max(2*len(u.route), 32))
+				r.links = make([]*Link, 0, max(2*len(u.route), 32))
 			}
-			m.route, m.routing, m.routed = append(m.route[:0], u.route...), n.routing, true
+			r.links, r.routing, m.routed = append(r.links[:0], u.route...), n.routing, true
 		}
 	}
 	if err == nil {
 		for _, l := range u.route {
 			if l.down {
-				err = fmt.Errorf("its route crosses link %s, which is down", l.Name)
+				err = fmt.Errorf("its route crosses link %s, which is down", l.Name())
 				break
 			}
 		}
@@ -323,7 +341,7 @@ func (u *unit) left(t sim.Time) {
 	u.chain = false
 	if m.next < m.Bytes {
 		m.pending++
-		m.net.eng.At(t, m.injectFn)
+		m.net.eng.At(t, m.chainFn)
 		return
 	}
 	if !m.sent {
@@ -332,7 +350,7 @@ func (u *unit) left(t sim.Time) {
 			return
 		}
 		m.pending++
-		m.net.eng.At(t, m.sentFn)
+		m.net.eng.At(t, m.chainFn)
 	}
 }
 
@@ -368,15 +386,16 @@ func (m *Message) fail(err error) {
 		return
 	}
 	m.done = true
-	m.err = err
 	m.pending++
-	m.net.eng.At(m.net.eng.Now(), m.failFn)
+	// A failure is rare: its event binds its error rather than the
+	// Message keeping a field and a function for it.
+	m.net.eng.At(m.net.eng.Now(), func() { m.notifyFailed(err) })
 }
 
-func (m *Message) notifyFailed() {
+func (m *Message) notifyFailed(err error) {
 	m.pending--
 	m.net.stats.Failed++
-	m.Handler.Failed(m, m.err)
+	m.Handler.Failed(m, err)
 	m.maybeFree()
 }
 
@@ -384,12 +403,14 @@ func (m *Message) notifyFailed() {
 func (m *Message) maybeFree() {
 	if m.done && m.units == 0 && m.pending == 0 && m.Handler != nil {
 		m.Handler = nil
-		m.err = nil
 		m.net.msgs = append(m.net.msgs, m)
 	}
 }
 
-// unit is a packet, or a whole message, crossing its route.
+// unit is a packet, or a whole message, crossing its route. Every
+// message in flight has one or more, so it is kept small: indices into its
+// route are 32 bits (a route is far shorter), and its one pending engine
+// event (its head's next hop, or its arrival) runs one bound function.
 type unit struct {
 	net   *Network
 	msg   *Message
@@ -400,26 +421,26 @@ type unit struct {
 	route []*Link
 	// theta[i] is when, on the unit's moving clock (time minus frozen
 	// time w), its tail enters route[i]: the link's release.
-	theta    []sim.Time
-	w        sim.Time // time the unit stood still (a stalled head, a retry)
-	hop      int      // the link the head is on or waits for
-	settled  int      // route[:settled] have known release times
-	chain    bool     // on leaving the source, the next packet follows
-	waiting  bool
-	waitFrom sim.Time
-	ev       sim.Handle // pending head or arrival event
-	gen      uint32     // bumped when the unit is freed or aborted
-	headFn   func()
-	arriveFn func()
+	theta     []sim.Time
+	w         sim.Time   // time the unit stood still (a stalled head, a retry)
+	waitFrom  sim.Time   // when its head stopped (waiting is true)
+	waitPFrom sim.Time   // when it began to wait for waitP
+	ev        sim.Handle // pending head or arrival event
+	evFn      func()     // ev's function: event
+	waitP     *Channel   // the Channel it waits for, if any
 	// Physical channels a standing unit collects before it moves again:
 	// need holds the route indices of the links whose Phys it needs, in
 	// the network's order of Channels; need[:needAt] are collected.
-	need      []int
-	needAt    int
-	resumed   bool     // moving again after standing: its Channels start flowing
-	waitP     *Channel // the Channel it waits for, if any
-	waitVC    int      // the route index of the link it needs waitP for
-	waitPFrom sim.Time
+	need     []int32
+	needAt   int32
+	waitVC   int32  // the route index of the link it needs waitP for
+	hop      int32  // the link the head is on or waits for
+	settled  int32  // route[:settled] have known release times
+	gen      uint32 // bumped when the unit is freed or aborted
+	chain    bool   // on leaving the source, the next packet follows
+	waiting  bool
+	resumed  bool // moving again after standing: its Channels start flowing
+	arriving bool // ev is its arrival, not its head's next hop
 }
 
 func (n *Network) unit() *unit {
@@ -429,8 +450,7 @@ func (n *Network) unit() *unit {
 		return u
 	}
 	u := &unit{net: n}
-	u.headFn = u.headAtEnd
-	u.arriveFn = u.arrive
+	u.evFn = u.event
 	return u
 }
 
@@ -438,7 +458,7 @@ func (n *Network) free(u *unit) {
 	u.msg = nil
 	u.gen++
 	u.hop, u.settled, u.w, u.waiting = 0, 0, 0, false
-	u.need, u.needAt, u.resumed, u.waitP = u.need[:0], 0, false, nil
+	u.need, u.needAt, u.resumed, u.waitP, u.arriving = u.need[:0], 0, false, nil, false
 	u.ev = sim.Handle{}
 	n.units = append(n.units, u)
 }
@@ -452,7 +472,7 @@ func (u *unit) request() {
 		u.abort()
 		return
 	}
-	if len(l.waiters) == 0 && now >= l.freeAt {
+	if len(l.waiters()) == 0 && now >= l.freeAt {
 		u.take(l)
 		p := l.Phys
 		if p == nil {
@@ -472,9 +492,10 @@ func (u *unit) request() {
 		return
 	}
 	u.stand(now)
-	l.waiters = append(l.waiters, u)
-	l.stats.Waits++
-	l.stats.MaxQueue = max(l.stats.MaxQueue, len(l.waiters))
+	x := l.rare()
+	x.waiters = append(x.waiters, u)
+	x.waits++
+	x.maxQueue = max(x.maxQueue, len(x.waiters))
 	l.schedule(eng)
 }
 
@@ -512,10 +533,10 @@ func (u *unit) take(l *Link) {
 	l.freeAt = sim.Forever
 	l.grantedAt = now
 	l.noteGrant(inputOf(u))
-	l.stats.Units++
-	l.stats.Bytes += uint64(u.wire)
+	l.units++
+	l.bytes += uint64(u.wire)
 	if u.waiting {
-		l.stats.Waited += now - u.waitFrom
+		l.rare().waited += now - u.waitFrom
 	}
 }
 
@@ -551,7 +572,7 @@ func (u *unit) collect() {
 // the first that is busy; with all of them it moves.
 func (u *unit) collectNext() {
 	now := u.net.eng.Now()
-	for ; u.needAt < len(u.need); u.needAt++ {
+	for ; int(u.needAt) < len(u.need); u.needAt++ {
 		i := u.need[u.needAt]
 		p := u.route[i].Phys
 		if p.holder == u && p.freeAt == sim.Forever {
@@ -586,34 +607,34 @@ func (u *unit) move() {
 		}
 	}
 	u.theta[u.hop] = now - u.w + u.s
-	end := now + l.Latency
+	end := now + l.kind.latency
 	// The head moves unobstructed until it reaches the end of l: every
 	// held link whose tail passes by then is released.
 	u.settle(end, u.hop)
 	if retry := l.crcError(eng); retry > 0 {
 		// The receiver finds a bad CRC: the unit is sent again over l
 		// (the link layer's retry) and the worm stands still meanwhile.
-		l.stats.CRC++
+		l.x.crcs++ // crcError found faults: x is there
 		u.w += retry
 		end += retry
 		u.settle(end, u.hop)
 	}
-	if u.hop == len(u.route)-1 {
+	if int(u.hop) == len(u.route)-1 {
 		u.settle(sim.Forever, u.hop)
 		u.arriveAt(end + u.s)
 		return
 	}
-	u.ev = eng.At(end, u.headFn)
+	u.ev = eng.At(end, u.evFn)
 }
 
 // crcError reports the extra time of a CRC error's retry on a unit
 // crossing l, or 0: the rest of the unit's transmission, the error
 // reported back, and a second transmission.
 func (l *Link) crcError(eng *sim.Engine) sim.Time {
-	f := l.crc
-	if f == nil {
+	if l.x == nil || l.x.crc == nil {
 		return 0
 	}
+	f := l.x.crc
 	hit := false
 	if f.next > 0 {
 		f.next--
@@ -626,12 +647,12 @@ func (l *Link) crcError(eng *sim.Engine) sim.Time {
 	if !hit {
 		return 0
 	}
-	return f.retry + l.holder.s + 2*l.Latency
+	return f.retry + l.holder.s + 2*l.kind.latency
 }
 
 // settle releases the held links route[settled:upto+1] whose release
 // falls at or before limit, in route order (releases are increasing).
-func (u *unit) settle(limit sim.Time, upto int) {
+func (u *unit) settle(limit sim.Time, upto int32) {
 	for u.settled <= upto {
 		rel := u.theta[u.settled] + u.w
 		if rel > limit {
@@ -642,7 +663,7 @@ func (u *unit) settle(limit sim.Time, upto int) {
 		u.settled++
 		if l.holder == u && l.freeAt == sim.Forever {
 			l.freeAt = rel
-			l.stats.Busy += rel - l.grantedAt
+			l.busy += rel - l.grantedAt
 			l.schedule(u.net.eng)
 		}
 		if p := l.Phys; p != nil && p.holder == u && p.freeAt == sim.Forever {
@@ -667,7 +688,18 @@ func (u *unit) arriveAt(t sim.Time) {
 	if n.cfg.Jitter > 0 {
 		t += sim.Time(n.eng.Rand().Int64N(int64(n.cfg.Jitter) + 1))
 	}
-	u.ev = n.eng.At(t, u.arriveFn)
+	u.arriving = true
+	u.ev = n.eng.At(t, u.evFn)
+}
+
+// event is the unit's pending event: its arrival, or its head at the end
+// of route[hop].
+func (u *unit) event() {
+	if u.arriving {
+		u.arrive()
+		return
+	}
+	u.headAtEnd()
 }
 
 func (u *unit) arrive() {
@@ -685,20 +717,20 @@ func (u *unit) abort() {
 	eng := n.eng
 	now := eng.Now()
 	eng.Cancel(u.ev)
-	for i := 0; i <= u.hop && i < len(u.route); i++ {
+	for i := 0; i <= int(u.hop) && i < len(u.route); i++ {
 		l := u.route[i]
 		if l.holder == u && l.freeAt > now {
 			if l.freeAt != sim.Forever {
-				l.stats.Busy -= l.freeAt - now
+				l.busy -= l.freeAt - now
 			} else {
-				l.stats.Busy += now - l.grantedAt
+				l.busy += now - l.grantedAt
 			}
 			l.freeAt = now
 			l.schedule(eng)
 		}
 		if p := l.Phys; p != nil && p.holder == u && p.freeAt > now {
 			if p.freeAt != sim.Forever {
-				p.stats.Busy -= p.freeAt - now
+				p.busy -= p.freeAt - now
 				p.freeAt = now
 				p.schedule()
 			} else {

@@ -2,6 +2,7 @@ package net
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/msgsim/msgsim/sim"
@@ -35,7 +36,7 @@ func TestIdleRoute(t *testing.T) {
 			}
 			for _, l := range r {
 				if st := l.Stats(); st.Busy != tc.ser || st.Units != 1 || st.Bytes != n {
-					t.Errorf("%s: %+v, want busy %v, 1 unit, %d bytes", l.Name, st, tc.ser, n)
+					t.Errorf("%s: %+v, want busy %v, 1 unit, %d bytes", l.Name(), st, tc.ser, n)
 				}
 			}
 		})
@@ -146,10 +147,10 @@ func testFastPathEqualsPacketModel(t *testing.T, phys bool) {
 					packets := cfg.Packets
 					eng := sim.NewEngine(1)
 					r := line("l", hops, sim.Nano(30), 100)
-					r[hops/2].BytesPerSec = 80e6 // one slower link
+					r[hops/2] = NewLink("l"+strconv.Itoa(hops/2), sim.Nano(30), 80) // one slower link
 					if phys {
 						for _, l := range r {
-							l.Phys = NewChannel(l.Name)
+							l.Phys = NewChannel(l.Name())
 						}
 					}
 					nw := mustNet(t, eng, routes{{0, 1}: r}, cfg)

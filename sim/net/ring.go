@@ -28,7 +28,7 @@ func NewRing(name string, id, n int, latency sim.Time, mbps float64) (*Ring, err
 	r := &Ring{out: make([]*Link, n)}
 	for i := range r.out {
 		l := NewLink(fmt.Sprintf("%s.%d->%d", name, i, (i+1)%n), latency, mbps)
-		l.Policy, l.Buffered, l.Ring = PassThroughFirst, true, id
+		l.Policy, l.Buffered, l.Ring = PassThroughFirst, true, int32(id)
 		r.out[i] = l
 	}
 	return r, nil

@@ -61,7 +61,7 @@ func TestRingTorusRoutes(t *testing.T) {
 					t.Errorf("order %d, %d->%d: %d links, want %d", o, src, dst, len(route), want)
 				}
 				if len(route) > 0 && sx != dx && sy != dy {
-					first := route[0].Ring
+					first := int(route[0].Ring)
 					if horiz := first == 1+sy; horiz != (o == XFirst) {
 						t.Errorf("order %d, %d->%d: starts on ring %d", o, src, dst, first)
 					}
@@ -99,7 +99,7 @@ func TestMultistageRoutesEveryPair(t *testing.T) {
 					t.Fatal(err)
 				}
 				if len(route) != tc.stages+1 || route[0] != sw.In(src) || route[len(route)-1] != sw.Out(tc.stages-1, dst) {
-					t.Fatalf("%d nodes, %d->%d: route %d links, ends %s", tc.nodes, src, dst, len(route), route[len(route)-1].Name)
+					t.Fatalf("%d nodes, %d->%d: route %d links, ends %s", tc.nodes, src, dst, len(route), route[len(route)-1].Name())
 				}
 			}
 		}

@@ -45,9 +45,19 @@ type Torus struct {
 	// links and chans are built when first asked for (a route crossing
 	// them, an accessor), so a large torus costs little more than the
 	// links its traffic touches.
-	links []*Link    // ((node*3 + dim)*2 + dir)*2*classes + class*2 + vc (dir 0: +, 1: -); nil in a dimension of size 1 or until built
-	chans []*Channel // (node*3 + dim)*2 + dir: the physical channels; nil until built
-	order [3]int     // dimension order of routes
+	// Each holds, for every virtual or physical channel, 1 + where it is
+	// in its slab (0: not built; never built in a dimension of size 1):
+	// 4 bytes per channel that the collector never scans, and links and
+	// channels allocated in blocks.
+	links    []uint32 // ((node*3 + dim)*2 + dir)*2*classes + class*2 + vc (dir 0: +, 1: -)
+	chans    []uint32 // (node*3 + dim)*2 + dir: the physical channels
+	linkSlab slab[Link]
+	chanSlab slab[Channel]
+	order    [3]int // dimension order of routes
+	// linkNames and chanNames name links and channels by their index in
+	// links and chans, when asked for.
+	chanNames *Names
+	linkKind  *LinkKind // its links' latency, rate and names
 }
 
 // NewTorus builds a torus of dims[0]*dims[1]*dims[2] nodes whose links all
@@ -80,7 +90,8 @@ func NewTorusClasses(name string, dims [3]int, latency sim.Time, mbps float64, c
 		n *= d
 	}
 	t := &Torus{name: name, dims: dims, n: n, classes: classes, latency: latency, mbps: mbps,
-		links: make([]*Link, n*12*classes), chans: make([]*Channel, n*6), order: [3]int{0, 1, 2}}
+		links: make([]uint32, n*12*classes), chans: make([]uint32, n*6), order: [3]int{0, 1, 2}}
+	t.linkKind, t.chanNames = NewLinkKind(NewNames(t.linkName), latency, mbps), NewNames(t.channelName)
 	return t, nil
 }
 
@@ -92,37 +103,48 @@ func (t *Torus) channel(node, dim, d int) *Channel {
 		return nil
 	}
 	i := (node*3+dim)*2 + d
-	if ch := t.chans[i]; ch != nil {
-		return ch
+	if k := t.chans[i]; k != 0 {
+		return t.chanSlab.at(k - 1)
 	}
-	// The name as fmt's "%s%v%c%c" of name, coordinates, sign and
-	// dimension ("t3d[1 0 2]+x"), built without fmt: a channel is built
-	// inside the process whose route first crosses it, and fmt's frames
-	// would grow that process's stack.
+	k, ch := t.chanSlab.alloc()
+	*ch = Channel{names: t.chanNames, id: uint32(i)} // i < MaxTorusNodes*6
+	t.chans[i] = k + 1
+	return ch
+}
+
+// channelName is the name of channel chans[i]: fmt's "%s%v%c%c" of the
+// torus's name, the coordinates, sign and dimension ("t3d[1 0 2]+x").
+func (t *Torus) channelName(i uint32) string {
+	d, dim, node := int(i%2), int(i/2%3), int(i/6)
 	c := t.Coord(node)
 	var num [32]byte // "[x y z]+x": coordinates of up to 7 digits fit
 	b := append(strconv.AppendInt(append(num[:0], '['), int64(c[0]), 10), ' ')
 	b = append(strconv.AppendInt(b, int64(c[1]), 10), ' ')
 	b = append(strconv.AppendInt(b, int64(c[2]), 10), ']', "+-"[d], "xyz"[dim])
-	ch := NewChannel(t.name + string(b)) // one allocation: the name itself
-	t.chans[i] = ch
-	return ch
+	return t.name + string(b)
+}
+
+// linkName is the name of link links[i]: its channel's name and its class
+// and virtual channel ("t3d[1 0 2]+x.c0vc1").
+func (t *Torus) linkName(i uint32) string {
+	vc, class, ch := i%2, int(i/2)%t.classes, i/uint32(2*t.classes)
+	return t.channelName(ch) + ".c" + strconv.Itoa(class) + "vc" + strconv.Itoa(int(vc))
 }
 
 // link returns a virtual channel (see index), building it and its
 // physical channel on first use; nil in a dimension of size 1.
 func (t *Torus) link(node, dim, d, class, vc int) *Link {
 	i := t.index(node, dim, d, class, vc)
-	if l := t.links[i]; l != nil {
-		return l
+	if k := t.links[i]; k != 0 {
+		return t.linkSlab.at(k - 1)
 	}
 	ch := t.channel(node, dim, d)
 	if ch == nil {
 		return nil
 	}
-	l := NewLink(ch.Name+".c"+strconv.Itoa(class)+"vc"+strconv.Itoa(vc), t.latency, t.mbps)
-	l.Phys = ch
-	t.links[i] = l
+	k, l := t.linkSlab.alloc()
+	*l = Link{kind: t.linkKind, id: uint32(i), Phys: ch} // i < MaxTorusNodes*48
+	t.links[i] = k + 1
 	return l
 }
 
@@ -202,15 +224,16 @@ func (t *Torus) ChannelStats(node, dim, dir int) LinkStats {
 	if dir < 0 {
 		d = 1
 	}
-	if ch := t.chans[(node*3+dim)*2+d]; ch != nil {
-		s.Busy = ch.Stats().Busy
+	if k := t.chans[(node*3+dim)*2+d]; k != 0 {
+		s.Busy = t.chanSlab.at(k - 1).Stats().Busy
 	}
 	for class := 0; class < t.classes; class++ {
 		for vc := 0; vc < 2; vc++ {
-			l := t.links[t.index(node, dim, d, class, vc)]
-			if l == nil {
+			k := t.links[t.index(node, dim, d, class, vc)]
+			if k == 0 {
 				continue // never built: nothing crossed it
 			}
+			l := t.linkSlab.at(k - 1)
 			x := l.Stats()
 			s.Units += x.Units
 			s.Bytes += x.Bytes
@@ -229,9 +252,9 @@ func (t *Torus) ChannelStats(node, dim, dir int) LinkStats {
 // index order, for statistics.
 func (t *Torus) Links() []*Link {
 	var ls []*Link
-	for _, l := range t.links {
-		if l != nil {
-			ls = append(ls, l)
+	for _, k := range t.links {
+		if k != 0 {
+			ls = append(ls, t.linkSlab.at(k-1))
 		}
 	}
 	return ls
@@ -361,3 +384,25 @@ func Shape3D(nodes int) [3]int {
 	}
 	return best
 }
+
+// slab holds values built one at a time in blocks of slabBlock, never
+// moved (pointers to them stay good), numbered in the order built.
+type slab[T any] struct {
+	blocks [][]T
+	n      uint32
+}
+
+const slabBlock = 256
+
+// alloc returns the number of a new zero value and the value.
+func (s *slab[T]) alloc() (uint32, *T) {
+	k := s.n
+	if k%slabBlock == 0 {
+		s.blocks = append(s.blocks, make([]T, slabBlock))
+	}
+	s.n++
+	return k, &s.blocks[k/slabBlock][k%slabBlock]
+}
+
+// at is value k.
+func (s *slab[T]) at(k uint32) *T { return &s.blocks[k/slabBlock][k%slabBlock] }
