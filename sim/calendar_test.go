@@ -138,6 +138,12 @@ func TestCalendarAgainstSort(t *testing.T) {
 				p := pending[k]
 				if p.h.slot >= 0 && c.live(p.h) {
 					at := p.at + 1 + Time(r.IntN(50))
+					if q := pending[r.IntN(len(pending))]; r.IntN(2) == 0 && q.at > now {
+						// To another event's time, maybe far ahead (a
+						// bucket above level 0): a tie that the moved
+						// event, the older, must win.
+						at = q.at
+					}
 					h := c.move(p.h, at)
 					pending[k] = ref{at, p.seq, h}
 				}
