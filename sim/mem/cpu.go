@@ -16,7 +16,7 @@ type CPU struct {
 	name        string
 	eng         *sim.Engine
 	mem         *Memory
-	cfg         *Config // shared by the CPUs of NewCPUShared; never changed
+	cfg         *Config // shared by the CPUs of InitCPUShared; never changed
 	clock       sim.Clock
 	cache       *cache
 	lineShift   uint
@@ -46,30 +46,17 @@ func NewCPU(eng *sim.Engine, name string, m *Memory, cfg Config) (*CPU, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("cpu %s: %w", name, err)
 	}
-	return newCPU(eng, name, m, &cfg), nil
-}
-
-// NewCPUShared is NewCPU with a model that many CPUs share (a machine's
-// thousands of identical processors): cfg must have passed Validate and
-// must not change afterwards.
-func NewCPUShared(eng *sim.Engine, name string, m *Memory, cfg *Config) *CPU {
-	return newCPU(eng, name, m, cfg)
-}
-
-// InitCPUShared is NewCPUShared in place: a machine of many PEs keeps their
-// CPUs in one array (one allocation, not one per PE). c must not be copied
-// afterwards.
-func InitCPUShared(c *CPU, eng *sim.Engine, name string, m *Memory, cfg *Config) {
-	initCPU(c, eng, name, m, cfg)
-}
-
-func newCPU(eng *sim.Engine, name string, m *Memory, cfg *Config) *CPU {
 	c := new(CPU)
-	initCPU(c, eng, name, m, cfg)
-	return c
+	InitCPUShared(c, eng, name, m, &cfg)
+	return c, nil
 }
 
-func initCPU(c *CPU, eng *sim.Engine, name string, m *Memory, cfg *Config) {
+// InitCPUShared makes *c a CPU with a model that many CPUs share (a
+// machine's thousands of identical processors), in place: a machine of
+// many PEs keeps their CPUs in one array (one allocation, not one per PE).
+// cfg must have passed Validate and must not change afterwards; c must not
+// be copied afterwards.
+func InitCPUShared(c *CPU, eng *sim.Engine, name string, m *Memory, cfg *Config) {
 	*c = CPU{name: name, eng: eng, mem: m, cfg: cfg, clock: cfg.Clock(), lineShift: 6}
 	if m.eng == nil {
 		m.eng, m.key = eng, sim.Key(m.name)
