@@ -116,11 +116,7 @@ func newCalendar() calendar { return calendar{} }
 // first-in-first-out is (time, sequence) order.
 func (c *calendar) schedule(at, now Time, a action) Handle {
 	c.seq++
-	if at == now {
-		c.lane.push(laneItem{seq: c.seq, action: a})
-		return Handle{at: at, seq: c.seq, slot: -1}
-	}
-	return c.insert(at, c.seq, a)
+	return c.insert(now, at-now, c.seq, a)
 }
 
 // ready adds an event at the current time (schedule at now, without a
@@ -130,29 +126,48 @@ func (c *calendar) ready(a action) {
 	c.lane.push(laneItem{seq: c.seq, action: a})
 }
 
-// insert adds a future event (at later than the current time).
-func (c *calendar) insert(at Time, seq uint64, a action) Handle {
+// insert adds an event d from now: to the lane if d is not positive (seq is
+// then the newest sequence), else to the radix heap. seq is the newest
+// sequence (schedule) or an older one (move): only the latter can break a
+// bucket's sequence order.
+func (c *calendar) insert(now, d Time, seq uint64, a action) Handle {
+	if d <= 0 {
+		c.lane.push(laneItem{seq: seq, action: a})
+		return Handle{at: now, seq: seq, slot: -1}
+	}
+	at := now + d
 	s := c.free
 	if s != 0 {
-		c.free = c.slots[s].next
+		sl := &c.slots[s]
+		c.free = sl.next
+		*sl = slot{action: a, at: at, seq: seq}
 	} else {
-		if len(c.slots) == 0 {
-			c.slots = make([]slot, 1, 64) // slot 0 ends lists
-		}
-		s = int32(len(c.slots))
-		c.slots = append(c.slots, slot{})
+		s = c.grow(at, seq, a)
 	}
-	c.slots[s] = slot{action: a, at: at, seq: seq}
 	k := c.bucketOf(at)
 	if k == 0 { // not reached while time only moves forward; kept exact anyway
 		c.insertB0(s)
 		return Handle{at: at, seq: seq, slot: s}
 	}
-	c.push(k, s)
+	if seq == c.seq {
+		c.append(k, s) // the newest event: last in any bucket's order
+	} else {
+		c.push(k, s)
+	}
 	if c.minK != 0 && c.earlier(s, c.minS) {
 		c.minK, c.minS = k, s
 	}
 	return Handle{at: at, seq: seq, slot: s}
+}
+
+// grow adds a slot to the pool (none is free) holding the event and
+// returns its index.
+func (c *calendar) grow(at Time, seq uint64, a action) int32 {
+	if len(c.slots) == 0 {
+		c.slots = make([]slot, 1, 64) // slot 0 ends lists
+	}
+	c.slots = append(c.slots, slot{action: a, at: at, seq: seq})
+	return int32(len(c.slots) - 1)
 }
 
 // insertB0 puts slot s in bucket 0 at its place in sequence order.
@@ -183,14 +198,22 @@ func (c *calendar) earlier(s, t int32) bool {
 	return a.seq < b.seq
 }
 
-// push appends slot s (its next 0) to bucket k (not 0).
+// push appends slot s (its next 0) to bucket k (not 0), noting when that
+// breaks the bucket's sequence order.
 func (c *calendar) push(k int, s int32) {
+	k &= nbuckets - 1 // (it is less already)
+	if t := c.tail[k]; t != 0 && c.slots[s].seq < c.slots[t].seq {
+		c.unsorted[k>>6] |= 1 << (k & 63)
+	}
+	c.append(k, s)
+}
+
+// append appends slot s (its next 0) to bucket k (not 0), which stays in
+// sequence order if it was (s is later than every event in it).
+func (c *calendar) append(k int, s int32) {
 	k &= nbuckets - 1 // (it is less already)
 	if t := c.tail[k]; t != 0 {
 		c.slots[t].next = s
-		if c.slots[s].seq < c.slots[t].seq {
-			c.unsorted[k>>6] |= 1 << (k & 63)
-		}
 	} else {
 		c.head[k] = s
 		c.mask[k>>6] |= 1 << (k & 63)
@@ -205,8 +228,8 @@ func (c *calendar) bucketOf(at Time) int {
 	if x == 0 {
 		return 0
 	}
-	level := (bits.Len64(x) - 1) / digitBits
-	return level<<digitBits | int(uint64(at)>>(digitBits*level)&(radix-1))
+	level := uint(bits.Len64(x)-1) / digitBits
+	return int(level<<digitBits | uint(uint64(at)>>(digitBits*level&63))&(radix-1))
 }
 
 // empty reports whether no bucket above 0 holds an event.
@@ -343,6 +366,7 @@ func (c *calendar) settle() bool {
 		c.minK = 0
 		return true
 	}
+	unsorted := c.unsorted[k>>6]&(1<<(k&63)) != 0 // else the spread keeps the order
 	c.clear(k)
 	var m Time
 	if c.minK == k { // top found it
@@ -363,12 +387,14 @@ func (c *calendar) settle() bool {
 		switch j := c.bucketOf(sl.at); {
 		case sl.dead:
 			c.freeSlot(s)
-		case j != 0:
+		case j != 0 && unsorted:
 			c.push(j, s)
+		case j != 0:
+			c.append(j, s)
 		case c.b0t == 0:
 			c.b0h, c.b0t = s, s
 		default:
-			sorted = sorted && c.slots[c.b0t].seq < sl.seq
+			sorted = sorted && (!unsorted || c.slots[c.b0t].seq < sl.seq)
 			c.slots[c.b0t].next = s
 			c.b0t = s
 		}
@@ -554,7 +580,7 @@ func (c *calendar) move(h Handle, at Time) Handle {
 	a := c.slots[h.slot].action
 	c.slots[h.slot].dead = true
 	c.slots[h.slot].action = action{}
-	return c.insert(at, h.seq, a)
+	return c.insert(0, at, h.seq, a) // at > 0: not the lane
 }
 
 // ring is a growable first-in-first-out ring buffer of lane items.

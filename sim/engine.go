@@ -92,18 +92,13 @@ func (e *Engine) Current() *Proc { return e.cur }
 // After schedules fn to run d from now. fn runs in the engine loop, not in a
 // process: it must not block.
 func (e *Engine) After(d Time, fn func()) Handle {
-	if d < 0 {
-		d = 0
-	}
-	return e.At(e.now+d, fn)
+	e.cal.seq++
+	return e.cal.insert(e.now, d, e.cal.seq, action{fn: fn})
 }
 
 // At schedules fn at absolute time t (not earlier than now).
 func (e *Engine) At(t Time, fn func()) Handle {
-	if t < e.now {
-		t = e.now
-	}
-	return e.cal.schedule(t, e.now, action{fn: fn})
+	return e.cal.schedule(max(t, e.now), e.now, action{fn: fn})
 }
 
 // Cancel removes a scheduled callback; it reports whether it was pending.
