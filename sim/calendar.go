@@ -228,8 +228,8 @@ func (c *calendar) bucketOf(at Time) int {
 	if x == 0 {
 		return 0
 	}
-	level := uint(bits.Len64(x)-1) / digitBits
-	return int(level<<digitBits | uint(uint64(at)>>(digitBits*level&63))&(radix-1))
+	sh := uint(bits.Len64(x)-1) &^ (digitBits - 1) // digitBits times the level
+	return int(sh*(radix/digitBits) | uint(uint64(at)>>sh)&(radix-1))
 }
 
 // empty reports whether no bucket above 0 holds an event.
@@ -341,14 +341,19 @@ func (c *calendar) freeSlot(s int32) {
 	c.free = s
 }
 
-// settle makes bucket 0 (empty) the events at the earliest time of the
-// lowest non-empty bucket, that time the base, and spreads the rest of the
-// bucket below (every event there differs from the new base in a lower
-// digit; a level-0 bucket holds one time and becomes bucket 0 whole).
-// Cancelled events a spread meets are dropped. It is called only to take
-// an event out, so the new base is the time of an event about to run (or
-// of cancelled ones before it), and no later insertion can be earlier. It
-// reports false when nothing is pending.
+// settle spreads the lowest non-empty bucket (bucket 0 empty) over lower
+// ones, or makes it bucket 0 if it is a level-0 bucket (one time, which
+// becomes the base). Spreading a bucket of level L makes the new base the
+// earliest time in it if top found it, else the bucket's lower bound (the
+// base's digits above L, the bucket's digit at L, zeros below): every event
+// in the bucket is at or after it and differs from it below L only, so each
+// goes down at least one level, without a pass to find the earliest; and
+// every event in a higher bucket keeps its bucket (it differs from the new
+// base in the same digit as from the old one). Bucket 0 may stay empty
+// (nothing at the new base): the caller settles again. Cancelled events a
+// spread meets are dropped. settle is called only to take an event out, so
+// the new base is not later than the event about to run, and no later
+// insertion can be earlier. It reports false when nothing is pending.
 func (c *calendar) settle() bool {
 	if c.empty() {
 		c.base = 0 // nothing pending: any base at or before every later time
@@ -368,34 +373,34 @@ func (c *calendar) settle() bool {
 	}
 	unsorted := c.unsorted[k>>6]&(1<<(k&63)) != 0 // else the spread keeps the order
 	c.clear(k)
-	var m Time
-	if c.minK == k { // top found it
-		m = c.slots[c.minS].at
+	if c.minK == k { // top found the earliest
+		c.base = c.slots[c.minS].at
 	} else {
-		m = c.slots[s].at
-		for t := c.slots[s].next; t != 0; t = c.slots[t].next {
-			m = min(m, c.slots[t].at)
-		}
+		sh := uint(k>>digitBits) * digitBits // the bucket's level's lowest bit
+		c.base = Time(uint64(c.base)>>(sh+digitBits)<<(sh+digitBits) | uint64(k&(radix-1))<<sh)
 	}
-	c.base = m
 	c.minK = 0
+	base, slots := c.base, c.slots
 	sorted := true
 	for s != 0 {
-		sl := &c.slots[s]
+		sl := &slots[s]
 		next := sl.next
 		sl.next = 0
-		switch j := c.bucketOf(sl.at); {
-		case sl.dead:
+		if sl.dead {
 			c.freeSlot(s)
-		case j != 0 && unsorted:
-			c.push(j, s)
-		case j != 0:
-			c.append(j, s)
-		case c.b0t == 0:
+		} else if x := uint64(sl.at ^ base); x != 0 {
+			sh := uint(bits.Len64(x)-1) &^ (digitBits - 1) // bucketOf, base known
+			j := int(sh*(radix/digitBits) | uint(uint64(sl.at)>>sh)&(radix-1))
+			if unsorted {
+				c.push(j, s)
+			} else {
+				c.append(j, s)
+			}
+		} else if c.b0t == 0 {
 			c.b0h, c.b0t = s, s
-		default:
-			sorted = sorted && (!unsorted || c.slots[c.b0t].seq < sl.seq)
-			c.slots[c.b0t].next = s
+		} else {
+			sorted = sorted && (!unsorted || slots[c.b0t].seq < sl.seq)
+			slots[c.b0t].next = s
 			c.b0t = s
 		}
 		s = next
