@@ -246,7 +246,7 @@ func (e *Engine) choose(at Time, p *Proc) *Proc {
 		return nil
 	}
 	if k < 0 || k >= len(cands) {
-		e.stopped = true
+		e.stopped, e.halt = true, true
 		return nil
 	}
 	if k == 0 {

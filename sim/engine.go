@@ -32,6 +32,7 @@ type Engine struct {
 	events  uint64
 	err     error
 	stopped bool
+	halt    bool // err, stopped or then is set: the loops look at them
 	trace   *Trace
 	src     *drawSource // rng's source: notes the first draw (ReportRandUse)
 
@@ -114,12 +115,13 @@ func (e *Engine) Cancel(h Handle) bool {
 func (e *Engine) Fail(err error) {
 	if e.err == nil && err != nil {
 		e.err = err
+		e.halt = true
 	}
 }
 
 // Stop ends the run after the current event, without error, even if
 // processes are still blocked.
-func (e *Engine) Stop() { e.stopped = true }
+func (e *Engine) Stop() { e.stopped, e.halt = true, true }
 
 // resumeAt schedules p to continue at time t.
 func (e *Engine) resumeAt(p *Proc, t Time) {
@@ -138,7 +140,7 @@ func (e *Engine) resumeAt(p *Proc, t Time) {
 // limits still bound the run.
 func (e *Engine) advance(d Time) bool {
 	t := e.now + d
-	if e.cal.lane.n != 0 || e.err != nil || e.stopped || e.trace != nil ||
+	if e.cal.lane.n != 0 || e.halt || e.trace != nil ||
 		t > e.horizon || e.events >= e.maxEv || (e.events+1)&0xfff == 0 {
 		return false
 	}
@@ -175,7 +177,7 @@ func (e *Engine) runInline(p *Proc) bool {
 		return false // Run records what a traced or explored step did
 	}
 	c := &e.cal
-	for e.err == nil && !e.stopped && e.then == nil {
+	for !e.halt {
 		var at Time
 		var a action
 		lane := c.lane.n > 0 && c.b0h == 0 // the lane goes first: the common case, without peek
@@ -223,9 +225,13 @@ func (e *Engine) runInline(p *Proc) bool {
 func (e *Engine) Run() error {
 	wallStart := time.Now()
 	defer e.killAll()
-	for e.err == nil && !e.stopped {
-		if f := e.then; f != nil { // left by runInline: before anything else
-			e.then = nil
+	for {
+		if e.halt {
+			if e.err != nil || e.stopped {
+				break
+			}
+			f := e.then // left by runInline: before anything else
+			e.then, e.halt = nil, false
 			f()
 			continue
 		}
@@ -241,8 +247,7 @@ func (e *Engine) Run() error {
 			return e.limitError("simulated time", e.limits.MaxTime.String())
 		}
 		e.now = at
-		e.events++
-		if e.events&0xfff == 0 || e.events > e.maxEv {
+		if e.events++; e.events&0xfff == 0 || e.events > e.maxEv {
 			if e.events > e.maxEv {
 				return e.limitError("events", fmt.Sprint(e.limits.MaxEvents))
 			}
@@ -250,14 +255,12 @@ func (e *Engine) Run() error {
 				return e.limitError("wall time", e.limits.MaxWall.String())
 			}
 		}
-		if e.chooser != nil {
-			if !e.step(at, it) {
-				break
-			}
-		} else if it.proc != nil {
-			e.resume(it.proc)
-		} else {
+		if it.proc == nil && e.chooser == nil {
 			it.fn()
+		} else if e.chooser == nil {
+			e.resume(it.proc)
+		} else if !e.step(at, it) {
+			break
 		}
 	}
 	if e.err != nil || e.stopped {

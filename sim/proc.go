@@ -100,7 +100,7 @@ func (e *Engine) resume(p *Proc) {
 	if f := p.then; f != nil {
 		p.then = nil
 		if e.driving { // on another process's stack: Run does it next
-			e.then = f
+			e.then, e.halt = f, true
 		} else {
 			f()
 		}
