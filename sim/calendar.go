@@ -132,18 +132,22 @@ func (c *calendar) ready(a action) {
 // bucket's sequence order.
 func (c *calendar) insert(now, d Time, seq uint64, a action) Handle {
 	if d <= 0 {
-		c.lane.push(laneItem{seq: seq, action: a})
+		r := &c.lane
+		if r.n == len(r.buf) {
+			return c.insertGrow(now, d, seq, a)
+		}
+		r.buf[(r.head+r.n)&(len(r.buf)-1)] = laneItem{seq: seq, action: a}
+		r.n++
 		return Handle{at: now, seq: seq, slot: -1}
 	}
-	at := now + d
 	s := c.free
-	if s != 0 {
-		sl := &c.slots[s]
-		c.free = sl.next
-		*sl = slot{action: a, at: at, seq: seq}
-	} else {
-		s = c.grow(at, seq, a)
+	if s == 0 {
+		return c.insertGrow(now, d, seq, a)
 	}
+	at := now + d
+	sl := &c.slots[s]
+	c.free = sl.next
+	sl.proc, sl.fn, sl.at, sl.seq, sl.next = a.proc, a.fn, at, seq, 0 // (not dead: free slots are not); field by field, which keeps insert free of calls
 	k := c.bucketOf(at)
 	if k == 0 { // not reached while time only moves forward; kept exact anyway
 		c.insertB0(s)
@@ -160,14 +164,31 @@ func (c *calendar) insert(now, d Time, seq uint64, a action) Handle {
 	return Handle{at: at, seq: seq, slot: s}
 }
 
-// grow adds a slot to the pool (none is free) holding the event and
-// returns its index.
-func (c *calendar) grow(at Time, seq uint64, a action) int32 {
-	if len(c.slots) == 0 {
-		c.slots = make([]slot, 1, 64) // slot 0 ends lists
+// insertGrow is insert when the lane or the pool is full: it grows it and
+// inserts (insert's own path calls nothing, so that it keeps its
+// arguments in registers).
+func (c *calendar) insertGrow(now, d Time, seq uint64, a action) Handle {
+	if d <= 0 {
+		c.lane.grow()
+	} else {
+		c.grow()
 	}
-	c.slots = append(c.slots, slot{action: a, at: at, seq: seq})
-	return int32(len(c.slots) - 1)
+	return c.insert(now, d, seq, a)
+}
+
+// grow doubles the pool (none of its slots is free), putting the new slots
+// on the free list in index order: slots are handed out in the same order
+// as one at a time.
+func (c *calendar) grow() {
+	n := len(c.slots)
+	if n == 0 {
+		n = 1 // slot 0 ends lists
+	}
+	c.slots = append(c.slots, make([]slot, n+max(n, 64)-len(c.slots))...)
+	for s := len(c.slots) - 1; s >= n; s-- {
+		c.slots[s].next = c.free
+		c.free = int32(s)
+	}
 }
 
 // insertB0 puts slot s in bucket 0 at its place in sequence order.
@@ -337,8 +358,16 @@ func (c *calendar) dropB0() {
 // freeSlot puts slot s on the free list, dropping what it referred to (a
 // stale handle's sequence no longer matches).
 func (c *calendar) freeSlot(s int32) {
-	c.slots[s] = slot{next: c.free}
+	c.slots[s].release(c.free)
 	c.free = s
+}
+
+// release empties a slot for the free list (next: the list's head). A
+// free slot is not dead, refers to nothing and has sequence 0 (no
+// handle's); at is left as it was.
+func (sl *slot) release(next int32) {
+	sl.action = action{}
+	sl.seq, sl.next, sl.dead = 0, next, false
 }
 
 // settle spreads the lowest non-empty bucket (bucket 0 empty) over lower
@@ -487,7 +516,7 @@ func (c *calendar) pop(now Time) (Time, action, bool) {
 			if c.b0h = sl.next; c.b0h == 0 {
 				c.b0t = 0
 			}
-			*sl = slot{next: c.free} // freeSlot(s)
+			sl.release(c.free) // freeSlot(s)
 			c.free = s
 			return at, a, true
 		}
@@ -597,14 +626,19 @@ type ring struct {
 
 func (r *ring) push(it laneItem) {
 	if r.n == len(r.buf) {
-		nb := make([]laneItem, max(16, 2*len(r.buf)))
-		for i := 0; i < r.n; i++ {
-			nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
-		}
-		r.buf, r.head = nb, 0
+		r.grow()
 	}
 	r.buf[(r.head+r.n)&(len(r.buf)-1)] = it
 	r.n++
+}
+
+// grow doubles the ring's capacity.
+func (r *ring) grow() {
+	nb := make([]laneItem, max(16, 2*len(r.buf)))
+	for i := 0; i < r.n; i++ {
+		nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
+	}
+	r.buf, r.head = nb, 0
 }
 
 func (r *ring) pop() {
