@@ -84,7 +84,7 @@ type slot struct {
 // Cancelling marks the slot dead; the event is dropped when its bucket is
 // spread or it would be the earliest, without counting as an event.
 type calendar struct {
-	b0h, b0t int32                 // bucket 0: slots at time base, in sequence order
+	b0h, b0t int32                 // bucket 0: slots at time base, in sequence order (b0t: its tail if b0h is not 0)
 	head     [nbuckets]int32       // bucket k's first slot (0: empty)
 	tail     [nbuckets]int32       // and its last
 	mask     [nbuckets / 64]uint64 // bit k: bucket k is not empty
@@ -243,6 +243,25 @@ func (c *calendar) append(k int, s int32) {
 	c.tail[k] = s
 }
 
+// spreadTo is append for a spread, which fills empty buckets in no
+// predictable order: it does not branch on whether bucket k was empty. The
+// link goes to the tail's next, slot 0's if the bucket is empty (nothing
+// reads it: lists end at 0), and the head and the bitmaps are set either
+// way.
+func (c *calendar) spreadTo(k int, s int32) {
+	k &= nbuckets - 1 // (it is less already)
+	t := c.tail[k]
+	c.slots[t].next = s
+	h := c.head[k]
+	if t == 0 {
+		h = s
+	}
+	c.head[k] = h
+	c.tail[k] = s
+	c.mask[k>>6] |= 1 << (k & 63)
+	c.words |= 1 << (k >> 6)
+}
+
 // bucketOf is the bucket of a time not earlier than base (0: base itself).
 func (c *calendar) bucketOf(at Time) int {
 	x := uint64(at ^ c.base)
@@ -349,9 +368,6 @@ func (c *calendar) top() int32 {
 func (c *calendar) dropB0() {
 	s := c.b0h
 	c.b0h = c.slots[s].next
-	if c.b0h == 0 {
-		c.b0t = 0
-	}
 	c.freeSlot(s)
 }
 
@@ -423,9 +439,9 @@ func (c *calendar) settle() bool {
 			if unsorted {
 				c.push(j, s)
 			} else {
-				c.append(j, s)
+				c.spreadTo(j, s)
 			}
-		} else if c.b0t == 0 {
+		} else if c.b0h == 0 {
 			c.b0h, c.b0t = s, s
 		} else {
 			sorted = sorted && (!unsorted || slots[c.b0t].seq < sl.seq)
@@ -513,9 +529,7 @@ func (c *calendar) pop(now Time) (Time, action, bool) {
 				break
 			}
 			at, a := sl.at, sl.action
-			if c.b0h = sl.next; c.b0h == 0 {
-				c.b0t = 0
-			}
+			c.b0h = sl.next
 			sl.release(c.free) // freeSlot(s)
 			c.free = s
 			return at, a, true
