@@ -479,37 +479,14 @@ func (c *calendar) sortB0() {
 	c.scratch = b
 }
 
-// removeTop takes out the earliest live future event (there is one: top
-// found it) and frees its slot.
-func (c *calendar) removeTop() {
-	for {
-		if c.b0h == 0 {
-			c.settle()
-			continue
-		}
-		dead := c.slots[c.b0h].dead
-		c.dropB0()
-		if !dead {
-			return
-		}
-	}
-}
-
-// treeMin is the time of the earliest future event.
+// treeMin is the time of the earliest future event. It does not settle
+// the radix heap: time may move forward to before that event without it
+// being taken (Sleep's fast path), and later insertions may come first.
 func (c *calendar) treeMin() (Time, bool) {
 	if s := c.top(); s != 0 {
 		return c.slots[s].at, true
 	}
 	return 0, false
-}
-
-// minProc is the process the earliest event resumes (nil: a callback, or
-// no event).
-func (c *calendar) minProc() *Proc {
-	if c.lane.n > 0 {
-		return c.lane.buf[c.lane.head].proc
-	}
-	return c.slots[c.top()].proc // slot 0 has none
 }
 
 // pop removes the earliest event (now: the current time): peek and take
@@ -546,40 +523,55 @@ func (c *calendar) pop(now Time) (Time, action, bool) {
 	return now, l.action, true
 }
 
-// peek is the earliest event without removing it, and whether it is the
-// lane's head (take removes it). Lane items carry the current time and a
-// larger sequence than anything already in the future events at that
-// time, which can only be in bucket 0: the lane goes first unless bucket
-// 0's head is at the current time and older.
-func (c *calendar) peek(now Time) (at Time, a action, lane, ok bool) {
-	if c.lane.n > 0 {
-		l := &c.lane.buf[c.lane.head]
-		for s := c.b0h; s != 0; s = c.b0h {
+// front finds the earliest event for a caller about to take it (take, or
+// pop after it: nothing may be inserted in between, as it settles the
+// radix heap): s is its slot, the head of bucket 0, or 0 if it is the
+// lane's head; ok is false when nothing is pending. Lane items carry the
+// current time and a larger sequence than anything already in the future
+// events at that time, which can only be in bucket 0: the lane goes first
+// unless bucket 0's head is at the current time and older.
+func (c *calendar) front(now Time) (s int32, ok bool) {
+	for {
+		if s := c.b0h; s != 0 {
 			sl := &c.slots[s]
 			if sl.dead {
 				c.dropB0()
 				continue
 			}
-			if sl.at == now && sl.seq < l.seq {
-				return sl.at, sl.action, false, true
+			if c.lane.n > 0 && (sl.at > now || c.lane.buf[c.lane.head].seq < sl.seq) {
+				return 0, true
 			}
-			break
+			return s, true
 		}
-		return now, l.action, true, true
+		if c.lane.n > 0 {
+			return 0, true
+		}
+		if !c.settle() {
+			return 0, false
+		}
 	}
-	s := c.top()
-	if s == 0 {
+}
+
+// peek is the earliest event, and whether it is the lane's head, for a
+// caller about to take it (see front).
+func (c *calendar) peek(now Time) (at Time, a action, lane, ok bool) {
+	s, ok := c.front(now)
+	switch {
+	case !ok:
 		return 0, action{}, false, false
+	case s == 0:
+		return now, c.lane.buf[c.lane.head].action, true, true
 	}
 	return c.slots[s].at, c.slots[s].action, false, true
 }
 
-// take removes the event peek returned (lane: it was the lane's head).
+// take removes the event front or peek found (lane: the lane's head, else
+// bucket 0's).
 func (c *calendar) take(lane bool) {
 	if lane {
 		c.lane.pop()
 	} else {
-		c.removeTop()
+		c.dropB0()
 	}
 }
 

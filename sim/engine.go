@@ -180,24 +180,24 @@ func (e *Engine) runInline(p *Proc) bool {
 	for !e.halt {
 		var at Time
 		var a action
-		lane := c.lane.n > 0 && c.b0h == 0 // the lane goes first: the common case, without peek
-		if lane {
+		var s int32 // the event's slot in bucket 0, or 0: the lane's head
+		if c.lane.n > 0 && c.b0h == 0 { // the lane goes first: the common case, without front
 			at, a = e.now, c.lane.buf[c.lane.head].action
 		} else {
 			var ok bool
-			if at, a, lane, ok = c.peek(e.now); !ok {
+			if s, ok = c.front(e.now); !ok {
 				return false
+			} else if s == 0 {
+				at, a = e.now, c.lane.buf[c.lane.head].action
+			} else {
+				at, a = c.slots[s].at, c.slots[s].action
 			}
 		}
 		if (a.proc != nil && a.proc != p && (e.driving || a.proc.core != nil)) ||
 			at > e.horizon || e.events >= e.maxEv || (e.events+1)&0xfff == 0 {
 			return false
 		}
-		if lane {
-			c.lane.pop()
-		} else {
-			c.removeTop()
-		}
+		c.take(s == 0)
 		e.now = at
 		e.events++
 		if a.proc == p {
