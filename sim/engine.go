@@ -30,6 +30,7 @@ type Engine struct {
 	horizon Time   // limits.MaxTime, or Forever: no event later runs
 	maxEv   uint64 // limits.MaxEvents, or no limit: no more events run
 	events  uint64
+	check   uint64 // the next event count at which Run looks at the limits (a multiple of 4,096, or maxEv+1)
 	err     error
 	stopped bool
 	halt    bool // err, stopped or then is set: the loops look at them
@@ -59,6 +60,7 @@ func NewEngine(seed uint64) *Engine {
 		seed:    seed,
 		horizon: Forever,
 		maxEv:   math.MaxUint64,
+		check:   0x1000,
 	}
 }
 
@@ -81,6 +83,18 @@ func (e *Engine) SetLimits(l Limits) {
 	}
 	if l.MaxEvents > 0 {
 		e.maxEv = l.MaxEvents
+	}
+	e.setCheck()
+}
+
+// setCheck sets the next event count at which Run checks the limits: the
+// next multiple of 4,096 (the wall clock), or the first past MaxEvents if
+// that comes first. The loops that count events elsewhere (runInline,
+// advance) leave that event to Run.
+func (e *Engine) setCheck() {
+	e.check = (e.events | 0xfff) + 1
+	if e.maxEv < e.check-1 {
+		e.check = e.maxEv + 1
 	}
 }
 
@@ -140,8 +154,7 @@ func (e *Engine) resumeAt(p *Proc, t Time) {
 // limits still bound the run.
 func (e *Engine) advance(d Time) bool {
 	t := e.now + d
-	if e.cal.lane.n != 0 || e.halt || e.trace != nil ||
-		t > e.horizon || e.events >= e.maxEv || (e.events+1)&0xfff == 0 {
+	if e.cal.lane.n != 0 || e.halt || e.trace != nil || t > e.horizon || e.events+1 >= e.check {
 		return false
 	}
 	if m, ok := e.cal.treeMin(); ok && m <= t {
@@ -180,7 +193,7 @@ func (e *Engine) runInline(p *Proc) bool {
 	for !e.halt {
 		var at Time
 		var a action
-		var s int32 // the event's slot in bucket 0, or 0: the lane's head
+		var s int32                     // the event's slot in bucket 0, or 0: the lane's head
 		if c.lane.n > 0 && c.b0h == 0 { // the lane goes first: the common case, without front
 			at, a = e.now, c.lane.buf[c.lane.head].action
 		} else {
@@ -194,7 +207,7 @@ func (e *Engine) runInline(p *Proc) bool {
 			}
 		}
 		if (a.proc != nil && a.proc != p && (e.driving || a.proc.core != nil)) ||
-			at > e.horizon || e.events >= e.maxEv || (e.events+1)&0xfff == 0 {
+			at > e.horizon || e.events+1 >= e.check {
 			return false
 		}
 		c.take(s == 0)
@@ -247,13 +260,14 @@ func (e *Engine) Run() error {
 			return e.limitError("simulated time", e.limits.MaxTime.String())
 		}
 		e.now = at
-		if e.events++; e.events&0xfff == 0 || e.events > e.maxEv {
+		if e.events++; e.events >= e.check {
 			if e.events > e.maxEv {
 				return e.limitError("events", fmt.Sprint(e.limits.MaxEvents))
 			}
 			if e.limits.MaxWall > 0 && time.Since(wallStart) > e.limits.MaxWall {
 				return e.limitError("wall time", e.limits.MaxWall.String())
 			}
+			e.setCheck()
 		}
 		if it.proc == nil && e.chooser == nil {
 			it.fn()
