@@ -417,15 +417,29 @@ func (c *calendar) settle() bool {
 		return true
 	}
 	unsorted := c.unsorted[k>>6]&(1<<(k&63)) != 0 // else the spread keeps the order
+	single := c.tail[k] == s
 	c.clear(k)
-	if c.minK == k { // top found the earliest
-		c.base = c.slots[c.minS].at
-	} else {
-		sh := uint(k>>digitBits) * digitBits // the bucket's level's lowest bit
-		c.base = Time(uint64(c.base)>>(sh+digitBits)<<(sh+digitBits) | uint64(k&(radix-1))<<sh)
+	slots := c.slots
+	base := slots[s].at
+	switch {
+	case c.minK == k: // top found the earliest
+		base = slots[c.minS].at
+	case single:
+	case k < 2*radix:
+		// Level 1: the bucket's lower bound, without a pass to find the
+		// earliest. The bucket's events go to level-0 buckets, or to
+		// bucket 0 (at the lower bound): at most one more settle, of a
+		// level-0 bucket, which costs no pass either.
+		base = Time(uint64(c.base)>>(2*digitBits)<<(2*digitBits) | uint64(k&(radix-1))<<digitBits)
+	default:
+		// Higher: the earliest time, which spreads the events as low as
+		// they go at once (from the lower bound they could go down one
+		// level per settle).
+		for t := slots[s].next; t != 0; t = slots[t].next {
+			base = min(base, slots[t].at)
+		}
 	}
-	c.minK = 0
-	base, slots := c.base, c.slots
+	c.base, c.minK = base, 0
 	sorted := true
 	for s != 0 {
 		sl := &slots[s]
