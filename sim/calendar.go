@@ -388,16 +388,17 @@ func (sl *slot) release(next int32) {
 
 // settle spreads the lowest non-empty bucket (bucket 0 empty) over lower
 // ones, or makes it bucket 0 if it is a level-0 bucket (one time, which
-// becomes the base). Spreading a bucket of level L makes the new base the
-// earliest time in it if top found it, else the bucket's lower bound (the
-// base's digits above L, the bucket's digit at L, zeros below): every event
-// in the bucket is at or after it and differs from it below L only, so each
-// goes down at least one level, without a pass to find the earliest; and
-// every event in a higher bucket keeps its bucket (it differs from the new
-// base in the same digit as from the old one). Bucket 0 may stay empty
+// becomes the base). Spreading a bucket of level L makes the new base its
+// earliest time (top may have found it), or, for a level-1 bucket of more
+// than a few events, the bucket's lower bound (the base's digits above
+// level 1, the bucket's digit there, zeros below): every event in the
+// bucket is at or after the new base and differs from it below L only, so
+// each goes down at least one level, and every event in a higher bucket
+// keeps its bucket (it differs from the new base in the same digit as
+// from the old one). From the lower bound bucket 0 may stay empty
 // (nothing at the new base): the caller settles again. Cancelled events a
-// spread meets are dropped. settle is called only to take an event out, so
-// the new base is not later than the event about to run, and no later
+// spread meets are dropped. settle is called only to take an event out,
+// so the new base is not later than the event about to run, and no later
 // insertion can be earlier. It reports false when nothing is pending.
 func (c *calendar) settle() bool {
 	if c.empty() {
@@ -417,26 +418,27 @@ func (c *calendar) settle() bool {
 		return true
 	}
 	unsorted := c.unsorted[k>>6]&(1<<(k&63)) != 0 // else the spread keeps the order
-	single := c.tail[k] == s
 	c.clear(k)
 	slots := c.slots
 	base := slots[s].at
-	switch {
-	case c.minK == k: // top found the earliest
+	if c.minK == k { // top found the earliest
 		base = slots[c.minS].at
-	case single:
-	case k < 2*radix:
-		// Level 1: the bucket's lower bound, without a pass to find the
-		// earliest. The bucket's events go to level-0 buckets, or to
-		// bucket 0 (at the lower bound): at most one more settle, of a
-		// level-0 bucket, which costs no pass either.
-		base = Time(uint64(c.base)>>(2*digitBits)<<(2*digitBits) | uint64(k&(radix-1))<<digitBits)
-	default:
-		// Higher: the earliest time, which spreads the events as low as
-		// they go at once (from the lower bound they could go down one
-		// level per settle).
-		for t := slots[s].next; t != 0; t = slots[t].next {
+	} else {
+		// The earliest time, which spreads the events as low as they go at
+		// once. A level-1 bucket of more than a few events is spread from
+		// its lower bound instead, without the rest of that pass: its events
+		// all go to level 0, or to bucket 0 (at the lower bound), so that
+		// costs at most one more settle, of a level-0 bucket, which needs
+		// no pass either. (From the lower bound, higher buckets' events
+		// would go down one level per settle.)
+		n := 0
+		t := slots[s].next
+		for ; t != 0 && (n < 8 || k >= 2*radix); t = slots[t].next {
 			base = min(base, slots[t].at)
+			n++
+		}
+		if t != 0 {
+			base = Time(uint64(c.base)>>(2*digitBits)<<(2*digitBits) | uint64(k&(radix-1))<<digitBits)
 		}
 	}
 	c.base, c.minK = base, 0
