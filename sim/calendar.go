@@ -145,6 +145,9 @@ func (c *calendar) insert(now, d Time, seq uint64, a action) Handle {
 		return c.insertGrow(now, d, seq, a)
 	}
 	at := now + d
+	if at < now { // past the largest time (After(Forever)): never
+		at = Forever
+	}
 	sl := &c.slots[s]
 	c.free = sl.next
 	sl.proc, sl.fn, sl.at, sl.seq, sl.next = a.proc, a.fn, at, seq, 0 // (not dead: free slots are not); field by field, which keeps insert free of calls

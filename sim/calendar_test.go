@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"errors"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -256,5 +257,27 @@ func TestEngineSteadyStateAllocatesNothing(t *testing.T) {
 	// as many; 1,000 to 200,000 rounds: 171, 184, 195, 197).
 	if large > small+25 {
 		t.Errorf("20,000 rounds allocated %d times, 2,000 rounds %d", large, small)
+	}
+}
+
+// TestAfterForeverNeverRuns: a delay that overflows the current time plus
+// it is the end of time, not a negative time: the event never runs before
+// the others, and the calendar stays in order.
+func TestAfterForeverNeverRuns(t *testing.T) {
+	e := NewEngine(1)
+	var got []int
+	e.After(5, func() {
+		e.After(Forever, func() { got = append(got, 0) })
+		e.After(3, func() { got = append(got, 2) })
+	})
+	e.After(7, func() { got = append(got, 1) })
+	e.SetLimits(Limits{MaxTime: Second})
+	err := e.Run()
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != "simulated time" {
+		t.Fatalf("Run = %v, want the simulated-time limit", err)
+	}
+	if !slices.Equal(got, []int{1, 2}) {
+		t.Fatalf("ran %v, want [1 2]", got)
 	}
 }
