@@ -45,8 +45,7 @@ type op struct {
 	buf   []byte
 	proc  *sim.Proc // woken when the issuing PE may go on
 	value uint64
-	tail  sim.Time // the issuer's wake-up comes this much later (merged steps: PutMerged)
-	fn    func()   // step, bound once
+	fn    func() // step, bound once
 	// The message the issuing process sends as it blocks (sendNow, run
 	// by fn): it is injected on the engine's stack (BlockThen).
 	bytes    int
@@ -85,7 +84,7 @@ func (o *op) step() {
 }
 
 func (m *Machine) freeOp(o *op) {
-	o.buf, o.proc, o.shared, o.pooled, o.tail = nil, nil, false, false, 0
+	o.buf, o.proc, o.shared, o.pooled = nil, nil, false, false
 	m.ops = append(m.ops, o)
 }
 
@@ -108,7 +107,7 @@ func (o *op) sendNow() { o.m.send(o, int(o.pe), int(o.to), int(o.class), o.bytes
 // Sent: the data has left the issuing PE; Put returns.
 func (o *op) Sent(*net.Message) {
 	if o.kind == opPut && o.proc != nil {
-		wake(o.proc, o.tail)
+		o.proc.Wake()
 		o.proc = nil
 	}
 }
@@ -196,7 +195,7 @@ func (o *op) Delivered(*net.Message) {
 		m.eng.After(m.fiAccess, o.fn)
 	case opGetData:
 		o.releaseBuf()
-		wake(o.proc, o.tail)
+		o.proc.Wake()
 		m.freeOp(o)
 	case opFIReq:
 		t := m.pes[o.to]
@@ -258,26 +257,17 @@ func (x *pe) fiServe() {
 // start-up and sends nothing; a negative length is a bug of the calling
 // stack (panic).
 func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
-	m.PutMerged(p, pe, to, dst, src, n, m.putStartup, 0)
-}
-
-// PutMerged is Put with the caller's own steps around it slept with it
-// (merged steps, below): lead before the data leave, in place of the
-// start-up; tail after Put would return.
-func (m *Machine) PutMerged(p *sim.Proc, pe, to int, dst, src mem.Addr, n int, lead, tail sim.Time) {
 	m.check("put", pe, to)
 	if n < 0 {
 		panic(fmt.Sprintf("t3d: put of %d bytes from PE %d to PE %d: negative length (a bug in the calling stack)", n, pe, to))
 	}
 	x := m.pes[pe]
-	p.Sleep(lead)
+	p.Sleep(m.putStartup)
 	if n == 0 {
-		p.Sleep(tail)
 		return
 	}
 	o := m.newOp(opPut, pe, to, p)
 	o.read(x, src, n)
-	o.tail = tail
 	m.sendPut(p, o, dst)
 }
 
@@ -293,20 +283,13 @@ func (m *Machine) sendPut(p *sim.Proc, o *op, dst mem.Addr) {
 // PutWord is Put of one 8-byte value v (a flag or a completion block),
 // stored from a register without touching the sender's memory.
 func (m *Machine) PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64) {
-	m.PutWordMerged(p, pe, to, dst, v, m.putStartup, 0)
-}
-
-// PutWordMerged is PutWord with the caller's own steps around it slept
-// with it (merged steps, below).
-func (m *Machine) PutWordMerged(p *sim.Proc, pe, to int, dst mem.Addr, v uint64, lead, tail sim.Time) {
 	m.check("put", pe, to)
-	p.Sleep(lead)
+	p.Sleep(m.putStartup)
 	o := m.newOp(opPut, pe, to, p)
 	for i := range 8 {
 		o.word[i] = byte(v >> (8 * i))
 	}
 	o.buf = o.word[:]
-	o.tail = tail
 	m.sendPut(p, o, dst)
 }
 
@@ -330,56 +313,17 @@ func (m *Machine) Quiet(p *sim.Proc, pe int) {
 // A get of 0 bytes costs the start-up and sends nothing; a negative length
 // is a bug of the calling stack (panic).
 func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
-	m.GetMerged(p, pe, from, dst, src, n, m.putStartup, 0)
-}
-
-// GetMerged is Get with the caller's own steps around it slept with it
-// (merged steps, below): lead before the request leaves, in place of the
-// start-up; tail after Get would return.
-func (m *Machine) GetMerged(p *sim.Proc, pe, from int, dst, src mem.Addr, n int, lead, tail sim.Time) {
 	m.check("get", pe, from)
 	if n < 0 {
 		panic(fmt.Sprintf("t3d: get of %d bytes by PE %d from PE %d: negative length (a bug in the calling stack)", n, pe, from))
 	}
-	p.Sleep(lead)
+	p.Sleep(m.putStartup)
 	if n == 0 {
-		p.Sleep(tail)
 		return
 	}
 	o := m.newOp(opGetReq, pe, from, p)
-	o.dst, o.src, o.n, o.tail = uint64(dst), uint64(src), n, tail
+	o.dst, o.src, o.n = uint64(dst), uint64(src), n
 	m.sendBlock(p, o, classRequest, 0, 0, "get: its data coming back")
-}
-
-// Merged steps. A process that has the processor to itself (not bound to
-// a sim.Core) may sleep its own steps around a put, get or swap, those
-// only its own program sees (building a packet in its own memory, the
-// next operation's start-up, a back-off), with the operation's own sleep
-// and wait: one sleep and one wake-up where each step would take its own,
-// at the same simulated times, as sim/mem.CPU.StoreWords merges a
-// packet's stores. lead is slept before the operation's request or data
-// leave, in place of its start-up: the start-up plus the caller's steps
-// just before it, or only those steps when an earlier operation's tail
-// paid this one's start-up. tail is added to the operation's wait: its
-// issuer's wake-up comes tail after the put's data have left (Put), the
-// get's data have arrived (Get) or the swap's reply has (Swap), for the
-// caller's steps right after it, up to and including its next operation's
-// start-up. The caller vouches that nothing another PE or the network
-// does can change what those steps do or see. Put, PutWord, Get and Swap
-// are the merged forms with lead Startup and tail 0.
-
-// Startup is the processor time to start a put, get or swap
-// (put_startup_ns): what Put, PutWord, Get and Swap sleep before their
-// data or request leave.
-func (m *Machine) Startup() sim.Time { return m.putStartup }
-
-// wake wakes p, blocked in an operation, tail from now (merged steps).
-func wake(p *sim.Proc, tail sim.Time) {
-	if tail > 0 {
-		p.WakeAt(p.Now() + tail)
-		return
-	}
-	p.Wake()
 }
 
 // FetchInc reads PE target's fetch-and-increment register from PE pe,

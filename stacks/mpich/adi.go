@@ -94,10 +94,9 @@ type Rank struct {
 	rank       int
 	dev        Device
 	cpu        *mem.CPU
-	direct     DirectData  // dev, if it can put into the receive buffer
-	room       RoomWaiter  // dev, if it signals free room
-	merged     MergedSteps // dev, if it sleeps this layer's steps with its own
-	perSender  bool        // dev's data memory is one buffer per sender
+	direct     DirectData // dev, if it can put into the receive buffer
+	room       RoomWaiter // dev, if it signals free room
+	perSender  bool       // dev's data memory is one buffer per sender
 	copyFree   []mem.Region
 	sendPkt    mem.Region // where outgoing packets are built
 	built      pktID      // the packet sendPkt holds, if any
@@ -120,9 +119,7 @@ type Rank struct {
 	th         threadState // threads of this process (threads.go)
 	ctx        ctxState    // context ids (contextid.go)
 	// perStep (tests only) stores a packet's header word by word, one
-	// sleep each, and sleeps each step of the send and receive paths on
-	// its own: the model StoreWords' one sleep and the device's merged
-	// steps (MergedSteps) must agree with.
+	// sleep each, the model StoreWords' one sleep must agree with.
 	perStep bool
 }
 
@@ -163,7 +160,6 @@ func newRank(w *World, i int, dev Device) (*Rank, error) {
 		queued: make([]uint64, (n+63)/64)}
 	r.direct, _ = dev.(DirectData)
 	r.room, _ = dev.(RoomWaiter)
-	r.merged, _ = dev.(MergedSteps)
 	if ps, ok := dev.(PerSenderData); ok {
 		r.perSender = ps.DataPerSender()
 	}
@@ -508,14 +504,8 @@ func (r *Rank) flush(p *sim.Proc) (did, retry bool, err error) {
 	for dest := r.nextQueued(0); dest >= 0; dest = r.nextQueued(dest + 1) {
 		for len(r.out[dest]) > 0 {
 			o := &r.out[dest][0]
-			size, lead := r.build(p, dest, o)
-			var ok bool
-			var err error
-			if lead > 0 {
-				ok, err = r.merged.SendControlAfter(p, lead, r.sendPkt, size, dest)
-			} else {
-				ok, err = r.dev.SendControl(p, r.sendPkt, size, dest)
-			}
+			size := r.build(p, dest, o)
+			ok, err := r.dev.SendControl(p, r.sendPkt, size, dest)
 			if err != nil {
 				return false, false, err
 			}
@@ -546,52 +536,31 @@ func (r *Rank) flush(p *sim.Proc) (did, retry bool, err error) {
 // software work is charged once per packet even if another destination's
 // packet was built in the buffer meanwhile (then only the stores are
 // redone).
-//
-// With a device that merges steps (MergedSteps), the software work and
-// the header's stores (into the rank's own buffer, which nobody else
-// reads) are not slept here when they are the last steps before the
-// send: the stores are made at once and lead is their time, for
-// SendControlAfter to sleep with its first step.
-func (r *Rank) build(p *sim.Proc, dest int, o *outPkt) (size int, lead sim.Time) {
+func (r *Rank) build(p *sim.Proc, dest int, o *outPkt) int {
 	id := pktID{dest: dest, seq: o.h.seq}
 	if r.built == id {
-		return r.builtSize, 0
+		return r.builtSize
 	}
 	c := r.cpu
-	merge := r.merged != nil && !r.perStep && r.merged.Merges(p)
 	if !o.charged {
-		if merge {
-			lead = c.Clock().Cycles(packetCycles)
-		} else {
-			c.Compute(p, packetCycles)
-		}
+		c.Compute(p, packetCycles)
 		o.charged = true
 	}
 	w := o.h.words()
-	switch {
-	case r.perStep:
+	if r.perStep {
 		for i, v := range w {
 			c.Store(p, r.sendPkt.Addr+mem.Addr(8*i), 8, v)
 		}
-	case merge && c.StoreNow(r.sendPkt.Addr, 8, w[0]): // false with a store buffer: nothing stored
-		for i, v := range w[1:] {
-			c.StoreNow(r.sendPkt.Addr+mem.Addr(8*(i+1)), 8, v)
-		}
-		lead += sim.Time(len(w)) * c.Clock().Cycles(c.Config().Costs.StoreCycles)
-	default:
-		p.Sleep(lead)
-		lead = 0
+	} else {
 		c.StoreWords(p, r.sendPkt.Addr, w[:]...) // the rank's own packet buffer: one sleep
 	}
-	size = HeaderBytes
+	size := HeaderBytes
 	if o.h.kind == pktShort && o.data.Len > 0 {
-		p.Sleep(lead) // the copy reads the send buffer at its time
-		lead = 0
 		r.w.host.Memcpy(p, r.rank, r.sendPkt.Addr+HeaderBytes, o.data.Addr, o.data.Len)
 		size += o.data.Len
 	}
 	r.built, r.builtSize = id, size
-	return size, lead
+	return size
 }
 
 func (r *Rank) complete(q *request, st stacks.Status, err error) {
@@ -627,36 +596,22 @@ func (r *Rank) readIncoming(p *sim.Proc) (bool, error) {
 		if err != nil {
 			return did, err
 		}
-		// The receive path's software (packetCycles) follows the read:
-		// a device that merges steps sleeps it with its own last step,
-		// and the packet is decoded at the time that step ended.
-		var then sim.Time
-		var from int
-		var ok bool
-		if r.merged != nil && !r.perStep && r.merged.Merges(p) {
-			then = r.cpu.Clock().Cycles(packetCycles)
-			from, ok, err = r.merged.ReadControlThen(p, pkt, then)
-		} else {
-			from, ok, err = r.dev.ReadControl(p, pkt)
-		}
+		from, ok, err := r.dev.ReadControl(p, pkt)
 		if err != nil || !ok {
 			r.pktFree = append(r.pktFree, pkt)
 			return did, err
 		}
 		did = true
-		at := p.Now() - then
-		h, err := decode(pkt, r.rank, from, r.Size(), at)
+		h, err := decode(pkt, r.rank, from, r.Size(), p.Now())
 		if err != nil {
 			return did, err
 		}
 		if h.seq != r.seqIn[from]+1 {
-			return did, &CorruptionError{Rank: r.rank, From: from, Offset: 8 * wSeq, At: at,
+			return did, &CorruptionError{Rank: r.rank, From: from, Offset: 8 * wSeq, At: p.Now(),
 				What: fmt.Sprintf("holds sequence number %d, expected %d (a stale or lost packet)", h.seq, r.seqIn[from]+1)}
 		}
 		r.seqIn[from]++
-		if then == 0 {
-			r.cpu.Compute(p, packetCycles)
-		}
+		r.cpu.Compute(p, packetCycles)
 		keep, err := r.handle(p, h, pkt)
 		if err != nil {
 			return did, err

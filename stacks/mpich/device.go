@@ -92,23 +92,3 @@ type RoomWaiter interface {
 type PerSenderData interface {
 	DataPerSender() bool
 }
-
-// MergedSteps is an optional Device capability: the device sleeps the
-// protocol layer's own steps just before a packet's send (building it in
-// the process's private buffer) and just after a packet's read (the
-// receive path's software) with its own steps' sleeps and its machine
-// operations' start-ups and waits: one sleep or one wake-up where each
-// step would take its own, at the same simulated times (machines/t3d's
-// merged operations).
-type MergedSteps interface {
-	// Merges reports whether p's steps may be merged now: p has its
-	// processor to itself and no schedule explorer needs each step.
-	Merges(p *sim.Proc) bool
-	// SendControlAfter is SendControl preceded by lead of the caller's
-	// own steps, which it sleeps with its first step.
-	SendControlAfter(p *sim.Proc, lead sim.Time, pkt mem.Region, size, dest int) (bool, error)
-	// ReadControlThen is ReadControl followed, when it returns a packet,
-	// by then of the caller's own steps, which it sleeps with its last
-	// step: it returns then later than ReadControl would.
-	ReadControlThen(p *sim.Proc, pkt mem.Region, then sim.Time) (from int, ok bool, err error)
-}

@@ -29,16 +29,6 @@ type wordPoller interface {
 	WaitWords(p *sim.Proc, reason string, s *mem.WordSet, lo, hi int)
 }
 
-// mergedOps is what ch_t3d needs of the machine to sleep its own steps
-// with the start-ups and waits of its puts (machines/t3d.Machine's merged
-// operations: one sleep or wake-up where each step would take its own, at
-// the same simulated times); without it each step sleeps on its own.
-type mergedOps interface {
-	Startup() sim.Time
-	PutMerged(p *sim.Proc, pe, to int, dst, src mem.Addr, n int, lead, tail sim.Time)
-	PutWordMerged(p *sim.Proc, pe, to int, dst mem.Addr, v uint64, lead, tail sim.Time)
-}
-
 // pollCycles is the loop overhead per sender ring the receiver examines
 // while scanning for packets (the uncached load of the ring's ready word is
 // issued to the machine, which charges it). Assumed (4 cycles of compare
@@ -171,10 +161,6 @@ type t3dDevice struct {
 	// (ready when they moved since seen).
 	poll  wordPoller
 	words *mem.WordSet
-	// mo: the machine's merged operations, if it has them (Merges).
-	mo mergedOps
-	// tLoad and tStore: an uncached load's and a store's time.
-	tLoad, tStore sim.Time
 	// watchPkts and watchAll: the words the load-by-load waits watch,
 	// listed on first use.
 	watchPkts, watchAll []mem.Addr
@@ -216,9 +202,6 @@ func newT3DDevices(mach machines.Machine, params Params) (Machine, []Device, err
 		if poll, ok := any(d.cpu).(wordPoller); ok && !d.cached {
 			d.poll = poll // the word set is built on the receive path's first use (wordSet)
 		}
-		d.mo, _ = m.(mergedOps)
-		costs := d.cpu.Config().Costs
-		d.tLoad, d.tStore = d.cpu.Clock().Cycles(costs.UncachedLoadCycles), d.cpu.Clock().Cycles(costs.StoreCycles)
 		devs[i] = d
 	}
 	return t3dHost{m}, devs, nil
@@ -309,7 +292,7 @@ func (d *t3dDevice) pollWord(p *sim.Proc, a mem.Addr) uint64 {
 	}
 	v := d.cpu.PeekUncached(a, 8)
 	d.cpu.CountUncached(1)
-	p.Sleep(d.tLoad + d.cpu.Clock().Cycles(pollCycles))
+	p.Sleep(d.cpu.Clock().Cycles(d.cpu.Config().Costs.UncachedLoadCycles) + d.cpu.Clock().Cycles(pollCycles))
 	return v
 }
 
@@ -373,74 +356,6 @@ func (d *t3dDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int) (bo
 	return true, nil
 }
 
-// Merges reports whether p's steps may be merged (MergedSteps): the
-// machine has merged operations, p has its processor to itself and no
-// explorer needs each step (and no test asked for step-by-step).
-func (d *t3dDevice) Merges(p *sim.Proc) bool {
-	return d.mo != nil && !d.perLoad && !p.Bound() && !p.Engine().Exploring()
-}
-
-// SendControlAfter is SendControl after lead of the caller's steps. The
-// credit's load reads a word another PE writes, so lead is slept before
-// it; the load's time, the ready word's store and the header put's
-// start-up are one sleep when there is no inline data (with it, the
-// inline put's start-up takes the load's time).
-func (d *t3dDevice) SendControlAfter(p *sim.Proc, lead sim.Time, pkt mem.Region, size, dest int) (bool, error) {
-	p.Sleep(lead)
-	if d.cached || !d.Merges(p) {
-		return d.SendControl(p, pkt, size, dest)
-	}
-	credit := d.cpu.PeekUncached(d.l.credit(d.rank, dest), 8)
-	d.cpu.CountUncached(1)
-	d.saw(dest, 0, credit)
-	if d.sent[dest]-credit >= uint64(d.l.ring) {
-		p.Sleep(d.tLoad)
-		return false, nil
-	}
-	slot, st := d.l.slot(dest, d.rank, d.sent[dest]), d.mo.Startup()
-	owed := d.tLoad
-	if size > HeaderBytes {
-		d.mo.PutMerged(p, d.rank, dest, slot+HeaderBytes, pkt.Addr+HeaderBytes, size-HeaderBytes, owed+st, 0)
-		d.quiet(p)
-		owed = 0
-	}
-	d.sent[dest]++
-	owed = d.storeReady(p, pkt, d.sent[dest], owed)
-	d.mo.PutMerged(p, d.rank, dest, slot, pkt.Addr, HeaderBytes, owed+st, 0)
-	return true, nil
-}
-
-// storeReady stores v into pkt's ready word after owed of the process's
-// own steps not yet slept, and returns the time owed after it: the store
-// is made at once and its time added when the CPU has no store buffer,
-// else owed is slept and the store made (and slept) on its own.
-func (d *t3dDevice) storeReady(p *sim.Proc, pkt mem.Region, v uint64, owed sim.Time) sim.Time {
-	if d.cpu.StoreNow(pkt.Addr+8*wReady, 8, v) {
-		return owed + d.tStore
-	}
-	p.Sleep(owed)
-	d.cpu.Store(p, pkt.Addr+8*wReady, 8, v)
-	return 0
-}
-
-// ReadControlThen is ReadControl with then of the caller's steps slept
-// with the credit put's wait when a packet is taken.
-func (d *t3dDevice) ReadControlThen(p *sim.Proc, pkt mem.Region, then sim.Time) (int, bool, error) {
-	if d.byLoads() || !d.Merges(p) {
-		s, ok, err := d.ReadControl(p, pkt)
-		if ok {
-			p.Sleep(then)
-		}
-		return s, ok, err
-	}
-	s, loads, ok := d.poll.ScanUncached(p, d.wordSet(), 0, d.l.procs, d.next)
-	d.charge(p, loads)
-	if !ok {
-		return 0, false, nil
-	}
-	return d.takeThen(p, pkt, s, then)
-}
-
 // ready reports whether sender s's next packet is in its slot.
 func (d *t3dDevice) ready(p *sim.Proc, s int) bool {
 	return d.peek(p, d.l.slot(d.rank, s, d.recvd[s])) == d.recvd[s]+1
@@ -487,12 +402,6 @@ func (d *t3dDevice) readByLoads(p *sim.Proc, pkt mem.Region) (int, bool, error) 
 // take copies sender s's packet out of its slot and puts the new credit
 // into the sender's memory.
 func (d *t3dDevice) take(p *sim.Proc, pkt mem.Region, s int) (int, bool, error) {
-	return d.takeThen(p, pkt, s, 0)
-}
-
-// takeThen is take followed by then of the caller's steps, slept with the
-// credit put's wait (then 0: take).
-func (d *t3dDevice) takeThen(p *sim.Proc, pkt mem.Region, s int, then sim.Time) (int, bool, error) {
 	n := d.l.procs
 	d.next = (s + 1) % n
 	slot := d.l.slot(d.rank, s, d.recvd[s])
@@ -503,11 +412,7 @@ func (d *t3dDevice) takeThen(p *sim.Proc, pkt mem.Region, s int, then sim.Time) 
 	if d.words != nil {
 		d.words.Expect(s, d.l.slot(d.rank, s, d.recvd[s]), d.recvd[s]+1)
 	}
-	if then > 0 {
-		d.mo.PutWordMerged(p, d.rank, s, d.l.credit(s, d.rank), d.recvd[s], d.mo.Startup(), then)
-	} else {
-		d.m.PutWord(p, d.rank, s, d.l.credit(s, d.rank), d.recvd[s])
-	}
+	d.m.PutWord(p, d.rank, s, d.l.credit(s, d.rank), d.recvd[s])
 	return s, true, nil
 }
 

@@ -631,11 +631,7 @@ func scanTraffic(t *testing.T, pes int, params Params, seed uint64, perLoad bool
 // puts that land in the middle of a scan; in fewer events. So do a
 // packet header's stores as one sleep (mem.CPU.StoreWords) and, with the
 // shared receive queue (a queue of one or two packets: senders find it
-// full), the two loads of the queue's state as one sleep; and the merged
-// steps (MergedSteps: a packet's build slept with the first swap's or
-// load's start-up, back-offs and start-ups with the waits of the swaps,
-// gets and puts before them, the receive path's software with the head's
-// store or the credit put) against every step slept on its own.
+// full), the two loads of the queue's state as one sleep.
 func TestT3DScanMatchesLoadByLoad(t *testing.T) {
 	var cuts uint64
 	for _, tc := range []struct {

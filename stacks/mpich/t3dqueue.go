@@ -49,14 +49,6 @@ type T3DQueue interface {
 	Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int)
 }
 
-// mergedQueueOps is mergedOps with the get and swap of receive_queue
-// shared (machines/t3d.Machine's merged operations).
-type mergedQueueOps interface {
-	mergedOps
-	GetMerged(p *sim.Proc, pe, from int, dst, src mem.Addr, n int, lead, tail sim.Time)
-	SwapMerged(p *sim.Proc, pe, target int, a mem.Addr, v uint64, lead, tailFree, tailBusy sim.Time) uint64
-}
-
 const t3dQueueCapability = "atomic swap of a remote word and shmem_get (stacks/mpich.T3DQueue), for " + DeviceT3D + " with receive_queue shared"
 
 // Receive queue kinds (Params.ReceiveQueue).
@@ -93,9 +85,8 @@ func (q *t3dQueues) slot(pe int, k uint64) mem.Addr {
 type t3dQueueDevice struct {
 	d     *t3dDevice
 	q     *t3dQueues
-	head  uint64         // packets consumed from my queue
-	state mem.Region     // where the get of a queue's tail and head lands
-	mo    mergedQueueOps // the machine's merged operations, if it has them
+	head  uint64     // packets consumed from my queue
+	state mem.Region // where the get of a queue's tail and head lands
 	// The spin-wait reason, formatted once.
 	waitPacket string
 }
@@ -120,10 +111,8 @@ func newT3DQueueDevices(mach machines.Machine, params Params, devs []Device) ([]
 			return nil, fmt.Errorf("mpich %s: PE %d: receive queue state: %w", DeviceT3D, i, err)
 		}
 		q.base = append(q.base, r.Addr)
-		x := &t3dQueueDevice{d: devs[i].(*t3dDevice), q: q, state: st,
+		out[i] = &t3dQueueDevice{d: devs[i].(*t3dDevice), q: q, state: st,
 			waitPacket: fmt.Sprintf("rank %d: waiting for a packet (%s shared queue)", i, DeviceT3D)}
-		x.mo, _ = m.(mergedQueueOps)
-		out[i] = x
 	}
 	return out, nil
 }
@@ -167,57 +156,6 @@ func (x *t3dQueueDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int
 	return true, nil
 }
 
-// Merges reports whether p's steps may be merged (MergedSteps).
-func (x *t3dQueueDevice) Merges(p *sim.Proc) bool { return x.mo != nil && x.d.Merges(p) }
-
-// SendControlAfter is SendControl after lead of the caller's steps, with
-// the process's own steps slept with the machine operations' start-ups
-// and waits: the lead with the first swap's start-up; a swap's back-off
-// and the next try's start-up, or the get's start-up, with the swap's
-// wait; the two loads of the queue's state with the get's wait; the
-// ready word's store with the header put's start-up; and each later
-// put's start-up with the wait of the put before it. The same operations
-// at the same times as SendControl's step by step, in fewer events.
-func (x *t3dQueueDevice) SendControlAfter(p *sim.Proc, lead sim.Time, pkt mem.Region, size, dest int) (bool, error) {
-	if !x.Merges(p) {
-		p.Sleep(lead)
-		return x.SendControl(p, pkt, size, dest)
-	}
-	me, d, mo := x.d.rank, x.d, x.mo
-	st, lockWord := mo.Startup(), x.q.base[dest]+qLock
-	lead += st
-	for backoff := backoffMin; mo.SwapMerged(p, me, dest, lockWord, uint64(me+1), lead, st, backoff+st) != 0; backoff = min(2*backoff, backoffMax) {
-		lead = 0 // the failed swap's wait ended after the back-off and this try's start-up
-	}
-	// The get's wait takes the two loads of what it brought (loadState:
-	// only this PE's gets write those words).
-	mo.GetMerged(p, me, dest, x.state.Addr, x.q.base[dest]+qTail, qGetSize, 0, 2*d.tLoad)
-	tail, head := d.cpu.PeekUncached(x.state.Addr, 8), d.cpu.PeekUncached(x.state.Addr+8, 8)
-	d.cpu.CountUncached(2)
-	if tail-head >= uint64(x.q.depth) {
-		mo.PutWordMerged(p, me, dest, lockWord, 0, st, 0)
-		return false, nil
-	}
-	slot := x.q.slot(dest, tail)
-	var owed sim.Time
-	if size > HeaderBytes {
-		mo.PutMerged(p, me, dest, slot+HeaderBytes, pkt.Addr+HeaderBytes, size-HeaderBytes, st, 0)
-		d.quiet(p)
-	}
-	owed = d.storeReady(p, pkt, tail+1, owed)
-	mo.PutMerged(p, me, dest, slot, pkt.Addr, HeaderBytes, owed+st, st)
-	mo.PutWordMerged(p, me, dest, x.q.base[dest]+qTail, tail+1, 0, st)
-	mo.PutWordMerged(p, me, dest, lockWord, 0, 0, 0)
-	return true, nil
-}
-
-// ReadControlThen is ReadControl with then of the caller's steps slept
-// with the head's store when a packet is taken (the store is made at
-// once: a sender's get may read the head from then on).
-func (x *t3dQueueDevice) ReadControlThen(p *sim.Proc, pkt mem.Region, then sim.Time) (int, bool, error) {
-	return x.read(p, pkt, then)
-}
-
 // loadState loads the tail and head the get brought, with two uncached
 // loads. Only this PE's gets write those words, and the get has returned:
 // both are read at the first load's time and the loads' time slept as one
@@ -237,12 +175,6 @@ func (x *t3dQueueDevice) loadState(p *sim.Proc) (tail, head uint64) {
 // ReadControl takes the packet at the head of my queue, if its ready word
 // says it is there.
 func (x *t3dQueueDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
-	return x.read(p, pkt, 0)
-}
-
-// read is ReadControl followed, when it takes a packet, by then of the
-// caller's steps slept with the head's store (then 0: ReadControl).
-func (x *t3dQueueDevice) read(p *sim.Proc, pkt mem.Region, then sim.Time) (int, bool, error) {
 	d := x.d
 	slot := x.q.slot(d.rank, x.head)
 	ready := d.pollWord(p, slot) == x.head+1
@@ -257,12 +189,7 @@ func (x *t3dQueueDevice) read(p *sim.Proc, pkt mem.Region, then sim.Time) (int, 
 		return -1, false, err
 	}
 	x.head++
-	if then > 0 && d.cpu.StoreNow(x.q.base[d.rank]+qHead, 8, x.head) {
-		p.Sleep(d.tStore + then)
-	} else {
-		d.cpu.Store(p, x.q.base[d.rank]+qHead, 8, x.head)
-		p.Sleep(then)
-	}
+	d.cpu.Store(p, x.q.base[d.rank]+qHead, 8, x.head)
 	return int(pkt.Mem.Load64(pkt.Addr + 8*wSrc)), true, nil
 }
 
