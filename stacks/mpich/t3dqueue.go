@@ -168,7 +168,7 @@ func (x *t3dQueueDevice) loadState(p *sim.Proc) (tail, head uint64) {
 	}
 	tail, head = d.cpu.PeekUncached(a, 8), d.cpu.PeekUncached(a+8, 8)
 	d.cpu.CountUncached(2)
-	p.Sleep(2 * d.cpu.Clock().Cycles(d.cpu.Config().Costs.UncachedLoadCycles))
+	p.Sleep(2 * d.tLoad)
 	return tail, head
 }
 
