@@ -155,24 +155,37 @@ func (x *t3dQueueDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int
 	if x.merges(p) {
 		return x.sendMerged(p, pkt, size, dest)
 	}
-	me, d := x.d.rank, x.d
+	me := x.d.rank
 	x.lock(p, dest)
 	x.q.m.Get(p, me, dest, x.state.Addr, x.q.base[dest]+qTail, qGetSize)
 	tail, head := x.loadState(p)
-	if tail-head >= uint64(x.q.depth) {
-		x.unlock(p, dest)
+	slot, ok := x.claim(p, pkt, size, dest, tail, head)
+	if !ok {
 		return false, nil
 	}
-	slot := x.q.slot(dest, tail)
-	if size > HeaderBytes {
-		x.q.m.Put(p, me, dest, slot+HeaderBytes, pkt.Addr+HeaderBytes, size-HeaderBytes)
-		d.quiet(p)
-	}
-	d.cpu.Store(p, pkt.Addr+8*wReady, 8, tail+1)
 	x.q.m.Put(p, me, dest, slot, pkt.Addr, HeaderBytes)
 	x.q.m.PutWord(p, me, dest, x.q.base[dest]+qTail, tail+1)
 	x.unlock(p, dest)
 	return true, nil
+}
+
+// claim takes the queue's slot tail for the packet, under the lock, when
+// the queue has room (tail and head as the get brought them): it puts the
+// inline data there, waits for its delivery, and stores the packet's
+// number into its ready word. Else it releases the lock and reports
+// false.
+func (x *t3dQueueDevice) claim(p *sim.Proc, pkt mem.Region, size, dest int, tail, head uint64) (mem.Addr, bool) {
+	if tail-head >= uint64(x.q.depth) {
+		x.unlock(p, dest)
+		return 0, false
+	}
+	slot := x.q.slot(dest, tail)
+	if size > HeaderBytes {
+		x.q.m.Put(p, x.d.rank, dest, slot+HeaderBytes, pkt.Addr+HeaderBytes, size-HeaderBytes)
+		x.d.quiet(p)
+	}
+	x.d.cpu.Store(p, pkt.Addr+8*wReady, 8, tail+1)
+	return slot, true
 }
 
 // merges reports whether the send may sleep a step with the wait before
@@ -198,16 +211,10 @@ func (x *t3dQueueDevice) sendMerged(p *sim.Proc, pkt mem.Region, size, dest int)
 	mo.GetMerged(p, me, dest, x.state.Addr, x.q.base[dest]+qTail, qGetSize, 0, 2*d.tLoad)
 	tail, head := d.cpu.PeekUncached(x.state.Addr, 8), d.cpu.PeekUncached(x.state.Addr+8, 8)
 	d.cpu.CountUncached(2)
-	if tail-head >= uint64(x.q.depth) {
-		x.unlock(p, dest)
+	slot, ok := x.claim(p, pkt, size, dest, tail, head)
+	if !ok {
 		return false, nil
 	}
-	slot := x.q.slot(dest, tail)
-	if size > HeaderBytes {
-		x.q.m.Put(p, me, dest, slot+HeaderBytes, pkt.Addr+HeaderBytes, size-HeaderBytes)
-		d.quiet(p)
-	}
-	d.cpu.Store(p, pkt.Addr+8*wReady, 8, tail+1)
 	mo.PutMerged(p, me, dest, slot, pkt.Addr, HeaderBytes, st, st)
 	mo.PutWordMerged(p, me, dest, x.q.base[dest]+qTail, tail+1, 0, st)
 	mo.PutWordMerged(p, me, dest, lockWord, 0, 0, 0)
