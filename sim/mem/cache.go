@@ -124,20 +124,21 @@ func (c *cache) update(a Addr, b []byte) {
 		return
 	}
 	if c.ways == 1 {
-		// Direct-mapped: the lines' sets follow each other (no division
-		// per line).
-		line := c.line(a)
-		set := int(line % uint64(c.sets))
-		for len(b) > 0 {
-			off := int(a) & (c.lineBytes - 1)
-			n := min(len(b), c.lineBytes-off)
-			if c.tags[set] == line+1 {
-				copy(c.slot(set)[off:], b[:n])
+		// Direct-mapped: the lines' sets follow each other, in at most
+		// two runs of consecutive tags (the sets wrap around).
+		first, last := c.line(a), c.line(a+Addr(len(b))-1)
+		sets := uint64(c.sets)
+		for line := first; line <= last; {
+			set := int(line % sets)
+			end := min(last, line+sets-uint64(set)-1) // the run's last line
+			for k, t := range c.tags[set : set+int(end-line)+1] {
+				if l := line + uint64(k); t == l+1 {
+					la := Addr(l << c.shift)
+					lo, hi := max(a, la), min(a+Addr(len(b)), la+Addr(c.lineBytes))
+					copy(c.slot(set+k)[lo-la:hi-la], b[lo-a:hi-a])
+				}
 			}
-			a, b, line = a+Addr(n), b[n:], line+1
-			if set++; set == c.sets {
-				set = 0
-			}
+			line = end + 1
 		}
 		return
 	}

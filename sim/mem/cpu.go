@@ -239,18 +239,21 @@ func (c *CPU) fillDirect(a Addr, b []byte, hit func(slot, off int)) bool {
 	ca.clock += lines
 	keep := c.hits[:0] // slots of lines that hit and are the last of the look in their set
 	hits := uint64(0)
-	set := int(first % sets)
-	for line := first; line <= last && line < first+sets; line++ {
-		if ca.tags[set] == line+1 {
-			hits++
-			hit(set, int(Addr(line<<ca.shift)-a))
-			if line+sets > last {
-				keep = append(keep, set)
+	// The first min(lines, sets) lines, in at most two runs of
+	// consecutive tags (the sets wrap around).
+	for line, stop := first, first+min(lines, sets)-1; line <= stop; {
+		set := int(line % sets)
+		end := min(stop, line+sets-uint64(set)-1) // the run's last line
+		for k, t := range ca.tags[set : set+int(end-line)+1] {
+			if l := line + uint64(k); t == l+1 {
+				hits++
+				hit(set+k, int(Addr(l<<ca.shift)-a))
+				if l+sets > last {
+					keep = append(keep, set+k)
+				}
 			}
 		}
-		if set++; set == ca.sets {
-			set = 0
-		}
+		line = end + 1
 	}
 	from := first
 	if lines > sets {

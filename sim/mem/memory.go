@@ -54,6 +54,7 @@ type Memory struct {
 	segs     []Segment
 	chunks   []chunk // by increasing base, covering [0, used) without holes
 	last     int     // index of the chunk the last access found
+	prev     int     // and of the one before (a copy goes back and forth)
 	resident int     // bytes of storage allocated to chunks
 	watchers []*watcher
 	sets     []*WordSet // word sets of this memory's CPUs (CPU.NewWordSet)
@@ -117,6 +118,7 @@ type sparse struct {
 	// modify). Refs do not overlap and are sorted by address, so that an
 	// access finds the ones it overlaps by a binary search.
 	refs []ref
+	hint int // index of the ref the last look-up found (firstRef)
 }
 
 // ref is a range [a, a+len(b)) of a chunk that reads as b.
@@ -135,6 +137,14 @@ func (c *chunk) firstRef(a Addr) int {
 		return 0
 	}
 	rs := c.sp.refs
+	// Accesses move forward through a chunk (a scan of pool slots, a
+	// payload delivered in pieces): the last answer or the next one.
+	for i := c.sp.hint; i < min(c.sp.hint+2, len(rs)); i++ {
+		if rs[i].end() > a && (i == 0 || rs[i-1].end() <= a) {
+			c.sp.hint = i
+			return i
+		}
+	}
 	lo, hi := 0, len(rs)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
@@ -144,6 +154,7 @@ func (c *chunk) firstRef(a Addr) int {
 			hi = mid
 		}
 	}
+	c.sp.hint = lo
 	return lo
 }
 
@@ -467,6 +478,10 @@ func (m *Memory) find(a Addr) int {
 	if i := m.last; i < len(m.chunks) && m.chunks[i].base <= a && a < m.chunks[i].end {
 		return i
 	}
+	if i := m.prev; i < len(m.chunks) && m.chunks[i].base <= a && a < m.chunks[i].end {
+		m.prev, m.last = m.last, i
+		return i
+	}
 	lo, hi := 0, len(m.chunks)
 	for hi-lo > 1 {
 		mid := int(uint(lo+hi) >> 1)
@@ -476,7 +491,7 @@ func (m *Memory) find(a Addr) int {
 			hi = mid
 		}
 	}
-	m.last = lo
+	m.prev, m.last = m.last, lo
 	return lo
 }
 
