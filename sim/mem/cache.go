@@ -135,7 +135,7 @@ func (c *cache) update(a Addr, b []byte) {
 				if l := line + uint64(k); t == l+1 {
 					la := Addr(l << c.shift)
 					lo, hi := max(a, la), min(a+Addr(len(b)), la+Addr(c.lineBytes))
-					copy(c.slot(set+k)[lo-la:hi-la], b[lo-a:hi-a])
+					copy(c.slot(set + k)[lo-la:hi-la], b[lo-a:hi-a])
 				}
 			}
 			line = end + 1
