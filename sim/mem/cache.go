@@ -14,6 +14,71 @@ type cache struct {
 	used      []uint64 // last-use stamp for LRU (nil when direct-mapped: one way has no choice)
 	data      []byte   // sets*ways lines
 	clock     uint64
+	// lazy lists runs of slots whose bytes are not in data yet: lines
+	// filled from shared bytes (Memory.SharedView's, which never change),
+	// copied in when a slot of the run is first used (slot) and dropped
+	// when a later fill overwrites the run.
+	lazy []lazyRun
+}
+
+// lazyRun is slots [lo, hi) holding b's lines, in order.
+type lazyRun struct {
+	lo, hi int
+	b      []byte
+}
+
+// fillLazy makes slots [lo, hi) hold the lines of b (len(b) is
+// (hi-lo)*lineBytes, shared bytes), copied in when first used. The caller
+// has cleared the slots of other runs (overwrite).
+func (c *cache) fillLazy(lo, hi int, b []byte) {
+	c.lazy = append(c.lazy, lazyRun{lo: lo, hi: hi, b: b})
+}
+
+// settle copies in the lazy runs overlapping slots [lo, hi).
+func (c *cache) settle(lo, hi int) {
+	k := 0
+	for _, r := range c.lazy {
+		if r.lo < hi && lo < r.hi {
+			copy(c.data[r.lo*c.lineBytes:], r.b)
+			continue
+		}
+		c.lazy[k] = r
+		k++
+	}
+	clear(c.lazy[k:])
+	c.lazy = c.lazy[:k]
+}
+
+// overwrite cuts slots [lo, hi), about to be written whole, out of the
+// lazy runs.
+func (c *cache) overwrite(lo, hi int) {
+	if len(c.lazy) == 0 {
+		return
+	}
+	lb := c.lineBytes
+	var rest []lazyRun // runs cut in two: rare
+	k := 0
+	for _, r := range c.lazy {
+		if r.hi <= lo || hi <= r.lo {
+			c.lazy[k] = r
+			k++
+			continue
+		}
+		if r.lo < lo {
+			rest = append(rest, lazyRun{lo: r.lo, hi: lo, b: r.b[:(lo-r.lo)*lb]})
+		}
+		if hi < r.hi {
+			rest = append(rest, lazyRun{lo: hi, hi: r.hi, b: r.b[(hi-r.lo)*lb:]})
+		}
+	}
+	clear(c.lazy[k:])
+	c.lazy = append(c.lazy[:k], rest...)
+}
+
+// bytes returns every slot's bytes (the lazy runs copied in).
+func (c *cache) bytes() []byte {
+	c.settle(0, len(c.tags))
+	return c.data
 }
 
 func newCache(c CacheConfig) *cache {
@@ -94,7 +159,12 @@ func (c *cache) claim(line uint64) int {
 	return victim
 }
 
-func (c *cache) slot(i int) []byte { return c.data[i*c.lineBytes : (i+1)*c.lineBytes] }
+func (c *cache) slot(i int) []byte {
+	if len(c.lazy) > 0 {
+		c.settle(i, i+1)
+	}
+	return c.data[i*c.lineBytes : (i+1)*c.lineBytes]
+}
 
 // overlap returns the part of slot i's line and of b, the bytes from
 // address a, that cover the same addresses, from where they begin to

@@ -147,7 +147,7 @@ func updateTwins(t *testing.T, m *Memory, seg Segment, a, b *CPU, ways, n int) {
 			o += k
 		}
 		ca, cb := a.cache, b.cache
-		if !slices.Equal(ca.tags, cb.tags) || !slices.Equal(ca.used, cb.used) || ca.clock != cb.clock || !bytes.Equal(ca.data, cb.data) {
+		if !slices.Equal(ca.tags, cb.tags) || !slices.Equal(ca.used, cb.used) || ca.clock != cb.clock || !bytes.Equal(ca.bytes(), cb.bytes()) {
 			t.Errorf("ways %d, %d bytes, round %d: cache state differs", ways, n, round)
 		}
 	}
@@ -168,6 +168,7 @@ func TestSharedMemcpyMatchesLineByLine(t *testing.T) {
 		stale      int // line of the source cached before the payload (-1: none)
 	}{
 		{"noncoherent", 1, 8, 50, -1}, {"noncoherent", 1, 8, 50, 3}, {"noncoherent", 1, 8, 50, 40},
+		{"noncoherent", 1, 64, 50, 3}, {"noncoherent", 1, 50, 50, 7}, // the stale line hit and kept
 		{"noncoherent", 2, 8, 50, 5}, {"noncoherent", 2, 16, 20, 2}, {"tso", 2, 8, 50, 3}, {"noncoherent", 4, 8, 6, 1},
 	} {
 		cfg, err := Builtin(tc.model)
@@ -237,7 +238,7 @@ func TestSharedMemcpyMatchesLineByLine(t *testing.T) {
 			t.Errorf("%s: the stale line was not copied", name)
 		}
 		a, b := caches[0], caches[1]
-		if !slices.Equal(a.tags, b.tags) || !slices.Equal(a.used, b.used) || a.clock != b.clock || !bytes.Equal(a.data, b.data) {
+		if !slices.Equal(a.tags, b.tags) || !slices.Equal(a.used, b.used) || a.clock != b.clock || !bytes.Equal(a.bytes(), b.bytes()) {
 			t.Errorf("%s: cache state differs from the look line by line", name)
 		}
 	}
@@ -348,7 +349,7 @@ func TestFoldMatchesPeekPoke(t *testing.T) {
 			t.Errorf("%s: memory differs at %d", name, off)
 		}
 		a, b := caches[0], caches[1]
-		if !slices.Equal(a.tags, b.tags) || !slices.Equal(a.used, b.used) || a.clock != b.clock || !bytes.Equal(a.data, b.data) {
+		if !slices.Equal(a.tags, b.tags) || !slices.Equal(a.used, b.used) || a.clock != b.clock || !bytes.Equal(a.bytes(), b.bytes()) {
 			t.Errorf("%s: cache state differs from Peek, Peek, Poke", name)
 		}
 	}
