@@ -75,6 +75,13 @@ func (c *cache) overwrite(lo, hi int) {
 	c.lazy = append(c.lazy[:k], rest...)
 }
 
+// whole returns slot i for its bytes to be written whole: a lazy run
+// holding it is cut, not copied in.
+func (c *cache) whole(i int) []byte {
+	c.overwrite(i, i+1)
+	return c.data[i*c.lineBytes : (i+1)*c.lineBytes]
+}
+
 // bytes returns every slot's bytes (the lazy runs copied in).
 func (c *cache) bytes() []byte {
 	c.settle(0, len(c.tags))
@@ -128,7 +135,7 @@ func (c *cache) fill(m *Memory, line uint64) int {
 // load reads line from memory into slot i.
 func (c *cache) load(m *Memory, i int, line uint64) {
 	// A line may extend past the end of allocated memory: fill what exists.
-	a, slot := Addr(line<<c.shift), c.slot(i)
+	a, slot := Addr(line<<c.shift), c.whole(i)
 	n := max(0, min(len(slot), m.Used()-int(a)))
 	m.Read(a, slot[:n])
 	clear(slot[n:])

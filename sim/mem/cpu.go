@@ -321,8 +321,11 @@ func (c *CPU) fillDirect(a Addr, b []byte, shared bool, hit func(slot, off int))
 			copy(ca.slot(s), saved[k*lb:(k+1)*lb])
 		}
 	}
-	for _, line := range []uint64{first, last} { // lines b holds only in part
+	for _, line := range []uint64{first, last} { // lines b may hold only in part
 		set := int(line % sets)
+		if shared && Addr(line<<ca.shift) >= a && Addr((line+1)<<ca.shift) <= a+Addr(len(b)) {
+			continue // whole in b: memory's bytes, filled (lazily)
+		}
 		if line >= from && !slices.Contains(keep, set) && ca.tags[set] == line+1 {
 			ca.load(c.mem, set, line)
 		}
