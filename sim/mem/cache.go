@@ -55,6 +55,11 @@ func (c *cache) overwrite(lo, hi int) {
 	if len(c.lazy) == 0 {
 		return
 	}
+	if lo == 0 && hi == len(c.tags) {
+		clear(c.lazy)
+		c.lazy = c.lazy[:0]
+		return
+	}
 	lb := c.lineBytes
 	var rest []lazyRun // runs cut in two: rare
 	k := 0
@@ -208,12 +213,14 @@ func (c *cache) update(a Addr, b []byte) {
 		for line := first; line <= last; {
 			set := int(line % sets)
 			end := min(last, line+sets-uint64(set)-1) // the run's last line
-			for k, t := range c.tags[set : set+int(end-line)+1] {
-				if l := line + uint64(k); t == l+1 {
-					la := Addr(l << c.shift)
-					lo, hi := max(a, la), min(a+Addr(len(b)), la+Addr(c.lineBytes))
-					copy(c.slot(set + k)[lo-la:hi-la], b[lo-a:hi-a])
+			tags, want := c.tags[set:set+int(end-line)+1], line+1
+			for k := 0; k < len(tags); k, want = k+1, want+1 {
+				if tags[k] != want { // most lines are not cached
+					continue
 				}
+				la := Addr((want - 1) << c.shift)
+				lo, hi := max(a, la), min(a+Addr(len(b)), la+Addr(c.lineBytes))
+				copy(c.slot(set + k)[lo-la:hi-la], b[lo-a:hi-a])
 			}
 			line = end + 1
 		}

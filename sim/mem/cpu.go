@@ -247,13 +247,16 @@ func (c *CPU) fillDirect(a Addr, b []byte, shared bool, hit func(slot, off int))
 	for line, stop := first, first+min(lines, sets)-1; line <= stop; {
 		set := int(line % sets)
 		end := min(stop, line+sets-uint64(set)-1) // the run's last line
-		for k, t := range ca.tags[set : set+int(end-line)+1] {
-			if l := line + uint64(k); t == l+1 {
-				hits++
-				hit(set+k, int(Addr(l<<ca.shift)-a))
-				if l+sets > last {
-					keep = append(keep, set+k)
-				}
+		tags, want := ca.tags[set:set+int(end-line)+1], line+1
+		for k := 0; k < len(tags); k, want = k+1, want+1 {
+			if tags[k] != want { // most lines miss
+				continue
+			}
+			l := want - 1
+			hits++
+			hit(set+k, int(Addr(l<<ca.shift)-a))
+			if l+sets > last {
+				keep = append(keep, set+k)
 			}
 		}
 		line = end + 1
@@ -276,12 +279,16 @@ func (c *CPU) fillDirect(a Addr, b []byte, shared bool, hit func(slot, off int))
 	// Tags and bytes of the lines [from, last], in at most two runs of
 	// consecutive slots (the sets wrap around). A kept line of a
 	// non-coherent cache gets its own bytes back: hit laid them over b.
+	if last-from+1 == sets {
+		ca.overwrite(0, ca.sets) // every slot
+	}
 	for line := from; line <= last; {
 		set := int(line % sets)
 		end := min(last, line+sets-uint64(set)-1) // the run's last line
-		tags := ca.tags[set : set+int(end-line)+1]
+		tags, want := ca.tags[set:set+int(end-line)+1], line+1
 		for k := range tags {
-			tags[k] = line + uint64(k) + 1
+			tags[k] = want
+			want++
 		}
 		lo := int(Addr(line<<ca.shift) - a) // of the run in b
 		hi := int(Addr((end+1)<<ca.shift) - a)
@@ -318,7 +325,7 @@ func (c *CPU) fillDirect(a Addr, b []byte, shared bool, hit func(slot, off int))
 	}
 	for k, s := range keep {
 		if saved != nil {
-			copy(ca.slot(s), saved[k*lb:(k+1)*lb])
+			copy(ca.whole(s), saved[k*lb:(k+1)*lb])
 		}
 	}
 	for _, line := range []uint64{first, last} { // lines b may hold only in part
