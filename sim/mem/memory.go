@@ -759,17 +759,27 @@ func (m *Memory) inChunk(a Addr, n int) bool {
 // modify calls f(p, off) for each run p of the live bytes [a, a+n) that is
 // contiguous in storage, allocated as put allocates them (off: p's offset
 // from a), for f to change in place; shared bytes there are copied into
-// storage first. No visibility effect: the caller notifies.
+// storage first, a modifyBlock at a time, each just before f changes it
+// (while the host's cache holds it). Runs break at lines, pages and
+// multiples of modifyBlock from a. No visibility effect: the caller
+// notifies.
 func (m *Memory) modify(a Addr, n int, f func(p []byte, off int)) {
 	m.touch(a, n)
 	m.check(a, n)
-	m.unref(a, n, true)
 	for off := 0; off < n; {
-		p, k := m.piece(a+Addr(off), n-off, true)
-		f(p[:k], off)
-		off += k
+		end := min(n, off+modifyBlock)
+		m.unref(a+Addr(off), end-off, true)
+		for off < end {
+			p, k := m.piece(a+Addr(off), end-off, true)
+			f(p[:k], off)
+			off += k
+		}
 	}
 }
+
+// modifyBlock is how much of a range modify copies out of shared bytes
+// before f changes it: well within a host's L2 cache.
+const modifyBlock = 16 << 10
 
 // view returns the live bytes [a, a+len(b)) without copying them when they
 // are contiguous in storage (not to be written), else reads them into b.
