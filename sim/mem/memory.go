@@ -54,7 +54,6 @@ type Memory struct {
 	segs     []Segment
 	chunks   []chunk // by increasing base, covering [0, used) without holes
 	last     int     // index of the chunk the last access found
-	prev     int     // and of the one before (a copy goes back and forth)
 	resident int     // bytes of storage allocated to chunks
 	watchers []*watcher
 	sets     []*WordSet // word sets of this memory's CPUs (CPU.NewWordSet)
@@ -478,10 +477,6 @@ func (m *Memory) find(a Addr) int {
 	if i := m.last; i < len(m.chunks) && m.chunks[i].base <= a && a < m.chunks[i].end {
 		return i
 	}
-	if i := m.prev; i < len(m.chunks) && m.chunks[i].base <= a && a < m.chunks[i].end {
-		m.prev, m.last = m.last, i
-		return i
-	}
 	lo, hi := 0, len(m.chunks)
 	for hi-lo > 1 {
 		mid := int(uint(lo+hi) >> 1)
@@ -491,7 +486,7 @@ func (m *Memory) find(a Addr) int {
 			hi = mid
 		}
 	}
-	m.prev, m.last = m.last, lo
+	m.last = lo
 	return lo
 }
 
