@@ -463,40 +463,65 @@ func (n *Network) free(u *unit) {
 	n.units = append(n.units, u)
 }
 
-// request: the unit's head asks for route[hop].
+// request: the unit's head, moving, asks for route[hop]. The uncontended
+// case (the virtual channel and its wire free, nobody waiting) is written
+// out here: it is most of what a network event does.
 func (u *unit) request() {
-	l := u.route[u.hop]
-	eng := u.net.eng
-	now := eng.Now()
+	hop := u.hop
+	l := u.route[hop]
+	now := u.net.eng.Now()
 	if l.down {
 		u.abort()
 		return
 	}
-	if len(l.waiters()) == 0 && now >= l.freeAt {
-		u.take(l)
-		p := l.Phys
-		if p == nil {
-			u.move()
-			return
-		}
-		if p.free(now) {
-			p.take(u, l)
-			p.flow(now)
-			u.move()
-			return
-		}
-		// The virtual channel is free, the wire busy: the head waits in
-		// the virtual channel's buffer and the worm stands still.
-		u.stand(now)
-		u.collect()
+	if l.queued || now < l.freeAt {
+		u.queue(l, now)
 		return
 	}
+	// take, for a unit that was not waiting.
+	var from *Link
+	if hop > 0 {
+		from = u.route[hop-1]
+	}
+	l.holder, l.freeAt, l.grantedAt = u, sim.Forever, now
+	if l.in[0].from == from { // noteGrant's common case
+		l.grants++
+		l.in[0].last = l.grants
+	} else {
+		l.noteOther(from)
+	}
+	l.units++
+	l.bytes += uint64(u.wire)
+	if p := l.Phys; p != nil {
+		if p.queued || now < p.freeAt {
+			// The virtual channel is free, the wire busy: the head waits
+			// in the virtual channel's buffer and the worm stands still.
+			u.stand(now)
+			u.collect()
+			return
+		}
+		// p.take and p.flow.
+		p.holder, p.freeAt = u, sim.Forever
+		if p.in[0].from == l {
+			p.grants++
+			p.in[0].last = p.grants
+		} else {
+			p.noteOther(l)
+		}
+		p.flowing, p.flowFrom = true, now
+	}
+	u.move(now)
+}
+
+// queue: the head waits for l, which is busy or has a queue.
+func (u *unit) queue(l *Link, now sim.Time) {
 	u.stand(now)
 	x := l.rare()
 	x.waiters = append(x.waiters, u)
+	l.queued = true
 	x.waits++
 	x.maxQueue = max(x.maxQueue, len(x.waiters))
-	l.schedule(eng)
+	l.schedule(u.net.eng)
 }
 
 // stand: the head stops before route[hop] at now. Before a buffered link
@@ -585,15 +610,45 @@ func (u *unit) collectNext() {
 		p.take(u, u.route[i])
 	}
 	u.resumed = true
-	u.move()
+	u.move(now)
 }
 
 // move: the unit holds route[hop] and the physical channels of every link
 // it occupies; its head enters route[hop] now.
-func (u *unit) move() {
+func (u *unit) move(now sim.Time) {
+	hop := u.hop
+	l := u.route[hop]
+	if u.waiting || u.resumed {
+		u.resume(now)
+	}
+	u.theta[hop] = now - u.w + u.s
+	end := now + l.kind.latency
+	// The head moves unobstructed until it reaches the end of l: every
+	// held link whose tail passes by then is released (settle's first
+	// test, here: most hops release nothing).
+	if u.theta[u.settled]+u.w <= end {
+		u.settle(end, hop)
+	}
 	eng := u.net.eng
-	now := eng.Now()
-	l := u.route[u.hop]
+	if retry := l.crcError(eng); retry > 0 {
+		// The receiver finds a bad CRC: the unit is sent again over l
+		// (the link layer's retry) and the worm stands still meanwhile.
+		l.x.crcs++ // crcError found faults: x is there
+		u.w += retry
+		end += retry
+		u.settle(end, hop)
+	}
+	if int(hop) == len(u.route)-1 {
+		u.settle(sim.Forever, hop)
+		u.arriveAt(end + u.s)
+		return
+	}
+	u.ev = eng.At(end, u.evFn)
+}
+
+// resume: the unit that stood still moves again at now; the physical
+// channels it collected start flowing.
+func (u *unit) resume(now sim.Time) {
 	if u.waiting {
 		u.waiting = false
 		u.w += now - u.waitFrom
@@ -606,34 +661,20 @@ func (u *unit) move() {
 			}
 		}
 	}
-	u.theta[u.hop] = now - u.w + u.s
-	end := now + l.kind.latency
-	// The head moves unobstructed until it reaches the end of l: every
-	// held link whose tail passes by then is released.
-	u.settle(end, u.hop)
-	if retry := l.crcError(eng); retry > 0 {
-		// The receiver finds a bad CRC: the unit is sent again over l
-		// (the link layer's retry) and the worm stands still meanwhile.
-		l.x.crcs++ // crcError found faults: x is there
-		u.w += retry
-		end += retry
-		u.settle(end, u.hop)
-	}
-	if int(u.hop) == len(u.route)-1 {
-		u.settle(sim.Forever, u.hop)
-		u.arriveAt(end + u.s)
-		return
-	}
-	u.ev = eng.At(end, u.evFn)
 }
 
 // crcError reports the extra time of a CRC error's retry on a unit
 // crossing l, or 0: the rest of the unit's transmission, the error
 // reported back, and a second transmission.
 func (l *Link) crcError(eng *sim.Engine) sim.Time {
-	if l.x == nil || l.x.crc == nil {
+	if !l.faulty {
 		return 0
 	}
+	return l.crcDraw(eng)
+}
+
+// crcDraw is crcError on a link with faults injected.
+func (l *Link) crcDraw(eng *sim.Engine) sim.Time {
 	f := l.x.crc
 	hit := false
 	if f.next > 0 {
@@ -653,33 +694,34 @@ func (l *Link) crcError(eng *sim.Engine) sim.Time {
 // settle releases the held links route[settled:upto+1] whose release
 // falls at or before limit, in route order (releases are increasing).
 func (u *unit) settle(limit sim.Time, upto int32) {
-	for u.settled <= upto {
-		rel := u.theta[u.settled] + u.w
+	route, theta, w := u.route, u.theta, u.w
+	for i := u.settled; i <= upto; i++ {
+		rel := theta[i] + w
 		if rel > limit {
 			return
 		}
-		i := u.settled
-		l := u.route[i]
-		u.settled++
+		l := route[i]
+		u.settled = i + 1
 		if l.holder == u && l.freeAt == sim.Forever {
 			l.freeAt = rel
 			l.busy += rel - l.grantedAt
 			l.schedule(u.net.eng)
 		}
 		if p := l.Phys; p != nil && p.holder == u && p.freeAt == sim.Forever {
-			p.release(rel)
+			// p.release(rel)
+			if p.flowing {
+				p.busy += rel - p.flowFrom
+				p.flowing = false
+			}
+			p.freeAt = rel
+			if p.queued {
+				p.scheduleWaiter()
+			}
 		}
 		if i == 0 {
 			u.left(rel)
 		}
 	}
-}
-
-// headAtEnd: the head has crossed route[hop]; it asks for the next link.
-func (u *unit) headAtEnd() {
-	u.ev = sim.Handle{}
-	u.hop++
-	u.request()
 }
 
 // arriveAt schedules the unit's arrival at t, later by the jitter.
@@ -699,7 +741,10 @@ func (u *unit) event() {
 		u.arrive()
 		return
 	}
-	u.headAtEnd()
+	// The head has crossed route[hop]; it asks for the next link.
+	u.ev = sim.Handle{}
+	u.hop++
+	u.request()
 }
 
 func (u *unit) arrive() {
