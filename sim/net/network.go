@@ -3,6 +3,7 @@ package net
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/msgsim/msgsim/sim"
 )
@@ -106,8 +107,9 @@ type Network struct {
 	channels uint64
 	stats    Stats
 	// unitBytes is the payload of a unit: MTU in the packet model, Unit
-	// rounded up to whole packets on the fast path, 0 for whole messages.
-	unitBytes int
+	// rounded up to whole packets on the fast path, 0 for whole messages;
+	// unitWire is a full unit's bytes on a link, headers included.
+	unitBytes, unitWire int
 	// routing counts the changes that can change a route (a link going
 	// down or up, a new router): a message's route is good while it has
 	// not moved.
@@ -136,6 +138,12 @@ func New(eng *sim.Engine, router Router, cfg Config) (*Network, error) {
 		n.unitBytes = (cfg.Unit + cfg.MTU - 1) / cfg.MTU * cfg.MTU
 	default:
 		n.unitBytes = cfg.Unit
+	}
+	n.unitWire = n.unitBytes
+	if cfg.MTU > 0 && n.unitBytes > cfg.MTU {
+		n.unitWire += cfg.Header * ((n.unitBytes + cfg.MTU - 1) / cfg.MTU)
+	} else {
+		n.unitWire += cfg.Header
 	}
 	return n, nil
 }
@@ -175,10 +183,13 @@ type Message struct {
 	chainFn func()
 }
 
-// msgRoute is a message's last route, kept for its next units.
+// msgRoute is a message's last route, kept for its next units, with what
+// they share.
 type msgRoute struct {
 	links   []*Link
 	routing uint64
+	bw      float64  // minRate(links)
+	unitS   sim.Time // a full unit's duration on it; -1 until known
 }
 
 // Packets is the number of packets the message is split into.
@@ -261,53 +272,62 @@ func (m *Message) inject(off, size int, chain bool) {
 	n := m.net
 	u := n.unit()
 	u.msg, u.off, u.n, u.chain = m, off, size, chain
-	var err error
-	if m.routed && m.route.routing == n.routing {
+	var bw float64
+	if r := m.route; m.routed && r.routing == n.routing {
 		// The message's earlier unit found this route and no link has
-		// gone down or up since: it is still the one the router gives.
-		u.route = append(u.route[:0], m.route.links...)
+		// gone down or up since: it is still the one the router gives,
+		// and still up. The unit shares it (nothing writes to it while
+		// a unit of the message is in flight).
+		u.route, bw = r.links, r.bw
+		if cap(u.own) < len(r.links) {
+			// Room in the unit for a route as long, as if it had
+			// asked the router: a warm pool routes without allocating.
+			u.own = slices.Grow(u.own[:0], len(r.links))
+		}
 	} else {
-		u.route, err = n.router.Route(u.route[:0], m.Src, m.Dst, m.Class)
-		if err == nil && m.next < m.Bytes { // more units follow
-			if m.route == nil {
-				m.route = &msgRoute{}
+		route, err := n.router.Route(u.own[:0], m.Src, m.Dst, m.Class)
+		u.own = route[:0]
+		if err == nil {
+			for _, l := range route {
+				if l.down {
+					err = fmt.Errorf("its route crosses link %s, which is down", l.Name())
+					break
+				}
 			}
-			r := m.route
-			if cap(r.links) < len(u.route) {
+		}
+		if err != nil {
+			n.free(u)
+			m.fail(fmt.Errorf("net: message of %d bytes from %d to %d: %w", m.Bytes, m.Src, m.Dst, err))
+			return
+		}
+		u.route, bw = route, minRate(route)
+		if m.next < m.Bytes { // more units follow: they take this route
+			if r == nil {
+				r = &msgRoute{}
+				m.route = r
+			}
+			if cap(r.links) < len(route) || m.units > 0 {
 				// Pooled messages swap routes: room for any a run sees
-				// at once, so a warm pool allocates nothing.
-				r.links = make([]*Link, 0, max(2*len(u.route), 32))
+				// at once, so a warm pool allocates nothing. Units in
+				// flight (the route changed under them) keep the old.
+				r.links = make([]*Link, 0, max(2*len(route), 32))
 			}
-			r.links, r.routing, m.routed = append(r.links[:0], u.route...), n.routing, true
+			r.links, r.routing, r.bw, r.unitS, m.routed = append(r.links[:0], route...), n.routing, bw, -1, true
 		}
 	}
-	if err == nil {
-		for _, l := range u.route {
-			if l.down {
-				err = fmt.Errorf("its route crosses link %s, which is down", l.Name())
-				break
-			}
+	if size == n.unitBytes && m.routed && m.route.routing == n.routing {
+		// A full unit on the message's route: its duration is the
+		// message's first full unit's.
+		r := m.route
+		if r.unitS < 0 {
+			r.unitS = n.unitTime(size, m.Rate, bw)
 		}
-	}
-	if err != nil {
-		n.free(u)
-		m.fail(fmt.Errorf("net: message of %d bytes from %d to %d: %w", m.Bytes, m.Src, m.Dst, err))
-		return
-	}
-	bw := minRate(u.route)
-	if n.cfg.MTU == 0 || size <= n.cfg.MTU {
-		u.s = n.packetTime(size, m.Rate, bw)
+		u.s, u.wire = r.unitS, n.unitWire
 	} else {
-		// The fast path: the sum of the packets' durations.
-		full, last := size/n.cfg.MTU, size%n.cfg.MTU
-		u.s = sim.Time(full) * n.packetTime(n.cfg.MTU, m.Rate, bw)
-		if last > 0 {
-			u.s += n.packetTime(last, m.Rate, bw)
-		}
+		u.s, u.wire = n.unitTime(size, m.Rate, bw), size+n.cfg.Header*m.unitsFor(size)
 	}
-	u.wire = size + n.cfg.Header*m.unitsFor(size)
 	if cap(u.theta) < len(u.route) {
-		u.theta = make([]sim.Time, len(u.route), cap(u.route))
+		u.theta = make([]sim.Time, len(u.route), cap(u.own))
 	}
 	u.theta = u.theta[:len(u.route)]
 	m.units++
@@ -321,6 +341,21 @@ func (m *Message) inject(off, size int, chain bool) {
 		return
 	}
 	u.request()
+}
+
+// unitTime is the duration of a unit of size bytes at the source's rate
+// and the route's slowest link rate bw.
+func (n *Network) unitTime(size int, rate, bw float64) sim.Time {
+	if n.cfg.MTU == 0 || size <= n.cfg.MTU {
+		return n.packetTime(size, rate, bw)
+	}
+	// The fast path: the sum of the packets' durations.
+	full, last := size/n.cfg.MTU, size%n.cfg.MTU
+	s := sim.Time(full) * n.packetTime(n.cfg.MTU, rate, bw)
+	if last > 0 {
+		s += n.packetTime(last, rate, bw)
+	}
+	return s
 }
 
 // unitsFor is the number of packets payload bytes make.
@@ -418,7 +453,8 @@ type unit struct {
 	n     int // payload bytes
 	wire  int // bytes on a link, headers included
 	s     sim.Time
-	route []*Link
+	route []*Link // its route: own, or its message's
+	own   []*Link // the route the unit asked the router for
 	// theta[i] is when, on the unit's moving clock (time minus frozen
 	// time w), its tail enters route[i]: the link's release.
 	theta     []sim.Time
@@ -572,24 +608,27 @@ func (u *unit) take(l *Link) {
 // keeps the first reserved (not flowing) meanwhile.
 func (u *unit) collect() {
 	n := u.net
-	u.need = u.need[:0]
+	route, need := u.route, u.need[:0]
 	for i := u.settled; i <= u.hop; i++ {
-		p := u.route[i].Phys
+		p := route[i].Phys
 		if p == nil {
 			continue
 		}
-		if p.seq == 0 {
+		seq := p.seq
+		if seq == 0 {
 			n.channels++
-			p.seq = n.channels
+			seq = n.channels
+			p.seq = seq
 		}
-		j := len(u.need)
-		u.need = append(u.need, i)
-		for ; j > 0 && u.route[u.need[j-1]].Phys.seq > p.seq; j-- {
-			u.need[j] = u.need[j-1]
+		// Insertion sort by seq: a unit occupies a few links.
+		j := len(need)
+		need = append(need, i)
+		for ; j > 0 && route[need[j-1]].Phys.seq > seq; j-- {
+			need[j] = need[j-1]
 		}
-		u.need[j] = i
+		need[j] = i
 	}
-	u.needAt = 0
+	u.need, u.needAt = need, 0
 	u.collectNext()
 }
 
@@ -597,18 +636,22 @@ func (u *unit) collect() {
 // the first that is busy; with all of them it moves.
 func (u *unit) collectNext() {
 	now := u.net.eng.Now()
-	for ; int(u.needAt) < len(u.need); u.needAt++ {
-		i := u.need[u.needAt]
-		p := u.route[i].Phys
+	route, need := u.route, u.need
+	for k := int(u.needAt); k < len(need); k++ {
+		i := need[k]
+		vc := route[i]
+		p := vc.Phys
 		if p.holder == u && p.freeAt == sim.Forever {
 			continue // the route crosses the wire twice
 		}
 		if !p.free(now) {
+			u.needAt = int32(k)
 			p.wait(u, i, now)
 			return
 		}
-		p.take(u, u.route[i])
+		p.take(u, vc)
 	}
+	u.needAt = int32(len(need))
 	u.resumed = true
 	u.move(now)
 }
