@@ -203,10 +203,15 @@ func (c *Channel) grantNext() {
 		return
 	}
 	best := 0
-	bl := c.lastGrant(x.waiters[0].vcWaited())
+	prev := x.waiters[0].vcWaited()
+	bl := c.lastGrant(prev)
 	for i := 1; i < len(x.waiters) && bl > 0; i++ {
-		if g := c.lastGrant(x.waiters[i].vcWaited()); g < bl {
-			best, bl = i, g
+		// FIFO within a virtual channel: as Link.pick.
+		if vc := x.waiters[i].vcWaited(); vc != prev {
+			prev = vc
+			if g := c.lastGrant(vc); g < bl {
+				best, bl = i, g
+			}
 		}
 	}
 	u := x.waiters[best]

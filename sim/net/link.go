@@ -341,10 +341,16 @@ func (l *Link) pick() *unit {
 			}
 		}
 	default:
-		bl := l.lastGrant(inputOf(waiters[0]))
+		prev := inputOf(waiters[0])
+		bl := l.lastGrant(prev)
 		for i := 1; i < len(waiters) && bl > 0; i++ {
-			if g := l.lastGrant(inputOf(waiters[i])); g < bl {
-				best, bl = i, g
+			// A waiter from the port of the one before it cannot be
+			// granted before it (FIFO within a port): skip the lookup.
+			if from := inputOf(waiters[i]); from != prev {
+				prev = from
+				if g := l.lastGrant(from); g < bl {
+					best, bl = i, g
+				}
 			}
 		}
 	}

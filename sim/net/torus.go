@@ -138,6 +138,12 @@ func (t *Torus) link(node, dim, d, class, vc int) *Link {
 	if k := t.links[i]; k != 0 {
 		return t.linkSlab.at(k - 1)
 	}
+	return t.build(i, node, dim, d)
+}
+
+// build builds virtual channel links[i] of the channel leaving node in
+// dimension dim, direction d.
+func (t *Torus) build(i, node, dim, d int) *Link {
 	ch := t.channel(node, dim, d)
 	if ch == nil {
 		return nil
@@ -263,7 +269,10 @@ func (t *Torus) Links() []*Link {
 // step is the signed number of hops from a to b around a ring of size k,
 // taking the shorter way (the + way on a tie).
 func step(a, b, k int) int {
-	d := ((b-a)%k + k) % k
+	d := b - a // a and b are coordinates, in [0, k)
+	if d < 0 {
+		d += k
+	}
 	if d > k-d {
 		return d - k
 	}
@@ -298,6 +307,8 @@ func (t *Torus) AppendRoute(route []*Link, src, dst int) []*Link {
 func (t *Torus) appendRoute(route []*Link, src, dst, class int, order [3]int, longWay int) []*Link {
 	c := t.Coord(src)
 	cd := t.Coord(dst)
+	node := src
+	stride := [3]int{1, t.dims[0], t.dims[0] * t.dims[1]}
 	for _, dim := range order {
 		k := t.dims[dim]
 		s := step(c[dim], cd[dim], k)
@@ -308,19 +319,25 @@ func (t *Torus) appendRoute(route []*Link, src, dst, class int, order [3]int, lo
 				s += k
 			}
 		}
-		dir := 1
+		dir, d := 1, 0
 		if s < 0 {
-			dir, s = -1, -s
+			dir, d, s = -1, 1, -s
 		}
 		vc := 0
+		x := c[dim]
 		for ; s > 0; s-- {
-			next := ((c[dim]+dir)%k + k) % k
-			if (dir > 0 && next == 0) || (dir < 0 && next == k-1) {
-				vc = 1 // the dateline
+			next := x + dir
+			switch {
+			case next == k:
+				next, vc = 0, 1 // the dateline
+			case next < 0:
+				next, vc = k-1, 1
 			}
-			route = append(route, t.LinkClassVC(t.Node(c), dim, dir, class, vc))
-			c[dim] = next
+			route = append(route, t.link(node, dim, d, class, vc))
+			node += (next - x) * stride[dim]
+			x = next
 		}
+		c[dim] = x
 	}
 	return route
 }
