@@ -42,8 +42,17 @@ import (
 const gcPercent = 25
 
 func main() {
+	grow, err := growPacing(os.Getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "simrun: %v\n", err)
+		os.Exit(exitUsage)
+	}
 	if p, ok := gcPolicy(os.Getenv); ok {
 		debug.SetGCPercent(p)
+		if grow && p == gcPercent { // GOGC and GOMEMLIMIT win
+			g := &gcPacer{percent: debug.SetGCPercent, limit: debug.SetMemoryLimit, read: heapNow}
+			afterEachGC(g.cycle)
+		}
 	}
 	os.Exit(cli(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -2,11 +2,13 @@ package sci
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/sim/net"
 )
 
 func build(t *testing.T, seed uint64, procs int, p Params) (*sim.Engine, *Machine) {
@@ -476,5 +478,49 @@ func TestWriteSharedMatchesWrite(t *testing.T) {
 				t.Error("no CRC error hit: the case tests nothing")
 			}
 		})
+	}
+}
+
+// TestKeptRoutesMatchFound: on a machine without link or routing faults
+// the router keeps the routes it found; asked again (twice: found, then
+// kept), after what the caller's slice already holds, it gives the route
+// it finds afresh, for every pair of nodes and class, on a ringlet and on
+// tori; a machine with faults keeps none.
+func TestKeptRoutesMatchFound(t *testing.T) {
+	for _, c := range []struct{ w, h, procs int }{{3, 1, 3}, {4, 4, 16}, {8, 12, 96}, {5, 3, 7}} {
+		p := DefaultParams()
+		p.TorusW, p.TorusH = c.w, c.h
+		_, m := build(t, 1, c.procs, p)
+		if m.routes == nil {
+			t.Fatalf("%dx%d: no routes kept on a machine without faults", c.w, c.h)
+		}
+		r := router{m}
+		prefix := []*net.Link{m.nodes[0].inject[0]}
+		for a := range m.nodes {
+			for b := range m.nodes {
+				for class := 0; class < classes; class++ {
+					want, err := r.find(append([]*net.Link(nil), prefix...), a, b, class)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for try := 0; try < 2; try++ {
+						got, err := r.Route(append([]*net.Link(nil), prefix...), a, b, class)
+						if err != nil || !slices.Equal(got, want) {
+							t.Fatalf("%dx%d: %d->%d class %d, try %d: %v %v, want %v", c.w, c.h, a, b, class, try, got, err, want)
+						}
+					}
+				}
+			}
+		}
+	}
+	p := DefaultParams()
+	p.UnplugAtUs, p.UnplugForUs = 10, 10
+	if _, m := build(t, 1, 4, p); m.routes != nil {
+		t.Error("routes kept on a machine whose cable is pulled")
+	}
+	p = DefaultParams()
+	p.RerouteAtUs = 10
+	if _, m := build(t, 1, 16, p); m.routes != nil {
+		t.Error("routes kept on a machine whose routing changes")
 	}
 }

@@ -45,6 +45,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"slices"
 
 	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
@@ -154,6 +155,7 @@ type channel struct {
 	chunks uint64   // data buffers used
 	bufSeq []uint64 // the envelope that last used each buffer
 	sendq  []*request
+	listed bool // in the sender's sending list
 	// Receiver side.
 	in       int    // the channel's entry in the receiver's in and ready set
 	expected uint64 // next envelope to consume
@@ -306,9 +308,15 @@ type Rank struct {
 	// one timed operation of the CPU (scanReady).
 	readySet *mem.WordSet
 	posted   []*request
-	unexp    []*unexpected
-	spare    []mem.Region // unexpected-message buffers free for reuse
-	err      error        // a corruption detected outside any request
+	// sending are the channels from this rank that had a send pending
+	// when last looked at, in the order of their receivers (the order in
+	// which progress advances them and spin watches their
+	// acknowledgements): a rank with 95 channels and one send pending
+	// does not look at 95.
+	sending []*channel
+	unexp   []*unexpected
+	spare   []mem.Region // unexpected-message buffers free for reuse
+	err     error        // a corruption detected outside any request
 	// Acknowledgements posted and not yet secured, and the checkpoint
 	// token taken before the first of them.
 	acks   []*channel
@@ -376,6 +384,9 @@ func (x *Rank) Isend(p *sim.Proc, buf mem.Region, dest, tag int) (stacks.Request
 	q := &request{x: x, send: true, ch: ch, buf: buf, peer: dest, tag: tag}
 	x.w.counts.Messages++
 	ch.sendq = append(ch.sendq, q)
+	if !ch.listed {
+		x.list(ch)
+	}
 	if len(ch.sendq) == 1 {
 		x.advance(p, ch)
 	}
@@ -493,27 +504,52 @@ func (x *Rank) progress(p *sim.Proc) bool {
 			i = j + 1
 		}
 	}
-	for _, c := range x.w.chans[x.id*len(x.w.ranks) : (x.id+1)*len(x.w.ranks)] {
-		if c != nil && len(c.sendq) > 0 && x.advance(p, c) {
+	for _, c := range x.sending {
+		if len(c.sendq) > 0 && x.advance(p, c) {
 			moved = true
 		}
 	}
+	x.unlistIdle()
 	return moved
+}
+
+// list adds c to the rank's sending list, in the order of receivers.
+func (x *Rank) list(c *channel) {
+	i := len(x.sending)
+	for i > 0 && x.sending[i-1].r > c.r {
+		i--
+	}
+	x.sending = slices.Insert(x.sending, i, c)
+	c.listed = true
+}
+
+// unlistIdle drops the channels with no send pending from the sending
+// list.
+func (x *Rank) unlistIdle() {
+	keep := x.sending[:0]
+	for _, c := range x.sending {
+		if len(c.sendq) > 0 {
+			keep = append(keep, c)
+		} else {
+			c.listed = false
+		}
+	}
+	clear(x.sending[len(keep):])
+	x.sending = keep
 }
 
 // spin polls until something q's rank waits for may have changed: the
 // ready field (or write index) of the next envelope of a channel into it,
 // the acknowledgement of a channel with a pending send, or the directory.
 func (x *Rank) spin(p *sim.Proc, q *request) {
-	w := x.w
 	watch := append(x.watch[:0], x.dir.Addr)
 	dir := x.dir.Mem.Load64(x.dir.Addr)
 	for _, c := range x.in {
 		watch = append(watch, x.readyAddr(c))
 	}
 	acks, ackWas := x.ackChans[:0], x.ackWas[:0]
-	for _, c := range w.chans[x.id*len(w.ranks) : (x.id+1)*len(w.ranks)] {
-		if c != nil && len(c.sendq) > 0 {
+	for _, c := range x.sending {
+		if len(c.sendq) > 0 {
 			acks = append(acks, c)
 			ackWas = append(ackWas, c.ack.Mem.Load64(c.ack.Addr))
 			watch = append(watch, c.ack.Addr)
