@@ -14,6 +14,83 @@ type cache struct {
 	used      []uint64 // last-use stamp for LRU (nil when direct-mapped: one way has no choice)
 	data      []byte   // sets*ways lines
 	clock     uint64
+	// lazy lists runs of slots whose bytes are not in data yet: lines
+	// filled from shared bytes (Memory.SharedView's, which never change),
+	// copied in when a slot of the run is first used (slot) and dropped
+	// when a later fill overwrites the run.
+	lazy []lazyRun
+}
+
+// lazyRun is slots [lo, hi) holding b's lines, in order.
+type lazyRun struct {
+	lo, hi int
+	b      []byte
+}
+
+// fillLazy makes slots [lo, hi) hold the lines of b (len(b) is
+// (hi-lo)*lineBytes, shared bytes), copied in when first used. The caller
+// has cleared the slots of other runs (overwrite).
+func (c *cache) fillLazy(lo, hi int, b []byte) {
+	c.lazy = append(c.lazy, lazyRun{lo: lo, hi: hi, b: b})
+}
+
+// settle copies in the lazy runs overlapping slots [lo, hi).
+func (c *cache) settle(lo, hi int) {
+	k := 0
+	for _, r := range c.lazy {
+		if r.lo < hi && lo < r.hi {
+			copy(c.data[r.lo*c.lineBytes:], r.b)
+			continue
+		}
+		c.lazy[k] = r
+		k++
+	}
+	clear(c.lazy[k:])
+	c.lazy = c.lazy[:k]
+}
+
+// overwrite cuts slots [lo, hi), about to be written whole, out of the
+// lazy runs.
+func (c *cache) overwrite(lo, hi int) {
+	if len(c.lazy) == 0 {
+		return
+	}
+	if lo == 0 && hi == len(c.tags) {
+		clear(c.lazy)
+		c.lazy = c.lazy[:0]
+		return
+	}
+	lb := c.lineBytes
+	var rest []lazyRun // runs cut in two: rare
+	k := 0
+	for _, r := range c.lazy {
+		if r.hi <= lo || hi <= r.lo {
+			c.lazy[k] = r
+			k++
+			continue
+		}
+		if r.lo < lo {
+			rest = append(rest, lazyRun{lo: r.lo, hi: lo, b: r.b[:(lo-r.lo)*lb]})
+		}
+		if hi < r.hi {
+			rest = append(rest, lazyRun{lo: hi, hi: r.hi, b: r.b[(hi-r.lo)*lb:]})
+		}
+	}
+	clear(c.lazy[k:])
+	c.lazy = append(c.lazy[:k], rest...)
+}
+
+// whole returns slot i for its bytes to be written whole: a lazy run
+// holding it is cut, not copied in.
+func (c *cache) whole(i int) []byte {
+	c.overwrite(i, i+1)
+	return c.data[i*c.lineBytes : (i+1)*c.lineBytes]
+}
+
+// bytes returns every slot's bytes (the lazy runs copied in).
+func (c *cache) bytes() []byte {
+	c.settle(0, len(c.tags))
+	return c.data
 }
 
 func newCache(c CacheConfig) *cache {
@@ -63,7 +140,7 @@ func (c *cache) fill(m *Memory, line uint64) int {
 // load reads line from memory into slot i.
 func (c *cache) load(m *Memory, i int, line uint64) {
 	// A line may extend past the end of allocated memory: fill what exists.
-	a, slot := Addr(line<<c.shift), c.slot(i)
+	a, slot := Addr(line<<c.shift), c.whole(i)
 	n := max(0, min(len(slot), m.Used()-int(a)))
 	m.Read(a, slot[:n])
 	clear(slot[n:])
@@ -94,7 +171,12 @@ func (c *cache) claim(line uint64) int {
 	return victim
 }
 
-func (c *cache) slot(i int) []byte { return c.data[i*c.lineBytes : (i+1)*c.lineBytes] }
+func (c *cache) slot(i int) []byte {
+	if len(c.lazy) > 0 {
+		c.settle(i, i+1)
+	}
+	return c.data[i*c.lineBytes : (i+1)*c.lineBytes]
+}
 
 // overlap returns the part of slot i's line and of b, the bytes from
 // address a, that cover the same addresses, from where they begin to
@@ -124,20 +206,23 @@ func (c *cache) update(a Addr, b []byte) {
 		return
 	}
 	if c.ways == 1 {
-		// Direct-mapped: the lines' sets follow each other (no division
-		// per line).
-		line := c.line(a)
-		set := int(line % uint64(c.sets))
-		for len(b) > 0 {
-			off := int(a) & (c.lineBytes - 1)
-			n := min(len(b), c.lineBytes-off)
-			if c.tags[set] == line+1 {
-				copy(c.slot(set)[off:], b[:n])
+		// Direct-mapped: the lines' sets follow each other, in at most
+		// two runs of consecutive tags (the sets wrap around).
+		first, last := c.line(a), c.line(a+Addr(len(b))-1)
+		sets := uint64(c.sets)
+		for line := first; line <= last; {
+			set := int(line % sets)
+			end := min(last, line+sets-uint64(set)-1) // the run's last line
+			tags, want := c.tags[set:set+int(end-line)+1], line+1
+			for k := 0; k < len(tags); k, want = k+1, want+1 {
+				if tags[k] != want { // most lines are not cached
+					continue
+				}
+				la := Addr((want - 1) << c.shift)
+				lo, hi := max(a, la), min(a+Addr(len(b)), la+Addr(c.lineBytes))
+				copy(c.slot(set + k)[lo-la:hi-la], b[lo-a:hi-a])
 			}
-			a, b, line = a+Addr(n), b[n:], line+1
-			if set++; set == c.sets {
-				set = 0
-			}
+			line = end + 1
 		}
 		return
 	}

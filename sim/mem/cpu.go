@@ -149,7 +149,7 @@ func (c *CPU) viewFill(a Addr, b []byte) bool {
 	ca := c.cache
 	c.mem.Read(a, b)
 	coherent := c.cfg.Cache.Coherent
-	return c.fillLines(a, b, func(i, off int) {
+	return c.fillLines(a, b, false, func(i, off int) {
 		if coherent {
 			return // b has memory's bytes, as the line does
 		}
@@ -170,9 +170,10 @@ func (c *CPU) viewFill(a Addr, b []byte) bool {
 // the bytes at a as memory does. It calls hit(slot, off) for every line
 // found, while the slot still holds the bytes it held before the look (off:
 // where the line starts relative to a, negative for the first line); hit
-// may lay the slot's bytes over b's. The lines a slot is claimed for are
-// filled from b, but for the first and last, which b may hold only in
-// part, filled from memory. It reports whether every line hit.
+// may lay the slot's bytes over b's, unless b is shared bytes (never
+// written: the lines that hit keep their own bytes). The lines a slot is
+// claimed for are filled from b, but for the first and last, which b may
+// hold only in part, filled from memory. It reports whether every line hit.
 //
 // A look longer than the cache skips lines in bulk where their effect is
 // known: once the look has gone through sets*ways lines past the first,
@@ -181,10 +182,10 @@ func (c *CPU) viewFill(a Addr, b []byte) bool {
 // rounds can be skipped (the LRU clock advanced by their lines) as long as
 // a round is left before the last line, which then leaves the slots as the
 // full look does. A direct-mapped cache is done in bulk (fillDirect).
-func (c *CPU) fillLines(a Addr, b []byte, hit func(slot, off int)) bool {
+func (c *CPU) fillLines(a Addr, b []byte, shared bool, hit func(slot, off int)) bool {
 	ca := c.cache
 	if ca.ways == 1 {
-		return c.fillDirect(a, b, hit)
+		return c.fillDirect(a, b, shared, hit)
 	}
 	all := true
 	first, last := ca.line(a), ca.line(a+Addr(len(b))-1)
@@ -228,8 +229,10 @@ func (c *CPU) fillLines(a Addr, b []byte, hit func(slot, off int)) bool {
 // slots are consecutive in the cache's data. A line among them that hit
 // keeps its bytes; the others are filled from b (the first and last from
 // memory). The clock ticks once per line, hit or miss, as lookup and claim
-// tick it.
-func (c *CPU) fillDirect(a Addr, b []byte, hit func(slot, off int)) bool {
+// tick it. Lines filled whole from shared bytes are filled lazily
+// (cache.fillLazy): most are replaced by the next look before anything
+// reads them.
+func (c *CPU) fillDirect(a Addr, b []byte, shared bool, hit func(slot, off int)) bool {
 	ca := c.cache
 	if ca.tags == nil {
 		ca.alloc()
@@ -239,18 +242,24 @@ func (c *CPU) fillDirect(a Addr, b []byte, hit func(slot, off int)) bool {
 	ca.clock += lines
 	keep := c.hits[:0] // slots of lines that hit and are the last of the look in their set
 	hits := uint64(0)
-	set := int(first % sets)
-	for line := first; line <= last && line < first+sets; line++ {
-		if ca.tags[set] == line+1 {
+	// The first min(lines, sets) lines, in at most two runs of
+	// consecutive tags (the sets wrap around).
+	for line, stop := first, first+min(lines, sets)-1; line <= stop; {
+		set := int(line % sets)
+		end := min(stop, line+sets-uint64(set)-1) // the run's last line
+		tags, want := ca.tags[set:set+int(end-line)+1], line+1
+		for k := 0; k < len(tags); k, want = k+1, want+1 {
+			if tags[k] != want { // most lines miss
+				continue
+			}
+			l := want - 1
 			hits++
-			hit(set, int(Addr(line<<ca.shift)-a))
-			if line+sets > last {
-				keep = append(keep, set)
+			hit(set+k, int(Addr(l<<ca.shift)-a))
+			if l+sets > last {
+				keep = append(keep, set+k)
 			}
 		}
-		if set++; set == ca.sets {
-			set = 0
-		}
+		line = end + 1
 	}
 	from := first
 	if lines > sets {
@@ -258,9 +267,10 @@ func (c *CPU) fillDirect(a Addr, b []byte, hit func(slot, off int)) bool {
 	}
 	lb := ca.lineBytes
 	var saved []byte
-	if len(keep) > 0 && c.cfg.Cache.Coherent {
-		// A coherent cache's hit does not lay its bytes over b: save the
-		// kept slots' bytes from the fill below.
+	if len(keep) > 0 && (c.cfg.Cache.Coherent || shared) {
+		// A coherent cache's hit does not lay its bytes over b, nor does
+		// any hit over shared bytes: save the kept slots' bytes from the
+		// fill below.
 		saved = make([]byte, len(keep)*lb)
 		for k, s := range keep {
 			copy(saved[k*lb:], ca.slot(s))
@@ -269,15 +279,43 @@ func (c *CPU) fillDirect(a Addr, b []byte, hit func(slot, off int)) bool {
 	// Tags and bytes of the lines [from, last], in at most two runs of
 	// consecutive slots (the sets wrap around). A kept line of a
 	// non-coherent cache gets its own bytes back: hit laid them over b.
+	if last-from+1 == sets {
+		ca.overwrite(0, ca.sets) // every slot
+	}
 	for line := from; line <= last; {
 		set := int(line % sets)
 		end := min(last, line+sets-uint64(set)-1) // the run's last line
-		tags := ca.tags[set : set+int(end-line)+1]
+		tags, want := ca.tags[set:set+int(end-line)+1], line+1
 		for k := range tags {
-			tags[k] = line + uint64(k) + 1
+			tags[k] = want
+			want++
 		}
 		lo := int(Addr(line<<ca.shift) - a) // of the run in b
 		hi := int(Addr((end+1)<<ca.shift) - a)
+		ca.overwrite(set, set+int(end-line)+1)
+		if shared {
+			// Whole lines lazily; the first and last, which b may hold
+			// in part, at once.
+			s0, s1 := set, set+int(end-line)+1
+			if lo < 0 {
+				s0++
+			}
+			if hi > len(b) {
+				s1--
+			}
+			if s0 < s1 {
+				l0 := lo + (s0-set)*lb
+				ca.fillLazy(s0, s1, b[l0:l0+(s1-s0)*lb])
+			}
+			if s0 > set {
+				copy(ca.data[set*lb-lo:(set+1)*lb], b)
+			}
+			if s1 < set+int(end-line)+1 && s1 >= s0 {
+				copy(ca.data[s1*lb:(s1+1)*lb], b[lo+(s1-set)*lb:])
+			}
+			line = end + 1
+			continue
+		}
 		dst := ca.data[set*lb : (set+int(end-line)+1)*lb]
 		if lo < 0 {
 			dst, lo = dst[-lo:], 0
@@ -287,11 +325,14 @@ func (c *CPU) fillDirect(a Addr, b []byte, hit func(slot, off int)) bool {
 	}
 	for k, s := range keep {
 		if saved != nil {
-			copy(ca.slot(s), saved[k*lb:(k+1)*lb])
+			copy(ca.whole(s), saved[k*lb:(k+1)*lb])
 		}
 	}
-	for _, line := range []uint64{first, last} { // lines b holds only in part
+	for _, line := range []uint64{first, last} { // lines b may hold only in part
 		set := int(line % sets)
+		if shared && Addr(line<<ca.shift) >= a && Addr((line+1)<<ca.shift) <= a+Addr(len(b)) {
+			continue // whole in b: memory's bytes, filled (lazily)
+		}
 		if line >= from && !slices.Contains(keep, set) && ca.tags[set] == line+1 {
 			ca.load(c.mem, set, line)
 		}
@@ -555,7 +596,7 @@ func (c *CPU) viewShared(a Addr, sh []byte) []byte {
 	}
 	var buf []byte
 	coherent := c.cfg.Cache.Coherent
-	c.fillLines(a, sh, func(i, off int) {
+	c.fillLines(a, sh, true, func(i, off int) {
 		if coherent {
 			return
 		}

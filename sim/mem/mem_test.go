@@ -708,7 +708,7 @@ func TestLargeFillMatchesLineByLine(t *testing.T) {
 				t.Errorf("%+v: a large filling look differs from the same look line by line", tc)
 			}
 			ca, cb := a.cache, b.cache
-			if !slices.Equal(ca.tags, cb.tags) || !slices.Equal(ca.used, cb.used) || ca.clock != cb.clock || !bytes.Equal(ca.data, cb.data) {
+			if !slices.Equal(ca.tags, cb.tags) || !slices.Equal(ca.used, cb.used) || ca.clock != cb.clock || !bytes.Equal(ca.bytes(), cb.bytes()) {
 				t.Errorf("%+v: cache state differs: tags %v/%v used %v/%v clock %d/%d", tc, ca.tags, cb.tags, ca.used, cb.used, ca.clock, cb.clock)
 			}
 		})

@@ -43,7 +43,10 @@ func (s Segment) Addr(off int) Addr { return s.Base + Addr(off) }
 // written, until it holds sparseLines of them or a write spans lines; then
 // it becomes a whole page. Growing the memory never copies it. A chunk
 // whose bytes are asked for as one slice across pages (Bytes) becomes one
-// flat buffer, once.
+// flat buffer, once. Bytes that never change (Share, WriteShared) are held
+// by reference, not copied: a chunk's refs are ranges that read as a
+// caller's slice, over whatever its storage holds there (copy on write:
+// a write cuts the range out of its refs).
 type Memory struct {
 	name     string
 	used     int // end of the last segment: the allocated address space
@@ -102,58 +105,76 @@ type chunk struct {
 	sp        *sparse // lines and shared bytes; nil without (most chunks)
 }
 
-// sparse is a chunk's storage other than flat and whole pages.
+// sparse is a chunk's storage other than flat and whole pages, and its
+// refs.
 type sparse struct {
 	lines []line
-	// shared, when not nil, is what the chunk holds at shareAt (zeros
-	// around it): a caller's bytes, never written here, copied into the
-	// chunk's own storage at the first write (Share). The chunk has no
-	// storage of its own meanwhile.
-	shared  []byte
-	shareAt Addr
-	// copies are ranges of the chunk's own storage that hold a copy of
-	// shared bytes (WriteShared where they could not be shared), each
-	// dropped when a byte of its range is written: SharedView returns the
-	// shared bytes for them, so that a copy out of a buffer that received
-	// them (a pool slot, a system buffer) shares them again.
-	// They do not overlap and are sorted by address, so that a write
-	// finds the ones it overlaps by a binary search.
-	copies []copied
-	seq    uint64 // copies remembered so far
+	// refs are ranges of the chunk that read as shared bytes (Share,
+	// WriteShared): a caller's bytes that never change, held instead of a
+	// copy. A ref hides what the chunk's storage holds under it; a write
+	// cuts its range out of the refs first (cutRefs), keeping the bytes a
+	// partial write leaves in storage where the caller needs them (Bytes,
+	// modify). Refs do not overlap and are sorted by address, so that an
+	// access finds the ones it overlaps by a binary search.
+	refs []ref
+	hint int // index of the ref the last look-up found (firstRef)
 }
 
-// copied is a range [a, a+len(b)) of a chunk's storage that holds b, the
-// seq-th remembered in its chunk.
-type copied struct {
-	a   Addr
-	b   []byte
-	seq uint64
+// ref is a range [a, a+len(b)) of a chunk that reads as b.
+type ref struct {
+	a Addr
+	b []byte
 }
 
-// end is the first address past the copy.
-func (k *copied) end() Addr { return k.a + Addr(len(k.b)) }
+// end is the first address past the ref.
+func (r *ref) end() Addr { return r.a + Addr(len(r.b)) }
 
-// firstCopy is the index of the first of the chunk's copies that ends
-// after a.
-func (c *chunk) firstCopy(a Addr) int {
-	ks := c.sp.copies
-	lo, hi := 0, len(ks)
+// firstRef is the index of the first of the chunk's refs that ends after
+// a (len(refs) if none).
+func (c *chunk) firstRef(a Addr) int {
+	if c.sp == nil {
+		return 0
+	}
+	rs := c.sp.refs
+	// Accesses move forward through a chunk (a scan of pool slots, a
+	// payload delivered in pieces): the last answer or the next one.
+	for i := c.sp.hint; i < min(c.sp.hint+2, len(rs)); i++ {
+		if rs[i].end() > a && (i == 0 || rs[i-1].end() <= a) {
+			c.sp.hint = i
+			return i
+		}
+	}
+	lo, hi := 0, len(rs)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if ks[mid].end() <= a {
+		if rs[mid].end() <= a {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
+	c.sp.hint = lo
 	return lo
 }
 
-// maxCopies bounds a chunk's copies (the oldest is forgotten first), and
-// minCopied is the least length worth remembering.
+// hasRefs reports whether the chunk holds any ref.
+func (c *chunk) hasRefs() bool { return c.sp != nil && c.sp.refs != nil }
+
+// refOverlaps reports whether a ref of the chunk overlaps [a, end).
+func (c *chunk) refOverlaps(a, end Addr) bool {
+	if !c.hasRefs() {
+		return false
+	}
+	i := c.firstRef(a)
+	return i < len(c.sp.refs) && c.sp.refs[i].a < end
+}
+
+// maxRefs bounds a chunk's refs (the lowest is copied into storage
+// first), and minRef is the least length held by reference in a chunk
+// that holds anything already (an untouched chunk takes any).
 const (
-	maxCopies = 128
-	minCopied = 512
+	maxRefs = 256
+	minRef  = 512
 )
 
 // ls is the chunk's lines.
@@ -176,27 +197,23 @@ func (c *chunk) setLines(l []line) {
 		c.sp = &sparse{}
 	}
 	c.sp.lines = l
-	if l == nil && c.sp.shared == nil && c.sp.copies == nil {
+	c.tidy()
+}
+
+// tidy drops the chunk's sparse part when it holds nothing.
+func (c *chunk) tidy() {
+	if c.sp != nil && c.sp.lines == nil && c.sp.refs == nil {
 		c.sp = nil
 	}
 }
 
-// sharedBytes is the chunk's shared bytes and where they are (nil: none).
-func (c *chunk) sharedBytes() ([]byte, Addr) {
-	if c.sp == nil {
-		return nil, 0
-	}
-	return c.sp.shared, c.sp.shareAt
-}
-
 // Share makes the len(b) bytes at a read as b without copying it, as
 // Write(a, b) would (spinners watching them wake): b is shared and must
-// never change; the bytes are copied into the memory's own storage when
-// written (copy on write): a page at a time (the page written) in a chunk
-// larger than a page, the whole chunk in a smaller one or when asked for
-// by Bytes across pages. Workloads fill many buffers with windows of one
-// pattern this way (every sender of an all-to-one sends its own 10 MB).
-// When the bytes cannot be shared (share), it is Write(a, b).
+// never change; a write into them cuts them out of the chunk's refs (copy
+// on write: the bytes the write leaves are still b's). Workloads fill many
+// buffers with windows of one pattern this way (every sender of an
+// all-to-one sends its own 10 MB). When the bytes cannot be shared
+// (share), it is Write(a, b).
 func (m *Memory) Share(a Addr, b []byte) {
 	m.check(a, len(b))
 	if !m.share(a, b) {
@@ -213,181 +230,155 @@ func (m *Memory) Share(a Addr, b []byte) {
 // bytes either way.
 func (m *Memory) WriteShared(a Addr, b []byte) {
 	m.touch(a, len(b))
-	m.check(a, len(b))
-	if !m.share(a, b) {
-		m.put(a, b)
-		m.remember(a, b)
-	}
-	m.notify(a, len(b))
-}
-
-// remember records that [a, a+len(b)) now holds a copy of the shared
-// bytes b, when the range lies in one chunk and is long enough to matter.
-func (m *Memory) remember(a Addr, b []byte) {
-	if len(b) < minCopied {
-		return
-	}
-	c := &m.chunks[m.find(a)]
-	if a+Addr(len(b)) > c.end {
-		return
-	}
-	if c.sp != nil && c.sp.copies != nil {
-		c.forget(a, a+Addr(len(b))) // what the range held before
-	}
-	if c.sp == nil {
-		c.sp = &sparse{}
-	}
-	if len(c.sp.copies) >= maxCopies { // forget the oldest
-		old := 0
-		for i, k := range c.sp.copies {
-			if k.seq < c.sp.copies[old].seq {
-				old = i
-			}
-		}
-		c.sp.copies = slices.Delete(c.sp.copies, old, old+1)
-	}
-	c.sp.seq++
-	c.sp.copies = slices.Insert(c.sp.copies, c.firstCopy(a), copied{a: a, b: b, seq: c.sp.seq})
-}
-
-// written forgets the copies of shared bytes that [a, a+n) overlaps, in
-// the chunks it spans: their bytes may have changed.
-func (m *Memory) written(a Addr, n int) {
-	for x, end := a, a+Addr(n); x < end; {
-		c := &m.chunks[m.find(x)]
-		if c.sp != nil && c.sp.copies != nil {
-			c.forget(x, min(end, c.end))
-		}
-		x = c.end
-	}
-}
-
-// forget drops the chunk's copies that overlap [a, end).
-func (c *chunk) forget(a, end Addr) {
-	i := c.firstCopy(a)
-	j := i
-	for j < len(c.sp.copies) && c.sp.copies[j].a < end {
-		j++
-	}
-	if i == j {
-		return
-	}
-	c.sp.copies = slices.Delete(c.sp.copies, i, j)
-	if len(c.sp.copies) == 0 {
-		c.sp.copies = nil
-		if c.sp.shared == nil && c.sp.lines == nil {
-			c.sp = nil
-		}
-	}
+	m.Share(a, b)
 }
 
 // share makes [a, a+len(b)) read as b without copying it, and reports
-// whether it could: the range lies inside one chunk that holds nothing yet,
-// or that holds only shared bytes which the range covers (they are all
-// overwritten) or continues (b follows them in the same array, as a
-// payload delivered in pieces does). Otherwise nothing changes.
+// whether it could: the range lies inside one chunk, and is at least
+// minRef long or the chunk holds nothing yet. The range is cut out of the
+// chunk's refs and becomes one of them, joined to a ref it continues (b
+// follows it in the same array, as a payload delivered in pieces does).
+// Otherwise nothing changes.
 func (m *Memory) share(a Addr, b []byte) bool {
 	if len(b) == 0 {
 		return false
 	}
 	c := &m.chunks[m.find(a)]
 	end := a + Addr(len(b))
-	if end > c.end || c.flat != nil || c.pages != nil {
+	if end > c.end || (len(b) < minRef && (c.flat != nil || c.pages != nil || c.sp != nil)) {
 		return false
 	}
 	if c.sp == nil {
-		c.sp = &sparse{shared: b, shareAt: a}
+		c.sp = &sparse{refs: []ref{{a: a, b: b}}}
 		return true
 	}
-	sh, at := c.sp.shared, c.sp.shareAt
-	if sh == nil || c.sp.lines != nil {
-		return false
+	m.cutRefs(c, a, end, false)
+	if c.sp == nil {
+		c.sp = &sparse{}
 	}
+	rs := c.sp.refs
+	i := c.firstRef(a)
 	switch {
-	case a <= at && end >= at+Addr(len(sh)): // covers them
-		c.sp.shared, c.sp.shareAt = b, a
+	case i > 0 && rs[i-1].end() == a && follows(rs[i-1].b, b):
+		r := &rs[i-1]
+		r.b = r.b[:len(r.b)+len(b)]
+		if i < len(rs) && rs[i].a == end && follows(r.b, rs[i].b) {
+			r.b = r.b[:len(r.b)+len(rs[i].b)]
+			c.sp.refs = slices.Delete(rs, i, i+1)
+		}
 		return true
-	case a == at+Addr(len(sh)) && follows(sh, b): // continues them
-		c.sp.shared = sh[:len(sh)+len(b)]
+	case i < len(rs) && rs[i].a == end && follows(b, rs[i].b):
+		rs[i] = ref{a: a, b: b[:len(b)+len(rs[i].b)]}
 		return true
 	}
-	return false
+	if len(rs) >= maxRefs { // the lowest goes into storage
+		r := rs[0]
+		m.cutRefs(c, r.a, r.end(), true)
+		if c.sp == nil {
+			c.sp = &sparse{}
+		}
+		rs, i = c.sp.refs, c.firstRef(a)
+	}
+	c.sp.refs = slices.Insert(rs, i, ref{a: a, b: b})
+	return true
 }
 
-// follows reports whether b starts where sh ends, in the same array.
+// follows reports whether b starts where sh ends, in the same array, and
+// sh can be extended over it.
 func follows(sh, b []byte) bool {
-	return cap(sh) > len(sh) && &sh[:len(sh)+1][len(sh)] == &b[0]
+	return len(b) > 0 && cap(sh)-len(sh) >= len(b) && &sh[:len(sh)+1][len(sh)] == &b[0]
+}
+
+// unref cuts [a, a+n) out of the refs of the chunks it spans, before a
+// write there: keep copies the bytes they held there into storage first,
+// for a write that does not overwrite all of them.
+func (m *Memory) unref(a Addr, n int, keep bool) {
+	for x, end := a, a+Addr(n); x < end; {
+		c := &m.chunks[m.find(x)]
+		if c.hasRefs() {
+			m.cutRefs(c, x, min(end, c.end), keep)
+		}
+		x = c.end
+	}
+}
+
+// cutRefs cuts [a, end) out of c's refs (what they hold outside it stays
+// shared); keep copies what they held in it into c's storage.
+func (m *Memory) cutRefs(c *chunk, a, end Addr, keep bool) {
+	if !c.hasRefs() {
+		return
+	}
+	rs := c.sp.refs
+	i := c.firstRef(a)
+	j := i
+	for j < len(rs) && rs[j].a < end {
+		j++
+	}
+	if i == j {
+		return
+	}
+	var kept []ref
+	if keep {
+		for _, r := range rs[i:j] {
+			lo, hi := max(r.a, a), min(r.end(), end)
+			kept = append(kept, ref{a: lo, b: r.b[lo-r.a : hi-r.a]})
+		}
+	}
+	var rest [2]ref
+	k := 0
+	if first := rs[i]; first.a < a {
+		rest[k] = ref{a: first.a, b: first.b[:a-first.a]}
+		k++
+	}
+	if last := rs[j-1]; last.end() > end {
+		rest[k] = ref{a: end, b: last.b[end-last.a:]}
+		k++
+	}
+	rs = slices.Replace(rs, i, j, rest[:k]...)
+	if len(rs) == 0 {
+		rs = nil
+	}
+	c.sp.refs = rs
+	c.tidy()
+	for _, r := range kept {
+		m.store(r.a, r.b)
+	}
 }
 
 // SharedView returns the n bytes at a when they are shared bytes (Share,
 // WriteShared), without copying them, and true; else nil and false. The
 // slice must never be written: a machine that reads a payload to deliver
 // it elsewhere (a put) may hold it instead of a copy, since the memory
-// copies shared bytes before they change.
+// never writes shared bytes.
 func (m *Memory) SharedView(a Addr, n int) ([]byte, bool) {
 	if n <= 0 || uint64(a)+uint64(n) > uint64(m.used) {
 		return nil, false
 	}
 	c := &m.chunks[m.find(a)]
-	if c.sp == nil {
+	b := c.refAt(a, n)
+	if b == nil {
 		return nil, false
 	}
-	sh, at := c.sp.shared, c.sp.shareAt
-	if sh == nil || a < at || a+Addr(n) > at+Addr(len(sh)) || c.ownPages(a, n) {
-		i := c.firstCopy(a)
-		if i == len(c.sp.copies) || c.sp.copies[i].a > a || a+Addr(n) > c.sp.copies[i].end() {
-			return nil, false
-		}
-		sh, at = c.sp.copies[i].b, c.sp.copies[i].a
-	}
 	m.touch(a, n)
-	off := int(a - at)
-	return sh[off : off+n], true
+	return b, true
 }
 
-// sharedPiece is piece's answer at a, for at most k bytes, in a chunk
-// holding the shared bytes sh at at and zeros around them.
-func sharedPiece(sh []byte, at, a Addr, k int) ([]byte, int) {
-	switch end := at + Addr(len(sh)); {
-	case a < at: // zeros before the shared bytes
-		return nil, min(k, int(at-a))
-	case a < end:
-		off := int(a - at)
-		k = min(k, len(sh)-off)
-		return sh[off : off+k : off+k], k
+// refAt returns the bytes [a, a+n) (n > 0) when one ref of c holds them
+// all, else nil. Never written through.
+func (c *chunk) refAt(a Addr, n int) []byte {
+	if !c.hasRefs() {
+		return nil
 	}
-	return nil, k // zeros after them
-}
-
-// ownPages reports whether any page of [a, a+n) in c holds its own bytes.
-func (c *chunk) ownPages(a Addr, n int) bool {
-	if c.pages == nil {
-		return false
+	i := c.firstRef(a)
+	if i == len(c.sp.refs) {
+		return nil
 	}
-	first := int(a>>pageShift) - int(c.base>>pageShift)
-	last := int((a+Addr(n)-1)>>pageShift) - int(c.base>>pageShift)
-	for _, p := range c.pages[first : last+1] {
-		if p != nil {
-			return true
-		}
+	r := &c.sp.refs[i]
+	if r.a > a || a+Addr(n) > r.end() {
+		return nil
 	}
-	return false
-}
-
-// unshare copies a small chunk's shared bytes into its own storage.
-func (m *Memory) unshare(c *chunk) {
-	b, a := c.sharedBytes()
-	c.sp.shared = nil // a shared chunk has no lines
-	if c.sp.copies == nil {
-		c.sp = nil
-	}
-	sh, at := b, a
-	for len(b) > 0 {
-		p, k := m.piece(a, len(b), true)
-		copy(p, b)
-		a, b = a+Addr(k), b[k:]
-	}
-	m.remember(at, sh) // the storage now holds a copy of them
+	off := int(a - r.a)
+	return r.b[off : off+n]
 }
 
 // line is a LineBytes line of a sparsely written page region.
@@ -506,37 +497,22 @@ func (m *Memory) find(a Addr) int {
 func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 	c := &m.chunks[m.find(a)]
 	k := min(n, int(c.end-a))
-	if sh, at := c.sharedBytes(); sh != nil {
-		if c.end-c.base <= PageBytes { // a small chunk: copied whole at the first write
-			if alloc {
-				m.unshare(c)
-				return m.piece(a, n, true)
+	if c.hasRefs() {
+		// A ref's bytes hide the storage under them; a run of storage
+		// stops at the next ref. A writer (alloc) has cut its range out
+		// of the refs first (unref).
+		if i := c.firstRef(a); i < len(c.sp.refs) {
+			r := &c.sp.refs[i]
+			if r.a <= a {
+				if alloc {
+					panic(fmt.Sprintf("memory %s: storage asked for at %#x under shared bytes (a bug in the model)", m.name, a))
+				}
+				off := int(a - r.a)
+				k = min(k, len(r.b)-off)
+				return r.b[off : off+k : off+k], k
 			}
-			return sharedPiece(sh, at, a, k)
+			k = min(k, int(r.a-a))
 		}
-		// A larger one: a page written holds its own copy of the shared
-		// bytes in it; the other pages still read the shared bytes.
-		off := int(a) & (PageBytes - 1)
-		k = min(k, PageBytes-off)
-		i := int(a>>pageShift) - int(c.base>>pageShift)
-		if c.pages != nil && c.pages[i] != nil {
-			return c.pages[i][off : off+k : off+k], k
-		}
-		if !alloc {
-			return sharedPiece(sh, at, a, k)
-		}
-		if c.pages == nil {
-			c.pages = make([]*[PageBytes]byte, int((c.end-1)>>pageShift)-int(c.base>>pageShift)+1)
-		}
-		page := new([PageBytes]byte)
-		pb := a &^ (PageBytes - 1)
-		m.resident += PageBytes
-		c.pages[i] = page
-		if lo, hi := max(pb, at), min(pb+PageBytes, at+Addr(len(sh))); lo < hi {
-			copy(page[lo-pb:], sh[lo-at:hi-at])
-			m.remember(lo, sh[lo-at:hi-at]) // the page holds a copy of them
-		}
-		return page[off : off+k : off+k], k
 	}
 	if c.flat == nil && c.pages == nil && c.end-c.base <= sparseLines*LineBytes {
 		if !alloc {
@@ -629,12 +605,12 @@ func (m *Memory) Bytes(a Addr, n int) []byte {
 	if n == 0 {
 		return []byte{}
 	}
+	m.unref(a, n, true) // the caller may write them
 	b, k := m.piece(a, n, true)
 	if k != n {
 		m.flatten(a, n)
 		b, _ = m.piece(a, n, true)
 	}
-	m.written(a, n) // the caller may write them
 	return b
 }
 
@@ -643,12 +619,16 @@ func (m *Memory) flatten(a Addr, n int) {
 	i, j := m.find(a), m.find(a+Addr(n)-1)
 	base, end := m.chunks[i].base, m.chunks[j].end
 	flat := make([]byte, int(end-base))
+	var refs []ref // kept: they hide the storage under them
 	for x := base; x < end; {
 		b, k := m.piece(x, int(end-x), false)
 		copy(flat[x-base:], b)
 		x += Addr(k)
 	}
 	for _, c := range m.chunks[i : j+1] {
+		if c.hasRefs() {
+			refs = append(refs, c.sp.refs...)
+		}
 		m.resident -= len(c.flat) + len(c.ls())*LineBytes
 		for _, p := range c.pages {
 			if p != nil {
@@ -658,6 +638,9 @@ func (m *Memory) flatten(a Addr, n int) {
 	}
 	m.resident += len(flat)
 	m.chunks[i] = chunk{base: base, end: end, flat: flat}
+	if refs != nil {
+		m.chunks[i].sp = &sparse{refs: refs}
+	}
 	m.chunks = slices.Delete(m.chunks, i+1, j+1)
 	m.last = i
 }
@@ -676,7 +659,7 @@ func (m *Memory) Read(a Addr, b []byte) {
 		copy(b, p)
 		return
 	}
-	if p := m.fastShared(a, len(b)); p != nil { // a line of a shared payload
+	if p := m.fastRef(a, len(b)); p != nil { // a line of a shared payload
 		copy(b, p)
 		return
 	}
@@ -706,7 +689,7 @@ func (m *Memory) fast(a Addr, n int) []byte {
 		return nil
 	}
 	c := &m.chunks[m.find(a)]
-	if a+Addr(n) > c.end {
+	if a+Addr(n) > c.end || c.refOverlaps(a, a+Addr(n)) {
 		return nil
 	}
 	if c.flat != nil {
@@ -719,7 +702,7 @@ func (m *Memory) fast(a Addr, n int) []byte {
 			return pg[off : off+n]
 		}
 	}
-	// A word in a line of a sparse region (a shared chunk has no lines).
+	// A word in a line of a sparse region.
 	if lo := int(a) & (LineBytes - 1); c.sp != nil && lo+n <= LineBytes {
 		ln := uint64(a) >> lineShift
 		if j := c.findLine(ln); j < len(c.sp.lines) && c.sp.lines[j].n == ln {
@@ -729,22 +712,13 @@ func (m *Memory) fast(a Addr, n int) []byte {
 	return nil
 }
 
-// fastShared returns the shared bytes [a, a+n) when the chunk the last
-// access found shares them, else nil. Never written through.
-func (m *Memory) fastShared(a Addr, n int) []byte {
+// fastRef returns the shared bytes [a, a+n) when one ref of the chunk the
+// last access found holds them, else nil. Never written through.
+func (m *Memory) fastRef(a Addr, n int) []byte {
 	if m.last >= len(m.chunks) || n <= 0 {
 		return nil
 	}
-	c := &m.chunks[m.last]
-	if c.sp == nil || c.sp.shared == nil {
-		return nil
-	}
-	sh, at := c.sp.shared, c.sp.shareAt
-	if a < at || a+Addr(n) > at+Addr(len(sh)) || c.ownPages(a, n) {
-		return nil
-	}
-	off := int(a - at)
-	return sh[off : off+n]
+	return m.chunks[m.last].refAt(a, n)
 }
 
 // put stores b at a, without visibility effects.
@@ -752,19 +726,20 @@ func (m *Memory) put(a Addr, b []byte) {
 	m.touch(a, len(b))
 	if p := m.fast(a, len(b)); p != nil {
 		copy(p, b)
-		if c := &m.chunks[m.last]; c.sp != nil && c.sp.copies != nil {
-			c.forget(a, a+Addr(len(b)))
-		}
 		return
 	}
 	m.check(a, len(b))
-	n := len(b)
-	for x := a; len(b) > 0; {
-		p, k := m.piece(x, len(b), true)
+	m.unref(a, len(b), false) // overwritten
+	m.store(a, b)
+}
+
+// store writes b into the storage at a, where no ref is.
+func (m *Memory) store(a Addr, b []byte) {
+	for len(b) > 0 {
+		p, k := m.piece(a, len(b), true)
 		copy(p, b)
-		x, b = x+Addr(k), b[k:]
+		a, b = a+Addr(k), b[k:]
 	}
-	m.written(a, n) // after the pieces: unsharing a chunk remembers its copy
 }
 
 // inChunk reports whether [a, a+n) (n > 0) lies in one chunk: its storage
@@ -778,19 +753,28 @@ func (m *Memory) inChunk(a Addr, n int) bool {
 
 // modify calls f(p, off) for each run p of the live bytes [a, a+n) that is
 // contiguous in storage, allocated as put allocates them (off: p's offset
-// from a), for f to change in place, then forgets the copies of shared
-// bytes the range overlaps, as put does. No visibility effect: the caller
+// from a), for f to change in place; shared bytes there are copied into
+// storage first, a modifyBlock at a time, each just before f changes it
+// (while the host's cache holds it). Runs break at lines, pages and
+// multiples of modifyBlock from a. No visibility effect: the caller
 // notifies.
 func (m *Memory) modify(a Addr, n int, f func(p []byte, off int)) {
 	m.touch(a, n)
 	m.check(a, n)
 	for off := 0; off < n; {
-		p, k := m.piece(a+Addr(off), n-off, true)
-		f(p[:k], off)
-		off += k
+		end := min(n, off+modifyBlock)
+		m.unref(a+Addr(off), end-off, true)
+		for off < end {
+			p, k := m.piece(a+Addr(off), end-off, true)
+			f(p[:k], off)
+			off += k
+		}
 	}
-	m.written(a, n)
 }
+
+// modifyBlock is how much of a range modify copies out of shared bytes
+// before f changes it: well within a host's L2 cache.
+const modifyBlock = 16 << 10
 
 // view returns the live bytes [a, a+len(b)) without copying them when they
 // are contiguous in storage (not to be written), else reads them into b.
@@ -799,7 +783,7 @@ func (m *Memory) view(a Addr, b []byte) []byte {
 		m.touch(a, len(b))
 		return p
 	}
-	if p := m.fastShared(a, len(b)); p != nil {
+	if p := m.fastRef(a, len(b)); p != nil {
 		m.touch(a, len(b))
 		return p
 	}
@@ -822,9 +806,9 @@ func (m *Memory) copyWithin(dst, src Addr, n int) {
 	for n > 0 {
 		s, k := m.piece(src, n, false)
 		if s == nil {
+			m.unref(dst, k, false)
 			d, kd := m.piece(dst, k, false)
 			if d != nil {
-				m.written(dst, kd)
 				clear(d)
 			}
 			k = kd

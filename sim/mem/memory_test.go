@@ -60,8 +60,16 @@ func TestSparseAllocationFollowsTheData(t *testing.T) {
 
 // TestPagedMemoryMatchesFlat: random reads, writes, copies and Bytes views
 // over segments, gaps and page boundaries see what one flat array would.
+// Several seeds: shared bytes are held by reference (refs), cut by every
+// write that overlaps them.
 func TestPagedMemoryMatchesFlat(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
+	for seed := range uint64(8) {
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) { pagedMatchesFlat(t, seed) })
+	}
+}
+
+func pagedMatchesFlat(t *testing.T, seed uint64) {
+	r := rand.New(rand.NewPCG(1+seed, 2))
 	m := NewMemory("node0", 0)
 	var segs []Segment
 	for i, size := range []int{3, 100, PageBytes, 5 * PageBytes / 2, 17, 3 * PageBytes, 1, 3000, 40000} {
@@ -281,5 +289,36 @@ func sharedPayloadTravels(t *testing.T, slots int) {
 	ms[4].Read(bufs[4].Base, got)
 	if !bytes.Equal(got, pat) {
 		t.Fatal("a write at node 3 changed node 4's bytes")
+	}
+}
+
+// TestRefsBounded: a chunk holds at most maxRefs ranges of shared bytes
+// by reference; past that the lowest is copied into its storage, and the
+// memory still reads what was written.
+func TestRefsBounded(t *testing.T) {
+	const pieces, piece = maxRefs + 40, minRef
+	m := NewMemory("node0", 0)
+	s, _ := m.Alloc("buf", pieces*(piece+8), 64)
+	pat := make([]byte, pieces*(piece+8))
+	for i := range pat {
+		pat[i] = byte(i*13 + i>>8)
+	}
+	want := make([]byte, s.Size)
+	for i := range pieces { // every piece from its own place: none continues another
+		a := i * (piece + 8)
+		o := (pieces - 1 - i) * (piece + 8)
+		m.WriteShared(s.Addr(a), pat[o:o+piece])
+		copy(want[a:], pat[o:o+piece])
+	}
+	if n := len(m.chunks[m.find(s.Base)].sp.refs); n > maxRefs {
+		t.Errorf("%d refs in one chunk, want at most %d", n, maxRefs)
+	}
+	got := make([]byte, s.Size)
+	m.Read(s.Base, got)
+	if !bytes.Equal(got, want) {
+		t.Fatal("the bytes differ from what was written")
+	}
+	if _, ok := m.SharedView(s.Addr((pieces-1)*(piece+8)), piece); !ok {
+		t.Error("the last piece written is not shared")
 	}
 }

@@ -147,7 +147,7 @@ func updateTwins(t *testing.T, m *Memory, seg Segment, a, b *CPU, ways, n int) {
 			o += k
 		}
 		ca, cb := a.cache, b.cache
-		if !slices.Equal(ca.tags, cb.tags) || !slices.Equal(ca.used, cb.used) || ca.clock != cb.clock || !bytes.Equal(ca.data, cb.data) {
+		if !slices.Equal(ca.tags, cb.tags) || !slices.Equal(ca.used, cb.used) || ca.clock != cb.clock || !bytes.Equal(ca.bytes(), cb.bytes()) {
 			t.Errorf("ways %d, %d bytes, round %d: cache state differs", ways, n, round)
 		}
 	}
@@ -168,6 +168,7 @@ func TestSharedMemcpyMatchesLineByLine(t *testing.T) {
 		stale      int // line of the source cached before the payload (-1: none)
 	}{
 		{"noncoherent", 1, 8, 50, -1}, {"noncoherent", 1, 8, 50, 3}, {"noncoherent", 1, 8, 50, 40},
+		{"noncoherent", 1, 64, 50, 3}, {"noncoherent", 1, 50, 50, 7}, // the stale line hit and kept
 		{"noncoherent", 2, 8, 50, 5}, {"noncoherent", 2, 16, 20, 2}, {"tso", 2, 8, 50, 3}, {"noncoherent", 4, 8, 6, 1},
 	} {
 		cfg, err := Builtin(tc.model)
@@ -176,69 +177,74 @@ func TestSharedMemcpyMatchesLineByLine(t *testing.T) {
 		}
 		cfg.Cache.Ways, cfg.Cache.SizeBytes = tc.ways, tc.size*cfg.Cache.LineBytes
 		lb := cfg.Cache.LineBytes
-		n := tc.lines*lb - 7
-		pat := make([]byte, n+lb)
-		for i := range pat {
-			pat[i] = byte(i*13 + i>>7 + 1)
-		}
-		var dsts [2][]byte
-		var caches [2]*cache
-		var sharedDst bool
-		for k := range 2 { // 0: Memcpy, 1: the look line by line and a write
-			e := sim.NewEngine(1)
-			m := NewMemory("node0", 0)
-			src, _ := m.Alloc("src", n+2*lb, 64)
-			dst, _ := m.Alloc("dst", n, 64)
-			c, _ := NewCPU(e, "c", m, cfg)
-			at := src.Addr(5)
-			e.Spawn("p", func(p *sim.Proc) {
-				if tc.stale >= 0 { // cached zeros: stale once the payload is there
-					c.Load(p, src.Addr(tc.stale*lb), 8)
+		for _, aligned := range []bool{false, true} {
+			n, shift := tc.lines*lb-7, 5
+			if aligned { // whole lines: the first and last filled from the payload too
+				n, shift = tc.lines*lb, 0
+			}
+			pat := make([]byte, n+lb)
+			for i := range pat {
+				pat[i] = byte(i*13 + i>>7 + 1)
+			}
+			var dsts [2][]byte
+			var caches [2]*cache
+			var sharedDst bool
+			for k := range 2 { // 0: Memcpy, 1: the look line by line and a write
+				e := sim.NewEngine(1)
+				m := NewMemory("node0", 0)
+				src, _ := m.Alloc("src", n+2*lb, 64)
+				dst, _ := m.Alloc("dst", n, 64)
+				c, _ := NewCPU(e, "c", m, cfg)
+				at := src.Addr(shift)
+				e.Spawn("p", func(p *sim.Proc) {
+					if tc.stale >= 0 { // cached zeros: stale once the payload is there
+						c.Load(p, src.Addr(tc.stale*lb), 8)
+					}
+					m.Share(at, pat[:n])
+					c.Load(p, src.Addr(tc.lines/2*lb), 8) // a line cached with the payload's bytes
+					if k == 0 {
+						c.Memcpy(p, dst.Base, at, n)
+						return
+					}
+					buf := make([]byte, n)
+					for o := 0; o < n; { // each piece at most one line
+						q := min(n-o, lb-int(at+Addr(o))%lb)
+						c.view(at+Addr(o), buf[o:o+q], true)
+						o += q
+					}
+					c.write(p, dst.Base, buf)
+				})
+				if err := e.Run(); err != nil {
+					t.Fatal(err)
 				}
-				m.Share(at, pat[:n])
-				c.Load(p, src.Addr(tc.lines/2*lb), 8) // a line cached with the payload's bytes
 				if k == 0 {
-					c.Memcpy(p, dst.Base, at, n)
-					return
+					_, sharedDst = m.SharedView(dst.Base, n)
 				}
-				buf := make([]byte, n)
-				for o := 0; o < n; { // each piece at most one line
-					q := min(n-o, lb-int(at+Addr(o))%lb)
-					c.view(at+Addr(o), buf[o:o+q], true)
-					o += q
+				dsts[k], caches[k] = bytes.Clone(m.Bytes(dst.Base, n)), c.cache
+			}
+			name := fmt.Sprintf("%s %d-way %d lines, copy of %d lines at %d, stale %d", tc.model, tc.ways, tc.size, tc.lines, shift, tc.stale)
+			if !bytes.Equal(dsts[0], dsts[1]) {
+				t.Errorf("%s: Memcpy copied other bytes than the look line by line", name)
+			}
+			// A stale line the copy reached (not evicted before by the copy's
+			// own lines) shows in the copy, at that line.
+			if off := mismatch(dsts[0], pat[:n]); off >= 0 {
+				if lo := tc.stale*lb - shift; tc.stale < 0 || off < lo || off >= lo+lb {
+					t.Errorf("%s: copy differs from the payload at %d, not in the stale line %d", name, off, tc.stale)
 				}
-				c.write(p, dst.Base, buf)
-			})
-			if err := e.Run(); err != nil {
-				t.Fatal(err)
+				staleSeen++
+				if sharedDst {
+					t.Errorf("%s: the destination shares the payload, not the stale bytes copied", name)
+				}
+			} else if !sharedDst {
+				t.Errorf("%s: the destination holds a copy of the payload, not the payload shared", name)
+			} else if tc.stale >= 0 && tc.model == "noncoherent" && tc.lines <= tc.size/tc.ways {
+				t.Errorf("%s: the stale line was not copied", name)
 			}
-			if k == 0 {
-				_, sharedDst = m.SharedView(dst.Base, n)
+			a, b := caches[0], caches[1]
+			if !slices.Equal(a.tags, b.tags) || !slices.Equal(a.used, b.used) || a.clock != b.clock || !bytes.Equal(a.bytes(), b.bytes()) {
+				t.Errorf("%s: cache state differs from the look line by line", name)
 			}
-			dsts[k], caches[k] = bytes.Clone(m.Bytes(dst.Base, n)), c.cache
-		}
-		name := fmt.Sprintf("%s %d-way %d lines, copy of %d lines, stale %d", tc.model, tc.ways, tc.size, tc.lines, tc.stale)
-		if !bytes.Equal(dsts[0], dsts[1]) {
-			t.Errorf("%s: Memcpy copied other bytes than the look line by line", name)
-		}
-		// A stale line the copy reached (not evicted before by the copy's
-		// own lines) shows in the copy, at that line.
-		if off := mismatch(dsts[0], pat[:n]); off >= 0 {
-			if lo := tc.stale*lb - 5; tc.stale < 0 || off < lo || off >= lo+lb {
-				t.Errorf("%s: copy differs from the payload at %d, not in the stale line %d", name, off, tc.stale)
-			}
-			staleSeen++
-			if sharedDst {
-				t.Errorf("%s: the destination shares the payload, not the stale bytes copied", name)
-			}
-		} else if !sharedDst {
-			t.Errorf("%s: the destination holds a copy of the payload, not the payload shared", name)
-		} else if tc.stale >= 0 && tc.model == "noncoherent" && tc.lines <= tc.size/tc.ways {
-			t.Errorf("%s: the stale line was not copied", name)
-		}
-		a, b := caches[0], caches[1]
-		if !slices.Equal(a.tags, b.tags) || !slices.Equal(a.used, b.used) || a.clock != b.clock || !bytes.Equal(a.data, b.data) {
-			t.Errorf("%s: cache state differs from the look line by line", name)
 		}
 	}
 	if staleSeen < 3 {
@@ -348,7 +354,7 @@ func TestFoldMatchesPeekPoke(t *testing.T) {
 			t.Errorf("%s: memory differs at %d", name, off)
 		}
 		a, b := caches[0], caches[1]
-		if !slices.Equal(a.tags, b.tags) || !slices.Equal(a.used, b.used) || a.clock != b.clock || !bytes.Equal(a.data, b.data) {
+		if !slices.Equal(a.tags, b.tags) || !slices.Equal(a.used, b.used) || a.clock != b.clock || !bytes.Equal(a.bytes(), b.bytes()) {
 			t.Errorf("%s: cache state differs from Peek, Peek, Poke", name)
 		}
 	}

@@ -105,19 +105,24 @@ type Rank struct {
 	posted     []*request
 	unexpected []*request
 	sends      []*request
-	out        [][]outPkt
-	queued     []uint64 // bit dest: out[dest] is not empty (flush visits only those)
-	reqs       map[uint64]*request
-	nextID     uint64
-	seqOut     []uint64
-	seqIn      []uint64
-	blocked    []bool
-	blockedAt  []int // the peers blocked is true for, cleared at the next startSends
-	nbuf       int
-	err        error
-	stats      Stats
-	th         threadState // threads of this process (threads.go)
-	ctx        ctxState    // context ids (contextid.go)
+	out        [][]outPkt // per destination; nil when empty (outFree)
+	// outFree holds the queues' emptied arrays for the next destinations
+	// that need one: a rank that talks to every other keeps a few
+	// arrays, not one per peer (at 1,024 PEs one per ordered pair
+	// held 150 MB).
+	outFree   [][]outPkt
+	queued    []uint64 // bit dest: out[dest] is not empty (flush visits only those)
+	reqs      map[uint64]*request
+	nextID    uint64
+	seqOut    []uint64
+	seqIn     []uint64
+	blocked   []bool
+	blockedAt []int // the peers blocked is true for, cleared at the next startSends
+	nbuf      int
+	err       error
+	stats     Stats
+	th        threadState // threads of this process (threads.go)
+	ctx       ctxState    // context ids (contextid.go)
 	// perStep (tests only) stores a packet's header word by word, one
 	// sleep each, the model StoreWords' one sleep must agree with.
 	perStep bool
@@ -403,8 +408,30 @@ func (r *Rank) enqueue(dest int, o outPkt) {
 	r.seqOut[dest]++
 	o.h.seq = r.seqOut[dest]
 	o.h.src = r.rank
+	if r.out[dest] == nil {
+		if n := len(r.outFree); n > 0 {
+			r.out[dest], r.outFree = r.outFree[n-1], r.outFree[:n-1]
+		}
+	}
 	r.out[dest] = append(r.out[dest], o)
 	r.queued[dest>>6] |= 1 << (dest & 63)
+}
+
+// popOut removes the first packet queued to dest, shifting the others
+// down (queues are short), and hands the array to outFree once the queue
+// is empty.
+func (r *Rank) popOut(dest int) {
+	q := r.out[dest]
+	copy(q, q[1:])
+	q[len(q)-1] = outPkt{}
+	q = q[:len(q)-1]
+	if len(q) > 0 {
+		r.out[dest] = q
+		return
+	}
+	r.out[dest] = nil
+	r.outFree = append(r.outFree, q)
+	r.queued[dest>>6] &^= 1 << (dest & 63)
 }
 
 // nextQueued is the first destination from dest on with packets queued, or
@@ -517,11 +544,7 @@ func (r *Rank) flush(p *sim.Proc) (did, retry bool, err error) {
 			if o.last {
 				r.complete(o.req, stacks.Status{}, nil)
 			}
-			r.out[dest][0] = outPkt{}
-			r.out[dest] = r.out[dest][1:]
-			if len(r.out[dest]) == 0 {
-				r.queued[dest>>6] &^= 1 << (dest & 63)
-			}
+			r.popOut(dest)
 			did = true
 		}
 	}

@@ -151,7 +151,7 @@ type t3dDevice struct {
 	// word set replaces, for comparing their timings.
 	perLoad bool
 
-	sent, recvd []uint64 // packets sent to each PE, consumed from each PE
+	sent, recvd []uint64 // packets sent to each PE, consumed from each PE (receive_queue per-sender only)
 	esent, erel []uint64 // eager buffers used at each PE, released to each PE
 	next        int      // the sender whose ring the scan looks at first
 	seen        []uint64 // control words as last loaded by a send or seen by WaitRoom
@@ -161,6 +161,9 @@ type t3dDevice struct {
 	// (ready when they moved since seen).
 	poll  wordPoller
 	words *mem.WordSet
+	// tLoad and tPoll: an uncached load's time, and a ready word's poll
+	// (the load and the loop's overhead), computed once.
+	tLoad, tPoll sim.Time
 	// watchPkts and watchAll: the words the load-by-load waits watch,
 	// listed on first use.
 	watchPkts, watchAll []mem.Addr
@@ -195,10 +198,16 @@ func newT3DDevices(mach machines.Machine, params Params) (Machine, []Device, err
 	devs := make([]Device, n)
 	for i := range devs {
 		d := &t3dDevice{m: m, rank: i, cpu: m.CPU(i), l: l, fences: params.Fences, cached: params.ReadyBitCached,
-			sent: make([]uint64, n), recvd: make([]uint64, n), esent: make([]uint64, n), erel: make([]uint64, n),
+			esent: make([]uint64, n), erel: make([]uint64, n),
 			seen:       make([]uint64, 2*n),
 			waitPacket: fmt.Sprintf("rank %d: waiting for a packet (%s rings)", i, DeviceT3D),
 			waitRoom:   fmt.Sprintf("rank %d: waiting for a free packet slot or eager buffer (%s credits)", i, DeviceT3D)}
+		if params.ReceiveQueue != QueueShared { // a shared queue wraps d for its data half only
+			d.sent, d.recvd = make([]uint64, n), make([]uint64, n)
+		}
+		clock := d.cpu.Clock()
+		d.tLoad = clock.Cycles(d.cpu.Config().Costs.UncachedLoadCycles)
+		d.tPoll = d.tLoad + clock.Cycles(pollCycles)
 		if poll, ok := any(d.cpu).(wordPoller); ok && !d.cached {
 			d.poll = poll // the word set is built on the receive path's first use (wordSet)
 		}
@@ -292,7 +301,7 @@ func (d *t3dDevice) pollWord(p *sim.Proc, a mem.Addr) uint64 {
 	}
 	v := d.cpu.PeekUncached(a, 8)
 	d.cpu.CountUncached(1)
-	p.Sleep(d.cpu.Clock().Cycles(d.cpu.Config().Costs.UncachedLoadCycles) + d.cpu.Clock().Cycles(pollCycles))
+	p.Sleep(d.tPoll)
 	return v
 }
 

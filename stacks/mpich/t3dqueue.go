@@ -49,6 +49,19 @@ type T3DQueue interface {
 	Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int)
 }
 
+// mergedOps is what the shared queue's send needs of the machine to
+// sleep its next step with the wait of a put, get or swap
+// (machines/t3d.Machine's merged operations: the same simulated times and
+// order of events, one coroutine switch fewer); without it each step
+// sleeps on its own.
+type mergedOps interface {
+	Startup() sim.Time
+	PutMerged(p *sim.Proc, pe, to int, dst, src mem.Addr, n int, lead, tail sim.Time)
+	PutWordMerged(p *sim.Proc, pe, to int, dst mem.Addr, v uint64, lead, tail sim.Time)
+	GetMerged(p *sim.Proc, pe, from int, dst, src mem.Addr, n int, lead, tail sim.Time)
+	SwapMerged(p *sim.Proc, pe, target int, a mem.Addr, v uint64, lead, tailFree, tailBusy sim.Time) uint64
+}
+
 const t3dQueueCapability = "atomic swap of a remote word and shmem_get (stacks/mpich.T3DQueue), for " + DeviceT3D + " with receive_queue shared"
 
 // Receive queue kinds (Params.ReceiveQueue).
@@ -87,6 +100,7 @@ type t3dQueueDevice struct {
 	q     *t3dQueues
 	head  uint64     // packets consumed from my queue
 	state mem.Region // where the get of a queue's tail and head lands
+	mo    mergedOps  // the machine's merged operations, if it has them
 	// The spin-wait reason, formatted once.
 	waitPacket string
 }
@@ -111,8 +125,10 @@ func newT3DQueueDevices(mach machines.Machine, params Params, devs []Device) ([]
 			return nil, fmt.Errorf("mpich %s: PE %d: receive queue state: %w", DeviceT3D, i, err)
 		}
 		q.base = append(q.base, r.Addr)
-		out[i] = &t3dQueueDevice{d: devs[i].(*t3dDevice), q: q, state: st,
+		x := &t3dQueueDevice{d: devs[i].(*t3dDevice), q: q, state: st,
 			waitPacket: fmt.Sprintf("rank %d: waiting for a packet (%s shared queue)", i, DeviceT3D)}
+		x.mo, _ = m.(mergedOps)
+		out[i] = x
 	}
 	return out, nil
 }
@@ -136,23 +152,72 @@ func (x *t3dQueueDevice) unlock(p *sim.Proc, dest int) {
 // SendControl appends the packet to dest's queue under its lock, or
 // reports no room when the queue is full.
 func (x *t3dQueueDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int) (bool, error) {
-	me, d := x.d.rank, x.d
+	if x.merges(p) {
+		return x.sendMerged(p, pkt, size, dest)
+	}
+	me := x.d.rank
 	x.lock(p, dest)
 	x.q.m.Get(p, me, dest, x.state.Addr, x.q.base[dest]+qTail, qGetSize)
 	tail, head := x.loadState(p)
-	if tail-head >= uint64(x.q.depth) {
-		x.unlock(p, dest)
+	slot, ok := x.claim(p, pkt, size, dest, tail, head)
+	if !ok {
 		return false, nil
 	}
-	slot := x.q.slot(dest, tail)
-	if size > HeaderBytes {
-		x.q.m.Put(p, me, dest, slot+HeaderBytes, pkt.Addr+HeaderBytes, size-HeaderBytes)
-		d.quiet(p)
-	}
-	d.cpu.Store(p, pkt.Addr+8*wReady, 8, tail+1)
 	x.q.m.Put(p, me, dest, slot, pkt.Addr, HeaderBytes)
 	x.q.m.PutWord(p, me, dest, x.q.base[dest]+qTail, tail+1)
 	x.unlock(p, dest)
+	return true, nil
+}
+
+// claim takes the queue's slot tail for the packet, under the lock, when
+// the queue has room (tail and head as the get brought them): it puts the
+// inline data there, waits for its delivery, and stores the packet's
+// number into its ready word. Else it releases the lock and reports
+// false.
+func (x *t3dQueueDevice) claim(p *sim.Proc, pkt mem.Region, size, dest int, tail, head uint64) (mem.Addr, bool) {
+	if tail-head >= uint64(x.q.depth) {
+		x.unlock(p, dest)
+		return 0, false
+	}
+	slot := x.q.slot(dest, tail)
+	if size > HeaderBytes {
+		x.q.m.Put(p, x.d.rank, dest, slot+HeaderBytes, pkt.Addr+HeaderBytes, size-HeaderBytes)
+		x.d.quiet(p)
+	}
+	x.d.cpu.Store(p, pkt.Addr+8*wReady, 8, tail+1)
+	return slot, true
+}
+
+// merges reports whether the send may sleep a step with the wait before
+// it: the machine has merged operations, p has its processor to itself,
+// no explorer needs each step, and no test asked for step by step.
+func (x *t3dQueueDevice) merges(p *sim.Proc) bool {
+	return x.mo != nil && !x.d.perLoad && !p.Bound() && !p.Engine().Exploring()
+}
+
+// sendMerged is SendControl with each step that follows a swap, get or
+// put and only this process sees slept with that operation's wait: a
+// failed swap's back-off, the start-up of the get after the swap that
+// took the lock, the two loads of what the get brought (loadState: only
+// this PE's gets write those words), and the start-ups of the tail's and
+// the unlock's puts after the header's and the tail's. The same steps at
+// the same times, their wake-ups in the same order among same-time events
+// (machines/t3d relays them), with fewer coroutine switches.
+func (x *t3dQueueDevice) sendMerged(p *sim.Proc, pkt mem.Region, size, dest int) (bool, error) {
+	me, d, mo := x.d.rank, x.d, x.mo
+	st, lockWord := mo.Startup(), x.q.base[dest]+qLock
+	for backoff := backoffMin; mo.SwapMerged(p, me, dest, lockWord, uint64(me+1), st, st, backoff) != 0; backoff = min(2*backoff, backoffMax) {
+	}
+	mo.GetMerged(p, me, dest, x.state.Addr, x.q.base[dest]+qTail, qGetSize, 0, 2*d.tLoad)
+	tail, head := d.cpu.PeekUncached(x.state.Addr, 8), d.cpu.PeekUncached(x.state.Addr+8, 8)
+	d.cpu.CountUncached(2)
+	slot, ok := x.claim(p, pkt, size, dest, tail, head)
+	if !ok {
+		return false, nil
+	}
+	mo.PutMerged(p, me, dest, slot, pkt.Addr, HeaderBytes, st, st)
+	mo.PutWordMerged(p, me, dest, x.q.base[dest]+qTail, tail+1, 0, st)
+	mo.PutWordMerged(p, me, dest, lockWord, 0, 0, 0)
 	return true, nil
 }
 
@@ -168,7 +233,7 @@ func (x *t3dQueueDevice) loadState(p *sim.Proc) (tail, head uint64) {
 	}
 	tail, head = d.cpu.PeekUncached(a, 8), d.cpu.PeekUncached(a+8, 8)
 	d.cpu.CountUncached(2)
-	p.Sleep(2 * d.cpu.Clock().Cycles(d.cpu.Config().Costs.UncachedLoadCycles))
+	p.Sleep(2 * d.tLoad)
 	return tail, head
 }
 
