@@ -32,6 +32,7 @@ type Channel struct {
 	id       uint32 // the channel's name is names.Name(id)
 	flowing  bool   // the holder's bytes are flowing (not merely reserved)
 	pending  bool
+	queued   bool // units wait in x.waiters (kept here: every unit asking reads it)
 }
 
 // channelRare is the part of a Channel that only contention and channels
@@ -93,18 +94,27 @@ func (c *Channel) Stats() ChannelStats {
 }
 
 // free reports whether a unit asking at now may take the channel at once.
-func (c *Channel) free(now sim.Time) bool { return len(c.waiters()) == 0 && now >= c.freeAt }
+func (c *Channel) free(now sim.Time) bool { return !c.queued && now >= c.freeAt }
 
 // take gives the channel to u, arriving through virtual channel vc; its
 // bytes do not flow yet.
 func (c *Channel) take(u *unit, vc *Link) {
-	c.holder = u
-	c.freeAt = sim.Forever
-	c.flowing = false
-	c.grants++
+	c.holder, c.freeAt, c.flowing = u, sim.Forever, false
 	// As Link.noteGrant does.
+	if c.in[0].from == vc {
+		c.grants++
+		c.in[0].last = c.grants
+		return
+	}
+	c.noteOther(vc)
+}
+
+// noteOther records a grant through a virtual channel other than the one
+// granted last.
+func (c *Channel) noteOther(vc *Link) {
+	c.grants++
 	switch {
-	case c.in[0].last == 0 || c.in[0].from == vc:
+	case c.in[0].last == 0:
 	case c.in[1].last == 0 || c.in[1].from == vc:
 		c.in[1] = c.in[0]
 	default:
@@ -152,6 +162,7 @@ func (c *Channel) wait(u *unit, i int32, now sim.Time) {
 	u.waitP, u.waitVC, u.waitPFrom = c, i, now
 	x := c.rare()
 	x.waiters = append(x.waiters, u)
+	c.queued = true
 	x.waits++
 	x.maxQueue = max(x.maxQueue, len(x.waiters))
 	if x.grantFn == nil {
@@ -162,9 +173,16 @@ func (c *Channel) wait(u *unit, i int32, now sim.Time) {
 }
 
 // schedule arranges a grant when the channel frees, if anyone waits and
-// its release time is known.
+// its release time is known. The test whether anyone waits is inlined
+// at the call.
 func (c *Channel) schedule() {
-	if c.pending || len(c.waiters()) == 0 || c.freeAt == sim.Forever {
+	if c.queued {
+		c.scheduleWaiter()
+	}
+}
+
+func (c *Channel) scheduleWaiter() {
+	if c.pending || c.freeAt == sim.Forever {
 		return
 	}
 	c.pending = true
@@ -185,10 +203,15 @@ func (c *Channel) grantNext() {
 		return
 	}
 	best := 0
-	bl := c.lastGrant(x.waiters[0].vcWaited())
+	prev := x.waiters[0].vcWaited()
+	bl := c.lastGrant(prev)
 	for i := 1; i < len(x.waiters) && bl > 0; i++ {
-		if g := c.lastGrant(x.waiters[i].vcWaited()); g < bl {
-			best, bl = i, g
+		// FIFO within a virtual channel: as Link.pick.
+		if vc := x.waiters[i].vcWaited(); vc != prev {
+			prev = vc
+			if g := c.lastGrant(vc); g < bl {
+				best, bl = i, g
+			}
 		}
 	}
 	u := x.waiters[best]
@@ -205,6 +228,7 @@ func (c *Channel) dequeue(i int) {
 	copy(w[i:], w[i+1:])
 	w[len(w)-1] = nil
 	c.x.waiters = w[:len(w)-1]
+	c.queued = len(w) > 1
 }
 
 // remove takes u out of the queue (a unit aborted while waiting).

@@ -19,6 +19,7 @@ func (l *Link) faults() *crcFaults {
 	x := l.rare()
 	if x.crc == nil {
 		x.crc = &crcFaults{}
+		l.faulty = true
 	}
 	return x.crc
 }

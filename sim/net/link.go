@@ -121,6 +121,8 @@ type Link struct {
 
 	pending bool // a grant event is scheduled
 	down    bool // see Network.LinkDown
+	faulty  bool // CRC errors are injected (x.crc is set): units crossing draw them
+	queued  bool // units wait in x.waiters (kept here: every unit asking reads it)
 }
 
 // linkRare is the part of a Link that only contention, faults and links
@@ -235,7 +237,7 @@ func (l *Link) Down() bool { return l.down }
 
 // Idle reports whether the link is free at time t with nobody waiting
 // (for a virtual channel: its buffer, whatever its physical channel does).
-func (l *Link) Idle(t sim.Time) bool { return len(l.waiters()) == 0 && t >= l.freeAt }
+func (l *Link) Idle(t sim.Time) bool { return !l.queued && t >= l.freeAt }
 
 // Latency is the sum of the links' head latencies: the time a unit's head
 // needs on an idle route.
@@ -283,10 +285,24 @@ func (l *Link) lastGrant(from *Link) uint64 {
 	return 0
 }
 
+// noteGrant records a grant to the unit entering from input port from.
+// The common case, the port granted last again (a message's units follow
+// each other; or the link's first grant, when in[0] is still zero and
+// from nil), is inlined at the call.
 func (l *Link) noteGrant(from *Link) {
+	if l.in[0].from == from {
+		l.grants++
+		l.in[0].last = l.grants
+		return
+	}
+	l.noteOther(from)
+}
+
+// noteOther is noteGrant for a port other than the one granted last.
+func (l *Link) noteOther(from *Link) {
 	l.grants++
 	switch {
-	case l.in[0].last == 0 || l.in[0].from == from:
+	case l.in[0].last == 0:
 	case l.in[1].last == 0 || l.in[1].from == from:
 		l.in[1] = l.in[0]
 	default:
@@ -325,10 +341,16 @@ func (l *Link) pick() *unit {
 			}
 		}
 	default:
-		bl := l.lastGrant(inputOf(waiters[0]))
+		prev := inputOf(waiters[0])
+		bl := l.lastGrant(prev)
 		for i := 1; i < len(waiters) && bl > 0; i++ {
-			if g := l.lastGrant(inputOf(waiters[i])); g < bl {
-				best, bl = i, g
+			// A waiter from the port of the one before it cannot be
+			// granted before it (FIFO within a port): skip the lookup.
+			if from := inputOf(waiters[i]); from != prev {
+				prev = from
+				if g := l.lastGrant(from); g < bl {
+					best, bl = i, g
+				}
 			}
 		}
 	}
@@ -336,6 +358,7 @@ func (l *Link) pick() *unit {
 	copy(waiters[best:], waiters[best+1:])
 	waiters[len(waiters)-1] = nil
 	l.x.waiters = waiters[:len(waiters)-1]
+	l.queued = len(waiters) > 1
 	return u
 }
 
@@ -347,15 +370,23 @@ func (l *Link) remove(u *unit) {
 			copy(waiters[i:], waiters[i+1:])
 			waiters[len(waiters)-1] = nil
 			l.x.waiters = waiters[:len(waiters)-1]
+			l.queued = len(waiters) > 1
 			return
 		}
 	}
 }
 
 // schedule arranges a grant when the link frees, if anyone waits and its
-// release time is known.
+// release time is known. The test whether anyone waits is inlined at the
+// call.
 func (l *Link) schedule(eng *sim.Engine) {
-	if l.pending || len(l.waiters()) == 0 || l.freeAt == sim.Forever || l.down {
+	if l.queued && !l.pending {
+		l.scheduleWaiter(eng)
+	}
+}
+
+func (l *Link) scheduleWaiter(eng *sim.Engine) {
+	if l.freeAt == sim.Forever || l.down {
 		return
 	}
 	if l.x.grantFn == nil {

@@ -2,6 +2,7 @@ package net
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/msgsim/msgsim/sim"
@@ -121,5 +122,35 @@ func TestTorusDatelineAndClasses(t *testing.T) {
 	}
 	if _, err := NewTorusClasses("t", [3]int{2, 2, 2}, 0, 300, 0); err == nil {
 		t.Error("0 classes accepted")
+	}
+}
+
+// TestTorusRouteRemembered: Route gives, for every pair and class, the
+// route appendRoute computes in the torus's order, whether it computes it
+// or remembers it (asked twice; entries collide on a torus this size),
+// and a new dimension order is not served a remembered route of the old.
+func TestTorusRouteRemembered(t *testing.T) {
+	tor, err := NewTorusClasses("t", [3]int{5, 4, 3}, sim.Nano(10), 300, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, order := range [][3]int{{0, 1, 2}, {2, 0, 1}} {
+		if err := tor.SetOrder(order); err != nil {
+			t.Fatal(err)
+		}
+		for pass := range 2 {
+			for a := range tor.Nodes() {
+				for b := range tor.Nodes() {
+					class := (a + b) % 2
+					got, err := tor.Route(nil, a, b, class)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := tor.appendRoute(nil, a, b, class, order, 0); !slices.Equal(got, want) {
+						t.Fatalf("order %v pass %d %d->%d: route %v, want %v", order, pass, a, b, got, want)
+					}
+				}
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package net
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/msgsim/msgsim/sim"
 )
@@ -106,8 +107,9 @@ type Network struct {
 	channels uint64
 	stats    Stats
 	// unitBytes is the payload of a unit: MTU in the packet model, Unit
-	// rounded up to whole packets on the fast path, 0 for whole messages.
-	unitBytes int
+	// rounded up to whole packets on the fast path, 0 for whole messages;
+	// unitWire is a full unit's bytes on a link, headers included.
+	unitBytes, unitWire int
 	// routing counts the changes that can change a route (a link going
 	// down or up, a new router): a message's route is good while it has
 	// not moved.
@@ -136,6 +138,12 @@ func New(eng *sim.Engine, router Router, cfg Config) (*Network, error) {
 		n.unitBytes = (cfg.Unit + cfg.MTU - 1) / cfg.MTU * cfg.MTU
 	default:
 		n.unitBytes = cfg.Unit
+	}
+	n.unitWire = n.unitBytes
+	if cfg.MTU > 0 && n.unitBytes > cfg.MTU {
+		n.unitWire += cfg.Header * ((n.unitBytes + cfg.MTU - 1) / cfg.MTU)
+	} else {
+		n.unitWire += cfg.Header
 	}
 	return n, nil
 }
@@ -175,10 +183,13 @@ type Message struct {
 	chainFn func()
 }
 
-// msgRoute is a message's last route, kept for its next units.
+// msgRoute is a message's last route, kept for its next units, with what
+// they share.
 type msgRoute struct {
 	links   []*Link
 	routing uint64
+	bw      float64  // minRate(links)
+	unitS   sim.Time // a full unit's duration on it; -1 until known
 }
 
 // Packets is the number of packets the message is split into.
@@ -261,53 +272,62 @@ func (m *Message) inject(off, size int, chain bool) {
 	n := m.net
 	u := n.unit()
 	u.msg, u.off, u.n, u.chain = m, off, size, chain
-	var err error
-	if m.routed && m.route.routing == n.routing {
+	var bw float64
+	if r := m.route; m.routed && r.routing == n.routing {
 		// The message's earlier unit found this route and no link has
-		// gone down or up since: it is still the one the router gives.
-		u.route = append(u.route[:0], m.route.links...)
+		// gone down or up since: it is still the one the router gives,
+		// and still up. The unit shares it (nothing writes to it while
+		// a unit of the message is in flight).
+		u.route, bw = r.links, r.bw
+		if cap(u.own) < len(r.links) {
+			// Room in the unit for a route as long, as if it had
+			// asked the router: a warm pool routes without allocating.
+			u.own = slices.Grow(u.own[:0], len(r.links))
+		}
 	} else {
-		u.route, err = n.router.Route(u.route[:0], m.Src, m.Dst, m.Class)
-		if err == nil && m.next < m.Bytes { // more units follow
-			if m.route == nil {
-				m.route = &msgRoute{}
+		route, err := n.router.Route(u.own[:0], m.Src, m.Dst, m.Class)
+		u.own = route[:0]
+		if err == nil {
+			for _, l := range route {
+				if l.down {
+					err = fmt.Errorf("its route crosses link %s, which is down", l.Name())
+					break
+				}
 			}
-			r := m.route
-			if cap(r.links) < len(u.route) {
+		}
+		if err != nil {
+			n.free(u)
+			m.fail(fmt.Errorf("net: message of %d bytes from %d to %d: %w", m.Bytes, m.Src, m.Dst, err))
+			return
+		}
+		u.route, bw = route, minRate(route)
+		if m.next < m.Bytes { // more units follow: they take this route
+			if r == nil {
+				r = &msgRoute{}
+				m.route = r
+			}
+			if cap(r.links) < len(route) || m.units > 0 {
 				// Pooled messages swap routes: room for any a run sees
-				// at once, so a warm pool allocates nothing.
-				r.links = make([]*Link, 0, max(2*len(u.route), 32))
+				// at once, so a warm pool allocates nothing. Units in
+				// flight (the route changed under them) keep the old.
+				r.links = make([]*Link, 0, max(2*len(route), 32))
 			}
-			r.links, r.routing, m.routed = append(r.links[:0], u.route...), n.routing, true
+			r.links, r.routing, r.bw, r.unitS, m.routed = append(r.links[:0], route...), n.routing, bw, -1, true
 		}
 	}
-	if err == nil {
-		for _, l := range u.route {
-			if l.down {
-				err = fmt.Errorf("its route crosses link %s, which is down", l.Name())
-				break
-			}
+	if size == n.unitBytes && m.routed && m.route.routing == n.routing {
+		// A full unit on the message's route: its duration is the
+		// message's first full unit's.
+		r := m.route
+		if r.unitS < 0 {
+			r.unitS = n.unitTime(size, m.Rate, bw)
 		}
-	}
-	if err != nil {
-		n.free(u)
-		m.fail(fmt.Errorf("net: message of %d bytes from %d to %d: %w", m.Bytes, m.Src, m.Dst, err))
-		return
-	}
-	bw := minRate(u.route)
-	if n.cfg.MTU == 0 || size <= n.cfg.MTU {
-		u.s = n.packetTime(size, m.Rate, bw)
+		u.s, u.wire = r.unitS, n.unitWire
 	} else {
-		// The fast path: the sum of the packets' durations.
-		full, last := size/n.cfg.MTU, size%n.cfg.MTU
-		u.s = sim.Time(full) * n.packetTime(n.cfg.MTU, m.Rate, bw)
-		if last > 0 {
-			u.s += n.packetTime(last, m.Rate, bw)
-		}
+		u.s, u.wire = n.unitTime(size, m.Rate, bw), size+n.cfg.Header*m.unitsFor(size)
 	}
-	u.wire = size + n.cfg.Header*m.unitsFor(size)
 	if cap(u.theta) < len(u.route) {
-		u.theta = make([]sim.Time, len(u.route), cap(u.route))
+		u.theta = make([]sim.Time, len(u.route), cap(u.own))
 	}
 	u.theta = u.theta[:len(u.route)]
 	m.units++
@@ -321,6 +341,21 @@ func (m *Message) inject(off, size int, chain bool) {
 		return
 	}
 	u.request()
+}
+
+// unitTime is the duration of a unit of size bytes at the source's rate
+// and the route's slowest link rate bw.
+func (n *Network) unitTime(size int, rate, bw float64) sim.Time {
+	if n.cfg.MTU == 0 || size <= n.cfg.MTU {
+		return n.packetTime(size, rate, bw)
+	}
+	// The fast path: the sum of the packets' durations.
+	full, last := size/n.cfg.MTU, size%n.cfg.MTU
+	s := sim.Time(full) * n.packetTime(n.cfg.MTU, rate, bw)
+	if last > 0 {
+		s += n.packetTime(last, rate, bw)
+	}
+	return s
 }
 
 // unitsFor is the number of packets payload bytes make.
@@ -418,7 +453,8 @@ type unit struct {
 	n     int // payload bytes
 	wire  int // bytes on a link, headers included
 	s     sim.Time
-	route []*Link
+	route []*Link // its route: own, or its message's
+	own   []*Link // the route the unit asked the router for
 	// theta[i] is when, on the unit's moving clock (time minus frozen
 	// time w), its tail enters route[i]: the link's release.
 	theta     []sim.Time
@@ -463,40 +499,65 @@ func (n *Network) free(u *unit) {
 	n.units = append(n.units, u)
 }
 
-// request: the unit's head asks for route[hop].
+// request: the unit's head, moving, asks for route[hop]. The uncontended
+// case (the virtual channel and its wire free, nobody waiting) is written
+// out here: it is most of what a network event does.
 func (u *unit) request() {
-	l := u.route[u.hop]
-	eng := u.net.eng
-	now := eng.Now()
+	hop := u.hop
+	l := u.route[hop]
+	now := u.net.eng.Now()
 	if l.down {
 		u.abort()
 		return
 	}
-	if len(l.waiters()) == 0 && now >= l.freeAt {
-		u.take(l)
-		p := l.Phys
-		if p == nil {
-			u.move()
-			return
-		}
-		if p.free(now) {
-			p.take(u, l)
-			p.flow(now)
-			u.move()
-			return
-		}
-		// The virtual channel is free, the wire busy: the head waits in
-		// the virtual channel's buffer and the worm stands still.
-		u.stand(now)
-		u.collect()
+	if l.queued || now < l.freeAt {
+		u.queue(l, now)
 		return
 	}
+	// take, for a unit that was not waiting.
+	var from *Link
+	if hop > 0 {
+		from = u.route[hop-1]
+	}
+	l.holder, l.freeAt, l.grantedAt = u, sim.Forever, now
+	if l.in[0].from == from { // noteGrant's common case
+		l.grants++
+		l.in[0].last = l.grants
+	} else {
+		l.noteOther(from)
+	}
+	l.units++
+	l.bytes += uint64(u.wire)
+	if p := l.Phys; p != nil {
+		if p.queued || now < p.freeAt {
+			// The virtual channel is free, the wire busy: the head waits
+			// in the virtual channel's buffer and the worm stands still.
+			u.stand(now)
+			u.collect()
+			return
+		}
+		// p.take and p.flow.
+		p.holder, p.freeAt = u, sim.Forever
+		if p.in[0].from == l {
+			p.grants++
+			p.in[0].last = p.grants
+		} else {
+			p.noteOther(l)
+		}
+		p.flowing, p.flowFrom = true, now
+	}
+	u.move(now)
+}
+
+// queue: the head waits for l, which is busy or has a queue.
+func (u *unit) queue(l *Link, now sim.Time) {
 	u.stand(now)
 	x := l.rare()
 	x.waiters = append(x.waiters, u)
+	l.queued = true
 	x.waits++
 	x.maxQueue = max(x.maxQueue, len(x.waiters))
-	l.schedule(eng)
+	l.schedule(u.net.eng)
 }
 
 // stand: the head stops before route[hop] at now. Before a buffered link
@@ -547,24 +608,27 @@ func (u *unit) take(l *Link) {
 // keeps the first reserved (not flowing) meanwhile.
 func (u *unit) collect() {
 	n := u.net
-	u.need = u.need[:0]
+	route, need := u.route, u.need[:0]
 	for i := u.settled; i <= u.hop; i++ {
-		p := u.route[i].Phys
+		p := route[i].Phys
 		if p == nil {
 			continue
 		}
-		if p.seq == 0 {
+		seq := p.seq
+		if seq == 0 {
 			n.channels++
-			p.seq = n.channels
+			seq = n.channels
+			p.seq = seq
 		}
-		j := len(u.need)
-		u.need = append(u.need, i)
-		for ; j > 0 && u.route[u.need[j-1]].Phys.seq > p.seq; j-- {
-			u.need[j] = u.need[j-1]
+		// Insertion sort by seq: a unit occupies a few links.
+		j := len(need)
+		need = append(need, i)
+		for ; j > 0 && route[need[j-1]].Phys.seq > seq; j-- {
+			need[j] = need[j-1]
 		}
-		u.need[j] = i
+		need[j] = i
 	}
-	u.needAt = 0
+	u.need, u.needAt = need, 0
 	u.collectNext()
 }
 
@@ -572,28 +636,62 @@ func (u *unit) collect() {
 // the first that is busy; with all of them it moves.
 func (u *unit) collectNext() {
 	now := u.net.eng.Now()
-	for ; int(u.needAt) < len(u.need); u.needAt++ {
-		i := u.need[u.needAt]
-		p := u.route[i].Phys
+	route, need := u.route, u.need
+	for k := int(u.needAt); k < len(need); k++ {
+		i := need[k]
+		vc := route[i]
+		p := vc.Phys
 		if p.holder == u && p.freeAt == sim.Forever {
 			continue // the route crosses the wire twice
 		}
 		if !p.free(now) {
+			u.needAt = int32(k)
 			p.wait(u, i, now)
 			return
 		}
-		p.take(u, u.route[i])
+		p.take(u, vc)
 	}
+	u.needAt = int32(len(need))
 	u.resumed = true
-	u.move()
+	u.move(now)
 }
 
 // move: the unit holds route[hop] and the physical channels of every link
 // it occupies; its head enters route[hop] now.
-func (u *unit) move() {
+func (u *unit) move(now sim.Time) {
+	hop := u.hop
+	l := u.route[hop]
+	if u.waiting || u.resumed {
+		u.resume(now)
+	}
+	u.theta[hop] = now - u.w + u.s
+	end := now + l.kind.latency
+	// The head moves unobstructed until it reaches the end of l: every
+	// held link whose tail passes by then is released (settle's first
+	// test, here: most hops release nothing).
+	if u.theta[u.settled]+u.w <= end {
+		u.settle(end, hop)
+	}
 	eng := u.net.eng
-	now := eng.Now()
-	l := u.route[u.hop]
+	if retry := l.crcError(eng); retry > 0 {
+		// The receiver finds a bad CRC: the unit is sent again over l
+		// (the link layer's retry) and the worm stands still meanwhile.
+		l.x.crcs++ // crcError found faults: x is there
+		u.w += retry
+		end += retry
+		u.settle(end, hop)
+	}
+	if int(hop) == len(u.route)-1 {
+		u.settle(sim.Forever, hop)
+		u.arriveAt(end + u.s)
+		return
+	}
+	u.ev = eng.At(end, u.evFn)
+}
+
+// resume: the unit that stood still moves again at now; the physical
+// channels it collected start flowing.
+func (u *unit) resume(now sim.Time) {
 	if u.waiting {
 		u.waiting = false
 		u.w += now - u.waitFrom
@@ -606,34 +704,20 @@ func (u *unit) move() {
 			}
 		}
 	}
-	u.theta[u.hop] = now - u.w + u.s
-	end := now + l.kind.latency
-	// The head moves unobstructed until it reaches the end of l: every
-	// held link whose tail passes by then is released.
-	u.settle(end, u.hop)
-	if retry := l.crcError(eng); retry > 0 {
-		// The receiver finds a bad CRC: the unit is sent again over l
-		// (the link layer's retry) and the worm stands still meanwhile.
-		l.x.crcs++ // crcError found faults: x is there
-		u.w += retry
-		end += retry
-		u.settle(end, u.hop)
-	}
-	if int(u.hop) == len(u.route)-1 {
-		u.settle(sim.Forever, u.hop)
-		u.arriveAt(end + u.s)
-		return
-	}
-	u.ev = eng.At(end, u.evFn)
 }
 
 // crcError reports the extra time of a CRC error's retry on a unit
 // crossing l, or 0: the rest of the unit's transmission, the error
 // reported back, and a second transmission.
 func (l *Link) crcError(eng *sim.Engine) sim.Time {
-	if l.x == nil || l.x.crc == nil {
+	if !l.faulty {
 		return 0
 	}
+	return l.crcDraw(eng)
+}
+
+// crcDraw is crcError on a link with faults injected.
+func (l *Link) crcDraw(eng *sim.Engine) sim.Time {
 	f := l.x.crc
 	hit := false
 	if f.next > 0 {
@@ -653,33 +737,34 @@ func (l *Link) crcError(eng *sim.Engine) sim.Time {
 // settle releases the held links route[settled:upto+1] whose release
 // falls at or before limit, in route order (releases are increasing).
 func (u *unit) settle(limit sim.Time, upto int32) {
-	for u.settled <= upto {
-		rel := u.theta[u.settled] + u.w
+	route, theta, w := u.route, u.theta, u.w
+	for i := u.settled; i <= upto; i++ {
+		rel := theta[i] + w
 		if rel > limit {
 			return
 		}
-		i := u.settled
-		l := u.route[i]
-		u.settled++
+		l := route[i]
+		u.settled = i + 1
 		if l.holder == u && l.freeAt == sim.Forever {
 			l.freeAt = rel
 			l.busy += rel - l.grantedAt
 			l.schedule(u.net.eng)
 		}
 		if p := l.Phys; p != nil && p.holder == u && p.freeAt == sim.Forever {
-			p.release(rel)
+			// p.release(rel)
+			if p.flowing {
+				p.busy += rel - p.flowFrom
+				p.flowing = false
+			}
+			p.freeAt = rel
+			if p.queued {
+				p.scheduleWaiter()
+			}
 		}
 		if i == 0 {
 			u.left(rel)
 		}
 	}
-}
-
-// headAtEnd: the head has crossed route[hop]; it asks for the next link.
-func (u *unit) headAtEnd() {
-	u.ev = sim.Handle{}
-	u.hop++
-	u.request()
 }
 
 // arriveAt schedules the unit's arrival at t, later by the jitter.
@@ -699,7 +784,10 @@ func (u *unit) event() {
 		u.arrive()
 		return
 	}
-	u.headAtEnd()
+	// The head has crossed route[hop]; it asks for the next link.
+	u.ev = sim.Handle{}
+	u.hop++
+	u.request()
 }
 
 func (u *unit) arrive() {

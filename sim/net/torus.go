@@ -58,7 +58,22 @@ type Torus struct {
 	// links and chans, when asked for.
 	chanNames *Names
 	linkKind  *LinkKind // its links' latency, rate and names
+	// routes remembers the routes Route found last in the torus's own
+	// order, by (source, destination, class, order): a message's
+	// packets, its replies and its protocol's control messages ask for
+	// the same few routes over and over. nil until the first Route.
+	routes []routeEntry
 }
+
+// routeEntry is a remembered route: key says whose (see routeKey; 0:
+// none), links is the route, in a slice of the entry's own.
+type routeEntry struct {
+	key   uint64
+	links []*Link
+}
+
+// routeCacheBits sizes the route cache: 1,024 entries.
+const routeCacheBits = 10
 
 // NewTorus builds a torus of dims[0]*dims[1]*dims[2] nodes whose links all
 // have the given head latency and bandwidth, with one class of traffic.
@@ -138,6 +153,12 @@ func (t *Torus) link(node, dim, d, class, vc int) *Link {
 	if k := t.links[i]; k != 0 {
 		return t.linkSlab.at(k - 1)
 	}
+	return t.build(i, node, dim, d)
+}
+
+// build builds virtual channel links[i] of the channel leaving node in
+// dimension dim, direction d.
+func (t *Torus) build(i, node, dim, d int) *Link {
 	ch := t.channel(node, dim, d)
 	if ch == nil {
 		return nil
@@ -263,7 +284,10 @@ func (t *Torus) Links() []*Link {
 // step is the signed number of hops from a to b around a ring of size k,
 // taking the shorter way (the + way on a tie).
 func step(a, b, k int) int {
-	d := ((b-a)%k + k) % k
+	d := b - a // a and b are coordinates, in [0, k)
+	if d < 0 {
+		d += k
+	}
 	if d > k-d {
 		return d - k
 	}
@@ -298,6 +322,8 @@ func (t *Torus) AppendRoute(route []*Link, src, dst int) []*Link {
 func (t *Torus) appendRoute(route []*Link, src, dst, class int, order [3]int, longWay int) []*Link {
 	c := t.Coord(src)
 	cd := t.Coord(dst)
+	node := src
+	stride := [3]int{1, t.dims[0], t.dims[0] * t.dims[1]}
 	for _, dim := range order {
 		k := t.dims[dim]
 		s := step(c[dim], cd[dim], k)
@@ -308,19 +334,25 @@ func (t *Torus) appendRoute(route []*Link, src, dst, class int, order [3]int, lo
 				s += k
 			}
 		}
-		dir := 1
+		dir, d := 1, 0
 		if s < 0 {
-			dir, s = -1, -s
+			dir, d, s = -1, 1, -s
 		}
 		vc := 0
+		x := c[dim]
 		for ; s > 0; s-- {
-			next := ((c[dim]+dir)%k + k) % k
-			if (dir > 0 && next == 0) || (dir < 0 && next == k-1) {
-				vc = 1 // the dateline
+			next := x + dir
+			switch {
+			case next == k:
+				next, vc = 0, 1 // the dateline
+			case next < 0:
+				next, vc = k-1, 1
 			}
-			route = append(route, t.LinkClassVC(t.Node(c), dim, dir, class, vc))
-			c[dim] = next
+			route = append(route, t.link(node, dim, d, class, vc))
+			node += (next - x) * stride[dim]
+			x = next
 		}
+		c[dim] = x
 	}
 	return route
 }
@@ -335,7 +367,7 @@ func (t *Torus) Route(route []*Link, src, dst, class int) ([]*Link, error) {
 		return route, fmt.Errorf("torus: traffic class %d, the torus has %d", class, t.classes)
 	}
 	base := len(route)
-	route = t.appendRoute(route, src, dst, class, t.order, 0)
+	route = t.orderRoute(route, src, dst, class)
 	if up(route[base:]) {
 		return route, nil
 	}
@@ -349,6 +381,26 @@ func (t *Torus) Route(route []*Link, src, dst, class int) ([]*Link, error) {
 		}
 	}
 	return route[:base], fmt.Errorf("no route from torus node %v to %v avoids the links that are down", t.Coord(src), t.Coord(dst))
+}
+
+// orderRoute appends the route from src to dst on class's virtual
+// channels in the torus's order, as appendRoute does, remembering it: the
+// route depends on nothing else (whether its links are up is Route's
+// business), so a remembered one is the route appendRoute would give.
+func (t *Torus) orderRoute(route []*Link, src, dst, class int) []*Link {
+	o := t.order
+	key := 1 | uint64(o[0]*9+o[1]*3+o[2])<<1 | uint64(class)<<6 | uint64(src)<<8 | uint64(dst)<<32 // src, dst < 2^24
+	if t.routes == nil {
+		t.routes = make([]routeEntry, 1<<routeCacheBits)
+	}
+	e := &t.routes[(key*0x9E3779B97F4A7C15)>>(64-routeCacheBits)]
+	if e.key == key {
+		return append(route, e.links...)
+	}
+	base := len(route)
+	route = t.appendRoute(route, src, dst, class, o, 0)
+	e.key, e.links = key, append(e.links[:0], route[base:]...)
+	return route
 }
 
 func up(route []*Link) bool {
