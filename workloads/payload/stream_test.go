@@ -14,6 +14,22 @@ type counting struct {
 	same int
 }
 
+// countingPE is one PE with a non-coherent cache whose PeekSame is counted.
+func countingPE(t *testing.T) (*sim.Engine, *mem.Memory, *counting) {
+	t.Helper()
+	cfg, err := mem.Builtin("noncoherent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := sim.NewEngine(1)
+	m := mem.NewMemory("pe", 0)
+	cpu, err := mem.NewCPU(e, "pe", m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, m, &counting{CPU: cpu}
+}
+
 func (c *counting) PeekSame(a mem.Addr, b, want []byte) bool {
 	s := c.CPU.PeekSame(a, b, want)
 	if s {
@@ -29,21 +45,11 @@ func (c *counting) PeekSame(a mem.Addr, b, want []byte) bool {
 // window from the wrong offset are each still reported at their offset,
 // and a write into the stream itself is caught by Intact.
 func TestStreamCheckSkipsOnlyItsOwnBytes(t *testing.T) {
-	cfg, err := mem.Builtin("noncoherent")
-	if err != nil {
-		t.Fatal(err)
-	}
 	const n, off = 2*mem.PageBytes + 300, 61
 	s := NewStream(Key(7), n+4*off)
-	e := sim.NewEngine(1)
-	m := mem.NewMemory("pe", 0)
+	e, m, c := countingPE(t)
 	recv, _ := m.Alloc("recv", n, 64)
 	other, _ := m.Alloc("other", n, 64)
-	cpu, err := mem.NewCPU(e, "pe", m, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &counting{CPU: cpu}
 	buf := make([]byte, CheckBytes)
 	e.Spawn("p", func(p *sim.Proc) {
 		const staleAt = 2*mem.PageBytes + 128
@@ -97,21 +103,11 @@ func TestStreamCheckSkipsOnlyItsOwnBytes(t *testing.T) {
 // in one piece afterwards is still reported at its offset, with what was
 // expected and what was found.
 func TestStreamCheckPiecesOverEarlierMessage(t *testing.T) {
-	cfg, err := mem.Builtin("noncoherent")
-	if err != nil {
-		t.Fatal(err)
-	}
 	const n, piece = 3*mem.PageBytes + 4000, 8 << 10
 	s := NewStream(Key(3), 2*n+1000)
-	e := sim.NewEngine(1)
-	m := mem.NewMemory("pe", 0)
+	e, m, c := countingPE(t)
 	hdr, _ := m.Alloc("flags", 64, 64)
 	recv, _ := m.Alloc("recv", n, 64)
-	cpu, err := mem.NewCPU(e, "pe", m, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &counting{CPU: cpu}
 	buf := make([]byte, CheckBytes)
 	e.Spawn("p", func(p *sim.Proc) {
 		m.WriteShared(recv.Base, s.Bytes(n, n)) // the earlier message
