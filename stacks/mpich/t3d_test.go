@@ -171,13 +171,8 @@ func TestT3DProtocolSwitch(t *testing.T) {
 	}
 }
 
-// pingPongT3D is the simulated half round trip of n-byte blocking
-// ping-pongs between PEs 0 and 1 of a pes-PE partition.
-func pingPongT3D(t *testing.T, pes, n, reps int) sim.Time {
-	t.Helper()
-	return pingPongT3DWith(t, pes, n, reps, DefaultParamsFor(DeviceT3D))
-}
-
+// pingPongT3DWith is the simulated half round trip of n-byte blocking
+// ping-pongs between PEs 0 and 1 of a pes-PE partition under params.
 func pingPongT3DWith(t *testing.T, pes, n, reps int, params Params) sim.Time {
 	t.Helper()
 	e := sim.NewEngine(1)

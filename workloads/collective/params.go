@@ -144,7 +144,7 @@ type config struct {
 	flip     *byteFlip // tests only: an injected corruption
 	// first is the world configure opened for the first partition when
 	// the series is about to run (configureRun): the first point runs on
-	// it instead of opening another (newPoint). A world of a million PEs
+	// it instead of opening another (newPointOn). A world of a million PEs
 	// costs seconds and gigabytes to build.
 	first *opened
 }

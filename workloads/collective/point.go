@@ -44,12 +44,8 @@ type byteFlip struct {
 	done       bool
 }
 
-func newPoint(s workloads.Spec, cfg config, pes, n int) (*point, error) {
-	return newPointOn(s, cfg, pes, n, nil)
-}
-
-// newPointOn is newPoint on a world configureRun already opened for pes
-// PEs (nil: open one).
+// newPointOn builds a point of pes PEs and n bytes on a world
+// configureRun already opened for pes PEs (nil: open one).
 func newPointOn(s workloads.Spec, cfg config, pes, n int, o *opened) (*point, error) {
 	if o == nil {
 		eng := s.NewEngine(s.Seed)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -115,8 +114,6 @@ func TestDeterministic(t *testing.T) {
 		t.Fatal("different seeds gave identical histograms")
 	}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestFencedProgram(t *testing.T) {
 	tt, _ := Lookup("wrc+FENCES")
