@@ -134,3 +134,18 @@ func BenchmarkNoopEvent(b *testing.B) {
 	e.After(0, hop)
 	runMeasured(b, e, "events", e.Events)
 }
+
+// BenchmarkSleepSteps is BenchmarkSleep with each process's sleeps made
+// runs of 8 steps (SleepSteps): the same events, one per step, and one
+// hand-over per run instead of one per step.
+func BenchmarkSleepSteps(b *testing.B) {
+	e := NewEngine(1)
+	for i := 0; i < 100; i++ {
+		e.Spawn("p", func(p *Proc) {
+			for j := 0; j < b.N/800+1; j++ {
+				p.SleepSteps(Steps{N: 4, D: Time(1 + j%7)}, Steps{N: 4, D: Time(1 + (j+3)%7)})
+			}
+		})
+	}
+	runMeasured(b, e, "events", e.Events)
+}

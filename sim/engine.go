@@ -30,6 +30,7 @@ type Engine struct {
 	horizon Time   // limits.MaxTime, or Forever: no event later runs
 	maxEv   uint64 // limits.MaxEvents, or no limit: no more events run
 	events  uint64
+	resumes uint64 // coroutine entries (Resumes)
 	check   uint64 // the next event count at which Run looks at the limits (a multiple of 4,096, or maxEv+1)
 	err     error
 	stopped bool
@@ -100,6 +101,13 @@ func (e *Engine) setCheck() {
 
 // Events is the number of events executed so far.
 func (e *Engine) Events() uint64 { return e.events }
+
+// Resumes is the number of times a process's coroutine was entered so
+// far (by Run, or from another process's stack: Engine.runInline), each
+// a coroutine switch into it and one back. A process that goes on without
+// parking (Sleep's fast path) or whose own resumption is run by its own
+// loop (runInline) is not counted: it switched nothing.
+func (e *Engine) Resumes() uint64 { return e.resumes }
 
 // Current is the running process, or nil inside a callback.
 func (e *Engine) Current() *Proc { return e.cur }

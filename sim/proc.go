@@ -35,15 +35,19 @@ type Proc struct {
 	reason   string
 	why      fmt.Stringer // the reason, formatted only when needed (BlockSpinningWhy)
 	since    Time
-	wakeup   Handle // pending timed wake of a blocked process
-	wakeFn   func() // p.timedWake, bound once
-	core     *Core  // the processor it shares with handlers, if any
-	sleep    Handle // its pending wake-up while in Sleep (slow path)
-	object   string // at a scheduling point (Point): what its next step touches
-	point    string // and what the step is
-	domain   uint64 // footprint key of the state it shares with other processes (ShareState)
-	mutex    *Mutex // the mutex it is blocked on, if any (deadlock reports)
-	then     func() // run on the engine's stack once the process has parked (BlockThen)
+	wakeup   Handle  // pending timed wake of a blocked process
+	wakeFn   func()  // p.timedWake, bound once
+	core     *Core   // the processor it shares with handlers, if any
+	sleep    Handle  // its pending wake-up while in Sleep (slow path)
+	object   string  // at a scheduling point (Point): what its next step touches
+	point    string  // and what the step is
+	domain   uint64  // footprint key of the state it shares with other processes (ShareState)
+	mutex    *Mutex  // the mutex it is blocked on, if any (deadlock reports)
+	then     func()  // run on the engine's stack once the process has parked (BlockThen)
+	runs     []Steps // the steps of its SleepSteps or WakeSteps (from runs[ri])
+	ri       int32   //
+	owed     bool    // WakeSteps left it runs to sleep itself when it resumes
+	stepFn   func()  // p.step, bound when first needed
 }
 
 // Spawn creates a process that starts running fn at the current time.
@@ -95,6 +99,7 @@ func (e *Engine) resume(p *Proc) {
 	if e.trace != nil {
 		e.trace.state(e.now, p, "running")
 	}
+	e.resumes++
 	_, ok := p.next()
 	e.cur = nil
 	if f := p.then; f != nil {
@@ -253,6 +258,9 @@ func (p *Proc) block(reason string, spinning bool) {
 	p.park()
 	p.spinning = false
 	p.reason = ""
+	if p.owed {
+		p.oweSteps()
+	}
 }
 
 // blockReason is what a blocked process waits on.

@@ -407,8 +407,9 @@ func (c *CPU) LoadUncached(p *sim.Proc, a Addr, size int) uint64 {
 // PeekUncached returns what LoadUncached(p, a, size) would return now
 // (memory, and this CPU's own buffered stores over it), with no timing and
 // not counted as a load: for a model that charges a run of its loads as one
-// sleep (CountUncached) where it knows the words cannot change before the
-// loads' times, and issues a real load where a word may.
+// run of steps (sim.Proc.SleepSteps; CountUncached) where it knows the
+// words cannot change before the loads' times, and issues a real load
+// where a word may.
 func (c *CPU) PeekUncached(a Addr, size int) uint64 {
 	var b [8]byte
 	c.mem.Read(a, b[:size])
@@ -823,8 +824,10 @@ func (c *CPU) PokeShared(a Addr, b []byte) {
 // [a, a+n), as a library must after another processor wrote there behind a
 // non-coherent cache: one InvalidateLine per line, or one whole-cache flush
 // when that costs less (Cray's shmem_udcflush_line and shmem_udcflush). It
-// does nothing without a cache or with a coherent one. The lines' time is
-// one sleep when only p's program sees the cache (StoreWords' merges).
+// does nothing without a cache or with a coherent one. When only p's
+// program sees the cache (StoreWords' merges) the lines are dropped at
+// once and their times slept as one run of steps (sim.Proc.SleepSteps: the
+// same events in the same order as line by line).
 func (c *CPU) InvalidateRange(p *sim.Proc, a Addr, n int) {
 	if c.cache == nil || c.cfg.Cache.Coherent || n <= 0 {
 		return
@@ -842,12 +845,10 @@ func (c *CPU) InvalidateRange(p *sim.Proc, a Addr, n int) {
 		}
 		return
 	}
-	// Only p's program sees its cache: the lines are dropped at once and
-	// their time slept as one sleep (StoreWords' merges).
 	for l := first; l <= last; l += lb {
 		c.cache.invalidate(c.cache.line(l))
 	}
-	p.Sleep(sim.Time(lines) * c.clock.Cycles(c.cfg.Costs.UncachedLoadCycles))
+	p.SleepSteps(sim.Steps{N: lines, D: c.clock.Cycles(c.cfg.Costs.UncachedLoadCycles)})
 }
 
 // foldBlock is the most bytes of each range Fold holds a copy of at once.

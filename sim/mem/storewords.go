@@ -11,10 +11,12 @@ import (
 // packet or header a process builds in its own memory before it sends it).
 // Without a store buffer, for a process that has its processor to itself
 // (not bound to a Core) and outside a schedule exploration, the words are
-// written at once and their stores' time is slept as one sleep: one event
-// where Store by Store takes one per word, at the same simulated times
-// (the process resumes when the last store would have ended; nobody reads
-// the words before then). Otherwise it is Store of each word.
+// written at once and their stores' times slept as one run of steps
+// (sim.Proc.SleepSteps): the same events in the same order as Store by
+// Store, so the process resumes at the same time and in the same order
+// among same-time events (nobody reads the words before then), with one
+// coroutine switch pair instead of one per store. Otherwise it is Store of
+// each word.
 func (c *CPU) StoreWords(p *sim.Proc, a Addr, words ...uint64) {
 	if !c.merges(p) {
 		for i, w := range words {
@@ -28,21 +30,22 @@ func (c *CPU) StoreWords(p *sim.Proc, a Addr, words ...uint64) {
 		c.writeThrough(a+Addr(8*i), b[:])
 	}
 	c.stats.Stores += uint64(len(words))
-	p.Sleep(sim.Time(len(words)) * c.clock.Cycles(c.cfg.Costs.StoreCycles))
+	p.SleepSteps(sim.Steps{N: len(words), D: c.clock.Cycles(c.cfg.Costs.StoreCycles)})
 }
 
 // merges reports whether a run of this CPU's timed steps whose effects
 // only p's program sees (its own stores without a store buffer, its own
-// cache's invalidations) can be slept as one sleep: p has the processor to
-// itself and no explorer needs each step's footprint.
+// cache's invalidations) can be done at once and their times slept as one
+// run of steps: p has the processor to itself and no explorer needs each
+// step's footprint.
 func (c *CPU) merges(p *sim.Proc) bool {
 	return c.cfg.StoreBuffer.Depth == 0 && !p.Bound() && !p.Engine().Exploring()
 }
 
 // StoreNow is Store's effect at once, counted as a store, without its
-// time: for a model that charges a run of its steps as one sleep (as
-// PeekUncached and CountUncached do for loads), which charges StoreCycles
-// itself. It reports false and does nothing when the CPU has a store
+// time: for a model that charges a run of its steps as one run of steps
+// (sim.Proc.SleepSteps; as PeekUncached and CountUncached do for loads),
+// which charges StoreCycles itself. It reports false and does nothing when the CPU has a store
 // buffer (a store may have to wait for room in it): Store then.
 func (c *CPU) StoreNow(a Addr, size int, v uint64) bool {
 	if c.cfg.StoreBuffer.Depth > 0 {

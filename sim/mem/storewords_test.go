@@ -78,10 +78,10 @@ func mergeRun(t *testing.T, words, lines int, offset sim.Time, merged bool) ([]s
 }
 
 // TestMergedStepsMatchStepByStep: StoreWords and InvalidateRange as one
-// sleep each give the same simulated times, loaded values and counters,
-// to the picosecond, as the stores and line invalidations issued one by
-// one, while another processor writes the invalidated lines meanwhile; in
-// fewer events.
+// run of steps each give the same simulated times, loaded values and
+// counters, to the picosecond, as the stores and line invalidations
+// issued one by one, while another processor writes the invalidated lines
+// meanwhile; in as many events (one per step).
 func TestMergedStepsMatchStepByStep(t *testing.T) {
 	for _, tc := range []struct {
 		words, lines int
@@ -101,9 +101,101 @@ func TestMergedStepsMatchStepByStep(t *testing.T) {
 			if s1 != sN {
 				t.Errorf("counters: merged %+v, one by one %+v", s1, sN)
 			}
-			if tc.words+tc.lines > 2 && ev1 >= evN {
+			if ev1 != evN {
 				t.Errorf("merged took %d events, one by one %d", ev1, evN)
 			}
 		})
+	}
+}
+
+// tieRun has a process run a merged run of steps (StoreWords of 3 words,
+// or InvalidateRange of 3 lines) from time start, or the steps one by one,
+// while a planter, from an instant inside the run (the end of the
+// process's first, second or third step), schedules an event for exactly the
+// time the run ends: a callback (Engine.At) or its own process's wake-up
+// (a sleep). The planted event writes a word of the process's memory;
+// after the run the process reads it (PeekUncached). It returns who ran
+// when at the run's end, in the order they ran, and what the process read.
+func tieRun(t *testing.T, op string, plantAt int, byProc, merged bool) []string {
+	t.Helper()
+	cfg, err := Builtin("sc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Cache.Coherent = false
+	e := sim.NewEngine(1)
+	m := NewMemory("pe", 1<<20)
+	buf, _ := m.Alloc("buf", 3*64, 64)
+	flag, _ := m.Alloc("flag", 8, 8)
+	c, err := NewCPU(e, "pe", m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := c.Clock().Cycles(cfg.Costs.StoreCycles)
+	if op == "invalidate" {
+		step = c.Clock().Cycles(cfg.Costs.UncachedLoadCycles)
+	}
+	end := 3 * step
+	var log []string
+	var start sim.Time
+	plant := func() {
+		log = append(log, fmt.Sprint("planted event at ", e.Now()-start))
+		m.Store64(flag.Base, 1)
+	}
+	e.Spawn("pe", func(p *sim.Proc) {
+		for i := range 3 {
+			c.Load(p, buf.Addr(64*i), 8) // cache the lines
+		}
+		start = p.Now()
+		if byProc {
+			e.Spawn("planter", func(q *sim.Proc) {
+				q.Sleep(sim.Time(plantAt) * step)
+				q.Sleep(end - q.Now() + start)
+				plant()
+			})
+		} else {
+			e.At(start+sim.Time(plantAt)*step, func() { e.At(start+end, plant) })
+		}
+		switch {
+		case op == "store" && merged:
+			c.StoreWords(p, buf.Base, 1, 2, 3)
+		case op == "store":
+			for i := range 3 {
+				c.Store(p, buf.Addr(8*i), 8, uint64(i+1))
+			}
+		case merged:
+			c.InvalidateRange(p, buf.Base, 3*64)
+		default:
+			for i := range 3 {
+				c.InvalidateLine(p, buf.Addr(64*i))
+			}
+		}
+		log = append(log, fmt.Sprintf("pe went on at %v (run %v long), read %d", p.Now()-start, end, c.PeekUncached(flag.Base, 8)))
+	})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return log
+}
+
+// TestMergedStepsKeepTies: a merged run of steps (StoreWords,
+// InvalidateRange) ends in the same order among the events of its last
+// instant as the steps one by one, when another event is scheduled for
+// exactly that instant from inside the run (a same-time tie, as lockstep
+// PEs make): step by step, the process's last wake-up is scheduled at its
+// last step's start, after the planted event; so it must be merged.
+func TestMergedStepsKeepTies(t *testing.T) {
+	for _, op := range []string{"store", "invalidate"} {
+		for _, byProc := range []bool{false, true} {
+			for plantAt := 0; plantAt <= 2; plantAt++ {
+				t.Run(fmt.Sprintf("%s/proc=%v/plant@step%d", op, byProc, plantAt), func(t *testing.T) {
+					one := tieRun(t, op, plantAt, byProc, false)
+					merged := tieRun(t, op, plantAt, byProc, true)
+					if !slices.Equal(one, merged) {
+						t.Errorf("step by step %q\nmerged       %q", one, merged)
+					}
+				})
+			}
+		}
 	}
 }

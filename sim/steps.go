@@ -1,0 +1,167 @@
+package sim
+
+// Steps is a run of N timed steps of D each: N sleeps of D in a row, as a
+// model that charges each of a process's steps (a store, a load, a line
+// invalidated) sleeps them.
+type Steps struct {
+	N int
+	D Time
+}
+
+// SleepSteps is Sleep of each step of runs in turn (runs in order, each
+// run's steps one after the other), for steps whose effects only p's own
+// program sees (they were done at once, or nobody reads them before the
+// last step ends). It runs the same events in the same order as the
+// sleeps, one per step: at each step's end a callback takes the place p's
+// wake-up would take among the events of that instant and, when it runs,
+// schedules the next step's end (or, after the last step, p's
+// resumption), as p's next Sleep would. So p resumes at the same time and
+// in the same order among same-time events as after the sleeps (a merged
+// sleep scheduled at the first step would go ahead of any event set for
+// its end by something that ran inside the run). What it saves is p's
+// coroutine: p parks once, and its steps' ends run as callbacks (by Run,
+// or on the stack of whichever process runs the loop). Steps that nothing
+// else is due before or at their end are run by moving time forward, as
+// Sleep's fast path does, and still count as an event each.
+//
+// A process bound to a Core, or a run a chooser explores, sleeps the
+// steps one by one: the core books each, and the chooser sees each.
+func (p *Proc) SleepSteps(runs ...Steps) {
+	e := p.eng
+	if p.core != nil || e.chooser != nil {
+		for _, r := range runs {
+			for range r.N {
+				p.Sleep(r.D)
+			}
+		}
+		return
+	}
+	p.setSteps(runs)
+	for {
+		d, ok := p.nextStep()
+		if !ok {
+			return
+		}
+		if p.lastStep() { // the last step: Sleep's own
+			p.Sleep(d)
+			return
+		}
+		if e.advance(d) {
+			continue
+		}
+		p.state = stateSleeping
+		if e.trace != nil {
+			e.trace.state(e.now, p, "busy")
+		}
+		p.sleep = Handle{}
+		e.cal.schedule(e.now+d, e.now, action{fn: p.stepFn})
+		p.park()
+		return
+	}
+}
+
+// WakeSteps is Wake of a blocked process whose first act when it resumes
+// is SleepSteps(runs...): a step that follows what p waited for (the next
+// operation's start-up after a reply, a back-off) merged with the wait.
+// The first callback takes the place of p's wake-up among this instant's
+// events, so p resumes at the same time and in the same order among
+// same-time events as if woken and then sleeping the steps, without the
+// coroutine switches of the wake-up. A process bound to a Core, or in a
+// run a chooser explores, is woken and sleeps the steps itself. It
+// reports false, doing nothing, if p is not blocked.
+func (p *Proc) WakeSteps(runs ...Steps) bool {
+	if p.state != stateBlocked {
+		return false
+	}
+	e := p.eng
+	p.setSteps(runs)
+	if p.lastStep() {
+		return p.Wake()
+	}
+	if p.core != nil || e.chooser != nil {
+		p.owed = true
+		return p.Wake()
+	}
+	e.Touch(procKey(p.id))
+	p.state = stateSleeping
+	if e.trace != nil {
+		e.trace.state(e.now, p, "busy")
+	}
+	e.Cancel(p.wakeup)
+	p.wakeup = Handle{}
+	p.sleep = Handle{}
+	e.cal.ready(action{fn: p.stepFn})
+	return true
+}
+
+// step ends one step of p's SleepSteps (or its WakeSteps wake-up): it
+// schedules the next step's end, or p's resumption after the last step,
+// from where p's wake-up would have run. Steps that end before anything
+// else is due are run at once by moving time forward (Sleep's fast path).
+func (p *Proc) step() {
+	e := p.eng
+	for {
+		d, ok := p.nextStep()
+		if !ok { // (a WakeSteps of no steps does not come here)
+			e.resumeAt(p, e.now)
+			return
+		}
+		if p.lastStep() {
+			p.sleep = e.cal.schedule(e.now+d, e.now, action{proc: p})
+			return
+		}
+		if !e.advance(d) {
+			e.cal.schedule(e.now+d, e.now, action{fn: p.stepFn})
+			return
+		}
+	}
+}
+
+// setSteps makes runs p's steps to sleep (a copy: the caller's runs may
+// go, and p's buffer is reused, so nothing is allocated once it is large
+// enough).
+func (p *Proc) setSteps(runs []Steps) {
+	if p.stepFn == nil {
+		p.stepFn = p.step // bound once, for the processes that use steps
+	}
+	p.runs, p.ri = append(p.runs[:0], runs...), 0
+	p.skipEmpty()
+}
+
+// nextStep takes the next step of p's runs; it reports false when none is
+// left.
+func (p *Proc) nextStep() (Time, bool) {
+	if p.lastStep() {
+		return 0, false
+	}
+	r := &p.runs[p.ri]
+	if r.N--; r.N == 0 {
+		p.ri++
+		p.skipEmpty()
+	}
+	return r.D, true
+}
+
+// lastStep reports whether no step is left.
+func (p *Proc) lastStep() bool { return int(p.ri) == len(p.runs) }
+
+// skipEmpty passes the runs of no step (no step, or no time: a sleep of
+// no time returns at once) at the head of p's runs.
+func (p *Proc) skipEmpty() {
+	for int(p.ri) < len(p.runs) && (p.runs[p.ri].N <= 0 || p.runs[p.ri].D <= 0) {
+		p.ri++
+	}
+}
+
+// oweSteps sleeps, one by one, the steps a WakeSteps left to a process
+// that sleeps its own (bound to a Core, or explored), when it resumes.
+func (p *Proc) oweSteps() {
+	p.owed = false
+	for {
+		d, ok := p.nextStep()
+		if !ok {
+			return
+		}
+		p.Sleep(d)
+	}
+}
