@@ -27,23 +27,26 @@ func mergedRun(t *testing.T, merged bool) ([]string, uint64) {
 		eng.Spawn(fmt.Sprint("pe", pe), func(p *sim.Proc) {
 			note := func(step string) { log = append(log, fmt.Sprint(p.Now(), " ", pe, " ", step)) }
 			st, backoff := m.Startup(), sim.Microsecond
+			start, back := sim.Steps{N: 1, D: st}, sim.Steps{N: 1, D: backoff}
 			for k := 0; k < 4; k++ {
 				if merged {
-					for m.SwapMerged(p, pe, 0, lock.Addr, uint64(pe+1), st, st, backoff) != 0 {
+					for m.SwapMerged(p, pe, 0, lock.Addr, uint64(pe+1), st, start, back) != 0 {
 						note("busy")
 					}
-					m.GetMerged(p, pe, 0, dst.Addr, state.Addr, 16, 0, 3*st)
+					m.GetMerged(p, pe, 0, dst.Addr, state.Addr, 16, 0, sim.Steps{N: 3, D: st})
 					note("got")
-					m.PutMerged(p, pe, 0, state.Addr+mem.Addr(8*(pe%4)), src.Addr, 8*(pe%4+1), st, st)
-					m.PutWordMerged(p, pe, 0, state.Addr, uint64(k), 0, st)
-					m.PutWordMerged(p, pe, 0, lock.Addr, 0, 0, 0)
+					m.PutMerged(p, pe, 0, state.Addr+mem.Addr(8*(pe%4)), src.Addr, 8*(pe%4+1), st, start)
+					m.PutWordMerged(p, pe, 0, state.Addr, uint64(k), 0, start)
+					m.PutWordMerged(p, pe, 0, lock.Addr, 0, 0, sim.Steps{})
 				} else {
 					for m.Swap(p, pe, 0, lock.Addr, uint64(pe+1)) != 0 {
 						p.Sleep(backoff)
 						note("busy")
 					}
 					m.Get(p, pe, 0, dst.Addr, state.Addr, 16)
-					p.Sleep(3 * st)
+					for range 3 {
+						p.Sleep(st)
+					}
 					note("got")
 					m.Put(p, pe, 0, state.Addr+mem.Addr(8*(pe%4)), src.Addr, 8*(pe%4+1))
 					m.PutWord(p, pe, 0, state.Addr, uint64(k))
@@ -61,8 +64,8 @@ func mergedRun(t *testing.T, merged bool) ([]string, uint64) {
 
 // TestMergedMatchesStepByStep: the merged operations' steps end at the
 // same times, and the processes go on in the same order among same-time
-// events, as the steps slept one by one after a wake-up (the relayed
-// wake-up), in as many events.
+// events, as the steps slept one by one after a wake-up
+// (sim.Proc.WakeSteps), in as many events.
 func TestMergedMatchesStepByStep(t *testing.T) {
 	one, evOne := mergedRun(t, false)
 	merged, evMerged := mergedRun(t, true)

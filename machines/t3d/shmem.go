@@ -45,8 +45,8 @@ type op struct {
 	buf   []byte
 	proc  *sim.Proc // woken when the issuing PE may go on
 	value uint64
-	tail  sim.Time // the issuer's wake-up comes this much later (merged steps: PutMerged)
-	fn    func()   // step, bound once
+	tail  sim.Steps // the issuer's steps slept with its wake-up (merged steps: PutMerged)
+	fn    func()    // step, bound once
 	// The message the issuing process sends as it blocks (sendNow, run
 	// by fn): it is injected on the engine's stack (BlockThen).
 	bytes    int
@@ -85,7 +85,7 @@ func (o *op) step() {
 }
 
 func (m *Machine) freeOp(o *op) {
-	o.buf, o.proc, o.shared, o.pooled, o.tail = nil, nil, false, false, 0
+	o.buf, o.proc, o.shared, o.pooled, o.tail = nil, nil, false, false, sim.Steps{}
 	m.ops = append(m.ops, o)
 }
 
@@ -108,7 +108,7 @@ func (o *op) sendNow() { o.m.send(o, int(o.pe), int(o.to), int(o.class), o.bytes
 // Sent: the data has left the issuing PE; Put returns.
 func (o *op) Sent(*net.Message) {
 	if o.kind == opPut && o.proc != nil {
-		o.m.wake(o.proc, o.tail)
+		o.proc.WakeSteps(o.tail)
 		o.proc = nil
 	}
 }
@@ -196,7 +196,7 @@ func (o *op) Delivered(*net.Message) {
 		m.eng.After(m.fiAccess, o.fn)
 	case opGetData:
 		o.releaseBuf()
-		m.wake(o.proc, o.tail)
+		o.proc.WakeSteps(o.tail)
 		m.freeOp(o)
 	case opFIReq:
 		t := m.pes[o.to]
@@ -258,12 +258,12 @@ func (x *pe) fiServe() {
 // start-up and sends nothing; a negative length is a bug of the calling
 // stack (panic).
 func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
-	m.PutMerged(p, pe, to, dst, src, n, m.putStartup, 0)
+	m.PutMerged(p, pe, to, dst, src, n, m.putStartup, sim.Steps{})
 }
 
 // PutMerged is Put with lead in place of its start-up and the caller's
 // next step (tail) slept with its wait (merged steps, below).
-func (m *Machine) PutMerged(p *sim.Proc, pe, to int, dst, src mem.Addr, n int, lead, tail sim.Time) {
+func (m *Machine) PutMerged(p *sim.Proc, pe, to int, dst, src mem.Addr, n int, lead sim.Time, tail sim.Steps) {
 	m.check("put", pe, to)
 	if n < 0 {
 		panic(fmt.Sprintf("t3d: put of %d bytes from PE %d to PE %d: negative length (a bug in the calling stack)", n, pe, to))
@@ -271,7 +271,7 @@ func (m *Machine) PutMerged(p *sim.Proc, pe, to int, dst, src mem.Addr, n int, l
 	x := m.pes[pe]
 	p.Sleep(lead)
 	if n == 0 {
-		p.Sleep(tail)
+		p.SleepSteps(tail)
 		return
 	}
 	o := m.newOp(opPut, pe, to, p)
@@ -292,12 +292,12 @@ func (m *Machine) sendPut(p *sim.Proc, o *op, dst mem.Addr) {
 // PutWord is Put of one 8-byte value v (a flag or a completion block),
 // stored from a register without touching the sender's memory.
 func (m *Machine) PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64) {
-	m.PutWordMerged(p, pe, to, dst, v, m.putStartup, 0)
+	m.PutWordMerged(p, pe, to, dst, v, m.putStartup, sim.Steps{})
 }
 
 // PutWordMerged is PutWord with lead in place of its start-up and the
 // caller's next step (tail) slept with its wait (merged steps, below).
-func (m *Machine) PutWordMerged(p *sim.Proc, pe, to int, dst mem.Addr, v uint64, lead, tail sim.Time) {
+func (m *Machine) PutWordMerged(p *sim.Proc, pe, to int, dst mem.Addr, v uint64, lead sim.Time, tail sim.Steps) {
 	m.check("put", pe, to)
 	p.Sleep(lead)
 	o := m.newOp(opPut, pe, to, p)
@@ -329,19 +329,19 @@ func (m *Machine) Quiet(p *sim.Proc, pe int) {
 // A get of 0 bytes costs the start-up and sends nothing; a negative length
 // is a bug of the calling stack (panic).
 func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
-	m.GetMerged(p, pe, from, dst, src, n, m.putStartup, 0)
+	m.GetMerged(p, pe, from, dst, src, n, m.putStartup, sim.Steps{})
 }
 
 // GetMerged is Get with lead in place of its start-up and the caller's
 // next step (tail) slept with its wait (merged steps, below).
-func (m *Machine) GetMerged(p *sim.Proc, pe, from int, dst, src mem.Addr, n int, lead, tail sim.Time) {
+func (m *Machine) GetMerged(p *sim.Proc, pe, from int, dst, src mem.Addr, n int, lead sim.Time, tail sim.Steps) {
 	m.check("get", pe, from)
 	if n < 0 {
 		panic(fmt.Sprintf("t3d: get of %d bytes by PE %d from PE %d: negative length (a bug in the calling stack)", n, pe, from))
 	}
 	p.Sleep(lead)
 	if n == 0 {
-		p.Sleep(tail)
+		p.SleepSteps(tail)
 		return
 	}
 	o := m.newOp(opGetReq, pe, from, p)
@@ -350,59 +350,23 @@ func (m *Machine) GetMerged(p *sim.Proc, pe, from int, dst, src mem.Addr, n int,
 }
 
 // Merged steps. A process that has the processor to itself (not bound to
-// a sim.Core) may sleep the one step that follows a put, get or swap, if
-// only its own program sees it (the next operation's start-up, a
-// back-off, loads of what a get brought), with the operation's wait:
-// tail is added to the wait, the issuer's wake-up coming tail after the
-// put's data have left (Put), the get's data have arrived (Get) or the
-// swap's reply has (Swap). The wake-up is relayed (Machine.wake) so that
-// the issuer resumes at the same simulated time and in the same order
-// among same-time events as after a wake-up and a sleep of tail, one
-// coroutine switch fewer. lead is what the operation sleeps before its
-// request or data leave: its start-up (Startup), or 0 when the previous
-// operation's tail was this one's start-up. Put, PutWord, Get and Swap
-// are the merged forms with lead Startup and tail 0.
+// a sim.Core) may sleep the steps that follow a put, get or swap, if only
+// its own program sees them (the next operation's start-up, a back-off,
+// loads of what a get brought), with the operation's wait: the issuer's
+// wake-up is sim.Proc.WakeSteps of tail, after the put's data have left
+// (Put), the get's data have arrived (Get) or the swap's reply has (Swap).
+// The issuer resumes at the same simulated time and in the same order
+// among same-time events as after a wake-up and a sleep of each step of
+// tail, in as many events, without the coroutine switches of the
+// wake-up. lead is what the operation sleeps before its request or data
+// leave: its start-up (Startup), or 0 when the previous operation's tail
+// was this one's start-up. Put, PutWord, Get and Swap are the merged
+// forms with lead Startup and no tail.
 
 // Startup is the processor time to start a put, get or swap
 // (put_startup_ns): what Put, PutWord, Get and Swap sleep before their
 // data or request leave.
 func (m *Machine) Startup() sim.Time { return m.putStartup }
-
-// wake wakes p, blocked in an operation, tail from now (merged steps):
-// a relay callback takes the place p's wake-up would take among the
-// events of this instant and, when it runs, where p would go to sleep for
-// tail, schedules p's resumption tail later; so p's resumption is ordered
-// among same-time events exactly as the sleep's end would be.
-func (m *Machine) wake(p *sim.Proc, tail sim.Time) {
-	if tail <= 0 {
-		p.Wake()
-		return
-	}
-	var r *relay
-	if n := len(m.relays); n > 0 { // pooled: no allocation per wake-up
-		r, m.relays = m.relays[n-1], m.relays[:n-1]
-	} else {
-		r = &relay{m: m}
-		r.fn = r.run
-	}
-	r.p, r.tail = p, tail
-	m.eng.At(m.eng.Now(), r.fn)
-}
-
-// relay is a wake-up deferred by a tail (Machine.wake).
-type relay struct {
-	m    *Machine
-	p    *sim.Proc
-	tail sim.Time
-	fn   func() // run, bound once
-}
-
-func (r *relay) run() {
-	p, t := r.p, r.p.Now()+r.tail
-	r.p = nil
-	r.m.relays = append(r.m.relays, r)
-	p.WakeAt(t)
-}
 
 // FetchInc reads PE target's fetch-and-increment register from PE pe,
 // which atomically increments it, and returns the value read. The request

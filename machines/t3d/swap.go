@@ -16,9 +16,9 @@ type swapOp struct {
 	a      mem.Addr
 	v, old uint64
 	reply  bool
-	// tailFree and tailBusy: the issuer's wake-up comes this much later
+	// tailFree and tailBusy: the issuer's steps slept with its wake-up
 	// when the word was 0 and when it was not (merged steps: SwapMerged).
-	tailFree, tailBusy sim.Time
+	tailFree, tailBusy sim.Steps
 	proc               *sim.Proc
 	applyFn            func()
 }
@@ -31,7 +31,7 @@ type swapOp struct {
 // fetch-and-increment register's), atomic with respect to every other
 // swap, put and get (the engine runs it as one event).
 func (m *Machine) Swap(p *sim.Proc, pe, target int, a mem.Addr, v uint64) uint64 {
-	return m.SwapMerged(p, pe, target, a, v, m.putStartup, 0, 0)
+	return m.SwapMerged(p, pe, target, a, v, m.putStartup, sim.Steps{}, sim.Steps{})
 }
 
 // SwapMerged is Swap with lead in place of its start-up and the caller's
@@ -39,7 +39,7 @@ func (m *Machine) Swap(p *sim.Proc, pe, target int, a mem.Addr, v uint64) uint64
 // the word it returns is 0 (a lock taken: the next operation's
 // start-up), tailBusy when it is not (a lock held by another: the
 // back-off).
-func (m *Machine) SwapMerged(p *sim.Proc, pe, target int, a mem.Addr, v uint64, lead, tailFree, tailBusy sim.Time) uint64 {
+func (m *Machine) SwapMerged(p *sim.Proc, pe, target int, a mem.Addr, v uint64, lead sim.Time, tailFree, tailBusy sim.Steps) uint64 {
 	m.check("swap", pe, target)
 	p.Sleep(lead)
 	var o *swapOp
@@ -71,7 +71,7 @@ func (o *swapOp) Delivered(*net.Message) {
 		if o.old != 0 {
 			tail = o.tailBusy
 		}
-		o.m.wake(o.proc, tail)
+		o.proc.WakeSteps(tail)
 		return
 	}
 	o.m.eng.After(o.m.fiAccess, o.applyFn)

@@ -80,7 +80,6 @@ type Machine struct {
 
 	ops     []*op // pool
 	swaps   []*swapOp
-	relays  []*relay
 	bufs    [40][][]byte
 	barrier struct {
 		arrived int

@@ -460,7 +460,7 @@ func (x *PE) Irecv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Request, e
 // storeWords stores consecutive 8-byte words at a in the PE's staging
 // memory, one CPU store each, and fences (the Alpha's MB) so that they are
 // in memory before a put reads them. The staging memory is the PE's own:
-// the stores' time is one sleep (mem.CPU.StoreWords), store by store in
+// the stores' times are one run of steps (mem.CPU.StoreWords), store by store in
 // the tests comparing both (Lib.perLoad).
 func (x *PE) storeWords(p *sim.Proc, a mem.Addr, words ...uint64) {
 	if x.lib.perLoad {

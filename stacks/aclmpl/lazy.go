@@ -9,13 +9,15 @@ import (
 
 // lazy is CPU time a PE's process has spent but not yet slept: the
 // asynchronous receive's loop overhead and the uncached loads of pool
-// buffer headers that cannot change before the loads' times, charged as
-// one sleep (pay) before anything whose outcome depends on the time, so
-// that a scan of the pool or of the sent-but-not-yet-received list costs
-// one engine event, not one per buffer examined. The simulated times are
-// those of the loop run step by step: each load reads what memory holds at
-// the load's time, because a load is charged ahead only when its word
-// cannot change before then.
+// buffer headers that cannot change before the loads' times, slept as one
+// run of steps (pay, sim.Proc.SleepSteps) before anything whose outcome
+// depends on the time, so that a scan of the pool or of the
+// sent-but-not-yet-received list costs one coroutine switch pair, not one
+// per buffer examined. The simulated times, and the order among same-time
+// events, are those of the loop run step by step (SleepSteps runs the same
+// events in the same order as the steps' sleeps): each load reads what
+// memory holds at the load's time, because a load is charged ahead only
+// when its word cannot change before then.
 //
 // A pool buffer's flag word holding slotEmpty can be set by a remote put at
 // any time: its load is issued for real, at its time, after paying what is
@@ -34,7 +36,7 @@ type lazy struct {
 	x     *PE
 	p     *sim.Proc
 	on    bool
-	owed  sim.Time
+	owed  []sim.Steps // the steps spent and not yet slept, in order
 	ahead []aheadLoad // loads charged ahead since the last pay, for its check
 }
 
@@ -47,10 +49,10 @@ type aheadLoad struct {
 // lazyFor returns the deferred-time state of PE x's process p.
 func (x *PE) lazyFor(p *sim.Proc) *lazy {
 	l := &x.async.lazy
-	if l.owed != 0 {
+	if len(l.owed) != 0 {
 		panic(fmt.Sprintf("aclmpl PE %d: deferred time started anew while %v is owed (a bug in the model)", x.rank, l.owed))
 	}
-	l.x, l.p, l.ahead = x, p, l.ahead[:0]
+	l.x, l.p, l.ahead, l.owed = x, p, l.ahead[:0], l.owed[:0]
 	l.on = !x.lib.perLoad && !p.Bound() && !p.Engine().Exploring()
 	return l
 }
@@ -64,15 +66,27 @@ func (l *lazy) compute(cycles float64, n int) {
 		}
 		return
 	}
-	l.owed += sim.Time(n) * l.x.cpu.Clock().Cycles(cycles)
+	l.owe(n, l.x.cpu.Clock().Cycles(cycles))
+}
+
+// owe adds n steps of d each to what is owed.
+func (l *lazy) owe(n int, d sim.Time) {
+	if n <= 0 || d <= 0 {
+		return
+	}
+	if k := len(l.owed) - 1; k >= 0 && l.owed[k].D == d {
+		l.owed[k].N += n
+		return
+	}
+	l.owed = append(l.owed, sim.Steps{N: n, D: d})
 }
 
 // pay sleeps what is owed, then checks that every word loaded ahead still
 // holds what it held when it was loaded.
 func (l *lazy) pay() {
-	if l.owed > 0 {
-		l.p.Sleep(l.owed)
-		l.owed = 0
+	if len(l.owed) > 0 {
+		l.p.SleepSteps(l.owed...)
+		l.owed = l.owed[:0]
 	}
 	for _, w := range l.ahead {
 		if v := l.x.cpu.PeekUncached(w.a, 8); v != w.v {
@@ -96,7 +110,7 @@ func (l *lazy) flag(a mem.Addr) uint64 {
 	}
 	l.pay()
 	v := l.x.cpu.PeekUncached(a, 8)
-	l.owed += l.x.async.uncached
+	l.owe(1, l.x.async.uncached)
 	l.x.cpu.CountUncached(1)
 	return v
 }
@@ -118,7 +132,7 @@ func (l *lazy) word(a mem.Addr) uint64 {
 // real store after paying what is owed.
 func (l *lazy) store(a mem.Addr, v uint64) {
 	if l.on && l.x.cpu.StoreNow(a, 8, v) {
-		l.owed += l.x.async.store
+		l.owe(1, l.x.async.store)
 		return
 	}
 	l.pay()
@@ -126,7 +140,7 @@ func (l *lazy) store(a mem.Addr, v uint64) {
 }
 
 func (l *lazy) aheadLoad(a mem.Addr, v uint64) {
-	l.owed += l.x.async.uncached
+	l.owe(1, l.x.async.uncached)
 	l.x.cpu.CountUncached(1)
 	l.ahead = append(l.ahead, aheadLoad{a: a, v: v})
 }

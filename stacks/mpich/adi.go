@@ -124,7 +124,7 @@ type Rank struct {
 	th        threadState // threads of this process (threads.go)
 	ctx       ctxState    // context ids (contextid.go)
 	// perStep (tests only) stores a packet's header word by word, one
-	// sleep each, the model StoreWords' one sleep must agree with.
+	// sleep each, the model StoreWords' run of steps must agree with.
 	perStep bool
 }
 
@@ -575,7 +575,7 @@ func (r *Rank) build(p *sim.Proc, dest int, o *outPkt) int {
 			c.Store(p, r.sendPkt.Addr+mem.Addr(8*i), 8, v)
 		}
 	} else {
-		c.StoreWords(p, r.sendPkt.Addr, w[:]...) // the rank's own packet buffer: one sleep
+		c.StoreWords(p, r.sendPkt.Addr, w[:]...) // the rank's own packet buffer: one run of steps
 	}
 	size := HeaderBytes
 	if o.h.kind == pktShort && o.data.Len > 0 {

@@ -161,9 +161,9 @@ type t3dDevice struct {
 	// (ready when they moved since seen).
 	poll  wordPoller
 	words *mem.WordSet
-	// tLoad and tPoll: an uncached load's time, and a ready word's poll
-	// (the load and the loop's overhead), computed once.
-	tLoad, tPoll sim.Time
+	// tLoad and tCharge: an uncached load's time, and the poll loop's
+	// overhead for one ring (charge of 1), computed once.
+	tLoad, tCharge sim.Time
 	// watchPkts and watchAll: the words the load-by-load waits watch,
 	// listed on first use.
 	watchPkts, watchAll []mem.Addr
@@ -207,7 +207,7 @@ func newT3DDevices(mach machines.Machine, params Params) (Machine, []Device, err
 		}
 		clock := d.cpu.Clock()
 		d.tLoad = clock.Cycles(d.cpu.Config().Costs.UncachedLoadCycles)
-		d.tPoll = d.tLoad + clock.Cycles(pollCycles)
+		d.tCharge = clock.Cycles(pollCycles)
 		if poll, ok := any(d.cpu).(wordPoller); ok && !d.cached {
 			d.poll = poll // the word set is built on the receive path's first use (wordSet)
 		}
@@ -290,9 +290,10 @@ func (d *t3dDevice) load(p *sim.Proc, a mem.Addr) uint64 {
 
 // pollWord is load of a ready word followed by the poll loop's overhead
 // for it (charge of one ring): the load reads memory when it is issued,
-// so the two are one sleep, at the same times (load then charge with
-// ready_bit_cached, perLoad, for a process that shares its processor, or
-// while a schedule explorer runs).
+// so the two are one run of two steps (sim.Proc.SleepSteps: the same
+// events in the same order as the load's and the charge's sleeps; load
+// then charge with ready_bit_cached, perLoad, for a process that shares
+// its processor, or while a schedule explorer runs).
 func (d *t3dDevice) pollWord(p *sim.Proc, a mem.Addr) uint64 {
 	if d.cached || d.perLoad || p.Bound() || p.Engine().Exploring() {
 		v := d.load(p, a)
@@ -301,7 +302,7 @@ func (d *t3dDevice) pollWord(p *sim.Proc, a mem.Addr) uint64 {
 	}
 	v := d.cpu.PeekUncached(a, 8)
 	d.cpu.CountUncached(1)
-	p.Sleep(d.tPoll)
+	p.SleepSteps(sim.Steps{N: 1, D: d.tLoad}, sim.Steps{N: 1, D: d.tCharge})
 	return v
 }
 

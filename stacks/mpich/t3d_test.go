@@ -624,12 +624,12 @@ func scanTraffic(t *testing.T, pes int, params Params, seed uint64, perLoad bool
 // and the spins on every ring slot, on small partitions with short, eager
 // and rendezvous traffic, one-packet rings (senders wait for credit) and
 // puts that land in the middle of a scan; in fewer events. So do a
-// packet header's stores as one sleep (mem.CPU.StoreWords) and, with the
-// shared receive queue (a queue of one or two packets: senders find it
-// full), the two loads of the queue's state as one sleep, and its send's
-// steps slept with the waits of the swaps, gets and puts before them
-// (machines/t3d's merged operations: the same event count, fewer
-// coroutine switches).
+// packet header's stores as one run of steps (mem.CPU.StoreWords) and,
+// with the shared receive queue (a queue of one or two packets: senders
+// find it full), the two loads of the queue's state as one run of steps,
+// and its send's steps slept with the waits of the swaps, gets and puts
+// before them (machines/t3d's merged operations: the same event count,
+// fewer coroutine switches).
 func TestT3DScanMatchesLoadByLoad(t *testing.T) {
 	var cuts uint64
 	for _, tc := range []struct {

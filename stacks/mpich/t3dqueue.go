@@ -56,10 +56,10 @@ type T3DQueue interface {
 // sleeps on its own.
 type mergedOps interface {
 	Startup() sim.Time
-	PutMerged(p *sim.Proc, pe, to int, dst, src mem.Addr, n int, lead, tail sim.Time)
-	PutWordMerged(p *sim.Proc, pe, to int, dst mem.Addr, v uint64, lead, tail sim.Time)
-	GetMerged(p *sim.Proc, pe, from int, dst, src mem.Addr, n int, lead, tail sim.Time)
-	SwapMerged(p *sim.Proc, pe, target int, a mem.Addr, v uint64, lead, tailFree, tailBusy sim.Time) uint64
+	PutMerged(p *sim.Proc, pe, to int, dst, src mem.Addr, n int, lead sim.Time, tail sim.Steps)
+	PutWordMerged(p *sim.Proc, pe, to int, dst mem.Addr, v uint64, lead sim.Time, tail sim.Steps)
+	GetMerged(p *sim.Proc, pe, from int, dst, src mem.Addr, n int, lead sim.Time, tail sim.Steps)
+	SwapMerged(p *sim.Proc, pe, target int, a mem.Addr, v uint64, lead sim.Time, tailFree, tailBusy sim.Steps) uint64
 }
 
 const t3dQueueCapability = "atomic swap of a remote word and shmem_get (stacks/mpich.T3DQueue), for " + DeviceT3D + " with receive_queue shared"
@@ -202,29 +202,30 @@ func (x *t3dQueueDevice) merges(p *sim.Proc) bool {
 // this PE's gets write those words), and the start-ups of the tail's and
 // the unlock's puts after the header's and the tail's. The same steps at
 // the same times, their wake-ups in the same order among same-time events
-// (machines/t3d relays them), with fewer coroutine switches.
+// (sim.Proc.WakeSteps), with fewer coroutine switches.
 func (x *t3dQueueDevice) sendMerged(p *sim.Proc, pkt mem.Region, size, dest int) (bool, error) {
 	me, d, mo := x.d.rank, x.d, x.mo
 	st, lockWord := mo.Startup(), x.q.base[dest]+qLock
-	for backoff := backoffMin; mo.SwapMerged(p, me, dest, lockWord, uint64(me+1), st, st, backoff) != 0; backoff = min(2*backoff, backoffMax) {
+	start := sim.Steps{N: 1, D: st} // the next operation's start-up
+	for backoff := backoffMin; mo.SwapMerged(p, me, dest, lockWord, uint64(me+1), st, start, sim.Steps{N: 1, D: backoff}) != 0; backoff = min(2*backoff, backoffMax) {
 	}
-	mo.GetMerged(p, me, dest, x.state.Addr, x.q.base[dest]+qTail, qGetSize, 0, 2*d.tLoad)
+	mo.GetMerged(p, me, dest, x.state.Addr, x.q.base[dest]+qTail, qGetSize, 0, sim.Steps{N: 2, D: d.tLoad})
 	tail, head := d.cpu.PeekUncached(x.state.Addr, 8), d.cpu.PeekUncached(x.state.Addr+8, 8)
 	d.cpu.CountUncached(2)
 	slot, ok := x.claim(p, pkt, size, dest, tail, head)
 	if !ok {
 		return false, nil
 	}
-	mo.PutMerged(p, me, dest, slot, pkt.Addr, HeaderBytes, st, st)
-	mo.PutWordMerged(p, me, dest, x.q.base[dest]+qTail, tail+1, 0, st)
-	mo.PutWordMerged(p, me, dest, lockWord, 0, 0, 0)
+	mo.PutMerged(p, me, dest, slot, pkt.Addr, HeaderBytes, st, start)
+	mo.PutWordMerged(p, me, dest, x.q.base[dest]+qTail, tail+1, 0, start)
+	mo.PutWordMerged(p, me, dest, lockWord, 0, 0, sim.Steps{})
 	return true, nil
 }
 
 // loadState loads the tail and head the get brought, with two uncached
 // loads. Only this PE's gets write those words, and the get has returned:
-// both are read at the first load's time and the loads' time slept as one
-// sleep, the same times as two loads (load by load with perLoad, for a
+// both are read at the first load's time and the loads' times slept as one
+// run of steps, the same events as two loads (load by load with perLoad, for a
 // process that shares its processor, or while a schedule explorer runs).
 func (x *t3dQueueDevice) loadState(p *sim.Proc) (tail, head uint64) {
 	d, a := x.d, x.state.Addr
@@ -233,7 +234,7 @@ func (x *t3dQueueDevice) loadState(p *sim.Proc) (tail, head uint64) {
 	}
 	tail, head = d.cpu.PeekUncached(a, 8), d.cpu.PeekUncached(a+8, 8)
 	d.cpu.CountUncached(2)
-	p.Sleep(2 * d.tLoad)
+	p.SleepSteps(sim.Steps{N: 2, D: d.tLoad})
 	return tail, head
 }
 
