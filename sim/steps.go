@@ -42,7 +42,7 @@ func (p *Proc) SleepSteps(runs ...Steps) {
 		if !ok {
 			return
 		}
-		if p.lastStep() { // the last step: Sleep's own
+		if p.stepsDone() { // that was the last step: Sleep's own
 			p.Sleep(d)
 			return
 		}
@@ -75,7 +75,7 @@ func (p *Proc) WakeSteps(runs ...Steps) bool {
 	}
 	e := p.eng
 	p.setSteps(runs)
-	if p.lastStep() {
+	if p.stepsDone() {
 		return p.Wake()
 	}
 	if p.core != nil || e.chooser != nil {
@@ -106,7 +106,7 @@ func (p *Proc) step() {
 			e.resumeAt(p, e.now)
 			return
 		}
-		if p.lastStep() {
+		if p.stepsDone() {
 			p.sleep = e.cal.schedule(e.now+d, e.now, action{proc: p})
 			return
 		}
@@ -131,7 +131,7 @@ func (p *Proc) setSteps(runs []Steps) {
 // nextStep takes the next step of p's runs; it reports false when none is
 // left.
 func (p *Proc) nextStep() (Time, bool) {
-	if p.lastStep() {
+	if p.stepsDone() {
 		return 0, false
 	}
 	r := &p.runs[p.ri]
@@ -142,8 +142,8 @@ func (p *Proc) nextStep() (Time, bool) {
 	return r.D, true
 }
 
-// lastStep reports whether no step is left.
-func (p *Proc) lastStep() bool { return int(p.ri) == len(p.runs) }
+// stepsDone reports whether no step of p's runs is left.
+func (p *Proc) stepsDone() bool { return int(p.ri) == len(p.runs) }
 
 // skipEmpty passes the runs of no step (no step, or no time: a sleep of
 // no time returns at once) at the head of p's runs.
