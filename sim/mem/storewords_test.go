@@ -110,10 +110,10 @@ func TestMergedStepsMatchStepByStep(t *testing.T) {
 
 // tieRun has a process run a merged run of steps (StoreWords of 3 words,
 // or InvalidateRange of 3 lines) from time start, or the steps one by one,
-// while a planter, from an instant inside the run (the end of the
-// process's first, second or third step), schedules an event for exactly the
-// time the run ends: a callback (Engine.At) or its own process's wake-up
-// (a sleep). The planted event writes a word of the process's memory;
+// while a planter, from an instant inside the run (its start, after the
+// process began it, or the end of its first or second step: plantAt 0, 1
+// or 2), schedules an event for exactly the time the run ends: a callback
+// (Engine.At) or its own process's wake-up (a sleep). The planted event writes a word of the process's memory;
 // after the run the process reads it (PeekUncached). It returns who ran
 // when at the run's end, in the order they ran, and what the process read.
 func tieRun(t *testing.T, op string, plantAt int, byProc, merged bool) []string {
@@ -183,7 +183,9 @@ func tieRun(t *testing.T, op string, plantAt int, byProc, merged bool) []string 
 // instant as the steps one by one, when another event is scheduled for
 // exactly that instant from inside the run (a same-time tie, as lockstep
 // PEs make): step by step, the process's last wake-up is scheduled at its
-// last step's start, after the planted event; so it must be merged.
+// last step's start, after the planted event, so it goes on after it and
+// reads the planted word; merged, it must too. (A merged sleep scheduled
+// at the run's start went on first: every case failed on 970b43b.)
 func TestMergedStepsKeepTies(t *testing.T) {
 	for _, op := range []string{"store", "invalidate"} {
 		for _, byProc := range []bool{false, true} {
