@@ -161,9 +161,9 @@ type t3dDevice struct {
 	// (ready when they moved since seen).
 	poll  wordPoller
 	words *mem.WordSet
-	// tLoad and tCharge: an uncached load's time, and the poll loop's
-	// overhead for one ring (charge of 1), computed once.
-	tLoad, tCharge sim.Time
+	// tLoad, tCharge and tStore: an uncached load's time, the poll loop's
+	// overhead for one ring (charge of 1), and a store's, computed once.
+	tLoad, tCharge, tStore sim.Time
 	// watchPkts and watchAll: the words the load-by-load waits watch,
 	// listed on first use.
 	watchPkts, watchAll []mem.Addr
@@ -208,6 +208,7 @@ func newT3DDevices(mach machines.Machine, params Params) (Machine, []Device, err
 		clock := d.cpu.Clock()
 		d.tLoad = clock.Cycles(d.cpu.Config().Costs.UncachedLoadCycles)
 		d.tCharge = clock.Cycles(pollCycles)
+		d.tStore = clock.Cycles(d.cpu.Config().Costs.StoreCycles)
 		if poll, ok := any(d.cpu).(wordPoller); ok && !d.cached {
 			d.poll = poll // the word set is built on the receive path's first use (wordSet)
 		}

@@ -163,6 +163,7 @@ func (x *t3dQueueDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int
 	if !ok {
 		return false, nil
 	}
+	x.d.cpu.Store(p, pkt.Addr+8*wReady, 8, tail+1)
 	x.q.m.Put(p, me, dest, slot, pkt.Addr, HeaderBytes)
 	x.q.m.PutWord(p, me, dest, x.q.base[dest]+qTail, tail+1)
 	x.unlock(p, dest)
@@ -171,9 +172,9 @@ func (x *t3dQueueDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int
 
 // claim takes the queue's slot tail for the packet, under the lock, when
 // the queue has room (tail and head as the get brought them): it puts the
-// inline data there, waits for its delivery, and stores the packet's
-// number into its ready word. Else it releases the lock and reports
-// false.
+// inline data there and waits for its delivery (the caller then stores the
+// packet's number, tail+1, into its ready word). Else it releases the lock
+// and reports false.
 func (x *t3dQueueDevice) claim(p *sim.Proc, pkt mem.Region, size, dest int, tail, head uint64) (mem.Addr, bool) {
 	if tail-head >= uint64(x.q.depth) {
 		x.unlock(p, dest)
@@ -184,7 +185,6 @@ func (x *t3dQueueDevice) claim(p *sim.Proc, pkt mem.Region, size, dest int, tail
 		x.q.m.Put(p, x.d.rank, dest, slot+HeaderBytes, pkt.Addr+HeaderBytes, size-HeaderBytes)
 		x.d.quiet(p)
 	}
-	x.d.cpu.Store(p, pkt.Addr+8*wReady, 8, tail+1)
 	return slot, true
 }
 
@@ -200,7 +200,9 @@ func (x *t3dQueueDevice) merges(p *sim.Proc) bool {
 // failed swap's back-off, the start-up of the get after the swap that
 // took the lock, the two loads of what the get brought (loadState: only
 // this PE's gets write those words), and the start-ups of the tail's and
-// the unlock's puts after the header's and the tail's. The same steps at
+// the unlock's puts after the header's and the tail's; and the ready
+// word's store into its own packet buffer, done at once, with the header
+// put's start-up (one run of steps). The same steps at
 // the same times, their wake-ups in the same order among same-time events
 // (sim.Proc.WakeSteps), with fewer coroutine switches.
 func (x *t3dQueueDevice) sendMerged(p *sim.Proc, pkt mem.Region, size, dest int) (bool, error) {
@@ -216,7 +218,14 @@ func (x *t3dQueueDevice) sendMerged(p *sim.Proc, pkt mem.Region, size, dest int)
 	if !ok {
 		return false, nil
 	}
-	mo.PutMerged(p, me, dest, slot, pkt.Addr, HeaderBytes, st, start)
+	lead := st
+	if d.cpu.StoreNow(pkt.Addr+8*wReady, 8, tail+1) { // this rank's own packet buffer
+		p.SleepSteps(sim.Steps{N: 1, D: d.tStore}, start)
+		lead = 0
+	} else {
+		d.cpu.Store(p, pkt.Addr+8*wReady, 8, tail+1)
+	}
+	mo.PutMerged(p, me, dest, slot, pkt.Addr, HeaderBytes, lead, start)
 	mo.PutWordMerged(p, me, dest, x.q.base[dest]+qTail, tail+1, 0, start)
 	mo.PutWordMerged(p, me, dest, lockWord, 0, 0, sim.Steps{})
 	return true, nil
