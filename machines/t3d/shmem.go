@@ -262,7 +262,7 @@ func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
 }
 
 // PutMerged is Put with lead in place of its start-up and the caller's
-// next step (tail) slept with its wait (merged steps, below).
+// next steps (tail) slept with its wait (merged steps, below).
 func (m *Machine) PutMerged(p *sim.Proc, pe, to int, dst, src mem.Addr, n int, lead sim.Time, tail sim.Steps) {
 	m.check("put", pe, to)
 	if n < 0 {
@@ -296,7 +296,7 @@ func (m *Machine) PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64) {
 }
 
 // PutWordMerged is PutWord with lead in place of its start-up and the
-// caller's next step (tail) slept with its wait (merged steps, below).
+// caller's next steps (tail) slept with its wait (merged steps, below).
 func (m *Machine) PutWordMerged(p *sim.Proc, pe, to int, dst mem.Addr, v uint64, lead sim.Time, tail sim.Steps) {
 	m.check("put", pe, to)
 	p.Sleep(lead)
@@ -333,7 +333,7 @@ func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
 }
 
 // GetMerged is Get with lead in place of its start-up and the caller's
-// next step (tail) slept with its wait (merged steps, below).
+// next steps (tail) slept with its wait (merged steps, below).
 func (m *Machine) GetMerged(p *sim.Proc, pe, from int, dst, src mem.Addr, n int, lead sim.Time, tail sim.Steps) {
 	m.check("get", pe, from)
 	if n < 0 {
@@ -359,8 +359,9 @@ func (m *Machine) GetMerged(p *sim.Proc, pe, from int, dst, src mem.Addr, n int,
 // among same-time events as after a wake-up and a sleep of each step of
 // tail, in as many events, without the coroutine switches of the
 // wake-up. lead is what the operation sleeps before its request or data
-// leave: its start-up (Startup), or 0 when the previous operation's tail
-// was this one's start-up. Put, PutWord, Get and Swap are the merged
+// leave: its start-up (Startup), or 0 when the caller slept the start-up
+// already (the previous operation's tail, or with its own steps:
+// sim.Proc.SleepSteps). Put, PutWord, Get and Swap are the merged
 // forms with lead Startup and no tail.
 
 // Startup is the processor time to start a put, get or swap

@@ -35,7 +35,7 @@ func (m *Machine) Swap(p *sim.Proc, pe, target int, a mem.Addr, v uint64) uint64
 }
 
 // SwapMerged is Swap with lead in place of its start-up and the caller's
-// next step slept with its wait (merged steps, shmem.go): tailFree when
+// next steps slept with its wait (merged steps, shmem.go): tailFree when
 // the word it returns is 0 (a lock taken: the next operation's
 // start-up), tailBusy when it is not (a lock held by another: the
 // back-off).
