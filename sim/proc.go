@@ -24,11 +24,11 @@ type killed struct{}
 // code, except Wake and the accessors.
 type Proc struct {
 	eng      *Engine
-	id       int
 	name     string
 	next     func() (struct{}, bool)
 	stop     func()
 	yield    func(struct{}) bool
+	id       int32 // the index in spawn order (Engine.procs)
 	state    procState
 	daemon   bool
 	spinning bool
@@ -39,16 +39,54 @@ type Proc struct {
 	wakeFn   func() // p.timedWake, bound once
 	core     *Core  // the processor it shares with handlers, if any
 	sleep    Handle // its pending wake-up while in Sleep (slow path)
-	object   string // at a scheduling point (Point): what its next step touches
-	point    string // and what the step is
-	domain   uint64 // footprint key of the state it shares with other processes (ShareState)
-	mutex    *Mutex // the mutex it is blocked on, if any (deadlock reports)
 	then     func() // run on the engine's stack once the process has parked (BlockThen)
+	x        *procRare
+}
+
+// procRare is the part of a Proc that only schedule exploration and
+// mutexes use, allocated when first needed: a machine of a million PEs
+// has a million processes that use neither.
+type procRare struct {
+	object string // at a scheduling point (Point): what its next step touches
+	point  string // and what the step is
+	domain uint64 // footprint key of the state it shares with other processes (ShareState)
+	mutex  *Mutex // the mutex it is blocked on, if any (deadlock reports)
+}
+
+// rare returns p's rare part, allocating it on first use.
+func (p *Proc) rare() *procRare {
+	if p.x == nil {
+		p.x = &procRare{}
+	}
+	return p.x
+}
+
+// object and point are p's scheduling point (Point), "" outside one.
+func (p *Proc) object() string {
+	if p.x == nil {
+		return ""
+	}
+	return p.x.object
+}
+
+func (p *Proc) point() string {
+	if p.x == nil {
+		return ""
+	}
+	return p.x.point
+}
+
+// mutex is the mutex p is blocked on, if any.
+func (p *Proc) mutex() *Mutex {
+	if p.x == nil {
+		return nil
+	}
+	return p.x.mutex
 }
 
 // Spawn creates a process that starts running fn at the current time.
 func (e *Engine) Spawn(name string, fn func(p *Proc)) *Proc {
-	p := &Proc{eng: e, id: len(e.procs), name: name}
+	p := &Proc{eng: e, id: int32(len(e.procs)), name: name}
 	seq := func(yield func(struct{}) bool) {
 		p.yield = yield
 		defer func() {
@@ -138,7 +176,7 @@ func (p *Proc) park() {
 func (p *Proc) Name() string { return p.name }
 
 // ID is the process's index in spawn order.
-func (p *Proc) ID() int { return p.id }
+func (p *Proc) ID() int { return int(p.id) }
 
 // Engine is the engine the process runs in.
 func (p *Proc) Engine() *Engine { return p.eng }
@@ -284,7 +322,7 @@ func (p *Proc) Wake() bool {
 	if p.state != stateBlocked {
 		return false
 	}
-	p.eng.Touch(procKey(p.id))
+	p.eng.Touch(procKey(int(p.id)))
 	p.state = stateReady
 	p.eng.Cancel(p.wakeup)
 	p.wakeup = Handle{}
@@ -317,7 +355,7 @@ func (p *Proc) WakeAt(t Time) {
 	if p.state != stateBlocked {
 		return
 	}
-	p.eng.Touch(procKey(p.id))
+	p.eng.Touch(procKey(int(p.id)))
 	if t < p.eng.now {
 		t = p.eng.now
 	}

@@ -184,7 +184,7 @@ func (o *op) Delivered(*net.Message) {
 	case opAck:
 		x := m.pes[o.pe]
 		x.unacked--
-		if x.unacked == 0 {
+		if x.unacked == 0 && x.quiet != nil {
 			x.quiet.WakeAll()
 		}
 		m.freeOp(o)
@@ -238,7 +238,7 @@ func (x *pe) fiServe() {
 	x.fi++
 	q.served++
 	o.kind = opFIReply
-	m.send(o, x.id, int(o.pe), classResponse, 0, 0)
+	m.send(o, int(x.id), int(o.pe), classResponse, 0, 0)
 	if len(q.ops) > 0 {
 		m.eng.After(m.fiAccess, q.serve)
 	}
@@ -316,6 +316,9 @@ func (m *Machine) Quiet(p *sim.Proc, pe int) {
 	m.check("quiet", pe)
 	x := m.pes[pe]
 	for x.unacked > 0 {
+		if x.quiet == nil {
+			x.quiet = new(sim.WaitQueue)
+		}
 		x.quiet.Wait(p, "quiet: puts not yet acknowledged")
 	}
 }

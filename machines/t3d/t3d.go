@@ -92,8 +92,8 @@ type Machine struct {
 // pe is one processing element.
 type pe struct {
 	m    *Machine
-	id   int
-	node int
+	id   int32 // < MaxWhatIfPEs
+	node int32
 	// inject and eject are the PE's one port to its router and one port
 	// from it, each a physical channel whose bandwidth the traffic classes
 	// share, with one virtual channel per class; built by ports when the
@@ -104,9 +104,11 @@ type pe struct {
 	// fiq is the register's queue, built when the first request reaches
 	// it (a million PEs, few of them registers anyone uses).
 	fiq     *fiQueue
-	unacked int           // puts issued and not yet acknowledged
-	quiet   sim.WaitQueue // PEs in Quiet
-	puts    uint64
+	unacked int32 // puts issued and not yet acknowledged
+	// quiet holds the PE's processes in Quiet, built when the first one
+	// waits there.
+	quiet *sim.WaitQueue
+	puts  uint64
 	recv    uint64 // bytes delivered into this PE's memory by puts
 	// mem and cpu are the PE's memory and processor: kept in the PE, so
 	// that a partition's PEs, memories and CPUs are one allocation and a
@@ -223,7 +225,7 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 	for i := range m.pes {
 		name := names.name(i)
 		x := &all[i]
-		*x = pe{m: m, id: i, node: i / params.PEsPerNode}
+		*x = pe{m: m, id: int32(i), node: int32(i / params.PEsPerNode)}
 		mem.InitMemory(&x.mem, name, params.MemoryMB<<20)
 		mem.InitCPUShared(&x.cpu, eng, name, &x.mem, &cfg)
 		m.pes[i] = x
@@ -345,10 +347,10 @@ func (m *Machine) Alloc(pe int, name string, n int) (mem.Region, error) {
 func (m *Machine) Received(pe int) uint64 { return m.pes[pe].recv }
 
 // Node is the router node PE pe is attached to.
-func (m *Machine) Node(pe int) int { return m.pes[pe].node }
+func (m *Machine) Node(pe int) int { return int(m.pes[pe].node) }
 
 // Hops is the number of torus links between PEs a and b.
-func (m *Machine) Hops(a, b int) int { return m.torus.Hops(m.pes[a].node, m.pes[b].node) }
+func (m *Machine) Hops(a, b int) int { return m.torus.Hops(int(m.pes[a].node), int(m.pes[b].node)) }
 
 // Network is the machine's network (its statistics).
 func (m *Machine) Network() *net.Network { return m.net }
@@ -363,7 +365,7 @@ func (r router) Route(route []*net.Link, a, b, class int) ([]*net.Link, error) {
 	pa.ports()
 	pb.ports()
 	route = append(route, pa.inject[class])
-	route, err := r.m.torus.Route(route, pa.node, pb.node, class)
+	route, err := r.m.torus.Route(route, int(pa.node), int(pb.node), class)
 	if err != nil {
 		return route, err
 	}

@@ -20,13 +20,7 @@ type CPU struct {
 	clock       sim.Clock
 	cache       *cache
 	lineShift   uint
-	sb          []sbEntry
-	draining    bool
-	drainDelay  sim.Time
-	drainJitter sim.Time // span of the random extra drain delay; 0: none
-	drainFn     func()
-	sbWait      sim.WaitQueue
-	eligible    []int
+	sbuf        *storeBuf // nil without a store buffer (StoreBuffer.Depth 0)
 	free        [][]byte
 	spin        watcher
 	spins       []*watcher // spins in progress on this CPU (one per thread)
@@ -65,9 +59,13 @@ func InitCPUShared(c *CPU, eng *sim.Engine, name string, m *Memory, cfg *Config)
 		c.cache = newCache(cfg.Cache)
 		c.lineShift = c.cache.shift
 	}
-	c.drainDelay = c.clock.Cycles(cfg.StoreBuffer.DrainCycles)
-	c.drainJitter = c.clock.Cycles(cfg.StoreBuffer.DrainJitterCycles)
-	c.drainFn = c.drain
+	if cfg.StoreBuffer.Depth > 0 {
+		c.sbuf = &storeBuf{
+			drainDelay:  c.clock.Cycles(cfg.StoreBuffer.DrainCycles),
+			drainJitter: c.clock.Cycles(cfg.StoreBuffer.DrainJitterCycles),
+		}
+		c.sbuf.drainFn = c.drain
+	}
 }
 
 // Name is the CPU's name.
@@ -86,7 +84,7 @@ func (c *CPU) Clock() sim.Clock { return c.clock }
 func (c *CPU) Stats() Stats { return c.stats }
 
 // Buffered is the number of stores waiting in the store buffer.
-func (c *CPU) Buffered() int { return len(c.sb) }
+func (c *CPU) Buffered() int { return len(c.buffered()) }
 
 func (c *CPU) lineOf(a Addr) uint64 { return uint64(a) >> c.lineShift }
 
@@ -444,8 +442,8 @@ func (c *CPU) store(p *sim.Proc, a Addr, b []byte, shared bool) {
 		c.writeThroughAs(a, b, shared)
 		return
 	}
-	for len(c.sb) >= c.cfg.StoreBuffer.Depth {
-		c.sbWait.Wait(p, "store buffer full")
+	for len(c.sbuf.sb) >= c.cfg.StoreBuffer.Depth {
+		c.sbuf.wait.Wait(p, "store buffer full")
 	}
 	c.enqueue(a, b, shared)
 }
@@ -480,8 +478,8 @@ func (c *CPU) Fence(p *sim.Proc) {
 }
 
 func (c *CPU) drainAll(p *sim.Proc, reason string) {
-	for len(c.sb) > 0 {
-		c.sbWait.Wait(p, reason)
+	for len(c.buffered()) > 0 {
+		c.sbuf.wait.Wait(p, reason)
 	}
 }
 

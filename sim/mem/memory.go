@@ -101,8 +101,18 @@ const (
 type chunk struct {
 	base, end Addr
 	flat      []byte
-	pages     []*[PageBytes]byte
-	sp        *sparse // lines and shared bytes; nil without (most chunks)
+	// pages is nil until a chunk larger than a page holds a whole page
+	// (behind a pointer: a million PEs' few small chunks never need it).
+	pages *[]*[PageBytes]byte
+	sp    *sparse // lines and shared bytes; nil without (most chunks)
+}
+
+// page is the chunk's i-th whole page, nil if it has none there.
+func (c *chunk) page(i int) *[PageBytes]byte {
+	if c.pages == nil {
+		return nil
+	}
+	return (*c.pages)[i]
 }
 
 // sparse is a chunk's storage other than flat and whole pages, and its
@@ -531,8 +541,8 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 		k = min(k, PageBytes-off)
 	}
 	i := int(a>>pageShift) - int(c.base>>pageShift)
-	if c.pages != nil && c.pages[i] != nil {
-		return c.pages[i][off : off+k : off+k], k
+	if pg := c.page(i); pg != nil {
+		return pg[off : off+k : off+k], k
 	}
 	// The page region is not a whole page: its bytes are in lines, or zeros.
 	ln := uint64(a) >> lineShift
@@ -582,7 +592,8 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 	}
 	// The region becomes a whole page, its lines copied in.
 	if c.pages == nil {
-		c.pages = make([]*[PageBytes]byte, int((c.end-1)>>pageShift)-int(c.base>>pageShift)+1)
+		pages := make([]*[PageBytes]byte, int((c.end-1)>>pageShift)-int(c.base>>pageShift)+1)
+		c.pages = &pages
 	}
 	page := new([PageBytes]byte)
 	for _, l := range ls[first:last] {
@@ -590,7 +601,7 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 	}
 	m.resident += PageBytes - (last-first)*LineBytes
 	c.setLines(slices.Delete(ls, first, last))
-	c.pages[i] = page
+	(*c.pages)[i] = page
 	return page[off : off+k : off+k], k
 }
 
@@ -630,9 +641,11 @@ func (m *Memory) flatten(a Addr, n int) {
 			refs = append(refs, c.sp.refs...)
 		}
 		m.resident -= len(c.flat) + len(c.ls())*LineBytes
-		for _, p := range c.pages {
-			if p != nil {
-				m.resident -= PageBytes
+		if c.pages != nil {
+			for _, p := range *c.pages {
+				if p != nil {
+					m.resident -= PageBytes
+				}
 			}
 		}
 	}
@@ -698,7 +711,7 @@ func (m *Memory) fast(a Addr, n int) []byte {
 	}
 	off := int(a) & (PageBytes - 1)
 	if c.pages != nil && off+n <= PageBytes {
-		if pg := c.pages[int(a>>pageShift)-int(c.base>>pageShift)]; pg != nil {
+		if pg := (*c.pages)[int(a>>pageShift)-int(c.base>>pageShift)]; pg != nil {
 			return pg[off : off+n]
 		}
 	}
