@@ -192,7 +192,7 @@ func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) e
 		x.m.Put(p, x.rank, dst, rslot+hdrBytes, data.Addr, data.Len)
 		x.m.Quiet(p, x.rank)
 	}
-	h := x.stage.Addr + 32
+	h := x.stage + 32
 	x.storeWords(p, h, slotDone, uint64(uint32(x.rank))|uint64(uint32(int32(tag)))<<32,
 		uint64(total), uint64(uint32(off))|uint64(uint32(data.Len))<<32)
 	x.m.Put(p, x.rank, dst, rslot, h, hdrBytes)
