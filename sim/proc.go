@@ -36,7 +36,7 @@ type Proc struct {
 	why      fmt.Stringer // the reason, formatted only when needed (BlockSpinningWhy)
 	since    Time
 	wakeup   Handle // pending timed wake of a blocked process
-	wakeFn   func() // p.timedWake, bound once
+	wakeFn   func() // p.timedWake, bound at its first use (timedWakeFn)
 	core     *Core  // the processor it shares with handlers, if any
 	sleep    Handle // its pending wake-up while in Sleep (slow path)
 	then     func() // run on the engine's stack once the process has parked (BlockThen)
@@ -99,7 +99,6 @@ func (e *Engine) Spawn(name string, fn func(p *Proc)) *Proc {
 		fn(p)
 	}
 	p.next, p.stop = iter.Pull(seq)
-	p.wakeFn = p.timedWake
 	e.procs = append(e.procs, p)
 	e.live++
 	p.state = stateReady
@@ -309,7 +308,7 @@ func (p *Proc) BlockFor(d Time, reason string) {
 	if d <= 0 {
 		return
 	}
-	p.wakeup = p.eng.After(d, p.wakeFn)
+	p.wakeup = p.eng.After(d, p.timedWakeFn())
 	p.block(reason, false)
 }
 
@@ -344,7 +343,7 @@ func (p *Proc) WakeAfter(d Time) {
 		return
 	}
 	p.eng.Cancel(p.wakeup)
-	p.wakeup = p.eng.After(d, p.wakeFn)
+	p.wakeup = p.eng.After(d, p.timedWakeFn())
 }
 
 // WakeAt makes a blocked process ready at time t (now if t is earlier): it
@@ -363,6 +362,15 @@ func (p *Proc) WakeAt(t Time) {
 	p.eng.Cancel(p.wakeup)
 	p.wakeup = Handle{}
 	p.eng.resumeAt(p, t)
+}
+
+// timedWakeFn is p.timedWake, bound once, when first needed: most of a
+// million processes never wait with a time-out.
+func (p *Proc) timedWakeFn() func() {
+	if p.wakeFn == nil {
+		p.wakeFn = p.timedWake
+	}
+	return p.wakeFn
 }
 
 func (p *Proc) timedWake() {
