@@ -57,7 +57,7 @@ func InitCPUShared(c *CPU, eng *sim.Engine, name string, m *Memory, cfg *Config)
 	}
 	if cfg.Cache.Enabled {
 		c.cache = newCache(cfg.Cache)
-		c.lineShift = c.cache.shift
+		c.lineShift = uint(c.cache.shift)
 	}
 	if cfg.StoreBuffer.Depth > 0 {
 		c.sbuf = &storeBuf{
@@ -98,16 +98,16 @@ func (c *CPU) view(a Addr, b []byte, fill bool) bool {
 	hit := true
 	if c.cache == nil {
 		c.mem.Read(a, b)
-	} else if fill && len(b) >= 4*c.cache.lineBytes {
+	} else if fill && len(b) >= 4*c.cache.lineBytes() {
 		hit = c.viewFill(a, b)
-	} else if !fill && len(b) > c.cache.lineBytes*len(c.cache.tags) {
+	} else if !fill && len(b) > c.cache.lineBytes()*len(c.cache.tags) {
 		// A look at more lines than the cache holds: read memory at once,
 		// then lay the cached lines over it (peekLines), with the same
 		// effect on the cache as line by line.
 		c.mem.Read(a, b)
 		hit = c.peekLines(a, b)
 	} else {
-		lb := c.cache.lineBytes
+		lb := c.cache.lineBytes()
 		if !fill {
 			// A look: memory's bytes at once, the cached lines laid
 			// over them line by line (a read per line costs a segment
@@ -209,7 +209,7 @@ func (c *CPU) fillLines(a Addr, b []byte, shared bool, hit func(slot, off int)) 
 		}
 		hit(i, off)
 	}
-	lb := ca.lineBytes
+	lb := ca.lineBytes()
 	for _, p := range pend {
 		if ca.tags[p.slot] == p.line+1 { // not evicted later in the look
 			copy(ca.slot(p.slot), b[p.off:p.off+lb])
@@ -263,7 +263,7 @@ func (c *CPU) fillDirect(a Addr, b []byte, shared bool, hit func(slot, off int))
 	if lines > sets {
 		from = last - sets + 1
 	}
-	lb := ca.lineBytes
+	lb := ca.lineBytes()
 	var saved []byte
 	if len(keep) > 0 && (c.cfg.Cache.Coherent || shared) {
 		// A coherent cache's hit does not lay its bytes over b, nor does
@@ -560,7 +560,7 @@ func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
 	c.stats.CopiedBytes += uint64(n)
 	sh, shared := c.mem.SharedView(src, n)
 	var buf []byte
-	if shared && !c.forwards(src, n) && (c.cache == nil || n >= 4*c.cache.lineBytes) {
+	if shared && !c.forwards(src, n) && (c.cache == nil || n >= 4*c.cache.lineBytes()) {
 		buf = c.viewShared(src, sh)
 	} else {
 		buf = c.getBuf(n)
@@ -772,7 +772,7 @@ func (c *CPU) staleWatched(w *watcher) (Addr, bool) {
 // staleCopy reports whether the cache holds a copy of some byte of
 // [a, a+n) that differs from memory.
 func (c *CPU) staleCopy(a Addr, n int) bool {
-	lb := c.cache.lineBytes
+	lb := c.cache.lineBytes()
 	for off := 0; off < n; {
 		x := a + Addr(off)
 		lo := int(x) & (lb - 1)
@@ -827,7 +827,7 @@ func (c *CPU) InvalidateRange(p *sim.Proc, a Addr, n int) {
 	if c.cache == nil || c.cfg.Cache.Coherent || n <= 0 {
 		return
 	}
-	lb := Addr(c.cache.lineBytes)
+	lb := Addr(c.cache.lineBytes())
 	first, last := a&^(lb-1), (a+Addr(n)-1)&^(lb-1)
 	lines := int((last-first)/lb) + 1
 	if float64(lines)*c.cfg.Costs.UncachedLoadCycles >= c.cfg.Costs.FlushCycles {
@@ -930,7 +930,7 @@ func (c *CPU) seesMemory(a Addr, n int) bool {
 	end := a + Addr(n)
 	for _, i := range c.cachedLines(a, n) {
 		la := Addr((ca.tags[i] - 1) << ca.shift)
-		lo, hi := max(a, la), min(end, la+Addr(ca.lineBytes))
+		lo, hi := max(a, la), min(end, la+Addr(ca.lineBytes()))
 		if !c.mem.equal(lo, ca.slot(i)[lo-la:hi-la]) {
 			return false
 		}

@@ -245,7 +245,9 @@ func (m *Memory) WriteShared(a Addr, b []byte) {
 
 // share makes [a, a+len(b)) read as b without copying it, and reports
 // whether it could: the range lies inside one chunk, and is at least
-// minRef long or the chunk holds nothing yet. The range is cut out of the
+// minRef long or the chunk holds nothing yet and is larger than a line (a
+// ref costs about 100 bytes: the few bytes of a smaller chunk are cheaper
+// copied, as a million PEs' one-word broadcast buffers are). The range is cut out of the
 // chunk's refs and becomes one of them, joined to a ref it continues (b
 // follows it in the same array, as a payload delivered in pieces does).
 // Otherwise nothing changes.
@@ -255,7 +257,7 @@ func (m *Memory) share(a Addr, b []byte) bool {
 	}
 	c := &m.chunks[m.find(a)]
 	end := a + Addr(len(b))
-	if end > c.end || (len(b) < minRef && (c.flat != nil || c.pages != nil || c.sp != nil)) {
+	if end > c.end || (len(b) < minRef && (c.end-c.base <= LineBytes || c.flat != nil || c.pages != nil || c.sp != nil)) {
 		return false
 	}
 	if c.sp == nil {
