@@ -173,7 +173,6 @@ func (l *Lib) Size() int { return len(l.pes) }
 // and its protocol state. Its methods are called from that PE's process.
 type PE struct {
 	lib  *Lib
-	m    Machine
 	cpu  *mem.CPU
 	rank int
 	size int
@@ -184,13 +183,13 @@ type PE struct {
 	stage mem.Addr // where outgoing request blocks and pool headers are built
 
 	async   *asyncState // nil until the asynchronous protocol is first used
-	scratch mem.Region  // receive space of the reductions
+	scratch *mem.Region // receive space of the reductions, nil until one needs it
 }
 
 // newPE sets up x as PE i.
 func (l *Lib) newPE(x *PE, i int) error {
 	n := l.m.Procs()
-	*x = PE{lib: l, m: l.m, cpu: l.m.CPU(i), rank: i, size: n}
+	*x = PE{lib: l, cpu: l.m.CPU(i), rank: i, size: n}
 	for _, b := range []struct {
 		at   *mem.Addr
 		name string
@@ -220,7 +219,7 @@ func (x *PE) Size() int { return x.size }
 func (x *PE) CPU() *mem.CPU { return x.cpu }
 
 // Buffer allocates n bytes of the PE's memory for user data.
-func (x *PE) Buffer(n int) (mem.Region, error) { return x.m.Alloc(x.rank, "user", n) }
+func (x *PE) Buffer(n int) (mem.Region, error) { return x.lib.m.Alloc(x.rank, "user", n) }
 
 func (x *PE) checkPeer(op string, pe int) error {
 	if pe < 0 || pe >= x.size {

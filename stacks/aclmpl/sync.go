@@ -33,7 +33,7 @@ const (
 // buf and puts it into src's request array (the receiver's first step).
 func (x *PE) postRequest(p *sim.Proc, src int, buf mem.Region) {
 	x.storeWords(p, x.stage, uint64(buf.Addr), uint64(uint32(buf.Len))|flagRequest<<32)
-	x.m.Put(p, x.rank, src, x.lib.pes[src].reqs+mem.Addr(x.rank*reqBytes), x.stage, reqBytes)
+	x.lib.m.Put(p, x.rank, src, x.lib.pes[src].reqs+mem.Addr(x.rank*reqBytes), x.stage, reqBytes)
 }
 
 // awaitCompletion spin-waits until the completion block from src says DONE,
@@ -89,10 +89,10 @@ func (x *PE) transfer(p *sim.Proc, buf mem.Region, dst int, addr mem.Addr, room 
 		n, flag = room, flagTruncated
 	}
 	if n > 0 {
-		x.m.Put(p, x.rank, dst, addr, buf.Addr, n)
-		x.m.Quiet(p, x.rank)
+		x.lib.m.Put(p, x.rank, dst, addr, buf.Addr, n)
+		x.lib.m.Quiet(p, x.rank)
 	}
-	x.m.PutWord(p, x.rank, dst, x.lib.pes[dst].comps+mem.Addr(x.rank*compBytes), uint64(uint32(n))|flag<<32)
+	x.lib.m.PutWord(p, x.rank, dst, x.lib.pes[dst].comps+mem.Addr(x.rank*compBytes), uint64(uint32(n))|flag<<32)
 	if flag == flagTruncated {
 		return fmt.Errorf("aclmpl: PE %d: message of %d bytes to PE %d truncated to its %d-byte receive buffer", x.rank, buf.Len, dst, room)
 	}
