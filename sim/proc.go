@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"iter"
 	"runtime/debug"
+	"strconv"
+	"strings"
 )
 
 type procState uint8
@@ -104,6 +106,27 @@ func (e *Engine) Spawn(name string, fn func(p *Proc)) *Proc {
 	p.state = stateReady
 	e.resumeAt(p, e.now)
 	return p
+}
+
+// NumberedNames returns prefix0, prefix1, ..., prefix<n-1>, substrings of
+// one string: two allocations for the names of a million processes or
+// PEs, not a million.
+func NumberedNames(prefix string, n int) []string {
+	var b strings.Builder
+	b.Grow(n * (len(prefix) + len(strconv.Itoa(n))))
+	names := make([]string, n)
+	var num [20]byte
+	for i := range names {
+		b.WriteString(prefix)
+		b.Write(strconv.AppendInt(num[:0], int64(i), 10))
+	}
+	all, start := b.String(), 0
+	for i := range names {
+		end := start + len(prefix) + len(strconv.AppendInt(num[:0], int64(i), 10))
+		names[i] = all[start:end]
+		start = end
+	}
+	return names
 }
 
 // SpawnDaemon is Spawn for a server process (a progress engine, an interrupt

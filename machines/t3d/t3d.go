@@ -38,7 +38,6 @@ import (
 	"fmt"
 	"math/bits"
 	"strconv"
-	"strings"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/machines"
@@ -109,7 +108,7 @@ type pe struct {
 	// waits there.
 	quiet *sim.WaitQueue
 	puts  uint64
-	recv    uint64 // bytes delivered into this PE's memory by puts
+	recv  uint64 // bytes delivered into this PE's memory by puts
 	// mem and cpu are the PE's memory and processor: kept in the PE, so
 	// that a partition's PEs, memories and CPUs are one allocation and a
 	// PE's state is together in the host's memory.
@@ -220,10 +219,10 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 		return nil, fmt.Errorf("t3d: %w", err)
 	}
 	m.pes = make([]*pe, pes)
-	all := make([]pe, pes) // one allocation for a million PEs, not a million
-	names := peNamesAll(pes)
+	all := make([]pe, pes)                // one allocation for a million PEs, not a million
+	names := sim.NumberedNames("pe", pes) // one allocation, not one per PE
 	for i := range m.pes {
-		name := names.name(i)
+		name := names[i]
 		x := &all[i]
 		*x = pe{m: m, id: int32(i), node: int32(i / params.PEsPerNode)}
 		mem.InitMemory(&x.mem, name, params.MemoryMB<<20)
@@ -231,36 +230,6 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 		m.pes[i] = x
 	}
 	return m, nil
-}
-
-// allNames are the names of a partition's PEs ("pe0", "pe1", ...) as
-// substrings of one string: one allocation, not one per PE.
-type allNames struct {
-	all string
-	end []int32 // where PE i's name ends in all
-}
-
-func peNamesAll(pes int) allNames {
-	var b strings.Builder
-	digits := len(strconv.Itoa(pes))
-	b.Grow(pes * (len("pe") + digits))
-	end := make([]int32, pes)
-	var num [20]byte
-	for i := range end {
-		b.WriteString("pe")
-		b.Write(strconv.AppendInt(num[:0], int64(i), 10))
-		end[i] = int32(b.Len())
-	}
-	return allNames{all: b.String(), end: end}
-}
-
-// name is PE i's name.
-func (n allNames) name(i int) string {
-	start := int32(0)
-	if i > 0 {
-		start = n.end[i-1]
-	}
-	return n.all[start:n.end[i]]
 }
 
 // ports builds the PE's network ports on first use: an injection and an

@@ -6,13 +6,13 @@ package mem
 // are allocated at the first fill, so a processor that never loads through
 // its cache (most PEs of a large what-if machine) holds none.
 type cache struct {
-	shift     uint32 // log2 of the line size (a power of two: Config.Validate)
-	sets      int
-	ways      int
-	tags      []uint64 // line number + 1; 0 is invalid; nil until the first fill
-	used      []uint64 // last-use stamp for LRU (nil when direct-mapped: one way has no choice)
-	data      []byte   // sets*ways lines
-	clock     uint64
+	shift uint32 // log2 of the line size (a power of two: Config.Validate)
+	sets  int
+	ways  int
+	tags  []uint64 // line number + 1; 0 is invalid; nil until the first fill
+	used  []uint64 // last-use stamp for LRU (nil when direct-mapped: one way has no choice)
+	data  []byte   // sets*ways lines
+	clock uint64
 	// lazy lists runs of slots whose bytes are not in data yet: lines
 	// filled from shared bytes (Memory.SharedView's, which never change),
 	// copied in when a slot of the run is first used (slot) and dropped

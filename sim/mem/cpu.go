@@ -13,20 +13,20 @@ import (
 // the simulated process running on it and charge that process the
 // operation's cost in simulated time.
 type CPU struct {
-	name        string
-	eng         *sim.Engine
-	mem         *Memory
-	cfg         *Config // shared by the CPUs of InitCPUShared; never changed
-	clock       sim.Clock
-	cache       *cache
-	lineShift   uint
-	sbuf        *storeBuf // nil without a store buffer (StoreBuffer.Depth 0)
-	free        [][]byte
-	spin        watcher
-	spins       []*watcher // spins in progress on this CPU (one per thread)
-	hits        []int      // peekLines's scratch
-	pend        []pending  // viewFill's scratch
-	stats       Stats
+	name      string
+	eng       *sim.Engine
+	mem       *Memory
+	cfg       *Config // shared by the CPUs of InitCPUShared; never changed
+	clock     sim.Clock
+	cache     *cache
+	lineShift uint
+	sbuf      *storeBuf // nil without a store buffer (StoreBuffer.Depth 0)
+	free      [][]byte
+	spin      watcher
+	spins     []*watcher // spins in progress on this CPU (one per thread)
+	hits      []int      // peekLines's scratch
+	pend      []pending  // viewFill's scratch
+	stats     Stats
 }
 
 // Stats counts a CPU's memory operations.

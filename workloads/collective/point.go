@@ -2,7 +2,6 @@ package collective
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -193,8 +192,9 @@ func (pt *point) failures() []workloads.Failure {
 // run spawns one process per PE running body between two barriers and
 // measures the time between them at PE 0.
 func (pt *point) run(body func(p *sim.Proc, pe int) error) error {
+	names := sim.NumberedNames("pe", pt.pes)
 	for pe := 0; pe < pt.pes; pe++ {
-		pt.eng.Spawn("pe"+strconv.Itoa(pe), func(p *sim.Proc) {
+		pt.eng.Spawn(names[pe], func(p *sim.Proc) {
 			if err := body(p, pe); err != nil {
 				pt.eng.Fail(fmt.Errorf("PE %d at %v: %w", pe, p.Now(), err))
 			}
