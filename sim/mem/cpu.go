@@ -21,12 +21,32 @@ type CPU struct {
 	cache     *cache
 	lineShift uint
 	sbuf      *storeBuf // nil without a store buffer (StoreBuffer.Depth 0)
-	free      [][]byte
 	spin      watcher
-	spins     []*watcher // spins in progress on this CPU (one per thread)
-	hits      []int      // peekLines's scratch
-	pend      []pending  // viewFill's scratch
+	spins     []*watcher  // spins in progress on this CPU (one per thread)
+	scr       *cpuScratch // nil until a copy, a fill or a look needs one
 	stats     Stats
+}
+
+// cpuScratch is a CPU's reusable buffers, built when first needed: most
+// of a million PEs never copy or fill lines.
+type cpuScratch struct {
+	free [][]byte  // byte buffers to reuse (getBuf)
+	hits []int     // peekLines's and cachedLines's scratch
+	pend []pending // viewFill's scratch
+}
+
+// scratch returns c's scratch buffers, building them on first use.
+func (c *CPU) scratch() *cpuScratch {
+	if c.scr == nil {
+		c.scr = &cpuScratch{}
+	}
+	return c.scr
+}
+
+// release gives buffers back for reuse (getBuf).
+func (c *CPU) release(bufs ...[]byte) {
+	s := c.scratch()
+	s.free = append(s.free, bufs...)
 }
 
 // Stats counts a CPU's memory operations.
@@ -188,7 +208,7 @@ func (c *CPU) fillLines(a Addr, b []byte, shared bool, hit func(slot, off int)) 
 	all := true
 	first, last := ca.line(a), ca.line(a+Addr(len(b))-1)
 	round := uint64(ca.sets * ca.ways)
-	pend := c.pend[:0]
+	pend := c.scratch().pend[:0]
 	for line := first; line <= last; line++ {
 		if line == first+1+round && line+2*round <= last {
 			skip := (last - line - round) / round * round
@@ -215,7 +235,7 @@ func (c *CPU) fillLines(a Addr, b []byte, shared bool, hit func(slot, off int)) 
 			copy(ca.slot(p.slot), b[p.off:p.off+lb])
 		}
 	}
-	c.pend = pend
+	c.scr.pend = pend
 	return all
 }
 
@@ -238,7 +258,7 @@ func (c *CPU) fillDirect(a Addr, b []byte, shared bool, hit func(slot, off int))
 	first, last := ca.line(a), ca.line(a+Addr(len(b))-1)
 	lines, sets := last-first+1, uint64(ca.sets)
 	ca.clock += lines
-	keep := c.hits[:0] // slots of lines that hit and are the last of the look in their set
+	keep := c.scratch().hits[:0] // slots of lines that hit and are the last of the look in their set
 	hits := uint64(0)
 	// The first min(lines, sets) lines, in at most two runs of
 	// consecutive tags (the sets wrap around).
@@ -335,7 +355,7 @@ func (c *CPU) fillDirect(a Addr, b []byte, shared bool, hit func(slot, off int))
 			ca.load(c.mem, set, line)
 		}
 	}
-	c.hits = keep
+	c.scr.hits = keep
 	return hits == lines
 }
 
@@ -354,7 +374,7 @@ type pending struct {
 func (c *CPU) peekLines(a Addr, b []byte) bool {
 	ca := c.cache
 	first, last := ca.line(a), ca.line(a+Addr(len(b))-1)
-	hits := c.hits[:0]
+	hits := c.scratch().hits[:0]
 	for i, t := range ca.tags {
 		if t != 0 && t-1 >= first && t-1 <= last {
 			hits = append(hits, i)
@@ -369,7 +389,7 @@ func (c *CPU) peekLines(a Addr, b []byte) bool {
 		src, dst := ca.overlap(i, a, b)
 		copy(dst, src)
 	}
-	c.hits = hits
+	c.scr.hits = hits
 	return uint64(len(hits)) == last-first+1
 }
 
@@ -566,7 +586,8 @@ func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
 		buf = c.getBuf(n)
 		c.view(src, buf, true)
 		if shared && string(sh) == string(buf) {
-			c.free, buf = append(c.free, buf), nil
+			c.release(buf)
+			buf = nil
 		}
 	}
 	c.noteCached(p, src, n)
@@ -578,7 +599,7 @@ func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
 		return
 	}
 	c.write(p, dst, buf)
-	c.free = append(c.free, buf)
+	c.release(buf)
 }
 
 // viewShared is view(a, b, true) of the shared bytes sh at a (SharedView)
@@ -898,7 +919,7 @@ func (c *CPU) Fold(acc, in Addr, n, elem int, f func(acc, in []byte)) {
 			}
 		})
 		c.mem.notify(acc, n)
-		c.free = append(c.free, y)
+		c.release(y)
 		return
 	}
 	x, y := c.getBuf(block), c.getBuf(block)
@@ -913,7 +934,7 @@ func (c *CPU) Fold(acc, in Addr, n, elem int, f func(acc, in []byte)) {
 		}
 	}
 	c.mem.notify(acc, n)
-	c.free = append(c.free, x, y)
+	c.release(x, y)
 }
 
 // seesMemory reports whether this CPU's program sees memory's bytes at
@@ -998,7 +1019,7 @@ func (c *CPU) PeekSame(a Addr, b, want []byte) bool {
 func (c *CPU) cachedLines(a Addr, n int) []int {
 	ca := c.cache
 	first, last := ca.line(a), ca.line(a+Addr(n)-1)
-	hits := c.hits[:0]
+	hits := c.scratch().hits[:0]
 	if ca.tags != nil && last-first+1 <= uint64(len(ca.tags)) {
 		for line := first; line <= last; line++ {
 			if i := ca.peek(line); i >= 0 {
@@ -1013,6 +1034,6 @@ func (c *CPU) cachedLines(a Addr, n int) []int {
 		}
 		slices.SortFunc(hits, func(x, y int) int { return cmp.Compare(ca.tags[x], ca.tags[y]) })
 	}
-	c.hits = hits
+	c.scr.hits = hits
 	return hits
 }

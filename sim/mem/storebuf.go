@@ -88,7 +88,7 @@ func (c *CPU) drain() {
 	s.sb = s.sb[:len(s.sb)-1]
 	c.writeThroughAs(e.a, e.bytes(), e.shared)
 	if e.big != nil && !e.shared {
-		c.free = append(c.free, e.big)
+		c.release(e.big)
 	}
 	s.wait.WakeAll()
 	if len(s.sb) > 0 {
@@ -142,11 +142,12 @@ func (c *CPU) forward(a Addr, b []byte) {
 }
 
 func (c *CPU) getBuf(n int) []byte {
-	for i := len(c.free) - 1; i >= 0; i-- {
-		if cap(c.free[i]) >= n {
-			b := c.free[i][:n]
-			c.free[i] = c.free[len(c.free)-1]
-			c.free = c.free[:len(c.free)-1]
+	s := c.scratch()
+	for i := len(s.free) - 1; i >= 0; i-- {
+		if cap(s.free[i]) >= n {
+			b := s.free[i][:n]
+			s.free[i] = s.free[len(s.free)-1]
+			s.free = s.free[:len(s.free)-1]
 			return b
 		}
 	}
