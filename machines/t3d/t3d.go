@@ -70,6 +70,10 @@ type Machine struct {
 	// portNames names the PEs' ports (portName); port is their kind.
 	portNames *net.Names
 	port      *net.LinkKind
+	// portSlab holds the PEs' ports in blocks, built as PEs first use
+	// their ports (ports): one allocation per block, not six per PE.
+	portSlab [][]portSet
+	portUsed int
 
 	net *net.Network
 
@@ -242,12 +246,36 @@ func (x *pe) ports() {
 	}
 	kind := x.m.port
 	id := uint32(x.id) * portIDs // x.id < MaxWhatIfPEs
-	in, out := net.NewNamedChannel(x.m.portNames, id), net.NewNamedChannel(x.m.portNames, id+portIDs/2)
+	ps := x.m.newPorts()
+	in, out := &ps.in, &ps.out
+	net.InitNamedChannel(in, x.m.portNames, id)
+	net.InitNamedChannel(out, x.m.portNames, id+portIDs/2)
 	for c := 0; c < classes; c++ {
-		x.inject[c] = kind.Link(id + 1 + uint32(c))
-		x.eject[c] = kind.Link(id + portIDs/2 + 1 + uint32(c))
+		x.inject[c], x.eject[c] = &ps.vc[c], &ps.vc[classes+c]
+		kind.InitLink(x.inject[c], id+1+uint32(c))
+		kind.InitLink(x.eject[c], id+portIDs/2+1+uint32(c))
 		x.inject[c].Phys, x.eject[c].Phys = in, out
 	}
+}
+
+// portSet is a PE's ports: its injection and ejection channels and their
+// virtual channels (injection's classes, then ejection's).
+type portSet struct {
+	in, out net.Channel
+	vc      [2 * classes]net.Link
+}
+
+// portBlock is the most port sets allocated at once.
+const portBlock = 256
+
+// newPorts returns an unused port set of the machine's slab.
+func (m *Machine) newPorts() *portSet {
+	k := m.portUsed % portBlock
+	if k == 0 {
+		m.portSlab = append(m.portSlab, make([]portSet, min(portBlock, len(m.pes)-m.portUsed)))
+	}
+	m.portUsed++
+	return &m.portSlab[len(m.portSlab)-1][k]
 }
 
 // portIDs is the number of port ids per PE: for the injection, then the
