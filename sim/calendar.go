@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"math/bits"
-	"slices"
-)
+import "math/bits"
 
 // item is one scheduled event in the calendar's future, as the chooser
 // sees it (itemsAt): its time, its sequence number (the tie-break: first
@@ -182,19 +179,15 @@ func (c *calendar) insertGrow(now, d Time, seq uint64, a action) Handle {
 	return c.insert(now, d, seq, a)
 }
 
-// grow enlarges the pool by a quarter (none of its slots is free), putting
-// the new slots on the free list in index order: slots are handed out in
-// the same order as one at a time. A quarter, not a doubling: a run of a
-// million processes holds millions of slots at its peak, and a doubled
-// pool keeps up to half of them spare (the copies cost O(1) per slot
-// either way).
+// grow doubles the pool (none of its slots is free), putting the new slots
+// on the free list in index order: slots are handed out in the same order
+// as one at a time.
 func (c *calendar) grow() {
 	n := len(c.slots)
 	if n == 0 {
 		n = 1 // slot 0 ends lists
 	}
-	c.slots = slices.Grow(c.slots, n+max(n/4, 64)-len(c.slots))
-	c.slots = c.slots[:cap(c.slots)]
+	c.slots = append(c.slots, make([]slot, n+max(n, 64)-len(c.slots))...)
 	for s := len(c.slots) - 1; s >= n; s-- {
 		c.slots[s].next = c.free
 		c.free = int32(s)
