@@ -184,7 +184,7 @@ func (o *op) Delivered(*net.Message) {
 	case opAck:
 		x := m.pes[o.pe]
 		x.unacked--
-		if x.unacked == 0 && x.quiet != nil {
+		if x.unacked == 0 {
 			x.quiet.WakeAll()
 		}
 		m.freeOp(o)
@@ -316,9 +316,6 @@ func (m *Machine) Quiet(p *sim.Proc, pe int) {
 	m.check("quiet", pe)
 	x := m.pes[pe]
 	for x.unacked > 0 {
-		if x.quiet == nil {
-			x.quiet = new(sim.WaitQueue)
-		}
 		x.quiet.Wait(p, "quiet: puts not yet acknowledged")
 	}
 }

@@ -107,12 +107,10 @@ type pe struct {
 	// fiq is the register's queue, built when the first request reaches
 	// it (a million PEs, few of them registers anyone uses).
 	fiq     *fiQueue
-	unacked int32 // puts issued and not yet acknowledged
-	// quiet holds the PE's processes in Quiet, built when the first one
-	// waits there.
-	quiet *sim.WaitQueue
-	puts  uint64
-	recv  uint64 // bytes delivered into this PE's memory by puts
+	unacked int32         // puts issued and not yet acknowledged
+	quiet   sim.WaitQueue // PEs in Quiet
+	puts    uint64
+	recv    uint64 // bytes delivered into this PE's memory by puts
 	// mem and cpu are the PE's memory and processor: kept in the PE, so
 	// that a partition's PEs, memories and CPUs are one allocation and a
 	// PE's state is together in the host's memory.
