@@ -8,6 +8,16 @@ type Steps struct {
 	D Time
 }
 
+// procSteps is a process's SleepSteps or WakeSteps state, allocated when
+// it first uses them (a million-PE machine's processes that never do pay
+// one pointer each).
+type procSteps struct {
+	runs []Steps // the steps to sleep, from runs[ri]
+	ri   int
+	owed bool   // WakeSteps left them to the process to sleep itself when it resumes
+	fn   func() // p.step, bound once
+}
+
 // SleepSteps is Sleep of each step of runs in turn (runs in order, each
 // run's steps one after the other), for steps whose effects only p's own
 // program sees (they were done at once, or nobody reads them before the
@@ -54,7 +64,7 @@ func (p *Proc) SleepSteps(runs ...Steps) {
 			e.trace.state(e.now, p, "busy")
 		}
 		p.sleep = Handle{}
-		e.cal.schedule(e.now+d, e.now, action{fn: p.stepFn})
+		e.cal.schedule(e.now+d, e.now, action{fn: p.steps.fn})
 		p.park()
 		return
 	}
@@ -79,10 +89,10 @@ func (p *Proc) WakeSteps(runs ...Steps) bool {
 		return p.Wake()
 	}
 	if p.core != nil || e.chooser != nil {
-		p.owed = true
+		p.steps.owed = true
 		return p.Wake()
 	}
-	e.Touch(procKey(p.id))
+	e.Touch(procKey(int(p.id)))
 	p.state = stateSleeping
 	if e.trace != nil {
 		e.trace.state(e.now, p, "busy")
@@ -90,7 +100,7 @@ func (p *Proc) WakeSteps(runs ...Steps) bool {
 	e.Cancel(p.wakeup)
 	p.wakeup = Handle{}
 	p.sleep = Handle{}
-	e.cal.ready(action{fn: p.stepFn})
+	e.cal.ready(action{fn: p.steps.fn})
 	return true
 }
 
@@ -111,7 +121,7 @@ func (p *Proc) step() {
 			return
 		}
 		if !e.advance(d) {
-			e.cal.schedule(e.now+d, e.now, action{fn: p.stepFn})
+			e.cal.schedule(e.now+d, e.now, action{fn: p.steps.fn})
 			return
 		}
 	}
@@ -121,42 +131,49 @@ func (p *Proc) step() {
 // go, and p's buffer is reused, so nothing is allocated once it is large
 // enough).
 func (p *Proc) setSteps(runs []Steps) {
-	if p.stepFn == nil {
-		p.stepFn = p.step // bound once, for the processes that use steps
+	st := p.steps
+	if st == nil {
+		st = &procSteps{}
+		st.fn = p.step
+		p.steps = st
 	}
-	p.runs, p.ri = append(p.runs[:0], runs...), 0
-	p.skipEmpty()
+	st.runs, st.ri = append(st.runs[:0], runs...), 0
+	st.skipEmpty()
 }
 
 // nextStep takes the next step of p's runs; it reports false when none is
 // left.
 func (p *Proc) nextStep() (Time, bool) {
-	if p.stepsDone() {
+	st := p.steps
+	if st.done() {
 		return 0, false
 	}
-	r := &p.runs[p.ri]
+	r := &st.runs[st.ri]
 	if r.N--; r.N == 0 {
-		p.ri++
-		p.skipEmpty()
+		st.ri++
+		st.skipEmpty()
 	}
 	return r.D, true
 }
 
 // stepsDone reports whether no step of p's runs is left.
-func (p *Proc) stepsDone() bool { return int(p.ri) == len(p.runs) }
+func (p *Proc) stepsDone() bool { return p.steps.done() }
+
+// done reports whether no step is left.
+func (st *procSteps) done() bool { return st.ri == len(st.runs) }
 
 // skipEmpty passes the runs of no step (no step, or no time: a sleep of
-// no time returns at once) at the head of p's runs.
-func (p *Proc) skipEmpty() {
-	for int(p.ri) < len(p.runs) && (p.runs[p.ri].N <= 0 || p.runs[p.ri].D <= 0) {
-		p.ri++
+// no time returns at once) at the head of the runs.
+func (st *procSteps) skipEmpty() {
+	for st.ri < len(st.runs) && (st.runs[st.ri].N <= 0 || st.runs[st.ri].D <= 0) {
+		st.ri++
 	}
 }
 
 // oweSteps sleeps, one by one, the steps a WakeSteps left to a process
 // that sleeps its own (bound to a Core, or explored), when it resumes.
 func (p *Proc) oweSteps() {
-	p.owed = false
+	p.steps.owed = false
 	for {
 		d, ok := p.nextStep()
 		if !ok {
