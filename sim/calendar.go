@@ -233,25 +233,13 @@ func (c *calendar) push(k int, s int32) {
 }
 
 // append appends slot s (its next 0) to bucket k (not 0), which stays in
-// sequence order if it was (s is later than every event in it).
+// sequence order if it was (s is later than every event in it). Whether
+// bucket k was empty is as good as random in a real run (a branch on it
+// was mispredicted a third of the time), so append does not branch on it:
+// the link goes to the tail's next, slot 0's if the bucket is empty
+// (nothing reads it: lists end at 0), and the head and the bitmaps are set
+// either way.
 func (c *calendar) append(k int, s int32) {
-	k &= nbuckets - 1 // (it is less already)
-	if t := c.tail[k]; t != 0 {
-		c.slots[t].next = s
-	} else {
-		c.head[k] = s
-		c.mask[k>>6] |= 1 << (k & 63)
-		c.words |= 1 << (k >> 6)
-	}
-	c.tail[k] = s
-}
-
-// spreadTo is append for a spread, which fills empty buckets in no
-// predictable order: it does not branch on whether bucket k was empty. The
-// link goes to the tail's next, slot 0's if the bucket is empty (nothing
-// reads it: lists end at 0), and the head and the bitmaps are set either
-// way.
-func (c *calendar) spreadTo(k int, s int32) {
 	k &= nbuckets - 1 // (it is less already)
 	t := c.tail[k]
 	c.slots[t].next = s
@@ -278,15 +266,19 @@ func (c *calendar) bucketOf(at Time) int {
 // empty reports whether no bucket above 0 holds an event.
 func (c *calendar) empty() bool { return c.words == 0 }
 
-// clear empties bucket k.
+// clear empties bucket k. Whether its bitmap word empties with it is as
+// unpredictable as append's case: no branch on it either.
 func (c *calendar) clear(k int) {
 	k &= nbuckets - 1
 	c.head[k], c.tail[k] = 0, 0
 	c.unsorted[k>>6] &^= 1 << (k & 63)
-	c.mask[k>>6] &^= 1 << (k & 63)
-	if c.mask[k>>6] == 0 {
-		c.words &^= 1 << (k >> 6)
+	m := c.mask[k>>6] &^ (1 << (k & 63))
+	c.mask[k>>6] = m
+	var none uint64
+	if m == 0 {
+		none = 1
 	}
+	c.words &^= none << (k >> 6)
 }
 
 // lowest is the lowest non-empty bucket (not empty).
@@ -410,6 +402,17 @@ func (c *calendar) settle() bool {
 	}
 	k := c.lowest()
 	s := c.head[k]
+	if s == c.tail[k] {
+		// One event, at any level: the common case of a real run, whose
+		// pending events are sparse in time (a few hundred over tens of
+		// microseconds): the spread from its own time makes it bucket 0
+		// and moves nothing else.
+		c.base = c.slots[s].at
+		c.b0h, c.b0t = s, s
+		c.clear(k)
+		c.minK = 0
+		return true
+	}
 	if k < radix {
 		c.base = c.slots[s].at
 		c.b0h, c.b0t = s, c.tail[k]
@@ -434,15 +437,8 @@ func (c *calendar) settle() bool {
 		// costs at most one more settle, of a level-0 bucket, which needs
 		// no pass either. (From the lower bound, higher buckets' events
 		// would go down one level per settle.)
-		n := 0
-		t := slots[s].next
-		for ; t != 0 && (n < 8 || k >= 2*radix); t = slots[t].next {
-			base = min(base, slots[t].at)
-			n++
-		}
-		if t != 0 {
-			base = Time(uint64(c.base)>>(2*digitBits)<<(2*digitBits) | uint64(k&(radix-1))<<digitBits)
-		}
+		sh := uint(k/radix) * digitBits
+		base = Time(uint64(c.base)>>(sh+digitBits)<<(sh+digitBits) | uint64(k&(radix-1))<<sh)
 	}
 	c.base, c.minK = base, 0
 	sorted := true
@@ -458,7 +454,7 @@ func (c *calendar) settle() bool {
 			if unsorted {
 				c.push(j, s)
 			} else {
-				c.spreadTo(j, s)
+				c.append(j, s)
 			}
 		} else if c.b0h == 0 {
 			c.b0h, c.b0t = s, s
