@@ -74,9 +74,9 @@ type slot struct {
 // becomes bucket 0 without a spread. With 8-bit digits the events 65 ns
 // or more ahead sat in level-2 buckets of 65 ns, about five to a bucket,
 // and were spread once each; with 9 bits level 1 reaches 262 ns (spreads
-// of a 1 KiB sync-mpi point of fig4: 1.92 M moves -> 1.12 M, and with
-// settle's one-event path the calendar's branch mispredictions there
-// 5.1 M -> 1.8 M for 2.05 M events). 10 bits moved fewer still but needs a second bitmap word and
+// of a 1 KiB sync-mpi point of fig4, 2.05 M events: events relinked by
+// spreads 2.05 M -> 1.63 M, and with settle's one-event path the
+// calendar's branch mispredictions 5.1 M -> 1.8 M). 10 bits moved fewer still but needs a second bitmap word and
 // cost more instructions than it saved.
 //
 // Events live in a pool of slots, and a bucket is a singly linked list of
