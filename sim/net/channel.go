@@ -225,7 +225,9 @@ func (c *Channel) grantNext() {
 
 func (c *Channel) dequeue(i int) {
 	w := c.x.waiters
-	copy(w[i:], w[i+1:])
+	for k := i + 1; k < len(w); k++ { // as Link.pick
+		w[k-1] = w[k]
+	}
 	w[len(w)-1] = nil
 	c.x.waiters = w[:len(w)-1]
 	c.queued = len(w) > 1

@@ -178,8 +178,10 @@ type Message struct {
 	// found when the network's routing count was route.routing; nil
 	// until a message of several units uses the pooled Message.
 	route *msgRoute
-	// chainFn is chainEvent, bound once: a message has at most one
-	// such event pending (its next packet, or its Sent).
+	// chainFn runs when the unit that had the chain has left the source:
+	// the message's next packet follows it, or the message has left (left
+	// chose which by next, which nothing changes meanwhile). Bound once: a
+	// message has at most one such event pending.
 	chainFn func()
 }
 
@@ -209,7 +211,15 @@ func (n *Network) Send(msg Msg, h Handler) {
 		n.msgs = n.msgs[:k-1]
 	} else {
 		m = &Message{net: n}
-		m.chainFn = m.chainEvent
+		// See chainFn; the body is in the closure itself rather than
+		// a bound method's wrapper: one call fewer per event.
+		m.chainFn = func() {
+			if m.next < m.Bytes {
+				m.injectEvent()
+				return
+			}
+			m.notifySent()
+		}
 	}
 	m.Msg, m.Handler = msg, h
 	_, m.quiet = h.(QuietSender)
@@ -231,17 +241,6 @@ func (n *Network) packetTime(payload int, rate, bw float64) sim.Time {
 		s = max(s, sim.TransferTime(payload+n.cfg.Header, bw))
 	}
 	return s
-}
-
-// chainEvent runs when the unit that had the chain has left the source:
-// the message's next packet follows it, or the message has left (left
-// chose which by m.next, which nothing changes meanwhile).
-func (m *Message) chainEvent() {
-	if m.next < m.Bytes {
-		m.injectEvent()
-		return
-	}
-	m.notifySent()
 }
 
 func (m *Message) injectEvent() {
@@ -462,7 +461,7 @@ type unit struct {
 	waitFrom  sim.Time   // when its head stopped (waiting is true)
 	waitPFrom sim.Time   // when it began to wait for waitP
 	ev        sim.Handle // pending head or arrival event
-	evFn      func()     // ev's function: event
+	evFn      func()     // ev's function (see Network.unit)
 	waitP     *Channel   // the Channel it waits for, if any
 	// Physical channels a standing unit collects before it moves again:
 	// need holds the route indices of the links whose Phys it needs, in
@@ -486,7 +485,19 @@ func (n *Network) unit() *unit {
 		return u
 	}
 	u := &unit{net: n}
-	u.evFn = u.event
+	// The unit's pending event: its arrival, or its head at the end of
+	// route[hop], which then asks for the next link. The body is in the
+	// closure itself rather than a bound method's wrapper: one call fewer
+	// per hop.
+	u.evFn = func() {
+		if u.arriving {
+			u.arrive()
+			return
+		}
+		u.ev = sim.Handle{}
+		u.hop++
+		u.request()
+	}
 	return u
 }
 
@@ -546,7 +557,7 @@ func (u *unit) request() {
 		}
 		p.flowing, p.flowFrom = true, now
 	}
-	u.move(now)
+	u.move(l, now)
 }
 
 // queue: the head waits for l, which is busy or has a queue.
@@ -608,7 +619,13 @@ func (u *unit) take(l *Link) {
 // keeps the first reserved (not flowing) meanwhile.
 func (u *unit) collect() {
 	n := u.net
+	now := n.eng.Now()
 	route, need := u.route, u.need[:0]
+	// need in route order; sorted by seq only if some Channel is busy:
+	// when the unit can take every one at once, the order it takes them
+	// in changes nothing (each take touches its own Channel).
+	sorted, free := true, true
+	var last uint64
 	for i := u.settled; i <= u.hop; i++ {
 		p := route[i].Phys
 		if p == nil {
@@ -620,13 +637,26 @@ func (u *unit) collect() {
 			seq = n.channels
 			p.seq = seq
 		}
-		// Insertion sort by seq: a unit occupies a few links.
-		j := len(need)
-		need = append(need, i)
-		for ; j > 0 && route[need[j-1]].Phys.seq > seq; j-- {
-			need[j] = need[j-1]
+		if seq < last {
+			sorted = false
 		}
-		need[j] = i
+		last = seq
+		if free && !p.free(now) && (p.holder != u || p.freeAt != sim.Forever) {
+			free = false
+		}
+		need = append(need, i)
+	}
+	if !sorted && !free {
+		// Insertion sort by seq, stable: a unit occupies a few links.
+		for k := 1; k < len(need); k++ {
+			i := need[k]
+			seq := route[i].Phys.seq
+			j := k
+			for ; j > 0 && route[need[j-1]].Phys.seq > seq; j-- {
+				need[j] = need[j-1]
+			}
+			need[j] = i
+		}
 	}
 	u.need, u.needAt = need, 0
 	u.collectNext()
@@ -653,14 +683,13 @@ func (u *unit) collectNext() {
 	}
 	u.needAt = int32(len(need))
 	u.resumed = true
-	u.move(now)
+	u.move(route[u.hop], now)
 }
 
-// move: the unit holds route[hop] and the physical channels of every link
-// it occupies; its head enters route[hop] now.
-func (u *unit) move(now sim.Time) {
+// move: the unit holds l, route[hop], and the physical channels of every
+// link it occupies; its head enters l now.
+func (u *unit) move(l *Link, now sim.Time) {
 	hop := u.hop
-	l := u.route[hop]
 	if u.waiting || u.resumed {
 		u.resume(now)
 	}
@@ -775,19 +804,6 @@ func (u *unit) arriveAt(t sim.Time) {
 	}
 	u.arriving = true
 	u.ev = n.eng.At(t, u.evFn)
-}
-
-// event is the unit's pending event: its arrival, or its head at the end
-// of route[hop].
-func (u *unit) event() {
-	if u.arriving {
-		u.arrive()
-		return
-	}
-	// The head has crossed route[hop]; it asks for the next link.
-	u.ev = sim.Handle{}
-	u.hop++
-	u.request()
 }
 
 func (u *unit) arrive() {
