@@ -20,6 +20,18 @@ type Router interface {
 	Route(route []*Link, src, dst, class int) ([]*Link, error)
 }
 
+// FixedRouter is a Router whose routes depend on nothing but their
+// arguments and on which links are down: nothing else (a dimension order
+// changed at run time, as Torus.SetOrder does) changes them. The network
+// then remembers the routes it is given and asks again only for a route it
+// does not remember or after a link went down or up (a message asks for
+// one, and its protocol's control messages ask for the same few over and
+// over).
+type FixedRouter interface {
+	Router
+	FixedRoutes()
+}
+
 // Msg is what a sender says about a message.
 type Msg struct {
 	Src, Dst int
@@ -114,6 +126,46 @@ type Network struct {
 	// down or up, a new router): a message's route is good while it has
 	// not moved.
 	routing uint64
+	// kept remembers the routes a FixedRouter gave, by source,
+	// destination and class (see keptFor); nil for another router.
+	kept []keptRoute
+}
+
+// keptRoute is a route a FixedRouter gave, with what its units share.
+type keptRoute struct {
+	key     uint64 // keptKey; 0: none
+	routing uint64 // the network's routing count when it was found
+	links   []*Link
+	bw      float64 // minRate(links)
+	// s is the duration of a unit of size payload bytes at the source
+	// rate rate on it (size -1: none yet).
+	size int
+	rate float64
+	s    sim.Time
+}
+
+// keptBits sizes the remembered routes: 4,096 entries.
+const keptBits = 12
+
+// setRouter sets the router and whether the network remembers its routes.
+func (n *Network) setRouter(r Router) {
+	n.router = r
+	n.routing++
+	n.kept = nil
+	if _, ok := r.(FixedRouter); ok {
+		n.kept = make([]keptRoute, 1<<keptBits)
+	}
+}
+
+// keptFor is the entry that remembers the route from src to dst for
+// class, and its key; nil when the network remembers no routes (or the
+// arguments do not fit a key).
+func (n *Network) keptFor(src, dst, class int) (*keptRoute, uint64) {
+	if n.kept == nil || uint(src) >= 1<<28 || uint(dst) >= 1<<28 || uint(class) >= 1<<7 {
+		return nil, 0
+	}
+	key := 1 | uint64(class)<<1 | uint64(dst)<<8 | uint64(src)<<36
+	return &n.kept[(key*0x9E3779B97F4A7C15)>>(64-keptBits)], key
 }
 
 // Stats counts a network's traffic.
@@ -130,7 +182,8 @@ func New(eng *sim.Engine, router Router, cfg Config) (*Network, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	n := &Network{eng: eng, router: router, cfg: cfg}
+	n := &Network{eng: eng, cfg: cfg}
+	n.setRouter(router)
 	switch {
 	case cfg.Packets:
 		n.unitBytes = cfg.MTU
@@ -153,7 +206,7 @@ func (n *Network) Config() Config { return n.cfg }
 
 // SetRouter changes the routing at run time: units injected from now on
 // take the new router's routes, units in flight keep theirs.
-func (n *Network) SetRouter(r Router) { n.router = r; n.routing++ }
+func (n *Network) SetRouter(r Router) { n.setRouter(r) }
 
 // Stats is the traffic so far.
 func (n *Network) Stats() Stats { return n.stats }
@@ -272,6 +325,7 @@ func (m *Message) inject(off, size int, chain bool) {
 	u := n.unit()
 	u.msg, u.off, u.n, u.chain = m, off, size, chain
 	var bw float64
+	var kept *keptRoute // the remembered route the unit took, if any
 	if r := m.route; m.routed && r.routing == n.routing {
 		// The message's earlier unit found this route and no link has
 		// gone down or up since: it is still the one the router gives,
@@ -284,22 +338,36 @@ func (m *Message) inject(off, size int, chain bool) {
 			u.own = slices.Grow(u.own[:0], len(r.links))
 		}
 	} else {
-		route, err := n.router.Route(u.own[:0], m.Src, m.Dst, m.Class)
-		u.own = route[:0]
-		if err == nil {
-			for _, l := range route {
-				if l.down {
-					err = fmt.Errorf("its route crosses link %s, which is down", l.Name())
-					break
+		var route []*Link
+		e, key := n.keptFor(m.Src, m.Dst, m.Class)
+		if e != nil && e.key == key && e.routing == n.routing {
+			// The router gave this route and no link has gone down or
+			// up since: it would give it again, all up.
+			route, bw = append(u.own[:0], e.links...), e.bw
+		} else {
+			var err error
+			route, err = n.router.Route(u.own[:0], m.Src, m.Dst, m.Class)
+			if err == nil {
+				for _, l := range route {
+					if l.down {
+						err = fmt.Errorf("its route crosses link %s, which is down", l.Name())
+						break
+					}
 				}
 			}
+			if err != nil {
+				u.own = route[:0]
+				n.free(u)
+				m.fail(fmt.Errorf("net: message of %d bytes from %d to %d: %w", m.Bytes, m.Src, m.Dst, err))
+				return
+			}
+			bw = minRate(route)
+			if e != nil {
+				e.key, e.routing, e.links, e.bw, e.size = key, n.routing, append(e.links[:0], route...), bw, -1
+			}
 		}
-		if err != nil {
-			n.free(u)
-			m.fail(fmt.Errorf("net: message of %d bytes from %d to %d: %w", m.Bytes, m.Src, m.Dst, err))
-			return
-		}
-		u.route, bw = route, minRate(route)
+		u.own = route[:0]
+		u.route, kept = route, e
 		if m.next < m.Bytes { // more units follow: they take this route
 			if r == nil {
 				r = &msgRoute{}
@@ -322,6 +390,13 @@ func (m *Message) inject(off, size int, chain bool) {
 			r.unitS = n.unitTime(size, m.Rate, bw)
 		}
 		u.s, u.wire = r.unitS, n.unitWire
+	} else if e := kept; e != nil {
+		// The remembered route's last unit time, if it was for as many
+		// bytes at the same rate (a protocol's packets are of few sizes).
+		if e.size != size || e.rate != m.Rate {
+			e.size, e.rate, e.s = size, m.Rate, n.unitTime(size, m.Rate, bw)
+		}
+		u.s, u.wire = e.s, size+n.cfg.Header*m.unitsFor(size)
 	} else {
 		u.s, u.wire = n.unitTime(size, m.Rate, bw), size+n.cfg.Header*m.unitsFor(size)
 	}
