@@ -166,7 +166,7 @@ func (c *Channel) wait(u *unit, i int32, now sim.Time) {
 	x.waits++
 	x.maxQueue = max(x.maxQueue, len(x.waiters))
 	if x.grantFn == nil {
-		x.eng = u.net.eng
+		x.eng = u.eng
 		x.grantFn = c.grantNext
 	}
 	c.schedule()

@@ -528,6 +528,7 @@ func (m *Message) maybeFree() {
 // event (its head's next hop, or its arrival) runs one bound function.
 type unit struct {
 	net   *Network
+	eng   *sim.Engine // net.eng, one load nearer
 	msg   *Message
 	off   int // payload offset in the message
 	n     int // payload bytes
@@ -565,7 +566,7 @@ func (n *Network) unit() *unit {
 		n.units = n.units[:k-1]
 		return u
 	}
-	u := &unit{net: n}
+	u := &unit{net: n, eng: n.eng}
 	// The unit's pending event: its arrival, or its head at the end of
 	// route[hop], which then asks for the next link. The body is in the
 	// closure itself rather than a bound method's wrapper: one call fewer
@@ -597,7 +598,7 @@ func (n *Network) free(u *unit) {
 func (u *unit) request() {
 	hop := u.hop
 	l := u.route[hop]
-	now := u.net.eng.Now()
+	now := u.eng.Now()
 	if l.down {
 		u.abort()
 		return
@@ -649,7 +650,7 @@ func (u *unit) queue(l *Link, now sim.Time) {
 	l.queued = true
 	x.waits++
 	x.maxQueue = max(x.maxQueue, len(x.waiters))
-	l.schedule(u.net.eng)
+	l.schedule(u.eng)
 }
 
 // stand: the head stops before route[hop] at now. Before a buffered link
@@ -681,7 +682,7 @@ func (u *unit) grant(l *Link) {
 // take gives the virtual channel l (route[hop]) to the unit: its head
 // enters l's buffer.
 func (u *unit) take(l *Link) {
-	now := u.net.eng.Now()
+	now := u.eng.Now()
 	l.holder = u
 	l.freeAt = sim.Forever
 	l.grantedAt = now
@@ -746,7 +747,7 @@ func (u *unit) collect() {
 // collectNext takes the next physical channels the unit needs, waiting for
 // the first that is busy; with all of them it moves.
 func (u *unit) collectNext() {
-	now := u.net.eng.Now()
+	now := u.eng.Now()
 	route, need := u.route, u.need
 	for k := int(u.needAt); k < len(need); k++ {
 		i := need[k]
@@ -774,15 +775,16 @@ func (u *unit) move(l *Link, now sim.Time) {
 	if u.waiting || u.resumed {
 		u.resume(now)
 	}
-	u.theta[hop] = now - u.w + u.s
+	theta, w := u.theta, u.w
+	theta[hop] = now - w + u.s
 	end := now + l.kind.latency
 	// The head moves unobstructed until it reaches the end of l: every
 	// held link whose tail passes by then is released (settle's first
 	// test, here: most hops release nothing).
-	if u.theta[u.settled]+u.w <= end {
+	if theta[u.settled]+w <= end {
 		u.settle(end, hop)
 	}
-	eng := u.net.eng
+	eng := u.eng
 	if retry := l.crcError(eng); retry > 0 {
 		// The receiver finds a bad CRC: the unit is sent again over l
 		// (the link layer's retry) and the worm stands still meanwhile.
@@ -847,18 +849,27 @@ func (l *Link) crcDraw(eng *sim.Engine) sim.Time {
 // settle releases the held links route[settled:upto+1] whose release
 // falls at or before limit, in route order (releases are increasing).
 func (u *unit) settle(limit sim.Time, upto int32) {
-	route, theta, w := u.route, u.theta, u.w
-	for i := u.settled; i <= upto; i++ {
-		rel := theta[i] + w
+	from := u.settled
+	if from > upto {
+		return
+	}
+	theta := u.theta[from : upto+1]
+	route := u.route[from : upto+1]
+	route = route[:len(theta)]
+	w := u.w
+	for k, t := range theta {
+		rel := t + w
 		if rel > limit {
+			u.settled = from + int32(k)
 			return
 		}
-		l := route[i]
-		u.settled = i + 1
+		l := route[k]
 		if l.holder == u && l.freeAt == sim.Forever {
 			l.freeAt = rel
 			l.busy += rel - l.grantedAt
-			l.schedule(u.net.eng)
+			if l.queued {
+				l.schedule(u.eng)
+			}
 		}
 		if p := l.Phys; p != nil && p.holder == u && p.freeAt == sim.Forever {
 			// p.release(rel)
@@ -871,20 +882,20 @@ func (u *unit) settle(limit sim.Time, upto int32) {
 				p.scheduleWaiter()
 			}
 		}
-		if i == 0 {
+		if from+int32(k) == 0 {
 			u.left(rel)
 		}
 	}
+	u.settled = upto + 1
 }
 
 // arriveAt schedules the unit's arrival at t, later by the jitter.
 func (u *unit) arriveAt(t sim.Time) {
-	n := u.net
-	if n.cfg.Jitter > 0 {
-		t += sim.Time(n.eng.Rand().Int64N(int64(n.cfg.Jitter) + 1))
+	if j := u.net.cfg.Jitter; j > 0 {
+		t += sim.Time(u.eng.Rand().Int64N(int64(j) + 1))
 	}
 	u.arriving = true
-	u.ev = n.eng.At(t, u.evFn)
+	u.ev = u.eng.At(t, u.evFn)
 }
 
 func (u *unit) arrive() {
