@@ -849,21 +849,14 @@ func (l *Link) crcDraw(eng *sim.Engine) sim.Time {
 // settle releases the held links route[settled:upto+1] whose release
 // falls at or before limit, in route order (releases are increasing).
 func (u *unit) settle(limit sim.Time, upto int32) {
-	from := u.settled
-	if from > upto {
-		return
-	}
-	theta := u.theta[from : upto+1]
-	route := u.route[from : upto+1]
-	route = route[:len(theta)]
-	w := u.w
-	for k, t := range theta {
-		rel := t + w
+	route, theta, w := u.route, u.theta, u.w
+	i := u.settled
+	for ; i <= upto; i++ {
+		rel := theta[i] + w
 		if rel > limit {
-			u.settled = from + int32(k)
-			return
+			break
 		}
-		l := route[k]
+		l := route[i]
 		if l.holder == u && l.freeAt == sim.Forever {
 			l.freeAt = rel
 			l.busy += rel - l.grantedAt
@@ -882,11 +875,11 @@ func (u *unit) settle(limit sim.Time, upto int32) {
 				p.scheduleWaiter()
 			}
 		}
-		if from+int32(k) == 0 {
+		if i == 0 {
 			u.left(rel)
 		}
 	}
-	u.settled = upto + 1
+	u.settled = i
 }
 
 // arriveAt schedules the unit's arrival at t, later by the jitter.
