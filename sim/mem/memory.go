@@ -101,8 +101,18 @@ const (
 type chunk struct {
 	base, end Addr
 	flat      []byte
-	pages     []*[PageBytes]byte
-	sp        *sparse // lines and shared bytes; nil without (most chunks)
+	// pages is nil until a chunk larger than a page holds a whole page
+	// (behind a pointer: a million PEs' few small chunks never need it).
+	pages *[]*[PageBytes]byte
+	sp    *sparse // lines and shared bytes; nil without (most chunks)
+}
+
+// page is the chunk's i-th whole page, nil if it has none there.
+func (c *chunk) page(i int) *[PageBytes]byte {
+	if c.pages == nil {
+		return nil
+	}
+	return (*c.pages)[i]
 }
 
 // sparse is a chunk's storage other than flat and whole pages, and its
@@ -235,7 +245,9 @@ func (m *Memory) WriteShared(a Addr, b []byte) {
 
 // share makes [a, a+len(b)) read as b without copying it, and reports
 // whether it could: the range lies inside one chunk, and is at least
-// minRef long or the chunk holds nothing yet. The range is cut out of the
+// minRef long or the chunk holds nothing yet and is larger than a line (a
+// ref costs about 100 bytes: the few bytes of a smaller chunk are cheaper
+// copied, as a million PEs' one-word broadcast buffers are). The range is cut out of the
 // chunk's refs and becomes one of them, joined to a ref it continues (b
 // follows it in the same array, as a payload delivered in pieces does).
 // Otherwise nothing changes.
@@ -245,7 +257,7 @@ func (m *Memory) share(a Addr, b []byte) bool {
 	}
 	c := &m.chunks[m.find(a)]
 	end := a + Addr(len(b))
-	if end > c.end || (len(b) < minRef && (c.flat != nil || c.pages != nil || c.sp != nil)) {
+	if end > c.end || (len(b) < minRef && (c.end-c.base <= LineBytes || c.flat != nil || c.pages != nil || c.sp != nil)) {
 		return false
 	}
 	if c.sp == nil {
@@ -531,8 +543,8 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 		k = min(k, PageBytes-off)
 	}
 	i := int(a>>pageShift) - int(c.base>>pageShift)
-	if c.pages != nil && c.pages[i] != nil {
-		return c.pages[i][off : off+k : off+k], k
+	if pg := c.page(i); pg != nil {
+		return pg[off : off+k : off+k], k
 	}
 	// The page region is not a whole page: its bytes are in lines, or zeros.
 	ln := uint64(a) >> lineShift
@@ -582,7 +594,8 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 	}
 	// The region becomes a whole page, its lines copied in.
 	if c.pages == nil {
-		c.pages = make([]*[PageBytes]byte, int((c.end-1)>>pageShift)-int(c.base>>pageShift)+1)
+		pages := make([]*[PageBytes]byte, int((c.end-1)>>pageShift)-int(c.base>>pageShift)+1)
+		c.pages = &pages
 	}
 	page := new([PageBytes]byte)
 	for _, l := range ls[first:last] {
@@ -590,7 +603,7 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 	}
 	m.resident += PageBytes - (last-first)*LineBytes
 	c.setLines(slices.Delete(ls, first, last))
-	c.pages[i] = page
+	(*c.pages)[i] = page
 	return page[off : off+k : off+k], k
 }
 
@@ -630,9 +643,11 @@ func (m *Memory) flatten(a Addr, n int) {
 			refs = append(refs, c.sp.refs...)
 		}
 		m.resident -= len(c.flat) + len(c.ls())*LineBytes
-		for _, p := range c.pages {
-			if p != nil {
-				m.resident -= PageBytes
+		if c.pages != nil {
+			for _, p := range *c.pages {
+				if p != nil {
+					m.resident -= PageBytes
+				}
 			}
 		}
 	}
@@ -698,7 +713,7 @@ func (m *Memory) fast(a Addr, n int) []byte {
 	}
 	off := int(a) & (PageBytes - 1)
 	if c.pages != nil && off+n <= PageBytes {
-		if pg := c.pages[int(a>>pageShift)-int(c.base>>pageShift)]; pg != nil {
+		if pg := (*c.pages)[int(a>>pageShift)-int(c.base>>pageShift)]; pg != nil {
 			return pg[off : off+n]
 		}
 	}
