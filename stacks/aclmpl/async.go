@@ -38,10 +38,11 @@ const (
 )
 
 // piece is a message piece in the sent-but-not-yet-received list: its
-// header fields and a copy of its data in the PE's memory.
+// header fields and a copy of its data (n bytes at data in the PE's memory:
+// no pointer, so that the list moves as plain bytes).
 type piece struct {
 	src, tag, total, off, n int
-	data                    mem.Region
+	data                    mem.Addr
 	pooled                  bool   // data is in a pool buffer, written by a remote put
 	seq                     uint64 // order of entry in the list (listAdd)
 }
@@ -131,6 +132,11 @@ func (a *asyncState) listRemove(i int) {
 }
 
 func (a *asyncState) stride() int { return (hdrBytes + a.slotBytes + 63) &^ 63 }
+
+// region is the n bytes at addr in the PE's memory (the pool's).
+func (a *asyncState) region(addr mem.Addr, n int) mem.Region {
+	return mem.Region{Mem: a.pool.Mem, Addr: addr, Len: n}
+}
 
 // slot is the address of pool buffer i (its header).
 func (a *asyncState) slot(i int) mem.Addr { return a.pool.Addr + mem.Addr(i*a.stride()) }
@@ -249,7 +255,7 @@ func (x *PE) readHeader(l *lazy, i int) (flag uint64, pc piece) {
 	n := int(uint32(w2 >> 32))
 	pc = piece{src: int(uint32(w)), tag: int(int32(uint32(w >> 32))), total: int(total),
 		off: int(uint32(w2)), n: n,
-		data: mem.Region{Mem: x.async.pool.Mem, Addr: s + hdrBytes, Len: n}, pooled: true}
+		data: s + hdrBytes, pooled: true}
 	return flag, pc
 }
 
@@ -294,9 +300,9 @@ func (x *PE) checkOverflow(l *lazy) error {
 			if err != nil {
 				return err
 			}
-			x.invalidate(p, pc.data)
-			x.cpu.Memcpy(p, buf.Addr, pc.data.Addr, pc.n)
-			pc.data, pc.pooled = buf.Slice(0, pc.n), false
+			x.invalidate(p, a.region(pc.data, pc.n))
+			x.cpu.Memcpy(p, buf.Addr, pc.data, pc.n)
+			pc.data, pc.pooled = buf.Addr, false
 			a.listAdd(pc)
 			a.copyOuts++
 		}
@@ -350,9 +356,9 @@ func (r *recvReq) take(p *sim.Proc, pc piece) {
 	}
 	if n := min(pc.n, r.buf.Len-pc.off); n > 0 {
 		if pc.pooled {
-			r.x.invalidate(p, pc.data.Slice(0, n))
+			r.x.invalidate(p, r.x.async.region(pc.data, n))
 		}
-		r.x.cpu.Memcpy(p, r.buf.Addr+mem.Addr(pc.off), pc.data.Addr, n)
+		r.x.cpu.Memcpy(p, r.buf.Addr+mem.Addr(pc.off), pc.data, n)
 	}
 	r.got += pc.n
 	if r.got >= r.total {
@@ -380,7 +386,7 @@ func (r *recvReq) progress(p *sim.Proc) (bool, error) {
 			l.pay()
 			pc := a.list[i]
 			r.take(p, pc)
-			a.free = append(a.free, mem.Region{Mem: pc.data.Mem, Addr: pc.data.Addr, Len: a.slotBytes})
+			a.free = append(a.free, a.region(pc.data, a.slotBytes))
 			a.listRemove(i)
 			continue
 		}
