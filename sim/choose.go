@@ -78,13 +78,14 @@ func (e *Engine) touchRange(key, a uint64, n int) {
 // ShareState declares that p and q share state outside simulated memory
 // (the threads of one MPI process share its queues and requests): every
 // step of either is dependent on every step of the other.
-func (p *Proc) ShareState(q *Proc) { p.domain = q.domainKey() }
+func (p *Proc) ShareState(q *Proc) { p.rare().domain = q.domainKey() }
 
 func (p *Proc) domainKey() uint64 {
-	if p.domain == 0 {
-		p.domain = procKey(p.id)
+	x := p.rare()
+	if x.domain == 0 {
+		x.domain = procKey(int(p.id))
 	}
-	return p.domain
+	return x.domain
 }
 
 // deschedID is the Alt ID of descheduling process id.
@@ -101,12 +102,12 @@ func (e *Engine) step(at Time, it action) bool {
 		if p = e.choose(at, p); p == nil {
 			return !e.stopped
 		}
-		e.foot = append(e.foot, procKey(p.id), p.domainKey())
-		if p.object != "" {
-			e.foot = append(e.foot, Key(p.object))
+		e.foot = append(e.foot, procKey(int(p.id)), p.domainKey())
+		if o := p.object(); o != "" {
+			e.foot = append(e.foot, Key(o))
 		}
 		e.resume(p)
-		e.chooser.Ran(p.id, e.foot, false)
+		e.chooser.Ran(int(p.id), e.foot, false)
 		return true
 	}
 	it.fn()
@@ -131,9 +132,10 @@ func (p *Proc) Point(object, what string) {
 	if p.eng.chooser == nil {
 		return
 	}
-	p.object, p.point = object, what
+	x := p.rare()
+	x.object, x.point = object, what
 	p.Yield()
-	p.object, p.point = "", ""
+	x.object, x.point = "", ""
 	p.eng.undeschedule(p)
 }
 
@@ -168,7 +170,7 @@ func (e *Engine) undeschedule(p *Proc) {
 func (e *Engine) siblingActive(p *Proc) bool {
 	k := p.domainKey()
 	for _, q := range e.procs {
-		if q != p && q.domain == k && q.state != stateDone && !slices.Contains(e.desched, q) {
+		if q != p && q.x != nil && q.x.domain == k && q.state != stateDone && !slices.Contains(e.desched, q) {
 			return true
 		}
 	}
@@ -232,17 +234,17 @@ func (e *Engine) choose(at Time, p *Proc) *Proc {
 	for _, cd := range cands {
 		alts = append(alts, cd.p.alt())
 	}
-	canDesched := e.preempt && p.point != "" && e.siblingActive(p)
+	canDesched := e.preempt && p.point() != "" && e.siblingActive(p)
 	if canDesched {
-		alts = append(alts, Alt{ID: deschedID(p.id), Object: p.object, Label: p.name + ": is descheduled before it " + p.point})
+		alts = append(alts, Alt{ID: deschedID(int(p.id)), Object: p.object(), Label: p.name + ": is descheduled before it " + p.point()})
 	}
 	e.alts = alts
 	k := e.chooser.Pick(alts)
 	if k == len(cands) && canDesched {
 		p.state = stateBlocked
-		p.reason, p.since = "descheduled at: "+p.point, e.now
+		p.reason, p.since = "descheduled at: "+p.point(), e.now
 		e.desched = append(e.desched, p)
-		e.chooser.Ran(deschedID(p.id), []uint64{procKey(p.id)}, false)
+		e.chooser.Ran(deschedID(int(p.id)), []uint64{procKey(int(p.id))}, false)
 		return nil
 	}
 	if k < 0 || k >= len(cands) {
@@ -266,8 +268,8 @@ func (e *Engine) choose(at Time, p *Proc) *Proc {
 
 // alt describes p as an alternative.
 func (p *Proc) alt() Alt {
-	if p.point != "" {
-		return Alt{ID: p.id, Object: p.object, Label: p.name + ": " + p.point}
+	if pt := p.point(); pt != "" {
+		return Alt{ID: int(p.id), Object: p.object(), Label: p.name + ": " + pt}
 	}
 	what := "resumes"
 	switch p.state {
@@ -278,5 +280,5 @@ func (p *Proc) alt() Alt {
 			what = "starts"
 		}
 	}
-	return Alt{ID: p.id, Label: p.name + ": " + what}
+	return Alt{ID: int(p.id), Label: p.name + ": " + what}
 }

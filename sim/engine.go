@@ -311,7 +311,7 @@ func (e *Engine) stuckError() error {
 func (e *Engine) locksHeld() []string {
 	var out []string
 	for _, p := range e.procs {
-		m := p.mutex
+		m := p.mutex()
 		if p.state != stateBlocked || m == nil || m.holder == nil || m.holder.state == stateDone {
 			continue
 		}

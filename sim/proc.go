@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"iter"
 	"runtime/debug"
+	"strconv"
+	"strings"
 )
 
 type procState uint8
@@ -24,11 +26,11 @@ type killed struct{}
 // code, except Wake and the accessors.
 type Proc struct {
 	eng      *Engine
-	id       int
 	name     string
 	next     func() (struct{}, bool)
 	stop     func()
 	yield    func(struct{}) bool
+	id       int32 // the index in spawn order (Engine.procs)
 	state    procState
 	daemon   bool
 	spinning bool
@@ -36,19 +38,57 @@ type Proc struct {
 	why      fmt.Stringer // the reason, formatted only when needed (BlockSpinningWhy)
 	since    Time
 	wakeup   Handle // pending timed wake of a blocked process
-	wakeFn   func() // p.timedWake, bound once
+	wakeFn   func() // p.timedWake, bound at its first use (timedWakeFn)
 	core     *Core  // the processor it shares with handlers, if any
 	sleep    Handle // its pending wake-up while in Sleep (slow path)
-	object   string // at a scheduling point (Point): what its next step touches
-	point    string // and what the step is
-	domain   uint64 // footprint key of the state it shares with other processes (ShareState)
-	mutex    *Mutex // the mutex it is blocked on, if any (deadlock reports)
 	then     func() // run on the engine's stack once the process has parked (BlockThen)
+	x        *procRare
+}
+
+// procRare is the part of a Proc that only schedule exploration and
+// mutexes use, allocated when first needed: a machine of a million PEs
+// has a million processes that use neither.
+type procRare struct {
+	object string // at a scheduling point (Point): what its next step touches
+	point  string // and what the step is
+	domain uint64 // footprint key of the state it shares with other processes (ShareState)
+	mutex  *Mutex // the mutex it is blocked on, if any (deadlock reports)
+}
+
+// rare returns p's rare part, allocating it on first use.
+func (p *Proc) rare() *procRare {
+	if p.x == nil {
+		p.x = &procRare{}
+	}
+	return p.x
+}
+
+// object and point are p's scheduling point (Point), "" outside one.
+func (p *Proc) object() string {
+	if p.x == nil {
+		return ""
+	}
+	return p.x.object
+}
+
+func (p *Proc) point() string {
+	if p.x == nil {
+		return ""
+	}
+	return p.x.point
+}
+
+// mutex is the mutex p is blocked on, if any.
+func (p *Proc) mutex() *Mutex {
+	if p.x == nil {
+		return nil
+	}
+	return p.x.mutex
 }
 
 // Spawn creates a process that starts running fn at the current time.
 func (e *Engine) Spawn(name string, fn func(p *Proc)) *Proc {
-	p := &Proc{eng: e, id: len(e.procs), name: name}
+	p := &Proc{eng: e, id: int32(len(e.procs)), name: name}
 	seq := func(yield func(struct{}) bool) {
 		p.yield = yield
 		defer func() {
@@ -61,12 +101,32 @@ func (e *Engine) Spawn(name string, fn func(p *Proc)) *Proc {
 		fn(p)
 	}
 	p.next, p.stop = iter.Pull(seq)
-	p.wakeFn = p.timedWake
 	e.procs = append(e.procs, p)
 	e.live++
 	p.state = stateReady
 	e.resumeAt(p, e.now)
 	return p
+}
+
+// NumberedNames returns prefix0, prefix1, ..., prefix<n-1>, substrings of
+// one string: two allocations for the names of a million processes or
+// PEs, not a million.
+func NumberedNames(prefix string, n int) []string {
+	var b strings.Builder
+	b.Grow(n * (len(prefix) + len(strconv.Itoa(n))))
+	names := make([]string, n)
+	var num [20]byte
+	for i := range names {
+		b.WriteString(prefix)
+		b.Write(strconv.AppendInt(num[:0], int64(i), 10))
+	}
+	all, start := b.String(), 0
+	for i := range names {
+		end := start + len(prefix) + len(strconv.AppendInt(num[:0], int64(i), 10))
+		names[i] = all[start:end]
+		start = end
+	}
+	return names
 }
 
 // SpawnDaemon is Spawn for a server process (a progress engine, an interrupt
@@ -138,7 +198,7 @@ func (p *Proc) park() {
 func (p *Proc) Name() string { return p.name }
 
 // ID is the process's index in spawn order.
-func (p *Proc) ID() int { return p.id }
+func (p *Proc) ID() int { return int(p.id) }
 
 // Engine is the engine the process runs in.
 func (p *Proc) Engine() *Engine { return p.eng }
@@ -271,7 +331,7 @@ func (p *Proc) BlockFor(d Time, reason string) {
 	if d <= 0 {
 		return
 	}
-	p.wakeup = p.eng.After(d, p.wakeFn)
+	p.wakeup = p.eng.After(d, p.timedWakeFn())
 	p.block(reason, false)
 }
 
@@ -284,7 +344,7 @@ func (p *Proc) Wake() bool {
 	if p.state != stateBlocked {
 		return false
 	}
-	p.eng.Touch(procKey(p.id))
+	p.eng.Touch(procKey(int(p.id)))
 	p.state = stateReady
 	p.eng.Cancel(p.wakeup)
 	p.wakeup = Handle{}
@@ -306,7 +366,7 @@ func (p *Proc) WakeAfter(d Time) {
 		return
 	}
 	p.eng.Cancel(p.wakeup)
-	p.wakeup = p.eng.After(d, p.wakeFn)
+	p.wakeup = p.eng.After(d, p.timedWakeFn())
 }
 
 // WakeAt makes a blocked process ready at time t (now if t is earlier): it
@@ -317,7 +377,7 @@ func (p *Proc) WakeAt(t Time) {
 	if p.state != stateBlocked {
 		return
 	}
-	p.eng.Touch(procKey(p.id))
+	p.eng.Touch(procKey(int(p.id)))
 	if t < p.eng.now {
 		t = p.eng.now
 	}
@@ -325,6 +385,15 @@ func (p *Proc) WakeAt(t Time) {
 	p.eng.Cancel(p.wakeup)
 	p.wakeup = Handle{}
 	p.eng.resumeAt(p, t)
+}
+
+// timedWakeFn is p.timedWake, bound once, when first needed: most of a
+// million processes never wait with a time-out.
+func (p *Proc) timedWakeFn() func() {
+	if p.wakeFn == nil {
+		p.wakeFn = p.timedWake
+	}
+	return p.wakeFn
 }
 
 func (p *Proc) timedWake() {

@@ -52,9 +52,10 @@ func (m *Mutex) Lock(p *Proc) {
 		return
 	}
 	m.waiters = append(m.waiters, p)
-	p.mutex = m
+	x := p.rare()
+	x.mutex = m
 	p.Block(fmt.Sprintf("mutex %s held by %s", m.name, m.holder.name))
-	p.mutex = nil
+	x.mutex = nil
 }
 
 // Unlock releases the mutex held by p and hands it to the next waiter.

@@ -54,7 +54,7 @@ func (e *Engine) Mark(p *Proc, name string) {
 	if e.trace == nil || p == nil {
 		return
 	}
-	e.trace.marks = append(e.trace.marks, mark{proc: p.id, name: name, at: e.now})
+	e.trace.marks = append(e.trace.marks, mark{proc: int(p.id), name: name, at: e.now})
 }
 
 // Flow records an arrow named name from from's timeline at time at (an
@@ -66,7 +66,7 @@ func (e *Engine) Flow(from *Proc, at Time, p *Proc, name string) {
 	if e.trace == nil || p == nil || from == nil {
 		return
 	}
-	e.trace.flows = append(e.trace.flows, flow{name: name, from: from.id, to: p.id, start: at, end: e.now})
+	e.trace.flows = append(e.trace.flows, flow{name: name, from: int(from.id), to: int(p.id), start: at, end: e.now})
 }
 
 // Flows is the number of recorded flows (each written as a pair of flow
@@ -77,22 +77,23 @@ func (t *Trace) state(now Time, p *Proc, state string) {
 	if t == nil {
 		return
 	}
-	for len(t.names) <= p.id {
+	id := int(p.id)
+	for len(t.names) <= id {
 		t.names = append(t.names, "")
 	}
-	t.names[p.id] = p.name
-	if i, ok := t.open[p.id]; ok {
+	t.names[id] = p.name
+	if i, ok := t.open[id]; ok {
 		if t.spans[i].state == state {
 			return
 		}
 		t.spans[i].end = now
-		delete(t.open, p.id)
+		delete(t.open, id)
 	}
 	if state == "" {
 		return
 	}
-	t.open[p.id] = len(t.spans)
-	t.spans = append(t.spans, span{proc: p.id, state: state, start: now, end: -1})
+	t.open[id] = len(t.spans)
+	t.spans = append(t.spans, span{proc: id, state: state, start: now, end: -1})
 }
 
 // Len is the number of recorded spans and marks (zero-length ones

@@ -78,7 +78,7 @@ func TestTraceFlows(t *testing.T) {
 			t.Errorf("flow %d has no finish", id)
 			continue
 		}
-		if s.tid != writer.id || f.tid == writer.id || s.ts > f.ts || s.ts != 1 {
+		if s.tid != int(writer.id) || f.tid == int(writer.id) || s.ts > f.ts || s.ts != 1 {
 			t.Errorf("flow %d: start %+v, finish %+v; want from P0 at 1 us to P1 later", id, s, f)
 		}
 	}

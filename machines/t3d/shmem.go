@@ -238,7 +238,7 @@ func (x *pe) fiServe() {
 	x.fi++
 	q.served++
 	o.kind = opFIReply
-	m.send(o, x.id, int(o.pe), classResponse, 0, 0)
+	m.send(o, int(x.id), int(o.pe), classResponse, 0, 0)
 	if len(q.ops) > 0 {
 		m.eng.After(m.fiAccess, q.serve)
 	}

@@ -38,7 +38,6 @@ import (
 	"fmt"
 	"math/bits"
 	"strconv"
-	"strings"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/machines"
@@ -71,6 +70,10 @@ type Machine struct {
 	// portNames names the PEs' ports (portName); port is their kind.
 	portNames *net.Names
 	port      *net.LinkKind
+	// portSlab holds the PEs' ports in blocks, built as PEs first use
+	// their ports (ports): one allocation per block, not six per PE.
+	portSlab [][]portSet
+	portUsed int
 
 	net *net.Network
 
@@ -92,8 +95,8 @@ type Machine struct {
 // pe is one processing element.
 type pe struct {
 	m    *Machine
-	id   int
-	node int
+	id   int32 // < MaxWhatIfPEs
+	node int32
 	// inject and eject are the PE's one port to its router and one port
 	// from it, each a physical channel whose bandwidth the traffic classes
 	// share, with one virtual channel per class; built by ports when the
@@ -104,7 +107,7 @@ type pe struct {
 	// fiq is the register's queue, built when the first request reaches
 	// it (a million PEs, few of them registers anyone uses).
 	fiq     *fiQueue
-	unacked int           // puts issued and not yet acknowledged
+	unacked int32         // puts issued and not yet acknowledged
 	quiet   sim.WaitQueue // PEs in Quiet
 	puts    uint64
 	recv    uint64 // bytes delivered into this PE's memory by puts
@@ -218,47 +221,17 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 		return nil, fmt.Errorf("t3d: %w", err)
 	}
 	m.pes = make([]*pe, pes)
-	all := make([]pe, pes) // one allocation for a million PEs, not a million
-	names := peNamesAll(pes)
+	all := make([]pe, pes)                // one allocation for a million PEs, not a million
+	names := sim.NumberedNames("pe", pes) // one allocation, not one per PE
 	for i := range m.pes {
-		name := names.name(i)
+		name := names[i]
 		x := &all[i]
-		*x = pe{m: m, id: i, node: i / params.PEsPerNode}
+		*x = pe{m: m, id: int32(i), node: int32(i / params.PEsPerNode)}
 		mem.InitMemory(&x.mem, name, params.MemoryMB<<20)
 		mem.InitCPUShared(&x.cpu, eng, name, &x.mem, &cfg)
 		m.pes[i] = x
 	}
 	return m, nil
-}
-
-// allNames are the names of a partition's PEs ("pe0", "pe1", ...) as
-// substrings of one string: one allocation, not one per PE.
-type allNames struct {
-	all string
-	end []int32 // where PE i's name ends in all
-}
-
-func peNamesAll(pes int) allNames {
-	var b strings.Builder
-	digits := len(strconv.Itoa(pes))
-	b.Grow(pes * (len("pe") + digits))
-	end := make([]int32, pes)
-	var num [20]byte
-	for i := range end {
-		b.WriteString("pe")
-		b.Write(strconv.AppendInt(num[:0], int64(i), 10))
-		end[i] = int32(b.Len())
-	}
-	return allNames{all: b.String(), end: end}
-}
-
-// name is PE i's name.
-func (n allNames) name(i int) string {
-	start := int32(0)
-	if i > 0 {
-		start = n.end[i-1]
-	}
-	return n.all[start:n.end[i]]
 }
 
 // ports builds the PE's network ports on first use: an injection and an
@@ -271,12 +244,36 @@ func (x *pe) ports() {
 	}
 	kind := x.m.port
 	id := uint32(x.id) * portIDs // x.id < MaxWhatIfPEs
-	in, out := net.NewNamedChannel(x.m.portNames, id), net.NewNamedChannel(x.m.portNames, id+portIDs/2)
+	ps := x.m.newPorts()
+	in, out := &ps.in, &ps.out
+	net.InitNamedChannel(in, x.m.portNames, id)
+	net.InitNamedChannel(out, x.m.portNames, id+portIDs/2)
 	for c := 0; c < classes; c++ {
-		x.inject[c] = kind.Link(id + 1 + uint32(c))
-		x.eject[c] = kind.Link(id + portIDs/2 + 1 + uint32(c))
+		x.inject[c], x.eject[c] = &ps.vc[c], &ps.vc[classes+c]
+		kind.InitLink(x.inject[c], id+1+uint32(c))
+		kind.InitLink(x.eject[c], id+portIDs/2+1+uint32(c))
 		x.inject[c].Phys, x.eject[c].Phys = in, out
 	}
+}
+
+// portSet is a PE's ports: its injection and ejection channels and their
+// virtual channels (injection's classes, then ejection's).
+type portSet struct {
+	in, out net.Channel
+	vc      [2 * classes]net.Link
+}
+
+// portBlock is the most port sets allocated at once.
+const portBlock = 256
+
+// newPorts returns an unused port set of the machine's slab.
+func (m *Machine) newPorts() *portSet {
+	k := m.portUsed % portBlock
+	if k == 0 {
+		m.portSlab = append(m.portSlab, make([]portSet, min(portBlock, len(m.pes)-m.portUsed)))
+	}
+	m.portUsed++
+	return &m.portSlab[len(m.portSlab)-1][k]
 }
 
 // portIDs is the number of port ids per PE: for the injection, then the
@@ -345,10 +342,10 @@ func (m *Machine) Alloc(pe int, name string, n int) (mem.Region, error) {
 func (m *Machine) Received(pe int) uint64 { return m.pes[pe].recv }
 
 // Node is the router node PE pe is attached to.
-func (m *Machine) Node(pe int) int { return m.pes[pe].node }
+func (m *Machine) Node(pe int) int { return int(m.pes[pe].node) }
 
 // Hops is the number of torus links between PEs a and b.
-func (m *Machine) Hops(a, b int) int { return m.torus.Hops(m.pes[a].node, m.pes[b].node) }
+func (m *Machine) Hops(a, b int) int { return m.torus.Hops(int(m.pes[a].node), int(m.pes[b].node)) }
 
 // Network is the machine's network (its statistics).
 func (m *Machine) Network() *net.Network { return m.net }
@@ -363,7 +360,7 @@ func (r router) Route(route []*net.Link, a, b, class int) ([]*net.Link, error) {
 	pa.ports()
 	pb.ports()
 	route = append(route, pa.inject[class])
-	route, err := r.m.torus.Route(route, pa.node, pb.node, class)
+	route, err := r.m.torus.Route(route, int(pa.node), int(pb.node), class)
 	if err != nil {
 		return route, err
 	}

@@ -6,14 +6,13 @@ package mem
 // are allocated at the first fill, so a processor that never loads through
 // its cache (most PEs of a large what-if machine) holds none.
 type cache struct {
-	lineBytes int
-	shift     uint
-	sets      int
-	ways      int
-	tags      []uint64 // line number + 1; 0 is invalid; nil until the first fill
-	used      []uint64 // last-use stamp for LRU (nil when direct-mapped: one way has no choice)
-	data      []byte   // sets*ways lines
-	clock     uint64
+	shift uint32 // log2 of the line size (a power of two: Config.Validate)
+	sets  int
+	ways  int
+	tags  []uint64 // line number + 1; 0 is invalid; nil until the first fill
+	used  []uint64 // last-use stamp for LRU (nil when direct-mapped: one way has no choice)
+	data  []byte   // sets*ways lines
+	clock uint64
 	// lazy lists runs of slots whose bytes are not in data yet: lines
 	// filled from shared bytes (Memory.SharedView's, which never change),
 	// copied in when a slot of the run is first used (slot) and dropped
@@ -39,7 +38,7 @@ func (c *cache) settle(lo, hi int) {
 	k := 0
 	for _, r := range c.lazy {
 		if r.lo < hi && lo < r.hi {
-			copy(c.data[r.lo*c.lineBytes:], r.b)
+			copy(c.data[r.lo*c.lineBytes():], r.b)
 			continue
 		}
 		c.lazy[k] = r
@@ -60,7 +59,7 @@ func (c *cache) overwrite(lo, hi int) {
 		c.lazy = c.lazy[:0]
 		return
 	}
-	lb := c.lineBytes
+	lb := c.lineBytes()
 	var rest []lazyRun // runs cut in two: rare
 	k := 0
 	for _, r := range c.lazy {
@@ -84,7 +83,7 @@ func (c *cache) overwrite(lo, hi int) {
 // holding it is cut, not copied in.
 func (c *cache) whole(i int) []byte {
 	c.overwrite(i, i+1)
-	return c.data[i*c.lineBytes : (i+1)*c.lineBytes]
+	return c.data[i*c.lineBytes() : (i+1)*c.lineBytes()]
 }
 
 // bytes returns every slot's bytes (the lazy runs copied in).
@@ -98,13 +97,16 @@ func newCache(c CacheConfig) *cache {
 	for 1<<shift < c.LineBytes {
 		shift++
 	}
-	return &cache{lineBytes: c.LineBytes, shift: shift, sets: c.SizeBytes / c.LineBytes / c.Ways, ways: c.Ways}
+	return &cache{shift: uint32(shift), sets: c.SizeBytes / c.LineBytes / c.Ways, ways: c.Ways}
 }
+
+// lineBytes is the line size.
+func (c *cache) lineBytes() int { return 1 << c.shift }
 
 // alloc allocates the arrays, empty.
 func (c *cache) alloc() {
 	n := c.sets * c.ways
-	c.tags, c.data = make([]uint64, n), make([]byte, n*c.lineBytes)
+	c.tags, c.data = make([]uint64, n), make([]byte, n*c.lineBytes())
 	if c.ways > 1 {
 		c.used = make([]uint64, n)
 	}
@@ -175,7 +177,7 @@ func (c *cache) slot(i int) []byte {
 	if len(c.lazy) > 0 {
 		c.settle(i, i+1)
 	}
-	return c.data[i*c.lineBytes : (i+1)*c.lineBytes]
+	return c.data[i*c.lineBytes() : (i+1)*c.lineBytes()]
 }
 
 // overlap returns the part of slot i's line and of b, the bytes from
@@ -200,7 +202,7 @@ func (c *cache) update(a Addr, b []byte) {
 		// buffer): visit the slots, not the lines.
 		end := a + Addr(len(b))
 		c.eachCached(a, len(b), func(i int, la Addr) {
-			lo, hi := max(a, la), min(end, la+Addr(c.lineBytes))
+			lo, hi := max(a, la), min(end, la+Addr(c.lineBytes()))
 			copy(c.slot(i)[lo-la:hi-la], b[lo-a:hi-a])
 		})
 		return
@@ -219,7 +221,7 @@ func (c *cache) update(a Addr, b []byte) {
 					continue
 				}
 				la := Addr((want - 1) << c.shift)
-				lo, hi := max(a, la), min(a+Addr(len(b)), la+Addr(c.lineBytes))
+				lo, hi := max(a, la), min(a+Addr(len(b)), la+Addr(c.lineBytes()))
 				copy(c.slot(set + k)[lo-la:hi-la], b[lo-a:hi-a])
 			}
 			line = end + 1
@@ -228,8 +230,8 @@ func (c *cache) update(a Addr, b []byte) {
 	}
 	for len(b) > 0 {
 		line := c.line(a)
-		off := int(a) & (c.lineBytes - 1)
-		n := min(len(b), c.lineBytes-off)
+		off := int(a) & (c.lineBytes() - 1)
+		n := min(len(b), c.lineBytes()-off)
 		if i := c.peek(line); i >= 0 {
 			copy(c.slot(i)[off:], b[:n])
 		}
@@ -247,15 +249,15 @@ func (c *cache) refresh(m *Memory, a Addr, n int) {
 	if c.spans(a, n) {
 		end := a + Addr(n)
 		c.eachCached(a, n, func(i int, la Addr) {
-			lo, hi := max(a, la), min(end, la+Addr(c.lineBytes))
+			lo, hi := max(a, la), min(end, la+Addr(c.lineBytes()))
 			m.Read(lo, c.slot(i)[lo-la:hi-la])
 		})
 		return
 	}
 	for n > 0 {
 		line := c.line(a)
-		off := int(a) & (c.lineBytes - 1)
-		k := min(n, c.lineBytes-off)
+		off := int(a) & (c.lineBytes() - 1)
+		k := min(n, c.lineBytes()-off)
 		if i := c.peek(line); i >= 0 {
 			m.Read(a, c.slot(i)[off:off+k])
 		}

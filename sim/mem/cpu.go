@@ -13,26 +13,40 @@ import (
 // the simulated process running on it and charge that process the
 // operation's cost in simulated time.
 type CPU struct {
-	name        string
-	eng         *sim.Engine
-	mem         *Memory
-	cfg         *Config // shared by the CPUs of InitCPUShared; never changed
-	clock       sim.Clock
-	cache       *cache
-	lineShift   uint
-	sb          []sbEntry
-	draining    bool
-	drainDelay  sim.Time
-	drainJitter sim.Time // span of the random extra drain delay; 0: none
-	drainFn     func()
-	sbWait      sim.WaitQueue
-	eligible    []int
-	free        [][]byte
-	spin        watcher
-	spins       []*watcher // spins in progress on this CPU (one per thread)
-	hits        []int      // peekLines's scratch
-	pend        []pending  // viewFill's scratch
-	stats       Stats
+	name      string
+	eng       *sim.Engine
+	mem       *Memory
+	cfg       *Config // shared by the CPUs of InitCPUShared; never changed
+	clock     sim.Clock
+	cache     *cache
+	lineShift uint
+	sbuf      *storeBuf // nil without a store buffer (StoreBuffer.Depth 0)
+	spin      watcher
+	spins     []*watcher  // spins in progress on this CPU (one per thread)
+	scr       *cpuScratch // nil until a copy, a fill or a look needs one
+	stats     Stats
+}
+
+// cpuScratch is a CPU's reusable buffers, built when first needed: most
+// of a million PEs never copy or fill lines.
+type cpuScratch struct {
+	free [][]byte  // byte buffers to reuse (getBuf)
+	hits []int     // peekLines's and cachedLines's scratch
+	pend []pending // viewFill's scratch
+}
+
+// scratch returns c's scratch buffers, building them on first use.
+func (c *CPU) scratch() *cpuScratch {
+	if c.scr == nil {
+		c.scr = &cpuScratch{}
+	}
+	return c.scr
+}
+
+// release gives buffers back for reuse (getBuf).
+func (c *CPU) release(bufs ...[]byte) {
+	s := c.scratch()
+	s.free = append(s.free, bufs...)
 }
 
 // Stats counts a CPU's memory operations.
@@ -63,11 +77,15 @@ func InitCPUShared(c *CPU, eng *sim.Engine, name string, m *Memory, cfg *Config)
 	}
 	if cfg.Cache.Enabled {
 		c.cache = newCache(cfg.Cache)
-		c.lineShift = c.cache.shift
+		c.lineShift = uint(c.cache.shift)
 	}
-	c.drainDelay = c.clock.Cycles(cfg.StoreBuffer.DrainCycles)
-	c.drainJitter = c.clock.Cycles(cfg.StoreBuffer.DrainJitterCycles)
-	c.drainFn = c.drain
+	if cfg.StoreBuffer.Depth > 0 {
+		c.sbuf = &storeBuf{
+			drainDelay:  c.clock.Cycles(cfg.StoreBuffer.DrainCycles),
+			drainJitter: c.clock.Cycles(cfg.StoreBuffer.DrainJitterCycles),
+		}
+		c.sbuf.drainFn = c.drain
+	}
 }
 
 // Name is the CPU's name.
@@ -86,7 +104,7 @@ func (c *CPU) Clock() sim.Clock { return c.clock }
 func (c *CPU) Stats() Stats { return c.stats }
 
 // Buffered is the number of stores waiting in the store buffer.
-func (c *CPU) Buffered() int { return len(c.sb) }
+func (c *CPU) Buffered() int { return len(c.buffered()) }
 
 func (c *CPU) lineOf(a Addr) uint64 { return uint64(a) >> c.lineShift }
 
@@ -100,16 +118,16 @@ func (c *CPU) view(a Addr, b []byte, fill bool) bool {
 	hit := true
 	if c.cache == nil {
 		c.mem.Read(a, b)
-	} else if fill && len(b) >= 4*c.cache.lineBytes {
+	} else if fill && len(b) >= 4*c.cache.lineBytes() {
 		hit = c.viewFill(a, b)
-	} else if !fill && len(b) > c.cache.lineBytes*len(c.cache.tags) {
+	} else if !fill && len(b) > c.cache.lineBytes()*len(c.cache.tags) {
 		// A look at more lines than the cache holds: read memory at once,
 		// then lay the cached lines over it (peekLines), with the same
 		// effect on the cache as line by line.
 		c.mem.Read(a, b)
 		hit = c.peekLines(a, b)
 	} else {
-		lb := c.cache.lineBytes
+		lb := c.cache.lineBytes()
 		if !fill {
 			// A look: memory's bytes at once, the cached lines laid
 			// over them line by line (a read per line costs a segment
@@ -190,7 +208,7 @@ func (c *CPU) fillLines(a Addr, b []byte, shared bool, hit func(slot, off int)) 
 	all := true
 	first, last := ca.line(a), ca.line(a+Addr(len(b))-1)
 	round := uint64(ca.sets * ca.ways)
-	pend := c.pend[:0]
+	pend := c.scratch().pend[:0]
 	for line := first; line <= last; line++ {
 		if line == first+1+round && line+2*round <= last {
 			skip := (last - line - round) / round * round
@@ -211,13 +229,13 @@ func (c *CPU) fillLines(a Addr, b []byte, shared bool, hit func(slot, off int)) 
 		}
 		hit(i, off)
 	}
-	lb := ca.lineBytes
+	lb := ca.lineBytes()
 	for _, p := range pend {
 		if ca.tags[p.slot] == p.line+1 { // not evicted later in the look
 			copy(ca.slot(p.slot), b[p.off:p.off+lb])
 		}
 	}
-	c.pend = pend
+	c.scr.pend = pend
 	return all
 }
 
@@ -240,7 +258,7 @@ func (c *CPU) fillDirect(a Addr, b []byte, shared bool, hit func(slot, off int))
 	first, last := ca.line(a), ca.line(a+Addr(len(b))-1)
 	lines, sets := last-first+1, uint64(ca.sets)
 	ca.clock += lines
-	keep := c.hits[:0] // slots of lines that hit and are the last of the look in their set
+	keep := c.scratch().hits[:0] // slots of lines that hit and are the last of the look in their set
 	hits := uint64(0)
 	// The first min(lines, sets) lines, in at most two runs of
 	// consecutive tags (the sets wrap around).
@@ -265,7 +283,7 @@ func (c *CPU) fillDirect(a Addr, b []byte, shared bool, hit func(slot, off int))
 	if lines > sets {
 		from = last - sets + 1
 	}
-	lb := ca.lineBytes
+	lb := ca.lineBytes()
 	var saved []byte
 	if len(keep) > 0 && (c.cfg.Cache.Coherent || shared) {
 		// A coherent cache's hit does not lay its bytes over b, nor does
@@ -337,7 +355,7 @@ func (c *CPU) fillDirect(a Addr, b []byte, shared bool, hit func(slot, off int))
 			ca.load(c.mem, set, line)
 		}
 	}
-	c.hits = keep
+	c.scr.hits = keep
 	return hits == lines
 }
 
@@ -356,7 +374,7 @@ type pending struct {
 func (c *CPU) peekLines(a Addr, b []byte) bool {
 	ca := c.cache
 	first, last := ca.line(a), ca.line(a+Addr(len(b))-1)
-	hits := c.hits[:0]
+	hits := c.scratch().hits[:0]
 	for i, t := range ca.tags {
 		if t != 0 && t-1 >= first && t-1 <= last {
 			hits = append(hits, i)
@@ -371,7 +389,7 @@ func (c *CPU) peekLines(a Addr, b []byte) bool {
 		src, dst := ca.overlap(i, a, b)
 		copy(dst, src)
 	}
-	c.hits = hits
+	c.scr.hits = hits
 	return uint64(len(hits)) == last-first+1
 }
 
@@ -451,8 +469,8 @@ func (c *CPU) store(p *sim.Proc, a Addr, b []byte, shared bool) {
 		c.writeThroughAs(a, b, shared)
 		return
 	}
-	for len(c.sb) >= c.cfg.StoreBuffer.Depth {
-		c.sbWait.Wait(p, "store buffer full")
+	for len(c.sbuf.sb) >= c.cfg.StoreBuffer.Depth {
+		c.sbuf.wait.Wait(p, "store buffer full")
 	}
 	c.enqueue(a, b, shared)
 }
@@ -487,8 +505,8 @@ func (c *CPU) Fence(p *sim.Proc) {
 }
 
 func (c *CPU) drainAll(p *sim.Proc, reason string) {
-	for len(c.sb) > 0 {
-		c.sbWait.Wait(p, reason)
+	for len(c.buffered()) > 0 {
+		c.sbuf.wait.Wait(p, reason)
 	}
 }
 
@@ -569,13 +587,14 @@ func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
 	c.stats.CopiedBytes += uint64(n)
 	sh, shared := c.mem.SharedView(src, n)
 	var buf []byte
-	if shared && !c.forwards(src, n) && (c.cache == nil || n >= 4*c.cache.lineBytes) {
+	if shared && !c.forwards(src, n) && (c.cache == nil || n >= 4*c.cache.lineBytes()) {
 		buf = c.viewShared(src, sh)
 	} else {
 		buf = c.getBuf(n)
 		c.view(src, buf, true)
 		if shared && string(sh) == string(buf) {
-			c.free, buf = append(c.free, buf), nil
+			c.release(buf)
+			buf = nil
 		}
 	}
 	c.noteCached(p, src, n)
@@ -587,7 +606,7 @@ func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
 		return
 	}
 	c.write(p, dst, buf)
-	c.free = append(c.free, buf)
+	c.release(buf)
 }
 
 // viewShared is view(a, b, true) of the shared bytes sh at a (SharedView)
@@ -781,7 +800,7 @@ func (c *CPU) staleWatched(w *watcher) (Addr, bool) {
 // staleCopy reports whether the cache holds a copy of some byte of
 // [a, a+n) that differs from memory.
 func (c *CPU) staleCopy(a Addr, n int) bool {
-	lb := c.cache.lineBytes
+	lb := c.cache.lineBytes()
 	for off := 0; off < n; {
 		x := a + Addr(off)
 		lo := int(x) & (lb - 1)
@@ -836,7 +855,7 @@ func (c *CPU) InvalidateRange(p *sim.Proc, a Addr, n int) {
 	if c.cache == nil || c.cfg.Cache.Coherent || n <= 0 {
 		return
 	}
-	lb := Addr(c.cache.lineBytes)
+	lb := Addr(c.cache.lineBytes())
 	first, last := a&^(lb-1), (a+Addr(n)-1)&^(lb-1)
 	lines := int((last-first)/lb) + 1
 	if float64(lines)*c.cfg.Costs.UncachedLoadCycles >= c.cfg.Costs.FlushCycles {
@@ -907,7 +926,7 @@ func (c *CPU) Fold(acc, in Addr, n, elem int, f func(acc, in []byte)) {
 			}
 		})
 		c.mem.notify(acc, n)
-		c.free = append(c.free, y)
+		c.release(y)
 		return
 	}
 	x, y := c.getBuf(block), c.getBuf(block)
@@ -922,7 +941,7 @@ func (c *CPU) Fold(acc, in Addr, n, elem int, f func(acc, in []byte)) {
 		}
 	}
 	c.mem.notify(acc, n)
-	c.free = append(c.free, x, y)
+	c.release(x, y)
 }
 
 // seesMemory reports whether this CPU's program sees memory's bytes at
@@ -939,7 +958,7 @@ func (c *CPU) seesMemory(a Addr, n int) bool {
 	end := a + Addr(n)
 	for _, i := range c.cachedLines(a, n) {
 		la := Addr((ca.tags[i] - 1) << ca.shift)
-		lo, hi := max(a, la), min(end, la+Addr(ca.lineBytes))
+		lo, hi := max(a, la), min(end, la+Addr(ca.lineBytes()))
 		if !c.mem.equal(lo, ca.slot(i)[lo-la:hi-la]) {
 			return false
 		}
@@ -1007,7 +1026,7 @@ func (c *CPU) PeekSame(a Addr, b, want []byte) bool {
 func (c *CPU) cachedLines(a Addr, n int) []int {
 	ca := c.cache
 	first, last := ca.line(a), ca.line(a+Addr(n)-1)
-	hits := c.hits[:0]
+	hits := c.scratch().hits[:0]
 	if ca.tags != nil && last-first+1 <= uint64(len(ca.tags)) {
 		for line := first; line <= last; line++ {
 			if i := ca.peek(line); i >= 0 {
@@ -1022,6 +1041,6 @@ func (c *CPU) cachedLines(a Addr, n int) []int {
 		}
 		slices.SortFunc(hits, func(x, y int) int { return cmp.Compare(ca.tags[x], ca.tags[y]) })
 	}
-	c.hits = hits
+	c.scr.hits = hits
 	return hits
 }

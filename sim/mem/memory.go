@@ -53,7 +53,7 @@ type Memory struct {
 	capacity int
 	segs     []Segment
 	chunks   []chunk // by increasing base, covering [0, used) without holes
-	last     int     // index of the chunk the last access found
+	last     int32   // index of the chunk the last access found
 	// near holds the chunks other look-ups found lately (index+1, 0:
 	// none), most recent first: an access pattern that moves among a few
 	// segments (a pool's headers, a list buffer, a user buffer) finds
@@ -108,7 +108,17 @@ type chunk struct {
 	base, end Addr
 	sp        *sparse // lines and shared bytes; nil without (most chunks)
 	flat      []byte
-	pages     []*[PageBytes]byte
+	// pages is nil until a chunk larger than a page holds a whole page
+	// (behind a pointer: a million PEs' few small chunks never need it).
+	pages *[]*[PageBytes]byte
+}
+
+// page is the chunk's i-th whole page, nil if it has none there.
+func (c *chunk) page(i int) *[PageBytes]byte {
+	if c.pages == nil {
+		return nil
+	}
+	return (*c.pages)[i]
 }
 
 // sparse is a chunk's storage other than flat and whole pages, and its
@@ -244,7 +254,9 @@ func (m *Memory) WriteShared(a Addr, b []byte) {
 
 // share makes [a, a+len(b)) read as b without copying it, and reports
 // whether it could: the range lies inside one chunk, and is at least
-// minRef long or the chunk holds nothing yet. The range is cut out of the
+// minRef long or the chunk holds nothing yet and is larger than a line (a
+// ref costs about 100 bytes: the few bytes of a smaller chunk are cheaper
+// copied, as a million PEs' one-word broadcast buffers are). The range is cut out of the
 // chunk's refs and becomes one of them, joined to a ref it continues (b
 // follows it in the same array, as a payload delivered in pieces does).
 // Otherwise nothing changes.
@@ -254,7 +266,7 @@ func (m *Memory) share(a Addr, b []byte) bool {
 	}
 	c := &m.chunks[m.find(a)]
 	end := a + Addr(len(b))
-	if end > c.end || (len(b) < minRef && (c.flat != nil || c.pages != nil || c.sp != nil)) {
+	if end > c.end || (len(b) < minRef && (c.end-c.base <= LineBytes || c.flat != nil || c.pages != nil || c.sp != nil)) {
 		return false
 	}
 	if c.sp == nil {
@@ -483,7 +495,7 @@ func (m *Memory) check(a Addr, n int) {
 
 // find returns the index of the chunk holding a (a < m.used).
 func (m *Memory) find(a Addr) int {
-	if i := m.last; i < len(m.chunks) && m.chunks[i].base <= a && a < m.chunks[i].end {
+	if i := int(m.last); i < len(m.chunks) && m.chunks[i].base <= a && a < m.chunks[i].end {
 		return i
 	}
 	return m.findFar(a)
@@ -493,12 +505,12 @@ func (m *Memory) find(a Addr) int {
 // chunks, or a binary search. The chunk found becomes the last, and the
 // last becomes the most recent near one.
 func (m *Memory) findFar(a Addr) int {
-	prev := int32(m.last + 1)
+	prev := m.last + 1
 	for k, j := range m.near {
 		if i := int(j) - 1; i >= 0 && i < len(m.chunks) && m.chunks[i].base <= a && a < m.chunks[i].end {
 			copy(m.near[1:k+1], m.near[:k])
 			m.near[0] = prev
-			m.last = i
+			m.last = int32(i)
 			return i
 		}
 	}
@@ -513,7 +525,7 @@ func (m *Memory) findFar(a Addr) int {
 	}
 	copy(m.near[1:], m.near[:len(m.near)-1])
 	m.near[0] = prev
-	m.last = lo
+	m.last = int32(lo)
 	return lo
 }
 
@@ -558,8 +570,8 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 		k = min(k, PageBytes-off)
 	}
 	i := int(a>>pageShift) - int(c.base>>pageShift)
-	if c.pages != nil && c.pages[i] != nil {
-		return c.pages[i][off : off+k : off+k], k
+	if pg := c.page(i); pg != nil {
+		return pg[off : off+k : off+k], k
 	}
 	// The page region is not a whole page: its bytes are in lines, or zeros.
 	ln := uint64(a) >> lineShift
@@ -609,7 +621,8 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 	}
 	// The region becomes a whole page, its lines copied in.
 	if c.pages == nil {
-		c.pages = make([]*[PageBytes]byte, int((c.end-1)>>pageShift)-int(c.base>>pageShift)+1)
+		pages := make([]*[PageBytes]byte, int((c.end-1)>>pageShift)-int(c.base>>pageShift)+1)
+		c.pages = &pages
 	}
 	page := new([PageBytes]byte)
 	for _, l := range ls[first:last] {
@@ -617,7 +630,7 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 	}
 	m.resident += PageBytes - (last-first)*LineBytes
 	c.setLines(slices.Delete(ls, first, last))
-	c.pages[i] = page
+	(*c.pages)[i] = page
 	return page[off : off+k : off+k], k
 }
 
@@ -657,9 +670,11 @@ func (m *Memory) flatten(a Addr, n int) {
 			refs = append(refs, c.sp.refs...)
 		}
 		m.resident -= len(c.flat) + len(c.ls())*LineBytes
-		for _, p := range c.pages {
-			if p != nil {
-				m.resident -= PageBytes
+		if c.pages != nil {
+			for _, p := range *c.pages {
+				if p != nil {
+					m.resident -= PageBytes
+				}
 			}
 		}
 	}
@@ -669,7 +684,7 @@ func (m *Memory) flatten(a Addr, n int) {
 		m.chunks[i].sp = &sparse{refs: refs}
 	}
 	m.chunks = slices.Delete(m.chunks, i+1, j+1)
-	m.last, m.near = i, [len(m.near)]int32{} // indices past i moved
+	m.last, m.near = int32(i), [len(m.near)]int32{} // indices past i moved
 }
 
 // touch tells an exploring engine that the running step accesses [a, a+n).
@@ -725,7 +740,7 @@ func (m *Memory) fast(a Addr, n int) []byte {
 	}
 	off := int(a) & (PageBytes - 1)
 	if c.pages != nil && off+n <= PageBytes {
-		if pg := c.pages[int(a>>pageShift)-int(c.base>>pageShift)]; pg != nil {
+		if pg := (*c.pages)[int(a>>pageShift)-int(c.base>>pageShift)]; pg != nil {
 			return pg[off : off+n]
 		}
 	}
@@ -742,7 +757,7 @@ func (m *Memory) fast(a Addr, n int) []byte {
 // fastRef returns the shared bytes [a, a+n) when one ref of the chunk the
 // last access found holds them, else nil. Never written through.
 func (m *Memory) fastRef(a Addr, n int) []byte {
-	if m.last >= len(m.chunks) || n <= 0 {
+	if int(m.last) >= len(m.chunks) || n <= 0 {
 		return nil
 	}
 	return m.chunks[m.last].refAt(a, n)

@@ -20,6 +20,28 @@ func (e *sbEntry) bytes() []byte {
 	return e.small[:e.n]
 }
 
+// storeBuf is a CPU's store buffer, built with the CPU when its model has
+// one (StoreBuffer.Depth > 0): a machine whose CPUs have none (the T3D's
+// million PEs) keeps none of this.
+type storeBuf struct {
+	sb          []sbEntry
+	draining    bool
+	drainDelay  sim.Time
+	drainJitter sim.Time // span of the random extra drain delay; 0: none
+	drainFn     func()   // the CPU's drain, bound once
+	wait        sim.WaitQueue
+	eligible    []int
+}
+
+// buffered is the CPU's buffered stores, oldest first (none without a
+// store buffer).
+func (c *CPU) buffered() []sbEntry {
+	if c.sbuf == nil {
+		return nil
+	}
+	return c.sbuf.sb
+}
+
 // enqueue appends a store to the buffer. The caller has made room. Shared
 // bytes (shared true) are held, not copied.
 func (c *CPU) enqueue(a Addr, b []byte, shared bool) {
@@ -32,45 +54,47 @@ func (c *CPU) enqueue(a Addr, b []byte, shared bool) {
 		e.big = c.getBuf(len(b))
 		copy(e.big, b)
 	}
-	c.sb = append(c.sb, e)
-	if !c.draining {
-		c.draining = true
-		c.eng.After(c.nextDrain(), c.drainFn)
+	s := c.sbuf
+	s.sb = append(s.sb, e)
+	if !s.draining {
+		s.draining = true
+		c.eng.After(c.nextDrain(), s.drainFn)
 	}
 }
 
 // drain makes one buffered store globally visible: the oldest (fifo), or a
 // random one among those with no older store to the same line (reordered).
 func (c *CPU) drain() {
+	s := c.sbuf
 	i := 0
-	if c.cfg.StoreBuffer.Order == OrderReordered && len(c.sb) > 1 {
-		c.eligible = c.eligible[:0]
-		for j := range c.sb {
+	if c.cfg.StoreBuffer.Order == OrderReordered && len(s.sb) > 1 {
+		s.eligible = s.eligible[:0]
+		for j := range s.sb {
 			if !c.olderSameLine(j) {
-				c.eligible = append(c.eligible, j)
+				s.eligible = append(s.eligible, j)
 			}
 		}
 		// One eligible store leaves no choice: no random number is drawn
 		// for it (a zero-width draw would make a run look seed-dependent).
-		if len(c.eligible) > 1 {
-			i = c.eligible[c.eng.Rand().IntN(len(c.eligible))]
+		if len(s.eligible) > 1 {
+			i = s.eligible[c.eng.Rand().IntN(len(s.eligible))]
 		} else {
-			i = c.eligible[0]
+			i = s.eligible[0]
 		}
 	}
-	e := c.sb[i]
-	copy(c.sb[i:], c.sb[i+1:])
-	c.sb[len(c.sb)-1] = sbEntry{}
-	c.sb = c.sb[:len(c.sb)-1]
+	e := s.sb[i]
+	copy(s.sb[i:], s.sb[i+1:])
+	s.sb[len(s.sb)-1] = sbEntry{}
+	s.sb = s.sb[:len(s.sb)-1]
 	c.writeThroughAs(e.a, e.bytes(), e.shared)
 	if e.big != nil && !e.shared {
-		c.free = append(c.free, e.big)
+		c.release(e.big)
 	}
-	c.sbWait.WakeAll()
-	if len(c.sb) > 0 {
-		c.eng.After(c.nextDrain(), c.drainFn)
+	s.wait.WakeAll()
+	if len(s.sb) > 0 {
+		c.eng.After(c.nextDrain(), s.drainFn)
 	} else {
-		c.draining = false
+		s.draining = false
 	}
 }
 
@@ -78,17 +102,19 @@ func (c *CPU) drain() {
 // [0, drain_jitter_cycles) if that is wider than one picosecond (a
 // narrower range holds only 0: no random number is drawn for it).
 func (c *CPU) nextDrain() sim.Time {
-	if c.drainJitter <= 1 {
-		return c.drainDelay
+	s := c.sbuf
+	if s.drainJitter <= 1 {
+		return s.drainDelay
 	}
-	return c.drainDelay + sim.Time(c.eng.Rand().Int64N(int64(c.drainJitter)))
+	return s.drainDelay + sim.Time(c.eng.Rand().Int64N(int64(s.drainJitter)))
 }
 
 // olderSameLine reports whether an older entry than j touches a line j touches.
 func (c *CPU) olderSameLine(j int) bool {
-	lo, hi := c.lineOf(c.sb[j].a), c.lineOf(c.sb[j].a+Addr(c.sb[j].n-1))
+	sb := c.sbuf.sb
+	lo, hi := c.lineOf(sb[j].a), c.lineOf(sb[j].a+Addr(sb[j].n-1))
 	for k := 0; k < j; k++ {
-		l2, h2 := c.lineOf(c.sb[k].a), c.lineOf(c.sb[k].a+Addr(c.sb[k].n-1))
+		l2, h2 := c.lineOf(sb[k].a), c.lineOf(sb[k].a+Addr(sb[k].n-1))
 		if l2 <= hi && lo <= h2 {
 			return true
 		}
@@ -103,8 +129,9 @@ func (c *CPU) forward(a Addr, b []byte) {
 		return
 	}
 	end := a + Addr(len(b))
-	for k := range c.sb {
-		e := &c.sb[k]
+	sb := c.buffered()
+	for k := range sb {
+		e := &sb[k]
 		ea, ee := e.a, e.a+Addr(e.n)
 		if ea >= end || a >= ee {
 			continue
@@ -115,11 +142,12 @@ func (c *CPU) forward(a Addr, b []byte) {
 }
 
 func (c *CPU) getBuf(n int) []byte {
-	for i := len(c.free) - 1; i >= 0; i-- {
-		if cap(c.free[i]) >= n {
-			b := c.free[i][:n]
-			c.free[i] = c.free[len(c.free)-1]
-			c.free = c.free[:len(c.free)-1]
+	s := c.scratch()
+	for i := len(s.free) - 1; i >= 0; i-- {
+		if cap(s.free[i]) >= n {
+			b := s.free[i][:n]
+			s.free[i] = s.free[len(s.free)-1]
+			s.free = s.free[:len(s.free)-1]
 			return b
 		}
 	}
@@ -133,8 +161,9 @@ func (c *CPU) forwards(a Addr, n int) bool {
 		return false
 	}
 	end := a + Addr(n)
-	for k := range c.sb {
-		if e := &c.sb[k]; e.a < end && a < e.a+Addr(e.n) {
+	sb := c.buffered()
+	for k := range sb {
+		if e := &sb[k]; e.a < end && a < e.a+Addr(e.n) {
 			return true
 		}
 	}

@@ -300,7 +300,7 @@ func (c *CPU) ScanUncached(p *sim.Proc, s *WordSet, lo, hi, from int) (entry, lo
 		return -1, 0, false
 	}
 	load := c.clock.Cycles(c.cfg.Costs.UncachedLoadCycles)
-	if p.Bound() || len(c.sb) > 0 || load <= 0 || s.scan.proc != nil || c.eng.Exploring() {
+	if p.Bound() || len(c.buffered()) > 0 || load <= 0 || s.scan.proc != nil || c.eng.Exploring() {
 		return c.scanByLoads(p, s, lo, hi, from)
 	}
 	sc := &s.scan

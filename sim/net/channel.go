@@ -78,8 +78,14 @@ func NewChannel(name string) *Channel { return &Channel{names: fixedName(name)} 
 // NewNamedChannel is NewChannel for a channel whose name is names' name of
 // id, derived when asked for.
 func NewNamedChannel(names *Names, id uint32) *Channel {
-	return &Channel{names: names, id: id}
+	c := new(Channel)
+	InitNamedChannel(c, names, id)
+	return c
 }
+
+// InitNamedChannel makes *c what NewNamedChannel returns, in place (see
+// LinkKind.InitLink). c must not be copied afterwards.
+func InitNamedChannel(c *Channel, names *Names, id uint32) { *c = Channel{names: names, id: id} }
 
 // Name is the channel's name.
 func (c *Channel) Name() string { return c.names.name(c.id) }

@@ -191,7 +191,16 @@ func NewLinkKind(names *Names, latency sim.Time, mbps float64) *LinkKind {
 
 // Link returns an idle link of the kind whose name is the kind's name of
 // id, derived when asked for.
-func (k *LinkKind) Link(id uint32) *Link { return &Link{kind: k, id: id} }
+func (k *LinkKind) Link(id uint32) *Link {
+	l := new(Link)
+	k.InitLink(l, id)
+	return l
+}
+
+// InitLink makes *l what Link(id) returns, in place: for a machine that
+// keeps many ports in arrays (one allocation for many, not one each). l
+// must not be copied afterwards.
+func (k *LinkKind) InitLink(l *Link, id uint32) { *l = Link{kind: k, id: id} }
 
 // crcFaults are the CRC errors injected on a link (faults.go).
 type crcFaults struct {

@@ -173,32 +173,39 @@ func (l *Lib) Size() int { return len(l.pes) }
 // and its protocol state. Its methods are called from that PE's process.
 type PE struct {
 	lib  *Lib
-	m    Machine
 	cpu  *mem.CPU
 	rank int
 	size int
 
-	reqs  mem.Region // request blocks written by receivers, indexed by receiving PE
-	comps mem.Region // completion blocks written by senders, indexed by sending PE
-	stage mem.Region // where outgoing request blocks and pool headers are built
+	// Addresses in the PE's memory (only the address: a million PEs).
+	reqs  mem.Addr // request blocks written by receivers, indexed by receiving PE
+	comps mem.Addr // completion blocks written by senders, indexed by sending PE
+	stage mem.Addr // where outgoing request blocks and pool headers are built
 
 	async   *asyncState // nil until the asynchronous protocol is first used
-	scratch mem.Region  // receive space of the reductions
+	scratch *mem.Region // receive space of the reductions, nil until one needs it
 }
 
 // newPE sets up x as PE i.
 func (l *Lib) newPE(x *PE, i int) error {
 	n := l.m.Procs()
-	*x = PE{lib: l, m: l.m, cpu: l.m.CPU(i), rank: i, size: n}
-	var err error
-	if x.reqs, err = l.m.Alloc(i, "aclmpl.requests", n*reqBytes); err != nil {
-		return err
+	*x = PE{lib: l, cpu: l.m.CPU(i), rank: i, size: n}
+	for _, b := range []struct {
+		at   *mem.Addr
+		name string
+		n    int
+	}{
+		{&x.reqs, "aclmpl.requests", n * reqBytes},
+		{&x.comps, "aclmpl.completions", n * compBytes},
+		{&x.stage, "aclmpl.stage", 64},
+	} {
+		r, err := l.m.Alloc(i, b.name, b.n)
+		if err != nil {
+			return err
+		}
+		*b.at = r.Addr
 	}
-	if x.comps, err = l.m.Alloc(i, "aclmpl.completions", n*compBytes); err != nil {
-		return err
-	}
-	x.stage, err = l.m.Alloc(i, "aclmpl.stage", 64)
-	return err
+	return nil
 }
 
 // Rank is the PE number.
@@ -212,7 +219,7 @@ func (x *PE) Size() int { return x.size }
 func (x *PE) CPU() *mem.CPU { return x.cpu }
 
 // Buffer allocates n bytes of the PE's memory for user data.
-func (x *PE) Buffer(n int) (mem.Region, error) { return x.m.Alloc(x.rank, "user", n) }
+func (x *PE) Buffer(n int) (mem.Region, error) { return x.lib.m.Alloc(x.rank, "user", n) }
 
 func (x *PE) checkPeer(op string, pe int) error {
 	if pe < 0 || pe >= x.size {

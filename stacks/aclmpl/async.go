@@ -79,7 +79,7 @@ func newAsync(x *PE, params Params) (*asyncState, error) {
 	if a.maxRetry, err = sim.FromFloat(params.MaxBackoffUs, sim.Microsecond); err != nil {
 		return nil, fmt.Errorf("max_backoff_us: %w", err)
 	}
-	if a.pool, err = x.m.Alloc(x.rank, "aclmpl.pool", a.slots*a.stride()); err != nil {
+	if a.pool, err = x.lib.m.Alloc(x.rank, "aclmpl.pool", a.slots*a.stride()); err != nil {
 		return nil, fmt.Errorf("aclmpl: PE %d: asynchronous buffer pool (%d slots of %d bytes): %w", x.rank, a.slots, a.stride(), err)
 	}
 	for i := 0; i < a.slots; i++ {
@@ -161,7 +161,7 @@ func (x *PE) AsyncStats() AsyncStats {
 func (x *PE) needAsync(op string) error {
 	if x.lib.fim == nil {
 		return fmt.Errorf("aclmpl: PE %d: %s: %w", x.rank, op, &machines.MissingCapability{
-			Machine: x.m.Name(), User: "aclmpl's asynchronous protocol", Capability: fetchIncCapability})
+			Machine: x.lib.m.Name(), User: "aclmpl's asynchronous protocol", Capability: fetchIncCapability})
 	}
 	_, err := x.lib.asyncOf(x.rank)
 	return err
@@ -232,13 +232,13 @@ func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) e
 	}
 	rslot := dstPool.slot(int(idx))
 	if data.Len > 0 { // an empty message is its header alone: no 0-byte put
-		x.m.Put(p, x.rank, dst, rslot+hdrBytes, data.Addr, data.Len)
-		x.m.Quiet(p, x.rank)
+		x.lib.m.Put(p, x.rank, dst, rslot+hdrBytes, data.Addr, data.Len)
+		x.lib.m.Quiet(p, x.rank)
 	}
-	h := x.stage.Addr + 32
+	h := x.stage + 32
 	x.storeWords(p, h, slotDone, uint64(uint32(x.rank))|uint64(uint32(int32(tag)))<<32,
 		uint64(total), uint64(uint32(off))|uint64(uint32(data.Len))<<32)
-	x.m.Put(p, x.rank, dst, rslot, h, hdrBytes)
+	x.lib.m.Put(p, x.rank, dst, rslot, h, hdrBytes)
 	return nil
 }
 
@@ -323,7 +323,7 @@ func (x *PE) listBuffer() (mem.Region, error) {
 		a.free = a.free[:k-1]
 		return b, nil
 	}
-	b, err := x.m.Alloc(x.rank, "aclmpl.list", a.slotBytes)
+	b, err := x.lib.m.Alloc(x.rank, "aclmpl.list", a.slotBytes)
 	if err != nil {
 		return mem.Region{}, fmt.Errorf("aclmpl: PE %d: out of memory for the sent-but-not-yet-received list (%d pieces held): %w", x.rank, len(a.list), err)
 	}

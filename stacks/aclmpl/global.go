@@ -10,12 +10,12 @@ import (
 
 // scratchOf returns n bytes of receive space for the reductions.
 func (x *PE) scratchOf(n int) (mem.Region, error) {
-	if x.scratch.Len < n {
-		r, err := x.m.Alloc(x.rank, "aclmpl.scratch", n)
+	if x.scratch == nil || x.scratch.Len < n {
+		r, err := x.lib.m.Alloc(x.rank, "aclmpl.scratch", n)
 		if err != nil {
 			return mem.Region{}, fmt.Errorf("aclmpl: PE %d: reduction scratch: %w", x.rank, err)
 		}
-		x.scratch = r
+		x.scratch = &r
 	}
 	return x.scratch.Slice(0, n), nil
 }

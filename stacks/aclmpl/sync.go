@@ -32,14 +32,14 @@ const (
 // postRequest builds the 16-byte request block for a receive from src into
 // buf and puts it into src's request array (the receiver's first step).
 func (x *PE) postRequest(p *sim.Proc, src int, buf mem.Region) {
-	x.storeWords(p, x.stage.Addr, uint64(buf.Addr), uint64(uint32(buf.Len))|flagRequest<<32)
-	x.m.Put(p, x.rank, src, x.lib.pes[src].reqs.Addr+mem.Addr(x.rank*reqBytes), x.stage.Addr, reqBytes)
+	x.storeWords(p, x.stage, uint64(buf.Addr), uint64(uint32(buf.Len))|flagRequest<<32)
+	x.lib.m.Put(p, x.rank, src, x.lib.pes[src].reqs+mem.Addr(x.rank*reqBytes), x.stage, reqBytes)
 }
 
 // awaitCompletion spin-waits until the completion block from src says DONE,
 // clears it and returns the transfer size.
 func (x *PE) awaitCompletion(p *sim.Proc, src int) (int, bool) {
-	a := x.comps.Addr + mem.Addr(src*compBytes)
+	a := x.comps + mem.Addr(src*compBytes)
 	var w uint64
 	x.cpu.SpinUntilWhy(p, spinWhy{rank: int32(x.rank), peer: int32(src), kind: waitDone}, func() bool {
 		w = x.cpu.LoadUncached(p, a, 8)
@@ -52,7 +52,7 @@ func (x *PE) awaitCompletion(p *sim.Proc, src int) (int, bool) {
 // awaitRequest spin-waits until dst's request block arrives, clears its flag
 // and returns the receive buffer it names.
 func (x *PE) awaitRequest(p *sim.Proc, dst int) (mem.Addr, int) {
-	blk := x.reqs.Addr + mem.Addr(dst*reqBytes)
+	blk := x.reqs + mem.Addr(dst*reqBytes)
 	var w uint64
 	x.cpu.SpinUntilWhy(p, spinWhy{rank: int32(x.rank), peer: int32(dst), kind: waitRequest}, func() bool {
 		w = x.cpu.LoadUncached(p, blk+8, 8)
@@ -89,10 +89,10 @@ func (x *PE) transfer(p *sim.Proc, buf mem.Region, dst int, addr mem.Addr, room 
 		n, flag = room, flagTruncated
 	}
 	if n > 0 {
-		x.m.Put(p, x.rank, dst, addr, buf.Addr, n)
-		x.m.Quiet(p, x.rank)
+		x.lib.m.Put(p, x.rank, dst, addr, buf.Addr, n)
+		x.lib.m.Quiet(p, x.rank)
 	}
-	x.m.PutWord(p, x.rank, dst, x.lib.pes[dst].comps.Addr+mem.Addr(x.rank*compBytes), uint64(uint32(n))|flag<<32)
+	x.lib.m.PutWord(p, x.rank, dst, x.lib.pes[dst].comps+mem.Addr(x.rank*compBytes), uint64(uint32(n))|flag<<32)
 	if flag == flagTruncated {
 		return fmt.Errorf("aclmpl: PE %d: message of %d bytes to PE %d truncated to its %d-byte receive buffer", x.rank, buf.Len, dst, room)
 	}

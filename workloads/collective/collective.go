@@ -163,7 +163,7 @@ func runCaseOn(s workloads.Spec, cfg config, kind string, pes, n int, o *opened)
 	case "alltoall":
 		body = pt.allToAll
 	case "bcast":
-		body = pt.bcast
+		body, pt.sources = pt.bcast, 1
 	case "reduce":
 		body = pt.reduce
 	case "latency":

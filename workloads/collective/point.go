@@ -2,7 +2,6 @@ package collective
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -24,6 +23,7 @@ type point struct {
 	pes, n  int
 	key     uint64          // of the payload stream
 	pat     *payload.Stream // the stream's bytes every window is cut from (shared)
+	sources int             // the sources whose windows the case cuts (0 to sources-1); 0: every PE
 	got     []byte          // what a shared put region holds, as its PE's program sees it
 	scratch []byte          // verify's (payload.CheckWith), allocated at the first long payload
 	fails   []workloads.Failure
@@ -79,10 +79,14 @@ func (pt *point) stream() payload.Pattern { return payload.Key(pt.key) }
 func (pt *point) off(src int) int { return src * patternStride }
 
 // window is what source src sends, as bytes: a slice of one buffer holding
-// the stream once for every source, built on first use.
+// the stream once for every source (pt.sources), built on first use.
 func (pt *point) window(src int) []byte {
 	if pt.pat == nil {
-		pt.pat = payload.NewStream(pt.stream(), pt.n+pt.pes*patternStride)
+		k := pt.pes
+		if pt.sources > 0 { // a broadcast sends PE 0's window only
+			k = pt.sources
+		}
+		pt.pat = payload.NewStream(pt.stream(), pt.n+k*patternStride)
 	}
 	return pt.pat.Bytes(pt.off(src), pt.n)
 }
@@ -193,8 +197,9 @@ func (pt *point) failures() []workloads.Failure {
 // run spawns one process per PE running body between two barriers and
 // measures the time between them at PE 0.
 func (pt *point) run(body func(p *sim.Proc, pe int) error) error {
+	names := sim.NumberedNames("pe", pt.pes)
 	for pe := 0; pe < pt.pes; pe++ {
-		pt.eng.Spawn("pe"+strconv.Itoa(pe), func(p *sim.Proc) {
+		pt.eng.Spawn(names[pe], func(p *sim.Proc) {
 			if err := body(p, pe); err != nil {
 				pt.eng.Fail(fmt.Errorf("PE %d at %v: %w", pe, p.Now(), err))
 			}
