@@ -61,6 +61,35 @@ func BenchmarkCalendarPHOLD(b *testing.B) {
 	runMeasured(b, e, "events", e.Events)
 }
 
+// BenchmarkCalendarSparse is PHOLD with a real run's delays instead of
+// 1-1,000 ps: a few hundred pending events, most of them 13 to 830 ns
+// ahead and some 33 us (the delays a t3d-fig4 sync-MPI point schedules
+// most, each drawn as often as there, with up to 63 ps of jitter). The
+// calendar's buckets then hold one event or a few, as in t3d runs, not
+// hundreds as in PHOLD's.
+func BenchmarkCalendarSparse(b *testing.B) {
+	const population = 600
+	delays := [...]Time{
+		20000, 20000, 20000, 20000, 20000, 20000, 20000, 20000, 20000, 20000,
+		167000, 167000, 167000, 220334, 220334, 53334, 53334, 830000,
+		13334, 150000, 80000, 247000, 32935000, 32541000, 32728000, 32708000,
+	}
+	e := NewEngine(1)
+	r := e.Rand()
+	var hop func()
+	n := 0
+	hop = func() {
+		n++
+		if n <= b.N {
+			e.After(delays[r.IntN(len(delays))]+Time(r.IntN(64)), hop)
+		}
+	}
+	for i := 0; i < population; i++ {
+		e.After(delays[r.IntN(len(delays))]+Time(r.IntN(64)), hop)
+	}
+	runMeasured(b, e, "events", e.Events)
+}
+
 // BenchmarkProcessSwitch measures hand-overs between processes: 8 processes
 // calling Yield in turn. Its switches/s counts Yields; each is one lane
 // event. A coroutine gives control back only to whoever resumed it, so a

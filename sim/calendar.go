@@ -55,7 +55,7 @@ type slot struct {
 //
 // The radix heap relies on time never going back: every event it receives
 // is later than the current time, which is not earlier than base, the time
-// of the last event it gave out. Times are read as 8 digits of 8 bits. An
+// of the last event it gave out. Times are read as 7 digits of 9 bits. An
 // event at time t sits in the bucket of (level, digit): level is the
 // highest digit in which t differs from base and digit is t's digit there
 // (larger than base's). Buckets in (level, digit) order hold ever later
@@ -65,8 +65,19 @@ type slot struct {
 // new base and spreads the bucket over lower levels (a level-0 bucket
 // holds a single time: it becomes bucket 0 whole): an event moves down at
 // most once per digit of the spread of pending times (never for events
-// less than 256 ps ahead, once up to 65,536 ps), and inserting is an
+// less than 512 ps ahead, once up to 262,144 ps), and inserting is an
 // append, with no comparison.
+//
+// Why 9 bits: a real run's pending events are sparse in time (t3d-fig4's
+// MPI all-to-all: a few hundred, most 4 to 260 ns ahead, one event every
+// 20 to 50 ns), so most buckets settle takes out hold one event, which
+// becomes bucket 0 without a spread. With 8-bit digits the events 65 ns
+// or more ahead sat in level-2 buckets of 65 ns, about five to a bucket,
+// and were spread once each; with 9 bits level 1 reaches 262 ns (spreads
+// of a 1 KiB sync-mpi point of fig4, 2.05 M events: events relinked by
+// spreads 2.05 M -> 1.63 M, and with settle's one-event path the
+// calendar's branch mispredictions 5.1 M -> 1.8 M). 10 bits moved fewer still but needs a second bitmap word and
+// cost more instructions than it saved.
 //
 // Events live in a pool of slots, and a bucket is a singly linked list of
 // slot indices (its head and tail): moving an event from bucket to bucket
@@ -102,11 +113,37 @@ type calendar struct {
 
 // The radix heap's digits: digitBits bits each, levels of them in a time.
 const (
-	digitBits = 8
+	digitBits = 9
 	radix     = 1 << digitBits
 	levels    = (63 + digitBits - 1) / digitBits
-	nbuckets  = levels * radix // a multiple of 64
+	levelBits = 3                  // levels fit in levelBits bits
+	nbuckets  = radix << levelBits // levels*radix rounded up to a power of two: 64 words of 64 bits
 )
+
+// levels fit in levelBits bits, and mask in the 64 bits of words (else
+// these array lengths are negative).
+var _ [1<<levelBits - levels]struct{}
+var _ [64 - nbuckets/64]struct{}
+
+// levelOf[n] is the level of a time whose highest bit differing from the
+// base is bit n-1, (n-1)/digitBits, for n from 1 to 63 (a table: a
+// division by 9 costs more instructions than the rest of bucketAt).
+const levelOf = "\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
+	"\x02\x02\x02\x02\x02\x02\x02\x02\x02" +
+	"\x03\x03\x03\x03\x03\x03\x03\x03\x03" +
+	"\x04\x04\x04\x04\x04\x04\x04\x04\x04" +
+	"\x05\x05\x05\x05\x05\x05\x05\x05\x05" +
+	"\x06\x06\x06\x06\x06\x06\x06\x06\x06"
+
+// levelOf is written for 9-bit digits and covers bit lengths up to 63
+// (times are not negative), padded to 64 entries.
+var _ [len(levelOf) - 64]struct{}
+var _ [9 - digitBits]struct{}
+var _ [digitBits - 9]struct{}
+
+const ()
 
 func newCalendar() calendar { return calendar{} }
 
@@ -233,25 +270,13 @@ func (c *calendar) push(k int, s int32) {
 }
 
 // append appends slot s (its next 0) to bucket k (not 0), which stays in
-// sequence order if it was (s is later than every event in it).
+// sequence order if it was (s is later than every event in it). Whether
+// bucket k was empty is as good as random in a real run (a branch on it
+// was mispredicted a third of the time), so append does not branch on it:
+// the link goes to the tail's next, slot 0's if the bucket is empty
+// (nothing reads it: lists end at 0), and the head and the bitmaps are set
+// either way.
 func (c *calendar) append(k int, s int32) {
-	k &= nbuckets - 1 // (it is less already)
-	if t := c.tail[k]; t != 0 {
-		c.slots[t].next = s
-	} else {
-		c.head[k] = s
-		c.mask[k>>6] |= 1 << (k & 63)
-		c.words |= 1 << (k >> 6)
-	}
-	c.tail[k] = s
-}
-
-// spreadTo is append for a spread, which fills empty buckets in no
-// predictable order: it does not branch on whether bucket k was empty. The
-// link goes to the tail's next, slot 0's if the bucket is empty (nothing
-// reads it: lists end at 0), and the head and the bitmaps are set either
-// way.
-func (c *calendar) spreadTo(k int, s int32) {
 	k &= nbuckets - 1 // (it is less already)
 	t := c.tail[k]
 	c.slots[t].next = s
@@ -271,22 +296,31 @@ func (c *calendar) bucketOf(at Time) int {
 	if x == 0 {
 		return 0
 	}
-	sh := uint(bits.Len64(x)-1) &^ (digitBits - 1) // digitBits times the level
-	return int(sh*(radix/digitBits) | uint(uint64(at)>>sh)&(radix-1))
+	return bucketAt(at, x)
+}
+
+// bucketAt is the bucket of time at, x being at^base (not 0).
+func bucketAt(at Time, x uint64) int {
+	l := uint(levelOf[bits.Len64(x)&63]) // the level
+	return int(l*radix | uint(uint64(at)>>(l*digitBits&63))&(radix-1))
 }
 
 // empty reports whether no bucket above 0 holds an event.
 func (c *calendar) empty() bool { return c.words == 0 }
 
-// clear empties bucket k.
+// clear empties bucket k. Whether its bitmap word empties with it is as
+// unpredictable as append's case: no branch on it either.
 func (c *calendar) clear(k int) {
 	k &= nbuckets - 1
 	c.head[k], c.tail[k] = 0, 0
 	c.unsorted[k>>6] &^= 1 << (k & 63)
-	c.mask[k>>6] &^= 1 << (k & 63)
-	if c.mask[k>>6] == 0 {
-		c.words &^= 1 << (k >> 6)
+	m := c.mask[k>>6] &^ (1 << (k & 63))
+	c.mask[k>>6] = m
+	var none uint64
+	if m == 0 {
+		none = 1
 	}
+	c.words &^= none << (k >> 6)
 }
 
 // lowest is the lowest non-empty bucket (not empty).
@@ -391,10 +425,13 @@ func (sl *slot) release(next int32) {
 
 // settle spreads the lowest non-empty bucket (bucket 0 empty) over lower
 // ones, or makes it bucket 0 if it is a level-0 bucket (one time, which
-// becomes the base). Spreading a bucket of level L makes the new base its
-// earliest time (top may have found it), or, for a level-1 bucket of more
-// than a few events, the bucket's lower bound (the base's digits above
-// level 1, the bucket's digit there, zeros below): every event in the
+// becomes the base) or holds one event (its time becomes the base).
+// Spreading a bucket of level L makes the new base its earliest time if
+// top found it, else the bucket's lower bound (the base's digits above
+// level L, the bucket's digit there, zeros below), without a pass to find
+// the earliest (a loop whose exit was a misprediction per spread, for
+// buckets of a few events: their events then mostly land in one-event
+// buckets, taken whole). Every event in the
 // bucket is at or after the new base and differs from it below L only, so
 // each goes down at least one level, and every event in a higher bucket
 // keeps its bucket (it differs from the new base in the same digit as
@@ -410,7 +447,16 @@ func (c *calendar) settle() bool {
 	}
 	k := c.lowest()
 	s := c.head[k]
-	if k < radix {
+	if k < radix || s == c.tail[k] {
+		// One time (a level-0 bucket), or one event at any level: the
+		// common case of a real run, whose pending events are sparse in
+		// time (a few hundred over tens of microseconds). The spread from
+		// its time makes the bucket bucket 0 whole and moves nothing else.
+		// (Level 0 first: a dense calendar, PHOLD's, settles level-0
+		// buckets of one or a few events, and this way the test of
+		// their size is not a branch it mispredicts.) A level-0 bucket
+		// or a single event found out of order (findMin dropped others)
+		// is sorted.
 		c.base = c.slots[s].at
 		c.b0h, c.b0t = s, c.tail[k]
 		if c.unsorted[k>>6]&(1<<(k&63)) != 0 {
@@ -427,22 +473,9 @@ func (c *calendar) settle() bool {
 	if c.minK == k { // top found the earliest
 		base = slots[c.minS].at
 	} else {
-		// The earliest time, which spreads the events as low as they go at
-		// once. A level-1 bucket of more than a few events is spread from
-		// its lower bound instead, without the rest of that pass: its events
-		// all go to level 0, or to bucket 0 (at the lower bound), so that
-		// costs at most one more settle, of a level-0 bucket, which needs
-		// no pass either. (From the lower bound, higher buckets' events
-		// would go down one level per settle.)
-		n := 0
-		t := slots[s].next
-		for ; t != 0 && (n < 8 || k >= 2*radix); t = slots[t].next {
-			base = min(base, slots[t].at)
-			n++
-		}
-		if t != 0 {
-			base = Time(uint64(c.base)>>(2*digitBits)<<(2*digitBits) | uint64(k&(radix-1))<<digitBits)
-		}
+		// The lower bound (sh: digitBits times the level).
+		sh := uint(k/radix) * digitBits
+		base = Time(uint64(c.base)>>(sh+digitBits)<<(sh+digitBits) | uint64(k&(radix-1))<<sh)
 	}
 	c.base, c.minK = base, 0
 	sorted := true
@@ -453,12 +486,11 @@ func (c *calendar) settle() bool {
 		if sl.dead {
 			c.freeSlot(s)
 		} else if x := uint64(sl.at ^ base); x != 0 {
-			sh := uint(bits.Len64(x)-1) &^ (digitBits - 1) // bucketOf, base known
-			j := int(sh*(radix/digitBits) | uint(uint64(sl.at)>>sh)&(radix-1))
+			j := bucketAt(sl.at, x)
 			if unsorted {
 				c.push(j, s)
 			} else {
-				c.spreadTo(j, s)
+				c.append(j, s)
 			}
 		} else if c.b0h == 0 {
 			c.b0h, c.b0t = s, s

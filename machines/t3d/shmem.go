@@ -35,7 +35,7 @@ const (
 //
 // Every PE of a large run has one in flight at once, so an op is kept
 // small: PE numbers are 32 bits (at most MaxWhatIfPEs), a one-word put's
-// data is in the op (word), and its one bound function (fn: step) runs
+// data is in the op (word), and its one bound function (fn) runs
 // whichever of its two deferred steps is due.
 type op struct {
 	m     *Machine
@@ -45,8 +45,11 @@ type op struct {
 	buf   []byte
 	proc  *sim.Proc // woken when the issuing PE may go on
 	value uint64
-	tail  sim.Steps // the issuer's steps slept with its wake-up (merged steps: PutMerged)
-	fn    func()    // step, bound once
+	tail  sim.Time // the time of each of the tailN steps the issuer sleeps with its wake-up (merged steps: PutMerged)
+	// fn runs the operation's deferred step: a get's reply once the
+	// remote memory has been read, or else its first message as the
+	// issuer blocks. Bound once.
+	fn func()
 	// The message the issuing process sends as it blocks (sendNow, run
 	// by fn): it is injected on the engine's stack (BlockThen).
 	bytes    int
@@ -55,10 +58,23 @@ type op struct {
 	word     [8]byte // buf of a one-word put
 	kind     kind
 	class    uint8
-	shared   bool // buf is the source memory's shared bytes, not a copy
-	pooled   bool // buf is from the machine's pool (release it)
-	replying bool // fn is a get's reply (getReply), not the first message (sendNow)
+	shared   bool  // buf is the source memory's shared bytes, not a copy
+	pooled   bool  // buf is from the machine's pool (release it)
+	replying bool  // fn is a get's reply (getReply), not the first message (sendNow)
+	tailN    uint8 // the number of tail steps (in the padding: an op stays small)
 }
+
+// setTail makes tail the steps the issuer sleeps with its wake-up: at most
+// 255 (more is a bug of the calling stack: panic).
+func (o *op) setTail(tail sim.Steps) {
+	if tail.N > 255 {
+		panic(fmt.Sprintf("t3d: a merged operation's tail of %d steps (at most 255)", tail.N))
+	}
+	o.tail, o.tailN = tail.D, uint8(max(tail.N, 0))
+}
+
+// tailSteps is the tail setTail set.
+func (o *op) tailSteps() sim.Steps { return sim.Steps{N: int(o.tailN), D: o.tail} }
 
 func (m *Machine) newOp(k kind, pe, to int, p *sim.Proc) *op {
 	var o *op
@@ -67,25 +83,23 @@ func (m *Machine) newOp(k kind, pe, to int, p *sim.Proc) *op {
 		m.ops = m.ops[:n-1]
 	} else {
 		o = &op{m: m}
-		o.fn = o.step
+		// See op.fn; the body is in the closure rather than a bound
+		// method's wrapper: one call fewer per step.
+		o.fn = func() {
+			if o.replying {
+				o.replying = false
+				o.getReply()
+				return
+			}
+			o.sendNow()
+		}
 	}
 	o.kind, o.pe, o.to, o.proc = k, int32(pe), int32(to), p // pe, to < MaxWhatIfPEs
 	return o
 }
 
-// step runs the operation's deferred step: a get's reply once the remote
-// memory has been read, or else its first message as the issuer blocks.
-func (o *op) step() {
-	if o.replying {
-		o.replying = false
-		o.getReply()
-		return
-	}
-	o.sendNow()
-}
-
 func (m *Machine) freeOp(o *op) {
-	o.buf, o.proc, o.shared, o.pooled, o.tail = nil, nil, false, false, sim.Steps{}
+	o.buf, o.proc, o.shared, o.pooled, o.tail, o.tailN = nil, nil, false, false, 0, 0
 	m.ops = append(m.ops, o)
 }
 
@@ -108,7 +122,7 @@ func (o *op) sendNow() { o.m.send(o, int(o.pe), int(o.to), int(o.class), o.bytes
 // Sent: the data has left the issuing PE; Put returns.
 func (o *op) Sent(*net.Message) {
 	if o.kind == opPut && o.proc != nil {
-		o.proc.WakeSteps(o.tail)
+		o.proc.WakeSteps(o.tailSteps())
 		o.proc = nil
 	}
 }
@@ -196,7 +210,7 @@ func (o *op) Delivered(*net.Message) {
 		m.eng.After(m.fiAccess, o.fn)
 	case opGetData:
 		o.releaseBuf()
-		o.proc.WakeSteps(o.tail)
+		o.proc.WakeSteps(o.tailSteps())
 		m.freeOp(o)
 	case opFIReq:
 		t := m.pes[o.to]
@@ -276,7 +290,7 @@ func (m *Machine) PutMerged(p *sim.Proc, pe, to int, dst, src mem.Addr, n int, l
 	}
 	o := m.newOp(opPut, pe, to, p)
 	o.read(x, src, n)
-	o.tail = tail
+	o.setTail(tail)
 	m.sendPut(p, o, dst)
 }
 
@@ -305,7 +319,7 @@ func (m *Machine) PutWordMerged(p *sim.Proc, pe, to int, dst mem.Addr, v uint64,
 		o.word[i] = byte(v >> (8 * i))
 	}
 	o.buf = o.word[:]
-	o.tail = tail
+	o.setTail(tail)
 	m.sendPut(p, o, dst)
 }
 
@@ -345,7 +359,8 @@ func (m *Machine) GetMerged(p *sim.Proc, pe, from int, dst, src mem.Addr, n int,
 		return
 	}
 	o := m.newOp(opGetReq, pe, from, p)
-	o.dst, o.src, o.n, o.tail = uint64(dst), uint64(src), n, tail
+	o.dst, o.src, o.n = uint64(dst), uint64(src), n
+	o.setTail(tail)
 	m.sendBlock(p, o, classRequest, 0, 0, "get: its data coming back")
 }
 

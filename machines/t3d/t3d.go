@@ -354,6 +354,10 @@ func (m *Machine) Network() *net.Network { return m.net }
 // channels of the traffic's class.
 type router struct{ m *Machine }
 
+// FixedRoutes: the T3D's routes are dimension order on a torus whose order
+// never changes; only a link going down changes them (the network knows).
+func (router) FixedRoutes() {}
+
 func (r router) Route(route []*net.Link, a, b, class int) ([]*net.Link, error) {
 	pa, pb := r.m.pes[a], r.m.pes[b]
 	pa.ports()

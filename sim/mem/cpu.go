@@ -430,9 +430,16 @@ func (c *CPU) LoadUncached(p *sim.Proc, a Addr, size int) uint64 {
 // where a word may.
 func (c *CPU) PeekUncached(a Addr, size int) uint64 {
 	var b [8]byte
-	c.mem.Read(a, b[:size])
-	c.forward(a, b[:size])
+	c.PeekUncachedBytes(a, b[:size])
 	return binary.LittleEndian.Uint64(b[:])
+}
+
+// PeekUncachedBytes fills b with what uncached loads of its words would
+// return now, as PeekUncached does for one: a run of consecutive words
+// (a buffer's header) read as one access to memory.
+func (c *CPU) PeekUncachedBytes(a Addr, b []byte) {
+	c.mem.Read(a, b)
+	c.forward(a, b)
 }
 
 // CountUncached counts n uncached loads whose time the caller charged

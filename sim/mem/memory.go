@@ -53,8 +53,13 @@ type Memory struct {
 	capacity int
 	segs     []Segment
 	chunks   []chunk // by increasing base, covering [0, used) without holes
-	last     int     // index of the chunk the last access found
-	resident int     // bytes of storage allocated to chunks
+	last     int32   // index of the chunk the last access found
+	// near holds the chunks other look-ups found lately (index+1, 0:
+	// none), most recent first: an access pattern that moves among a few
+	// segments (a pool's headers, a list buffer, a user buffer) finds
+	// them here instead of by a binary search over every segment.
+	near     [3]int32
+	resident int // bytes of storage allocated to chunks
 	watchers []*watcher
 	sets     []*WordSet // word sets of this memory's CPUs (CPU.NewWordSet)
 	// eng, set by the first CPU on the memory, is told every access while
@@ -97,14 +102,15 @@ const (
 // chunk is the storage of one segment or one gap: flat (one buffer for
 // [base, end)) or pages (pages[i] holds absolute page base>>pageShift + i,
 // nil until written; a page region not yet a whole page may hold lines,
-// sorted by absolute line number).
+// sorted by absolute line number). sp comes right after the bounds: an
+// access reads the three together (one host cache line).
 type chunk struct {
 	base, end Addr
+	sp        *sparse // lines and shared bytes; nil without (most chunks)
 	flat      []byte
 	// pages is nil until a chunk larger than a page holds a whole page
 	// (behind a pointer: a million PEs' few small chunks never need it).
 	pages *[]*[PageBytes]byte
-	sp    *sparse // lines and shared bytes; nil without (most chunks)
 }
 
 // page is the chunk's i-th whole page, nil if it has none there.
@@ -146,6 +152,9 @@ func (c *chunk) firstRef(a Addr) int {
 		return 0
 	}
 	rs := c.sp.refs
+	if len(rs) == 0 || rs[len(rs)-1].end() <= a {
+		return len(rs) // past every ref: a payload delivered in pieces, appended
+	}
 	// Accesses move forward through a chunk (a scan of pool slots, a
 	// payload delivered in pieces): the last answer or the next one.
 	for i := c.sp.hint; i < min(c.sp.hint+2, len(rs)); i++ {
@@ -486,8 +495,24 @@ func (m *Memory) check(a Addr, n int) {
 
 // find returns the index of the chunk holding a (a < m.used).
 func (m *Memory) find(a Addr) int {
-	if i := m.last; i < len(m.chunks) && m.chunks[i].base <= a && a < m.chunks[i].end {
+	if i := int(m.last); i < len(m.chunks) && m.chunks[i].base <= a && a < m.chunks[i].end {
 		return i
+	}
+	return m.findFar(a)
+}
+
+// findFar is find when a is not in the last chunk found: one of the near
+// chunks, or a binary search. The chunk found becomes the last, and the
+// last becomes the most recent near one.
+func (m *Memory) findFar(a Addr) int {
+	prev := m.last + 1
+	for k, j := range m.near {
+		if i := int(j) - 1; i >= 0 && i < len(m.chunks) && m.chunks[i].base <= a && a < m.chunks[i].end {
+			copy(m.near[1:k+1], m.near[:k])
+			m.near[0] = prev
+			m.last = int32(i)
+			return i
+		}
 	}
 	lo, hi := 0, len(m.chunks)
 	for hi-lo > 1 {
@@ -498,7 +523,9 @@ func (m *Memory) find(a Addr) int {
 			hi = mid
 		}
 	}
-	m.last = lo
+	copy(m.near[1:], m.near[:len(m.near)-1])
+	m.near[0] = prev
+	m.last = int32(lo)
 	return lo
 }
 
@@ -657,7 +684,7 @@ func (m *Memory) flatten(a Addr, n int) {
 		m.chunks[i].sp = &sparse{refs: refs}
 	}
 	m.chunks = slices.Delete(m.chunks, i+1, j+1)
-	m.last = i
+	m.last, m.near = int32(i), [len(m.near)]int32{} // indices past i moved
 }
 
 // touch tells an exploring engine that the running step accesses [a, a+n).
@@ -730,7 +757,7 @@ func (m *Memory) fast(a Addr, n int) []byte {
 // fastRef returns the shared bytes [a, a+n) when one ref of the chunk the
 // last access found holds them, else nil. Never written through.
 func (m *Memory) fastRef(a Addr, n int) []byte {
-	if m.last >= len(m.chunks) || n <= 0 {
+	if int(m.last) >= len(m.chunks) || n <= 0 {
 		return nil
 	}
 	return m.chunks[m.last].refAt(a, n)

@@ -322,3 +322,41 @@ func TestRefsBounded(t *testing.T) {
 		t.Error("the last piece written is not shared")
 	}
 }
+
+// TestFindNearMatchesSearch: find (the last chunk, the near ones, or a
+// binary search) returns the chunk holding the address, as a linear
+// search does, on accesses that hop among a few of many segments and
+// after flatten has merged chunks (their indices moved).
+func TestFindNearMatchesSearch(t *testing.T) {
+	m := NewMemory("node0", 0)
+	var segs []Segment
+	for i := range 300 {
+		s, err := m.Alloc(fmt.Sprint("s", i), 64+i%7*64, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		segs = append(segs, s)
+	}
+	linear := func(a Addr) int {
+		for i, c := range m.chunks {
+			if c.base <= a && a < c.end {
+				return i
+			}
+		}
+		return -1
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for k := range 20000 {
+		if k == 10000 { // merge segments 100 to 120 into one chunk
+			m.Bytes(segs[100].Base, int(segs[120].End()-segs[100].Base))
+		}
+		s := segs[rng.IntN(5)*60+rng.IntN(3)] // a few segments, often
+		if k%7 == 0 {
+			s = segs[rng.IntN(len(segs))]
+		}
+		a := s.Base + Addr(rng.IntN(s.Size))
+		if got, want := m.find(a), linear(a); got != want {
+			t.Fatalf("access %d at %#x: find %d, chunk %d holds it", k, a, got, want)
+		}
+	}
+}

@@ -172,7 +172,7 @@ func (c *Channel) wait(u *unit, i int32, now sim.Time) {
 	x.waits++
 	x.maxQueue = max(x.maxQueue, len(x.waiters))
 	if x.grantFn == nil {
-		x.eng = u.net.eng
+		x.eng = u.eng
 		x.grantFn = c.grantNext
 	}
 	c.schedule()
@@ -231,7 +231,9 @@ func (c *Channel) grantNext() {
 
 func (c *Channel) dequeue(i int) {
 	w := c.x.waiters
-	copy(w[i:], w[i+1:])
+	for k := i + 1; k < len(w); k++ { // as Link.pick
+		w[k-1] = w[k]
+	}
 	w[len(w)-1] = nil
 	c.x.waiters = w[:len(w)-1]
 	c.queued = len(w) > 1

@@ -364,7 +364,10 @@ func (l *Link) pick() *unit {
 		}
 	}
 	u := waiters[best]
-	copy(waiters[best:], waiters[best+1:])
+	// A queue is short: shift it by hand rather than call copy.
+	for i := best + 1; i < len(waiters); i++ {
+		waiters[i-1] = waiters[i]
+	}
 	waiters[len(waiters)-1] = nil
 	l.x.waiters = waiters[:len(waiters)-1]
 	l.queued = len(waiters) > 1
@@ -399,22 +402,21 @@ func (l *Link) scheduleWaiter(eng *sim.Engine) {
 		return
 	}
 	if l.x.grantFn == nil {
-		l.x.grantFn = l.grantNext
+		// The grant when the link frees with units waiting (its body in
+		// the closure rather than a bound method's wrapper: one call
+		// fewer per grant).
+		l.x.grantFn = func() {
+			l.pending = false
+			if len(l.waiters()) == 0 || l.down {
+				return
+			}
+			if eng.Now() < l.freeAt {
+				l.schedule(eng)
+				return
+			}
+			l.pick().grant(l)
+		}
 	}
 	l.pending = true
 	eng.At(l.freeAt, l.x.grantFn)
-}
-
-// grantNext runs when the link frees with units waiting.
-func (l *Link) grantNext() {
-	l.pending = false
-	if len(l.waiters()) == 0 || l.down {
-		return
-	}
-	eng := l.x.waiters[0].net.eng // a waiter's network is the link's
-	if eng.Now() < l.freeAt {
-		l.schedule(eng)
-		return
-	}
-	l.pick().grant(l)
 }

@@ -20,6 +20,18 @@ type Router interface {
 	Route(route []*Link, src, dst, class int) ([]*Link, error)
 }
 
+// FixedRouter is a Router whose routes depend on nothing but their
+// arguments and on which links are down: nothing else (a dimension order
+// changed at run time, as Torus.SetOrder does) changes them. The network
+// then remembers the routes it is given and asks again only for a route it
+// does not remember or after a link went down or up (a message asks for
+// one, and its protocol's control messages ask for the same few over and
+// over).
+type FixedRouter interface {
+	Router
+	FixedRoutes()
+}
+
 // Msg is what a sender says about a message.
 type Msg struct {
 	Src, Dst int
@@ -114,6 +126,52 @@ type Network struct {
 	// down or up, a new router): a message's route is good while it has
 	// not moved.
 	routing uint64
+	// kept remembers the routes a FixedRouter gave, by source,
+	// destination and class (see keptFor); nil until the first, and for
+	// another router.
+	kept  []keptRoute
+	fixed bool // the router is a FixedRouter
+}
+
+// keptRoute is a route a FixedRouter gave, with what its units share.
+type keptRoute struct {
+	key     uint64 // keptKey; 0: none
+	routing uint64 // the network's routing count when it was found
+	links   []*Link
+	bw      float64 // minRate(links)
+	// s is the duration of a unit of size payload bytes at the source
+	// rate rate on it (size -1: none yet).
+	size int
+	rate float64
+	s    sim.Time
+}
+
+// keptBits sizes the remembered routes: 4,096 entries (290 KB). Most
+// that miss are asked for the first time (an all-to-all of 128 PEs asks
+// for 32,512 routes, two classes): 16,384 entries save 0.1 % of its
+// instructions.
+const keptBits = 12
+
+// setRouter sets the router and whether the network remembers its routes.
+func (n *Network) setRouter(r Router) {
+	n.router = r
+	n.routing++
+	n.kept = nil
+	_, n.fixed = r.(FixedRouter)
+}
+
+// keptFor is the entry that remembers the route from src to dst for
+// class, and its key; nil when the network remembers no routes (or the
+// arguments do not fit a key).
+func (n *Network) keptFor(src, dst, class int) (*keptRoute, uint64) {
+	if !n.fixed || uint(src) >= 1<<28 || uint(dst) >= 1<<28 || uint(class) >= 1<<7 {
+		return nil, 0
+	}
+	if n.kept == nil {
+		n.kept = make([]keptRoute, 1<<keptBits)
+	}
+	key := 1 | uint64(class)<<1 | uint64(dst)<<8 | uint64(src)<<36
+	return &n.kept[(key*0x9E3779B97F4A7C15)>>(64-keptBits)], key
 }
 
 // Stats counts a network's traffic.
@@ -130,7 +188,8 @@ func New(eng *sim.Engine, router Router, cfg Config) (*Network, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	n := &Network{eng: eng, router: router, cfg: cfg}
+	n := &Network{eng: eng, cfg: cfg}
+	n.setRouter(router)
 	switch {
 	case cfg.Packets:
 		n.unitBytes = cfg.MTU
@@ -153,7 +212,7 @@ func (n *Network) Config() Config { return n.cfg }
 
 // SetRouter changes the routing at run time: units injected from now on
 // take the new router's routes, units in flight keep theirs.
-func (n *Network) SetRouter(r Router) { n.router = r; n.routing++ }
+func (n *Network) SetRouter(r Router) { n.setRouter(r) }
 
 // Stats is the traffic so far.
 func (n *Network) Stats() Stats { return n.stats }
@@ -178,8 +237,10 @@ type Message struct {
 	// found when the network's routing count was route.routing; nil
 	// until a message of several units uses the pooled Message.
 	route *msgRoute
-	// chainFn is chainEvent, bound once: a message has at most one
-	// such event pending (its next packet, or its Sent).
+	// chainFn runs when the unit that had the chain has left the source:
+	// the message's next packet follows it, or the message has left (left
+	// chose which by next, which nothing changes meanwhile). Bound once: a
+	// message has at most one such event pending.
 	chainFn func()
 }
 
@@ -209,7 +270,15 @@ func (n *Network) Send(msg Msg, h Handler) {
 		n.msgs = n.msgs[:k-1]
 	} else {
 		m = &Message{net: n}
-		m.chainFn = m.chainEvent
+		// See chainFn; the body is in the closure itself rather than
+		// a bound method's wrapper: one call fewer per event.
+		m.chainFn = func() {
+			if m.next < m.Bytes {
+				m.injectEvent()
+				return
+			}
+			m.notifySent()
+		}
 	}
 	m.Msg, m.Handler = msg, h
 	_, m.quiet = h.(QuietSender)
@@ -231,17 +300,6 @@ func (n *Network) packetTime(payload int, rate, bw float64) sim.Time {
 		s = max(s, sim.TransferTime(payload+n.cfg.Header, bw))
 	}
 	return s
-}
-
-// chainEvent runs when the unit that had the chain has left the source:
-// the message's next packet follows it, or the message has left (left
-// chose which by m.next, which nothing changes meanwhile).
-func (m *Message) chainEvent() {
-	if m.next < m.Bytes {
-		m.injectEvent()
-		return
-	}
-	m.notifySent()
 }
 
 func (m *Message) injectEvent() {
@@ -273,6 +331,7 @@ func (m *Message) inject(off, size int, chain bool) {
 	u := n.unit()
 	u.msg, u.off, u.n, u.chain = m, off, size, chain
 	var bw float64
+	var kept *keptRoute // the remembered route the unit took, if any
 	if r := m.route; m.routed && r.routing == n.routing {
 		// The message's earlier unit found this route and no link has
 		// gone down or up since: it is still the one the router gives,
@@ -285,22 +344,36 @@ func (m *Message) inject(off, size int, chain bool) {
 			u.own = slices.Grow(u.own[:0], len(r.links))
 		}
 	} else {
-		route, err := n.router.Route(u.own[:0], m.Src, m.Dst, m.Class)
-		u.own = route[:0]
-		if err == nil {
-			for _, l := range route {
-				if l.down {
-					err = fmt.Errorf("its route crosses link %s, which is down", l.Name())
-					break
+		var route []*Link
+		e, key := n.keptFor(m.Src, m.Dst, m.Class)
+		if e != nil && e.key == key && e.routing == n.routing {
+			// The router gave this route and no link has gone down or
+			// up since: it would give it again, all up.
+			route, bw = append(u.own[:0], e.links...), e.bw
+		} else {
+			var err error
+			route, err = n.router.Route(u.own[:0], m.Src, m.Dst, m.Class)
+			if err == nil {
+				for _, l := range route {
+					if l.down {
+						err = fmt.Errorf("its route crosses link %s, which is down", l.Name())
+						break
+					}
 				}
 			}
+			if err != nil {
+				u.own = route[:0]
+				n.free(u)
+				m.fail(fmt.Errorf("net: message of %d bytes from %d to %d: %w", m.Bytes, m.Src, m.Dst, err))
+				return
+			}
+			bw = minRate(route)
+			if e != nil {
+				e.key, e.routing, e.links, e.bw, e.size = key, n.routing, append(e.links[:0], route...), bw, -1
+			}
 		}
-		if err != nil {
-			n.free(u)
-			m.fail(fmt.Errorf("net: message of %d bytes from %d to %d: %w", m.Bytes, m.Src, m.Dst, err))
-			return
-		}
-		u.route, bw = route, minRate(route)
+		u.own = route[:0]
+		u.route, kept = route, e
 		if m.next < m.Bytes { // more units follow: they take this route
 			if r == nil {
 				r = &msgRoute{}
@@ -323,6 +396,13 @@ func (m *Message) inject(off, size int, chain bool) {
 			r.unitS = n.unitTime(size, m.Rate, bw)
 		}
 		u.s, u.wire = r.unitS, n.unitWire
+	} else if e := kept; e != nil {
+		// The remembered route's last unit time, if it was for as many
+		// bytes at the same rate (a protocol's packets are of few sizes).
+		if e.size != size || e.rate != m.Rate {
+			e.size, e.rate, e.s = size, m.Rate, n.unitTime(size, m.Rate, bw)
+		}
+		u.s, u.wire = e.s, size+n.cfg.Header*m.unitsFor(size)
 	} else {
 		u.s, u.wire = n.unitTime(size, m.Rate, bw), size+n.cfg.Header*m.unitsFor(size)
 	}
@@ -448,6 +528,7 @@ func (m *Message) maybeFree() {
 // event (its head's next hop, or its arrival) runs one bound function.
 type unit struct {
 	net   *Network
+	eng   *sim.Engine // net.eng, one load nearer
 	msg   *Message
 	off   int // payload offset in the message
 	n     int // payload bytes
@@ -462,7 +543,7 @@ type unit struct {
 	waitFrom  sim.Time   // when its head stopped (waiting is true)
 	waitPFrom sim.Time   // when it began to wait for waitP
 	ev        sim.Handle // pending head or arrival event
-	evFn      func()     // ev's function: event
+	evFn      func()     // ev's function (see Network.unit)
 	waitP     *Channel   // the Channel it waits for, if any
 	// Physical channels a standing unit collects before it moves again:
 	// need holds the route indices of the links whose Phys it needs, in
@@ -485,8 +566,20 @@ func (n *Network) unit() *unit {
 		n.units = n.units[:k-1]
 		return u
 	}
-	u := &unit{net: n}
-	u.evFn = u.event
+	u := &unit{net: n, eng: n.eng}
+	// The unit's pending event: its arrival, or its head at the end of
+	// route[hop], which then asks for the next link. The body is in the
+	// closure itself rather than a bound method's wrapper: one call fewer
+	// per hop.
+	u.evFn = func() {
+		if u.arriving {
+			u.arrive()
+			return
+		}
+		u.ev = sim.Handle{}
+		u.hop++
+		u.request()
+	}
 	return u
 }
 
@@ -505,7 +598,7 @@ func (n *Network) free(u *unit) {
 func (u *unit) request() {
 	hop := u.hop
 	l := u.route[hop]
-	now := u.net.eng.Now()
+	now := u.eng.Now()
 	if l.down {
 		u.abort()
 		return
@@ -546,7 +639,7 @@ func (u *unit) request() {
 		}
 		p.flowing, p.flowFrom = true, now
 	}
-	u.move(now)
+	u.move(l, now)
 }
 
 // queue: the head waits for l, which is busy or has a queue.
@@ -557,7 +650,7 @@ func (u *unit) queue(l *Link, now sim.Time) {
 	l.queued = true
 	x.waits++
 	x.maxQueue = max(x.maxQueue, len(x.waiters))
-	l.schedule(u.net.eng)
+	l.schedule(u.eng)
 }
 
 // stand: the head stops before route[hop] at now. Before a buffered link
@@ -589,7 +682,7 @@ func (u *unit) grant(l *Link) {
 // take gives the virtual channel l (route[hop]) to the unit: its head
 // enters l's buffer.
 func (u *unit) take(l *Link) {
-	now := u.net.eng.Now()
+	now := u.eng.Now()
 	l.holder = u
 	l.freeAt = sim.Forever
 	l.grantedAt = now
@@ -608,7 +701,13 @@ func (u *unit) take(l *Link) {
 // keeps the first reserved (not flowing) meanwhile.
 func (u *unit) collect() {
 	n := u.net
+	now := n.eng.Now()
 	route, need := u.route, u.need[:0]
+	// need in route order; sorted by seq only if some Channel is busy:
+	// when the unit can take every one at once, the order it takes them
+	// in changes nothing (each take touches its own Channel).
+	sorted, free := true, true
+	var last uint64
 	for i := u.settled; i <= u.hop; i++ {
 		p := route[i].Phys
 		if p == nil {
@@ -620,13 +719,26 @@ func (u *unit) collect() {
 			seq = n.channels
 			p.seq = seq
 		}
-		// Insertion sort by seq: a unit occupies a few links.
-		j := len(need)
-		need = append(need, i)
-		for ; j > 0 && route[need[j-1]].Phys.seq > seq; j-- {
-			need[j] = need[j-1]
+		if seq < last {
+			sorted = false
 		}
-		need[j] = i
+		last = seq
+		if free && !p.free(now) && (p.holder != u || p.freeAt != sim.Forever) {
+			free = false
+		}
+		need = append(need, i)
+	}
+	if !sorted && !free {
+		// Insertion sort by seq, stable: a unit occupies a few links.
+		for k := 1; k < len(need); k++ {
+			i := need[k]
+			seq := route[i].Phys.seq
+			j := k
+			for ; j > 0 && route[need[j-1]].Phys.seq > seq; j-- {
+				need[j] = need[j-1]
+			}
+			need[j] = i
+		}
 	}
 	u.need, u.needAt = need, 0
 	u.collectNext()
@@ -635,7 +747,7 @@ func (u *unit) collect() {
 // collectNext takes the next physical channels the unit needs, waiting for
 // the first that is busy; with all of them it moves.
 func (u *unit) collectNext() {
-	now := u.net.eng.Now()
+	now := u.eng.Now()
 	route, need := u.route, u.need
 	for k := int(u.needAt); k < len(need); k++ {
 		i := need[k]
@@ -653,26 +765,26 @@ func (u *unit) collectNext() {
 	}
 	u.needAt = int32(len(need))
 	u.resumed = true
-	u.move(now)
+	u.move(route[u.hop], now)
 }
 
-// move: the unit holds route[hop] and the physical channels of every link
-// it occupies; its head enters route[hop] now.
-func (u *unit) move(now sim.Time) {
+// move: the unit holds l, route[hop], and the physical channels of every
+// link it occupies; its head enters l now.
+func (u *unit) move(l *Link, now sim.Time) {
 	hop := u.hop
-	l := u.route[hop]
 	if u.waiting || u.resumed {
 		u.resume(now)
 	}
-	u.theta[hop] = now - u.w + u.s
+	theta, w := u.theta, u.w
+	theta[hop] = now - w + u.s
 	end := now + l.kind.latency
 	// The head moves unobstructed until it reaches the end of l: every
 	// held link whose tail passes by then is released (settle's first
 	// test, here: most hops release nothing).
-	if u.theta[u.settled]+u.w <= end {
+	if theta[u.settled]+w <= end {
 		u.settle(end, hop)
 	}
-	eng := u.net.eng
+	eng := u.eng
 	if retry := l.crcError(eng); retry > 0 {
 		// The receiver finds a bad CRC: the unit is sent again over l
 		// (the link layer's retry) and the worm stands still meanwhile.
@@ -738,17 +850,19 @@ func (l *Link) crcDraw(eng *sim.Engine) sim.Time {
 // falls at or before limit, in route order (releases are increasing).
 func (u *unit) settle(limit sim.Time, upto int32) {
 	route, theta, w := u.route, u.theta, u.w
-	for i := u.settled; i <= upto; i++ {
+	i := u.settled
+	for ; i <= upto; i++ {
 		rel := theta[i] + w
 		if rel > limit {
-			return
+			break
 		}
 		l := route[i]
-		u.settled = i + 1
 		if l.holder == u && l.freeAt == sim.Forever {
 			l.freeAt = rel
 			l.busy += rel - l.grantedAt
-			l.schedule(u.net.eng)
+			if l.queued {
+				l.schedule(u.eng)
+			}
 		}
 		if p := l.Phys; p != nil && p.holder == u && p.freeAt == sim.Forever {
 			// p.release(rel)
@@ -765,29 +879,16 @@ func (u *unit) settle(limit sim.Time, upto int32) {
 			u.left(rel)
 		}
 	}
+	u.settled = i
 }
 
 // arriveAt schedules the unit's arrival at t, later by the jitter.
 func (u *unit) arriveAt(t sim.Time) {
-	n := u.net
-	if n.cfg.Jitter > 0 {
-		t += sim.Time(n.eng.Rand().Int64N(int64(n.cfg.Jitter) + 1))
+	if j := u.net.cfg.Jitter; j > 0 {
+		t += sim.Time(u.eng.Rand().Int64N(int64(j) + 1))
 	}
 	u.arriving = true
-	u.ev = n.eng.At(t, u.evFn)
-}
-
-// event is the unit's pending event: its arrival, or its head at the end
-// of route[hop].
-func (u *unit) event() {
-	if u.arriving {
-		u.arrive()
-		return
-	}
-	// The head has crossed route[hop]; it asks for the next link.
-	u.ev = sim.Handle{}
-	u.hop++
-	u.request()
+	u.ev = u.eng.At(t, u.evFn)
 }
 
 func (u *unit) arrive() {

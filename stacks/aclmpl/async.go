@@ -1,6 +1,7 @@
 package aclmpl
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -37,11 +38,13 @@ const (
 )
 
 // piece is a message piece in the sent-but-not-yet-received list: its
-// header fields and a copy of its data in the PE's memory.
+// header fields and a copy of its data (n bytes at data in the PE's memory:
+// no pointer, so that the list moves as plain bytes).
 type piece struct {
 	src, tag, total, off, n int
-	data                    mem.Region
-	pooled                  bool // data is in a pool buffer, written by a remote put
+	data                    mem.Addr
+	pooled                  bool   // data is in a pool buffer, written by a remote put
+	seq                     uint64 // order of entry in the list (listAdd)
 }
 
 type asyncState struct {
@@ -52,7 +55,8 @@ type asyncState struct {
 	maxRetry  sim.Time
 	pool      mem.Region
 	list      []piece      // sent but not yet received, oldest first
-	listed    []int        // pieces in list from each PE (a receive from a PE with none skips the search)
+	fromSrc   [][]uint64   // seq of the pieces in list from each PE, oldest first (listFind)
+	seq       uint64       // seq of the last piece listed
 	free      []mem.Region // list buffers to reuse
 	watch     []mem.Addr   // the pool's flag words, for spin-waits
 	resets    int
@@ -65,7 +69,7 @@ type asyncState struct {
 }
 
 func newAsync(x *PE, params Params) (*asyncState, error) {
-	a := &asyncState{fim: x.lib.fim, slots: params.PoolSlots, slotBytes: params.SlotBytes, listed: make([]int, x.size),
+	a := &asyncState{fim: x.lib.fim, slots: params.PoolSlots, slotBytes: params.SlotBytes, fromSrc: make([][]uint64, x.size),
 		uncached: x.cpu.Clock().Cycles(x.cpu.Config().Costs.UncachedLoadCycles),
 		store:    x.cpu.Clock().Cycles(x.cpu.Config().Costs.StoreCycles)}
 	var err error
@@ -84,16 +88,55 @@ func newAsync(x *PE, params Params) (*asyncState, error) {
 	return a, nil
 }
 
-// count adds d to the pieces listed from src (a PE number a header named:
-// one out of range matches no receive from a definite PE and is not
-// counted).
-func (a *asyncState) count(src, d int) {
-	if src >= 0 && src < len(a.listed) {
-		a.listed[src] += d
+// listAdd appends pc to the sent-but-not-yet-received list, and its seq to
+// those of its source PE (a PE number a header named: one out of range
+// matches no receive from a definite PE and is not indexed).
+func (a *asyncState) listAdd(pc piece) {
+	a.seq++
+	pc.seq = a.seq
+	a.list = append(a.list, pc)
+	if pc.src >= 0 && pc.src < len(a.fromSrc) {
+		a.fromSrc[pc.src] = append(a.fromSrc[pc.src], pc.seq)
+	}
+}
+
+// listFind returns the index of the first piece in the list that r
+// matches, or -1. For a receive from a definite PE it looks only at that
+// PE's pieces (fromSrc, in list order: the list is in seq order), each
+// found by a binary search on its seq, instead of at every piece before
+// them: the same answer, without a search as long as the list per piece
+// received.
+func (a *asyncState) listFind(r *recvReq) int {
+	if r.src < 0 || r.src >= len(a.fromSrc) {
+		return slices.IndexFunc(a.list, r.matches)
+	}
+	for _, s := range a.fromSrc[r.src] {
+		i, _ := slices.BinarySearchFunc(a.list, s, func(pc piece, s uint64) int { return cmp.Compare(pc.seq, s) })
+		if r.matches(a.list[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// listRemove removes piece i from the list.
+func (a *asyncState) listRemove(i int) {
+	pc := a.list[i]
+	a.list = slices.Delete(a.list, i, i+1)
+	if pc.src >= 0 && pc.src < len(a.fromSrc) {
+		f := a.fromSrc[pc.src]
+		if k := slices.Index(f, pc.seq); k >= 0 {
+			a.fromSrc[pc.src] = slices.Delete(f, k, k+1)
+		}
 	}
 }
 
 func (a *asyncState) stride() int { return (hdrBytes + a.slotBytes + 63) &^ 63 }
+
+// region is the n bytes at addr in the PE's memory (the pool's).
+func (a *asyncState) region(addr mem.Addr, n int) mem.Region {
+	return mem.Region{Mem: a.pool.Mem, Addr: addr, Len: n}
+}
 
 // slot is the address of pool buffer i (its header).
 func (a *asyncState) slot(i int) mem.Addr { return a.pool.Addr + mem.Addr(i*a.stride()) }
@@ -204,17 +247,15 @@ func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) e
 // other words when the flag says DONE.
 func (x *PE) readHeader(l *lazy, i int) (flag uint64, pc piece) {
 	s := x.async.slot(i)
-	flag = l.flag(s)
+	flag, ws := l.header(s)
 	if flag != slotDone {
 		return flag, piece{}
 	}
-	w := l.word(s + 8)
-	total := l.word(s + 16)
-	w2 := l.word(s + 24)
+	w, total, w2 := ws[0], ws[1], ws[2]
 	n := int(uint32(w2 >> 32))
 	pc = piece{src: int(uint32(w)), tag: int(int32(uint32(w >> 32))), total: int(total),
 		off: int(uint32(w2)), n: n,
-		data: mem.Region{Mem: x.async.pool.Mem, Addr: s + hdrBytes, Len: n}, pooled: true}
+		data: s + hdrBytes, pooled: true}
 	return flag, pc
 }
 
@@ -259,11 +300,10 @@ func (x *PE) checkOverflow(l *lazy) error {
 			if err != nil {
 				return err
 			}
-			x.invalidate(p, pc.data)
-			x.cpu.Memcpy(p, buf.Addr, pc.data.Addr, pc.n)
-			pc.data, pc.pooled = buf.Slice(0, pc.n), false
-			a.list = append(a.list, pc)
-			a.count(pc.src, 1)
+			x.invalidate(p, a.region(pc.data, pc.n))
+			x.cpu.Memcpy(p, buf.Addr, pc.data, pc.n)
+			pc.data, pc.pooled = buf.Addr, false
+			a.listAdd(pc)
 			a.copyOuts++
 		}
 		l.store(a.slot(i), slotEmpty)
@@ -316,9 +356,9 @@ func (r *recvReq) take(p *sim.Proc, pc piece) {
 	}
 	if n := min(pc.n, r.buf.Len-pc.off); n > 0 {
 		if pc.pooled {
-			r.x.invalidate(p, pc.data.Slice(0, n))
+			r.x.invalidate(p, r.x.async.region(pc.data, n))
 		}
-		r.x.cpu.Memcpy(p, r.buf.Addr+mem.Addr(pc.off), pc.data.Addr, n)
+		r.x.cpu.Memcpy(p, r.buf.Addr+mem.Addr(pc.off), pc.data, n)
 	}
 	r.got += pc.n
 	if r.got >= r.total {
@@ -341,18 +381,13 @@ func (r *recvReq) progress(p *sim.Proc) (bool, error) {
 	for !r.done {
 		// The list first: scanCycles per entry examined, up to the first
 		// that matches.
-		i := -1
-		if r.src == stacks.AnySource || a.listed[r.src] > 0 {
-			i = slices.IndexFunc(a.list, r.matches)
-		}
-		if i >= 0 {
+		if i := a.listFind(r); i >= 0 {
 			l.compute(scanCycles, i+1)
 			l.pay()
 			pc := a.list[i]
 			r.take(p, pc)
-			a.free = append(a.free, mem.Region{Mem: pc.data.Mem, Addr: pc.data.Addr, Len: a.slotBytes})
-			a.list = slices.Delete(a.list, i, i+1)
-			a.count(pc.src, -1)
+			a.free = append(a.free, a.region(pc.data, a.slotBytes))
+			a.listRemove(i)
 			continue
 		}
 		l.compute(scanCycles, len(a.list))

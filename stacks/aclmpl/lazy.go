@@ -1,6 +1,7 @@
 package aclmpl
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/msgsim/msgsim/sim"
@@ -88,12 +89,49 @@ func (l *lazy) pay() {
 		l.p.SleepSteps(l.owed...)
 		l.owed = l.owed[:0]
 	}
-	for _, w := range l.ahead {
-		if v := l.x.cpu.PeekUncached(w.a, 8); v != w.v {
-			l.p.Engine().Fail(fmt.Errorf("aclmpl PE %d: the word at %#x changed from %#x to %#x before the time of its load, charged ahead (a write to a pool buffer not handed out: a bug in the model)", l.x.rank, w.a, w.v, v))
+	// Consecutive words (a header's) are read back as one run.
+	var b [hdrBytes]byte
+	for i := 0; i < len(l.ahead); {
+		j := i + 1
+		for j < len(l.ahead) && j-i < len(b)/8 && l.ahead[j].a == l.ahead[j-1].a+8 {
+			j++
 		}
+		l.x.cpu.PeekUncachedBytes(l.ahead[i].a, b[:8*(j-i)])
+		for k, w := range l.ahead[i:j] {
+			if v := binary.LittleEndian.Uint64(b[8*k:]); v != w.v {
+				l.p.Engine().Fail(fmt.Errorf("aclmpl PE %d: the word at %#x changed from %#x to %#x before the time of its load, charged ahead (a write to a pool buffer not handed out: a bug in the model)", l.x.rank, w.a, w.v, v))
+			}
+		}
+		i = j
 	}
 	l.ahead = l.ahead[:0]
+}
+
+// header loads the header of the pool buffer at s (uncached): its flag
+// word (flag), then, when the flag says DONE, the three other words
+// (word). When the flag loads ahead of its time, the four words are read
+// from memory as one run: nothing happens between the loads ahead.
+func (l *lazy) header(s mem.Addr) (flag uint64, w [3]uint64) {
+	if l.on {
+		var b [hdrBytes]byte
+		l.x.cpu.PeekUncachedBytes(s, b[:])
+		if flag = binary.LittleEndian.Uint64(b[:]); flag != slotEmpty {
+			l.aheadLoad(s, flag)
+			if flag == slotDone {
+				for k := range w {
+					w[k] = binary.LittleEndian.Uint64(b[8+8*k:])
+					l.aheadLoad(s+mem.Addr(8+8*k), w[k])
+				}
+			}
+			return flag, w
+		}
+	}
+	if flag = l.flag(s); flag == slotDone {
+		for k := range w {
+			w[k] = l.word(s + mem.Addr(8+8*k))
+		}
+	}
+	return flag, w
 }
 
 // flag loads a pool buffer's flag word (uncached): ahead of its time unless

@@ -123,3 +123,49 @@ func TestAsyncDeferredMatchesStepByStep(t *testing.T) {
 		})
 	}
 }
+
+// TestListFindMatchesIndexFunc: the list search by source PE returns the
+// index of the first piece a receive matches, as a search of the whole
+// list does, as pieces from many PEs are added and taken.
+func TestListFindMatchesIndexFunc(t *testing.T) {
+	a := &asyncState{fromSrc: make([][]uint64, 8)}
+	rng := rand.New(rand.NewPCG(3, 4))
+	next := make([]int, 8) // offset of the next piece listed from each PE
+	for k := range 5000 {
+		if rng.IntN(3) > 0 || len(a.list) == 0 {
+			src := rng.IntN(9) // 8: a PE no receive names (out of range)
+			off := 0
+			if src < 8 {
+				off, next[src] = next[src], next[src]+8
+			}
+			a.listAdd(piece{src: src, tag: rng.IntN(2), off: off, n: 8})
+			continue
+		}
+		pc := a.list[rng.IntN(len(a.list))]
+		r := &recvReq{src: pc.src, tag: pc.tag, got: pc.off}
+		if rng.IntN(4) == 0 {
+			r.src = stacks.AnySource
+		}
+		if rng.IntN(4) == 0 {
+			r.got += 8 // perhaps no match
+		}
+		want := slices.IndexFunc(a.list, r.matches)
+		if got := a.listFind(r); got != want {
+			t.Fatalf("step %d: listFind %d, first match at %d", k, got, want)
+		}
+		if want >= 0 {
+			a.listRemove(want)
+		}
+	}
+	for src, f := range a.fromSrc {
+		n := 0
+		for _, pc := range a.list {
+			if pc.src == src {
+				n++
+			}
+		}
+		if n != len(f) {
+			t.Fatalf("PE %d: %d pieces listed, %d indexed", src, n, len(f))
+		}
+	}
+}
