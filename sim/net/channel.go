@@ -75,16 +75,9 @@ type ChannelStats struct {
 // channels to it.
 func NewChannel(name string) *Channel { return &Channel{names: fixedName(name)} }
 
-// NewNamedChannel is NewChannel for a channel whose name is names' name of
-// id, derived when asked for.
-func NewNamedChannel(names *Names, id uint32) *Channel {
-	c := new(Channel)
-	InitNamedChannel(c, names, id)
-	return c
-}
-
-// InitNamedChannel makes *c what NewNamedChannel returns, in place (see
-// LinkKind.InitLink). c must not be copied afterwards.
+// InitNamedChannel makes *c an idle physical channel, in place (see
+// LinkKind.InitLink), whose name is names' name of id, derived when asked
+// for. c must not be copied afterwards.
 func InitNamedChannel(c *Channel, names *Names, id uint32) { *c = Channel{names: names, id: id} }
 
 // Name is the channel's name.
