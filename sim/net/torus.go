@@ -58,22 +58,7 @@ type Torus struct {
 	// links and chans, when asked for.
 	chanNames *Names
 	linkKind  *LinkKind // its links' latency, rate and names
-	// routes remembers the routes Route found last in the torus's own
-	// order, by (source, destination, class, order): a message's
-	// packets, its replies and its protocol's control messages ask for
-	// the same few routes over and over. nil until the first Route.
-	routes []routeEntry
 }
-
-// routeEntry is a remembered route: key says whose (see routeKey; 0:
-// none), links is the route, in a slice of the entry's own.
-type routeEntry struct {
-	key   uint64
-	links []*Link
-}
-
-// routeCacheBits sizes the route cache: 1,024 entries.
-const routeCacheBits = 10
 
 // NewTorus builds a torus of dims[0]*dims[1]*dims[2] nodes whose links all
 // have the given head latency and bandwidth, with one class of traffic.
@@ -367,7 +352,7 @@ func (t *Torus) Route(route []*Link, src, dst, class int) ([]*Link, error) {
 		return route, fmt.Errorf("torus: traffic class %d, the torus has %d", class, t.classes)
 	}
 	base := len(route)
-	route = t.orderRoute(route, src, dst, class)
+	route = t.appendRoute(route, src, dst, class, t.order, 0)
 	if up(route[base:]) {
 		return route, nil
 	}
@@ -381,26 +366,6 @@ func (t *Torus) Route(route []*Link, src, dst, class int) ([]*Link, error) {
 		}
 	}
 	return route[:base], fmt.Errorf("no route from torus node %v to %v avoids the links that are down", t.Coord(src), t.Coord(dst))
-}
-
-// orderRoute appends the route from src to dst on class's virtual
-// channels in the torus's order, as appendRoute does, remembering it: the
-// route depends on nothing else (whether its links are up is Route's
-// business), so a remembered one is the route appendRoute would give.
-func (t *Torus) orderRoute(route []*Link, src, dst, class int) []*Link {
-	o := t.order
-	key := 1 | uint64(o[0]*9+o[1]*3+o[2])<<1 | uint64(class)<<6 | uint64(src)<<8 | uint64(dst)<<32 // src, dst < 2^24
-	if t.routes == nil {
-		t.routes = make([]routeEntry, 1<<routeCacheBits)
-	}
-	e := &t.routes[(key*0x9E3779B97F4A7C15)>>(64-routeCacheBits)]
-	if e.key == key {
-		return append(route, e.links...)
-	}
-	base := len(route)
-	route = t.appendRoute(route, src, dst, class, o, 0)
-	e.key, e.links = key, append(e.links[:0], route[base:]...)
-	return route
 }
 
 func up(route []*Link) bool {
