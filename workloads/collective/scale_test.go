@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/workloads"
@@ -114,5 +115,57 @@ func TestBroadcastPayloadIsOneCopy(t *testing.T) {
 				tc.stack, tc.mode, resident, n, pes, pes*n/4)
 		}
 		t.Logf("%s %s: %d bytes resident", tc.stack, tc.mode, resident)
+	}
+}
+
+// BenchmarkWhatIfBcastStacks runs the one-word ACLMPL broadcast on a
+// what-if torus of 32,768 PEs and reports what the 8 GB target at 2^20
+// PEs turns on (issue 12, docs/targets.md): the goroutine stack bytes per
+// simulated process at the run's peak (stack-B/proc: 2,048 if every
+// process's chain stayed within the runtime's first stack, 4,096 when
+// they all grew once), and the bytes allocated per PE (alloc-B/PE, as
+// TestWhatIfBcastMemoryPerPE). The peak is sampled by a goroutine that
+// reads the runtime's memory statistics every 5 ms of wall time while the
+// run goes on, so stack-B/proc is a measurement, not a simulated value:
+// it may vary a little from run to run.
+//
+//	go test ./workloads/collective -run '^$' -bench WhatIfBcastStacks -benchtime 1x
+func BenchmarkWhatIfBcastStacks(b *testing.B) {
+	const pes = 32768
+	s := scaleSpec(b, pes)
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		done := make(chan struct{})
+		peak := make(chan float64)
+		go func() {
+			var m runtime.MemStats
+			most := 0.0
+			for {
+				select {
+				case <-done:
+					peak <- most
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+				runtime.ReadMemStats(&m)
+				if n := runtime.NumGoroutine(); n > pes {
+					most = max(most, float64(m.StackInuse)/float64(n))
+				}
+			}
+		}()
+		res, err := RunBcast(s)
+		close(done)
+		perProc := <-peak
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Failures) > 0 {
+			b.Fatal(res.Failures)
+		}
+		b.ReportMetric(perProc, "stack-B/proc")
+		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/pes, "alloc-B/PE")
 	}
 }
