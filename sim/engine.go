@@ -48,6 +48,8 @@ type Engine struct {
 
 	driving bool   // a process's runInline is resuming another (no nesting deeper)
 	then    func() // a BlockThen's work left for Run by a process resumed in runInline
+
+	evc *EventCounts // counts events by what they run (CountEvents), or nil
 }
 
 // NewEngine returns an engine whose random generator is seeded with seed.
@@ -170,6 +172,9 @@ func (e *Engine) advance(d Time) bool {
 	}
 	e.now = t
 	e.events++
+	if e.evc != nil {
+		e.evc.inPlace++
+	}
 	return true
 }
 
@@ -221,6 +226,9 @@ func (e *Engine) runInline(p *Proc) bool {
 		c.take(s == 0)
 		e.now = at
 		e.events++
+		if e.evc != nil {
+			e.evc.count(a)
+		}
 		if a.proc == p {
 			p.state = stateRunning
 			return true
@@ -276,6 +284,9 @@ func (e *Engine) Run() error {
 				return e.limitError("wall time", e.limits.MaxWall.String())
 			}
 			e.setCheck()
+		}
+		if e.evc != nil {
+			e.evc.count(it)
 		}
 		if it.proc == nil && e.chooser == nil {
 			it.fn()

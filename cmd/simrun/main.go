@@ -4,7 +4,7 @@
 //	                                    (or machines, stacks and capabilities)
 //	simrun show NAME                    print a built-in scenario's YAML
 //	simrun validate FILE-or-NAME        strict load and check, exit 0 or 2
-//	simrun run FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE] [--memprofile FILE] [-j N] [--shard I/N]
+//	simrun run FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE] [--memprofile FILE] [--eventprofile FILE] [-j N] [--shard I/N]
 //	simrun merge [--out DIR] SHARD-DIR... the outputs of a sharded run
 //	simrun suite [REGEXP] [--out DIR] [-j N] every built-in scenario, on all cores
 //	simrun claims [REGEXP] [--fast] [--skip REGEXP] [--failing]
@@ -111,7 +111,7 @@ inherits it. run and trace do the same checks before running: a file that
 validates does not fail on its input later.
 Example:
   simrun validate mine.yaml`, cmdValidate},
-		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE] [--memprofile FILE] [-j N] [--shard I/N]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
+		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE] [--memprofile FILE] [--eventprofile FILE] [-j N] [--shard I/N]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
 (scenario, seed, rows, references, comparisons, failures, notes), one PNG and
 SVG per figure, and DIR/summary.txt (also printed). Default DIR:
 results/<scenario-name>. Same scenario and seed: byte-identical files.
@@ -122,10 +122,17 @@ Series run in parallel, -j at a time (default: GOMAXPROCS; a 128-PE T3D
 point can take up to a GB); outputs do not depend on -j. --shard I/N runs only the
 series I, I+N, ... and writes DIR/shard.json; simrun merge turns the N shards
 into the outputs of a run without shards (docs/sharding.md: Slurm, Kubernetes).
+--eventprofile FILE counts the run's events by what each ran and writes
+them as CSV (series,what,events,share; the series "(all)" first): a
+callback by its Go function (sim/net.(*unit).request: a unit's head at a
+link), a process's resumption by why (its Sleep ended, or it was woken),
+and the Sleeps and steps that moved time forward in place. The counts sum
+to the events the summary reports; the outputs do not change.
 Example:
   simrun run litmus-mp
   simrun run mine.yaml --out /tmp/out --seed 3
-  simrun run t3d-fig5 --shard 0/2 --out /tmp/s0`, cmdRun},
+  simrun run t3d-fig5 --shard 0/2 --out /tmp/s0
+  simrun run t3d-table2 --eventprofile /tmp/events.csv`, cmdRun},
 		{"suite", "[REGEXP] [--out DIR] [-j N] [--skip REGEXP] [--quiet]", "run every built-in scenario (or those matching REGEXP) on all cores", `Every series of every scenario goes into one pool of -j workers (default
 GOMAXPROCS), the scenarios with the largest declared cost first, and the
 sweep points of a series onto free workers: the cores stay busy until the

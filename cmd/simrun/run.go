@@ -432,6 +432,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	memprofile := fs.String("memprofile", "", "write a Go heap profile to this file when the run ends: every allocation's bytes and call stack (go tool pprof -sample_index=alloc_space)")
 	jobs := fs.Int("j", 0, "series run at once (default GOMAXPROCS); a 128-PE T3D point can take up to a GB of memory")
 	shard := fs.String("shard", "", "run only shard I/N of the series (I from 0) and write DIR/shard.json for simrun merge")
+	evprofile := fs.String("eventprofile", "", "write the run's events counted by what each ran (a callback by its function, a process's resumption by why) to this CSV file: series,what,events,share")
 	pos, code, ok := parseFlags(fs, "run", args, stdout, stderr)
 	if !ok {
 		return code
@@ -489,6 +490,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			f.Close()
 		}()
 	}
+	var ep *eventProfile
+	if *evprofile != "" {
+		ep = &eventProfile{}
+		ep.watch(sp)
+	}
 	start := time.Now()
 	runs, err := execute(sh.pick(sp), *jobs, progress, wallLimit(s))
 	wall := time.Since(start)
@@ -499,6 +505,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if errs := runInputErrors(s, runs); len(errs) > 0 {
 		io.WriteString(stderr, joinLines(errs))
 		return exitUsage
+	}
+	if ep != nil {
+		if err := ep.write(*evprofile); err != nil {
+			fmt.Fprintf(stderr, "simrun run: --eventprofile: %v\n", err)
+			return exitFailed
+		}
 	}
 	dropNonFinite(runs)
 	if sh.n > 0 {

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/workloads"
+)
+
+// eventProfile collects the event counts (sim.EventCounts) of every engine
+// a run's series create, for simrun run --eventprofile.
+type eventProfile struct {
+	mu     sync.Mutex
+	series []string                      // in the scenario's order
+	counts map[string][]*sim.EventCounts // by series: one per engine
+}
+
+// watch makes every engine of the specs count its events.
+func (ep *eventProfile) watch(specs []workloads.Spec) {
+	ep.counts = map[string][]*sim.EventCounts{}
+	for i := range specs {
+		series, prev := specs[i].Series, specs[i].Observe
+		ep.series = append(ep.series, series)
+		specs[i].Observe = func(e *sim.Engine) {
+			c := e.CountEvents()
+			ep.mu.Lock()
+			ep.counts[series] = append(ep.counts[series], c)
+			ep.mu.Unlock()
+			if prev != nil {
+				prev(e)
+			}
+		}
+	}
+}
+
+// write writes the profile as CSV: series, what ran, events and the
+// share of the series' events, most frequent first; the series "(all)"
+// first, the scenario's series after it in order. Series that ran no
+// engine (another shard's) are left out.
+func (ep *eventProfile) write(name string) error {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	var all sim.EventCounts
+	per := make([]sim.EventCounts, len(ep.series))
+	for i, s := range ep.series {
+		for _, c := range ep.counts[s] {
+			per[i].Add(c)
+		}
+		all.Add(&per[i])
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write([]string{"series", "what", "events", "share"})
+	rows := func(series string, c *sim.EventCounts) {
+		total := c.Total()
+		if total == 0 {
+			return
+		}
+		for _, r := range c.Rows() {
+			w.Write([]string{series, r.What, strconv.FormatUint(r.N, 10), strconv.FormatFloat(float64(r.N)/float64(total), 'f', 4, 64)})
+		}
+	}
+	rows("(all)", &all)
+	for i, s := range ep.series {
+		rows(s, &per[i])
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return fmt.Errorf("event profile %s: %w", name, err)
+	}
+	return f.Close()
+}
