@@ -2,7 +2,7 @@ package main
 
 import (
 	"encoding/csv"
-	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"sync"
@@ -14,6 +14,7 @@ import (
 // eventProfile collects the event counts (sim.EventCounts) of every engine
 // a run's series create, for simrun run --eventprofile.
 type eventProfile struct {
+	out    *os.File // where the profile goes, created before the run
 	mu     sync.Mutex
 	series []string                      // in the scenario's order
 	counts map[string][]*sim.EventCounts // by series: one per engine
@@ -37,11 +38,11 @@ func (ep *eventProfile) watch(specs []workloads.Spec) {
 	}
 }
 
-// write writes the profile as CSV: series, what ran, events and the
+// write writes the profile as CSV to w: series, what ran, events and the
 // share of the series' events, most frequent first; the series "(all)"
 // first, the scenario's series after it in order. Series that ran no
 // engine (another shard's) are left out.
-func (ep *eventProfile) write(name string) error {
+func (ep *eventProfile) write(w io.Writer) error {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	var all sim.EventCounts
@@ -52,29 +53,21 @@ func (ep *eventProfile) write(name string) error {
 		}
 		all.Add(&per[i])
 	}
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	w.Write([]string{"series", "what", "events", "share"})
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"series", "what", "events", "share"})
 	rows := func(series string, c *sim.EventCounts) {
 		total := c.Total()
 		if total == 0 {
 			return
 		}
 		for _, r := range c.Rows() {
-			w.Write([]string{series, r.What, strconv.FormatUint(r.N, 10), strconv.FormatFloat(float64(r.N)/float64(total), 'f', 4, 64)})
+			cw.Write([]string{series, r.What, strconv.FormatUint(r.N, 10), strconv.FormatFloat(float64(r.N)/float64(total), 'f', 4, 64)})
 		}
 	}
 	rows("(all)", &all)
 	for i, s := range ep.series {
 		rows(s, &per[i])
 	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return fmt.Errorf("event profile %s: %w", name, err)
-	}
-	return f.Close()
+	cw.Flush()
+	return cw.Error()
 }

@@ -3,16 +3,19 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
 // TestEventProfile: run --eventprofile writes the run's events by what
 // they ran, summing per series to the events the summary reports and to
 // their total under "(all)", the same file whatever -j, and leaves the
-// outputs as they are without it (the golden results).
+// outputs as they are without it (the golden results); a path that
+// cannot be written stops the run before it starts (exit 2).
 func TestEventProfile(t *testing.T) {
 	const name = "t3d-table1"
 	var profiles [][]byte
@@ -64,5 +67,14 @@ func TestEventProfile(t *testing.T) {
 	}
 	if !bytes.Equal(profiles[0], profiles[1]) {
 		t.Errorf("the profile differs between -j 1 and -j 3")
+	}
+	// A path that cannot be written is bad input, found before the run.
+	dir := t.TempDir()
+	code, _, stderr := simrun(t, "run", name, "--out", dir, "--quiet", "--eventprofile", filepath.Join(dir, "missing", "events.csv"))
+	if code != exitUsage || !strings.Contains(stderr, "--eventprofile") {
+		t.Errorf("unwritable --eventprofile: exit %d, stderr %q; want exit %d naming the flag", code, stderr, exitUsage)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "results.csv")); err == nil {
+		t.Errorf("unwritable --eventprofile: the run went ahead")
 	}
 }

@@ -492,7 +492,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	var ep *eventProfile
 	if *evprofile != "" {
-		ep = &eventProfile{}
+		f, err := os.Create(*evprofile) // before the run: a bad path is found at once
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun run: --eventprofile: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		ep = &eventProfile{out: f}
 		ep.watch(sp)
 	}
 	start := time.Now()
@@ -507,8 +513,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if ep != nil {
-		if err := ep.write(*evprofile); err != nil {
-			fmt.Fprintf(stderr, "simrun run: --eventprofile: %v\n", err)
+		err := ep.write(ep.out)
+		if err == nil {
+			err = ep.out.Close()
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun run: --eventprofile %s: %v\n", *evprofile, err)
 			return exitFailed
 		}
 	}
