@@ -81,7 +81,7 @@ func (c *EventCounts) Total() uint64 {
 
 // Rows lists the counts, most frequent first (ties by name), leaving out
 // what never ran. A callback is named by its function as the Go runtime
-// names it, without the module path ("sim/net.(*unit).request"); a
+// names it, without the module path ("sim.(*Proc).step"); a
 // method value's "-fm" suffix is dropped.
 func (c *EventCounts) Rows() []EventCount {
 	by := map[string]uint64{}

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/csv"
 	"io"
-	"os"
 	"strconv"
 	"sync"
 
@@ -14,7 +13,6 @@ import (
 // eventProfile collects the event counts (sim.EventCounts) of every engine
 // a run's series create, for simrun run --eventprofile.
 type eventProfile struct {
-	out    *os.File // where the profile goes, created before the run
 	mu     sync.Mutex
 	series []string                      // in the scenario's order
 	counts map[string][]*sim.EventCounts // by series: one per engine

@@ -124,8 +124,8 @@ series I, I+N, ... and writes DIR/shard.json; simrun merge turns the N shards
 into the outputs of a run without shards (docs/sharding.md: Slurm, Kubernetes).
 --eventprofile FILE counts the run's events by what each ran and writes
 them as CSV (series,what,events,share; the series "(all)" first): a
-callback by its Go function (sim/net.(*unit).request: a unit's head at a
-link), a process's resumption by why (its Sleep ended, or it was woken),
+callback by its Go function (sim.(*Proc).step: a step of a SleepSteps),
+a process's resumption by why (its Sleep ended, or it was woken),
 and the Sleeps and steps that moved time forward in place. The counts sum
 to the events the summary reports; the outputs do not change.
 Example:

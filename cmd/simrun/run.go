@@ -491,19 +491,30 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}()
 	}
 	var ep *eventProfile
+	var epFile *os.File
 	if *evprofile != "" {
 		f, err := os.Create(*evprofile) // before the run: a bad path is found at once
 		if err != nil {
 			fmt.Fprintf(stderr, "simrun run: --eventprofile: %v\n", err)
 			return exitUsage
 		}
-		defer f.Close()
-		ep = &eventProfile{out: f}
+		epFile = f
+		ep = &eventProfile{}
 		ep.watch(sp)
 	}
 	start := time.Now()
 	runs, err := execute(sh.pick(sp), *jobs, progress, wallLimit(s))
 	wall := time.Since(start)
+	if epFile != nil {
+		werr := ep.write(epFile)
+		if cerr := epFile.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil && err == nil {
+			fmt.Fprintf(stderr, "simrun run: --eventprofile %s: %v\n", *evprofile, werr)
+			return exitFailed
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun run: %s: %v\n", s.Name, err)
 		return exitFailed
@@ -511,16 +522,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if errs := runInputErrors(s, runs); len(errs) > 0 {
 		io.WriteString(stderr, joinLines(errs))
 		return exitUsage
-	}
-	if ep != nil {
-		err := ep.write(ep.out)
-		if err == nil {
-			err = ep.out.Close()
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "simrun run: --eventprofile %s: %v\n", *evprofile, err)
-			return exitFailed
-		}
 	}
 	dropNonFinite(runs)
 	if sh.n > 0 {
