@@ -5,65 +5,178 @@ import (
 	"github.com/msgsim/msgsim/sim/mem"
 )
 
-// The capabilities below are what stacks and the benchmark harness ask of
-// a machine beyond Machine and OneSided. Each is a small interface a
-// machine implements or not; Require turns a missing one into a
-// *MissingCapability naming it.
+// The capabilities below are the hardware's verbs: what a stack may ask of a
+// machine beyond Machine. Each is a small interface, named for what it does
+// and never for a machine; a machine implements those its hardware has, and
+// a stack states its needs in them (Require turns a missing one into a
+// *MissingCapability naming it). Where a stack's protocol needs a verb a
+// machine lacks, the stack's port may build it from verbs that are there
+// (a fetch-and-increment register from an atomic on a word, a barrier from
+// remote writes), and its cost is then that of the operations it uses.
+//
+// Addresses: every process pe has a CPU and memory it allocates from
+// (Local). A remote verb names the process whose memory it reaches (to,
+// from, target); an address there is one that process's Alloc returned
+// (or, on a machine with SharedSegments, one in its node's segments).
+// Processes that share a node share its memory: on such machines an
+// address is the node's, whoever allocated it.
 
-// Memory is the capability of a machine that bounds each process's memory:
-// MemoryBytes is what one process can allocate (an SX-4 node's main memory,
-// shared by its processes; a T3D PE's local memory). Stacks check their
-// fixed structures and thresholds against it before a run.
-type Memory interface {
+// Local is what every machine offers each process: the CPU it runs on
+// (loads, stores, fences, local atomics, copies, compute: sim/mem.CPU) and
+// memory of its own.
+type Local interface {
 	Machine
-	MemoryBytes() int
+	CPU(pe int) *mem.CPU
+	Alloc(pe int, name string, n int) (mem.Region, error)
 }
 
-// Get is the capability of a one-sided machine whose PEs also read
-// another PE's memory (shmem_get).
-type Get interface {
-	OneSided
+// RemoteWrite is one-sided remote write: Put copies n bytes at src in pe's
+// memory to dst in process to's memory, PutWord writes one 8-byte word;
+// both return when the source may be reused, and the data lands later.
+// Quiet returns when every write pe issued has landed (SHMEM's shmem_quiet,
+// SCI's MemBarrier, LAPI_Fence).
+type RemoteWrite interface {
+	Local
+	Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int)
+	PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64)
+	Quiet(p *sim.Proc, pe int)
+}
+
+// RemoteRead is one-sided remote read: Get copies n bytes at src in process
+// from's memory to dst in pe's memory and returns when they are there.
+type RemoteRead interface {
+	Local
 	Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int)
 }
 
-// FetchInc is the capability of a machine with a fetch-and-increment
-// register per PE, read (and thereby atomically incremented) from any PE,
-// that its owner can read and reset (the T3D's, papers/aclmpl-t3d.txt
-// 4.2). ACLMPL's asynchronous protocol and raw SHMEM need it.
-type FetchInc interface {
+// RemoteFetchInc is an atomic fetch-and-increment by one of an 8-byte word
+// at a in process target's memory, returning the old value (the PCI-SCI
+// adapter's only atomic; LAPI_Rmw's FETCH_AND_ADD of one).
+type RemoteFetchInc interface {
+	Local
+	FetchIncAt(p *sim.Proc, pe, target int, a mem.Addr) uint64
+}
+
+// FetchIncRegister is a fetch-and-increment register per process, read (and
+// thereby atomically incremented) from any process, that its owner reads
+// and resets (the T3D's, papers/aclmpl-t3d.txt 4.2).
+type FetchIncRegister interface {
 	Machine
 	FetchInc(p *sim.Proc, pe, target int) uint64
 	ReadFetchInc(p *sim.Proc, pe int) uint64
 	SetFetchInc(p *sim.Proc, pe int, v uint64)
 }
 
-// Swap is the capability of a machine with an atomic swap of a word in
-// another PE's memory (ARMCI's and SHMEM's swap): the T3D's.
+// Swap is an atomic swap of the 8-byte word at a in process target's
+// memory with v, returning the old value (the T3D's; LAPI_Rmw's SWAP).
 type Swap interface {
 	Machine
 	Swap(p *sim.Proc, pe, target int, a mem.Addr, v uint64) uint64
 }
 
-// Barrier is the capability of a machine with a hardware barrier network
-// (the T3D's): Barrier blocks PE pe until every PE has entered it. The
-// benchmark harness brackets its timed patterns with it.
+// SharedSegments is memory shared by the processes of a node: a segment of
+// node's memory that each of them loads and stores with its own CPU (the
+// SX-4's System V segments; an SCI node's local memory, shared by its
+// processors). NodeOf is the node process pe runs on.
+type SharedSegments interface {
+	Local
+	NodeOf(pe int) int
+	SharedSegment(node int, name string, size int) (mem.Region, error)
+}
+
+// Semaphores are System V semaphores: Semget creates one with a value,
+// Semop adds delta to it, waiting while the result would be negative (the
+// SX-4's, an expensive system call, papers/mpich-sx4.txt section 4).
+type Semaphores interface {
+	Machine
+	Semget(name string, initial int) int
+	Semop(p *sim.Proc, pe, id, delta int) error
+}
+
+// Barrier is a hardware barrier network (the T3D's): Barrier blocks process
+// pe until every process has entered it.
 type Barrier interface {
 	Machine
 	Barrier(p *sim.Proc, pe int)
 }
 
-// Delivered is the capability of a machine that counts the bytes one-sided
-// puts have delivered into each PE's memory: a harness-side count with no
-// simulated cost, with which a benchmark detects lost puts.
+// Checkpoints are error checkpoints around remote writes (the SCI driver's,
+// papers/scampi-sci.txt 1.3.2): EndCheckPoint reports whether nothing since
+// the StartCheckPoint that returned tok may have been hit by a
+// transmission error. Quiet first: writes still outstanding are not
+// covered.
+type Checkpoints interface {
+	Machine
+	StartCheckPoint(p *sim.Proc, pe int) uint64
+	EndCheckPoint(p *sim.Proc, pe int, tok uint64) bool
+}
+
+// Mapper is a machine on which memory that other processes write remotely
+// must be created and mapped, at a cost: Map allocates n bytes of owner's
+// memory and p (pe's program; nil at set-up) pays for mapping it (the SCI
+// driver's segment creation, papers/scampi-sci.txt 1.3). Use MapRemote.
+type Mapper interface {
+	Local
+	Map(p *sim.Proc, pe, owner int, name string, n int) (mem.Region, error)
+}
+
+// Copier is a machine whose library memcpy differs from its CPU's plain
+// copy loop (the SX-4's is a vector move that bypasses the cache). Use
+// Memcpy.
+type Copier interface {
+	Machine
+	Memcpy(p *sim.Proc, pe int, dst, src mem.Addr, n int)
+}
+
+// Memory is a machine that bounds each process's memory: MemoryBytes is
+// what one process can allocate (an SX-4 node's main memory, shared by its
+// processes; a T3D PE's local memory). Stacks check their fixed structures
+// and thresholds against it before a run.
+type Memory interface {
+	Machine
+	MemoryBytes() int
+}
+
+// Delivered is a machine that counts the bytes remote writes have delivered
+// into each process's memory: a harness-side count with no simulated cost,
+// with which a benchmark detects lost puts.
 type Delivered interface {
 	Machine
 	Received(pe int) uint64
 }
 
+// MapRemote allocates n bytes of owner's memory for pe to write remotely:
+// Map where the machine must map it (and p pays), Alloc elsewhere.
+func MapRemote(m Local, p *sim.Proc, pe, owner int, name string, n int) (mem.Region, error) {
+	if mp, ok := m.(Mapper); ok {
+		return mp.Map(p, pe, owner, name, n)
+	}
+	return m.Alloc(owner, name, n)
+}
+
+// Memcpy is the library memcpy of process pe on m: the machine's own
+// (Copier) where it has one, else the CPU's copy.
+func Memcpy(m Local, p *sim.Proc, pe int, dst, src mem.Addr, n int) {
+	if c, ok := m.(Copier); ok {
+		c.Memcpy(p, pe, dst, src, n)
+		return
+	}
+	m.CPU(pe).Memcpy(p, dst, src, n)
+}
+
+// NodeOf is the node of process pe on m: its SharedSegments node, or pe
+// itself on a machine whose processes share no memory.
+func NodeOf(m Machine, pe int) int {
+	if s, ok := m.(SharedSegments); ok {
+		return s.NodeOf(pe)
+	}
+	return pe
+}
+
 // Capability is a machine capability by name, for listings: Has reports
 // whether a machine offers it.
 type Capability struct {
-	Name string // short name, e.g. "one-sided"
+	Name string // short name, e.g. "remote-write"
 	What string // what it is, in words
 	Has  func(Machine) bool
 }
@@ -73,17 +186,36 @@ func Cap[C any](name, what string) Capability {
 	return Capability{Name: name, What: what, Has: func(m Machine) bool { _, ok := m.(C); return ok }}
 }
 
-// Capabilities are the capabilities package machines defines, in the order
-// listings show them. (Stacks define their own as well, e.g.
-// stacks/mpich.SharedMemory; the registry lists those with the stack.)
+// The verbs' listing names, which stacks' Needs and missing-verb errors
+// use.
+var (
+	VerbLocal          = Cap[Local]("local", "a CPU and local memory per process (machines.Local)")
+	VerbRemoteWrite    = Cap[RemoteWrite]("remote-write", "one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)")
+	VerbRemoteRead     = Cap[RemoteRead]("remote-read", "one-sided remote read (get) (machines.RemoteRead)")
+	VerbRemoteFetchInc = Cap[RemoteFetchInc]("remote-fetch-inc", "atomic fetch-and-increment of a remote word (machines.RemoteFetchInc)")
+	VerbFetchIncReg    = Cap[FetchIncRegister]("fetch-inc-register", "a fetch-and-increment register per process (machines.FetchIncRegister)")
+	VerbSwap           = Cap[Swap]("swap", "atomic swap of a remote word (machines.Swap)")
+	VerbShared         = Cap[SharedSegments]("shared-segments", "memory segments shared by the processes of a node (machines.SharedSegments)")
+	VerbSemaphores     = Cap[Semaphores]("semaphores", "System V semaphores (machines.Semaphores)")
+	VerbBarrier        = Cap[Barrier]("barrier", "a hardware barrier network (machines.Barrier)")
+	VerbCheckpoints    = Cap[Checkpoints]("checkpoints", "error checkpoints around remote writes (machines.Checkpoints)")
+	VerbMemory         = Cap[Memory]("memory", "a bounded memory per process (machines.Memory)")
+	VerbDelivered      = Cap[Delivered]("delivered", "a count of bytes delivered by remote writes, for the harness (machines.Delivered)")
+)
+
+// Capabilities are the verbs package machines defines, in the order
+// listings show them. (Other packages define verbs of their own, e.g.
+// machines/lapi's active messages; the registry lists those with the
+// stacks that need them.)
 func Capabilities() []Capability {
 	return []Capability{
-		Cap[Memory]("memory", "a bounded memory per process (machines.Memory)"),
-		Cap[OneSided]("one-sided", "per-PE memory, one-sided put and quiet (machines.OneSided)"),
-		Cap[Get]("get", "one-sided get (machines.Get)"),
-		Cap[FetchInc]("fetch-inc", "a fetch-and-increment register per PE (machines.FetchInc)"),
-		Cap[Swap]("swap", "atomic swap of a remote word (machines.Swap)"),
-		Cap[Barrier]("barrier", "a hardware barrier network (machines.Barrier)"),
-		Cap[Delivered]("delivered", "a count of bytes delivered by puts, for the harness (machines.Delivered)"),
+		VerbLocal, VerbRemoteWrite, VerbRemoteRead, VerbRemoteFetchInc, VerbFetchIncReg, VerbSwap,
+		VerbShared, VerbSemaphores, VerbBarrier, VerbCheckpoints, VerbMemory, VerbDelivered,
 	}
+}
+
+// Need returns m as verb C, or a *MissingCapability naming the verb (its
+// listing name and what it is) for user.
+func Need[C any](m Machine, user string, verb Capability) (C, error) {
+	return Require[C](m, user, verb.Name+": "+verb.What)
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/msgsim/msgsim/sim"
-	"github.com/msgsim/msgsim/sim/mem"
 )
 
 // Machine is what every machine model offers.
@@ -48,18 +47,4 @@ func Require[C any](m Machine, user, what string) (C, error) {
 		return zero, &MissingCapability{Machine: m.Name(), User: user, Capability: what}
 	}
 	return c, nil
-}
-
-// OneSided is the capability of a distributed-memory machine with one-sided
-// communication: each PE's CPU and local memory, puts of a block and of a
-// word into another PE's memory, and quiet (wait until every put the PE
-// issued is delivered) — SHMEM's shmem_put and shmem_quiet on the T3D.
-// Put-based stacks (ACLMPL, MPICH's ch_t3d) need it.
-type OneSided interface {
-	Machine
-	CPU(pe int) *mem.CPU
-	Alloc(pe int, name string, n int) (mem.Region, error)
-	Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int)
-	PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64)
-	Quiet(p *sim.Proc, pe int)
 }

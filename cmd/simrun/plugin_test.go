@@ -31,7 +31,7 @@ func (p toyParams) Validate() error {
 }
 
 // toy is a distributed-memory machine with one-sided puts that arrive
-// latency_ns after they are issued (no network model): machines.OneSided
+// latency_ns after they are issued (no network model): machines.RemoteWrite
 // and nothing else.
 type toy struct {
 	eng   *sim.Engine
@@ -286,7 +286,7 @@ stack: {name: mailbox}
 		{"machine: {name: toy, params: {latency_ns: -1}}\nstack: {name: mailbox}\n" + pp, "bad.yaml:2:43: field machine.params.latency_ns: -1 ns is outside the plausible range"},
 		{"machine: {name: toy}\nstack: {name: mailbox, params: {delay: 3}}\n" + pp, `field stack.params.delay: unknown field "delay"`},
 		{"machine: {name: sx4}\nstack: {name: mailbox}\n" + pp, "stack mailbox cannot run on machine sx4: it needs per-PE CPUs and allocation (mailboxMachine)"},
-		{"machine: {name: toy}\nstack: {name: aclmpl}\n" + async, "fetch-and-increment registers (machines.FetchInc)"},
+		{"machine: {name: toy}\nstack: {name: aclmpl}\n" + async, "fetch-and-increment registers (machines.FetchIncRegister)"},
 	} {
 		_, err := runScenario(t, reg, "name: bad\n"+c.yaml)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -20,8 +20,8 @@ type LAPI interface {
 	Alloc(i int, name string, n int) (mem.Region, error)
 	NewCounter(i int) *Counter
 	Waitcntr(p *sim.Proc, i int, c *Counter, val int)
-	Put(p *sim.Proc, i, tgt int, dst, src mem.Addr, n int, tgtC, org, cmpl *Counter)
-	Get(p *sim.Proc, i, tgt int, dst, src mem.Addr, n int, tgtC, org *Counter)
+	PutCounted(p *sim.Proc, i, tgt int, dst, src mem.Addr, n int, tgtC, org, cmpl *Counter)
+	GetCounted(p *sim.Proc, i, tgt int, dst, src mem.Addr, n int, tgtC, org *Counter)
 	Amsend(p *sim.Proc, i, tgt int, hh AMHeader, uhdr []byte, src mem.Addr, n int, tgtC, org, cmpl *Counter)
 	Lock(p *sim.Proc, mu *Mutex)
 	Unlock(p *sim.Proc, mu *Mutex)

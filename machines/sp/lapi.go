@@ -69,6 +69,8 @@ const (
 	kGetReply
 	kAM
 	kAck
+	kRmwReq
+	kRmwReply
 )
 
 // msg is one LAPI message in flight and at its destination; pooled.
@@ -84,6 +86,11 @@ type msg struct {
 	comp           AMCompletion
 	am             AM
 	header         am.Header
+	// LAPI_Rmw: the operation, its operand (the old value in a reply) and
+	// where the origin reads the old value.
+	rmw    rmwOp
+	val    uint64
+	result *uint64
 }
 
 func (m *Machine) newMsg(k kind, src, dst int) *msg {
@@ -163,11 +170,11 @@ func (m *Machine) snapshot(p *sim.Proc, g *msg, i int, a mem.Addr, n int) {
 	m.nodes[i].mem.Read(a, g.data)
 }
 
-// Put copies n bytes at src in node i's memory to dst in node tgt's memory
+// PutCounted copies n bytes at src in node i's memory to dst in node tgt's memory
 // (LAPI_Put). It returns when the data has been copied out of src: org is
 // then incremented; tgt's counter when the data is at the target, cmpl
 // when the origin has heard so (any may be nil).
-func (m *Machine) Put(p *sim.Proc, i, tgt int, dst, src mem.Addr, n int, tgtC, org, cmpl *Counter) {
+func (m *Machine) PutCounted(p *sim.Proc, i, tgt int, dst, src mem.Addr, n int, tgtC, org, cmpl *Counter) {
 	m.enter(p, i)
 	m.check("LAPI_Put", tgt)
 	g := m.newMsg(kPut, i, tgt)
@@ -178,11 +185,11 @@ func (m *Machine) Put(p *sim.Proc, i, tgt int, dst, src mem.Addr, n int, tgtC, o
 	org.Inc()
 }
 
-// Get copies n bytes at src in node tgt's memory to dst in node i's memory
+// GetCounted copies n bytes at src in node tgt's memory to dst in node i's memory
 // (LAPI_Get): a request to tgt, whose dispatcher reads the data and sends
 // it back. tgtC (a counter of tgt) is incremented when the data has left
 // the target, org when it is at dst. It returns once the request is sent.
-func (m *Machine) Get(p *sim.Proc, i, tgt int, dst, src mem.Addr, n int, tgtC, org *Counter) {
+func (m *Machine) GetCounted(p *sim.Proc, i, tgt int, dst, src mem.Addr, n int, tgtC, org *Counter) {
 	m.enter(p, i)
 	m.check("LAPI_Get", tgt)
 	g := m.newMsg(kGetReq, i, tgt)
@@ -253,6 +260,12 @@ func (g *msg) handle(p *sim.Proc, _ *am.Arrival) am.Completion {
 		m.free(g)
 	case kAck:
 		g.cmpl.Inc()
+		m.free(g)
+	case kRmwReq:
+		m.handleRmw(p, g)
+	case kRmwReply:
+		*g.result = g.val
+		g.org.Inc()
 		m.free(g)
 	case kAM:
 		dst, comp := g.hh(p, &g.am)

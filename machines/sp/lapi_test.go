@@ -28,7 +28,7 @@ func chunkedGets(t *testing.T, par Params, k, chunk, stride int) (sim.Time, []si
 	e.Spawn("node0", func(p *sim.Proc) {
 		org := m.NewCounter(0)
 		for i := 0; i < k; i++ {
-			m.Get(p, 0, 1, dst.Addr+mem.Addr(i*chunk), src.Addr+mem.Addr(i*stride), chunk, nil, org)
+			m.GetCounted(p, 0, 1, dst.Addr+mem.Addr(i*chunk), src.Addr+mem.Addr(i*stride), chunk, nil, org)
 		}
 		for i := 1; i <= k; i++ {
 			m.Waitcntr(p, 0, org, 1)
@@ -111,7 +111,7 @@ func TestInterruptVersusPolling(t *testing.T) {
 		e.Spawn("node0", func(p *sim.Proc) {
 			p.Sleep(sim.Micro(10))
 			org := m.NewCounter(0)
-			m.Get(p, 0, 1, dst.Addr, src.Addr, 8, nil, org)
+			m.GetCounted(p, 0, 1, dst.Addr, src.Addr, 8, nil, org)
 			m.Waitcntr(p, 0, org, 1)
 			get = p.Now() - sim.Micro(10)
 		})
@@ -157,11 +157,11 @@ func TestPutOrder(t *testing.T) {
 		firstLanded = -1
 		e.Spawn("node0", func(p *sim.Proc) {
 			cmpl := m.NewCounter(0)
-			m.Put(p, 0, 1, dst.Addr, src.Addr, 8, nil, nil, cmpl)
+			m.PutCounted(p, 0, 1, dst.Addr, src.Addr, 8, nil, nil, cmpl)
 			if fence {
 				m.Waitcntr(p, 0, cmpl, 1)
 			}
-			m.Put(p, 0, 1, dst.Addr+8, src.Addr+8, 8, nil, nil, cmpl)
+			m.PutCounted(p, 0, 1, dst.Addr+8, src.Addr+8, 8, nil, nil, cmpl)
 		})
 		e.Spawn("watch", func(p *sim.Proc) {
 			for firstLanded < 0 {

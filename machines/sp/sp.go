@@ -70,8 +70,8 @@ type Machine struct {
 
 // Stats counts LAPI's traffic.
 type Stats struct {
-	Puts, Gets, AMs, Acks, Replies uint64 // messages sent by kind
-	PayloadBytes                   uint64 // user bytes carried
+	Puts, Gets, AMs, Acks, Replies, Rmws uint64 // messages sent by kind
+	PayloadBytes                         uint64 // user bytes carried
 }
 
 // node is one SP node.
@@ -85,6 +85,7 @@ type node struct {
 	// inHandler counts handlers running on the node (they may call LAPI:
 	// such calls do not bind the caller as the node's program).
 	inHandler int
+	verbs     *verbs // the generic verbs' counters, made on first use
 }
 
 // New builds a partition of nodes nodes.

@@ -10,13 +10,13 @@ import (
 // The T3D offers every capability the stacks and the harness use; these
 // fail to compile if a method's signature drifts.
 var (
-	_ machines.Memory    = (*Machine)(nil)
-	_ machines.OneSided  = (*Machine)(nil)
-	_ machines.Get       = (*Machine)(nil)
-	_ machines.FetchInc  = (*Machine)(nil)
-	_ machines.Barrier   = (*Machine)(nil)
-	_ machines.Swap      = (*Machine)(nil)
-	_ machines.Delivered = (*Machine)(nil)
+	_ machines.Memory           = (*Machine)(nil)
+	_ machines.RemoteWrite      = (*Machine)(nil)
+	_ machines.RemoteRead       = (*Machine)(nil)
+	_ machines.FetchIncRegister = (*Machine)(nil)
+	_ machines.Barrier          = (*Machine)(nil)
+	_ machines.Swap             = (*Machine)(nil)
+	_ machines.Delivered        = (*Machine)(nil)
 )
 
 // TestSwap: a remote swap returns the old word and stores the new one; two

@@ -60,17 +60,17 @@ const (
 
 // Machine is what ACLMPL needs of a machine: per-PE memory and CPU, and
 // one-sided puts with a way to wait for their delivery.
-type Machine = machines.OneSided
+type Machine = machines.RemoteWrite
 
 // FetchIncMachine is what the asynchronous protocol needs in addition: a
 // fetch-and-increment register per PE, readable (and thereby incremented)
 // from any PE, that its owner can read and reset.
-type FetchIncMachine = machines.FetchInc
+type FetchIncMachine = machines.FetchIncRegister
 
 // Capabilities in words, for errors and listings.
 const (
-	oneSidedCapability = "per-PE memory and one-sided put with quiet (machines.OneSided)"
-	fetchIncCapability = "fetch-and-increment registers (machines.FetchInc)"
+	oneSidedCapability = "per-PE memory and one-sided put with quiet (machines.RemoteWrite)"
+	fetchIncCapability = "fetch-and-increment registers (machines.FetchIncRegister)"
 )
 
 // Params are the library's options (stack.params).

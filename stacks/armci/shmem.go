@@ -29,12 +29,13 @@ import (
 
 // SHMEM is what the SHMEM port needs of a machine.
 type SHMEM interface {
-	machines.Get
+	machines.RemoteWrite
+	machines.RemoteRead
 	machines.Swap
 	machines.Barrier
 }
 
-const shmemCapability = "SHMEM: one-sided put with quiet, get, remote atomic swap and a barrier (machines.OneSided, machines.Get, machines.Swap, machines.Barrier)"
+const shmemCapability = "SHMEM: one-sided put with quiet, get, remote atomic swap and a barrier (machines.RemoteWrite, machines.RemoteRead, machines.Swap, machines.Barrier)"
 
 // lockBackoffCycles is the pause between two attempts at a held lock.
 // Assumed: 100 cycles (a short spin before the next remote swap).

@@ -130,7 +130,7 @@ func (r *Rank) get(p *sim.Proc, segs []seg, s *stacks.Strided, proc int) error {
 	if r.useLAPI(segs) {
 		// Nonblocking LAPI_Gets, one per block, and one wait.
 		for _, g := range segs {
-			m.Get(p, r.id, proc, g.dst, g.src, g.n, nil, r.getC)
+			m.GetCounted(p, r.id, proc, g.dst, g.src, g.n, nil, r.getC)
 		}
 		m.Waitcntr(p, r.id, r.getC, len(segs))
 		return nil
@@ -179,7 +179,7 @@ func (r *Rank) put(p *sim.Proc, op byte, t stacks.AccType, scale complex128, seg
 	r.order(p, proc)
 	if op == opPut && r.useLAPI(segs) {
 		for _, g := range segs {
-			m.Put(p, r.id, proc, g.dst, g.src, g.n, nil, nil, r.cmpl[proc])
+			m.PutCounted(p, r.id, proc, g.dst, g.src, g.n, nil, nil, r.cmpl[proc])
 			r.issued[proc]++
 		}
 		return nil
@@ -313,7 +313,7 @@ func (r *Rank) serve(p *sim.Proc, a *lapi.AM) {
 			off += b.n
 		}
 		origin := int(le.Uint32(a.Uhdr[4:]))
-		m.Put(p, r.id, origin, mem.Addr(le.Uint64(a.Uhdr[8:])), r.pack.Addr, off, r.w.ranks[origin].reply, nil, nil)
+		m.PutCounted(p, r.id, origin, mem.Addr(le.Uint64(a.Uhdr[8:])), r.pack.Addr, off, r.w.ranks[origin].reply, nil, nil)
 	case opPut:
 		off := dlen
 		for _, b := range blocks {

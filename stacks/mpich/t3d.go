@@ -12,7 +12,7 @@ import (
 // one-sided puts of a block and of a word into another PE's memory, and
 // quiet (wait until every put issued is delivered). machines/t3d.Machine
 // provides it.
-type T3D = machines.OneSided
+type T3D = machines.RemoteWrite
 
 const t3dCapability = "per-PE memory with one-sided put and quiet (stacks/mpich.T3D: shmem_put, shmem_quiet)"
 

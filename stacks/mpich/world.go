@@ -19,7 +19,7 @@ type World struct {
 // NewWorld initializes MPICH on every process of mach (MPI_Init) with the
 // device params.Device: ch_shmem and ch_lfshmem need the SharedMemory
 // capability (machines/sx4 offers it), ch_t3d the T3D capability
-// (machines.OneSided: machines/t3d offers it); a machine without it gives a
+// (machines.RemoteWrite: machines/t3d offers it); a machine without it gives a
 // *machines.MissingCapability error.
 func NewWorld(mach machines.Machine, params Params) (*World, error) {
 	var (

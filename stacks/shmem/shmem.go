@@ -32,18 +32,19 @@ func DefaultParams() Params { return Params{} }
 
 // Machine is what raw SHMEM needs of a machine.
 type Machine interface {
-	machines.Get
-	machines.FetchInc
+	machines.RemoteWrite
+	machines.RemoteRead
+	machines.FetchIncRegister
 }
 
-const capability = "per-PE memory, one-sided put with quiet, get and fetch-and-increment (machines.OneSided, machines.Get, machines.FetchInc)"
+const capability = "per-PE memory, one-sided put with quiet, get and fetch-and-increment (machines.RemoteWrite, machines.RemoteRead, machines.FetchIncRegister)"
 
 // Needs are the machine capabilities raw SHMEM uses.
 func Needs() []machines.Capability {
 	return []machines.Capability{
-		machines.Cap[machines.OneSided]("one-sided", "per-PE memory, one-sided put and quiet (machines.OneSided)"),
-		machines.Cap[machines.Get]("get", "one-sided get (machines.Get)"),
-		machines.Cap[machines.FetchInc]("fetch-inc", "fetch-and-increment registers (machines.FetchInc)"),
+		machines.Cap[machines.RemoteWrite]("one-sided", "per-PE memory, one-sided put and quiet (machines.RemoteWrite)"),
+		machines.Cap[machines.RemoteRead]("get", "one-sided get (machines.RemoteRead)"),
+		machines.Cap[machines.FetchIncRegister]("fetch-inc", "fetch-and-increment registers (machines.FetchIncRegister)"),
 	}
 }
 

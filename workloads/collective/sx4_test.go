@@ -62,7 +62,7 @@ func TestSX4MPICH(t *testing.T) {
 	if _, err := RunAllToAll(specOn(t, "sx4", "mpich", "", "{pes: [64]}")); err == nil || !strings.Contains(err.Error(), "1 to 32 CPUs") {
 		t.Errorf("64 processes on the SX-4: %v", err)
 	}
-	if _, err := resolve(t, "sx4", "shmem", "", "{pes: [4]}"); err == nil || !strings.Contains(err.Error(), "machines.OneSided") {
+	if _, err := resolve(t, "sx4", "shmem", "", "{pes: [4]}"); err == nil || !strings.Contains(err.Error(), "machines.RemoteWrite") {
 		t.Errorf("raw SHMEM on the SX-4: %v", err)
 	}
 }

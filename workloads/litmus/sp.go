@@ -83,7 +83,7 @@ func SPJitterCycles(build Builder, cfg SPConfig) (float64, error) {
 	tgt := m.NewCounter(1)
 	eng.Spawn("node0", func(p *sim.Proc) {
 		c := m.NewCounter(0)
-		m.Put(p, 0, 1, dst.Addr, src.Addr, 8, tgt, nil, c)
+		m.PutCounted(p, 0, 1, dst.Addr, src.Addr, 8, tgt, nil, c)
 		m.Waitcntr(p, 0, c, 1)
 	})
 	// The target waits in LAPI (which polls), so that the put lands in
@@ -170,13 +170,13 @@ func RunSP(t Test, build Builder, cfg SPConfig, homes []int, opts Options) (*Out
 							own: own,
 							cpu: cpu,
 							get: func(h int, a mem.Addr) uint64 {
-								m.Get(p, own, h, scratch.Addr, a, 8, nil, org)
+								m.GetCounted(p, own, h, scratch.Addr, a, 8, nil, org)
 								m.Waitcntr(p, own, org, 1)
 								return local.Load64(scratch.Addr)
 							},
 							put: func(h int, a mem.Addr, v uint64) {
 								local.Store64(scratch.Addr, v)
-								m.Put(p, own, h, a, scratch.Addr, 8, nil, nil, cmpl)
+								m.PutCounted(p, own, h, a, scratch.Addr, 8, nil, nil, cmpl)
 								puts++
 							},
 							fence: func(k Kind) {

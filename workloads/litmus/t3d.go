@@ -28,10 +28,11 @@ import (
 type Builder func(eng *sim.Engine, procs int) (machines.Machine, error)
 
 // T3DMachine is what RunT3D and T3DJitterCycles need of a machine: the
-// T3D's one-sided put, quiet and get (machines.Get) and each PE's local
+// T3D's one-sided put, quiet and get (machines.RemoteRead) and each PE's local
 // memory.
 type T3DMachine interface {
-	machines.Get
+	machines.RemoteWrite
+	machines.RemoteRead
 	Memory(pe int) *mem.Memory
 }
 

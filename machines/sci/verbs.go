@@ -1,0 +1,75 @@
+package sci
+
+import (
+	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+)
+
+// The generic verbs (package machines) on the SCI cluster. A process
+// reaches another's memory through its node: a remote write is the posted
+// write of the bytes (the CPU's stores into the mapped segment), its
+// completion MemBarrier; a remote read is the PCI read through both
+// adapters; the remote atomic is the adapter's fetch-and-increment-by-one.
+// Processes on one node share its memory with their own loads and stores.
+var (
+	_ machines.RemoteWrite    = (*Machine)(nil)
+	_ machines.RemoteRead     = (*Machine)(nil)
+	_ machines.RemoteFetchInc = (*Machine)(nil)
+	_ machines.SharedSegments = (*Machine)(nil)
+	_ machines.Checkpoints    = (*Machine)(nil)
+	_ machines.Mapper         = (*Machine)(nil)
+)
+
+// Put posts a remote write of the n bytes at src in pe's node memory to
+// dst in process to's node memory (Write of those bytes).
+func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
+	x := m.procs[pe]
+	buf := m.scratch(n)
+	m.nodes[x.node].mem.Read(src, buf)
+	m.write(p, pe, m.procs[to].node, dst, buf, false)
+}
+
+// PutWord posts a remote write of an 8-byte word to dst in process to's
+// node memory.
+func (m *Machine) PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64) {
+	m.WriteWord(p, pe, m.procs[to].node, dst, v)
+}
+
+// Quiet is MemBarrier.
+func (m *Machine) Quiet(p *sim.Proc, pe int) { m.MemBarrier(p, pe) }
+
+// Get reads n bytes at src in process from's node memory into dst in pe's
+// node memory: the remote read's round trips, then the CPU's stores of the
+// bytes (through its cache).
+func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
+	b := m.Read(p, pe, m.procs[from].node, src, n)
+	m.procs[pe].cpu.Poke(dst, b)
+}
+
+// FetchIncAt is the adapter's fetch-and-increment-by-one of the word at a
+// in process target's node memory.
+func (m *Machine) FetchIncAt(p *sim.Proc, pe, target int, a mem.Addr) uint64 {
+	return m.FetchInc(p, pe, m.procs[target].node, a)
+}
+
+// SharedSegment allocates size bytes of node's memory, which its
+// processes share.
+func (m *Machine) SharedSegment(node int, name string, size int) (mem.Region, error) {
+	return m.alloc(node, "shm."+name, size)
+}
+
+// Map creates and maps an SCI segment of n bytes in owner's node memory
+// (AllocSCI: p pays the driver's cost).
+func (m *Machine) Map(p *sim.Proc, pe, owner int, name string, n int) (mem.Region, error) {
+	return m.AllocSCI(p, m.procs[owner].node, name, n)
+}
+
+// scratch is a buffer of n bytes for a Put's source bytes (write copies
+// them into its packets).
+func (m *Machine) scratch(n int) []byte {
+	if cap(m.putBuf) < n {
+		m.putBuf = make([]byte, n)
+	}
+	return m.putBuf[:n]
+}
