@@ -123,6 +123,20 @@ func (e *Engine) SetChooser(c Chooser) { e.chooser = c }
 // Exploring reports whether a Chooser is installed.
 func (e *Engine) Exploring() bool { return e.chooser != nil }
 
+// SetStepByStep turns off (on: true) every mechanism that runs several
+// timed steps of a process as one event (mem.CPU.ScanUncached's run of
+// loads, a machine's merged operations): each step is then its own event.
+// Simulated times are the same either way; tests compare the two.
+func (e *Engine) SetStepByStep(on bool) { e.stepByStep = on }
+
+// Merging reports whether a mechanism may run several timed steps of p as
+// one event: not when the engine runs step by step, not while a chooser
+// explores schedules (whose choices name every step), and not for a
+// process bound to a Core (whose steps the core books one by one).
+func (e *Engine) Merging(p *Proc) bool {
+	return !e.stepByStep && e.chooser == nil && p.core == nil
+}
+
 // Point is a scheduling point the model offers: p is about to take a step
 // touching object (a lock, a queue, a mask; "" if unknown) described by
 // what. Under a Chooser p yields, so that every process ready at this time

@@ -19,24 +19,26 @@ type Limits struct {
 // Only one process runs at a time, resumed by Run's loop, so simulated code
 // needs no locks.
 type Engine struct {
-	now     Time
-	cal     calendar
-	rng     *rand.Rand
-	seed    uint64
-	procs   []*Proc
-	live    int // processes not yet finished
-	cur     *Proc
-	limits  Limits
-	horizon Time   // limits.MaxTime, or Forever: no event later runs
-	maxEv   uint64 // limits.MaxEvents, or no limit: no more events run
-	events  uint64
-	resumes uint64 // coroutine entries (Resumes)
-	check   uint64 // the next event count at which Run looks at the limits (a multiple of 4,096, or maxEv+1)
-	err     error
-	stopped bool
-	halt    bool // err, stopped or then is set: the loops look at them
-	trace   *Trace
-	src     *drawSource // rng's source: notes the first draw (ReportRandUse)
+	now Time
+	// stepByStep turns the merging of steps off (SetStepByStep).
+	stepByStep bool
+	cal        calendar
+	rng        *rand.Rand
+	seed       uint64
+	procs      []*Proc
+	live       int // processes not yet finished
+	cur        *Proc
+	limits     Limits
+	horizon    Time   // limits.MaxTime, or Forever: no event later runs
+	maxEv      uint64 // limits.MaxEvents, or no limit: no more events run
+	events     uint64
+	resumes    uint64 // coroutine entries (Resumes)
+	check      uint64 // the next event count at which Run looks at the limits (a multiple of 4,096, or maxEv+1)
+	err        error
+	stopped    bool
+	halt       bool // err, stopped or then is set: the loops look at them
+	trace      *Trace
+	src        *drawSource // rng's source: notes the first draw (ReportRandUse)
 
 	chooser Chooser // picks among same-time ready processes (choose.go); nil: engine order
 	cands   []candidate

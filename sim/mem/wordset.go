@@ -288,9 +288,10 @@ func (s *WordSet) Cut() uint64 { return s.cut }
 // a load, which that load reads here, while loads issued one by one read
 // it only if the write's event was scheduled before the load's (see
 // mem_test.go's comparison). The loads do not see this CPU's own
-// buffered stores: with stores in the buffer, for a process that shares
-// its processor (sim.Proc.Bound), or while a schedule explorer runs (whose
-// steps' footprints name every load), it issues the loads one by one.
+// buffered stores: with stores in the buffer, or where the engine does not
+// merge steps (sim.Engine.Merging: run step by step, a process that shares
+// its processor, a schedule explorer naming every load), it issues the
+// loads one by one.
 func (c *CPU) ScanUncached(p *sim.Proc, s *WordSet, lo, hi, from int) (entry, loads int, ok bool) {
 	if !s.indexed {
 		s.index()
@@ -300,7 +301,7 @@ func (c *CPU) ScanUncached(p *sim.Proc, s *WordSet, lo, hi, from int) (entry, lo
 		return -1, 0, false
 	}
 	load := c.clock.Cycles(c.cfg.Costs.UncachedLoadCycles)
-	if p.Bound() || len(c.buffered()) > 0 || load <= 0 || s.scan.proc != nil || c.eng.Exploring() {
+	if !c.eng.Merging(p) || len(c.buffered()) > 0 || load <= 0 || s.scan.proc != nil {
 		return c.scanByLoads(p, s, lo, hi, from)
 	}
 	sc := &s.scan
