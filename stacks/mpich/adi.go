@@ -123,9 +123,6 @@ type Rank struct {
 	stats     Stats
 	th        threadState // threads of this process (threads.go)
 	ctx       ctxState    // context ids (contextid.go)
-	// perStep (tests only) stores a packet's header word by word, one
-	// sleep each, the model StoreWords' run of steps must agree with.
-	perStep bool
 }
 
 // pktID names an outgoing packet: its destination and sequence number
@@ -169,7 +166,7 @@ func newRank(w *World, i int, dev Device) (*Rank, error) {
 		r.perSender = ps.DataPerSender()
 	}
 	var err error
-	r.sendPkt, err = w.host.Private(i, "mpich packet", roundUp(HeaderBytes+w.params.ShortBytes))
+	r.sendPkt, err = w.host.Alloc(i, "mpich packet", roundUp(HeaderBytes+w.params.ShortBytes))
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +189,7 @@ func (r *Rank) Device() Device { return r.dev }
 // Buffer allocates n bytes of the process's private memory.
 func (r *Rank) Buffer(n int) (mem.Region, error) {
 	r.nbuf++
-	return r.w.host.Private(r.rank, fmt.Sprintf("buffer%d", r.nbuf), n)
+	return r.w.host.Alloc(r.rank, fmt.Sprintf("buffer%d", r.nbuf), n)
 }
 
 // Send is MPI_Send: it returns when buf may be reused.
@@ -570,16 +567,10 @@ func (r *Rank) build(p *sim.Proc, dest int, o *outPkt) int {
 		o.charged = true
 	}
 	w := o.h.words()
-	if r.perStep {
-		for i, v := range w {
-			c.Store(p, r.sendPkt.Addr+mem.Addr(8*i), 8, v)
-		}
-	} else {
-		c.StoreWords(p, r.sendPkt.Addr, w[:]...) // the rank's own packet buffer: one run of steps
-	}
+	c.StoreWords(p, r.sendPkt.Addr, w[:]...) // the rank's own packet buffer
 	size := HeaderBytes
 	if o.h.kind == pktShort && o.data.Len > 0 {
-		r.w.host.Memcpy(p, r.rank, r.sendPkt.Addr+HeaderBytes, o.data.Addr, o.data.Len)
+		r.w.memcpy(p, r.rank, r.sendPkt.Addr+HeaderBytes, o.data.Addr, o.data.Len)
 		size += o.data.Len
 	}
 	r.built, r.builtSize = id, size
@@ -608,7 +599,7 @@ func (r *Rank) pktBuf() (mem.Region, error) {
 		r.pktFree = r.pktFree[:n-1]
 		return b, nil
 	}
-	return r.w.host.Private(r.rank, "mpich packet", roundUp(HeaderBytes+r.w.params.ShortBytes))
+	return r.w.host.Alloc(r.rank, "mpich packet", roundUp(HeaderBytes+r.w.params.ShortBytes))
 }
 
 // readIncoming reads and handles every packet that has arrived.
@@ -729,7 +720,7 @@ func (r *Rank) deliver(p *sim.Proc, q *request, h header, pkt mem.Region) error 
 	switch h.kind {
 	case pktShort:
 		if n > 0 {
-			r.w.host.Memcpy(p, r.rank, q.buf.Addr, pkt.Addr+HeaderBytes, n)
+			r.w.memcpy(p, r.rank, q.buf.Addr, pkt.Addr+HeaderBytes, n)
 		}
 		r.complete(q, st, trunc)
 	case pktEager:
@@ -770,7 +761,7 @@ func (r *Rank) copyUnexpected(p *sim.Proc, u *request) error {
 	}
 	if b.Mem == nil {
 		var err error
-		if b, err = r.w.host.Private(r.rank, "mpich unexpected", max(n, r.w.params.ShortBytes)); err != nil {
+		if b, err = r.w.host.Alloc(r.rank, "mpich unexpected", max(n, r.w.params.ShortBytes)); err != nil {
 			return fmt.Errorf("mpich: rank %d: buffer for an unexpected message: %w", r.rank, err)
 		}
 	}
@@ -792,7 +783,7 @@ func (r *Rank) deliverCopy(p *sim.Proc, q *request, u *request) {
 		n = q.buf.Len
 	}
 	if n > 0 {
-		r.w.host.Memcpy(p, r.rank, q.buf.Addr, u.copy.Addr, n)
+		r.w.memcpy(p, r.rank, q.buf.Addr, u.copy.Addr, n)
 	}
 	r.copyFree = append(r.copyFree, u.copy)
 	r.complete(q, st, trunc)

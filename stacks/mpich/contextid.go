@@ -235,7 +235,7 @@ func (c *Comm) Dup(p *sim.Proc) (stacks.Communicator, error) {
 
 func (r *Rank) newComm(p *sim.Proc, id int) (*Comm, error) {
 	r.ctx.dups++
-	b, err := r.w.host.Private(r.rank, fmt.Sprintf("comm%d", r.ctx.dups), 8+2*maskBytes)
+	b, err := r.w.host.Alloc(r.rank, fmt.Sprintf("comm%d", r.ctx.dups), 8+2*maskBytes)
 	if err != nil {
 		return nil, fmt.Errorf("mpich: rank %d: MPI_Comm_dup: %w", r.rank, err)
 	}
@@ -424,7 +424,7 @@ func (c *Comm) livelock(p *sim.Proc, tries int) error {
 func (c *Comm) allreduceAnd(p *sim.Proc, m [maskWords]uint64) ([maskWords]uint64, error) {
 	r := c.r
 	if c.buf[0].Mem == nil { // MPI_COMM_WORLD: buffers on first use
-		b, err := r.w.host.Private(r.rank, "comm world allreduce", 2*maskBytes)
+		b, err := r.w.host.Alloc(r.rank, "comm world allreduce", 2*maskBytes)
 		if err != nil {
 			return m, fmt.Errorf("mpich: rank %d: allreduce: %w", r.rank, err)
 		}

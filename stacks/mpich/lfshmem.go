@@ -3,33 +3,67 @@ package mpich
 import (
 	"fmt"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 )
 
-// lfShared is the shared state of ch_lfshmem: the array of packet slots,
-// one per ordered pair of processes (section 5), and the data pool.
+// lfShared is where ch_lfshmem's packet slots lie, one per ordered pair of
+// processes (section 5): base[to] is receiver to's, one slot per sender.
+// On a shared segment they are the rows of the slot_procs x slot_procs
+// array; across nodes each receiver's row lies in its own memory.
 type lfShared struct {
-	slots     mem.Addr
+	base      []mem.Addr
 	slotBytes int
-	dim       int // slot_procs
 	procs     int
-	pool      *pool
 }
 
 // slot is slots[to][from]: the packet slot through which from sends to to.
 // (The paper's abbreviated Figures 2 and 3 index it as slots[i][myid] and
 // slots[dest][myid]; we use one convention for both sides.)
 func (s *lfShared) slot(to, from int) mem.Addr {
-	return s.slots + mem.Addr((to*s.dim+from)*s.slotBytes)
+	return s.base[to] + mem.Addr(from*s.slotBytes)
 }
 
-// lfshmem is ch_lfshmem for one process: lock-free single-writer slots for
-// control packets; the shared pool, with its lock, for data.
+// slotWriter is the part of Figures 2 and 3 that depends on how a sender
+// reaches a slot at its receiver: with stores into memory both share (the
+// SX-4: PKT_COPYIN and PKT_READY_SET, sharedSlots), or with remote writes
+// into the receiver's memory (remoteSlots). The rest of the device (the
+// receiver's scan of its slots with PKT_READY_IS_SET, the copy out, the
+// clearing of the ready bit, the sender's test of the bit before it
+// writes) is the same code.
+type slotWriter interface {
+	// readyWord is the word whose PKT_READY_IS_SET tells this process
+	// that its slot at dest still holds a packet: the slot's ready bit
+	// itself where this process can load it, else a copy of the bit in
+	// its own memory that the receiver clears.
+	readyWord(dest int) mem.Addr
+	// fill copies the packet (size bytes of pkt, its ready word 0) into
+	// the slot and sets the slot's ready bit, the data first.
+	fill(p *sim.Proc, dest int, slot mem.Addr, pkt mem.Region, size int)
+	// emptied is the receiver's side once it has copied the packet out of
+	// sender from's slot and cleared the ready bit: the sender learns that
+	// the slot is free.
+	emptied(p *sim.Proc, from int)
+}
+
+// lfshmem is ch_lfshmem's packet path for one process: lock-free
+// single-writer slots with ready bits (Figures 2 and 3).
 type lfshmem struct {
-	poolData
+	*shm
 	sh    *lfShared
+	w     slotWriter
 	watch []mem.Addr // ready words of my incoming slots
+}
+
+func newLFShmem(s *shm, sh *lfShared, w slotWriter) *lfshmem {
+	d := &lfshmem{shm: s, sh: sh, w: w}
+	for j := 0; j < sh.procs; j++ {
+		if j != s.rank {
+			d.watch = append(d.watch, sh.slot(s.rank, j))
+		}
+	}
+	return d
 }
 
 func (d *lfshmem) Name() string { return DeviceLFShmem }
@@ -37,12 +71,10 @@ func (d *lfshmem) Name() string { return DeviceLFShmem }
 // SendControl is Figure 3: if the slot to dest is still full, give up for
 // now (the caller backs off); else copy the packet in and set its ready bit.
 func (d *lfshmem) SendControl(p *sim.Proc, pkt mem.Region, size, dest int) (bool, error) {
-	slot := d.sh.slot(dest, d.rank)
-	if d.readyIsSet(p, slot) { // MPID_PKT_READY_IS_SET(slots[dest][myid].ready)
+	if d.readyIsSet(p, d.w.readyWord(dest)) { // MPID_PKT_READY_IS_SET(slots[dest][myid].ready)
 		return false, nil
 	}
-	d.copyIn(p, slot, pkt.Addr, size) // PKT_COPYIN(&slots[dest][myid], pkt, size)
-	d.readySet(p, slot, 1)            // PKT_READY_SET(slots[dest][myid].ready)
+	d.w.fill(p, dest, d.sh.slot(dest, d.rank), pkt, size) // PKT_COPYIN(&slots[dest][myid], pkt, size); PKT_READY_SET(slots[dest][myid].ready)
 	return true, nil
 }
 
@@ -57,10 +89,11 @@ func (d *lfshmem) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 		if !d.readyIsSet(p, slot) { // PKT_READY_IS_SET(slots[i][myid].ready)
 			continue
 		}
-		if err := copyOut(p, d.m, d.rank, pkt, slot, i, d.sh.procs, d.sh.slotBytes); err != nil {
+		if err := copyOut(p, d.shm, d.rank, pkt, slot, i, d.sh.procs, d.sh.slotBytes); err != nil {
 			return i, false, err
 		}
 		d.readySet(p, slot, 0) // the slot is empty again
+		d.w.emptied(p, i)
 		return i, true, nil
 	}
 	return 0, false, nil
@@ -79,11 +112,113 @@ func (d *lfshmem) WaitControl(p *sim.Proc) {
 	}, d.watch...)
 }
 
+// sharedSlots writes slots in memory every process shares (section 5):
+// PKT_COPYIN, a fence then a vector move that bypasses the cache, and
+// PKT_READY_SET, fence, store, fence. The sender tests the slot's own
+// ready bit.
+type sharedSlots struct {
+	s  *shm
+	sh *lfShared
+}
+
+func (w sharedSlots) readyWord(dest int) mem.Addr { return w.sh.slot(dest, w.s.rank) }
+
+func (w sharedSlots) fill(p *sim.Proc, _ int, slot mem.Addr, pkt mem.Region, size int) {
+	w.s.copyIn(p, slot, pkt.Addr, size)
+	w.s.readySet(p, slot, 1)
+}
+
+func (w sharedSlots) emptied(*sim.Proc, int) {}
+
+// remoteSlots writes slots that lie in the receiver's memory with remote
+// writes (machines.RemoteWrite): the sender writes the packet into its
+// slot, waits until it has landed (Quiet: SHMEM's quiet, SCI's MemBarrier;
+// the fence of PKT_COPYIN), then writes the ready bit (PKT_READY_SET).
+// Every process polls only its own memory: a sender does not load the
+// ready bit at the receiver (a remote read) but its own copy of it, which
+// it sets (PKT_READY_SET, locally) before it fills the slot and which the
+// receiver clears with a remote write once the slot is empty.
+type remoteSlots struct {
+	s    *shm
+	m    machines.RemoteWrite
+	sh   *lfShared
+	full []mem.Addr // each process's copies of its slots' ready bits, one word per receiver
+}
+
+func (w remoteSlots) readyWord(dest int) mem.Addr { return w.full[w.s.rank] + mem.Addr(8*dest) }
+
+func (w remoteSlots) fill(p *sim.Proc, dest int, slot mem.Addr, pkt mem.Region, size int) {
+	w.s.readySet(p, w.readyWord(dest), 1)
+	w.m.Put(p, w.s.rank, dest, slot, pkt.Addr, size)
+	if w.s.fences {
+		w.m.Quiet(p, w.s.rank)
+	}
+	w.m.PutWord(p, w.s.rank, dest, slot+8*wReady, 1)
+}
+
+func (w remoteSlots) emptied(p *sim.Proc, from int) {
+	w.m.PutWord(p, w.s.rank, from, w.full[from]+mem.Addr(8*w.s.rank), 0)
+}
+
+// newRemoteSlotDevices sets up ch_lfshmem on a machine whose processes
+// share no segment: each receiver's slots and each sender's copies of its
+// ready bits in their own memory, mapped for the remote writes that reach
+// them (machines.MapRemote). Message data goes as ch_t3d's does (putData):
+// eager data by remote write into a buffer the receiver keeps for each
+// sender, rendezvous data straight into the receive buffer; there is no
+// shared pool, so no lock.
+func newRemoteSlotDevices(m machines.RemoteWrite, params Params) ([]Device, error) {
+	procs := m.Procs()
+	data, err := newT3DDevices(m, params, false)
+	if err != nil {
+		return nil, err
+	}
+	sh := &lfShared{slotBytes: params.slotBytes(), procs: procs}
+	var full []mem.Addr
+	for i := 0; i < procs; i++ {
+		r, err := machines.MapRemote(m, nil, i, i, "mpich.slots", procs*sh.slotBytes)
+		if err != nil {
+			return nil, fmt.Errorf("mpich %s: process %d: packet slots: %w", DeviceLFShmem, i, err)
+		}
+		f, err := machines.MapRemote(m, nil, i, i, "mpich.slots.full", 8*procs)
+		if err != nil {
+			return nil, fmt.Errorf("mpich %s: process %d: ready-bit copies: %w", DeviceLFShmem, i, err)
+		}
+		sh.base, full = append(sh.base, r.Addr), append(full, f.Addr)
+	}
+	devs := make([]Device, procs)
+	for i := range devs {
+		s := newShm(m, i, params)
+		s.waitPacket = fmt.Sprintf("rank %d: waiting for a packet (%s ready bits)", i, DeviceLFShmem)
+		devs[i] = &lfPut{lfshmem: newLFShmem(s, sh, remoteSlots{s: s, m: m, sh: sh, full: full}), putData: putData{data[i]}}
+	}
+	return devs, nil
+}
+
+// lfPool is ch_lfshmem on a shared segment: the slots, and data through
+// the shared pool.
+type lfPool struct {
+	*lfshmem
+	poolData
+}
+
+// lfPut is ch_lfshmem with remote slots: data by remote writes into the
+// receiver's memory.
+type lfPut struct {
+	*lfshmem
+	putData
+}
+
+// copier is the library memcpy of the process that copies a packet out.
+type copier interface {
+	memcpy(p *sim.Proc, dst, src mem.Addr, n int)
+}
+
 // copyOut copies the packet in a slot (header, then its inline data) into
-// the private buffer pkt with the machine's memcpy (on the SX-4, vector
+// the private buffer pkt with the library memcpy (on the SX-4, vector
 // moves, which bypass the cache).
-func copyOut(p *sim.Proc, m Machine, rank int, pkt mem.Region, slot mem.Addr, from, procs, slotBytes int) error {
-	m.Memcpy(p, rank, pkt.Addr, slot, HeaderBytes)
+func copyOut(p *sim.Proc, c copier, rank int, pkt mem.Region, slot mem.Addr, from, procs, slotBytes int) error {
+	c.memcpy(p, pkt.Addr, slot, HeaderBytes)
 	h, err := decode(pkt, rank, from, procs, p.Now())
 	if err != nil {
 		return err
@@ -93,7 +228,7 @@ func copyOut(p *sim.Proc, m Machine, rank int, pkt mem.Region, slot mem.Addr, fr
 			return &CorruptionError{Rank: rank, From: h.src, Offset: 8 * wLen, At: p.Now(),
 				What: fmt.Sprintf("gives a short-message length of %d bytes (stale contents)", h.len)}
 		}
-		m.Memcpy(p, rank, pkt.Addr+HeaderBytes, slot+HeaderBytes, h.len)
+		c.memcpy(p, pkt.Addr+HeaderBytes, slot+HeaderBytes, h.len)
 	}
 	return nil
 }
@@ -104,6 +239,7 @@ func copyOut(p *sim.Proc, m Machine, rank int, pkt mem.Region, slot mem.Addr, fr
 type poolData struct {
 	*shm
 	pool *pool
+	mem  *mem.Memory // the shared segment's
 }
 
 func (d poolData) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, error) {
@@ -113,15 +249,15 @@ func (d poolData) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, er
 func (d poolData) DataCapacity() int { return d.pool.capacity() }
 
 func (d poolData) DataAt(a mem.Addr, n int) mem.Region {
-	return mem.Region{Mem: d.m.Memory(), Addr: a, Len: n}
+	return mem.Region{Mem: d.mem, Addr: a, Len: n}
 }
 
 func (d poolData) PutData(p *sim.Proc, dest int, data, src mem.Region) {
-	d.m.Memcpy(p, d.rank, data.Addr, src.Addr, src.Len)
+	d.memcpy(p, data.Addr, src.Addr, src.Len)
 }
 
 func (d poolData) GetData(p *sim.Proc, dst, data mem.Region) {
-	d.m.Memcpy(p, d.rank, dst.Addr, data.Addr, data.Len)
+	d.memcpy(p, dst.Addr, data.Addr, data.Len)
 }
 
 func (d poolData) FreeData(p *sim.Proc, data mem.Region) error {

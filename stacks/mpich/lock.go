@@ -3,6 +3,7 @@ package mpich
 import (
 	"fmt"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 )
@@ -18,44 +19,49 @@ type lock interface {
 	release(p *sim.Proc, s *shm) error
 }
 
-// newLock creates a lock of kind sysv or tas; tas locks use the word at a.
-func newLock(m SharedMemory, kind, name string, a mem.Addr) lock {
+// newLock creates a lock of kind sysv (a semaphore of sem) or tas (the
+// word at a).
+func newLock(sem machines.Semaphores, kind, name string, a mem.Addr) lock {
 	if kind == LockSysV {
-		return &sysvLock{id: m.Semget(name, 1)}
+		return &sysvLock{sem: sem, id: sem.Semget(name, 1)}
 	}
 	return &tasLock{word: a}
 }
 
 // sysvLock is a System V semaphore used as a lock (section 4).
-type sysvLock struct{ id int }
+type sysvLock struct {
+	sem machines.Semaphores
+	id  int
+}
 
 func (l *sysvLock) acquire(p *sim.Proc, s *shm) error {
-	if err := s.m.Semop(p, s.rank, l.id, -1); err != nil {
+	if err := l.sem.Semop(p, s.rank, l.id, -1); err != nil {
 		return fmt.Errorf("mpich: lock: %w", err)
 	}
-	s.m.FlushCache(p, s.rank)
+	s.flush(p)
 	return nil
 }
 
 func (l *sysvLock) release(p *sim.Proc, s *shm) error {
-	if err := s.m.Semop(p, s.rank, l.id, +1); err != nil {
+	if err := l.sem.Semop(p, s.rank, l.id, +1); err != nil {
 		return fmt.Errorf("mpich: unlock: %w", err)
 	}
 	return nil
 }
 
 // tasLock is the NEC assembler-language lock built on test-and-set
-// (section 6): spin reading the word from memory until it looks free, then
-// test-and-set it.
+// (section 6): the CPU's test-and-set of the word; while it was held, spin
+// reading the word from memory until it looks free, then test-and-set it
+// again.
 type tasLock struct{ word mem.Addr }
 
 func (l *tasLock) acquire(p *sim.Proc, s *shm) error {
-	for s.m.TestAndSet(p, s.rank, l.word) != 0 {
+	for s.cpu.TestAndSet(p, l.word) != 0 {
 		s.cpu.SpinUntil(p, "test-and-set lock held by another process", func() bool {
 			return s.cpu.LoadUncached(p, l.word, 8) == 0
 		}, l.word)
 	}
-	s.m.FlushCache(p, s.rank)
+	s.flush(p)
 	return nil
 }
 

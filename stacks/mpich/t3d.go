@@ -8,27 +8,6 @@ import (
 	"github.com/msgsim/msgsim/sim/mem"
 )
 
-// T3D is what ch_t3d needs from a machine: each PE's CPU and local memory,
-// one-sided puts of a block and of a word into another PE's memory, and
-// quiet (wait until every put issued is delivered). machines/t3d.Machine
-// provides it.
-type T3D = machines.RemoteWrite
-
-const t3dCapability = "per-PE memory with one-sided put and quiet (stacks/mpich.T3D: shmem_put, shmem_quiet)"
-
-// wordPoller is what ch_t3d's receive side asks of a PE's processor to
-// poll its control words at a cost in events proportional to what
-// arrives, not to the number of senders: a scan of many words as one timed
-// operation charged as the processor charges the loads, and a sleep until
-// one word of a set holds what it waits for. sim/mem's CPU offers it
-// (mem.WordSet); without it (or with ready_bit_cached, or perLoad) the
-// device issues the loads one by one.
-type wordPoller interface {
-	NewWordSet(n int) *mem.WordSet
-	ScanUncached(p *sim.Proc, s *mem.WordSet, lo, hi, from int) (entry, loads int, ok bool)
-	WaitWords(p *sim.Proc, reason string, s *mem.WordSet, lo, hi int)
-}
-
 // pollCycles is the loop overhead per sender ring the receiver examines
 // while scanning for packets (the uncached load of the ring's ready word is
 // issued to the machine, which charges it). Assumed (4 cycles of compare
@@ -42,29 +21,14 @@ const pollCycles = 4
 // ring (its credit), [8,16) eager buffers it has released.
 const ctlBytes = 16
 
-// t3dHost is the protocol layer's Machine on a T3D: private memory is the
-// PE's local memory, memcpy the PE's scalar copy (about 170 MB/s).
-type t3dHost struct{ T3D }
+// putCopy is the library memcpy the receiver copies what remote writes
+// brought with: it first invalidates the source lines, which another PE's
+// puts wrote (see t3dDevice.invalidate).
+type putCopy struct{ d *t3dDevice }
 
-func (h t3dHost) Private(rank int, name string, n int) (mem.Region, error) {
-	return h.Alloc(rank, name, n)
-}
-
-func (h t3dHost) Memcpy(p *sim.Proc, rank int, dst, src mem.Addr, n int) {
-	h.CPU(rank).Memcpy(p, dst, src, n)
-}
-
-// putCopy is the Machine the receiver copies a ring slot out with: its
-// memcpy first invalidates the source lines, which another PE's puts
-// wrote (see t3dDevice.invalidate).
-type putCopy struct {
-	t3dHost
-	d *t3dDevice
-}
-
-func (h putCopy) Memcpy(p *sim.Proc, rank int, dst, src mem.Addr, n int) {
-	h.d.invalidate(p, src, n)
-	h.t3dHost.Memcpy(p, rank, dst, src, n)
+func (c putCopy) memcpy(p *sim.Proc, dst, src mem.Addr, n int) {
+	c.d.invalidate(p, src, n)
+	c.d.cpu.Memcpy(p, dst, src, n)
 }
 
 // t3dLayout is where ch_t3d's memory lies in every PE: the packet rings
@@ -82,8 +46,9 @@ func (h putCopy) Memcpy(p *sim.Proc, rank int, dst, src mem.Addr, n int) {
 // entry, as if reserved at start-up), in the deterministic order of first
 // uses, so a two-PE ping-pong on a 128-PE partition does not hold 256 MiB.
 type t3dLayout struct {
-	m                                  T3D
+	m                                  machines.RemoteWrite
 	procs, ring, slotBytes, eagerBytes int
+	device                             string             // the device whose data half this is (ch_t3d, or ch_lfshmem across nodes)
 	rings, ctl                         []mem.Addr         // base in each PE
 	eager                              []map[int]mem.Addr // [receiver]: each sender's eager buffer, once used
 	eagerOf                            []map[mem.Addr]int // [receiver]: the sender of each eager buffer there
@@ -95,17 +60,18 @@ func (l *t3dLayout) slot(to, from int, k uint64) mem.Addr {
 }
 
 // eagerBuf is sender from's eager buffer in PE to's memory, allocated
-// there on first use.
-func (l *t3dLayout) eagerBuf(to, from int) (mem.Addr, error) {
+// there on first use (mapped for from's puts: machines.MapRemote, which p,
+// from's program, pays for where the machine charges mapping).
+func (l *t3dLayout) eagerBuf(p *sim.Proc, to, from int) (mem.Addr, error) {
 	if a, ok := l.eager[to][from]; ok {
 		return a, nil
 	}
 	if l.eager[to] == nil {
 		l.eager[to], l.eagerOf[to] = map[int]mem.Addr{}, map[mem.Addr]int{}
 	}
-	r, err := l.m.Alloc(to, "mpich.eager", l.eagerBytes)
+	r, err := machines.MapRemote(l.m, p, from, to, "mpich.eager", l.eagerBytes)
 	if err != nil {
-		return 0, fmt.Errorf("mpich %s: PE %d: eager buffer for sender %d (eager_bytes %d): %w", DeviceT3D, to, from, l.eagerBytes, err)
+		return 0, fmt.Errorf("mpich %s: PE %d: eager buffer for sender %d (eager_bytes %d): %w", l.device, to, from, l.eagerBytes, err)
 	}
 	l.eager[to][from], l.eagerOf[to][r.Addr] = r.Addr, from
 	return r.Addr, nil
@@ -125,9 +91,9 @@ func (l *t3dLayout) credit(at, peer int) mem.Addr { return l.ctl[at] + mem.Addr(
 
 // t3dDevice is ch_t3d for one PE, an MPICH-style device of ours standing in
 // for the T3D MPI baseline (EPCC's, not modelled): section 5's lock-free
-// single-writer slots
-// (p x (p-1) of them, here a short ring per ordered pair) placed in the
-// receiver's memory and filled with one-sided puts. The sender puts a
+// single-writer slots (p x (p-1) of them, here a short ring per ordered
+// pair) placed in the receiver's memory and filled with remote writes
+// (machines.RemoteWrite: SHMEM's puts on the T3D). The sender puts a
 // packet's inline data into its slot at the receiver, waits for delivery
 // (quiet), then puts the header whose ready word, the packet's number,
 // marks the slot full. The receiver scans the next slot of every sender's
@@ -137,7 +103,7 @@ func (l *t3dLayout) credit(at, peer int) mem.Addr { return l.ctl[at] + mem.Addr(
 // for each sender, released by a put of a count; rendezvous data by put
 // straight into the receive buffer (DirectData).
 type t3dDevice struct {
-	m      T3D
+	m      machines.RemoteWrite
 	rank   int
 	cpu    *mem.CPU
 	l      *t3dLayout
@@ -147,91 +113,73 @@ type t3dDevice struct {
 	// copying out what remote puts wrote, to show the stale lines it
 	// prevents as corrupted deliveries.
 	noInvalidate bool
-	// perLoad (tests only) scans and waits load by load, the model the
-	// word set replaces, for comparing their timings.
-	perLoad bool
 
 	sent, recvd []uint64 // packets sent to each PE, consumed from each PE (receive_queue per-sender only)
 	esent, erel []uint64 // eager buffers used at each PE, released to each PE
 	next        int      // the sender whose ring the scan looks at first
 	seen        []uint64 // control words as last loaded by a send or seen by WaitRoom
-	// poll and words: the scan and the waits as one operation each.
-	// Entry s < procs is sender s's ring (its next slot's ready word),
-	// entry procs+2q and procs+2q+1 peer q's credit and released counts
-	// (ready when they moved since seen).
-	poll  wordPoller
+	// words are the words the receive path polls, for the scan and the
+	// waits (mem.WordSet; built on first use). Entry s < procs is sender
+	// s's ring (its next slot's ready word), entry procs+2q and
+	// procs+2q+1 peer q's credit and released counts (ready when they
+	// moved since seen).
 	words *mem.WordSet
-	// tLoad, tCharge and tStore: an uncached load's time, the poll loop's
-	// overhead for one ring (charge of 1), and a store's, computed once.
-	tLoad, tCharge, tStore sim.Time
-	// watchPkts and watchAll: the words the load-by-load waits watch,
-	// listed on first use.
+	// watchPkts and watchAll: the words the waits through the cache
+	// (ready_bit_cached) watch, listed on first use.
 	watchPkts, watchAll []mem.Addr
 	// The spin-wait reasons, formatted once: a wait is frequent, a report
 	// naming it rare.
 	waitPacket, waitRoom string
 }
 
-// newT3DDevices sets up ch_t3d on every PE of mach.
-func newT3DDevices(mach machines.Machine, params Params) (Machine, []Device, error) {
-	m, err := machines.Require[T3D](mach, "mpich "+params.Device, t3dCapability)
-	if err != nil {
-		return nil, nil, err
-	}
+// newT3DDevices sets up ch_t3d's per-PE state on every process of m: the
+// control blocks and, with rings, the packet rings (without them, the data
+// half of a device whose packets take another path: ch_t3d's shared
+// receive queue, ch_lfshmem's remote slots). Memory other processes write
+// is mapped for them (machines.MapRemote).
+func newT3DDevices(m machines.RemoteWrite, params Params, rings bool) ([]*t3dDevice, error) {
 	n := m.Procs()
-	if err := params.Validate(n); err != nil {
-		return nil, nil, err
-	}
-	l := &t3dLayout{m: m, procs: n, ring: params.RingPackets, slotBytes: roundUp(HeaderBytes + params.ShortBytes),
+	l := &t3dLayout{m: m, procs: n, ring: params.RingPackets, slotBytes: params.slotBytes(), device: params.Device,
 		eagerBytes: params.EagerBytes, eager: make([]map[int]mem.Addr, n), eagerOf: make([]map[mem.Addr]int, n)}
 	for i := 0; i < n; i++ {
-		rings, err := m.Alloc(i, "mpich.rings", n*l.ring*l.slotBytes)
-		if err != nil {
-			return nil, nil, fmt.Errorf("mpich %s: PE %d: packet rings (ring_packets %d): %w", DeviceT3D, i, l.ring, err)
+		if rings {
+			r, err := machines.MapRemote(m, nil, i, i, "mpich.rings", n*l.ring*l.slotBytes)
+			if err != nil {
+				return nil, fmt.Errorf("mpich %s: PE %d: packet rings (ring_packets %d): %w", params.Device, i, l.ring, err)
+			}
+			l.rings = append(l.rings, r.Addr)
 		}
-		ctl, err := m.Alloc(i, "mpich.control", n*ctlBytes)
+		ctl, err := machines.MapRemote(m, nil, i, i, "mpich.control", n*ctlBytes)
 		if err != nil {
-			return nil, nil, fmt.Errorf("mpich %s: PE %d: control blocks: %w", DeviceT3D, i, err)
+			return nil, fmt.Errorf("mpich %s: PE %d: control blocks: %w", params.Device, i, err)
 		}
-		l.rings, l.ctl = append(l.rings, rings.Addr), append(l.ctl, ctl.Addr)
+		l.ctl = append(l.ctl, ctl.Addr)
 	}
-	devs := make([]Device, n)
+	devs := make([]*t3dDevice, n)
 	for i := range devs {
 		d := &t3dDevice{m: m, rank: i, cpu: m.CPU(i), l: l, fences: params.Fences, cached: params.ReadyBitCached,
 			esent: make([]uint64, n), erel: make([]uint64, n),
 			seen:       make([]uint64, 2*n),
-			waitPacket: fmt.Sprintf("rank %d: waiting for a packet (%s rings)", i, DeviceT3D),
-			waitRoom:   fmt.Sprintf("rank %d: waiting for a free packet slot or eager buffer (%s credits)", i, DeviceT3D)}
-		if params.ReceiveQueue != QueueShared { // a shared queue wraps d for its data half only
+			waitPacket: fmt.Sprintf("rank %d: waiting for a packet (%s rings)", i, params.Device),
+			waitRoom:   fmt.Sprintf("rank %d: waiting for a free packet slot or eager buffer (%s credits)", i, params.Device)}
+		if rings {
 			d.sent, d.recvd = make([]uint64, n), make([]uint64, n)
-		}
-		clock := d.cpu.Clock()
-		d.tLoad = clock.Cycles(d.cpu.Config().Costs.UncachedLoadCycles)
-		d.tCharge = clock.Cycles(pollCycles)
-		d.tStore = clock.Cycles(d.cpu.Config().Costs.StoreCycles)
-		if poll, ok := any(d.cpu).(wordPoller); ok && !d.cached {
-			d.poll = poll // the word set is built on the receive path's first use (wordSet)
 		}
 		devs[i] = d
 	}
-	return t3dHost{m}, devs, nil
+	return devs, nil
 }
 
 func (d *t3dDevice) Name() string { return DeviceT3D }
 
-// byLoads reports whether the device scans and waits load by load.
-func (d *t3dDevice) byLoads() bool { return d.poll == nil || d.perLoad }
-
 // wordSet is the device's word set, built on first use from the current
-// state (a shared receive queue wraps this device for its data half and
-// never needs one): each sender's next ring slot, each peer's counts as
-// last seen.
+// state: each sender's next ring slot, each peer's counts as last seen.
 func (d *t3dDevice) wordSet() *mem.WordSet {
 	if d.words != nil {
 		return d.words
 	}
 	l, n := d.l, d.l.procs
-	w := d.poll.NewWordSet(3 * n)
+	w := d.cpu.NewWordSet(3 * n)
 	for q := 0; q < n; q++ {
 		if q == d.rank {
 			continue
@@ -257,8 +205,8 @@ func (d *t3dDevice) saw(q, k int, v uint64) {
 	}
 }
 
-// watchLists lists the words the load-by-load waits watch: every slot of
-// every sender's ring, and the control blocks.
+// watchLists lists the words the waits through the cache watch: every
+// slot of every sender's ring, and the control blocks.
 func (d *t3dDevice) watchLists() {
 	if d.watchAll != nil {
 		return
@@ -287,24 +235,6 @@ func (d *t3dDevice) load(p *sim.Proc, a mem.Addr) uint64 {
 		return d.cpu.Load(p, a, 8)
 	}
 	return d.cpu.LoadUncached(p, a, 8)
-}
-
-// pollWord is load of a ready word followed by the poll loop's overhead
-// for it (charge of one ring): the load reads memory when it is issued,
-// so the two are one run of two steps (sim.Proc.SleepSteps: the same
-// events in the same order as the load's and the charge's sleeps; load
-// then charge with ready_bit_cached, perLoad, for a process that shares
-// its processor, or while a schedule explorer runs).
-func (d *t3dDevice) pollWord(p *sim.Proc, a mem.Addr) uint64 {
-	if d.cached || d.perLoad || p.Bound() || p.Engine().Exploring() {
-		v := d.load(p, a)
-		d.charge(p, 1)
-		return v
-	}
-	v := d.cpu.PeekUncached(a, 8)
-	d.cpu.CountUncached(1)
-	p.SleepSteps(sim.Steps{N: 1, D: d.tLoad}, sim.Steps{N: 1, D: d.tCharge})
-	return v
 }
 
 // peek reads a ready word for the wake-up test of a spin-wait (untimed:
@@ -375,14 +305,14 @@ func (d *t3dDevice) ready(p *sim.Proc, s int) bool {
 // ReadControl scans the next slot of each sender's ring, starting after the
 // sender it last read from; it copies the first full one out, and puts the
 // new consumed count (the credit) into the sender's memory. The scan is
-// one timed operation (mem.CPU.ScanUncached): the uncached loads of the
-// ready words up to the full one, as the loads issued one by one
-// (readByLoads) would cost and see them.
+// the CPU's run of uncached loads of the ready words up to the full one
+// (mem.CPU.ScanUncached); with ready_bit_cached, cached loads one by one
+// (readCached).
 func (d *t3dDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
-	if d.byLoads() {
-		return d.readByLoads(p, pkt)
+	if d.cached {
+		return d.readCached(p, pkt)
 	}
-	s, loads, ok := d.poll.ScanUncached(p, d.wordSet(), 0, d.l.procs, d.next)
+	s, loads, ok := d.cpu.ScanUncached(p, d.wordSet(), 0, d.l.procs, d.next)
 	d.charge(p, loads)
 	if !ok {
 		return 0, false, nil
@@ -390,9 +320,9 @@ func (d *t3dDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) 
 	return d.take(p, pkt, s)
 }
 
-// readByLoads is ReadControl with one uncached (or, ready_bit_cached,
-// cached) load per ring.
-func (d *t3dDevice) readByLoads(p *sim.Proc, pkt mem.Region) (int, bool, error) {
+// readCached is ReadControl with one cached load per ring
+// (ready_bit_cached).
+func (d *t3dDevice) readCached(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 	n, loads := d.l.procs, 0
 	for i := 0; i < n; i++ {
 		s := (d.next + i) % n
@@ -416,7 +346,7 @@ func (d *t3dDevice) take(p *sim.Proc, pkt mem.Region, s int) (int, bool, error) 
 	n := d.l.procs
 	d.next = (s + 1) % n
 	slot := d.l.slot(d.rank, s, d.recvd[s])
-	if err := copyOut(p, putCopy{t3dHost{d.m}, d}, d.rank, pkt, slot, s, n, d.l.slotBytes); err != nil {
+	if err := copyOut(p, putCopy{d}, d.rank, pkt, slot, s, n, d.l.slotBytes); err != nil {
 		return s, false, err
 	}
 	d.recvd[s]++
@@ -439,10 +369,11 @@ func (d *t3dDevice) arrived(p *sim.Proc) bool {
 
 // WaitControl spins until a packet is in one of this PE's rings (the poll
 // that finds it is charged by ReadControl's scan): it sleeps until a put
-// fills a sender's next slot.
+// fills a sender's next slot (mem.CPU.WaitWords; with ready_bit_cached, a
+// spin through the cache on every ring slot).
 func (d *t3dDevice) WaitControl(p *sim.Proc) {
-	if !d.byLoads() {
-		d.poll.WaitWords(p, d.waitPacket, d.wordSet(), 0, d.l.procs)
+	if !d.cached {
+		d.cpu.WaitWords(p, d.waitPacket, d.wordSet(), 0, d.l.procs)
 		return
 	}
 	d.watchLists()
@@ -456,8 +387,8 @@ func (d *t3dDevice) WaitControl(p *sim.Proc) {
 // was deciding) ends the wait at once: comparing with the counts at the
 // start of the wait instead would lose that wake-up and spin for ever.
 func (d *t3dDevice) WaitRoom(p *sim.Proc) {
-	if d.byLoads() {
-		d.waitRoomByLoads(p)
+	if d.cached {
+		d.waitRoomCached(p)
 		return
 	}
 	n, changed, w := d.l.procs, false, d.wordSet()
@@ -469,12 +400,12 @@ func (d *t3dDevice) WaitRoom(p *sim.Proc) {
 	if changed {
 		return
 	}
-	d.poll.WaitWords(p, d.waitRoom, w, 0, 3*n)
+	d.cpu.WaitWords(p, d.waitRoom, w, 0, 3*n)
 }
 
-// waitRoomByLoads is WaitRoom watching every ring slot and control word,
-// its poll reading them all.
-func (d *t3dDevice) waitRoomByLoads(p *sim.Proc) {
+// waitRoomCached is WaitRoom with ready_bit_cached: a spin through the
+// cache on every ring slot and control word.
+func (d *t3dDevice) waitRoomCached(p *sim.Proc) {
 	mm := d.cpu.Memory()
 	changed := false
 	for q := 0; q < d.l.procs; q++ {
@@ -503,7 +434,7 @@ func (d *t3dDevice) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, 
 	n = max(0, n)
 	if n > d.l.eagerBytes {
 		if min > d.l.eagerBytes {
-			return mem.Region{}, false, fmt.Errorf("mpich %s: rank %d: %d bytes of data asked for, the eager buffer holds %d", DeviceT3D, d.rank, min, d.l.eagerBytes)
+			return mem.Region{}, false, fmt.Errorf("mpich %s: rank %d: %d bytes of data asked for, the eager buffer holds %d", d.l.device, d.rank, min, d.l.eagerBytes)
 		}
 		n = d.l.eagerBytes
 	}
@@ -512,7 +443,7 @@ func (d *t3dDevice) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, 
 	if d.esent[dest] != rel {
 		return mem.Region{}, false, nil
 	}
-	a, err := d.l.eagerBuf(dest, d.rank)
+	a, err := d.l.eagerBuf(p, dest, d.rank)
 	if err != nil {
 		return mem.Region{}, false, err
 	}
@@ -546,7 +477,7 @@ func (d *t3dDevice) GetData(p *sim.Proc, dst, data mem.Region) {
 func (d *t3dDevice) FreeData(p *sim.Proc, data mem.Region) error {
 	s, ok := d.l.eagerSender(d.rank, data.Addr)
 	if !ok || s == d.rank {
-		return fmt.Errorf("mpich %s: rank %d frees %#x, which is no sender's eager buffer", DeviceT3D, d.rank, data.Addr)
+		return fmt.Errorf("mpich %s: rank %d frees %#x, which is no sender's eager buffer", d.l.device, d.rank, data.Addr)
 	}
 	d.erel[s]++
 	d.m.PutWord(p, d.rank, s, d.l.credit(s, d.rank)+8, d.erel[s])
@@ -569,3 +500,26 @@ func (d *t3dDevice) PutDirect(p *sim.Proc, dest int, dst mem.Addr, src mem.Regio
 
 // DataPerSender: each sender has one eager buffer at each receiver.
 func (d *t3dDevice) DataPerSender() bool { return true }
+
+// putData is ch_t3d's data half (per-sender eager buffers in the
+// receiver's memory, rendezvous data put straight into the receive
+// buffer) for a device whose control packets take another path: ch_t3d's
+// shared receive queue, ch_lfshmem's remote slots. It is no RoomWaiter:
+// a sender that finds no room backs off and retries.
+type putData struct{ d *t3dDevice }
+
+func (x putData) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, error) {
+	return x.d.AllocData(p, dest, min, n)
+}
+func (x putData) DataCapacity() int                   { return x.d.DataCapacity() }
+func (x putData) DataAt(a mem.Addr, n int) mem.Region { return x.d.DataAt(a, n) }
+func (x putData) PutData(p *sim.Proc, dest int, data, src mem.Region) {
+	x.d.PutData(p, dest, data, src)
+}
+func (x putData) GetData(p *sim.Proc, dst, data mem.Region)   { x.d.GetData(p, dst, data) }
+func (x putData) FreeData(p *sim.Proc, data mem.Region) error { return x.d.FreeData(p, data) }
+func (x putData) ReceivedDirect(p *sim.Proc, buf mem.Region)  { x.d.ReceivedDirect(p, buf) }
+func (x putData) PutDirect(p *sim.Proc, dest int, dst mem.Addr, src mem.Region) error {
+	return x.d.PutDirect(p, dest, dst, src)
+}
+func (x putData) DataPerSender() bool { return true }

@@ -538,14 +538,11 @@ func flatten(err error, out *[]string) {
 // rendezvous) and rounds of pairwise exchanges, and returns the time each
 // receive completed, in each rank's order, the run's end, its events and
 // the scans a put landing during them moved.
-func scanTraffic(t *testing.T, pes int, params Params, seed uint64, perLoad bool) (times []sim.Time, events, cut uint64) {
+func scanTraffic(t *testing.T, pes int, params Params, seed uint64, stepByStep bool) (times []sim.Time, events, cut uint64) {
 	t.Helper()
 	eng := sim.NewEngine(seed)
+	eng.SetStepByStep(stepByStep)
 	w := newT3DWorld(t, eng, pes, params)
-	for i := 0; i < pes; i++ {
-		t3dOf(w.Rank(i).dev).perLoad = perLoad
-		w.Rank(i).perStep = perLoad
-	}
 	rng := rand.New(rand.NewPCG(seed, 7))
 	size := make([][]int, pes) // size[src][dst]
 	for s := range size {
@@ -607,7 +604,7 @@ func scanTraffic(t *testing.T, pes int, params Params, seed uint64, perLoad bool
 		})
 	}
 	if err := eng.Run(); err != nil {
-		t.Fatalf("seed %d, %d PEs, per load %v: %v", seed, pes, perLoad, err)
+		t.Fatalf("seed %d, %d PEs, step by step %v: %v", seed, pes, stepByStep, err)
 	}
 	for i := 0; i < pes; i++ {
 		times = append(times, done[i]...)
@@ -619,17 +616,13 @@ func scanTraffic(t *testing.T, pes int, params Params, seed uint64, perLoad bool
 }
 
 // TestT3DScanMatchesLoadByLoad: ch_t3d's receive scan as one timed
-// operation (mem.CPU.ScanUncached) and its waits on the word set give the
-// same simulated times, to the picosecond, as the loads issued one by one
-// and the spins on every ring slot, on small partitions with short, eager
+// operation (mem.CPU.ScanUncached) gives the same simulated times, to the
+// picosecond, as the loads issued one by one when the engine runs step by
+// step (sim.Engine.SetStepByStep), on small partitions with short, eager
 // and rendezvous traffic, one-packet rings (senders wait for credit) and
-// puts that land in the middle of a scan; in fewer events. So do a
-// packet header's stores as one run of steps (mem.CPU.StoreWords) and,
-// with the shared receive queue (a queue of one or two packets: senders
-// find it full), the two loads of the queue's state as one run of steps,
-// and its send's steps slept with the waits of the swaps, gets and puts
-// before them (machines/t3d's merged operations: the same event count,
-// fewer coroutine switches).
+// puts that land in the middle of a scan; in fewer events. So do a packet
+// header's stores as one run of steps (mem.CPU.StoreWords), and the shared
+// receive queue (a queue of one or two packets: senders find it full).
 func TestT3DScanMatchesLoadByLoad(t *testing.T) {
 	var cuts uint64
 	for _, tc := range []struct {
@@ -648,15 +641,15 @@ func TestT3DScanMatchesLoadByLoad(t *testing.T) {
 			if !slices.Equal(one, byLoad) {
 				for i := range min(len(one), len(byLoad)) {
 					if one[i] != byLoad[i] {
-						t.Fatalf("completion %d of %d: one-operation scan %v, load by load %v", i, len(one), one[i], byLoad[i])
+						t.Fatalf("completion %d of %d: merged %v, step by step %v", i, len(one), one[i], byLoad[i])
 					}
 				}
 				t.Fatalf("%d completions against %d", len(one), len(byLoad))
 			}
 			if ev1 > evN {
-				t.Errorf("the one-operation scan took %d events, load by load %d", ev1, evN)
+				t.Errorf("merged: %d events, step by step %d", ev1, evN)
 			}
-			t.Logf("events %d against %d load by load; %d scans cut by a put", ev1, evN, cut)
+			t.Logf("events %d against %d step by step; %d scans cut by a put", ev1, evN, cut)
 			cuts += cut
 		})
 	}

@@ -3,6 +3,7 @@ package mpich
 import (
 	"fmt"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
@@ -53,7 +54,7 @@ import (
 // first collective call, in the PEs' memories, at no simulated cost (as
 // if reserved at MPI_Init), so runs without collectives hold none.
 type collLayout struct {
-	m                 T3D
+	m                 machines.RemoteWrite
 	chunk             int
 	sys, ready, flags []mem.Addr
 }
@@ -63,11 +64,11 @@ func (l *collLayout) alloc(procs int) error {
 		return nil
 	}
 	for i := 0; i < procs; i++ {
-		s, err := l.m.Alloc(i, "mpich.collective", l.chunk)
+		s, err := machines.MapRemote(l.m, nil, i, i, "mpich.collective", l.chunk)
 		if err != nil {
 			return fmt.Errorf("mpich %s: PE %d: collective system buffer (eager_bytes %d): %w", DeviceT3D, i, l.chunk, err)
 		}
-		w, err := l.m.Alloc(i, "mpich.collective.flags", 2*8*procs)
+		w, err := machines.MapRemote(l.m, nil, i, i, "mpich.collective.flags", 2*8*procs)
 		if err != nil {
 			return fmt.Errorf("mpich %s: PE %d: collective flags: %w", DeviceT3D, i, err)
 		}
@@ -193,7 +194,7 @@ func (c *collRank) Reduce(p *sim.Proc, buf mem.Region, op stacks.Op, root int) e
 	acc := buf
 	if c.rank != root {
 		if c.acc.Len < buf.Len {
-			r, err := c.w.host.Private(c.rank, "mpich reduce accumulator", buf.Len)
+			r, err := c.w.host.Alloc(c.rank, "mpich reduce accumulator", buf.Len)
 			if err != nil {
 				return fmt.Errorf("mpich: rank %d: MPI_Reduce accumulator: %w", c.rank, err)
 			}

@@ -41,29 +41,6 @@ import (
 // rings, no credit put back per packet. Message data uses the per-sender
 // eager buffers and direct rendezvous puts of ch_t3d (t3dDevice).
 
-// T3DQueue is what receive_queue shared needs besides T3D: the atomic swap
-// of a remote word and shmem_get (machines/t3d provides both).
-type T3DQueue interface {
-	T3D
-	Swap(p *sim.Proc, pe, target int, a mem.Addr, v uint64) uint64
-	Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int)
-}
-
-// mergedOps is what the shared queue's send needs of the machine to
-// sleep its next step with the wait of a put, get or swap
-// (machines/t3d.Machine's merged operations: the same simulated times and
-// order of events, one coroutine switch fewer); without it each step
-// sleeps on its own.
-type mergedOps interface {
-	Startup() sim.Time
-	PutMerged(p *sim.Proc, pe, to int, dst, src mem.Addr, n int, lead sim.Time, tail sim.Steps)
-	PutWordMerged(p *sim.Proc, pe, to int, dst mem.Addr, v uint64, lead sim.Time, tail sim.Steps)
-	GetMerged(p *sim.Proc, pe, from int, dst, src mem.Addr, n int, lead sim.Time, tail sim.Steps)
-	SwapMerged(p *sim.Proc, pe, target int, a mem.Addr, v uint64, lead sim.Time, tailFree, tailBusy sim.Steps) uint64
-}
-
-const t3dQueueCapability = "atomic swap of a remote word and shmem_get (stacks/mpich.T3DQueue), for " + DeviceT3D + " with receive_queue shared"
-
 // Receive queue kinds (Params.ReceiveQueue).
 const (
 	QueueShared    = "shared"     // one queue per receiver, locked with atomic swap (t3dqueue.go)
@@ -81,9 +58,13 @@ const (
 	qGetSize = 16
 )
 
-// t3dQueues is the queue area of every PE.
+// t3dQueues is the queue area of every PE, and the verbs a sender uses to
+// reach it: remote write (the packet, the tail, the unlock), remote read
+// (tail and head) and swap (the lock).
 type t3dQueues struct {
-	m         T3DQueue
+	m         machines.RemoteWrite
+	rr        machines.RemoteRead
+	sw        machines.Swap
 	depth     int
 	slotBytes int
 	base      []mem.Addr
@@ -94,29 +75,34 @@ func (q *t3dQueues) slot(pe int, k uint64) mem.Addr {
 }
 
 // t3dQueueDevice is ch_t3d with a shared receive queue for one PE: its own
-// packet path; message data through d, the per-sender device.
+// packet path; message data through ch_t3d's per-sender device (putData).
 type t3dQueueDevice struct {
-	d     *t3dDevice
+	putData
 	q     *t3dQueues
 	head  uint64     // packets consumed from my queue
 	state mem.Region // where the get of a queue's tail and head lands
-	mo    mergedOps  // the machine's merged operations, if it has them
 	// The spin-wait reason, formatted once.
 	waitPacket string
 }
 
-// newT3DQueueDevices wraps ch_t3d's devices with shared receive queues of
-// params.QueuePackets packets.
-func newT3DQueueDevices(mach machines.Machine, params Params, devs []Device) ([]Device, error) {
-	m, err := machines.Require[T3DQueue](mach, "mpich "+params.Device, t3dQueueCapability)
+// newT3DQueueDevices gives ch_t3d's devices (their data half) shared
+// receive queues of params.QueuePackets packets: they need remote read
+// and swap besides remote write.
+func newT3DQueueDevices(m machines.RemoteWrite, params Params, devs []*t3dDevice) ([]Device, error) {
+	user := "mpich " + params.Device + " with receive_queue " + QueueShared
+	rr, err := machines.Need[machines.RemoteRead](m, user, machines.VerbRemoteRead)
+	if err != nil {
+		return nil, err
+	}
+	sw, err := machines.Need[machines.Swap](m, user, machines.VerbSwap)
 	if err != nil {
 		return nil, err
 	}
 	n := m.Procs()
-	q := &t3dQueues{m: m, depth: params.QueuePackets, slotBytes: params.slotBytes()}
+	q := &t3dQueues{m: m, rr: rr, sw: sw, depth: params.QueuePackets, slotBytes: params.slotBytes()}
 	out := make([]Device, n)
 	for i := 0; i < n; i++ {
-		r, err := m.Alloc(i, "mpich.queue", qSlots+q.depth*q.slotBytes)
+		r, err := machines.MapRemote(m, nil, i, i, "mpich.queue", qSlots+q.depth*q.slotBytes)
 		if err != nil {
 			return nil, fmt.Errorf("mpich %s: PE %d: receive queue (queue_packets %d): %w", DeviceT3D, i, q.depth, err)
 		}
@@ -125,10 +111,8 @@ func newT3DQueueDevices(mach machines.Machine, params Params, devs []Device) ([]
 			return nil, fmt.Errorf("mpich %s: PE %d: receive queue state: %w", DeviceT3D, i, err)
 		}
 		q.base = append(q.base, r.Addr)
-		x := &t3dQueueDevice{d: devs[i].(*t3dDevice), q: q, state: st,
+		out[i] = &t3dQueueDevice{putData: putData{devs[i]}, q: q, state: st,
 			waitPacket: fmt.Sprintf("rank %d: waiting for a packet (%s shared queue)", i, DeviceT3D)}
-		x.mo, _ = m.(mergedOps)
-		out[i] = x
 	}
 	return out, nil
 }
@@ -139,7 +123,7 @@ func (x *t3dQueueDevice) Name() string { return DeviceT3D }
 // tries.
 func (x *t3dQueueDevice) lock(p *sim.Proc, dest int) {
 	me := x.d.rank
-	for backoff := backoffMin; x.q.m.Swap(p, me, dest, x.q.base[dest]+qLock, uint64(me+1)) != 0; backoff = min(2*backoff, backoffMax) {
+	for backoff := backoffMin; x.q.sw.Swap(p, me, dest, x.q.base[dest]+qLock, uint64(me+1)) != 0; backoff = min(2*backoff, backoffMax) {
 		p.Sleep(backoff)
 	}
 }
@@ -152,18 +136,15 @@ func (x *t3dQueueDevice) unlock(p *sim.Proc, dest int) {
 // SendControl appends the packet to dest's queue under its lock, or
 // reports no room when the queue is full.
 func (x *t3dQueueDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int) (bool, error) {
-	if x.merges(p) {
-		return x.sendMerged(p, pkt, size, dest)
-	}
-	me := x.d.rank
+	me, cpu := x.d.rank, x.d.cpu
 	x.lock(p, dest)
-	x.q.m.Get(p, me, dest, x.state.Addr, x.q.base[dest]+qTail, qGetSize)
-	tail, head := x.loadState(p)
+	x.q.rr.Get(p, me, dest, x.state.Addr, x.q.base[dest]+qTail, qGetSize)
+	tail, head := cpu.LoadUncached(p, x.state.Addr, 8), cpu.LoadUncached(p, x.state.Addr+8, 8)
 	slot, ok := x.claim(p, pkt, size, dest, tail, head)
 	if !ok {
 		return false, nil
 	}
-	x.d.cpu.Store(p, pkt.Addr+8*wReady, 8, tail+1)
+	cpu.Store(p, pkt.Addr+8*wReady, 8, tail+1)
 	x.q.m.Put(p, me, dest, slot, pkt.Addr, HeaderBytes)
 	x.q.m.PutWord(p, me, dest, x.q.base[dest]+qTail, tail+1)
 	x.unlock(p, dest)
@@ -188,75 +169,17 @@ func (x *t3dQueueDevice) claim(p *sim.Proc, pkt mem.Region, size, dest int, tail
 	return slot, true
 }
 
-// merges reports whether the send may sleep a step with the wait before
-// it: the machine has merged operations, p has its processor to itself,
-// no explorer needs each step, and no test asked for step by step.
-func (x *t3dQueueDevice) merges(p *sim.Proc) bool {
-	return x.mo != nil && !x.d.perLoad && !p.Bound() && !p.Engine().Exploring()
-}
-
-// sendMerged is SendControl with each step that follows a swap, get or
-// put and only this process sees slept with that operation's wait: a
-// failed swap's back-off, the start-up of the get after the swap that
-// took the lock, the two loads of what the get brought (loadState: only
-// this PE's gets write those words), and the start-ups of the tail's and
-// the unlock's puts after the header's and the tail's; and the ready
-// word's store into its own packet buffer, done at once, with the header
-// put's start-up (one run of steps). The same steps at
-// the same times, their wake-ups in the same order among same-time events
-// (sim.Proc.WakeSteps), with fewer coroutine switches.
-func (x *t3dQueueDevice) sendMerged(p *sim.Proc, pkt mem.Region, size, dest int) (bool, error) {
-	me, d, mo := x.d.rank, x.d, x.mo
-	st, lockWord := mo.Startup(), x.q.base[dest]+qLock
-	start := sim.Steps{N: 1, D: st} // the next operation's start-up
-	for backoff := backoffMin; mo.SwapMerged(p, me, dest, lockWord, uint64(me+1), st, start, sim.Steps{N: 1, D: backoff}) != 0; backoff = min(2*backoff, backoffMax) {
-	}
-	mo.GetMerged(p, me, dest, x.state.Addr, x.q.base[dest]+qTail, qGetSize, 0, sim.Steps{N: 2, D: d.tLoad})
-	tail, head := d.cpu.PeekUncached(x.state.Addr, 8), d.cpu.PeekUncached(x.state.Addr+8, 8)
-	d.cpu.CountUncached(2)
-	slot, ok := x.claim(p, pkt, size, dest, tail, head)
-	if !ok {
-		return false, nil
-	}
-	lead := st
-	if d.cpu.StoreNow(pkt.Addr+8*wReady, 8, tail+1) { // this rank's own packet buffer
-		p.SleepSteps(sim.Steps{N: 1, D: d.tStore}, start)
-		lead = 0
-	} else {
-		d.cpu.Store(p, pkt.Addr+8*wReady, 8, tail+1)
-	}
-	mo.PutMerged(p, me, dest, slot, pkt.Addr, HeaderBytes, lead, start)
-	mo.PutWordMerged(p, me, dest, x.q.base[dest]+qTail, tail+1, 0, start)
-	mo.PutWordMerged(p, me, dest, lockWord, 0, 0, sim.Steps{})
-	return true, nil
-}
-
-// loadState loads the tail and head the get brought, with two uncached
-// loads. Only this PE's gets write those words, and the get has returned:
-// both are read at the first load's time and the loads' times slept as one
-// run of steps, the same events as two loads (load by load with perLoad, for a
-// process that shares its processor, or while a schedule explorer runs).
-func (x *t3dQueueDevice) loadState(p *sim.Proc) (tail, head uint64) {
-	d, a := x.d, x.state.Addr
-	if d.perLoad || p.Bound() || p.Engine().Exploring() {
-		return d.cpu.LoadUncached(p, a, 8), d.cpu.LoadUncached(p, a+8, 8)
-	}
-	tail, head = d.cpu.PeekUncached(a, 8), d.cpu.PeekUncached(a+8, 8)
-	d.cpu.CountUncached(2)
-	p.SleepSteps(sim.Steps{N: 2, D: d.tLoad})
-	return tail, head
-}
-
 // ReadControl takes the packet at the head of my queue, if its ready word
 // says it is there.
 func (x *t3dQueueDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 	d := x.d
 	slot := x.q.slot(d.rank, x.head)
-	ready := d.pollWord(p, slot) == x.head+1
+	ready := d.load(p, slot) == x.head+1
+	d.charge(p, 1)
 	if !ready {
 		return 0, false, nil
 	}
-	if err := copyOut(p, putCopy{t3dHost{d.m}, d}, d.rank, pkt, slot, -1, d.l.procs, x.q.slotBytes); err != nil {
+	if err := copyOut(p, putCopy{d}, d.rank, pkt, slot, -1, d.l.procs, x.q.slotBytes); err != nil {
 		var ce *CorruptionError
 		if errors.As(err, &ce) && ce.From < 0 {
 			ce.Where = fmt.Sprintf("shared queue of rank %d, slot %d", d.rank, x.head%uint64(x.q.depth))
@@ -273,25 +196,3 @@ func (x *t3dQueueDevice) WaitControl(p *sim.Proc) {
 	slot := x.q.slot(x.d.rank, x.head)
 	x.d.cpu.SpinUntil(p, x.waitPacket, func() bool { return x.d.peek(p, slot) == x.head+1 }, slot)
 }
-
-// The data half is ch_t3d's per-sender eager buffers and direct puts. The
-// device is no RoomWaiter: a sender that finds a queue full cannot watch
-// the remote queue, so the progress engine backs off and retries.
-
-func (x *t3dQueueDevice) AllocData(p *sim.Proc, dest, min, n int) (mem.Region, bool, error) {
-	return x.d.AllocData(p, dest, min, n)
-}
-func (x *t3dQueueDevice) DataCapacity() int                   { return x.d.DataCapacity() }
-func (x *t3dQueueDevice) DataAt(a mem.Addr, n int) mem.Region { return x.d.DataAt(a, n) }
-func (x *t3dQueueDevice) PutData(p *sim.Proc, dest int, data, src mem.Region) {
-	x.d.PutData(p, dest, data, src)
-}
-func (x *t3dQueueDevice) GetData(p *sim.Proc, dst, data mem.Region) { x.d.GetData(p, dst, data) }
-func (x *t3dQueueDevice) FreeData(p *sim.Proc, data mem.Region) error {
-	return x.d.FreeData(p, data)
-}
-func (x *t3dQueueDevice) ReceivedDirect(p *sim.Proc, buf mem.Region) { x.d.ReceivedDirect(p, buf) }
-func (x *t3dQueueDevice) PutDirect(p *sim.Proc, dest int, dst mem.Addr, src mem.Region) error {
-	return x.d.PutDirect(p, dest, dst, src)
-}
-func (x *t3dQueueDevice) DataPerSender() bool { return true }

@@ -355,7 +355,7 @@ type threadMutex struct {
 }
 
 func (r *Rank) newThreadMutex(name string) (*threadMutex, error) {
-	w, err := r.w.host.Private(r.rank, name+" lock word", 8)
+	w, err := r.w.host.Alloc(r.rank, name+" lock word", 8)
 	if err != nil {
 		return nil, fmt.Errorf("mpich: rank %d: thread mutex %s: %w", r.rank, name, err)
 	}

@@ -11,22 +11,23 @@ const Name = "mpich"
 // World is MPI_COMM_WORLD: one Rank per process of the machine, each over
 // its own instance of the device.
 type World struct {
-	host   Machine
+	host   machines.Local
 	params Params
 	ranks  []*Rank
+	// remote: the device reaches its peers with remote writes (ch_t3d,
+	// ch_lfshmem across nodes), not through a shared segment.
+	remote bool
 }
 
 // NewWorld initializes MPICH on every process of mach (MPI_Init) with the
-// device params.Device: ch_shmem and ch_lfshmem need the SharedMemory
-// capability (machines/sx4 offers it), ch_t3d the T3D capability
-// (machines.RemoteWrite: machines/t3d offers it); a machine without it gives a
-// *machines.MissingCapability error.
+// device params.Device. What each device needs of the machine, in verbs
+// (Needs): ch_shmem a shared segment with every process on one node
+// (machines.SharedSegments; machines.Semaphores for lock sysv);
+// ch_lfshmem that, or else remote writes (machines.RemoteWrite);
+// ch_t3d remote writes, and with receive_queue shared remote read and
+// swap. A machine without them gives a *machines.MissingCapability error
+// naming the verb.
 func NewWorld(mach machines.Machine, params Params) (*World, error) {
-	var (
-		host Machine
-		devs []Device
-		err  error
-	)
 	if err := params.Validate(mach.Procs()); err != nil {
 		return nil, err
 	}
@@ -35,19 +36,26 @@ func NewWorld(mach machines.Machine, params Params) (*World, error) {
 			return nil, err
 		}
 	}
+	var (
+		host machines.Local
+		devs []Device
+		err  error
+	)
+	w := &World{params: params}
 	switch params.Device {
 	case DeviceShmem, DeviceLFShmem:
-		host, devs, err = newSharedMemoryDevices(mach, params)
-	case DeviceT3D:
-		host, devs, err = newT3DDevices(mach, params)
-		if err == nil && params.ReceiveQueue == QueueShared {
-			devs, err = newT3DQueueDevices(mach, params, devs)
+		host, devs, err = newSharedDevices(mach, params)
+		if len(devs) > 0 {
+			_, w.remote = devs[0].(*lfPut)
 		}
+	case DeviceT3D:
+		host, devs, err = newT3DWorldDevices(mach, params)
+		w.remote = true
 	}
 	if err != nil {
 		return nil, err
 	}
-	w := &World{host: host, params: params}
+	w.host = host
 	for i, dev := range devs {
 		r, err := newRank(w, i, dev)
 		if err != nil {
@@ -56,6 +64,28 @@ func NewWorld(mach machines.Machine, params Params) (*World, error) {
 		w.ranks = append(w.ranks, r)
 	}
 	return w, nil
+}
+
+// newT3DWorldDevices sets up ch_t3d on mach: per-sender rings, or a shared
+// receive queue per PE.
+func newT3DWorldDevices(mach machines.Machine, params Params) (machines.Local, []Device, error) {
+	m, err := machines.Need[machines.RemoteWrite](mach, "mpich "+params.Device, machines.VerbRemoteWrite)
+	if err != nil {
+		return nil, nil, err
+	}
+	t3d, err := newT3DDevices(m, params, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if params.ReceiveQueue == QueueShared {
+		devs, err := newT3DQueueDevices(m, params, t3d)
+		return m, devs, err
+	}
+	devs := make([]Device, len(t3d))
+	for i, d := range t3d {
+		devs[i] = d
+	}
+	return m, devs, nil
 }
 
 // memoryBytes is the memory a process can use on mach, when the machine
@@ -90,7 +120,7 @@ func Open(mach machines.Machine, params Params) (*stacks.World, error) {
 	sw := &stacks.World{Stack: Name, Title: "MPICH " + params.Device, Machine: mach}
 	var coll *collLayout
 	if params.Device == DeviceT3D && params.Collectives == CollectivesShmem {
-		coll = &collLayout{m: w.host.(t3dHost).T3D, chunk: params.EagerBytes}
+		coll = &collLayout{m: w.host.(machines.RemoteWrite), chunk: params.EagerBytes}
 	}
 	for _, r := range w.ranks {
 		if coll != nil {
@@ -102,12 +132,20 @@ func Open(mach machines.Machine, params Params) (*stacks.World, error) {
 	return sw, nil
 }
 
-// Needs are the machine capabilities MPICH's devices use.
+// Needs are the verbs MPICH's devices use, each with the devices that
+// need it.
 func Needs() []machines.Capability {
+	need := func(v machines.Capability, why string) machines.Capability {
+		v.What += ", " + why
+		return v
+	}
 	return []machines.Capability{
-		machines.Cap[SharedMemory]("sysv-shm", sharedMemoryCapability+", for "+DeviceShmem+" and "+DeviceLFShmem),
-		machines.Cap[T3D]("one-sided", t3dCapability+", for "+DeviceT3D),
-		machines.Cap[T3DQueue]("swap-get", t3dQueueCapability),
+		need(machines.VerbLocal, "for every device"),
+		need(machines.VerbShared, "for "+DeviceShmem+", and "+DeviceLFShmem+" with every process on one node"),
+		need(machines.VerbSemaphores, "for lock "+LockSysV+" there"),
+		need(machines.VerbRemoteWrite, "for "+DeviceT3D+", and "+DeviceLFShmem+" across nodes"),
+		need(machines.VerbRemoteRead, "for "+DeviceT3D+" with receive_queue "+QueueShared),
+		need(machines.VerbSwap, "for "+DeviceT3D+" with receive_queue "+QueueShared),
 	}
 }
 
@@ -122,15 +160,20 @@ func (w *World) Comms() []stacks.Comm {
 
 // FootprintBytes is what the device holds in the rank's memory
 // (stacks.Footprint): with ch_t3d, the packet rings and control blocks of
-// every peer and the shared receive queue; with the shared-memory devices, the shared segment (in the
-// node's memory, which all processes share).
+// every peer and the shared receive queue; with ch_lfshmem across nodes,
+// its slots, its copies of its ready bits and the control blocks; on a
+// shared segment, the segment (in the node's memory, which all processes
+// share).
 func (r *Rank) FootprintBytes(nonblocking bool) int {
 	p := r.w.params
-	if p.Device != DeviceT3D {
+	if !r.w.remote {
 		return p.SharedMemoryBytes
 	}
 	line := func(b int) int { return (b + 63) &^ 63 }
 	n := len(r.w.ranks)
+	if p.Device == DeviceLFShmem {
+		return line(n*p.slotBytes()) + line(8*n) + line(n*ctlBytes)
+	}
 	b := line(n*p.RingPackets*p.slotBytes()) + line(n*ctlBytes)
 	if p.ReceiveQueue == QueueShared {
 		b += line(qSlots+p.QueuePackets*p.slotBytes()) + line(qGetSize)
