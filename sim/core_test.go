@@ -27,10 +27,6 @@ func TestCorePreemption(t *testing.T) {
 		p.Sleep(10 * us)
 	}
 	steps := func(p *Proc, _ func(Time)) { p.SleepSteps(Steps{N: 100, D: us}) }
-	wokenWithSteps := func(p *Proc, _ func(Time)) { // its steps booked on the core
-		p.Engine().At(8*us, func() { p.WakeSteps(Steps{N: 10, D: us}) })
-		p.Block("waiting for a message")
-	}
 	wokenDuringHandler := func(p *Proc, wake func(Time)) {
 		wake(12 * us)
 		p.Block("waiting for a message")
@@ -45,7 +41,6 @@ func TestCorePreemption(t *testing.T) {
 		{"share: handlers serialize beside the app", run{false, compute, []Time{10 * us, 10 * us}, 100 * us, []Time{15 * us, 20 * us}, 0}},
 		{"preempt: fast-path steps delayed", run{true, smallSteps, []Time{10 * us}, 105 * us, []Time{15 * us}, 5 * us}},
 		{"preempt: SleepSteps delayed as its steps", run{true, steps, []Time{10 * us}, 105 * us, []Time{15 * us}, 5 * us}},
-		{"preempt: WakeSteps' steps delayed", run{true, wokenWithSteps, []Time{10 * us}, 23 * us, []Time{15 * us}, 5 * us}},
 		{"preempt: blocked app not delayed", run{true, blockedThenCompute, []Time{10 * us}, 60 * us, []Time{15 * us}, 0}},
 		{"preempt: app woken during handler work waits for it", run{true, wokenDuringHandler, []Time{10 * us}, 15 * us, []Time{15 * us}, 3 * us}},
 		{"share: app woken during handler work runs", run{false, wokenDuringHandler, []Time{10 * us}, 12 * us, []Time{15 * us}, 0}},

@@ -43,7 +43,7 @@ type Proc struct {
 	sleep    Handle // its pending wake-up while in Sleep (slow path)
 	then     func() // run on the engine's stack once the process has parked (BlockThen)
 	x        *procRare
-	steps    *procSteps // its SleepSteps or WakeSteps, allocated on first use
+	steps    *procSteps // its SleepSteps, allocated on first use
 }
 
 // procRare is the part of a Proc that only schedule exploration and
@@ -315,9 +315,6 @@ func (p *Proc) block(reason string, spinning bool) {
 	p.park()
 	p.spinning = false
 	p.reason = ""
-	if p.steps != nil && p.steps.owed {
-		p.oweSteps()
-	}
 }
 
 // blockReason is what a blocked process waits on.

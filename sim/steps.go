@@ -8,13 +8,12 @@ type Steps struct {
 	D Time
 }
 
-// procSteps is a process's SleepSteps or WakeSteps state, allocated when
-// it first uses them (a million-PE machine's processes that never do pay
-// one pointer each).
+// procSteps is a process's SleepSteps state, allocated when it first
+// uses it (a million-PE machine's processes that never do pay one pointer
+// each).
 type procSteps struct {
 	runs []Steps // the steps to sleep, from runs[ri]
 	ri   int
-	owed bool   // WakeSteps left them to the process to sleep itself when it resumes
 	fn   func() // p.step, bound once
 }
 
@@ -70,49 +69,15 @@ func (p *Proc) SleepSteps(runs ...Steps) {
 	}
 }
 
-// WakeSteps is Wake of a blocked process whose first act when it resumes
-// is SleepSteps(runs...): a step that follows what p waited for (the next
-// operation's start-up after a reply, a back-off) merged with the wait.
-// The first callback takes the place of p's wake-up among this instant's
-// events, so p resumes at the same time and in the same order among
-// same-time events as if woken and then sleeping the steps, without the
-// coroutine switches of the wake-up. A process bound to a Core, or in a
-// run a chooser explores, is woken and sleeps the steps itself. It
-// reports false, doing nothing, if p is not blocked.
-func (p *Proc) WakeSteps(runs ...Steps) bool {
-	if p.state != stateBlocked {
-		return false
-	}
-	e := p.eng
-	p.setSteps(runs)
-	if p.stepsDone() {
-		return p.Wake()
-	}
-	if p.core != nil || e.chooser != nil {
-		p.steps.owed = true
-		return p.Wake()
-	}
-	e.Touch(procKey(int(p.id)))
-	p.state = stateSleeping
-	if e.trace != nil {
-		e.trace.state(e.now, p, "busy")
-	}
-	e.Cancel(p.wakeup)
-	p.wakeup = Handle{}
-	p.sleep = Handle{}
-	e.cal.ready(action{fn: p.steps.fn})
-	return true
-}
-
-// step ends one step of p's SleepSteps (or its WakeSteps wake-up): it
-// schedules the next step's end, or p's resumption after the last step,
-// from where p's wake-up would have run. Steps that end before anything
+// step ends one step of p's SleepSteps: it schedules the next step's end,
+// or p's resumption after the last step, from where p's wake-up would have
+// run. Steps that end before anything
 // else is due are run at once by moving time forward (Sleep's fast path).
 func (p *Proc) step() {
 	e := p.eng
 	for {
 		d, ok := p.nextStep()
-		if !ok { // (a WakeSteps of no steps does not come here)
+		if !ok {
 			e.resumeAt(p, e.now)
 			return
 		}
@@ -167,18 +132,5 @@ func (st *procSteps) done() bool { return st.ri == len(st.runs) }
 func (st *procSteps) skipEmpty() {
 	for st.ri < len(st.runs) && (st.runs[st.ri].N <= 0 || st.runs[st.ri].D <= 0) {
 		st.ri++
-	}
-}
-
-// oweSteps sleeps, one by one, the steps a WakeSteps left to a process
-// that sleeps its own (bound to a Core, or explored), when it resumes.
-func (p *Proc) oweSteps() {
-	p.steps.owed = false
-	for {
-		d, ok := p.nextStep()
-		if !ok {
-			return
-		}
-		p.Sleep(d)
 	}
 }

@@ -8,9 +8,9 @@ import (
 )
 
 // stepsScript is what one process of stepsRun does: rounds of runs of
-// steps, each followed by a wait for a wake-up from the next process (a
-// wake with steps of its own after it), and callbacks planted from inside
-// the runs for the times runs end.
+// steps, each followed by a wait for a wake-up from the next process and
+// the steps that waker has it sleep then, and callbacks planted from
+// inside the runs for the times runs end.
 type stepsScript struct {
 	runs  [][]Steps
 	after [][]Steps // the steps a waker has the woken process sleep
@@ -42,9 +42,8 @@ func stepsScripts(seed uint64, procs, rounds int) []stepsScript {
 	return out
 }
 
-// stepsRun runs the scripts, with SleepSteps and WakeSteps if merged,
-// else each step a Sleep (a woken process sleeping the waker's steps
-// itself). Process i, each round, plants its callback, sleeps its run,
+// stepsRun runs the scripts, with SleepSteps if merged, else each step a
+// Sleep. Process i, each round, plants its callback, sleeps its run,
 // logs, wakes process i+1 (if it waits, with its steps) and waits for
 // process i-1's wake-up, unless it is the first. It returns who ran when,
 // in order, the events and the coroutine resumptions.
@@ -52,7 +51,7 @@ func stepsRun(scripts []stepsScript, merged bool) ([]string, uint64, uint64) {
 	e := NewEngine(1)
 	var log []string
 	procs := make([]*Proc, len(scripts))
-	owed := make([][]Steps, len(scripts)) // a woken process's steps (one by one)
+	owed := make([][]Steps, len(scripts)) // a woken process's steps
 	sleep := func(p *Proc, runs []Steps) {
 		if merged {
 			p.SleepSteps(runs...)
@@ -73,19 +72,13 @@ func stepsRun(scripts []stepsScript, merged bool) ([]string, uint64, uint64) {
 				})
 				sleep(p, runs)
 				log = append(log, fmt.Sprint("p", i, " round ", k, " ", p.Now()))
-				if next := (i + 1) % len(procs); next != i && procs[next].Blocked() {
-					if merged {
-						procs[next].WakeSteps(sc.after[k]...)
-					} else if procs[next].Wake() {
-						owed[next] = sc.after[k]
-					}
+				if next := (i + 1) % len(procs); next != i && procs[next].Blocked() && procs[next].Wake() {
+					owed[next] = sc.after[k]
 				}
 				if i > 0 && k < len(sc.runs)-1 {
 					p.BlockFor(Time(5+i), "the previous process")
-					if !merged {
-						sleep(p, owed[i])
-						owed[i] = nil
-					}
+					sleep(p, owed[i])
+					owed[i] = nil
 					log = append(log, fmt.Sprint("p", i, " woken ", p.Now()))
 				}
 			}
@@ -97,8 +90,7 @@ func stepsRun(scripts []stepsScript, merged bool) ([]string, uint64, uint64) {
 	return log, e.Events(), e.Resumes()
 }
 
-// TestSleepStepsMatchesSleeps: SleepSteps and WakeSteps run the same
-// events, in the same order, as the steps slept one by one, with
+// TestSleepStepsMatchesSleeps: SleepSteps runs the same events, in the same order, as the steps slept one by one, with
 // callbacks planted for the ends of runs from inside them and processes
 // ending runs and steps at the same instants (ties everywhere); with
 // fewer coroutine resumptions.

@@ -45,7 +45,6 @@ type op struct {
 	buf   []byte
 	proc  *sim.Proc // woken when the issuing PE may go on
 	value uint64
-	tail  sim.Time // the time of each of the tailN steps the issuer sleeps with its wake-up (merged steps: PutMerged)
 	// fn runs the operation's deferred step: a get's reply once the
 	// remote memory has been read, or else its first message as the
 	// issuer blocks. Bound once.
@@ -58,23 +57,10 @@ type op struct {
 	word     [8]byte // buf of a one-word put
 	kind     kind
 	class    uint8
-	shared   bool  // buf is the source memory's shared bytes, not a copy
-	pooled   bool  // buf is from the machine's pool (release it)
-	replying bool  // fn is a get's reply (getReply), not the first message (sendNow)
-	tailN    uint8 // the number of tail steps (in the padding: an op stays small)
+	shared   bool // buf is the source memory's shared bytes, not a copy
+	pooled   bool // buf is from the machine's pool (release it)
+	replying bool // fn is a get's reply (getReply), not the first message (sendNow)
 }
-
-// setTail makes tail the steps the issuer sleeps with its wake-up: at most
-// 255 (more is a bug of the calling stack: panic).
-func (o *op) setTail(tail sim.Steps) {
-	if tail.N > 255 {
-		panic(fmt.Sprintf("t3d: a merged operation's tail of %d steps (at most 255)", tail.N))
-	}
-	o.tail, o.tailN = tail.D, uint8(max(tail.N, 0))
-}
-
-// tailSteps is the tail setTail set.
-func (o *op) tailSteps() sim.Steps { return sim.Steps{N: int(o.tailN), D: o.tail} }
 
 func (m *Machine) newOp(k kind, pe, to int, p *sim.Proc) *op {
 	var o *op
@@ -99,7 +85,7 @@ func (m *Machine) newOp(k kind, pe, to int, p *sim.Proc) *op {
 }
 
 func (m *Machine) freeOp(o *op) {
-	o.buf, o.proc, o.shared, o.pooled, o.tail, o.tailN = nil, nil, false, false, 0, 0
+	o.buf, o.proc, o.shared, o.pooled = nil, nil, false, false
 	m.ops = append(m.ops, o)
 }
 
@@ -122,7 +108,7 @@ func (o *op) sendNow() { o.m.send(o, int(o.pe), int(o.to), int(o.class), o.bytes
 // Sent: the data has left the issuing PE; Put returns.
 func (o *op) Sent(*net.Message) {
 	if o.kind == opPut && o.proc != nil {
-		o.proc.WakeSteps(o.tailSteps())
+		o.proc.Wake()
 		o.proc = nil
 	}
 }
@@ -210,7 +196,7 @@ func (o *op) Delivered(*net.Message) {
 		m.eng.After(m.fiAccess, o.fn)
 	case opGetData:
 		o.releaseBuf()
-		o.proc.WakeSteps(o.tailSteps())
+		o.proc.Wake()
 		m.freeOp(o)
 	case opFIReq:
 		t := m.pes[o.to]
@@ -272,25 +258,17 @@ func (x *pe) fiServe() {
 // start-up and sends nothing; a negative length is a bug of the calling
 // stack (panic).
 func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
-	m.PutMerged(p, pe, to, dst, src, n, m.putStartup, sim.Steps{})
-}
-
-// PutMerged is Put with lead in place of its start-up and the caller's
-// next steps (tail) slept with its wait (merged steps, below).
-func (m *Machine) PutMerged(p *sim.Proc, pe, to int, dst, src mem.Addr, n int, lead sim.Time, tail sim.Steps) {
 	m.check("put", pe, to)
 	if n < 0 {
 		panic(fmt.Sprintf("t3d: put of %d bytes from PE %d to PE %d: negative length (a bug in the calling stack)", n, pe, to))
 	}
 	x := m.pes[pe]
-	p.Sleep(lead)
+	p.Sleep(m.putStartup)
 	if n == 0 {
-		p.SleepSteps(tail)
 		return
 	}
 	o := m.newOp(opPut, pe, to, p)
 	o.read(x, src, n)
-	o.setTail(tail)
 	m.sendPut(p, o, dst)
 }
 
@@ -306,20 +284,13 @@ func (m *Machine) sendPut(p *sim.Proc, o *op, dst mem.Addr) {
 // PutWord is Put of one 8-byte value v (a flag or a completion block),
 // stored from a register without touching the sender's memory.
 func (m *Machine) PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64) {
-	m.PutWordMerged(p, pe, to, dst, v, m.putStartup, sim.Steps{})
-}
-
-// PutWordMerged is PutWord with lead in place of its start-up and the
-// caller's next steps (tail) slept with its wait (merged steps, below).
-func (m *Machine) PutWordMerged(p *sim.Proc, pe, to int, dst mem.Addr, v uint64, lead sim.Time, tail sim.Steps) {
 	m.check("put", pe, to)
-	p.Sleep(lead)
+	p.Sleep(m.putStartup)
 	o := m.newOp(opPut, pe, to, p)
 	for i := range 8 {
 		o.word[i] = byte(v >> (8 * i))
 	}
 	o.buf = o.word[:]
-	o.setTail(tail)
 	m.sendPut(p, o, dst)
 }
 
@@ -343,46 +314,18 @@ func (m *Machine) Quiet(p *sim.Proc, pe int) {
 // A get of 0 bytes costs the start-up and sends nothing; a negative length
 // is a bug of the calling stack (panic).
 func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
-	m.GetMerged(p, pe, from, dst, src, n, m.putStartup, sim.Steps{})
-}
-
-// GetMerged is Get with lead in place of its start-up and the caller's
-// next steps (tail) slept with its wait (merged steps, below).
-func (m *Machine) GetMerged(p *sim.Proc, pe, from int, dst, src mem.Addr, n int, lead sim.Time, tail sim.Steps) {
 	m.check("get", pe, from)
 	if n < 0 {
 		panic(fmt.Sprintf("t3d: get of %d bytes by PE %d from PE %d: negative length (a bug in the calling stack)", n, pe, from))
 	}
-	p.Sleep(lead)
+	p.Sleep(m.putStartup)
 	if n == 0 {
-		p.SleepSteps(tail)
 		return
 	}
 	o := m.newOp(opGetReq, pe, from, p)
 	o.dst, o.src, o.n = uint64(dst), uint64(src), n
-	o.setTail(tail)
 	m.sendBlock(p, o, classRequest, 0, 0, "get: its data coming back")
 }
-
-// Merged steps. A process that has the processor to itself (not bound to
-// a sim.Core) may sleep the steps that follow a put, get or swap, if only
-// its own program sees them (the next operation's start-up, a back-off,
-// loads of what a get brought), with the operation's wait: the issuer's
-// wake-up is sim.Proc.WakeSteps of tail, after the put's data have left
-// (Put), the get's data have arrived (Get) or the swap's reply has (Swap).
-// The issuer resumes at the same simulated time and in the same order
-// among same-time events as after a wake-up and a sleep of each step of
-// tail, in as many events, without the coroutine switches of the
-// wake-up. lead is what the operation sleeps before its request or data
-// leave: its start-up (Startup), or 0 when the caller slept the start-up
-// already (the previous operation's tail, or with its own steps:
-// sim.Proc.SleepSteps). Put, PutWord, Get and Swap are the merged
-// forms with lead Startup and no tail.
-
-// Startup is the processor time to start a put, get or swap
-// (put_startup_ns): what Put, PutWord, Get and Swap sleep before their
-// data or request leave.
-func (m *Machine) Startup() sim.Time { return m.putStartup }
 
 // FetchInc reads PE target's fetch-and-increment register from PE pe,
 // which atomically increments it, and returns the value read. The request

@@ -11,16 +11,13 @@ import (
 // swapOp is one remote atomic swap through the network: its request, then
 // its reply (the net.Handler of both).
 type swapOp struct {
-	m      *Machine
-	pe, to int
-	a      mem.Addr
-	v, old uint64
-	reply  bool
-	// tailFree and tailBusy: the issuer's steps slept with its wake-up
-	// when the word was 0 and when it was not (merged steps: SwapMerged).
-	tailFree, tailBusy sim.Steps
-	proc               *sim.Proc
-	applyFn            func()
+	m       *Machine
+	pe, to  int
+	a       mem.Addr
+	v, old  uint64
+	reply   bool
+	proc    *sim.Proc
+	applyFn func()
 }
 
 // Swap atomically stores v at a in PE target's memory and returns the word
@@ -31,17 +28,8 @@ type swapOp struct {
 // fetch-and-increment register's), atomic with respect to every other
 // swap, put and get (the engine runs it as one event).
 func (m *Machine) Swap(p *sim.Proc, pe, target int, a mem.Addr, v uint64) uint64 {
-	return m.SwapMerged(p, pe, target, a, v, m.putStartup, sim.Steps{}, sim.Steps{})
-}
-
-// SwapMerged is Swap with lead in place of its start-up and the caller's
-// next steps slept with its wait (merged steps, shmem.go): tailFree when
-// the word it returns is 0 (a lock taken: the next operation's
-// start-up), tailBusy when it is not (a lock held by another: the
-// back-off).
-func (m *Machine) SwapMerged(p *sim.Proc, pe, target int, a mem.Addr, v uint64, lead sim.Time, tailFree, tailBusy sim.Steps) uint64 {
 	m.check("swap", pe, target)
-	p.Sleep(lead)
+	p.Sleep(m.putStartup)
 	var o *swapOp
 	if n := len(m.swaps); n > 0 { // pooled: no allocation per swap
 		o, m.swaps = m.swaps[n-1], m.swaps[:n-1]
@@ -50,7 +38,6 @@ func (m *Machine) SwapMerged(p *sim.Proc, pe, target int, a mem.Addr, v uint64, 
 		o.applyFn = o.apply
 	}
 	o.pe, o.to, o.a, o.v, o.old, o.reply, o.proc = pe, target, a, v, 0, false, p
-	o.tailFree, o.tailBusy = tailFree, tailBusy
 	m.net.Send(net.Msg{Src: pe, Dst: target, Class: classRequest}, o)
 	p.Block("swap: its reply coming back")
 	old := o.old
@@ -67,11 +54,7 @@ func (o *swapOp) Arrived(*net.Message, int, int) {}
 
 func (o *swapOp) Delivered(*net.Message) {
 	if o.reply {
-		tail := o.tailFree
-		if o.old != 0 {
-			tail = o.tailBusy
-		}
-		o.proc.WakeSteps(tail)
+		o.proc.Wake()
 		return
 	}
 	o.m.eng.After(o.m.fiAccess, o.applyFn)
