@@ -45,6 +45,10 @@ type slotWriter interface {
 	// sender from's slot and cleared the ready bit: the sender learns that
 	// the slot is free.
 	emptied(p *sim.Proc, from int)
+	// memcpy is the receiver's copy of a packet out of its slot: the
+	// library memcpy, after dropping cached lines the writes into the slot
+	// left stale where they bypass this process's cache.
+	copier
 }
 
 // lfshmem is ch_lfshmem's packet path for one process: lock-free
@@ -89,7 +93,7 @@ func (d *lfshmem) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 		if !d.readyIsSet(p, slot) { // PKT_READY_IS_SET(slots[i][myid].ready)
 			continue
 		}
-		if err := copyOut(p, d.shm, d.rank, pkt, slot, i, d.sh.procs, d.sh.slotBytes); err != nil {
+		if err := copyOut(p, d.w, d.rank, pkt, slot, i, d.sh.procs, d.sh.slotBytes); err != nil {
 			return i, false, err
 		}
 		d.readySet(p, slot, 0) // the slot is empty again
@@ -130,6 +134,9 @@ func (w sharedSlots) fill(p *sim.Proc, _ int, slot mem.Addr, pkt mem.Region, siz
 
 func (w sharedSlots) emptied(*sim.Proc, int) {}
 
+// memcpy: on the SX-4 a vector move, which bypasses the cache (section 5).
+func (w sharedSlots) memcpy(p *sim.Proc, dst, src mem.Addr, n int) { w.s.memcpy(p, dst, src, n) }
+
 // remoteSlots writes slots that lie in the receiver's memory with remote
 // writes (machines.RemoteWrite): the sender writes the packet into its
 // slot, waits until it has landed (Quiet: SHMEM's quiet, SCI's MemBarrier;
@@ -158,6 +165,15 @@ func (w remoteSlots) fill(p *sim.Proc, dest int, slot mem.Addr, pkt mem.Region, 
 
 func (w remoteSlots) emptied(p *sim.Proc, from int) {
 	w.m.PutWord(p, w.s.rank, from, w.full[from]+mem.Addr(8*w.s.rank), 0)
+}
+
+// memcpy invalidates the receiver's cached lines of the slot first: a
+// remote write does not update a non-coherent cache (the T3D's; a no-op
+// where caches are coherent), and the memcpy reads through the cache, so a
+// line cached by the copy of the slot's previous packet would be stale.
+func (w remoteSlots) memcpy(p *sim.Proc, dst, src mem.Addr, n int) {
+	w.s.cpu.InvalidateRange(p, src, n)
+	w.s.memcpy(p, dst, src, n)
 }
 
 // newRemoteSlotDevices sets up ch_lfshmem on a machine whose processes

@@ -18,6 +18,9 @@ const (
 	LockSysV      = "sysv"       // System V semaphores (section 4)
 	LockTAS       = "tas"        // test-and-set locks (section 6)
 
+	ReadyInHeader   = "in-header"   // ch_t3d: the ready word in the header's put (a pair's puts land in order)
+	ReadyAfterQuiet = "after-quiet" // ch_t3d: the ready word by its own put after a quiet
+
 	CollectivesShmem = "shmem" // ch_t3d: MPI_Bcast and MPI_Reduce by puts into system buffers (t3dcoll.go)
 	CollectivesP2P   = "p2p"   // collectives are the workload's trees over point-to-point messages
 )
@@ -107,6 +110,15 @@ type Params struct {
 	// offers no collectives: a workload builds its trees over MPI_Send and
 	// MPI_Recv, the behaviour before; the SX-4 devices' only one).
 	Collectives string `yaml:"collectives"`
+	// ReadyWord is how ch_t3d writes the ready word that marks a packet
+	// in: in-header (default: in the header's own put, after the inline
+	// data and a quiet; this relies on the machine landing a pair's puts
+	// whole and in order, as the T3D's network does) or after-quiet (the
+	// header without it and the data in one put, a quiet, then the ready
+	// word by itself: correct where remote writes may land out of order,
+	// as the SCI cluster's packets do; with in-header there a receiver
+	// reads torn headers, reported as corrupted packets).
+	ReadyWord string `yaml:"ready_word"`
 	// ReceiveQueue is how ch_t3d's control packets reach a PE: shared (one
 	// queue per receiver of queue_packets packets, appended to under a
 	// lock taken with the T3D's atomic swap: MPICH's queue design of
@@ -129,6 +141,7 @@ var deviceOnly = []struct {
 	{"ring_packets", []string{DeviceT3D}},
 	{"collectives", []string{DeviceT3D}},
 	{"receive_queue", []string{DeviceT3D}},
+	{"ready_word", []string{DeviceT3D}},
 }
 
 // DefaultParams is the paper's final version (Figure 6).
@@ -139,7 +152,7 @@ func DefaultParams() Params {
 		SharedMemoryBytes: 4 << 20, SlotProcs: 32, QueuePackets: 16,
 		RingPackets: 2, Fences: true,
 		Threads: BuildRuntime, ThreadWait: WaitYield, ThreadLocking: LockingProgress, ContextIDs: ContextMulti,
-		Collectives: CollectivesP2P, ReceiveQueue: QueuePerSender,
+		Collectives: CollectivesP2P, ReceiveQueue: QueuePerSender, ReadyWord: ReadyInHeader,
 	}
 }
 
@@ -240,6 +253,9 @@ func (p Params) check() error {
 	}
 	if p.ReceiveQueue != QueueShared && p.ReceiveQueue != QueuePerSender {
 		bad("receive_queue", "must be %q or %q, got %q", QueueShared, QueuePerSender, p.ReceiveQueue)
+	}
+	if p.ReadyWord != ReadyInHeader && p.ReadyWord != ReadyAfterQuiet {
+		bad("ready_word", "must be %q or %q, got %q", ReadyInHeader, ReadyAfterQuiet, p.ReadyWord)
 	}
 	if !slices.Contains(contextAlgorithms, p.ContextIDs) {
 		bad("context_ids", "must be one of %s, got %q", strings.Join(contextAlgorithms, ", "), p.ContextIDs)

@@ -109,6 +109,8 @@ type t3dDevice struct {
 	l      *t3dLayout
 	fences bool
 	cached bool
+	// readyAfterQuiet: ready_word after-quiet (putPacket).
+	readyAfterQuiet bool
 	// noInvalidate (tests only) skips the invalidation of lines before
 	// copying out what remote puts wrote, to show the stale lines it
 	// prevents as corrupted deliveries.
@@ -158,7 +160,8 @@ func newT3DDevices(m machines.RemoteWrite, params Params, rings bool) ([]*t3dDev
 	devs := make([]*t3dDevice, n)
 	for i := range devs {
 		d := &t3dDevice{m: m, rank: i, cpu: m.CPU(i), l: l, fences: params.Fences, cached: params.ReadyBitCached,
-			esent: make([]uint64, n), erel: make([]uint64, n),
+			readyAfterQuiet: params.ReadyWord == ReadyAfterQuiet,
+			esent:           make([]uint64, n), erel: make([]uint64, n),
 			seen:       make([]uint64, 2*n),
 			waitPacket: fmt.Sprintf("rank %d: waiting for a packet (%s rings)", i, params.Device),
 			waitRoom:   fmt.Sprintf("rank %d: waiting for a free packet slot or eager buffer (%s credits)", i, params.Device)}
@@ -278,8 +281,8 @@ func (d *t3dDevice) quiet(p *sim.Proc) {
 
 // SendControl puts the packet into the next slot of this PE's ring at
 // dest, if dest has consumed enough packets for one to be free (else false:
-// the caller waits for room): the inline data first, quiet, then the
-// header with its ready word set to the packet's number.
+// the caller waits for room), its ready word set to the packet's number
+// (putPacket).
 func (d *t3dDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int) (bool, error) {
 	credit := d.load(p, d.l.credit(d.rank, dest))
 	d.saw(dest, 0, credit)
@@ -287,14 +290,32 @@ func (d *t3dDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int) (bo
 		return false, nil
 	}
 	slot := d.l.slot(dest, d.rank, d.sent[dest])
+	d.sent[dest]++
+	d.putPacket(p, dest, slot, pkt, size, d.sent[dest])
+	return true, nil
+}
+
+// putPacket writes the packet (size bytes of pkt) into slot at dest with
+// its ready word, ready, landing last. With ready_word in-header: the
+// inline data, quiet, then the header holding the ready word, which
+// relies on the machine landing a pair's puts whole and in order (the
+// T3D's network). With after-quiet: the header without its ready word and
+// the inline data in one put, quiet, then the ready word by itself, which
+// holds wherever remote writes land out of order (the SCI cluster's
+// packets). Without fences, no quiet.
+func (d *t3dDevice) putPacket(p *sim.Proc, dest int, slot mem.Addr, pkt mem.Region, size int, ready uint64) {
+	if d.readyAfterQuiet {
+		d.m.Put(p, d.rank, dest, slot+8, pkt.Addr+8, size-8)
+		d.quiet(p)
+		d.m.PutWord(p, d.rank, dest, slot+8*wReady, ready)
+		return
+	}
 	if size > HeaderBytes {
 		d.m.Put(p, d.rank, dest, slot+HeaderBytes, pkt.Addr+HeaderBytes, size-HeaderBytes)
 		d.quiet(p)
 	}
-	d.sent[dest]++
-	d.cpu.Store(p, pkt.Addr+8*wReady, 8, d.sent[dest])
+	d.cpu.Store(p, pkt.Addr+8*wReady, 8, ready)
 	d.m.Put(p, d.rank, dest, slot, pkt.Addr, HeaderBytes)
-	return true, nil
 }
 
 // ready reports whether sender s's next packet is in its slot.

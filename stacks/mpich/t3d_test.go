@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/msgsim/msgsim/machines"
-	"github.com/msgsim/msgsim/machines/sx4"
 	"github.com/msgsim/msgsim/machines/t3d"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
@@ -236,29 +234,6 @@ func TestT3DLatencyRegression(t *testing.T) {
 	}
 }
 
-// TestMissingCapability: a device on a machine without what it needs
-// names the missing capability.
-func TestMissingCapability(t *testing.T) {
-	e := sim.NewEngine(1)
-	mt3d, _ := t3d.New(e, 2, t3d.DefaultParams())
-	msx4, _ := sx4.New(e, 2, sx4.DefaultParams())
-	for _, tc := range []struct {
-		m      machines.Machine
-		device string
-		want   string
-	}{
-		{mt3d, DeviceLFShmem, "System V shared memory"},
-		{mt3d, DeviceShmem, "System V shared memory"},
-		{msx4, DeviceT3D, "one-sided put"},
-	} {
-		_, err := NewWorld(tc.m, DefaultParamsFor(tc.device))
-		var missing *machines.MissingCapability
-		if !errors.As(err, &missing) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s on %s: got %v, want a MissingCapability naming %q", tc.device, tc.m.Name(), err, tc.want)
-		}
-	}
-}
-
 // TestDeviceParams: ch_t3d's defaults, and params another device uses are
 // refused with their line.
 func TestDeviceParams(t *testing.T) {
@@ -284,6 +259,8 @@ func TestDeviceParams(t *testing.T) {
 		{"device: ch_t3d\nlock: sysv", "s.yaml:2"},
 		{"device: ch_t3d\nshared_memory_bytes: 100", "shared_memory_bytes"},
 		{"device: ch_lfshmem\nring_packets: 4", "ring_packets"},
+		{"device: ch_lfshmem\nready_word: after-quiet", "s.yaml:2"},
+		{"device: ch_t3d\nready_word: last", "s.yaml:2:13: field stack.params.ready_word: must be"},
 		{"device: ch_t3d\nring_packets: 0", "s.yaml:2:15: field stack.params.ring_packets: must be between 1 and 1024"},
 		// Oversized params fail at their line, before any layout arithmetic.
 		{"device: ch_t3d\nring_packets: 4611686018427387904", "s.yaml:2:15: field stack.params.ring_packets"},

@@ -134,39 +134,23 @@ func (x *t3dQueueDevice) unlock(p *sim.Proc, dest int) {
 }
 
 // SendControl appends the packet to dest's queue under its lock, or
-// reports no room when the queue is full.
+// reports no room when the queue is full: it reads the queue's tail and
+// head, puts the packet into the slot at the tail (putPacket: its ready
+// word, the packet's number in the queue, landing last), then the new
+// tail, and releases the lock.
 func (x *t3dQueueDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int) (bool, error) {
 	me, cpu := x.d.rank, x.d.cpu
 	x.lock(p, dest)
 	x.q.rr.Get(p, me, dest, x.state.Addr, x.q.base[dest]+qTail, qGetSize)
 	tail, head := cpu.LoadUncached(p, x.state.Addr, 8), cpu.LoadUncached(p, x.state.Addr+8, 8)
-	slot, ok := x.claim(p, pkt, size, dest, tail, head)
-	if !ok {
+	if tail-head >= uint64(x.q.depth) {
+		x.unlock(p, dest)
 		return false, nil
 	}
-	cpu.Store(p, pkt.Addr+8*wReady, 8, tail+1)
-	x.q.m.Put(p, me, dest, slot, pkt.Addr, HeaderBytes)
+	x.d.putPacket(p, dest, x.q.slot(dest, tail), pkt, size, tail+1)
 	x.q.m.PutWord(p, me, dest, x.q.base[dest]+qTail, tail+1)
 	x.unlock(p, dest)
 	return true, nil
-}
-
-// claim takes the queue's slot tail for the packet, under the lock, when
-// the queue has room (tail and head as the get brought them): it puts the
-// inline data there and waits for its delivery (the caller then stores the
-// packet's number, tail+1, into its ready word). Else it releases the lock
-// and reports false.
-func (x *t3dQueueDevice) claim(p *sim.Proc, pkt mem.Region, size, dest int, tail, head uint64) (mem.Addr, bool) {
-	if tail-head >= uint64(x.q.depth) {
-		x.unlock(p, dest)
-		return 0, false
-	}
-	slot := x.q.slot(dest, tail)
-	if size > HeaderBytes {
-		x.q.m.Put(p, x.d.rank, dest, slot+HeaderBytes, pkt.Addr+HeaderBytes, size-HeaderBytes)
-		x.d.quiet(p)
-	}
-	return slot, true
 }
 
 // ReadControl takes the packet at the head of my queue, if its ready word

@@ -1,0 +1,169 @@
+package mpich
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/machines/sci"
+	"github.com/msgsim/msgsim/machines/sp"
+	"github.com/msgsim/msgsim/machines/sx4"
+	"github.com/msgsim/msgsim/machines/t3d"
+	"github.com/msgsim/msgsim/sim"
+)
+
+// deviceVariants are the device variants the pairing tests open: device,
+// lock, receive queue and ready word.
+var deviceVariants = []struct {
+	name string
+	set  func(*Params)
+}{
+	{"ch_shmem/tas", func(p *Params) { *p = DefaultParamsFor(DeviceShmem) }},
+	{"ch_shmem/sysv", func(p *Params) { *p = DefaultParamsFor(DeviceShmem); p.Lock = LockSysV }},
+	{"ch_lfshmem/tas", func(p *Params) { *p = DefaultParamsFor(DeviceLFShmem) }},
+	{"ch_lfshmem/sysv", func(p *Params) { *p = DefaultParamsFor(DeviceLFShmem); p.Lock = LockSysV }},
+	{"ch_t3d/shared", func(p *Params) { *p = DefaultParamsFor(DeviceT3D) }},
+	{"ch_t3d/per-sender", func(p *Params) { *p = DefaultParamsFor(DeviceT3D); p.ReceiveQueue = QueuePerSender }},
+	{"ch_t3d/shared/after-quiet", func(p *Params) { *p = DefaultParamsFor(DeviceT3D); p.ReadyWord = ReadyAfterQuiet }},
+	{"ch_t3d/per-sender/after-quiet", func(p *Params) {
+		*p = DefaultParamsFor(DeviceT3D)
+		p.ReceiveQueue, p.ReadyWord = QueuePerSender, ReadyAfterQuiet
+	}},
+}
+
+// pairingMachines builds each machine the pairing tests use, with two
+// processes: the SCI cluster on two nodes and on one dual-processor node.
+var pairingMachines = []struct {
+	name  string
+	build func(e *sim.Engine) (machines.Machine, error)
+}{
+	{"sx4", func(e *sim.Engine) (machines.Machine, error) { return sx4.New(e, 2, sx4.DefaultParams()) }},
+	{"t3d", func(e *sim.Engine) (machines.Machine, error) { return t3d.New(e, 2, t3d.DefaultParams()) }},
+	{"sci", func(e *sim.Engine) (machines.Machine, error) { return sci.New(e, 2, sci.DefaultParams()) }},
+	{"sci-one-node", func(e *sim.Engine) (machines.Machine, error) {
+		p := sci.DefaultParams()
+		p.ProcsPerNode = 2
+		return sci.New(e, 2, p)
+	}},
+	{"sp", func(e *sim.Engine) (machines.Machine, error) { return sp.New(e, 2, sp.DefaultParams()) }},
+}
+
+// TestDevicesOnEveryMachine: every device variant on every machine either
+// runs a ping-pong of short, eager and rendezvous messages whose every
+// byte is checked at both ends ("ok"), or fails to open naming the verb
+// the machine lacks, or (ch_t3d's ready word in the header's put, on the
+// SCI cluster, whose packets land out of order) reports the torn header it
+// reads as a corrupted packet ("corruption").
+func TestDevicesOnEveryMachine(t *testing.T) {
+	const (
+		ok      = "ok"
+		corrupt = "corruption"
+	)
+	rw, shared, sem, swap := machines.VerbRemoteWrite.Name, machines.VerbShared.Name, machines.VerbSemaphores.Name, machines.VerbSwap.Name
+	want := map[string][]string{ // by machine, in deviceVariants' order
+		"sx4":          {ok, ok, ok, ok, rw, rw, rw, rw},
+		"t3d":          {shared, shared, ok, ok, ok, ok, ok, ok},
+		"sci":          {shared, shared, ok, ok, swap, corrupt, swap, ok},
+		"sci-one-node": {ok, sem, ok, sem, swap, corrupt, swap, ok},
+		"sp":           {shared, shared, ok, ok, ok, ok, ok, ok},
+	}
+	for _, m := range pairingMachines {
+		for i, v := range deviceVariants {
+			t.Run(m.name+"/"+v.name, func(t *testing.T) {
+				e := sim.NewEngine(1)
+				mach, err := m.build(e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var params Params
+				v.set(&params)
+				got := pingPongOutcome(t, e, mach, params)
+				if w := want[m.name][i]; got != w {
+					t.Errorf("got %q, want %q", got, w)
+				}
+			})
+		}
+	}
+}
+
+// pingPongOutcome opens MPICH on mach and bounces messages of several
+// sizes between ranks 0 and 1, checking every byte: "ok", the name of
+// the verb a failed open names, "corruption", or a description of any
+// other failure.
+func pingPongOutcome(t *testing.T, e *sim.Engine, mach machines.Machine, params Params) string {
+	t.Helper()
+	w, err := NewWorld(mach, params)
+	var missing *machines.MissingCapability
+	if errors.As(err, &missing) {
+		name, _, _ := strings.Cut(missing.Capability, ":")
+		return name
+	}
+	if err != nil {
+		return "open: " + err.Error()
+	}
+	sizes := []int{0, 8, params.ShortBytes + 100, params.EagerBytes - 8, params.EagerBytes + 5000, 3 * params.EagerBytes}
+	var fails []error
+	for rank := 0; rank < 2; rank++ {
+		r := w.Rank(rank)
+		e.Spawn(fmt.Sprint("rank", rank), func(p *sim.Proc) {
+			peer := 1 - rank
+			for k, n := range sizes {
+				buf, err := r.Buffer(n)
+				if err != nil {
+					fails = append(fails, err)
+					return
+				}
+				check := func(src int) error {
+					want := make([]byte, n)
+					pattern(want, 5, src, 1-src, k)
+					if got := buf.Bytes(); string(got) != string(want) {
+						for off := range want {
+							if got[off] != want[off] {
+								return fmt.Errorf("rank %d: %d-byte message from %d differs at offset %d", rank, n, src, off)
+							}
+						}
+					}
+					return nil
+				}
+				if rank == 0 {
+					pattern(buf.Bytes(), 5, 0, 1, k)
+					err = r.Send(p, buf, peer, k)
+					if err == nil {
+						_, err = r.Recv(p, buf, peer, k)
+					}
+					if err == nil {
+						err = check(1)
+					}
+				} else {
+					_, err = r.Recv(p, buf, peer, k)
+					if err == nil {
+						err = check(0)
+					}
+					if err == nil {
+						pattern(buf.Bytes(), 5, 1, 0, k)
+						err = r.Send(p, buf, peer, k)
+					}
+				}
+				if err != nil {
+					fails = append(fails, err)
+					return
+				}
+			}
+		})
+	}
+	if err := e.Run(); err != nil {
+		fails = append(fails, err)
+	}
+	var ce *CorruptionError
+	for _, err := range fails {
+		if errors.As(err, &ce) {
+			return "corruption"
+		}
+	}
+	if len(fails) > 0 {
+		return fmt.Sprint(fails)
+	}
+	return "ok"
+}
