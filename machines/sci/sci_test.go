@@ -524,3 +524,33 @@ func TestKeptRoutesMatchFound(t *testing.T) {
 		t.Error("routes kept on a machine whose routing changes")
 	}
 }
+
+// TestConcurrentPuts: processes of one node (sharing its PCI bus, so each
+// Put sleeps before its packets take its bytes) put different blocks of
+// several packets to one target at once: every block lands as its
+// process wrote it.
+func TestConcurrentPuts(t *testing.T) {
+	p := DefaultParams()
+	p.ProcsPerNode = 2
+	eng, m := build(t, 1, 4, p)
+	const n = 1000
+	dst, _ := m.Map(nil, 0, 2, "dst", 2*n)
+	for pe := 0; pe < 2; pe++ {
+		src, _ := m.Alloc(pe, "src", n)
+		b := src.Mem.Bytes(src.Addr, n)
+		for i := range b {
+			b[i] = byte(pe*101 + i)
+		}
+		eng.Spawn(fmt.Sprint("p", pe), func(p *sim.Proc) {
+			m.Put(p, pe, 2, dst.Addr+mem.Addr(pe*n), src.Addr, n)
+			m.Quiet(p, pe)
+		})
+	}
+	run(t, eng)
+	got := dst.Mem.Bytes(dst.Addr, 2*n)
+	for i, v := range got {
+		if want := byte(i/n*101 + i%n); v != want {
+			t.Fatalf("byte %d of the target: %d, want %d", i, v, want)
+		}
+	}
+}

@@ -28,6 +28,7 @@ func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
 	buf := m.scratch(n)
 	m.nodes[x.node].mem.Read(src, buf)
 	m.write(p, pe, m.procs[to].node, dst, buf, false)
+	m.putBufs = append(m.putBufs, buf)
 }
 
 // PutWord posts a remote write of an 8-byte word to dst in process to's
@@ -65,11 +66,17 @@ func (m *Machine) Map(p *sim.Proc, pe, owner int, name string, n int) (mem.Regio
 	return m.AllocSCI(p, m.procs[owner].node, name, n)
 }
 
-// scratch is a buffer of n bytes for a Put's source bytes (write copies
-// them into its packets).
+// scratch is a buffer of n bytes for a Put's source bytes, which Put
+// gives back when write has returned: write sleeps while the bytes cross
+// the PCI bus before its packets copy them, and meanwhile other processes
+// put, each from a buffer of its own.
 func (m *Machine) scratch(n int) []byte {
-	if cap(m.putBuf) < n {
-		m.putBuf = make([]byte, n)
+	var b []byte
+	if k := len(m.putBufs); k > 0 {
+		b, m.putBufs = m.putBufs[k-1], m.putBufs[:k-1]
 	}
-	return m.putBuf[:n]
+	if cap(b) < n {
+		b = make([]byte, n)
+	}
+	return b[:n]
 }

@@ -167,3 +167,47 @@ func pingPongOutcome(t *testing.T, e *sim.Engine, mach machines.Machine, params 
 	}
 	return "ok"
 }
+
+// TestRemoteDevicesRandomTraffic: ch_lfshmem's remote slots on the T3D,
+// the SCI cluster (packets reordered) and the SP, and ch_t3d with its
+// ready word after a quiet on the SCI cluster, under random traffic of
+// all three protocols with receives by source and tag and by
+// AnySource/AnyTag: nothing lost, nothing corrupted, FIFO order per pair.
+func TestRemoteDevicesRandomTraffic(t *testing.T) {
+	const procs, perPair = 4, 12
+	builds := map[string]func(e *sim.Engine) (machines.Machine, error){
+		"t3d": func(e *sim.Engine) (machines.Machine, error) { return t3d.New(e, procs, t3d.DefaultParams()) },
+		"sci": func(e *sim.Engine) (machines.Machine, error) { return sci.New(e, procs, sci.DefaultParams()) },
+		"sp":  func(e *sim.Engine) (machines.Machine, error) { return sp.New(e, procs, sp.DefaultParams()) },
+	}
+	for _, tc := range []struct {
+		machine, device string
+		ready           string
+	}{
+		{"t3d", DeviceLFShmem, ""}, {"sci", DeviceLFShmem, ""}, {"sp", DeviceLFShmem, ""},
+		{"sci", DeviceT3D, ReadyAfterQuiet},
+	} {
+		for seed := uint64(1); seed <= 2; seed++ {
+			for _, anySource := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%s/seed%d/any=%v", tc.machine, tc.device, seed, anySource), func(t *testing.T) {
+					e := sim.NewEngine(seed)
+					m, err := builds[tc.machine](e)
+					if err != nil {
+						t.Fatal(err)
+					}
+					params := DefaultParamsFor(tc.device)
+					params.ShortBytes, params.EagerBytes, params.ReceiveQueue = 256, 4096, QueuePerSender
+					if tc.ready != "" {
+						params.ReadyWord = tc.ready
+					}
+					w, err := NewWorld(m, params)
+					if err != nil {
+						t.Fatal(err)
+					}
+					e.SetLimits(sim.Limits{MaxTime: sim.Second}) // a lost packet ends the run, not the test binary
+					runTraffic(t, e, w, params, seed, anySource, procs, perPair)
+				})
+			}
+		}
+	}
+}
