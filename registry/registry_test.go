@@ -57,8 +57,8 @@ func TestResolve(t *testing.T) {
 		}
 	}
 	var mc *machines.MissingCapability
-	if _, err := r.Resolve("s.yaml", Ref{Name: "t3d"}, Ref{Name: "mpich"}); !errors.As(err, &mc) {
-		t.Errorf("mpich's default device on the T3D: %v, want a missing capability", err)
+	if _, err := r.Resolve("s.yaml", Ref{Name: "t3d"}, Ref{Name: "mpich", Params: params(t, "{device: ch_shmem}")}); !errors.As(err, &mc) {
+		t.Errorf("mpich's ch_shmem on the T3D: %v, want a missing capability", err)
 	}
 }
 

@@ -23,7 +23,7 @@ func TestListMachinesAndStacks(t *testing.T) {
 		"     offers: memory, one-sided, get, fetch-inc, swap, barrier, delivered, swap-get, shmem+swap\n     lacks:  sysv-shm, lapi, shared-memory, sci-shm\n",
 		"sci  Scali PCI-SCI cluster",
 		"     offers: memory, sci-shm\n",
-		"  sysv-shm   System V shared memory",
+		"  semaphores System V semaphores (machines.Semaphores)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("list --machines lacks %q:\n%s", want, out)
@@ -39,7 +39,10 @@ func TestListMachinesAndStacks(t *testing.T) {
 	for _, want := range []string{
 		"mpich   MPICH",
 		"        on sx4 {device: ch_lfshmem}: offers comm, threads, schedule\n",
-		"        on sx4 {device: ch_t3d}: missing per-PE memory with one-sided put and quiet",
+		"        on sx4 {device: ch_t3d}: missing remote-write: one-sided remote write (put)",
+		"        on t3d {device: ch_shmem}: missing shared-segments: ",
+		"        on t3d {device: ch_lfshmem}: offers comm, threads, schedule\n",
+		"        on sci {device: ch_t3d}: missing swap: ",
 		"        on t3d {device: ch_t3d}: offers comm, bcast, reduce, threads, schedule\n",
 		"        on t3d {device: ch_t3d, receive_queue: per-sender}: offers comm, bcast, reduce, threads, schedule\n",
 		"aclmpl  ACLMPL",
@@ -67,8 +70,8 @@ func TestValidateBadPairing(t *testing.T) {
 	for _, c := range []struct{ yaml, want string }{
 		{"machine: {name: sx4}\nstack: {name: aclmpl}\nworkload: {name: pingpong, params: {sizes: [8]}}\n",
 			"bad.yaml:3:8: field stack: aclmpl cannot run on machine sx4: it needs per-PE memory and one-sided put with quiet (machines.RemoteWrite), which sx4 does not provide"},
-		{"machine: {name: t3d}\nstack: {name: mpich}\nworkload: {name: onetoall}\n",
-			"bad.yaml:3:8: field stack: mpich ch_lfshmem cannot run on machine t3d: it needs System V shared memory"},
+		{"machine: {name: t3d}\nstack: {name: mpich, params: {device: ch_shmem}}\nworkload: {name: onetoall}\n",
+			"bad.yaml:3:30: field stack.params: mpich ch_shmem cannot run on machine t3d: it needs shared-segments: memory segments shared by the processes of a node"},
 		{"machine: {name: t3d}\nstack: {name: shmem}\nworkload: {name: pingpong, params: {sizes: [8]}}\n",
 			"bad.yaml:4:18: field workload.name: workload pingpong cannot run on stack shmem (machine t3d): it needs message passing (stacks.Comm), which shmem does not offer"},
 		{"machine: {name: t3d}\nstack: {name: shmem}\nworkload: {name: reduce}\n",

@@ -213,8 +213,8 @@ func TestT3D(t *testing.T) {
 			t.Errorf("%g bytes: latency %.3f us, want about %.1f", tc.x, got, tc.want)
 		}
 	}
-	if _, err := run(t, "t3d", "mpich", "{device: ch_lfshmem}", "{sizes: [8]}"); err == nil || !strings.Contains(err.Error(), "System V shared memory") {
-		t.Errorf("ch_lfshmem on t3d: got %v, want the missing capability named", err)
+	if _, err := run(t, "t3d", "mpich", "{device: ch_shmem}", "{sizes: [8]}"); err == nil || !strings.Contains(err.Error(), "shared-segments") {
+		t.Errorf("ch_shmem on t3d: got %v, want the missing verb named", err)
 	}
 	if _, err := run(t, "t3d", "mpich", "{device: ch_t3d, ready_bit_cached: true}", "{sizes: [8]}"); !sim.IsLivelock(err) {
 		t.Errorf("ch_t3d with ready_bit_cached: got %v, want a livelock", err)
