@@ -6,6 +6,8 @@
 // (section 5): that paper's T3D MPI was EPCC's ("The T3D MPI
 // implementation was from EPCC. The MPICH implementation could not
 // properly execute the test", footnote 5), whose code we do not model.
+// The devices ask the machine for the generic verbs of package machines
+// (Needs), so each runs wherever its verbs are.
 //
 // # Layers
 //
@@ -21,66 +23,80 @@
 // packet). Messages between a pair never overtake. Its progress engine
 // sends queued packets, reads incoming ones, and backs off (1 us doubling
 // to 32 us, "perhaps only a microsecond later") when a slot, a queue or the
-// pool is full. Rank needs from the machine only Machine (machine.go):
-// each process's CPU, private memory and memcpy. Everything else goes
-// through the Device.
+// pool is full. Rank needs from the machine only machines.Local (each
+// process's CPU and memory) and the library memcpy (machines.Memcpy).
+// Everything else goes through the Device.
 //
 // Device (device.go) is the abstract device: SendControl / ReadControl /
 // WaitControl for control packets, AllocData / PutData / GetData /
 // FreeData / DataAt / DataCapacity for message data, and the optional
 // DirectData, RoomWaiter and PerSenderData. NewWorld picks it by the
-// stack param device and checks the machine's capability with
-// machines.Require:
+// stack param device; a machine without the verbs it needs gives a
+// *machines.MissingCapability naming the verb:
 //
-//   - ch_shmem (shmem.go) and ch_lfshmem (lfshmem.go) need SharedMemory
-//     (sharedmem.go; machines/sx4 provides it: System V segments, the NEC
-//     synchronization routines, test-and-set, semaphores). ch_shmem: one
-//     packet queue per receiving process, many writers, appended to under
-//     the queue's lock (section 3). ch_lfshmem: p x p single-writer packet
-//     slots with ready bits; the receiver scans its p-1 slots (Figure 2);
-//     the sender copies a packet in with PKT_COPYIN and sets the bit with
-//     PKT_READY_SET (Figure 3), or backs off while the slot is full. Both
-//     put eager and rendezvous data through one shared pool (pool.go)
-//     guarded by a lock, of kind sysv (System V semaphore) or tas
-//     (test-and-set). Every lock acquisition flushes the whole cache
-//     (section 5: "a general lock operation will always be relatively
-//     expensive").
-//   - ch_t3d (t3d.go) needs T3D (machines/t3d provides it: per-PE memory,
-//     shmem_put, quiet). Section 5's single-writer slots, made a ring of
-//     ring_packets per ordered pair, live in the receiver's memory: the
-//     sender puts the packet's data, waits with quiet, then puts the
-//     header whose ready word (the packet's number) marks the slot full;
-//     the receiver scans the next slot of every sender's ring with
-//     uncached loads (remote puts leave its cache stale) and puts the
-//     count it consumed back into the sender's memory (the sender's
-//     credit). Eager data is put into a buffer of eager_bytes (16 KB by
-//     default here) each receiver keeps per sender (allocated in the
-//     receiver's memory on the sender's first eager send there, so a run
-//     holds only the buffers it uses), released by a put of a count; an
-//     unexpected eager message is copied out at once so the
-//     buffer frees. Rendezvous data is put straight into the receive
-//     buffer the ok-to-send names. The protocols and the per-packet
-//     software cost are Rank's, as on the SX-4. The receiver's scan is
-//     one timed operation of the PE's processor (mem.CPU.ScanUncached:
-//     the loads up to the full slot, back to back, a put landing
-//     mid-scan seen by the loads after it) and its waits sleep until a
-//     ready word or credit of its word set moves (mem.WordSet): events
-//     follow the packets, not the number of senders scanned. The
-//     load-by-load model it replaces gives the same times
-//     (TestT3DScanMatchesLoadByLoad). That is receive_queue
-//     per-sender; the default, receive_queue shared (t3dqueue.go), is
-//     MPICH's ch_shmem queue design on the T3D instead: one packet queue
-//     per PE in its memory, which a sender appends to under a lock taken
-//     with the T3D's atomic swap, reading tail and head with one
-//     shmem_get and backing off while the queue is full; the receiver
-//     polls one slot, not p-1 rings. With collectives shmem (the default,
-//     t3dcoll.go) ch_t3d's ranks offer MPI_Bcast and MPI_Reduce built on
-//     SHMEM (binomial trees of puts into a system buffer per PE, copied
-//     out; stacks.SoleCollectives) instead of leaving the workload to
-//     build trees over point-to-point messages (collectives p2p).
+//   - ch_shmem (shmem.go) and ch_lfshmem (lfshmem.go) on memory every
+//     process loads and stores (shared.go): a segment of one node's memory
+//     with every process on that node (machines.SharedSegments: the SX-4's
+//     System V segment). ch_shmem: one packet queue per receiving process,
+//     many writers, appended to under the queue's lock (section 3).
+//     ch_lfshmem: p x p single-writer packet slots with ready bits; the
+//     receiver scans its p-1 slots (Figure 2); the sender copies a packet
+//     in with PKT_COPYIN and sets the bit with PKT_READY_SET (Figure 3),
+//     or backs off while the slot is full. Section 5's synchronization
+//     routines are the device's own code of CPU operations (mem.CPU):
+//     PKT_READY_SET fence, store, fence; PKT_READY_IS_SET an uncached load;
+//     PKT_COPYIN a fence and a vector move. Both devices put eager and
+//     rendezvous data through one shared pool (pool.go) guarded by a lock,
+//     of kind sysv (machines.Semaphores) or tas (the CPU's test-and-set on
+//     a word of the segment). Every lock acquisition flushes the whole
+//     cache (section 5: "a general lock operation will always be
+//     relatively expensive").
+//   - ch_lfshmem across nodes (remote writes, machines.RemoteWrite): the
+//     same slot device, each receiver's slots in its own memory
+//     (machines.MapRemote). What differs is how a slot is written
+//     (slotWriter): the sender puts the packet, waits until it has landed
+//     (Quiet: SHMEM's quiet, SCI's MemBarrier, LAPI_Fence), then puts the
+//     ready bit; it tests its own copy of the bit, which the receiver
+//     clears by a remote write once the slot is empty, so every process
+//     polls only its own memory. Message data goes as ch_t3d's does.
+//   - ch_t3d (t3d.go; machines.RemoteWrite). Section 5's single-writer
+//     slots, made a ring of ring_packets per ordered pair, live in the
+//     receiver's memory: the sender puts the packet's data, waits with
+//     quiet, then puts the header whose ready word (the packet's number)
+//     marks the slot full; the receiver scans the next slot of every
+//     sender's ring with uncached loads (remote puts leave its cache
+//     stale) and puts the count it consumed back into the sender's memory
+//     (the sender's credit). The header's put relies on the machine
+//     landing a pair's puts whole and in order (the T3D's network); with
+//     ready_word after-quiet the ready word is put by itself after a quiet,
+//     as a machine whose writes land out of order needs (the SCI cluster's).
+//     Eager data is put into a buffer of eager_bytes (16 KB by default
+//     here) each receiver keeps per sender (allocated in the receiver's
+//     memory on the sender's first eager send there, so a run holds only
+//     the buffers it uses), released by a put of a count; an unexpected
+//     eager message is copied out at once so the buffer frees. Rendezvous
+//     data is put straight into the receive buffer the ok-to-send names.
+//     The protocols and the per-packet software cost are Rank's, as on the
+//     SX-4. The receiver's scan is the CPU's run of uncached loads
+//     (mem.CPU.ScanUncached: one timed operation where the engine merges
+//     steps, a put landing mid-scan seen by the loads after it) and its
+//     waits sleep until a ready word or credit of its word set moves
+//     (mem.WordSet): events follow the packets, not the number of senders
+//     scanned. That is receive_queue per-sender; the default, receive_queue
+//     shared (t3dqueue.go), is MPICH's ch_shmem queue design on remote
+//     memory instead: one packet queue per PE in its memory, which a
+//     sender appends to under a lock taken with an atomic swap
+//     (machines.Swap), reading tail and head with one remote read
+//     (machines.RemoteRead) and backing off while the queue is full; the
+//     receiver polls one slot, not p-1 rings. With collectives shmem (the
+//     default, t3dcoll.go) ch_t3d's ranks offer MPI_Bcast and MPI_Reduce
+//     built on remote writes (binomial trees of puts into a system buffer
+//     per PE, copied out; stacks.SoleCollectives) instead of leaving the
+//     workload to build trees over point-to-point messages (collectives
+//     p2p).
 //
-// For ch_shmem and ch_lfshmem, the shared segment (shared_memory_bytes, 4 MB by default) holds the
-// queues or the 32x32 slot array and then the pool, so the pool is about
+// On a shared segment (shared_memory_bytes, 4 MB by default) ch_shmem and
+// ch_lfshmem hold the queues or the 32x32 slot array and then the pool, so the pool is about
 // 4.1 MB for ch_shmem and 3.0 MB for ch_lfshmem: the Figure 4 dip near
 // 3 MB is where a rendezvous needs a second segment.
 //
@@ -90,11 +106,13 @@
 // and, with lock tas, in lock release (a sysv release is a semop, which
 // always synchronizes); the receiver then reads packets whose header stores
 // were not yet visible, and reports a *CorruptionError (rank, byte offset
-// in the packet, time). (With ch_t3d it drops the quiet before the header put;
-// the modelled network delivers the puts between a pair in order, so
-// nothing breaks there.) ready_bit_cached: true reads ready bits, queue
-// tails or ch_t3d's ready words and credits through the non-coherent
-// cache: the run ends in a livelock.
+// in the packet, time). (With ch_t3d and ch_lfshmem across nodes it drops
+// the quiet before the ready word: on the T3D, whose network delivers the
+// puts between a pair in order, nothing breaks; on the SCI cluster,
+// whose packets are reordered, the receiver reads stale packets.)
+// ready_bit_cached: true reads ready bits, queue tails or ch_t3d's ready
+// words and credits through the non-coherent cache: the run ends in a
+// livelock.
 //
 // # Calibration
 //

@@ -27,11 +27,13 @@ const (
 
 // Params configures the stack (stack.params in a scenario).
 type Params struct {
-	// Device is ch_shmem or ch_lfshmem (machine sx4), or ch_t3d (machine
-	// t3d). The defaults of the other fields depend on it: see
-	// DefaultParamsFor.
+	// Device is ch_shmem or ch_lfshmem (on one node's shared segment, the
+	// SX-4's; ch_lfshmem also across nodes, by remote writes), or ch_t3d
+	// (by remote writes: the T3D's puts). The defaults of the other fields
+	// depend on it: see DefaultParamsFor.
 	Device string `yaml:"device"`
-	// Lock guards the ch_shmem queues and the shared data pool: sysv or tas.
+	// Lock guards the ch_shmem queues and the shared data pool on a shared
+	// segment: sysv or tas. (ch_lfshmem across nodes has neither.)
 	Lock string `yaml:"lock"`
 	// ShortBytes: messages shorter than this travel inside the control
 	// packet ("default is less than 1 Kbyte", section 3).
@@ -45,8 +47,9 @@ type Params struct {
 	// T3D MPI was EPCC's, whose threshold is not given, footnote 5 of
 	// papers/aclmpl-t3d.txt).
 	EagerBytes int `yaml:"eager_bytes"`
-	// SharedMemoryBytes is the System V shared memory the device requests:
-	// packet queues or slots plus the data pool. 4 MB is MPICH's default
+	// SharedMemoryBytes is the shared segment (System V shared memory on
+	// the SX-4) the device requests: packet queues or slots plus the data
+	// pool. 4 MB is MPICH's default
 	// shared-memory size (MPI_GLOBMEMSIZE); with the 32x32 slot array of
 	// section 5 it leaves about 3 MB of pool, the Figure 4 dip.
 	SharedMemoryBytes int `yaml:"shared_memory_bytes"`
