@@ -68,8 +68,8 @@
 //     stale) and puts the count it consumed back into the sender's memory
 //     (the sender's credit). The header's put relies on the machine
 //     landing a pair's puts whole and in order (the T3D's network); with
-//     ready_word after-quiet the ready word is put by itself after a quiet,
-//     as a machine whose writes land out of order needs (the SCI cluster's).
+//     put_order quiet the ready word is put by itself after a quiet, as a
+//     machine whose writes land out of order needs (the SCI cluster's).
 //     Eager data is put into a buffer of eager_bytes (16 KB by default
 //     here) each receiver keeps per sender (allocated in the receiver's
 //     memory on the sender's first eager send there, so a run holds only

@@ -109,8 +109,9 @@ type t3dDevice struct {
 	l      *t3dLayout
 	fences bool
 	cached bool
-	// readyAfterQuiet: ready_word after-quiet (putPacket).
-	readyAfterQuiet bool
+	// quietOrder: put_order quiet (putPacket, and the shared queue's
+	// release).
+	quietOrder bool
 	// noInvalidate (tests only) skips the invalidation of lines before
 	// copying out what remote puts wrote, to show the stale lines it
 	// prevents as corrupted deliveries.
@@ -160,8 +161,8 @@ func newT3DDevices(m machines.RemoteWrite, params Params, rings bool) ([]*t3dDev
 	devs := make([]*t3dDevice, n)
 	for i := range devs {
 		d := &t3dDevice{m: m, rank: i, cpu: m.CPU(i), l: l, fences: params.Fences, cached: params.ReadyBitCached,
-			readyAfterQuiet: params.ReadyWord == ReadyAfterQuiet,
-			esent:           make([]uint64, n), erel: make([]uint64, n),
+			quietOrder: params.PutOrder == PutsQuiet,
+			esent:      make([]uint64, n), erel: make([]uint64, n),
 			seen:       make([]uint64, 2*n),
 			waitPacket: fmt.Sprintf("rank %d: waiting for a packet (%s rings)", i, params.Device),
 			waitRoom:   fmt.Sprintf("rank %d: waiting for a free packet slot or eager buffer (%s credits)", i, params.Device)}
@@ -296,15 +297,15 @@ func (d *t3dDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int) (bo
 }
 
 // putPacket writes the packet (size bytes of pkt) into slot at dest with
-// its ready word, ready, landing last. With ready_word in-header: the
+// its ready word, ready, landing last. With put_order in-order: the
 // inline data, quiet, then the header holding the ready word, which
 // relies on the machine landing a pair's puts whole and in order (the
-// T3D's network). With after-quiet: the header without its ready word and
-// the inline data in one put, quiet, then the ready word by itself, which
+// T3D's network). With quiet: the header without its ready word and the
+// inline data in one put, quiet, then the ready word by itself, which
 // holds wherever remote writes land out of order (the SCI cluster's
 // packets). Without fences, no quiet.
 func (d *t3dDevice) putPacket(p *sim.Proc, dest int, slot mem.Addr, pkt mem.Region, size int, ready uint64) {
-	if d.readyAfterQuiet {
+	if d.quietOrder {
 		d.m.Put(p, d.rank, dest, slot+8, pkt.Addr+8, size-8)
 		d.quiet(p)
 		d.m.PutWord(p, d.rank, dest, slot+8*wReady, ready)

@@ -28,8 +28,9 @@ import (
 //     progress engine backs off and retries: flow control);
 //   - puts the packet (its inline data, quiet, then the header whose ready
 //     word is the packet's number in the queue), the new tail, and the
-//     release of the lock, in that order (the network delivers a pair's
-//     puts in order, so the next holder reads the new tail).
+//     release of the lock, in that order (the T3D's network delivers a
+//     pair's puts in order, so the next holder reads the new tail; with
+//     put_order quiet, a quiet orders them).
 //
 // ACLMPL avoids exactly this: "Each PE has an array of request blocks,
 // indexed by receiving PE. This avoids the need for locks on the request
@@ -149,6 +150,9 @@ func (x *t3dQueueDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int
 	}
 	x.d.putPacket(p, dest, x.q.slot(dest, tail), pkt, size, tail+1)
 	x.q.m.PutWord(p, me, dest, x.q.base[dest]+qTail, tail+1)
+	if x.d.quietOrder {
+		x.d.quiet(p) // the new tail lands before the lock is free
+	}
 	x.unlock(p, dest)
 	return true, nil
 }

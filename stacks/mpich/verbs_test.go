@@ -15,7 +15,7 @@ import (
 )
 
 // deviceVariants are the device variants the pairing tests open: device,
-// lock, receive queue and ready word.
+// lock, receive queue and put order.
 var deviceVariants = []struct {
 	name string
 	set  func(*Params)
@@ -26,10 +26,10 @@ var deviceVariants = []struct {
 	{"ch_lfshmem/sysv", func(p *Params) { *p = DefaultParamsFor(DeviceLFShmem); p.Lock = LockSysV }},
 	{"ch_t3d/shared", func(p *Params) { *p = DefaultParamsFor(DeviceT3D) }},
 	{"ch_t3d/per-sender", func(p *Params) { *p = DefaultParamsFor(DeviceT3D); p.ReceiveQueue = QueuePerSender }},
-	{"ch_t3d/shared/after-quiet", func(p *Params) { *p = DefaultParamsFor(DeviceT3D); p.ReadyWord = ReadyAfterQuiet }},
-	{"ch_t3d/per-sender/after-quiet", func(p *Params) {
+	{"ch_t3d/shared/quiet", func(p *Params) { *p = DefaultParamsFor(DeviceT3D); p.PutOrder = PutsQuiet }},
+	{"ch_t3d/per-sender/quiet", func(p *Params) {
 		*p = DefaultParamsFor(DeviceT3D)
-		p.ReceiveQueue, p.ReadyWord = QueuePerSender, ReadyAfterQuiet
+		p.ReceiveQueue, p.PutOrder = QueuePerSender, PutsQuiet
 	}},
 }
 
@@ -53,7 +53,7 @@ var pairingMachines = []struct {
 // TestDevicesOnEveryMachine: every device variant on every machine either
 // runs a ping-pong of short, eager and rendezvous messages whose every
 // byte is checked at both ends ("ok"), or fails to open naming the verb
-// the machine lacks, or (ch_t3d's ready word in the header's put, on the
+// the machine lacks, or (ch_t3d relying on puts landing in order, on the
 // SCI cluster, whose packets land out of order) reports the torn header it
 // reads as a corrupted packet ("corruption").
 func TestDevicesOnEveryMachine(t *testing.T) {
@@ -169,8 +169,9 @@ func pingPongOutcome(t *testing.T, e *sim.Engine, mach machines.Machine, params 
 }
 
 // TestRemoteDevicesRandomTraffic: ch_lfshmem's remote slots on the T3D,
-// the SCI cluster (packets reordered) and the SP, and ch_t3d with its
-// ready word after a quiet on the SCI cluster, under random traffic of
+// the SCI cluster (packets reordered) and the SP, and ch_t3d with
+// put_order quiet on the SCI cluster and with both put orders and receive
+// queues on the SP, under random traffic of
 // all three protocols with receives by source and tag and by
 // AnySource/AnyTag: nothing lost, nothing corrupted, FIFO order per pair.
 func TestRemoteDevicesRandomTraffic(t *testing.T) {
@@ -181,24 +182,25 @@ func TestRemoteDevicesRandomTraffic(t *testing.T) {
 		"sp":  func(e *sim.Engine) (machines.Machine, error) { return sp.New(e, procs, sp.DefaultParams()) },
 	}
 	for _, tc := range []struct {
-		machine, device string
-		ready           string
+		machine, device, queue, order string
 	}{
-		{"t3d", DeviceLFShmem, ""}, {"sci", DeviceLFShmem, ""}, {"sp", DeviceLFShmem, ""},
-		{"sci", DeviceT3D, ReadyAfterQuiet},
+		{"t3d", DeviceLFShmem, "", ""}, {"sci", DeviceLFShmem, "", ""}, {"sp", DeviceLFShmem, "", ""},
+		{"sci", DeviceT3D, QueuePerSender, PutsQuiet},
+		{"sp", DeviceT3D, QueuePerSender, PutsInOrder}, {"sp", DeviceT3D, QueueShared, PutsInOrder},
+		{"sp", DeviceT3D, QueueShared, PutsQuiet},
 	} {
 		for seed := uint64(1); seed <= 2; seed++ {
 			for _, anySource := range []bool{false, true} {
-				t.Run(fmt.Sprintf("%s/%s/seed%d/any=%v", tc.machine, tc.device, seed, anySource), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%s/%s/%s/%s/seed%d/any=%v", tc.machine, tc.device, tc.queue, tc.order, seed, anySource), func(t *testing.T) {
 					e := sim.NewEngine(seed)
 					m, err := builds[tc.machine](e)
 					if err != nil {
 						t.Fatal(err)
 					}
 					params := DefaultParamsFor(tc.device)
-					params.ShortBytes, params.EagerBytes, params.ReceiveQueue = 256, 4096, QueuePerSender
-					if tc.ready != "" {
-						params.ReadyWord = tc.ready
+					params.ShortBytes, params.EagerBytes = 256, 4096
+					if tc.device == DeviceT3D {
+						params.ReceiveQueue, params.PutOrder = tc.queue, tc.order
 					}
 					w, err := NewWorld(m, params)
 					if err != nil {
