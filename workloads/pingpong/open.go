@@ -57,8 +57,8 @@ func Check(s workloads.Spec) error {
 	}
 	var ranks []stacks.Rank
 	if params.Mode == ModePut {
-		var ones []stacks.OneSided
-		ones, err = OpenOneSided(sim.NewEngine(s.Seed), s, params.Ranks)
+		var ones []Putter
+		ones, err = OpenPutters(sim.NewEngine(s.Seed), s, params.Ranks)
 		for _, x := range ones {
 			ranks = append(ranks, x)
 		}

@@ -137,7 +137,7 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 // ranks as params.Mode says: message passing, or one-sided puts.
 func open(eng *sim.Engine, s workloads.Spec, params Params) (func(n int, seed uint64) (sim.Time, []workloads.Failure, error), error) {
 	if params.Mode == ModePut {
-		ones, err := OpenOneSided(eng, s, params.Ranks)
+		ones, err := OpenPutters(eng, s, params.Ranks)
 		if err != nil {
 			return nil, err
 		}
