@@ -260,29 +260,28 @@ func oneNode(m machines.SharedSegments) bool {
 }
 
 // missingPorts is the error of a machine none of the ports fits: what
-// each port lacks there, by verb.
+// each port lacks there, by the verbs' listing names.
 func missingPorts(m machines.Machine) error {
-	verb := func(c machines.Capability) string { return c.Name + " (" + c.What + ")" }
-	shm := verb(machines.VerbShared)
+	shm := machines.VerbShared.Name
 	if s, ok := m.(machines.SharedSegments); ok {
 		nodes := map[int]bool{}
 		for pe := 0; pe < s.Procs(); pe++ {
 			nodes[s.NodeOf(pe)] = true
 		}
-		shm = fmt.Sprintf("every process on one node (they are on %d)", len(nodes))
+		shm = fmt.Sprintf("%s with every process on one node (they are on %d nodes)", shm, len(nodes))
 	}
 	var lack []string
 	for _, c := range []machines.Capability{machines.VerbRemoteWrite, machines.VerbRemoteRead} {
 		if !c.Has(m) {
-			lack = append(lack, verb(c))
+			lack = append(lack, c.Name)
 		}
 	}
 	if !machines.VerbSwap.Has(m) && !machines.VerbRemoteFetchInc.Has(m) {
-		lack = append(lack, verb(machines.VerbSwap)+" or "+verb(machines.VerbRemoteFetchInc))
+		lack = append(lack, machines.VerbSwap.Name+" or "+machines.VerbRemoteFetchInc.Name)
 	}
 	return &machines.MissingCapability{Machine: m.Name(), User: user, Capability: fmt.Sprintf(
-		"the verbs of one of its ports: the SP port %s; the shared-memory port %s; the SHMEM port %s",
-		verb(verbLAPI), shm, strings.Join(lack, ", "))}
+		"the verbs of one of its ports: the SP port's %s; the shared-memory port's %s; the SHMEM port's %s",
+		verbLAPI.Name, shm, strings.Join(lack, ", "))}
 }
 
 // openLAPI opens the SP port on l.

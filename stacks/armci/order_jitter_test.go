@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/machines/sci"
 	"github.com/msgsim/msgsim/machines/sp"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -188,10 +189,40 @@ func TestPortsOrdering(t *testing.T) {
 		name   string
 		build  func(*sim.Engine, int) (machines.Machine, error)
 		n, tgt int
-	}{{"t3d", t3dBuild, 8, 7}, {"t3d-near", t3dBuild, 2, 1}, {"sx4", sx4Build, 4, 3}} {
+	}{{"t3d", t3dBuild, 8, 7}, {"t3d-near", t3dBuild, 2, 1}, {"sx4", sx4Build, 4, 3}, {"sci", sciBuild, 4, 3}} {
 		for _, c := range orderCases(t) {
 			if msg := runOrder(t, c, port.build, port.n, port.tgt, 1); msg != "" {
 				t.Errorf("%s, %s: %s", port.name, c.name, msg)
+			}
+		}
+	}
+}
+
+// sciReorder builds an SCI cluster whose fabric delays each packet by up
+// to reorderNs, procs per node.
+func sciReorder(reorderNs float64, procs int) func(*sim.Engine, int) (machines.Machine, error) {
+	return func(e *sim.Engine, n int) (machines.Machine, error) {
+		mpar := sci.DefaultParams()
+		mpar.ReorderNs, mpar.ProcsPerNode = reorderNs, procs
+		return sci.New(e, n, mpar)
+	}
+}
+
+// TestOrderingUnderSCIReordering: on the SCI cluster's SHMEM port, whose
+// fabric reorders packets (reorder_ns), two operations rank 0 issues to
+// the same bytes of another rank still take effect in issue order, for
+// every seed: the port waits for an outstanding put (Quiet) before the
+// next operation to its rank. With two processes per node the target may
+// share rank 0's node (writes through its own adapter).
+func TestOrderingUnderSCIReordering(t *testing.T) {
+	for _, c := range orderCases(t) {
+		for _, reorder := range []float64{0, 200, 1000, 5000} {
+			for _, ppn := range []int{1, 2} {
+				for seed := uint64(1); seed <= 4; seed++ {
+					if msg := runOrder(t, c, sciReorder(reorder, ppn), 4, 1, seed); msg != "" {
+						t.Errorf("%s, reorder_ns %g, procs_per_node %d, seed %d: %s", c.name, reorder, ppn, seed, msg)
+					}
+				}
 			}
 		}
 	}

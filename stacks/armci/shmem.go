@@ -32,9 +32,9 @@ import (
 // returns when its source may be reused, its data still on the way, and
 // the verbs promise nothing of the order in which one process's remote
 // operations land (an SCI fabric reorders packets), so an operation to a
-// rank with a put (or a barrier flag) still outstanding there first waits
-// for it (Quiet, the only completion the verbs offer: it waits for every
-// put of the process). Gets, and accumulates and read-modify-writes
+// rank with a put still outstanding there first waits for it (Quiet, the
+// only completion the verbs offer: it waits for every put of the
+// process). Gets, and accumulates and read-modify-writes
 // (whose lock release waits for their puts), leave nothing outstanding;
 // operations to different ranks wait for nothing. Fence and AllFence are
 // Quiet.
@@ -96,10 +96,10 @@ type shmemRank struct {
 	episode uint64     // barriers passed
 	ticket  uint64     // the ticket of the lock this rank holds
 	nallocs int
-	// pending[j]: a put (or a barrier flag) to rank j may not have landed
-	// (issued since the last Quiet).
-	pending []bool
-	npend   int
+	// pending[j]: a put to rank j may not have landed (issued since the
+	// last Quiet); flagged[j]: a barrier flag to rank j may not have.
+	pending, flagged []bool
+	npend            int // marks set since the last Quiet
 }
 
 func openSHMEM(m shmemVerbs, par Params, out *stacks.World) error {
@@ -115,7 +115,7 @@ func openSHMEM(m shmemVerbs, par Params, out *stacks.World) error {
 		lockBytes = 16
 	}
 	for i := 0; i < n; i++ {
-		r := &shmemRank{w: w, id: i, cpu: m.CPU(i), pending: make([]bool, n)}
+		r := &shmemRank{w: w, id: i, cpu: m.CPU(i), pending: make([]bool, n), flagged: make([]bool, n)}
 		// Words others reach remotely are mapped where the machine must map
 		// them (set-up: no cost).
 		l, err := machines.MapRemote(m, nil, i, i, "armci lock", lockBytes)
@@ -173,6 +173,7 @@ func (r *shmemRank) quiet(p *sim.Proc) {
 	r.w.m.Quiet(p, r.id)
 	if r.npend > 0 {
 		clear(r.pending)
+		clear(r.flagged)
 		r.npend = 0
 	}
 }
@@ -187,10 +188,8 @@ func (r *shmemRank) order(p *sim.Proc, proc int) {
 
 // wrote notes a put to proc that may not have landed.
 func (r *shmemRank) wrote(proc int) {
-	if !r.pending[proc] {
-		r.pending[proc] = true
-		r.npend++
-	}
+	r.pending[proc] = true
+	r.npend++
 }
 
 // Fence is Quiet (it waits for every put of the rank, to any rank).
@@ -212,10 +211,15 @@ func (r *shmemRank) Barrier(p *sim.Proc) {
 		to := (r.id + d) % n
 		flag := r.flags + mem.Addr(8*k)
 		// The flag lands after the previous episode's flag to the same
-		// word: the episodes written there only grow.
-		r.order(p, to)
+		// word (which the partner may have passed before it landed): the
+		// episodes written there only grow. (The barrier orders no
+		// ARMCI operation: those wait for their own puts only.)
+		if r.flagged[to] {
+			r.quiet(p)
+		}
 		r.w.m.PutWord(p, r.id, to, r.w.ranks[to].flags+mem.Addr(8*k), r.episode)
-		r.wrote(to)
+		r.flagged[to] = true
+		r.npend++
 		load := r.cpu.LoadUncached
 		if r.w.cachedPolls {
 			load = r.cpu.Load
@@ -345,8 +349,9 @@ func (r *shmemRank) lockAt(p *sim.Proc, proc int) {
 }
 
 // unlockAt releases proc's lock once every put is delivered: a swap of 0,
-// or the next ticket's number written to the now-serving word (a remote
-// write, outstanding until the next Quiet).
+// or the next ticket's number written to the now-serving word. That write
+// orders nothing: the next holder waits until it has landed, and so does
+// this rank's next release of the lock (it must hold a later ticket).
 func (r *shmemRank) unlockAt(p *sim.Proc, proc int) {
 	m, lk := r.w.m, r.w.ranks[proc].lock
 	r.quiet(p)
@@ -357,7 +362,6 @@ func (r *shmemRank) unlockAt(p *sim.Proc, proc int) {
 		return
 	}
 	m.PutWord(p, r.id, proc, lk+servingWord, r.ticket+1)
-	r.wrote(proc)
 }
 
 // acc: the requester locks the owner's memory, gets each block, adds,
