@@ -187,7 +187,7 @@ func Needs() []machines.Capability {
 		port(machines.VerbRemoteRead, "for the SHMEM port"),
 		port(machines.VerbSwap, "for the SHMEM port's lock"),
 		port(machines.VerbRemoteFetchInc, "for the SHMEM port's ticket lock where there is no swap"),
-		port(machines.VerbBarrier, "for the SHMEM port's barrier, else one of remote writes"),
+		port(machines.VerbBarrier, "for the SHMEM port's barrier, else one built from remote writes"),
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/machines/sci"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
 )
@@ -87,5 +88,24 @@ func TestPutGetSCI(t *testing.T) {
 				t.Errorf("%s %d B: put %v, get %v", name, n, pt.put, pt.get)
 			}
 		}
+	}
+}
+
+// TestMallocMapsOnSCI: ARMCI_Malloc's memory, which other ranks write
+// remotely, is an SCI segment on the SCI cluster: each rank pays the
+// driver's mapping (map_us) for its part.
+func TestMallocMapsOnSCI(t *testing.T) {
+	var took sim.Time
+	runPort(t, sciBuild, 2, func(p *sim.Proc, r stacks.RemoteCopy, all []stacks.RemoteCopy) {
+		t0 := p.Now()
+		if _, err := r.Malloc(p, 4096); err != nil {
+			t.Error(err)
+		}
+		if r.Rank() == 0 {
+			took = p.Now() - t0
+		}
+	})
+	if mapUs := sim.Micro(sci.DefaultParams().MapUs); took < mapUs {
+		t.Errorf("ARMCI_Malloc took %v, less than the segment's mapping (%v)", took, mapUs)
 	}
 }

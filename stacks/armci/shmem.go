@@ -39,11 +39,11 @@ import (
 // operations to different ranks wait for nothing. Fence and AllFence are
 // Quiet.
 type shmemVerbs struct {
-	machines.RemoteWrite
-	rd   machines.RemoteRead
-	swap machines.Swap           // nil: the ticket lock on fi
-	fi   machines.RemoteFetchInc // the ticket lock's atomic
-	bar  machines.Barrier        // nil: the barrier of remote writes
+	machines.RemoteWrite // the machine itself (MapRemote asks it whether it maps)
+	rd                   machines.RemoteRead
+	swap                 machines.Swap           // nil: the ticket lock on fi
+	fi                   machines.RemoteFetchInc // the ticket lock's atomic
+	bar                  machines.Barrier        // nil: the barrier of remote writes
 }
 
 // shmemVerbsOf returns m's verbs for the SHMEM port, and whether it has
@@ -118,7 +118,7 @@ func openSHMEM(m shmemVerbs, par Params, out *stacks.World) error {
 		r := &shmemRank{w: w, id: i, cpu: m.CPU(i), pending: make([]bool, n), flagged: make([]bool, n)}
 		// Words others reach remotely are mapped where the machine must map
 		// them (set-up: no cost).
-		l, err := machines.MapRemote(m, nil, i, i, "armci lock", lockBytes)
+		l, err := machines.MapRemote(m.RemoteWrite, nil, i, i, "armci lock", lockBytes)
 		if err != nil {
 			return fmt.Errorf("armci: %w", err)
 		}
@@ -127,7 +127,7 @@ func openSHMEM(m shmemVerbs, par Params, out *stacks.World) error {
 			return fmt.Errorf("armci: %w", err)
 		}
 		if w.rounds > 0 {
-			f, err := machines.MapRemote(m, nil, i, i, "armci barrier", 8*w.rounds)
+			f, err := machines.MapRemote(m.RemoteWrite, nil, i, i, "armci barrier", 8*w.rounds)
 			if err != nil {
 				return fmt.Errorf("armci: %w", err)
 			}
@@ -149,7 +149,7 @@ func (r *shmemRank) Buffer(n int) (mem.Region, error) { return r.w.m.Alloc(r.id,
 // machine must map it, each rank paying for its own); the table is filled
 // and all meet at the barrier.
 func (r *shmemRank) Malloc(p *sim.Proc, n int) ([]mem.Addr, error) {
-	reg, err := machines.MapRemote(r.w.m, p, r.id, r.id, "armci malloc", n)
+	reg, err := machines.MapRemote(r.w.m.RemoteWrite, p, r.id, r.id, "armci malloc", n)
 	if err != nil {
 		return nil, fmt.Errorf("armci: ARMCI_Malloc of %d bytes on rank %d: %w", n, r.id, err)
 	}
