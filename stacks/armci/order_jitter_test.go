@@ -175,15 +175,13 @@ func TestOrderingUnderSwitchJitter(t *testing.T) {
 	}
 }
 
-// TestPortsOrdering: the same promise on the other ports, which keep it
-// without ordering code. T3D (SHMEM): a shmem_put returns once its last
-// byte has left the PE, and every packet from one PE to another takes the
-// one route of deterministic dimension-order routing, on the same virtual
-// channels, served first come first served at each link, so a later put or
-// a get's request cannot pass an earlier put; accumulate and
-// read-modify-write end with shmem_quiet. SX-4 (shared memory): a put or
+// TestPortsOrdering: the same promise on the other ports. SHMEM port
+// (T3D, SCI): an operation to a rank with a put still outstanding there
+// first waits for it (Quiet); accumulate and read-modify-write end with
+// Quiet (the lock's release). Shared-memory port (SX-4): a put or
 // accumulate is a vector move complete in memory when it returns. The T3D
-// runs on 8 PEs (the target several hops away) and on 2, the SX-4 on 4.
+// runs on 8 PEs (the target several hops away) and on 2, the SX-4 and SCI
+// on 4.
 func TestPortsOrdering(t *testing.T) {
 	for _, port := range []struct {
 		name   string
