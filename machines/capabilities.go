@@ -42,6 +42,16 @@ type RemoteWrite interface {
 	Quiet(p *sim.Proc, pe int)
 }
 
+// OrderedWrites is a machine whose remote writes from one process to
+// another land in the order they were issued (one fixed route through
+// links that keep order: the T3D's torus), so that a protocol needs no
+// Quiet between two writes to the same process to keep them in order.
+// WritesInOrder does nothing; having it is the property.
+type OrderedWrites interface {
+	RemoteWrite
+	WritesInOrder()
+}
+
 // RemoteRead is one-sided remote read: Get copies n bytes at src in process
 // from's memory to dst in pe's memory and returns when they are there.
 type RemoteRead interface {
@@ -191,6 +201,7 @@ func Cap[C any](name, what string) Capability {
 var (
 	VerbLocal          = Cap[Local]("local", "a CPU and local memory per process (machines.Local)")
 	VerbRemoteWrite    = Cap[RemoteWrite]("remote-write", "one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)")
+	VerbOrderedWrites  = Cap[OrderedWrites]("ordered-writes", "remote writes from one process to another land in issue order (machines.OrderedWrites)")
 	VerbRemoteRead     = Cap[RemoteRead]("remote-read", "one-sided remote read (get) (machines.RemoteRead)")
 	VerbRemoteFetchInc = Cap[RemoteFetchInc]("remote-fetch-inc", "atomic fetch-and-increment of a remote word (machines.RemoteFetchInc)")
 	VerbFetchIncReg    = Cap[FetchIncRegister]("fetch-inc-register", "a fetch-and-increment register per process (machines.FetchIncRegister)")
@@ -209,7 +220,7 @@ var (
 // stacks that need them.)
 func Capabilities() []Capability {
 	return []Capability{
-		VerbLocal, VerbRemoteWrite, VerbRemoteRead, VerbRemoteFetchInc, VerbFetchIncReg, VerbSwap,
+		VerbLocal, VerbRemoteWrite, VerbOrderedWrites, VerbRemoteRead, VerbRemoteFetchInc, VerbFetchIncReg, VerbSwap,
 		VerbShared, VerbSemaphores, VerbBarrier, VerbCheckpoints, VerbMemory, VerbDelivered,
 	}
 }

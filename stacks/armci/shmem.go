@@ -30,11 +30,11 @@ import (
 //
 // Ordering (2.3): operations to one rank complete in issue order. A put
 // returns when its source may be reused, its data still on the way, and
-// the verbs promise nothing of the order in which one process's remote
-// operations land (an SCI fabric reorders packets), so an operation to a
-// rank with a put still outstanding there first waits for it (Quiet, the
-// only completion the verbs offer: it waits for every put of the
-// process). Gets, and accumulates and read-modify-writes
+// a machine without OrderedWrites promises nothing of the order in which
+// one process's remote operations land (an SCI fabric reorders packets),
+// so there an operation to a rank with a put still outstanding first waits
+// for it (Quiet, the only completion the verbs offer: it waits for every
+// put of the process). Gets, and accumulates and read-modify-writes
 // (whose lock release waits for their puts), leave nothing outstanding;
 // operations to different ranks wait for nothing. Fence and AllFence are
 // Quiet.
@@ -83,6 +83,9 @@ type shmemWorld struct {
 	// run then ends in a livelock report (the tests' check that the spin
 	// honours the cache model).
 	cachedPolls bool
+	// inOrder: the machine lands a process's writes to another in issue
+	// order (machines.OrderedWrites): no Quiet is needed to keep them so.
+	inOrder bool
 }
 
 // shmemRank is one process's ARMCI on the SHMEM port.
@@ -103,7 +106,8 @@ type shmemRank struct {
 }
 
 func openSHMEM(m shmemVerbs, par Params, out *stacks.World) error {
-	w := &shmemWorld{m: m, par: par}
+	_, inOrder := m.RemoteWrite.(machines.OrderedWrites)
+	w := &shmemWorld{m: m, par: par, inOrder: inOrder}
 	n := m.Procs()
 	if m.bar == nil {
 		for d := 1; d < n; d *= 2 {
@@ -179,9 +183,10 @@ func (r *shmemRank) quiet(p *sim.Proc) {
 }
 
 // order applies the ordering rule before an operation to proc: it waits
-// for the puts still outstanding there, if any.
+// for the puts still outstanding there, if any, unless the machine lands
+// one process's writes to another in issue order (machines.OrderedWrites).
 func (r *shmemRank) order(p *sim.Proc, proc int) {
-	if r.pending[proc] {
+	if r.pending[proc] && !r.w.inOrder {
 		r.quiet(p)
 	}
 }
