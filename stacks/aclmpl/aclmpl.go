@@ -1,5 +1,7 @@
 // Package aclmpl is the Advanced Computing Lab Message Passing Library on a
-// machine with one-sided puts (papers/aclmpl-t3d.txt, section 4):
+// machine with one-sided remote writes (papers/aclmpl-t3d.txt, section 4:
+// the T3D's SHMEM puts; elsewhere the machine's machines.RemoteWrite, the
+// SCI adapter's posted writes with MemBarrier, LAPI_Put with LAPI_Fence):
 //
 //   - the synchronous protocol of Figure 1 (sync.go): the receiver puts a
 //     16-byte request block (buffer address, length, flag) into the
@@ -10,7 +12,9 @@
 //     SendRecv (send-and-receive).
 //   - the asynchronous protocol of Figure 2 (async.go): the sender allocates
 //     a buffer in the receiver's fixed pool by reading the receiver's
-//     fetch-and-increment register, puts the data and then a DONE flag; the
+//     fetch-and-increment register (the T3D's; elsewhere one built from a
+//     word and the machine's remote fetch-and-increment, register.go),
+//     puts the data and then a DONE flag; the
 //     receiver looks in its sent-but-not-yet-received list, then scans the
 //     pool, copies the data out and marks the slot RECEIVED; when the last
 //     slot is used the pool has overflowed: its messages are copied out to
@@ -28,6 +32,9 @@
 //
 // Every flag a PE spins on is written by a remote put, which does not update
 // its data cache (the T3D has no coherence), so spins load uncached.
+// Memory other PEs write remotely (the request and completion arrays, the
+// pool, receive buffers) is mapped for them where the machine must map it
+// (machines.MapRemote), at set-up.
 //
 // The stack charges itself CPU time only for its own bookkeeping, through
 // the constants below; every other cost comes from the machine.
