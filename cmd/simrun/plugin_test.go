@@ -286,7 +286,7 @@ stack: {name: mailbox}
 		{"machine: {name: toy, params: {latency_ns: -1}}\nstack: {name: mailbox}\n" + pp, "bad.yaml:2:43: field machine.params.latency_ns: -1 ns is outside the plausible range"},
 		{"machine: {name: toy}\nstack: {name: mailbox, params: {delay: 3}}\n" + pp, `field stack.params.delay: unknown field "delay"`},
 		{"machine: {name: sx4}\nstack: {name: mailbox}\n" + pp, "stack mailbox cannot run on machine sx4: it needs per-PE CPUs and allocation (mailboxMachine)"},
-		{"machine: {name: toy}\nstack: {name: aclmpl}\n" + async, "fetch-and-increment registers (machines.FetchIncRegister)"},
+		{"machine: {name: toy}\nstack: {name: aclmpl}\n" + async, "fetch-inc-register or remote-fetch-inc: a fetch-and-increment register per process (machines.FetchIncRegister)"},
 	} {
 		_, err := runScenario(t, reg, "name: bad\n"+c.yaml)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

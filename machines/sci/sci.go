@@ -93,7 +93,7 @@ type Machine struct {
 	// routes are the routes found so far, [(a*nodes+b)*classes+class],
 	// when they never change (no faults of links or routing); else nil.
 	routes [][]*net.Link
-	putBuf []byte // Put's source bytes
+	putBuf [][]byte // Put's source bytes, per process (scratch)
 }
 
 // Stats counts what the adapters and the fabric did.

@@ -25,7 +25,7 @@ var (
 // dst in process to's node memory (Write of those bytes).
 func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
 	x := m.procs[pe]
-	buf := m.scratch(n)
+	buf := m.scratch(pe, n)
 	m.nodes[x.node].mem.Read(src, buf)
 	m.write(p, pe, m.procs[to].node, dst, buf, false)
 }
@@ -65,11 +65,16 @@ func (m *Machine) Map(p *sim.Proc, pe, owner int, name string, n int) (mem.Regio
 	return m.AllocSCI(p, m.procs[owner].node, name, n)
 }
 
-// scratch is a buffer of n bytes for a Put's source bytes (write copies
-// them into its packets).
-func (m *Machine) scratch(n int) []byte {
-	if cap(m.putBuf) < n {
-		m.putBuf = make([]byte, n)
+// scratch is process pe's buffer of n bytes for a Put's source bytes
+// (write copies them into its packets). Each process has its own: write
+// sleeps (the PCI bus) before it copies a packet's bytes, and meanwhile
+// other processes put.
+func (m *Machine) scratch(pe, n int) []byte {
+	if m.putBuf == nil {
+		m.putBuf = make([][]byte, len(m.procs))
 	}
-	return m.putBuf[:n]
+	if cap(m.putBuf[pe]) < n {
+		m.putBuf[pe] = make([]byte, n)
+	}
+	return m.putBuf[pe][:n]
 }
