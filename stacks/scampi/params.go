@@ -43,11 +43,12 @@ type Params struct {
 	MemBarrier bool `yaml:"mem_barrier"`
 	// EnvelopeCRC: check the envelope's CRC before consuming it (1.5.1).
 	EnvelopeCRC bool `yaml:"envelope_crc"`
-	// Invalidate: drop the cached copies of what other processes write
-	// (envelopes, data buffers, acknowledgements, the write index) before
-	// reading them through the cache. Nothing to do on a coherent cache
-	// (SCI's Pentium II); on one that remote writes do not update (the
-	// T3D's) a reader without it reads stale lines.
+	// Invalidate: drop the cached copies of a channel's envelopes and data
+	// buffers, which the sender writes, before reading them through the
+	// cache. Nothing to do on a coherent cache (SCI's Pentium II); on one
+	// that remote writes do not update (the T3D's) a receiver without it
+	// reads stale lines: a stale envelope is a reported corruption, stale
+	// data a corrupted delivery.
 	Invalidate bool `yaml:"invalidate"`
 	// WriteIndex replaces the envelope's sequence number as the ready
 	// test by a two-byte write index per channel that the receiver polls

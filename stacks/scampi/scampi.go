@@ -681,7 +681,7 @@ func (x *Rank) take(p *sim.Proc, c *channel) bool {
 	w := x.w
 	slot := c.slots.Addr + mem.Addr(envBytes*int((c.expected-1)%uint64(w.p.Slots)))
 	// Read the envelope out of the slot (a local copy).
-	x.fresh(p, slot, envBytes)
+	x.freshChannel(p, slot, envBytes)
 	x.cpu.Memcpy(p, c.recvEnv.Addr, slot, envBytes)
 	var env [envBytes]byte
 	x.cpu.Peek(c.recvEnv.Addr, env[:])
@@ -719,7 +719,7 @@ func (x *Rank) take(p *sim.Proc, c *channel) bool {
 			return x.corrupt(p, c, fmt.Sprintf("envelope with buffer %d, chunk %d at %d of %d bytes", b, chunk, off, n))
 		}
 		src = c.bufs[b].Addr
-		x.fresh(p, src, chunk)
+		x.freshChannel(p, src, chunk)
 	default:
 		return x.corrupt(p, c, fmt.Sprintf("envelope of kind %d", kind))
 	}
@@ -1030,16 +1030,22 @@ func (x *Rank) memcpy(p *sim.Proc, dst, src mem.Addr, n int) {
 // wrote (a put, or a store of another processor of the node), before the
 // rank reads them through its cache: a cache not coherent with those
 // writes would return what it held before. It costs nothing on a
-// coherent cache (mem.CPU.InvalidateRange); the invalidate switch off
-// skips it.
+// coherent cache (mem.CPU.InvalidateRange).
 func (x *Rank) fresh(p *sim.Proc, a mem.Addr, n int) {
+	x.cpu.InvalidateRange(p, a, n)
+}
+
+// freshChannel is fresh for a channel's envelopes and data buffers, unless
+// the invalidate switch is off.
+func (x *Rank) freshChannel(p *sim.Proc, a mem.Addr, n int) {
 	if x.w.p.Invalidate {
-		x.cpu.InvalidateRange(p, a, n)
+		x.fresh(p, a, n)
 	}
 }
 
-// loadFresh loads the size-byte word at a, which another process writes,
-// after dropping a cached copy of it (fresh).
+// loadFresh loads the size-byte word at a, which another process writes
+// (an acknowledgement, the write index, the channel directory), after
+// dropping a cached copy of it (fresh).
 func (x *Rank) loadFresh(p *sim.Proc, a mem.Addr, size int) uint64 {
 	x.fresh(p, a, size)
 	return x.cpu.Load(p, a, size)
