@@ -173,6 +173,76 @@ func TestPingPongOnEveryMachine(t *testing.T) {
 	}
 }
 
+// TestCollectivesOnEveryMachine: on every machine, no rank leaves a
+// barrier before every rank has entered it, and an all-to-all delivers
+// every block intact.
+func TestCollectivesOnEveryMachine(t *testing.T) {
+	const procs, rounds, block = 6, 3, 3000
+	for _, mc := range everyMachine {
+		t.Run(mc.name, func(t *testing.T) {
+			eng, w := openOn(t, mc, 3, procs, DefaultParams())
+			enter := make([][rounds]sim.Time, procs)
+			leave := make([][rounds]sim.Time, procs)
+			done := 0
+			for r := 0; r < procs; r++ {
+				x := w.Ranks[r].(*Rank)
+				eng.Spawn(fmt.Sprint(r), func(p *sim.Proc) {
+					for k := 0; k < rounds; k++ {
+						p.Sleep(sim.Time(eng.Rand().IntN(20000)) * sim.Nanosecond)
+						enter[r][k] = p.Now()
+						if err := x.Barrier(p); err != nil {
+							t.Error(err)
+							return
+						}
+						leave[r][k] = p.Now()
+					}
+					sbuf, _ := x.Buffer(procs * block)
+					rbuf, _ := x.Buffer(procs * block)
+					b := make([]byte, procs*block)
+					for d := 0; d < procs; d++ {
+						for i := 0; i < block; i++ {
+							b[d*block+i] = pattern(uint64(r), d, i)
+						}
+					}
+					x.CPU().Poke(sbuf.Addr, b)
+					if err := x.Alltoall(p, sbuf, rbuf, block); err != nil {
+						t.Error(err)
+						return
+					}
+					x.CPU().Peek(rbuf.Addr, b)
+					for s := 0; s < procs; s++ {
+						for i := 0; i < block; i++ {
+							if b[s*block+i] != pattern(uint64(s), r, i) {
+								t.Errorf("rank %d: block from %d corrupted at %d", r, s, i)
+								return
+							}
+						}
+					}
+					done++
+				})
+			}
+			if err := eng.Run(); err != nil {
+				t.Fatal(err)
+			}
+			if done != procs {
+				t.Fatalf("%d of %d ranks finished", done, procs)
+			}
+			t.Logf("%s: done at %v", mc.name, eng.Now())
+			for k := 0; k < rounds; k++ {
+				var last sim.Time
+				for r := 0; r < procs; r++ {
+					last = max(last, enter[r][k])
+				}
+				for r := 0; r < procs; r++ {
+					if leave[r][k] < last {
+						t.Errorf("rank %d left barrier %d at %v, before the last entry at %v", r, k, leave[r][k], last)
+					}
+				}
+			}
+		})
+	}
+}
+
 // TestStaleEnvelopeReported: on the T3D, whose caches remote puts do not
 // update, a receiver that does not drop its cached copy of a slot before
 // reading it (invalidate off) reads the envelope the slot held a ring ago:

@@ -1063,7 +1063,9 @@ func envCRC(env []byte) uint32 {
 // into this rank (the ring of envelopes, the buffer pool, the write index)
 // with the copy of the envelope being read, and the channel from this rank
 // its acknowledgement word and the envelope being built; the channel
-// directory and the barrier's words. Blocking or not makes no difference.
+// directory and the barrier's words, each rounded to 64 bytes (a machine
+// that aligns shared segments more coarsely holds more). Blocking or not
+// makes no difference.
 func (x *Rank) FootprintBytes(bool) int {
 	p := x.w.p
 	line := func(b int) int { return (b + 63) &^ 63 }
