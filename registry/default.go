@@ -36,7 +36,7 @@ func Default() *Registry {
 			Needs(shmem.Needs()...)),
 		Stack(armci.Name, "ARMCI: strided, vector and contiguous put/get/accumulate, fences, read-modify-write; ports on LAPI (the SP's, Figure 3), shared segments (all processes on one node) and remote write/read (SHMEM; its lock from swap or fetch-and-increment, its barrier from remote writes where there is no barrier network)", armci.ParseParams, armci.Opener(openMPICH),
 			Needs(armci.Needs()...)),
-		Stack(scampi.Name, "ScaMPI: write-only protocol, 64-byte self-synchronizing envelopes with CRC, checkpointed idempotent transfers, shared memory within a node", Decode(scampi.DefaultParams), scampi.Open,
+		Stack(scampi.Name, "ScaMPI: write-only protocol over remote writes, 64-byte self-synchronizing envelopes with CRC, idempotent transfers (checkpointed where the machine has checkpoints), shared memory within a node", Decode(scampi.DefaultParams), scampi.Open,
 			Needs(scampi.Needs()...)),
 	} {
 		must(r.AddStack(e))

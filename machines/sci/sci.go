@@ -92,8 +92,8 @@ type Machine struct {
 	ops                                   []*op
 	// routes are the routes found so far, [(a*nodes+b)*classes+class],
 	// when they never change (no faults of links or routing); else nil.
-	routes [][]*net.Link
-	putBuf [][]byte // Put's source bytes, per process (scratch)
+	routes  [][]*net.Link
+	putBufs [][]byte // free buffers for Put's source bytes
 }
 
 // Stats counts what the adapters and the fabric did.
