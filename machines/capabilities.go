@@ -130,9 +130,10 @@ type Mapper interface {
 	Map(p *sim.Proc, pe, owner int, name string, n int) (mem.Region, error)
 }
 
-// Copier is a machine whose library memcpy differs from its CPU's plain
-// copy loop (the SX-4's is a vector move that bypasses the cache). Use
-// Memcpy.
+// Copier is a machine whose library memcpy is not its CPU's copy loop but
+// a move that reads and writes memory itself, bypassing the cache (the
+// SX-4's vector move): a copy never reads a stale cached line, so a reader
+// need not drop its cached copies of what it copies. Use Memcpy.
 type Copier interface {
 	Machine
 	Memcpy(p *sim.Proc, pe int, dst, src mem.Addr, n int)
@@ -172,6 +173,13 @@ func Memcpy(m Local, p *sim.Proc, pe int, dst, src mem.Addr, n int) {
 		return
 	}
 	m.CPU(pe).Memcpy(p, dst, src, n)
+}
+
+// CopyBypassesCache reports whether m's library memcpy reads memory
+// itself, never a stale cached line (Copier).
+func CopyBypassesCache(m Machine) bool {
+	_, ok := m.(Copier)
+	return ok
 }
 
 // NodeOf is the node of process pe on m: its SharedSegments node, or pe

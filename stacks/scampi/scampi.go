@@ -719,7 +719,9 @@ func (x *Rank) take(p *sim.Proc, c *channel) bool {
 			return x.corrupt(p, c, fmt.Sprintf("envelope with buffer %d, chunk %d at %d of %d bytes", b, chunk, off, n))
 		}
 		src = c.bufs[b].Addr
-		x.freshChannel(p, src, chunk)
+		if !machines.CopyBypassesCache(w.m) { // the copy out reads memory itself
+			x.freshChannel(p, src, chunk)
+		}
 	default:
 		return x.corrupt(p, c, fmt.Sprintf("envelope of kind %d", kind))
 	}
