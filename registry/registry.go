@@ -30,8 +30,10 @@ import (
 
 // Registry holds machines and stacks by name, in registration order.
 type Registry struct {
-	machines []MachineEntry
-	stacks   []StackEntry
+	machines  []MachineEntry
+	stacks    []StackEntry
+	litmus    []LitmusEntry
+	workloads []WorkloadEntry
 }
 
 // New returns an empty registry.

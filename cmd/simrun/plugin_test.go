@@ -223,7 +223,7 @@ func runScenario(t *testing.T, reg *registry.Registry, src string) ([]workloads.
 	}
 	sp, err := specs(reg, s)
 	if err == nil {
-		err = check(s, sp)
+		err = check(reg, s, sp)
 	}
 	if err != nil {
 		return nil, err

@@ -80,7 +80,10 @@ func TestMachineMissingCapability(t *testing.T) {
 		run  func() error
 		want string
 	}{
-		{"RunMachine", func() error { _, err := RunMachine(mp, Machine{Name: "bare", Build: build}, []int{1, 1}, opts); return err }, "remote-write"},
+		{"RunMachine", func() error {
+			_, err := RunMachine(mp, Machine{Name: "bare", Build: build}, []int{1, 1}, opts)
+			return err
+		}, "remote-write"},
 		{"RunMachine T3D", func() error { _, err := RunMachine(mp, T3D(build), []int{1, 1}, opts); return err }, "remote-write"},
 		{"JitterCycles", func() error { _, err := Machine{Name: "bare", Build: build}.JitterCycles(); return err }, "remote-write"},
 		{"Remote", func() error { _, err := Machine{Name: "bare", Build: build}.Remote(2); return err }, "shared segments"},
