@@ -5,6 +5,7 @@ import (
 	"github.com/msgsim/msgsim/registry/all"
 )
 
-// builtins is the registry of every built-in machine, stack, litmus
-// adapter and workload: the one place simrun resolves names.
-func builtins() *registry.Registry { return all.Default() }
+// builtins returns the registry of every built-in machine, stack, litmus
+// adapter and workload: where simrun resolves every name. (A test may
+// replace it with a registry of its own.)
+var builtins func() *registry.Registry = all.Default
