@@ -65,7 +65,7 @@ func TestNoWallLimitInEngines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp, err := specs(registry.Default(), s)
+		sp, err := specs(builtins(), s)
 		if err != nil {
 			t.Fatal(err)
 		}
