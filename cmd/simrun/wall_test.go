@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/workloads/litmus"
 )
