@@ -141,9 +141,7 @@ func (mc Machine) Remote(procs int) (bool, error) {
 		return true, nil
 	}
 	if oneNode(m) {
-		if _, ok := m.(machines.Local); ok {
-			return false, nil
-		}
+		return false, nil
 	}
 	_, err = machines.Require[machines.RemoteWrite](m, "litmus", machines.VerbRemoteWrite.Name+": "+machines.VerbRemoteWrite.What+", or the shared segments of one node (machines.SharedSegments)")
 	return false, err
@@ -157,11 +155,10 @@ func (mc Machine) OneNode(threads int) (mem.Config, error) {
 	if err != nil {
 		return mem.Config{}, err
 	}
-	l, ok := m.(machines.Local)
-	if !ok || !oneNode(m) {
+	if !oneNode(m) {
 		return mem.Config{}, fmt.Errorf("litmus on %s: not one node whose processes share its memory (machines.SharedSegments)", mc.Name)
 	}
-	return l.CPU(0).Config(), nil
+	return m.(machines.SharedSegments).CPU(0).Config(), nil
 }
 
 // Homes puts each location on the node of the thread DefaultT3DHomes
@@ -244,10 +241,10 @@ func PutJitterCycles(build Builder, name string) (float64, error) {
 	return 0, fmt.Errorf("%s: no two of 64 processes on different nodes", user)
 }
 
-// DefaultT3DHomes puts each location on the thread of the first thread that
-// loads it (code on a machine of one-sided writes puts data to its
+// DefaultT3DHomes gives each location the thread that first loads it as
+// its home (code on a machine of one-sided writes puts data to its
 // consumer, the write being the fast operation), or, if no thread loads
-// it, of the first that stores it.
+// it, the first that stores it.
 func DefaultT3DHomes(t Test) []int {
 	homes := make([]int, len(t.Locs))
 	for l := range homes {
