@@ -158,13 +158,13 @@ const descCyclesPerBlock = 10
 
 // LAPI is what the SP port needs of a machine: the LAPI verbs
 // (machines/lapi), which machines/sp implements.
-type LAPI = lapi.LAPI
+type LAPI = lapi.ActiveMessages
 
 // user names ARMCI in missing-verb errors.
 const user = "ARMCI (stack armci)"
 
 // verbLAPI is the SP port's verb, for listings.
-var verbLAPI = machines.Cap[LAPI]("lapi", "LAPI: put, get and active messages with counters, and mutexes (machines/lapi.LAPI)")
+var verbLAPI = machines.Cap[LAPI]("active-messages", "active messages with header and completion handlers, counted put and get, and mutexes, as LAPI offers them (machines/lapi.ActiveMessages)")
 
 // port tags a verb's listing with the port that uses it.
 func port(c machines.Capability, what string) machines.Capability {

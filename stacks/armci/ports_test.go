@@ -312,9 +312,9 @@ func TestPortChoice(t *testing.T) {
 		want  []string // in the error
 	}{
 		{name: "bare", build: func(*sim.Engine) machines.Machine { return bare{} },
-			want: []string{"machine bare", "the SP port's lapi; the shared-memory port's shared-segments; the SHMEM port's remote-write, remote-read, swap or remote-fetch-inc"}},
+			want: []string{"machine bare", "the SP port's active-messages; the shared-memory port's shared-segments; the SHMEM port's remote-write, remote-read, swap or remote-fetch-inc"}},
 		{name: "local only", build: func(e *sim.Engine) machines.Machine { return struct{ machines.Local }{sciVerbs(e)} },
-			want: []string{"the SP port's lapi; the shared-memory port's shared-segments; the SHMEM port's remote-write, remote-read, swap or remote-fetch-inc"}},
+			want: []string{"the SP port's active-messages; the shared-memory port's shared-segments; the SHMEM port's remote-write, remote-read, swap or remote-fetch-inc"}},
 		{name: "segments on two nodes", build: func(e *sim.Engine) machines.Machine { return struct{ machines.SharedSegments }{sciVerbs(e)} },
 			want: []string{"the shared-memory port's shared-segments with every process on one node (they are on 2 nodes); the SHMEM port's remote-write, remote-read, swap or remote-fetch-inc"}},
 		{name: "no atomic", build: func(e *sim.Engine) machines.Machine { return struct{ rwrd }{sciVerbs(e)} },

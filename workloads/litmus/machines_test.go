@@ -87,7 +87,7 @@ func TestMachineMissingCapability(t *testing.T) {
 		{"RunMachine T3D", func() error { _, err := RunMachine(mp, T3D(build), []int{1, 1}, opts); return err }, "remote-write"},
 		{"JitterCycles", func() error { _, err := Machine{Name: "bare", Build: build}.JitterCycles(); return err }, "remote-write"},
 		{"Remote", func() error { _, err := Machine{Name: "bare", Build: build}.Remote(2); return err }, "shared segments"},
-		{"SPJitterCycles", func() error { _, err := SPJitterCycles(build); return err }, "machines/lapi.LAPI"},
+		{"SPJitterCycles", func() error { _, err := SPJitterCycles(build); return err }, "machines/lapi.ActiveMessages"},
 	} {
 		err := c.run()
 		var mc *machines.MissingCapability

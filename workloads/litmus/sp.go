@@ -58,7 +58,7 @@ func SP(build Builder, cfg SPConfig) Machine {
 			if k == FenceR {
 				return // a load waits for its data: a read barrier has nothing to wait for
 			}
-			if l, ok := m.(lapi.LAPI); ok && puts == 0 {
+			if l, ok := m.(lapi.ActiveMessages); ok && puts == 0 {
 				l.Waitcntr(p, pe, l.NewCounter(pe), 0) // LAPI_Fence with nothing to wait for: a LAPI call all the same
 				return
 			}
@@ -80,7 +80,7 @@ type SPConfig struct {
 }
 
 // spCapability names what SPJitterCycles needs, for MissingCapability.
-const spCapability = "LAPI put, get, counters and per-node memory (machines/lapi.LAPI)"
+const spCapability = "LAPI put, get, counters and per-node memory (machines/lapi.ActiveMessages)"
 
 // SPJitterCycles is the default start jitter span on the SP: twice the
 // time, measured on the machine, for a one-word LAPI_Put to another node
@@ -94,7 +94,7 @@ func SPJitterCycles(build Builder) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	m, err := machines.Require[lapi.LAPI](mm, "litmus SPJitterCycles", spCapability)
+	m, err := machines.Require[lapi.ActiveMessages](mm, "litmus SPJitterCycles", spCapability)
 	if err != nil {
 		return 0, err
 	}
