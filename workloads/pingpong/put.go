@@ -73,7 +73,8 @@ func (x shmemPutter) PutWord(p *sim.Proc, to int, dst mem.Addr, v uint64) {
 func (x shmemPutter) Quiet(p *sim.Proc, _ int) { x.OneSided.Quiet(p) }
 
 // armciPutter is an ARMCI rank: ARMCI_Malloc, contiguous ARMCI_PutS (a
-// word is stored into a local buffer and put from there), ARMCI_Fence.
+// word is stored into a local buffer, fenced and put from there),
+// ARMCI_Fence.
 type armciPutter struct {
 	stacks.RemoteCopy
 	word mem.Region
@@ -101,7 +102,10 @@ func (x *armciPutter) PutWord(p *sim.Proc, to int, dst mem.Addr, v uint64) {
 			return
 		}
 	}
+	// Stored, then fenced: a copy that reads memory itself (the SX-4's
+	// vector move) does not see a store still in the store buffer.
 	x.CPU().Store(p, x.word.Addr, 8, v)
+	x.CPU().Fence(p)
 	x.Put(p, to, dst, x.word.Addr, 8)
 }
 
