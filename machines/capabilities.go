@@ -42,6 +42,16 @@ type RemoteWrite interface {
 	Quiet(p *sim.Proc, pe int)
 }
 
+// OrderedWrites is a machine whose remote writes from one process to
+// another land in the order they were issued (one fixed route through
+// links that keep order: the T3D's torus), so that a protocol needs no
+// Quiet between two writes to the same process to keep them in order.
+// WritesInOrder does nothing; having it is the property.
+type OrderedWrites interface {
+	RemoteWrite
+	WritesInOrder()
+}
+
 // RemoteRead is one-sided remote read: Get copies n bytes at src in process
 // from's memory to dst in pe's memory and returns when they are there.
 type RemoteRead interface {
@@ -120,9 +130,10 @@ type Mapper interface {
 	Map(p *sim.Proc, pe, owner int, name string, n int) (mem.Region, error)
 }
 
-// Copier is a machine whose library memcpy differs from its CPU's plain
-// copy loop (the SX-4's is a vector move that bypasses the cache). Use
-// Memcpy.
+// Copier is a machine whose library memcpy is not its CPU's copy loop but
+// a move that reads and writes memory itself, bypassing the cache (the
+// SX-4's vector move): a copy never reads a stale cached line, so a reader
+// need not drop its cached copies of what it copies. Use Memcpy.
 type Copier interface {
 	Machine
 	Memcpy(p *sim.Proc, pe int, dst, src mem.Addr, n int)
@@ -164,6 +175,13 @@ func Memcpy(m Local, p *sim.Proc, pe int, dst, src mem.Addr, n int) {
 	m.CPU(pe).Memcpy(p, dst, src, n)
 }
 
+// CopyBypassesCache reports whether m's library memcpy reads memory
+// itself, never a stale cached line (Copier).
+func CopyBypassesCache(m Machine) bool {
+	_, ok := m.(Copier)
+	return ok
+}
+
 // NodeOf is the node of process pe on m: its SharedSegments node, or pe
 // itself on a machine whose processes share no memory.
 func NodeOf(m Machine, pe int) int {
@@ -191,6 +209,7 @@ func Cap[C any](name, what string) Capability {
 var (
 	VerbLocal          = Cap[Local]("local", "a CPU and local memory per process (machines.Local)")
 	VerbRemoteWrite    = Cap[RemoteWrite]("remote-write", "one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)")
+	VerbOrderedWrites  = Cap[OrderedWrites]("ordered-writes", "remote writes from one process to another land in issue order (machines.OrderedWrites)")
 	VerbRemoteRead     = Cap[RemoteRead]("remote-read", "one-sided remote read (get) (machines.RemoteRead)")
 	VerbRemoteFetchInc = Cap[RemoteFetchInc]("remote-fetch-inc", "atomic fetch-and-increment of a remote word (machines.RemoteFetchInc)")
 	VerbFetchIncReg    = Cap[FetchIncRegister]("fetch-inc-register", "a fetch-and-increment register per process (machines.FetchIncRegister)")
@@ -209,7 +228,7 @@ var (
 // stacks that need them.)
 func Capabilities() []Capability {
 	return []Capability{
-		VerbLocal, VerbRemoteWrite, VerbRemoteRead, VerbRemoteFetchInc, VerbFetchIncReg, VerbSwap,
+		VerbLocal, VerbRemoteWrite, VerbOrderedWrites, VerbRemoteRead, VerbRemoteFetchInc, VerbFetchIncReg, VerbSwap,
 		VerbShared, VerbSemaphores, VerbBarrier, VerbCheckpoints, VerbMemory, VerbDelivered,
 	}
 }

@@ -1,6 +1,8 @@
-// Package registry is the one place where machines and stacks are known by
-// name. A Registry is a value: Default holds the built-in machines (sx4,
-// t3d) and stacks (mpich, aclmpl, shmem); a test may add its own. Resolve
+// Package registry is the one place where machines, stacks, workloads and
+// litmus adapters are known by name. A Registry is a value: Default holds
+// the built-in machines (sx4, t3d, sp, sci), stacks (mpich, aclmpl, shmem,
+// armci, scampi) and litmus adapters (litmus.go), registry/all adds the
+// built-in workloads (workloads.go); a test may add its own. Resolve
 // turns a scenario's machine and stack (names and YAML params) into an
 // opener that builds the machine and opens the stack on it: params are
 // decoded and the pairing is checked once, by the same code for
@@ -12,7 +14,10 @@
 //	r.AddMachine(registry.Machine(t3d.Name, "Cray T3D ...", t3d.DefaultParams, t3d.New))
 //	r.AddStack(registry.Stack(aclmpl.Name, "ACLMPL ...", aclmpl.ParseParams, aclmpl.Open, registry.Needs(aclmpl.Needs()...)))
 //
-// Only cmd/simrun and tests import this package.
+// A machine with no litmus adapter of its own gets the generic one
+// (LookupLitmus): litmus tests run on the verbs it offers.
+//
+// Only cmd/simrun, registry/all and tests import this package.
 package registry
 
 import (
@@ -30,8 +35,10 @@ import (
 
 // Registry holds machines and stacks by name, in registration order.
 type Registry struct {
-	machines []MachineEntry
-	stacks   []StackEntry
+	machines  []MachineEntry
+	stacks    []StackEntry
+	litmus    []LitmusEntry
+	workloads []WorkloadEntry
 }
 
 // New returns an empty registry.

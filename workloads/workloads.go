@@ -1,6 +1,7 @@
 // Package workloads holds what every workload takes and returns. Each
 // workload (litmus, pingpong, ...) is a sub-package with a Run function of
-// type Runner; cmd/simrun maps workload names to them.
+// type Runner; the registry (package registry/all) maps workload names to
+// them.
 //
 // A workload decodes its own params (Spec.Workload) and nothing else: the
 // machine and the stack come resolved (package registry, called by
@@ -55,6 +56,9 @@ type Spec struct {
 	// stack on it (params decoded and the pairing checked already); nil
 	// when the series names no machine and stack (litmus tests).
 	Open Opener
+	// Run is the workload's runner, as the registry resolved its name
+	// (simrun runs the series with it).
+	Run Runner
 	// Progress, if not nil, receives a line per finished sweep point.
 	Progress func(msg string)
 	// Observe, if not nil, is called with every engine the workload creates,

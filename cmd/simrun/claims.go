@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/scenarios"
 )
@@ -47,9 +46,10 @@ func loadClaims(name string) (suiteScenario, error) {
 	if err != nil {
 		return suiteScenario{}, err
 	}
-	sp, err := specs(registry.Default(), s)
+	reg := builtins()
+	sp, err := specs(reg, s)
 	if err == nil {
-		err = check(s, sp)
+		err = check(reg, s, sp)
 	}
 	if err != nil {
 		return suiteScenario{}, err

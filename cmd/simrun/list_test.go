@@ -46,8 +46,8 @@ func TestListMachinesAndStacks(t *testing.T) {
 		"        on t3d {device: ch_t3d}: offers comm, bcast, reduce, threads, schedule\n",
 		"        on t3d {device: ch_t3d, receive_queue: per-sender}: offers comm, bcast, reduce, threads, schedule\n",
 		"aclmpl  ACLMPL",
-		"        needs: one-sided: ",
-		"        on sx4: missing per-PE memory and one-sided put with quiet (machines.RemoteWrite)\n",
+		"        needs: remote-write: ",
+		"        on sx4: missing remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)\n",
 		"        on t3d: offers comm, sendrecv, bcast, reduce, binary-swap\n",
 		"shmem   raw SHMEM",
 		"        on t3d: offers one-sided, swap\n",
@@ -69,7 +69,7 @@ func TestValidateBadPairing(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct{ yaml, want string }{
 		{"machine: {name: sx4}\nstack: {name: aclmpl}\nworkload: {name: pingpong, params: {sizes: [8]}}\n",
-			"bad.yaml:3:8: field stack: aclmpl cannot run on machine sx4: it needs per-PE memory and one-sided put with quiet (machines.RemoteWrite), which sx4 does not provide"},
+			"bad.yaml:3:8: field stack: aclmpl cannot run on machine sx4: it needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite), which sx4 does not provide"},
 		{"machine: {name: t3d}\nstack: {name: mpich, params: {device: ch_shmem}}\nworkload: {name: onetoall}\n",
 			"bad.yaml:3:30: field stack.params: mpich ch_shmem cannot run on machine t3d: it needs shared-segments: memory segments shared by the processes of a node"},
 		{"machine: {name: t3d}\nstack: {name: shmem}\nworkload: {name: pingpong, params: {sizes: [8]}}\n",

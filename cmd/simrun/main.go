@@ -9,7 +9,7 @@
 //	simrun suite [REGEXP] [--out DIR] [-j N] every built-in scenario, on all cores
 //	simrun claims [REGEXP] [--fast] [--skip REGEXP] [--failing]
 //	                                    the papers' claims of the built-ins, checked
-//	simrun litmus TEST|FILE.litmus --model M [--exhaustive] [--machine sx4|t3d] (litmus --list)
+//	simrun litmus TEST|FILE.litmus --model M [--exhaustive] [--machine NAME [--param KEY=VALUE]] (litmus --list)
 //	simrun trace FILE-or-NAME [--out trace.json] [--seed N]
 //	simrun report [DIR]                 static HTML pages of results directories
 //	simrun soak [--runs N] [--seed S]    random message programs, every delivery checked

@@ -307,7 +307,10 @@ func runSeries(sp workloads.Spec) (res workloads.Result, err error) {
 			err = fmt.Errorf("internal error (a bug, please report it): %v", r)
 		}
 	}()
-	return runners()[sp.Workload.Name](sp)
+	if sp.Run == nil {
+		return res, fmt.Errorf("internal error (a bug, please report it): series %s: workload %q not resolved", sp.Series, sp.Workload.Name)
+	}
+	return sp.Run(sp)
 }
 
 // NonFinite is the failure kind of a result row whose value or x is NaN or

@@ -29,7 +29,7 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if *ms || *ss {
-		reg := registry.Default()
+		reg := builtins()
 		if *ms {
 			listMachines(reg, stdout)
 		}
@@ -123,8 +123,9 @@ func loadAll(arg string, adjust func(*scenarios.Scenario)) (*scenarios.Scenario,
 	if adjust != nil {
 		adjust(s)
 	}
-	sp, err := specs(registry.Default(), s)
-	errs = append(errs, err, check(s, sp))
+	reg := builtins()
+	sp, err := specs(reg, s)
+	errs = append(errs, err, check(reg, s, sp))
 	all := inputErrors(s, errors.Join(errs...))
 	sortByPosition(all)
 	if len(all) > strictyaml.MaxErrors {
@@ -138,14 +139,14 @@ func loadAll(arg string, adjust func(*scenarios.Scenario)) (*scenarios.Scenario,
 // It is a *strictyaml.Error so that workloads pass it on unchanged.
 var errUnresolved error = &strictyaml.Error{Msg: "machine or stack not resolved (reported above)"}
 
-// check decodes every series' params with its workload's checker, if it
-// has one, and returns all the errors (joined, as the checkers gave them:
-// inputErrors attributes and deduplicates them).
-func check(s *scenarios.Scenario, sp []workloads.Spec) error {
+// check decodes every series' params with its workload's checker in reg,
+// if it has one, and returns all the errors (joined, as the checkers gave
+// them: inputErrors attributes and deduplicates them).
+func check(reg *registry.Registry, s *scenarios.Scenario, sp []workloads.Spec) error {
 	var errs []error
 	for _, x := range sp {
-		if c := checkers()[x.Workload.Name]; c != nil {
-			err := c(x)
+		if w, _ := reg.LookupWorkload(x.Workload.Name); w.Check != nil {
+			err := w.Check(x)
 			var se *strictyaml.Error
 			var mc *machines.MissingCapability
 			switch {
@@ -164,14 +165,13 @@ func check(s *scenarios.Scenario, sp []workloads.Spec) error {
 }
 
 // specs resolves the scenario's series into workload specs: each series'
-// machine and stack through the registry (params decoded, pairing checked:
-// the one path of both validate and run). It fails when a workload has no
+// workload, machine and stack through the registry (params decoded,
+// pairing checked: the one path of both validate and run). It fails when a workload has no
 // runner, and with every series' resolution error. The engines' limits
 // are the scenario's limits in events and simulated time only, the same
 // on every machine: limits.max_wall_seconds is the run's watchdog
 // (wallLimit), which abandons a run rather than change its results.
 func specs(reg *registry.Registry, s *scenarios.Scenario) ([]workloads.Spec, error) {
-	rs := runners()
 	lim := sim.Limits{
 		MaxEvents: s.Limits.MaxEvents,
 		MaxTime:   sim.Micro(s.Limits.MaxSimTimeUS),
@@ -179,10 +179,11 @@ func specs(reg *registry.Registry, s *scenarios.Scenario) ([]workloads.Spec, err
 	var out []workloads.Spec
 	var errs []error
 	for _, r := range s.Resolved() {
-		if _, ok := rs[r.Workload.Name]; !ok {
-			names := make([]string, 0, len(rs))
-			for n := range rs {
-				names = append(names, n)
+		w, ok := reg.LookupWorkload(r.Workload.Name)
+		if !ok {
+			var names []string
+			for _, w := range reg.Workloads() {
+				names = append(names, w.Name)
 			}
 			slices.Sort(names)
 			field := r.Workload.Field + ".name"
@@ -201,7 +202,7 @@ func specs(reg *registry.Registry, s *scenarios.Scenario) ([]workloads.Spec, err
 		}
 		out = append(out, workloads.Spec{
 			Scenario: s.Name, Series: r.Name, File: s.File, Seed: s.Seed, Limits: lim,
-			Machine: r.Machine.Name, Stack: r.Stack.Name, Open: open,
+			Machine: r.Machine.Name, Stack: r.Stack.Name, Open: open, Run: w.Run,
 			Workload: component(r.Workload),
 		})
 	}

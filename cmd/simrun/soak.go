@@ -91,7 +91,7 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	var ps []soakPairing
-	for _, p := range soakPairings(registry.Default()) {
+	for _, p := range soakPairings(builtins()) {
 		if re.MatchString(p.name) {
 			ps = append(ps, p)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/msgsim/msgsim/registry"
 	"regexp"
 	"strconv"
 	"strings"
@@ -26,7 +25,7 @@ func TestSoak(t *testing.T) {
 		t.Skip("a few thousand simulated runs (about 10 s)")
 	}
 	var passing []string
-	for _, p := range soakPairings(registry.Default()) {
+	for _, p := range soakPairings(builtins()) {
 		if _, known := knownSoakFailures[p.name]; !known {
 			passing = append(passing, regexp.QuoteMeta(p.name))
 		}

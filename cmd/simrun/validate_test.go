@@ -45,8 +45,8 @@ func TestValidateAllErrors(t *testing.T) {
 		{"unknown workload", "name: x\n" + head + "workload: {name: collective}\n", []string{
 			`4:18: field workload.name: unknown workload "collective"`,
 		}},
-		{"pairing", "name: x\nmachine: {name: t3d}\nstack: {name: mpich, params: {device: ch_lfshmem}}\nworkload: {name: pingpong}\n", []string{
-			`3:30: field stack.params: mpich ch_lfshmem cannot run on machine t3d`,
+		{"pairing", "name: x\nmachine: {name: t3d}\nstack: {name: mpich, params: {device: ch_shmem}}\nworkload: {name: pingpong}\n", []string{
+			`3:30: field stack.params: mpich ch_shmem cannot run on machine t3d`,
 		}},
 		{"workload ranges", "name: x\n" + head + "workload: {name: pingpong, params: {ranks: 1, repetitions: -5, sizes: [0, -3]}}\n", []string{
 			`4:44: field workload.params.ranks: ranks must be at least 2, got 1`,

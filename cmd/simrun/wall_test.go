@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/workloads/litmus"
 )
@@ -65,7 +64,7 @@ func TestNoWallLimitInEngines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp, err := specs(registry.Default(), s)
+		sp, err := specs(builtins(), s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,9 +12,10 @@ import (
 	"github.com/msgsim/msgsim/sim/mem"
 )
 
-// LAPI is the capability: node i's CPU and memory, counters, LAPI_Put,
+// ActiveMessages is the verb of active messages with counters, as LAPI offers
+// them (the SP's only interface): node i's CPU and memory, counters, LAPI_Put,
 // LAPI_Get, LAPI_Amsend, LAPI_Waitcntr, and a node's pthread mutexes.
-type LAPI interface {
+type ActiveMessages interface {
 	machines.Machine
 	CPU(i int) *mem.CPU
 	Alloc(i int, name string, n int) (mem.Region, error)

@@ -93,7 +93,7 @@ type Machine struct {
 	// routes are the routes found so far, [(a*nodes+b)*classes+class],
 	// when they never change (no faults of links or routing); else nil.
 	routes  [][]*net.Link
-	putBufs [][]byte // Put's source buffers not in use
+	putBufs [][]byte // free buffers for Put's source bytes
 }
 
 // Stats counts what the adapters and the fabric did.

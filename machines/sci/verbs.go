@@ -22,11 +22,19 @@ var (
 )
 
 // Put posts a remote write of the n bytes at src in pe's node memory to
-// dst in process to's node memory (Write of those bytes).
+// dst in process to's node memory (Write of those bytes). Bytes the memory
+// shares there (mem.Memory.SharedView: a payload stream's window, or a
+// copy of one) go as WriteShared's, carried and landed without copies;
+// the timing is the same.
 func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
 	x := m.procs[pe]
+	nm := m.nodes[x.node].mem
+	if sh, ok := nm.SharedView(src, n); ok {
+		m.write(p, pe, m.procs[to].node, dst, sh, true)
+		return
+	}
 	buf := m.scratch(n)
-	m.nodes[x.node].mem.Read(src, buf)
+	nm.Read(src, buf)
 	m.write(p, pe, m.procs[to].node, dst, buf, false)
 	m.putBufs = append(m.putBufs, buf)
 }
@@ -66,17 +74,17 @@ func (m *Machine) Map(p *sim.Proc, pe, owner int, name string, n int) (mem.Regio
 	return m.AllocSCI(p, m.procs[owner].node, name, n)
 }
 
-// scratch is a buffer of n bytes for a Put's source bytes, which Put
-// gives back when write has returned: write sleeps while the bytes cross
-// the PCI bus before its packets copy them, and meanwhile other processes
-// put, each from a buffer of its own.
+// scratch is a buffer of at least n bytes for a Put's source bytes
+// (write copies them into its packets), taken from the free ones: a Put
+// sleeps while its bytes cross the PCI bus, and other processes' Puts run
+// meanwhile.
 func (m *Machine) scratch(n int) []byte {
-	var b []byte
 	if k := len(m.putBufs); k > 0 {
-		b, m.putBufs = m.putBufs[k-1], m.putBufs[:k-1]
+		b := m.putBufs[k-1]
+		m.putBufs = m.putBufs[:k-1]
+		if cap(b) >= n {
+			return b[:n]
+		}
 	}
-	if cap(b) < n {
-		b = make([]byte, n)
-	}
-	return b[:n]
+	return make([]byte, n)
 }

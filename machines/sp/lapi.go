@@ -12,7 +12,7 @@ import (
 
 // Counter, Mutex, AM, AMHeader and AMCompletion are LAPI's types, defined
 // with the capability (machines/lapi) so that stacks need not import this
-// machine; Machine implements lapi.LAPI.
+// machine; Machine implements lapi.ActiveMessages.
 type (
 	Counter      = lapi.Counter
 	Mutex        = lapi.Mutex
@@ -21,7 +21,7 @@ type (
 	AMCompletion = lapi.AMCompletion
 )
 
-var _ lapi.LAPI = (*Machine)(nil)
+var _ lapi.ActiveMessages = (*Machine)(nil)
 
 // NewCounter returns a counter of node i, at 0.
 func (m *Machine) NewCounter(i int) *Counter {

@@ -9,8 +9,8 @@ import (
 // StoreWords is Store of each word in turn at a, a+8, ... (8 bytes each),
 // for a buffer no other processor reads before the last store's time (a
 // packet or header a process builds in its own memory before it sends it).
-// Without a store buffer, where the engine merges p's steps
-// (sim.Engine.Merging), the words are
+// Without a store buffer, where the engine merges p's steps (not bound to
+// a Core, no schedule exploration, not run step by step), the words are
 // written at once and their stores' times slept as one run of steps
 // (sim.Proc.SleepSteps): the same events in the same order as Store by
 // Store, so the process resumes at the same time and in the same order
@@ -36,9 +36,9 @@ func (c *CPU) StoreWords(p *sim.Proc, a Addr, words ...uint64) {
 // merges reports whether a run of this CPU's timed steps whose effects
 // only p's program sees (its own stores without a store buffer, its own
 // cache's invalidations) can be done at once and their times slept as one
-// run of steps: the engine merges p's steps (sim.Engine.Merging: not step
-// by step, p has the processor to itself, no explorer needs each step's
-// footprint).
+// run of steps: the engine merges p's steps (sim.Engine.Merging: not run
+// step by step, p has the processor to itself and no explorer needs each
+// step's footprint).
 func (c *CPU) merges(p *sim.Proc) bool {
 	return c.cfg.StoreBuffer.Depth == 0 && c.eng.Merging(p)
 }

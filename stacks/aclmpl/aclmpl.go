@@ -1,5 +1,7 @@
 // Package aclmpl is the Advanced Computing Lab Message Passing Library on a
-// machine with one-sided puts (papers/aclmpl-t3d.txt, section 4):
+// machine with one-sided remote writes (papers/aclmpl-t3d.txt, section 4:
+// the T3D's SHMEM puts; elsewhere the machine's machines.RemoteWrite, the
+// SCI adapter's posted writes with MemBarrier, LAPI_Put with LAPI_Fence):
 //
 //   - the synchronous protocol of Figure 1 (sync.go): the receiver puts a
 //     16-byte request block (buffer address, length, flag) into the
@@ -10,7 +12,9 @@
 //     SendRecv (send-and-receive).
 //   - the asynchronous protocol of Figure 2 (async.go): the sender allocates
 //     a buffer in the receiver's fixed pool by reading the receiver's
-//     fetch-and-increment register, puts the data and then a DONE flag; the
+//     fetch-and-increment register (the T3D's; elsewhere one built from a
+//     word and the machine's remote fetch-and-increment, register.go),
+//     puts the data and then a DONE flag; the
 //     receiver looks in its sent-but-not-yet-received list, then scans the
 //     pool, copies the data out and marks the slot RECEIVED; when the last
 //     slot is used the pool has overflowed: its messages are copied out to
@@ -28,6 +32,9 @@
 //
 // Every flag a PE spins on is written by a remote put, which does not update
 // its data cache (the T3D has no coherence), so spins load uncached.
+// Memory other PEs write remotely (the request and completion arrays, the
+// pool, receive buffers) is mapped for them where the machine must map it
+// (machines.MapRemote), at set-up.
 //
 // The stack charges itself CPU time only for its own bookkeeping, through
 // the constants below; every other cost comes from the machine.
@@ -59,19 +66,12 @@ const (
 )
 
 // Machine is what ACLMPL needs of a machine: per-PE memory and CPU, and
-// one-sided puts with a way to wait for their delivery.
+// one-sided remote writes with a way to wait for their delivery. The
+// asynchronous protocol needs a fetch-and-increment register per PE in
+// addition: the machine's (machines.FetchIncRegister), or one built from a
+// word with a remote fetch-and-increment (machines.RemoteFetchInc; see
+// register.go).
 type Machine = machines.RemoteWrite
-
-// FetchIncMachine is what the asynchronous protocol needs in addition: a
-// fetch-and-increment register per PE, readable (and thereby incremented)
-// from any PE, that its owner can read and reset.
-type FetchIncMachine = machines.FetchIncRegister
-
-// Capabilities in words, for errors and listings.
-const (
-	oneSidedCapability = "per-PE memory and one-sided put with quiet (machines.RemoteWrite)"
-	fetchIncCapability = "fetch-and-increment registers (machines.FetchIncRegister)"
-)
 
 // Params are the library's options (stack.params).
 type Params struct {
@@ -130,26 +130,22 @@ func ParseParams(file, field string, node *yaml.Node) (Params, error) {
 // Lib is ACLMPL on a partition: one PE handle per processor.
 type Lib struct {
 	m      Machine
-	fim    FetchIncMachine // nil without fetch-and-increment: no async
+	reg    register // nil without a fetch-and-increment: no async
 	params Params
 	pes    []*PE
-	// perLoad (tests only) runs the asynchronous receive's scans step by
-	// step, one sleep per cost, the model the deferred time (lazy) must
-	// agree with.
-	perLoad bool
 }
 
-// New sets ACLMPL up on m: each PE's request and completion arrays. A PE's
-// asynchronous buffer pool (if the machine has fetch-and-increment
-// registers) is allocated when the asynchronous protocol first uses it, so
-// that synchronous runs do not hold it.
+// New sets ACLMPL up on m: each PE's request and completion arrays, in
+// memory other PEs write remotely. A PE's asynchronous buffer pool (if the
+// machine has a fetch-and-increment to build its register from) is
+// allocated when the asynchronous protocol first uses it, so that
+// synchronous runs do not hold it.
 func New(m machines.Machine, params Params) (*Lib, error) {
-	mm, err := machines.Require[Machine](m, "aclmpl", oneSidedCapability)
+	mm, err := machines.Need[Machine](m, "aclmpl", machines.VerbRemoteWrite)
 	if err != nil {
 		return nil, err
 	}
-	l := &Lib{m: mm, params: params}
-	l.fim, _ = m.(FetchIncMachine)
+	l := &Lib{m: mm, params: params, reg: newRegister(m)}
 	// The PEs in one array and their pointers in one slice, each allocated
 	// once at its final size: a million-PE run builds a million PEs.
 	pes := make([]PE, m.Procs())
@@ -186,20 +182,28 @@ type PE struct {
 	scratch *mem.Region // receive space of the reductions, nil until one needs it
 }
 
-// newPE sets up x as PE i.
+// newPE sets up x as PE i: its request and completion arrays, which other
+// PEs write remotely, and its staging block, which only it uses.
 func (l *Lib) newPE(x *PE, i int) error {
 	n := l.m.Procs()
 	*x = PE{lib: l, cpu: l.m.CPU(i), rank: i, size: n}
 	for _, b := range []struct {
-		at   *mem.Addr
-		name string
-		n    int
+		at     *mem.Addr
+		name   string
+		n      int
+		remote bool
 	}{
-		{&x.reqs, "aclmpl.requests", n * reqBytes},
-		{&x.comps, "aclmpl.completions", n * compBytes},
-		{&x.stage, "aclmpl.stage", 64},
+		{&x.reqs, "aclmpl.requests", n * reqBytes, true},
+		{&x.comps, "aclmpl.completions", n * compBytes, true},
+		{&x.stage, "aclmpl.stage", 64, false},
 	} {
-		r, err := l.m.Alloc(i, b.name, b.n)
+		var r mem.Region
+		var err error
+		if b.remote {
+			r, err = machines.MapRemote(l.m, nil, i, i, b.name, b.n)
+		} else {
+			r, err = l.m.Alloc(i, b.name, b.n)
+		}
 		if err != nil {
 			return err
 		}
@@ -218,8 +222,12 @@ func (x *PE) Size() int { return x.size }
 // the PE's program sees them).
 func (x *PE) CPU() *mem.CPU { return x.cpu }
 
-// Buffer allocates n bytes of the PE's memory for user data.
-func (x *PE) Buffer(n int) (mem.Region, error) { return x.lib.m.Alloc(x.rank, "user", n) }
+// Buffer allocates n bytes of the PE's memory for user data, where other
+// PEs' puts reach it (a synchronous send puts straight into the receive
+// buffer).
+func (x *PE) Buffer(n int) (mem.Region, error) {
+	return machines.MapRemote(x.lib.m, nil, x.rank, x.rank, "user", n)
+}
 
 func (x *PE) checkPeer(op string, pe int) error {
 	if pe < 0 || pe >= x.size {

@@ -17,20 +17,27 @@ import (
 // i-th read of the PE's fetch-and-increment register. A buffer is a 32-byte
 // header followed by SlotBytes of data:
 //
-//	[0,8)   flag: slotEmpty, slotDone (the sender's transfer is complete),
+//	[0,4)   sending PE
+//	[4,8)   tag
+//	[8,16)  total message length
+//	[16,20) offset of this piece in the message
+//	[20,24) length of this piece
+//	[24,32) flag: slotEmpty, slotDone (the sender's transfer is complete),
 //	        slotReceived (copied out by the receiver)
-//	[8,12)  sending PE
-//	[12,16) tag
-//	[16,24) total message length
-//	[24,28) offset of this piece in the message
-//	[28,32) length of this piece
 //
 // A message longer than SlotBytes travels as consecutive pieces, each in a
 // buffer of its own. The sender puts the data, waits for its delivery, then
 // puts the header with the DONE flag, so a receiver that sees DONE sees the
-// data.
+// data. The flag is the header's last word: a put's bytes land in address
+// order (one T3D put lands at once, a LAPI packet too, and the SCI
+// adapter's 16-byte packets of a partial block follow one route in order),
+// so a receiver that sees DONE sees the rest of the header. (On an SCI
+// network that reorders packets it may not: ACLMPL has no protection
+// against that, and a receiver then takes a piece whose header it read
+// before it landed, a failed delivery.)
 const (
 	hdrBytes = 32
+	flagOff  = 24 // the flag word's offset in the header
 
 	slotEmpty    = 0
 	slotDone     = 1
@@ -48,7 +55,8 @@ type piece struct {
 }
 
 type asyncState struct {
-	fim       FetchIncMachine
+	reg       register
+	word      mem.Addr // the register's word in this PE's memory (wordRegister)
 	slots     int
 	slotBytes int
 	retry     sim.Time
@@ -62,16 +70,10 @@ type asyncState struct {
 	resets    int
 	copyOuts  int
 	low       int // every buffer below low has been received
-
-	uncached sim.Time // an uncached load
-	store    sim.Time // a store
-	lazy     lazy     // the receive's deferred time (lazyFor)
 }
 
 func newAsync(x *PE, params Params) (*asyncState, error) {
-	a := &asyncState{fim: x.lib.fim, slots: params.PoolSlots, slotBytes: params.SlotBytes, fromSrc: make([][]uint64, x.size),
-		uncached: x.cpu.Clock().Cycles(x.cpu.Config().Costs.UncachedLoadCycles),
-		store:    x.cpu.Clock().Cycles(x.cpu.Config().Costs.StoreCycles)}
+	a := &asyncState{reg: x.lib.reg, slots: params.PoolSlots, slotBytes: params.SlotBytes, fromSrc: make([][]uint64, x.size)}
 	var err error
 	if a.retry, err = sim.FromFloat(params.RetryUs, sim.Microsecond); err != nil {
 		return nil, fmt.Errorf("retry_us: %w", err)
@@ -79,11 +81,14 @@ func newAsync(x *PE, params Params) (*asyncState, error) {
 	if a.maxRetry, err = sim.FromFloat(params.MaxBackoffUs, sim.Microsecond); err != nil {
 		return nil, fmt.Errorf("max_backoff_us: %w", err)
 	}
-	if a.pool, err = x.lib.m.Alloc(x.rank, "aclmpl.pool", a.slots*a.stride()); err != nil {
+	if a.pool, err = machines.MapRemote(x.lib.m, nil, x.rank, x.rank, "aclmpl.pool", a.slots*a.stride()); err != nil {
 		return nil, fmt.Errorf("aclmpl: PE %d: asynchronous buffer pool (%d slots of %d bytes): %w", x.rank, a.slots, a.stride(), err)
 	}
+	if a.word, err = a.reg.place(x); err != nil {
+		return nil, fmt.Errorf("aclmpl: PE %d: fetch-and-increment register: %w", x.rank, err)
+	}
 	for i := 0; i < a.slots; i++ {
-		a.watch = append(a.watch, a.slot(i))
+		a.watch = append(a.watch, a.flag(i))
 	}
 	return a, nil
 }
@@ -141,6 +146,9 @@ func (a *asyncState) region(addr mem.Addr, n int) mem.Region {
 // slot is the address of pool buffer i (its header).
 func (a *asyncState) slot(i int) mem.Addr { return a.pool.Addr + mem.Addr(i*a.stride()) }
 
+// flag is the address of pool buffer i's flag word.
+func (a *asyncState) flag(i int) mem.Addr { return a.slot(i) + flagOff }
+
 // AsyncStats counts a PE's pool overflows.
 type AsyncStats struct {
 	Resets   int // times the pool overflowed and the register was reset
@@ -157,11 +165,14 @@ func (x *PE) AsyncStats() AsyncStats {
 }
 
 // needAsync makes sure the asynchronous protocol can run on this PE: the
-// machine has fetch-and-increment registers and the PE's pool exists.
+// machine has a fetch-and-increment register per PE or a remote
+// fetch-and-increment to build one, and the PE's pool exists.
 func (x *PE) needAsync(op string) error {
-	if x.lib.fim == nil {
+	if x.lib.reg == nil {
 		return fmt.Errorf("aclmpl: PE %d: %s: %w", x.rank, op, &machines.MissingCapability{
-			Machine: x.lib.m.Name(), User: "aclmpl's asynchronous protocol", Capability: fetchIncCapability})
+			Machine: x.lib.m.Name(), User: "aclmpl's asynchronous protocol",
+			Capability: machines.VerbFetchIncReg.Name + " or " + machines.VerbRemoteFetchInc.Name + ": " +
+				machines.VerbFetchIncReg.What + ", or " + machines.VerbRemoteFetchInc.What + " to build one from a word"})
 	}
 	_, err := x.lib.asyncOf(x.rank)
 	return err
@@ -194,7 +205,7 @@ func (x *PE) AsyncSend(p *sim.Proc, buf mem.Region, dst, tag int) error {
 		return err
 	}
 	x.cpu.Compute(p, callCycles)
-	if err := x.checkOverflowNow(p); err != nil {
+	if err := x.checkOverflow(p); err != nil {
 		return err
 	}
 	a := x.async
@@ -219,12 +230,12 @@ func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) e
 	backoff := a.retry
 	var idx uint64
 	for {
-		idx = a.fim.FetchInc(p, x.rank, dst)
+		idx = a.reg.fetchInc(p, x, x.lib.pes[dst])
 		if idx < uint64(a.slots) {
 			break
 		}
 		// Out of bounds: dst's pool is full until dst resets its register.
-		if err := x.checkOverflowNow(p); err != nil {
+		if err := x.checkOverflow(p); err != nil {
 			return err
 		}
 		p.Sleep(backoff)
@@ -236,8 +247,8 @@ func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) e
 		x.lib.m.Quiet(p, x.rank)
 	}
 	h := x.stage + 32
-	x.storeWords(p, h, slotDone, uint64(uint32(x.rank))|uint64(uint32(int32(tag)))<<32,
-		uint64(total), uint64(uint32(off))|uint64(uint32(data.Len))<<32)
+	x.storeWords(p, h, uint64(uint32(x.rank))|uint64(uint32(int32(tag)))<<32,
+		uint64(total), uint64(uint32(off))|uint64(uint32(data.Len))<<32, slotDone)
 	x.lib.m.Put(p, x.rank, dst, rslot, h, hdrBytes)
 	return nil
 }
@@ -245,26 +256,18 @@ func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) e
 // readHeader loads pool buffer i's header with uncached loads (remote puts
 // wrote it, and they do not update the cache): the flag word, and the three
 // other words when the flag says DONE.
-func (x *PE) readHeader(l *lazy, i int) (flag uint64, pc piece) {
+func (x *PE) readHeader(p *sim.Proc, i int) (flag uint64, pc piece) {
 	s := x.async.slot(i)
-	flag, ws := l.header(s)
-	if flag != slotDone {
+	if flag = x.cpu.LoadUncached(p, s+flagOff, 8); flag != slotDone {
 		return flag, piece{}
 	}
-	w, total, w2 := ws[0], ws[1], ws[2]
-	n := int(uint32(w2 >> 32))
+	w := x.cpu.LoadUncached(p, s, 8)
+	total := x.cpu.LoadUncached(p, s+8, 8)
+	w2 := x.cpu.LoadUncached(p, s+16, 8)
 	pc = piece{src: int(uint32(w)), tag: int(int32(uint32(w >> 32))), total: int(total),
-		off: int(uint32(w2)), n: n,
+		off: int(uint32(w2)), n: int(uint32(w2 >> 32)),
 		data: s + hdrBytes, pooled: true}
 	return flag, pc
-}
-
-// checkOverflowNow is checkOverflow with nothing owed before or after.
-func (x *PE) checkOverflowNow(p *sim.Proc) error {
-	l := x.lazyFor(p)
-	err := x.checkOverflow(l)
-	l.pay()
-	return err
 }
 
 // checkOverflow is the periodic check of section 4.2: if the last buffer
@@ -272,30 +275,22 @@ func (x *PE) checkOverflowNow(p *sim.Proc) error {
 // every buffer handed out is complete, the unreceived pieces are copied out
 // to the sent-but-not-yet-received list, the pool is emptied and the
 // register reset to zero, so that blocked senders can resume.
-func (x *PE) checkOverflow(l *lazy) error {
-	a, p := x.async, l.p
-	last := a.slot(a.slots - 1)
-	if l.flag(last) == slotEmpty {
+func (x *PE) checkOverflow(p *sim.Proc) error {
+	a := x.async
+	if x.cpu.LoadUncached(p, a.flag(a.slots-1), 8) == slotEmpty {
 		return nil
 	}
 	// Every buffer has been handed out; wait for the transfers still in
 	// flight to set their DONE flags.
 	for i := 0; i < a.slots; i++ {
-		s := a.slot(i)
-		if l.on && x.cpu.PeekUncached(s, 8) != slotEmpty {
-			l.flag(s) // the spin's one poll, which finds the flag set
-			continue
-		}
-		l.pay()
-		x.cpu.SpinUntil(p, fmt.Sprintf("aclmpl PE %d: pool overflow waits for buffer %d's transfer", x.rank, i), func() bool {
-			return x.cpu.LoadUncached(p, s, 8) != slotEmpty
-		}, s)
+		f := a.flag(i)
+		x.cpu.SpinUntilWhy(p, spinWhy{rank: int32(x.rank), peer: int32(i), kind: waitOverflow}, func() bool {
+			return x.cpu.LoadUncached(p, f, 8) != slotEmpty
+		}, f)
 	}
 	for i := 0; i < a.slots; i++ {
-		l.compute(scanCycles, 1)
-		flag, pc := x.readHeader(l, i)
-		l.pay()
-		if flag == slotDone {
+		x.cpu.Compute(p, scanCycles)
+		if flag, pc := x.readHeader(p, i); flag == slotDone {
 			buf, err := x.listBuffer()
 			if err != nil {
 				return err
@@ -306,10 +301,9 @@ func (x *PE) checkOverflow(l *lazy) error {
 			a.listAdd(pc)
 			a.copyOuts++
 		}
-		l.store(a.slot(i), slotEmpty)
+		x.cpu.Store(p, a.flag(i), 8, slotEmpty)
 	}
-	l.pay()
-	a.fim.SetFetchInc(p, x.rank, 0)
+	a.reg.reset(p, x)
 	a.low = 0
 	a.resets++
 	return nil
@@ -372,42 +366,37 @@ func (r *recvReq) take(p *sim.Proc, pc piece) {
 func (r *recvReq) progress(p *sim.Proc) (bool, error) {
 	x := r.x
 	a := x.async
-	l := x.lazyFor(p)
-	defer l.pay()
-	l.compute(callCycles, 1)
-	if err := x.checkOverflow(l); err != nil {
+	x.cpu.Compute(p, callCycles)
+	if err := x.checkOverflow(p); err != nil {
 		return false, err
 	}
 	for !r.done {
 		// The list first: scanCycles per entry examined, up to the first
 		// that matches.
 		if i := a.listFind(r); i >= 0 {
-			l.compute(scanCycles, i+1)
-			l.pay()
+			x.scan(p, i+1)
 			pc := a.list[i]
 			r.take(p, pc)
 			a.free = append(a.free, a.region(pc.data, a.slotBytes))
 			a.listRemove(i)
 			continue
 		}
-		l.compute(scanCycles, len(a.list))
-		l.pay()
+		x.scan(p, len(a.list))
 		// Scan the buffers handed out so far, from the first one not yet
 		// received, reading each header with uncached loads.
-		handed := min(int(a.fim.ReadFetchInc(p, x.rank)), a.slots)
+		handed := min(int(a.reg.read(p, x)), a.slots)
 		found := false
 		for i := a.low; i < handed && !found; i++ {
-			l.compute(scanCycles, 1)
-			flag, pc := x.readHeader(l, i)
+			x.cpu.Compute(p, scanCycles)
+			flag, pc := x.readHeader(p, i)
 			if flag == slotReceived && i == a.low {
 				a.low++
 			}
 			if flag != slotDone || !r.matches(pc) {
 				continue
 			}
-			l.pay()
 			r.take(p, pc)
-			x.cpu.Store(p, a.slot(i), 8, slotReceived)
+			x.cpu.Store(p, a.flag(i), 8, slotReceived)
 			if i == a.low {
 				a.low++
 			}
@@ -418,6 +407,15 @@ func (r *recvReq) progress(p *sim.Proc) (bool, error) {
 		}
 	}
 	return true, r.err
+}
+
+// scan is the loop overhead of examining n entries of the
+// sent-but-not-yet-received list (listFind finds the first match without
+// walking the entries before it; the program walks them).
+func (x *PE) scan(p *sim.Proc, n int) {
+	for range n {
+		x.cpu.Compute(p, scanCycles)
+	}
 }
 
 func (r *recvReq) status() stacks.Status {
@@ -493,17 +491,9 @@ func (x *PE) Irecv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Request, e
 }
 
 // storeWords stores consecutive 8-byte words at a in the PE's staging
-// memory, one CPU store each, and fences (the Alpha's MB) so that they are
-// in memory before a put reads them. The staging memory is the PE's own:
-// the stores' times are one run of steps (mem.CPU.StoreWords), store by store in
-// the tests comparing both (Lib.perLoad).
+// memory, one CPU store each (mem.CPU.StoreWords), and fences (the Alpha's
+// MB) so that they are in memory before a put reads them.
 func (x *PE) storeWords(p *sim.Proc, a mem.Addr, words ...uint64) {
-	if x.lib.perLoad {
-		for i, w := range words {
-			x.cpu.Store(p, a+mem.Addr(8*i), 8, w)
-		}
-	} else {
-		x.cpu.StoreWords(p, a, words...)
-	}
+	x.cpu.StoreWords(p, a, words...)
 	x.cpu.Fence(p)
 }

@@ -171,6 +171,7 @@ const (
 	waitDone      spinKind = iota // a receive waits for the sender's DONE
 	waitRequest                   // a send waits for the receiver's request block
 	waitAsyncRecv                 // a blocking asynchronous receive waits for a buffer
+	waitOverflow                  // an overflowed pool waits for a buffer's transfer (peer: the buffer)
 )
 
 func (w spinWhy) String() string {
@@ -179,6 +180,8 @@ func (w spinWhy) String() string {
 		return fmt.Sprintf("aclmpl PE %d: receive from PE %d waits for DONE", w.rank, w.peer)
 	case waitRequest:
 		return fmt.Sprintf("aclmpl PE %d: send to PE %d waits for its request block", w.rank, w.peer)
+	case waitOverflow:
+		return fmt.Sprintf("aclmpl PE %d: pool overflow waits for buffer %d's transfer", w.rank, w.peer)
 	default:
 		return fmt.Sprintf("aclmpl PE %d: blocking asynchronous receive from %s waits for a buffer", w.rank, peName(int(w.peer)))
 	}

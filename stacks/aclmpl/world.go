@@ -22,24 +22,36 @@ func Open(m machines.Machine, params Params) (*stacks.World, error) {
 	return w, nil
 }
 
-// Needs are the machine capabilities ACLMPL uses: one-sided puts always,
-// fetch-and-increment for the asynchronous protocol.
+// Needs are the verbs ACLMPL uses: remote writes always; for the
+// asynchronous protocol a fetch-and-increment register per PE, or a remote
+// fetch-and-increment to build one from a word.
 func Needs() []machines.Capability {
 	return []machines.Capability{
-		machines.Cap[Machine]("one-sided", oneSidedCapability),
-		machines.Cap[FetchIncMachine]("fetch-inc", fetchIncCapability+", for the asynchronous protocol"),
+		machines.VerbRemoteWrite,
+		forAsync(machines.VerbFetchIncReg, ""),
+		forAsync(machines.VerbRemoteFetchInc, " where there is no register (one built from a word in each PE's memory)"),
 	}
+}
+
+// forAsync is verb as a need of the asynchronous protocol.
+func forAsync(verb machines.Capability, where string) machines.Capability {
+	verb.What += ", for the asynchronous protocol" + where
+	return verb
 }
 
 // FootprintBytes is what the PE's library holds in its memory
 // (stacks.Footprint): the request and completion arrays and the staging
-// block, and with the asynchronous protocol (nonblocking) the buffer pool.
+// block, and with the asynchronous protocol (nonblocking) the buffer pool
+// and the word of its register where the register is built from one.
 func (x *PE) FootprintBytes(nonblocking bool) int {
 	line := func(b int) int { return (b + 63) &^ 63 }
 	n := line(x.size*reqBytes) + line(x.size*compBytes) + 64
 	if nonblocking {
 		p := x.lib.params
 		n += p.PoolSlots * ((hdrBytes + p.SlotBytes + 63) &^ 63)
+		if x.lib.reg != nil {
+			n += x.lib.reg.bytes()
+		}
 	}
 	return n
 }

@@ -2,34 +2,39 @@
 // papers/armci-sp.txt: put, get and accumulate of contiguous, vector
 // (generalized I/O vector, Figure 1) and strided (Figure 2) data; fences;
 // read-modify-write; collective allocation. Its ranks implement
-// stacks.RemoteCopy.
+// stacks.RemoteCopy. It has three ports (2.4), chosen by the verbs a
+// machine offers (Open): the SP port on LAPI (this file and sp.go), the
+// shared-memory port on shared segments (shm.go) and the SHMEM port on
+// remote writes and reads (shmem.go).
 //
-// The port here is the IBM SP's (section 2.4, Figure 3), on LAPI
-// (machines/sp): sections of few or large blocks move by one nonblocking
-// LAPI_Get or LAPI_Put per block; the others by one active message whose
-// completion handler, at the remote node, packs the section into a
-// contiguous buffer and LAPI_Puts it back in full packets (get), or
-// unpacks what the message carried (put); accumulate always runs in the
-// active-message handler at the owner, under a pthread mutex ("owner
-// computes"). The thresholds are Params. Everything takes its time from
-// the machine: LAPI calls, the dispatcher and its threads, copies,
-// packets; the stack charges only its accumulate loop (accCyclesPerElem)
-// and its descriptor handling (descCyclesPerBlock).
+// The SP port is the paper's (section 2.4, Figure 3), on LAPI
+// (machines/lapi, implemented by machines/sp): sections of few or large
+// blocks move by one nonblocking LAPI_Get or LAPI_Put per block; the
+// others by one active message whose completion handler, at the remote
+// node, packs the section into a contiguous buffer and LAPI_Puts it back
+// in full packets (get), or unpacks what the message carried (put);
+// accumulate always runs in the active-message handler at the owner,
+// under a pthread mutex ("owner computes"). The thresholds are Params.
+// Everything takes its time from the machine: LAPI calls, the dispatcher
+// and its threads, copies, packets; the stack charges only its accumulate
+// loop (accCyclesPerElem) and its descriptor handling
+// (descCyclesPerBlock).
 //
-// Ordering (2.3): operations to one rank complete in issue order. LAPI
-// orders nothing between messages (a multi-packet put may land after a
-// later one-packet put; with switch_jitter_us any message may overtake
-// another), and an active message's work is done later, in the completion
-// thread; so an operation to a rank with a put or accumulate still
-// outstanding there first waits on that rank's LAPI completion counter
-// (the port's ORDER). Operations to different ranks are not ordered and
-// do not wait for one another.
+// Ordering in the SP port (2.3): operations to one rank complete in issue
+// order. LAPI orders nothing between messages (a multi-packet put may land
+// after a later one-packet put; with switch_jitter_us any message may
+// overtake another), and an active message's work is done later, in the
+// completion thread; so an operation to a rank with a put or accumulate
+// still outstanding there first waits on that rank's LAPI completion
+// counter (the port's ORDER). Operations to different ranks are not
+// ordered and do not wait for one another.
 package armci
 
 import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/machines"
@@ -151,19 +156,39 @@ const accCyclesPerElem = 4
 // (address arithmetic and a loop step). Assumed: 10 cycles.
 const descCyclesPerBlock = 10
 
-// LAPI is what the SP port needs of a machine: the LAPI capability
+// LAPI is what the SP port needs of a machine: the LAPI verbs
 // (machines/lapi), which machines/sp implements.
-type LAPI = lapi.LAPI
+type LAPI = lapi.ActiveMessages
 
-const capability = "LAPI: put, get and active messages with counters, and mutexes (machines/lapi.LAPI)"
+// user names ARMCI in missing-verb errors.
+const user = "ARMCI (stack armci)"
 
-// Needs are the machine capabilities ARMCI's ports use: LAPI (the SP
-// port), SHMEM with swap and a barrier (the T3D port) or shared memory
-// (the SX-4 port); any one suffices.
+// verbLAPI is the SP port's verb, for listings.
+var verbLAPI = machines.Cap[LAPI]("active-messages", "active messages with header and completion handlers, counted put and get, and mutexes, as LAPI offers them (machines/lapi.ActiveMessages)")
+
+// port tags a verb's listing with the port that uses it.
+func port(c machines.Capability, what string) machines.Capability {
+	c.What += ", " + what
+	return c
+}
+
+// Needs are the verbs ARMCI's ports use, each tagged with its port. Open
+// takes the first port whose verbs the machine has: the SP port (LAPI);
+// the shared-memory port when every process is on one node; the SHMEM
+// port, whose lock is the remote swap or, without it, a ticket lock on
+// the remote fetch-and-increment, and whose barrier is the machine's or,
+// without one, built from remote writes.
 func Needs() []machines.Capability {
-	return []machines.Capability{machines.Cap[LAPI]("lapi", capability+" (SP port)"),
-		machines.Cap[SHMEM]("shmem+swap", shmemCapability+" (T3D port)"),
-		machines.Cap[SharedMemory]("shared-memory", shmCapability+" (shared-memory port)")}
+	return []machines.Capability{
+		port(verbLAPI, "for the SP port (Figure 3), chosen first"),
+		port(machines.VerbShared, "for the shared-memory port, when every process is on one node"),
+		port(machines.VerbSemaphores, "for the shared-memory port with lock: sysv"),
+		port(machines.VerbRemoteWrite, "for the SHMEM port"),
+		port(machines.VerbRemoteRead, "for the SHMEM port"),
+		port(machines.VerbSwap, "for the SHMEM port's lock"),
+		port(machines.VerbRemoteFetchInc, "for the SHMEM port's ticket lock where there is no swap"),
+		port(machines.VerbBarrier, "for the SHMEM port's barrier, else one built from remote writes"),
+	}
 }
 
 // MessagePassing opens a message-passing stack on machine m, one rank per
@@ -178,40 +203,92 @@ func Opener(mp MessagePassing) func(m machines.Machine, par Params) (*stacks.Wor
 	return func(m machines.Machine, par Params) (*stacks.World, error) { return Open(m, par, mp) }
 }
 
-// Open returns ARMCI on m, one rank per processor: the shared-memory port
-// on a shared-memory machine, the SP port on a machine with LAPI, the
-// SHMEM port on one with SHMEM, a swap and a barrier; another machine
-// gives a *machines.MissingCapability naming the three. mp opens the
-// message-passing stack of the shared-memory port's message-passing
+// Open returns ARMCI on m, one rank per processor, on the first port
+// whose verbs m has: the SP port on LAPI (so the SP keeps the paper's
+// port); the shared-memory port when every process is on one node of
+// shared segments; the SHMEM port on remote writes and reads with a swap
+// or a remote fetch-and-increment. Another machine gives a
+// *machines.MissingCapability naming what each port lacks there. mp opens
+// the message-passing stack of the shared-memory port's message-passing
 // barriers (nil: those barriers are refused).
 func Open(m machines.Machine, par Params, mp MessagePassing) (*stacks.World, error) {
 	if err := par.Validate(); err != nil {
 		return nil, err
 	}
 	out := &stacks.World{Stack: Name, Title: "ARMCI", Machine: m}
-	if sm, ok := m.(SharedMemory); ok {
-		if err := openShared(sm, par, mp, out); err != nil {
-			return nil, err
+	sh, shared := m.(machines.SharedSegments)
+	one := shared && oneNode(sh)
+	v, remote := shmemVerbsOf(m)
+	_, lp := m.(LAPI)
+	var err error
+	switch {
+	case lp:
+		if err = ownParams(par, "SP"); err == nil {
+			err = openLAPI(m.(LAPI), par, out)
 		}
-		return out, nil
-	}
-	if par.Barrier != BarrierShared || par.Lock != LockTAS {
-		return nil, fmt.Errorf("armci: barrier %q and lock %q: the %s port has its own barrier and locks; only the shared-memory port takes these params", par.Barrier, par.Lock, m.Name())
-	}
-	if sh, ok := m.(SHMEM); ok {
-		if _, lapi := m.(LAPI); !lapi {
-			if err := openSHMEM(sh, par, out); err != nil {
-				return nil, err
-			}
-			return out, nil
+	case one:
+		err = openShared(sh, par, mp, out)
+	case remote:
+		if err = ownParams(par, "SHMEM"); err == nil {
+			err = openSHMEM(v, par, out)
 		}
+	default:
+		return nil, missingPorts(m)
 	}
-	l, err := machines.Require[LAPI](m, "ARMCI (stack armci)", capability+", or "+shmemCapability+", or "+shmCapability)
 	if err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// ownParams refuses the shared-memory port's params on another port.
+func ownParams(par Params, port string) error {
+	if par.Barrier != BarrierShared || par.Lock != LockTAS {
+		return fmt.Errorf("armci: barrier %q and lock %q: the %s port has its own barrier and locks; only the shared-memory port takes these params", par.Barrier, par.Lock, port)
+	}
+	return nil
+}
+
+// oneNode reports whether every process of m runs on one node.
+func oneNode(m machines.SharedSegments) bool {
+	for pe := 1; pe < m.Procs(); pe++ {
+		if m.NodeOf(pe) != m.NodeOf(0) {
+			return false
+		}
+	}
+	return true
+}
+
+// missingPorts is the error of a machine none of the ports fits: what
+// each port lacks there, by the verbs' listing names.
+func missingPorts(m machines.Machine) error {
+	shm := machines.VerbShared.Name
+	if s, ok := m.(machines.SharedSegments); ok {
+		nodes := map[int]bool{}
+		for pe := 0; pe < s.Procs(); pe++ {
+			nodes[s.NodeOf(pe)] = true
+		}
+		shm = fmt.Sprintf("%s with every process on one node (they are on %d nodes)", shm, len(nodes))
+	}
+	var lack []string
+	for _, c := range []machines.Capability{machines.VerbRemoteWrite, machines.VerbRemoteRead} {
+		if !c.Has(m) {
+			lack = append(lack, c.Name)
+		}
+	}
+	if !machines.VerbSwap.Has(m) && !machines.VerbRemoteFetchInc.Has(m) {
+		lack = append(lack, machines.VerbSwap.Name+" or "+machines.VerbRemoteFetchInc.Name)
+	}
+	return &machines.MissingCapability{Machine: m.Name(), User: user, Capability: fmt.Sprintf(
+		"the verbs of one of its ports: the SP port's %s; the shared-memory port's %s; the SHMEM port's %s",
+		verbLAPI.Name, shm, strings.Join(lack, ", "))}
+}
+
+// openLAPI opens the SP port on l.
+func openLAPI(l LAPI, par Params, out *stacks.World) error {
+	var err error
 	w := &world{m: l, par: par}
-	n := m.Procs()
+	n := l.Procs()
 	for i := 0; i < n; i++ {
 		r := &Rank{w: w, id: i, cpu: l.CPU(i),
 			getC: l.NewCounter(i), reply: l.NewCounter(i), arrived: l.NewCounter(i), release: l.NewCounter(i),
@@ -227,13 +304,13 @@ func Open(m machines.Machine, par Params, mp MessagePassing) (*stacks.World, err
 		}
 		for _, b := range bufs {
 			if *b, err = l.Alloc(i, "armci buffer", par.BufferBytes+descMax); err != nil {
-				return nil, fmt.Errorf("armci: %w", err)
+				return fmt.Errorf("armci: %w", err)
 			}
 		}
 		w.ranks = append(w.ranks, r)
 		out.Ranks = append(out.Ranks, r)
 	}
-	return out, nil
+	return nil
 }
 
 // descMax is room for a descriptor in front of the data in a buffer; a

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/machines/sci"
 	"github.com/msgsim/msgsim/machines/sp"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -174,24 +175,52 @@ func TestOrderingUnderSwitchJitter(t *testing.T) {
 	}
 }
 
-// TestPortsOrdering: the same promise on the other ports, which keep it
-// without ordering code. T3D (SHMEM): a shmem_put returns once its last
-// byte has left the PE, and every packet from one PE to another takes the
-// one route of deterministic dimension-order routing, on the same virtual
-// channels, served first come first served at each link, so a later put or
-// a get's request cannot pass an earlier put; accumulate and
-// read-modify-write end with shmem_quiet. SX-4 (shared memory): a put or
+// TestPortsOrdering: the same promise on the other ports. SHMEM port
+// (T3D, SCI): an operation to a rank with a put still outstanding there
+// first waits for it (Quiet); accumulate and read-modify-write end with
+// Quiet (the lock's release). Shared-memory port (SX-4): a put or
 // accumulate is a vector move complete in memory when it returns. The T3D
-// runs on 8 PEs (the target several hops away) and on 2, the SX-4 on 4.
+// runs on 8 PEs (the target several hops away) and on 2, the SX-4 and SCI
+// on 4.
 func TestPortsOrdering(t *testing.T) {
 	for _, port := range []struct {
 		name   string
 		build  func(*sim.Engine, int) (machines.Machine, error)
 		n, tgt int
-	}{{"t3d", t3dBuild, 8, 7}, {"t3d-near", t3dBuild, 2, 1}, {"sx4", sx4Build, 4, 3}} {
+	}{{"t3d", t3dBuild, 8, 7}, {"t3d-near", t3dBuild, 2, 1}, {"sx4", sx4Build, 4, 3}, {"sci", sciBuild, 4, 3}} {
 		for _, c := range orderCases(t) {
 			if msg := runOrder(t, c, port.build, port.n, port.tgt, 1); msg != "" {
 				t.Errorf("%s, %s: %s", port.name, c.name, msg)
+			}
+		}
+	}
+}
+
+// sciReorder builds an SCI cluster whose fabric delays each packet by up
+// to reorderNs, procs per node.
+func sciReorder(reorderNs float64, procs int) func(*sim.Engine, int) (machines.Machine, error) {
+	return func(e *sim.Engine, n int) (machines.Machine, error) {
+		mpar := sci.DefaultParams()
+		mpar.ReorderNs, mpar.ProcsPerNode = reorderNs, procs
+		return sci.New(e, n, mpar)
+	}
+}
+
+// TestOrderingUnderSCIReordering: on the SCI cluster's SHMEM port, whose
+// fabric reorders packets (reorder_ns), two operations rank 0 issues to
+// the same bytes of another rank still take effect in issue order, for
+// every seed: the port waits for an outstanding put (Quiet) before the
+// next operation to its rank. With two processes per node the target may
+// share rank 0's node (writes through its own adapter).
+func TestOrderingUnderSCIReordering(t *testing.T) {
+	for _, c := range orderCases(t) {
+		for _, reorder := range []float64{0, 200, 1000, 5000} {
+			for _, ppn := range []int{1, 2} {
+				for seed := uint64(1); seed <= 4; seed++ {
+					if msg := runOrder(t, c, sciReorder(reorder, ppn), 4, 1, seed); msg != "" {
+						t.Errorf("%s, reorder_ns %g, procs_per_node %d, seed %d: %s", c.name, reorder, ppn, seed, msg)
+					}
+				}
 			}
 		}
 	}

@@ -3,11 +3,14 @@ package armci
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/machines/sci"
 	"github.com/msgsim/msgsim/machines/sp"
 	"github.com/msgsim/msgsim/machines/sx4"
 	"github.com/msgsim/msgsim/machines/t3d"
@@ -15,15 +18,79 @@ import (
 	"github.com/msgsim/msgsim/stacks"
 )
 
-// ports are the machines ARMCI runs on: the same program runs unchanged on
-// each.
+// ports are the machines ARMCI runs on, each with the ranks the tests run
+// (0: their own), and the port Open chooses there: the same program runs
+// unchanged on each.
 var ports = []struct {
 	name  string
 	build func(e *sim.Engine, n int) (machines.Machine, error)
+	n     int
+	port  string
 }{
-	{"sp", func(e *sim.Engine, n int) (machines.Machine, error) { return sp.New(e, n, sp.DefaultParams()) }},
-	{"t3d", func(e *sim.Engine, n int) (machines.Machine, error) { return t3d.New(e, n, t3d.DefaultParams()) }},
-	{"sx4", func(e *sim.Engine, n int) (machines.Machine, error) { return sx4.New(e, n, sx4.DefaultParams()) }},
+	{"sp", func(e *sim.Engine, n int) (machines.Machine, error) { return sp.New(e, n, sp.DefaultParams()) }, 0, portSP},
+	{"t3d", func(e *sim.Engine, n int) (machines.Machine, error) { return t3d.New(e, n, t3d.DefaultParams()) }, 0, portSHMEM},
+	{"sx4", func(e *sim.Engine, n int) (machines.Machine, error) { return sx4.New(e, n, sx4.DefaultParams()) }, 0, portShared},
+	// The T3D without its barrier network: the SHMEM port's barrier of
+	// remote writes, with the swap lock.
+	{"t3d-no-barrier", t3dNoBarrier, 0, portSHMEM},
+	// The SCI cluster, one process per node: the SHMEM port with the
+	// ticket lock on the adapter's fetch-and-increment and the barrier of
+	// remote writes.
+	{"sci", sciBuild, 0, portSHMEM},
+	// Two processes per node on several nodes: the SHMEM port, some
+	// targets on the caller's node (through its own adapter).
+	{"sci-smp", sciReorder(200, 2), 0, portSHMEM},
+	// Two processes on one node: the shared-memory port.
+	{"sci-one-node", sciReorder(200, 2), 2, portShared},
+}
+
+// The ports, as portOf names them.
+const (
+	portSP     = "SP (LAPI)"
+	portShared = "shared memory"
+	portSHMEM  = "SHMEM"
+)
+
+// portOf names the port of an opened world.
+func portOf(w *stacks.World) string {
+	switch w.Ranks[0].(type) {
+	case *Rank:
+		return portSP
+	case *shmRank:
+		return portShared
+	case *shmemRank:
+		return portSHMEM
+	}
+	return fmt.Sprintf("%T", w.Ranks[0])
+}
+
+// sciBuild is an SCI cluster of one process per node.
+func sciBuild(e *sim.Engine, n int) (machines.Machine, error) {
+	return sci.New(e, n, sci.DefaultParams())
+}
+
+// shmemNoBarrier is the verbs of the T3D but its barrier network.
+type shmemNoBarrier interface {
+	machines.RemoteWrite
+	machines.RemoteRead
+	machines.Swap
+}
+
+// t3dNoBarrier is a T3D whose barrier network ARMCI does not see.
+func t3dNoBarrier(e *sim.Engine, n int) (machines.Machine, error) {
+	m, err := t3d.New(e, n, t3d.DefaultParams())
+	if err != nil {
+		return nil, err
+	}
+	return struct{ shmemNoBarrier }{m}, nil
+}
+
+// ranksOr is n, or def when n is 0.
+func ranksOr(n, def int) int {
+	if n == 0 {
+		return def
+	}
+	return n
 }
 
 // runPort runs body on every rank of ARMCI on a port's machine.
@@ -70,7 +137,8 @@ func TestPortsRoundTrip(t *testing.T) {
 		t.Run(port.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(3, 4))
 			var bad []string
-			runPort(t, port.build, 3, func(p *sim.Proc, r stacks.RemoteCopy, all []stacks.RemoteCopy) {
+			n := ranksOr(port.n, 3)
+			runPort(t, port.build, n, func(p *sim.Proc, r stacks.RemoteCopy, all []stacks.RemoteCopy) {
 				remote, err := r.Malloc(p, 1<<18)
 				if err != nil {
 					t.Error(err)
@@ -80,7 +148,7 @@ func TestPortsRoundTrip(t *testing.T) {
 					src, _ := r.Buffer(1 << 18)
 					back, _ := r.Buffer(1 << 18)
 					for i := 0; i < 20; i++ {
-						proc := 1 + i%2
+						proc := 1 + i%(n-1)
 						c, ss, ds, sb, db := section(rng, 4)
 						fill := src.Bytes()
 						for j := range fill[:sb] {
@@ -174,9 +242,10 @@ func TestPortsRoundTrip(t *testing.T) {
 // and fetch-and-increments one counter at once: the sum is exact and the
 // counter values distinct.
 func TestPortsContention(t *testing.T) {
-	const n, elems, rounds = 6, 100, 4
+	const elems, rounds = 100, 4
 	for _, port := range ports {
 		t.Run(port.name, func(t *testing.T) {
+			n := ranksOr(port.n, 6)
 			seen := map[int64]bool{}
 			var x []byte
 			runPort(t, port.build, n, func(p *sim.Proc, r stacks.RemoteCopy, all []stacks.RemoteCopy) {
@@ -221,12 +290,101 @@ func TestPortsContention(t *testing.T) {
 	}
 }
 
-// TestMissingPort: a machine with neither LAPI nor SHMEM names both.
-func TestMissingPort(t *testing.T) {
-	_, err := Open(bare{}, DefaultParams(), openMPICH)
-	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("LAPI")) || !bytes.Contains([]byte(err.Error()), []byte("swap")) {
-		t.Fatalf("got %v", err)
+// TestPortChoice: on each machine Open takes the first port whose verbs
+// are there (LAPI; shared segments with every process on one node;
+// remote write and read with a swap or a remote fetch-and-increment), or
+// returns a *machines.MissingCapability naming what each port lacks.
+func TestPortChoice(t *testing.T) {
+	// sciNodes is an SCI cluster of 4 processes on 2 nodes.
+	sciNodes := func(e *sim.Engine) machines.Machine {
+		m, err := sciReorder(200, 2)(e, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
 	}
+	sciVerbs := func(e *sim.Engine) *sci.Machine { return sciNodes(e).(*sci.Machine) }
+	cases := []struct {
+		name  string
+		build func(e *sim.Engine) machines.Machine
+		par   Params
+		port  string   // the port chosen, or "" for an error
+		want  []string // in the error
+	}{
+		{name: "bare", build: func(*sim.Engine) machines.Machine { return bare{} },
+			want: []string{"machine bare", "the SP port's active-messages; the shared-memory port's shared-segments; the SHMEM port's remote-write, remote-read, swap or remote-fetch-inc"}},
+		{name: "local only", build: func(e *sim.Engine) machines.Machine { return struct{ machines.Local }{sciVerbs(e)} },
+			want: []string{"the SP port's active-messages; the shared-memory port's shared-segments; the SHMEM port's remote-write, remote-read, swap or remote-fetch-inc"}},
+		{name: "segments on two nodes", build: func(e *sim.Engine) machines.Machine { return struct{ machines.SharedSegments }{sciVerbs(e)} },
+			want: []string{"the shared-memory port's shared-segments with every process on one node (they are on 2 nodes); the SHMEM port's remote-write, remote-read, swap or remote-fetch-inc"}},
+		{name: "no atomic", build: func(e *sim.Engine) machines.Machine { return struct{ rwrd }{sciVerbs(e)} },
+			want: []string{"the SHMEM port's swap or remote-fetch-inc"}},
+		{name: "one node without semaphores", build: func(e *sim.Engine) machines.Machine { m, _ := sciReorder(200, 2)(e, 2); return m },
+			par: Params{Lock: LockSysV}, want: []string{"lock: sysv", "semaphores"}},
+		{name: "sp", build: func(e *sim.Engine) machines.Machine { m, _ := sp.New(e, 2, sp.DefaultParams()); return m }, port: portSP},
+		{name: "sx4", build: func(e *sim.Engine) machines.Machine { m, _ := sx4Build(e, 2); return m }, port: portShared},
+		{name: "sx4 sysv", build: func(e *sim.Engine) machines.Machine { m, _ := sx4Build(e, 2); return m }, par: Params{Lock: LockSysV}, port: portShared},
+		{name: "t3d", build: func(e *sim.Engine) machines.Machine { m, _ := t3dBuild(e, 2); return m }, port: portSHMEM},
+		{name: "sci", build: func(e *sim.Engine) machines.Machine { m, _ := sciBuild(e, 2); return m }, port: portSHMEM},
+		{name: "sci two per node", build: sciNodes, port: portSHMEM},
+		{name: "sci one node", build: func(e *sim.Engine) machines.Machine { m, _ := sciReorder(200, 2)(e, 2); return m }, port: portShared},
+		{name: "sci one process", build: func(e *sim.Engine) machines.Machine { m, _ := sciBuild(e, 1); return m }, port: portShared},
+		{name: "sci sysv lock", build: func(e *sim.Engine) machines.Machine { m, _ := sciBuild(e, 2); return m }, par: Params{Lock: LockSysV},
+			want: []string{"the SHMEM port has its own barrier and locks"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			par := DefaultParams()
+			if c.par.Lock != "" {
+				par.Lock = c.par.Lock
+			}
+			w, err := Open(c.build(sim.NewEngine(1)), par, openMPICH)
+			if c.port != "" {
+				if err != nil {
+					t.Fatalf("Open: %v, want the %s port", err, c.port)
+				}
+				if got := portOf(w); got != c.port {
+					t.Fatalf("port %s, want %s", got, c.port)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Open chose the %s port, want an error", portOf(w))
+			}
+			for _, s := range c.want {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not name %q", err, s)
+				}
+			}
+			var mc *machines.MissingCapability
+			if par.Lock == LockTAS && !errors.As(err, &mc) {
+				t.Errorf("error %v is not a *machines.MissingCapability", err)
+			}
+		})
+	}
+}
+
+// TestPortsChosen: every machine of ports gets the port the table says.
+func TestPortsChosen(t *testing.T) {
+	for _, port := range ports {
+		m, err := port.build(sim.NewEngine(1), ranksOr(port.n, 3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := Open(m, DefaultParams(), openMPICH)
+		if err != nil {
+			t.Fatalf("%s: %v", port.name, err)
+		}
+		if got := portOf(w); got != port.port {
+			t.Errorf("%s: port %s, want %s", port.name, got, port.port)
+		}
+	}
+}
+
+// rwrd is remote write and read without an atomic.
+type rwrd interface {
+	machines.RemoteWrite
+	machines.RemoteRead
 }
 
 type bare struct{}

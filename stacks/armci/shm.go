@@ -13,58 +13,64 @@ import (
 // ARMCI operations currently require the remote data to be located in
 // shared memory ... allowing the library to use simply an optimized memory
 // copy"; "Mutual exclusion is implemented using vendor-specific locks ...,
-// System V semaphores (Unix)"), here on an SX-4 node: ARMCI_Malloc places
-// every rank's part in a System V shared segment; a get or put is one
-// vector move per block (the SX-4's memcpy, which bypasses the
+// System V semaphores (Unix)"), on the shared-segments verb when every
+// process runs on one node (an SX-4 node; an SCI node's processors):
+// ARMCI_Malloc places every rank's part in a segment of the node's shared
+// memory; a get or put is one library memcpy per block
+// (machines.Memcpy: on the SX-4 a vector move, which bypasses the
 // non-coherent scalar caches and is visible to every processor when it
 // returns: local and remote completion at once, so operations to one rank
-// complete in issue order (2.3) with no ordering code, TestPortsOrdering);
-// accumulate and read-modify-write run under the owner's lock: the NEC
-// test-and-set lock, whose release is PKT_READY_SET (store made visible
-// after every earlier store), or a System V semaphore (param lock). The
-// barrier is a counter in shared memory or, as the paper's programs did,
-// zero-byte messages of a message-passing stack on the same machine (param
-// barrier; the registry gives MPICH, see MessagePassing).
+// complete in issue order (2.3) with no ordering code,
+// TestPortsOrdering); accumulate and read-modify-write run under the
+// owner's lock: a test-and-set lock whose release is PKT_READY_SET (store
+// made visible after every earlier store), or a System V semaphore (param
+// lock, the semaphores verb). The barrier is a counter in shared memory
+// or, as the paper's programs did, zero-byte messages of a
+// message-passing stack on the same machine (param barrier; the registry
+// gives MPICH, see MessagePassing).
 
-// SharedMemory is what the shared-memory port needs of a machine.
-type SharedMemory interface {
-	machines.Machine
-	CPU(rank int) *mem.CPU
-	Private(rank int, name string, size int) (mem.Region, error)
-	ShmGet(name string, size int) (mem.Segment, error)
-	Memcpy(p *sim.Proc, rank int, dst, src mem.Addr, n int)
-	TestAndSet(p *sim.Proc, rank int, a mem.Addr) uint64
-	ReadySet(p *sim.Proc, rank int, a mem.Addr, v uint64)
-	ReadyIsSet(p *sim.Proc, rank int, a mem.Addr) bool
+// The NEC-supplied synchronization routines of papers/mpich-sx4.txt
+// section 5 ("We solve the cache coherency problem by using vector move
+// instructions ... which bypass the cache. We solve the sequential
+// consistency problem by using the NEC routines for the critical
+// operations of setting and testing the bit"), as this port's own code
+// from the CPU's operations.
+
+// readySet is PKT_READY_SET: it stores v into the word at a so that every
+// earlier store of this process is visible first and the word itself is
+// visible on return (sync, store, sync).
+func readySet(p *sim.Proc, c *mem.CPU, a mem.Addr, v uint64) {
+	c.Fence(p)
+	c.Store(p, a, 8, v)
+	c.Fence(p)
 }
 
-// Semaphores is what lock: sysv needs: System V semaphores (semget, semop).
-type Semaphores interface {
-	Semget(name string, initial int) int
-	Semop(p *sim.Proc, rank, id, delta int) error
+// readyIsSet is PKT_READY_IS_SET: it reads the word at a from memory, not
+// from a (stale) copy in the cache.
+func readyIsSet(p *sim.Proc, c *mem.CPU, a mem.Addr) bool {
+	return c.LoadUncached(p, a, 8) != 0
 }
-
-const shmCapability = "shared memory: System V segments, a cache-bypassing memcpy, test-and-set and the NEC ready-bit routines (machines/sx4)"
 
 type shmWorld struct {
-	m      SharedMemory
+	m      machines.SharedSegments
+	node   int // the node every process runs on
 	par    Params
 	ranks  []*shmRank
 	allocs [][]mem.Addr
 	// sync is a shared segment: one lock word per rank, then the barrier's
 	// lock, count and sense words.
-	sync mem.Segment
+	sync mem.Region
 	// sems are, with lock: sysv, one semaphore per rank, then the
 	// barrier's (indexed as the lock words).
 	sems    []int
-	semops  Semaphores
+	semops  machines.Semaphores
 	mpi     []stacks.Comm // with a message-passing barrier, the message-passing stack's ranks
 	mpiZero []mem.Region  // a zero-byte buffer per rank for them
 }
 
-func (w *shmWorld) lockWord(rank int) mem.Addr { return w.sync.Base + mem.Addr(8*rank) }
+func (w *shmWorld) lockWord(rank int) mem.Addr { return w.sync.Addr + mem.Addr(8*rank) }
 func (w *shmWorld) barrierWord(i int) mem.Addr {
-	return w.sync.Base + mem.Addr(8*(len(w.ranks)+i))
+	return w.sync.Addr + mem.Addr(8*(len(w.ranks)+i))
 }
 
 // shmRank is one process's ARMCI on shared memory.
@@ -77,14 +83,14 @@ type shmRank struct {
 	sense   uint64
 }
 
-func openShared(m SharedMemory, par Params, mp MessagePassing, out *stacks.World) error {
-	w := &shmWorld{m: m, par: par}
+func openShared(m machines.SharedSegments, par Params, mp MessagePassing, out *stacks.World) error {
+	w := &shmWorld{m: m, node: m.NodeOf(0), par: par}
 	var err error
-	if w.sync, err = m.ShmGet("armci sync", 8*(m.Procs()+3)); err != nil {
+	if w.sync, err = m.SharedSegment(w.node, "armci sync", 8*(m.Procs()+3)); err != nil {
 		return fmt.Errorf("armci: %w", err)
 	}
 	if par.Lock == LockSysV {
-		sem, err := machines.Require[Semaphores](m, "ARMCI (stack armci, lock: sysv)", "System V semaphores (semget, semop)")
+		sem, err := machines.Need[machines.Semaphores](m, user+" with lock: sysv", machines.VerbSemaphores)
 		if err != nil {
 			return err
 		}
@@ -114,7 +120,7 @@ func openShared(m SharedMemory, par Params, mp MessagePassing, out *stacks.World
 	}
 	for i := 0; i < m.Procs(); i++ {
 		r := &shmRank{w: w, id: i, cpu: m.CPU(i)}
-		if r.tmp, err = m.Private(i, "armci buffer", par.BufferBytes); err != nil {
+		if r.tmp, err = m.Alloc(i, "armci buffer", par.BufferBytes); err != nil {
 			return fmt.Errorf("armci: %w", err)
 		}
 		w.ranks = append(w.ranks, r)
@@ -126,16 +132,16 @@ func openShared(m SharedMemory, par Params, mp MessagePassing, out *stacks.World
 func (r *shmRank) Rank() int                        { return r.id }
 func (r *shmRank) Size() int                        { return len(r.w.ranks) }
 func (r *shmRank) CPU() *mem.CPU                    { return r.cpu }
-func (r *shmRank) Buffer(n int) (mem.Region, error) { return r.w.m.Private(r.id, "user", n) }
+func (r *shmRank) Buffer(n int) (mem.Region, error) { return r.w.m.Alloc(r.id, "user", n) }
 
 // Malloc: each rank creates a shared segment for its part (shmget), writes
 // its address in the table, and all meet at the barrier.
 func (r *shmRank) Malloc(p *sim.Proc, n int) ([]mem.Addr, error) {
-	seg, err := r.w.m.ShmGet(fmt.Sprintf("armci rank %d", r.id), n)
+	seg, err := r.w.m.SharedSegment(r.w.node, fmt.Sprintf("armci rank %d", r.id), n)
 	if err != nil {
 		return nil, fmt.Errorf("armci: ARMCI_Malloc of %d bytes on rank %d: %w", n, r.id, err)
 	}
-	row := publish(&r.w.allocs, r.nallocs, r.id, len(r.w.ranks), seg.Base)
+	row := publish(&r.w.allocs, r.nallocs, r.id, len(r.w.ranks), seg.Addr)
 	r.nallocs++
 	r.Barrier(p)
 	return row, nil
@@ -159,9 +165,9 @@ func (r *shmRank) lock(p *sim.Proc, i int) error {
 		}
 		return nil
 	}
-	m, a := r.w.m, r.w.lockWord(i)
-	for m.TestAndSet(p, r.id, a) != 0 {
-		r.cpu.SpinUntil(p, "armci: a lock held by another process", func() bool { return !m.ReadyIsSet(p, r.id, a) }, a)
+	a := r.w.lockWord(i)
+	for r.cpu.TestAndSet(p, a) != 0 {
+		r.cpu.SpinUntil(p, "armci: a lock held by another process", func() bool { return !readyIsSet(p, r.cpu, a) }, a)
 	}
 	return nil
 }
@@ -176,7 +182,7 @@ func (r *shmRank) unlock(p *sim.Proc, i int) error {
 		}
 		return nil
 	}
-	r.w.m.ReadySet(p, r.id, r.w.lockWord(i), 0)
+	readySet(p, r.cpu, r.w.lockWord(i), 0)
 	return nil
 }
 
@@ -274,7 +280,7 @@ func (r *shmRank) recBarrier(p *sim.Proc) error {
 
 // shmBarrier is a sense-reversing counter barrier in the shared segment.
 func (r *shmRank) shmBarrier(p *sim.Proc) error {
-	w, m := r.w, r.w.m
+	w := r.w
 	lk, count, sense := len(w.ranks), w.barrierWord(1), w.barrierWord(2)
 	r.sense ^= 1
 	if err := r.lock(p, lk); err != nil {
@@ -282,11 +288,11 @@ func (r *shmRank) shmBarrier(p *sim.Proc) error {
 	}
 	c := r.cpu.LoadUncached(p, count, 8) + 1
 	if int(c) == len(w.ranks) {
-		m.ReadySet(p, r.id, count, 0)
-		m.ReadySet(p, r.id, sense, r.sense)
+		readySet(p, r.cpu, count, 0)
+		readySet(p, r.cpu, sense, r.sense)
 		return r.unlock(p, lk)
 	}
-	m.ReadySet(p, r.id, count, c)
+	readySet(p, r.cpu, count, c)
 	if err := r.unlock(p, lk); err != nil {
 		return err
 	}
@@ -305,13 +311,13 @@ func (r *shmRank) check(proc int) error {
 	return nil
 }
 
-// copySegs moves every block with a vector move.
+// copySegs moves every block with the library memcpy.
 func (r *shmRank) copySegs(p *sim.Proc, segs []seg, proc int) error {
 	if err := r.check(proc); err != nil {
 		return err
 	}
 	for _, g := range segs {
-		r.w.m.Memcpy(p, r.id, g.dst, g.src, g.n)
+		machines.Memcpy(r.w.m, p, r.id, g.dst, g.src, g.n)
 	}
 	return nil
 }
@@ -352,8 +358,8 @@ func (r *shmRank) AccV(p *sim.Proc, t stacks.AccType, scale complex128, v []stac
 }
 
 // acc: under the owner's lock, each block is moved into a private buffer
-// (vector move: the shared data is read from memory, not a stale cache
-// line), added to, and moved back.
+// by the library memcpy (on the SX-4 a vector move: the shared data is
+// read from memory, not a stale cache line), added to, and moved back.
 func (r *shmRank) acc(p *sim.Proc, t stacks.AccType, scale complex128, segs []seg, proc int) error {
 	if err := r.check(proc); err != nil {
 		return err
@@ -367,14 +373,14 @@ func (r *shmRank) acc(p *sim.Proc, t stacks.AccType, scale complex128, segs []se
 	}
 	for _, c := range chunks(segs, r.w.par.BufferBytes, t.Size()) {
 		for _, g := range c {
-			m.Memcpy(p, r.id, r.tmp.Addr, g.dst, g.n)
+			machines.Memcpy(m, p, r.id, r.tmp.Addr, g.dst, g.n)
 			x, y := make([]byte, g.n), make([]byte, g.n)
 			r.cpu.Peek(r.tmp.Addr, x)
 			r.cpu.Peek(g.src, y)
 			accumulate(t, scale, x, y)
 			r.cpu.Compute(p, float64(accCyclesPerElem*g.n/t.Size()))
 			r.cpu.Poke(r.tmp.Addr, x)
-			m.Memcpy(p, r.id, g.dst, r.tmp.Addr, g.n)
+			machines.Memcpy(m, p, r.id, g.dst, r.tmp.Addr, g.n)
 		}
 	}
 	return r.unlock(p, proc)
@@ -396,6 +402,6 @@ func (r *shmRank) Rmw(p *sim.Proc, op stacks.RmwOp, proc int, a mem.Addr, v int6
 	if op == stacks.FetchAndAdd {
 		nv = old + v
 	}
-	r.w.m.ReadySet(p, r.id, a, uint64(nv))
+	readySet(p, r.cpu, a, uint64(nv))
 	return old, r.unlock(p, proc)
 }

@@ -13,62 +13,129 @@ import (
 // processor performs the calculations (by locking memory, copying data,
 // accumulating, putting updated data back and unlocking) without
 // interrupting the data owner"; "Mutual exclusion ... with ... the atomic
-// swap on the Cray T3E"), here on the T3D: every block is one shmem_put or
-// shmem_get; accumulate and read-modify-write are done by the requester
-// under a lock at the owner built from the remote atomic swap. Operations
-// to one rank complete in issue order (2.3) without ordering code: a
-// shmem_put returns only once its last byte has left the PE; everything
-// one PE sends another takes the one route of the T3D's deterministic
-// dimension-order routing, on the same virtual channels, and a link serves
-// the units from one input port first come first served, so a later put
-// or a get's request cannot pass an earlier put; accumulate and
-// read-modify-write end with shmem_quiet (the lock's release). A machine
-// whose network could reorder one PE's traffic to another would need what
-// the SP port does (order). TestPortsOrdering checks it. Fence is
-// shmem_quiet.
-
-// SHMEM is what the SHMEM port needs of a machine.
-type SHMEM interface {
-	machines.RemoteWrite
-	machines.RemoteRead
-	machines.Swap
-	machines.Barrier
+// swap on the Cray T3E"), on the remote-write and remote-read verbs: every
+// block is one put or get; accumulate and read-modify-write are done by
+// the requester under a lock at the owner, with get and put.
+//
+// The lock is the owner's lock word taken with the remote swap where the
+// machine has one (the T3D); else a ticket lock on the remote
+// fetch-and-increment (the PCI-SCI adapter's only atomic): the requester
+// takes a ticket at the owner and waits until the owner's now-serving word
+// equals it; the releaser writes the next ticket's number there.
+//
+// The barrier is the machine's barrier network where it has one; else a
+// dissemination barrier of remote writes: in round k every rank writes the
+// barrier's episode into flag k of rank id+2^k and waits for its own flag
+// k, polling it with uncached loads.
+//
+// Ordering (2.3): operations to one rank complete in issue order. A put
+// returns when its source may be reused, its data still on the way, and
+// a machine without OrderedWrites promises nothing of the order in which
+// one process's remote operations land (an SCI fabric reorders packets),
+// so there an operation to a rank with a put still outstanding first waits
+// for it (Quiet, the only completion the verbs offer: it waits for every
+// put of the process). Gets, and accumulates and read-modify-writes
+// (whose lock release waits for their puts), leave nothing outstanding;
+// operations to different ranks wait for nothing. Fence and AllFence are
+// Quiet.
+type shmemVerbs struct {
+	machines.RemoteWrite // the machine itself (MapRemote asks it whether it maps)
+	rd                   machines.RemoteRead
+	swap                 machines.Swap           // nil: the ticket lock on fi
+	fi                   machines.RemoteFetchInc // the ticket lock's atomic
+	bar                  machines.Barrier        // nil: the barrier of remote writes
 }
 
-const shmemCapability = "SHMEM: one-sided put with quiet, get, remote atomic swap and a barrier (machines.RemoteWrite, machines.RemoteRead, machines.Swap, machines.Barrier)"
+// shmemVerbsOf returns m's verbs for the SHMEM port, and whether it has
+// them: remote write and read, and a swap or a remote
+// fetch-and-increment.
+func shmemVerbsOf(m machines.Machine) (shmemVerbs, bool) {
+	rw, okw := m.(machines.RemoteWrite)
+	rd, okr := m.(machines.RemoteRead)
+	sw, _ := m.(machines.Swap)
+	fi, _ := m.(machines.RemoteFetchInc)
+	bar, _ := m.(machines.Barrier)
+	if !okw || !okr || (sw == nil && fi == nil) {
+		return shmemVerbs{}, false
+	}
+	return shmemVerbs{RemoteWrite: rw, rd: rd, swap: sw, fi: fi, bar: bar}, true
+}
 
-// lockBackoffCycles is the pause between two attempts at a held lock.
-// Assumed: 100 cycles (a short spin before the next remote swap).
+// lockBackoffCycles is the pause between two attempts at a held lock (a
+// swap, or a read of a remote now-serving word). Assumed: 100 cycles (a
+// short spin before the next remote operation).
 const lockBackoffCycles = 100
 
+// The ticket lock's words at its owner.
+const (
+	ticketWord  = 0 // the next ticket (fetch-and-increment)
+	servingWord = 8 // the ticket being served
+)
+
 type shmemWorld struct {
-	m      SHMEM
+	m      shmemVerbs
 	par    Params
 	ranks  []*shmemRank
 	allocs [][]mem.Addr
+	rounds int // the dissemination barrier's rounds (without a barrier verb)
+	// cachedPolls makes the dissemination barrier poll its flags through
+	// the cache: on a machine whose caches do not see remote writes the
+	// run then ends in a livelock report (the tests' check that the spin
+	// honours the cache model).
+	cachedPolls bool
+	// inOrder: the machine lands a process's writes to another in issue
+	// order (machines.OrderedWrites): no Quiet is needed to keep them so.
+	inOrder bool
 }
 
-// shmemRank is one PE's ARMCI on SHMEM.
+// shmemRank is one process's ARMCI on the SHMEM port.
 type shmemRank struct {
 	w       *shmemWorld
 	id      int
 	cpu     *mem.CPU
-	lock    mem.Addr   // this PE's lock word (the same address on every PE)
+	lock    mem.Addr   // this rank's lock word(s)
 	tmp     mem.Region // the requester's copy of a block being accumulated
+	flags   mem.Addr   // the dissemination barrier's flag words, one per round
+	episode uint64     // barriers passed
+	ticket  uint64     // the ticket of the lock this rank holds
 	nallocs int
+	// pending[j]: a put to rank j may not have landed (issued since the
+	// last Quiet); flagged[j]: a barrier flag to rank j may not have.
+	pending, flagged []bool
+	npend            int // marks set since the last Quiet
 }
 
-func openSHMEM(m SHMEM, par Params, out *stacks.World) error {
-	w := &shmemWorld{m: m, par: par}
-	for i := 0; i < m.Procs(); i++ {
-		r := &shmemRank{w: w, id: i, cpu: m.CPU(i)}
-		l, err := m.Alloc(i, "armci lock", 8)
+func openSHMEM(m shmemVerbs, par Params, out *stacks.World) error {
+	_, inOrder := m.RemoteWrite.(machines.OrderedWrites)
+	w := &shmemWorld{m: m, par: par, inOrder: inOrder}
+	n := m.Procs()
+	if m.bar == nil {
+		for d := 1; d < n; d *= 2 {
+			w.rounds++
+		}
+	}
+	lockBytes := 8
+	if m.swap == nil {
+		lockBytes = 16
+	}
+	for i := 0; i < n; i++ {
+		r := &shmemRank{w: w, id: i, cpu: m.CPU(i), pending: make([]bool, n), flagged: make([]bool, n)}
+		// Words others reach remotely are mapped where the machine must map
+		// them (set-up: no cost).
+		l, err := machines.MapRemote(m.RemoteWrite, nil, i, i, "armci lock", lockBytes)
 		if err != nil {
 			return fmt.Errorf("armci: %w", err)
 		}
 		r.lock = l.Addr
 		if r.tmp, err = m.Alloc(i, "armci buffer", par.BufferBytes); err != nil {
 			return fmt.Errorf("armci: %w", err)
+		}
+		if w.rounds > 0 {
+			f, err := machines.MapRemote(m.RemoteWrite, nil, i, i, "armci barrier", 8*w.rounds)
+			if err != nil {
+				return fmt.Errorf("armci: %w", err)
+			}
+			r.flags = f.Addr
 		}
 		w.ranks = append(w.ranks, r)
 		out.Ranks = append(out.Ranks, r)
@@ -82,9 +149,11 @@ func (r *shmemRank) CPU() *mem.CPU                    { return r.cpu }
 func (r *shmemRank) Buffer(n int) (mem.Region, error) { return r.w.m.Alloc(r.id, "user", n) }
 
 // Malloc: the same allocations in the same order give the same address
-// on every PE (shmalloc); the table is filled and all meet at the barrier.
+// on every PE (shmalloc; memory mapped for remote access where the
+// machine must map it, each rank paying for its own); the table is filled
+// and all meet at the barrier.
 func (r *shmemRank) Malloc(p *sim.Proc, n int) ([]mem.Addr, error) {
-	reg, err := r.w.m.Alloc(r.id, "armci malloc", n)
+	reg, err := machines.MapRemote(r.w.m.RemoteWrite, p, r.id, r.id, "armci malloc", n)
 	if err != nil {
 		return nil, fmt.Errorf("armci: ARMCI_Malloc of %d bytes on rank %d: %w", n, r.id, err)
 	}
@@ -103,14 +172,66 @@ func (r *shmemRank) Free(p *sim.Proc, addrs []mem.Addr) error {
 	return nil
 }
 
-// Barrier is the machine's barrier.
-func (r *shmemRank) Barrier(p *sim.Proc) { r.w.m.Barrier(p, r.id) }
+// quiet waits until every put of this rank has landed.
+func (r *shmemRank) quiet(p *sim.Proc) {
+	r.w.m.Quiet(p, r.id)
+	if r.npend > 0 {
+		clear(r.pending)
+		clear(r.flagged)
+		r.npend = 0
+	}
+}
 
-// Fence is shmem_quiet (it waits for every put of the PE, to any rank).
-func (r *shmemRank) Fence(p *sim.Proc, proc int) { r.w.m.Quiet(p, r.id) }
+// order applies the ordering rule before an operation to proc: it waits
+// for the puts still outstanding there, if any, unless the machine lands
+// one process's writes to another in issue order (machines.OrderedWrites).
+func (r *shmemRank) order(p *sim.Proc, proc int) {
+	if r.pending[proc] && !r.w.inOrder {
+		r.quiet(p)
+	}
+}
 
-// AllFence is shmem_quiet.
-func (r *shmemRank) AllFence(p *sim.Proc) { r.w.m.Quiet(p, r.id) }
+// wrote notes a put to proc that may not have landed.
+func (r *shmemRank) wrote(proc int) {
+	r.pending[proc] = true
+	r.npend++
+}
+
+// Fence is Quiet (it waits for every put of the rank, to any rank).
+func (r *shmemRank) Fence(p *sim.Proc, proc int) { r.quiet(p) }
+
+// AllFence is Quiet.
+func (r *shmemRank) AllFence(p *sim.Proc) { r.quiet(p) }
+
+// Barrier is the machine's barrier, or the dissemination barrier of
+// remote writes.
+func (r *shmemRank) Barrier(p *sim.Proc) {
+	if b := r.w.m.bar; b != nil {
+		b.Barrier(p, r.id)
+		return
+	}
+	r.episode++
+	n := len(r.w.ranks)
+	for k, d := 0, 1; d < n; k, d = k+1, 2*d {
+		to := (r.id + d) % n
+		flag := r.flags + mem.Addr(8*k)
+		// The flag lands after the previous episode's flag to the same
+		// word (which the partner may have passed before it landed): the
+		// episodes written there only grow. (The barrier orders no
+		// ARMCI operation: those wait for their own puts only.)
+		if r.flagged[to] {
+			r.quiet(p)
+		}
+		r.w.m.PutWord(p, r.id, to, r.w.ranks[to].flags+mem.Addr(8*k), r.episode)
+		r.flagged[to] = true
+		r.npend++
+		load := r.cpu.LoadUncached
+		if r.w.cachedPolls {
+			load = r.cpu.Load
+		}
+		r.cpu.SpinUntil(p, "armci: dissemination barrier", func() bool { return load(p, flag, 8) >= r.episode }, flag)
+	}
+}
 
 func (r *shmemRank) check(proc int) error {
 	if proc < 0 || proc >= len(r.w.ranks) {
@@ -167,52 +288,85 @@ func (r *shmemRank) AccV(p *sim.Proc, t stacks.AccType, scale complex128, v []st
 	return r.acc(p, t, scale, segs, proc)
 }
 
-// get: one shmem_get per block (the local case a copy).
+// get: one remote read per block (the local case a copy).
 func (r *shmemRank) get(p *sim.Proc, segs []seg, proc int) error {
 	if err := r.check(proc); err != nil {
 		return err
 	}
+	r.order(p, proc)
 	for _, g := range segs {
 		if proc == r.id {
-			// Remote puts may have left this PE's cached lines stale.
+			// Remote puts may have left this rank's cached lines stale.
 			r.cpu.InvalidateRange(p, g.src, g.n)
 			r.cpu.Memcpy(p, g.dst, g.src, g.n)
 			continue
 		}
-		r.w.m.Get(p, r.id, proc, g.dst, g.src, g.n)
+		r.w.m.rd.Get(p, r.id, proc, g.dst, g.src, g.n)
 	}
 	return nil
 }
 
-// put: one shmem_put per block; it returns at local completion.
+// put: one remote write per block; it returns at local completion.
 func (r *shmemRank) put(p *sim.Proc, segs []seg, proc int) error {
 	if err := r.check(proc); err != nil {
 		return err
 	}
+	r.order(p, proc)
 	for _, g := range segs {
 		if proc == r.id {
 			r.cpu.Memcpy(p, g.dst, g.src, g.n)
 			continue
 		}
 		r.w.m.Put(p, r.id, proc, g.dst, g.src, g.n)
+		r.wrote(proc)
 	}
 	return nil
 }
 
-// lockAt takes proc's lock: swap in 1 until the old value is 0 (a failed
-// attempt swaps 1 for 1 and changes nothing).
+// lockAt takes proc's lock.
 func (r *shmemRank) lockAt(p *sim.Proc, proc int) {
-	for r.w.m.Swap(p, r.id, proc, r.w.ranks[proc].lock, 1) != 0 {
+	m, lk := r.w.m, r.w.ranks[proc].lock
+	if m.swap != nil {
+		// Swap in 1 until the old value is 0 (a failed attempt swaps 1
+		// for 1 and changes nothing).
+		for m.swap.Swap(p, r.id, proc, lk, 1) != 0 {
+			r.cpu.Compute(p, lockBackoffCycles)
+		}
+		return
+	}
+	// A ticket, then wait until it is served: at this rank's own lock by
+	// polling the word with uncached loads (the releaser's remote write
+	// lands in this rank's memory), at another's by reading it remotely.
+	t := m.fi.FetchIncAt(p, r.id, proc, lk+ticketWord)
+	r.ticket = t
+	serving := lk + servingWord
+	if proc == r.id {
+		r.cpu.SpinUntil(p, "armci: a ticket lock held by another process", func() bool { return r.cpu.LoadUncached(p, serving, 8) == t }, serving)
+		return
+	}
+	for {
+		m.rd.Get(p, r.id, proc, r.tmp.Addr, serving, 8)
+		if r.cpu.LoadUncached(p, r.tmp.Addr, 8) == t {
+			return
+		}
 		r.cpu.Compute(p, lockBackoffCycles)
 	}
 }
 
-// unlockAt releases proc's lock once every put is delivered.
+// unlockAt releases proc's lock once every put is delivered: a swap of 0,
+// or the next ticket's number written to the now-serving word. That write
+// orders nothing: the next holder waits until it has landed, and so does
+// this rank's next release of the lock (it must hold a later ticket).
 func (r *shmemRank) unlockAt(p *sim.Proc, proc int) {
-	r.w.m.Quiet(p, r.id)
-	if old := r.w.m.Swap(p, r.id, proc, r.w.ranks[proc].lock, 0); old != 1 {
-		r.w.m.Engine().Fail(fmt.Errorf("armci: rank %d released rank %d's lock, which was not held (%d)", r.id, proc, old))
+	m, lk := r.w.m, r.w.ranks[proc].lock
+	r.quiet(p)
+	if m.swap != nil {
+		if old := m.swap.Swap(p, r.id, proc, lk, 0); old != 1 {
+			m.Engine().Fail(fmt.Errorf("armci: rank %d released rank %d's lock, which was not held (%d)", r.id, proc, old))
+		}
+		return
 	}
+	m.PutWord(p, r.id, proc, lk+servingWord, r.ticket+1)
 }
 
 // acc: the requester locks the owner's memory, gets each block, adds,
@@ -225,13 +379,14 @@ func (r *shmemRank) acc(p *sim.Proc, t stacks.AccType, scale complex128, segs []
 		return err
 	}
 	m := r.w.m
+	r.order(p, proc)
 	r.lockAt(p, proc)
 	for _, c := range chunks(segs, r.w.par.BufferBytes, t.Size()) {
 		for _, g := range c {
-			// shmem_get and shmem_put also to this PE itself: the data
-			// then bypasses this PE's cache, which remote writes leave
-			// stale (the T3D's caches are not coherent with them).
-			m.Get(p, r.id, proc, r.tmp.Addr, g.dst, g.n)
+			// Get and put also to this rank itself: the data then bypasses
+			// this rank's cache, which remote writes may leave stale (the
+			// T3D's caches are not coherent with them).
+			m.rd.Get(p, r.id, proc, r.tmp.Addr, g.dst, g.n)
 			r.cpu.InvalidateRange(p, r.tmp.Addr, g.n)
 			x, y := make([]byte, g.n), make([]byte, g.n)
 			r.cpu.Peek(r.tmp.Addr, x)
@@ -240,14 +395,16 @@ func (r *shmemRank) acc(p *sim.Proc, t stacks.AccType, scale complex128, segs []
 			r.cpu.Compute(p, float64(accCyclesPerElem*g.n/t.Size()))
 			r.cpu.Poke(r.tmp.Addr, x)
 			m.Put(p, r.id, proc, g.dst, r.tmp.Addr, g.n)
-			m.Quiet(p, r.id) // tmp is reused for the next block
+			r.quiet(p) // tmp is reused for the next block
 		}
 	}
 	r.unlockAt(p, proc)
 	return nil
 }
 
-// Rmw: under the owner's lock, get the word, update it, put it back.
+// Rmw: under the owner's lock, get the word, update it, put it back (a
+// swap too: the lock makes it atomic against the other read-modify-writes
+// and accumulates).
 func (r *shmemRank) Rmw(p *sim.Proc, op stacks.RmwOp, proc int, a mem.Addr, v int64) (int64, error) {
 	if err := r.check(proc); err != nil {
 		return 0, err
@@ -256,8 +413,9 @@ func (r *shmemRank) Rmw(p *sim.Proc, op stacks.RmwOp, proc int, a mem.Addr, v in
 		return 0, fmt.Errorf("armci: unknown read-modify-write operator %d", op)
 	}
 	m := r.w.m
+	r.order(p, proc)
 	r.lockAt(p, proc)
-	m.Get(p, r.id, proc, r.tmp.Addr, a, 8)
+	m.rd.Get(p, r.id, proc, r.tmp.Addr, a, 8)
 	r.cpu.InvalidateRange(p, r.tmp.Addr, 8)
 	old := int64(r.cpu.Load(p, r.tmp.Addr, 8))
 	nv := v
@@ -267,6 +425,7 @@ func (r *shmemRank) Rmw(p *sim.Proc, op stacks.RmwOp, proc int, a mem.Addr, v in
 	r.cpu.Store(p, r.tmp.Addr, 8, uint64(nv))
 	r.cpu.Fence(p)
 	m.Put(p, r.id, proc, a, r.tmp.Addr, 8)
+	r.wrote(proc)
 	r.unlockAt(p, proc)
 	return old, nil
 }

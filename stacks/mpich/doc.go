@@ -67,9 +67,9 @@
 //     sender's ring with uncached loads (remote puts leave its cache
 //     stale) and puts the count it consumed back into the sender's memory
 //     (the sender's credit). The header's put relies on the machine
-//     landing a pair's puts whole and in order (the T3D's network); with
-//     put_order quiet the ready word is put by itself after a quiet, as a
-//     machine whose writes land out of order needs (the SCI cluster's).
+//     landing a pair's puts in order (machines.OrderedWrites: the T3D's
+//     torus); on a machine without it (the SCI cluster reorders packets)
+//     the ready word is put by itself after a quiet.
 //     Eager data is put into a buffer of eager_bytes (16 KB by default
 //     here) each receiver keeps per sender (allocated in the receiver's
 //     memory on the sender's first eager send there, so a run holds only

@@ -18,9 +18,6 @@ const (
 	LockSysV      = "sysv"       // System V semaphores (section 4)
 	LockTAS       = "tas"        // test-and-set locks (section 6)
 
-	PutsInOrder = "in-order" // ch_t3d: rely on a pair's puts landing whole and in order (the T3D's network)
-	PutsQuiet   = "quiet"    // ch_t3d: a quiet wherever one put must land before the next
-
 	CollectivesShmem = "shmem" // ch_t3d: MPI_Bcast and MPI_Reduce by puts into system buffers (t3dcoll.go)
 	CollectivesP2P   = "p2p"   // collectives are the workload's trees over point-to-point messages
 )
@@ -113,18 +110,6 @@ type Params struct {
 	// offers no collectives: a workload builds its trees over MPI_Send and
 	// MPI_Recv, the behaviour before; the SX-4 devices' only one).
 	Collectives string `yaml:"collectives"`
-	// PutOrder is what ch_t3d assumes of the order in which its puts land:
-	// in-order (default: a pair's puts land whole and in the order issued,
-	// as on the T3D's network; the ready word that marks a packet in
-	// travels in the header's own put, after the inline data and a quiet,
-	// and a shared queue's new tail and lock release follow each other
-	// unfenced) or quiet (a quiet wherever one put must land before the
-	// next: the header without its ready word and the data in one put, a
-	// quiet, then the ready word by itself; a quiet between the new tail
-	// and the lock's release). Where remote writes land out of order (the
-	// SCI cluster's packets are reordered), in-order has the receiver read
-	// torn headers, reported as corrupted packets.
-	PutOrder string `yaml:"put_order"`
 	// ReceiveQueue is how ch_t3d's control packets reach a PE: shared (one
 	// queue per receiver of queue_packets packets, appended to under a
 	// lock taken with the T3D's atomic swap: MPICH's queue design of
@@ -147,7 +132,6 @@ var deviceOnly = []struct {
 	{"ring_packets", []string{DeviceT3D}},
 	{"collectives", []string{DeviceT3D}},
 	{"receive_queue", []string{DeviceT3D}},
-	{"put_order", []string{DeviceT3D}},
 }
 
 // DefaultParams is the paper's final version (Figure 6).
@@ -158,7 +142,7 @@ func DefaultParams() Params {
 		SharedMemoryBytes: 4 << 20, SlotProcs: 32, QueuePackets: 16,
 		RingPackets: 2, Fences: true,
 		Threads: BuildRuntime, ThreadWait: WaitYield, ThreadLocking: LockingProgress, ContextIDs: ContextMulti,
-		Collectives: CollectivesP2P, ReceiveQueue: QueuePerSender, PutOrder: PutsInOrder,
+		Collectives: CollectivesP2P, ReceiveQueue: QueuePerSender,
 	}
 }
 
@@ -259,9 +243,6 @@ func (p Params) check() error {
 	}
 	if p.ReceiveQueue != QueueShared && p.ReceiveQueue != QueuePerSender {
 		bad("receive_queue", "must be %q or %q, got %q", QueueShared, QueuePerSender, p.ReceiveQueue)
-	}
-	if p.PutOrder != PutsInOrder && p.PutOrder != PutsQuiet {
-		bad("put_order", "must be %q or %q, got %q", PutsInOrder, PutsQuiet, p.PutOrder)
 	}
 	if !slices.Contains(contextAlgorithms, p.ContextIDs) {
 		bad("context_ids", "must be one of %s, got %q", strings.Join(contextAlgorithms, ", "), p.ContextIDs)

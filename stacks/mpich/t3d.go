@@ -109,8 +109,9 @@ type t3dDevice struct {
 	l      *t3dLayout
 	fences bool
 	cached bool
-	// quietOrder: put_order quiet (putPacket, and the shared queue's
-	// release).
+	// quietOrder: the machine's remote writes may land out of order (it
+	// lacks machines.OrderedWrites): a quiet orders the puts that must
+	// land in order (putPacket, and the shared queue's release).
 	quietOrder bool
 	// noInvalidate (tests only) skips the invalidation of lines before
 	// copying out what remote puts wrote, to show the stale lines it
@@ -142,6 +143,7 @@ type t3dDevice struct {
 // is mapped for them (machines.MapRemote).
 func newT3DDevices(m machines.RemoteWrite, params Params, rings bool) ([]*t3dDevice, error) {
 	n := m.Procs()
+	_, ordered := m.(machines.OrderedWrites)
 	l := &t3dLayout{m: m, procs: n, ring: params.RingPackets, slotBytes: params.slotBytes(), device: params.Device,
 		eagerBytes: params.EagerBytes, eager: make([]map[int]mem.Addr, n), eagerOf: make([]map[mem.Addr]int, n)}
 	for i := 0; i < n; i++ {
@@ -161,7 +163,7 @@ func newT3DDevices(m machines.RemoteWrite, params Params, rings bool) ([]*t3dDev
 	devs := make([]*t3dDevice, n)
 	for i := range devs {
 		d := &t3dDevice{m: m, rank: i, cpu: m.CPU(i), l: l, fences: params.Fences, cached: params.ReadyBitCached,
-			quietOrder: params.PutOrder == PutsQuiet,
+			quietOrder: !ordered,
 			esent:      make([]uint64, n), erel: make([]uint64, n),
 			seen:       make([]uint64, 2*n),
 			waitPacket: fmt.Sprintf("rank %d: waiting for a packet (%s rings)", i, params.Device),
@@ -297,13 +299,13 @@ func (d *t3dDevice) SendControl(p *sim.Proc, pkt mem.Region, size, dest int) (bo
 }
 
 // putPacket writes the packet (size bytes of pkt) into slot at dest with
-// its ready word, ready, landing last. With put_order in-order: the
-// inline data, quiet, then the header holding the ready word, which
-// relies on the machine landing a pair's puts whole and in order (the
-// T3D's network). With quiet: the header without its ready word and the
-// inline data in one put, quiet, then the ready word by itself, which
-// holds wherever remote writes land out of order (the SCI cluster's
-// packets). Without fences, no quiet.
+// its ready word, ready, landing last. Where a pair's remote writes land
+// in the order issued (machines.OrderedWrites: the T3D's torus): the
+// inline data, quiet, then the header holding the ready word (a put
+// lands whole there). Elsewhere (the SCI cluster reorders packets, even
+// those of one write): the header without its ready word and the inline
+// data in one put, quiet, then the ready word by itself. Without fences,
+// no quiet.
 func (d *t3dDevice) putPacket(p *sim.Proc, dest int, slot mem.Addr, pkt mem.Region, size int, ready uint64) {
 	if d.quietOrder {
 		d.m.Put(p, d.rank, dest, slot+8, pkt.Addr+8, size-8)

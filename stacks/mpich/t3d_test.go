@@ -259,8 +259,6 @@ func TestDeviceParams(t *testing.T) {
 		{"device: ch_t3d\nlock: sysv", "s.yaml:2"},
 		{"device: ch_t3d\nshared_memory_bytes: 100", "shared_memory_bytes"},
 		{"device: ch_lfshmem\nring_packets: 4", "ring_packets"},
-		{"device: ch_lfshmem\nput_order: quiet", "s.yaml:2"},
-		{"device: ch_t3d\nput_order: last", "s.yaml:2:12: field stack.params.put_order: must be"},
 		{"device: ch_t3d\nring_packets: 0", "s.yaml:2:15: field stack.params.ring_packets: must be between 1 and 1024"},
 		// Oversized params fail at their line, before any layout arithmetic.
 		{"device: ch_t3d\nring_packets: 4611686018427387904", "s.yaml:2:15: field stack.params.ring_packets"},

@@ -29,8 +29,8 @@ import (
 //   - puts the packet (its inline data, quiet, then the header whose ready
 //     word is the packet's number in the queue), the new tail, and the
 //     release of the lock, in that order (the T3D's network delivers a
-//     pair's puts in order, so the next holder reads the new tail; with
-//     put_order quiet, a quiet orders them).
+//     pair's puts in order, so the next holder reads the new tail; on a
+//     machine without machines.OrderedWrites a quiet orders them).
 //
 // ACLMPL avoids exactly this: "Each PE has an array of request blocks,
 // indexed by receiving PE. This avoids the need for locks on the request

@@ -144,6 +144,7 @@ func Needs() []machines.Capability {
 		need(machines.VerbShared, "for "+DeviceShmem+", and "+DeviceLFShmem+" with every process on one node"),
 		need(machines.VerbSemaphores, "for lock "+LockSysV+" there"),
 		need(machines.VerbRemoteWrite, "for "+DeviceT3D+", and "+DeviceLFShmem+" across nodes"),
+		need(machines.VerbOrderedWrites, "used by "+DeviceT3D+" where present (else a quiet orders its puts)"),
 		need(machines.VerbRemoteRead, "for "+DeviceT3D+" with receive_queue "+QueueShared),
 		need(machines.VerbSwap, "for "+DeviceT3D+" with receive_queue "+QueueShared),
 	}

@@ -9,8 +9,9 @@ import (
 	"github.com/msgsim/msgsim/stacks"
 )
 
-// barrierArea is a rank's barrier structures, in its node's memory (SCI
-// shared memory: its children and its parent write there): one arrival
+// barrierArea is a rank's barrier structures, in its memory (mapped for
+// remote writes, or shared within its node: its children and its parent
+// write there): one arrival
 // word per child, each written by that child only, and one release word,
 // written by the parent only. Every word holds the number of the barrier
 // (its epoch), so a repeated write changes nothing (idempotent).
@@ -26,8 +27,15 @@ type barrierArea struct {
 
 func (w *world) allocBarrier() error {
 	f := w.p.BarrierFanIn
+	n := len(w.ranks)
 	for _, x := range w.ranks {
-		seg, err := w.m.AllocSCI(nil, x.node, fmt.Sprintf("scampi.barrier.%d", x.id), 8*f+16)
+		// Written by the parent and the children: remotely if one of them
+		// is on another node.
+		remote := x.id > 0 && w.ranks[(x.id-1)/f].node != x.node
+		for c := f*x.id + 1; c <= f*x.id+f && c < n; c++ {
+			remote = remote || w.ranks[c].node != x.node
+		}
+		seg, err := w.area(nil, x.id, x.id, remote, fmt.Sprintf("scampi.barrier.%d", x.id), 8*f+16)
 		if err != nil {
 			return fmt.Errorf("scampi: barrier of rank %d: %w", x.id, err)
 		}
@@ -102,35 +110,38 @@ func (x *Rank) barrierWrite(p *sim.Proc, to *Rank, a mem.Addr, v uint64) {
 	}
 	b := &x.bar
 	if !b.pending {
-		b.tok = x.w.m.StartCheckPoint(p, x.id)
+		if x.w.cp != nil {
+			b.tok = x.w.cp.StartCheckPoint(p, x.id)
+		}
 		b.pending = true
 	}
 	var buf [8]byte
 	binary.LittleEndian.PutUint64(buf[:], v)
 	x.cpu.Poke(b.out.Addr, buf[:])
-	x.w.m.Write(p, x.id, to.node, a, b.out.Bytes())
+	x.w.rw.Put(p, x.id, to.id, a, b.out.Addr, 8)
 	x.bar.dests = append(x.bar.dests, barrierDest{to, a})
 }
 
 // secureBarrier finishes Figure 1.2's loop for the barrier's posted
-// writes, writing them again until the checkpoint succeeds.
+// writes, writing them again until the checkpoint succeeds (MemBarrier
+// alone without checkpoints).
 func (x *Rank) secureBarrier(p *sim.Proc) {
 	b := &x.bar
 	if !b.pending {
 		return
 	}
-	m := x.w.m
+	w := x.w
 	for {
-		if x.w.p.MemBarrier {
-			m.MemBarrier(p, x.id)
+		if w.p.MemBarrier {
+			w.rw.Quiet(p, x.id)
 		}
-		if m.EndCheckPoint(p, x.id, b.tok) {
+		if w.cp == nil || w.cp.EndCheckPoint(p, x.id, b.tok) {
 			break
 		}
-		x.w.counts.Retries++
-		b.tok = m.StartCheckPoint(p, x.id)
+		w.counts.Retries++
+		b.tok = w.cp.StartCheckPoint(p, x.id)
 		for _, d := range b.dests {
-			m.Write(p, x.id, d.to.node, d.a, b.out.Bytes())
+			w.rw.Put(p, x.id, d.to.id, d.a, b.out.Addr, 8)
 		}
 	}
 	b.pending = false
@@ -167,7 +178,7 @@ func (x *Rank) Alltoall(p *sim.Proc, sbuf, rbuf mem.Region, block int) error {
 		return fmt.Errorf("scampi: rank %d: alltoall of %d-byte blocks on %d ranks needs %d-byte buffers, got %d and %d", x.id, block, n, n*block, sbuf.Len, rbuf.Len)
 	}
 	blk := func(r mem.Region, i int) mem.Region { return r.Slice(i*block, block) }
-	x.cpu.Memcpy(p, rbuf.Addr+mem.Addr(x.id*block), sbuf.Addr+mem.Addr(x.id*block), block)
+	x.memcpy(p, rbuf.Addr+mem.Addr(x.id*block), sbuf.Addr+mem.Addr(x.id*block), block)
 	const tag = -100 // a tag no user message uses
 	if n < x.w.p.AlltoallSwitchNodes {
 		reqs := make([]stacks.Request, 0, 2*(n-1))

@@ -43,6 +43,13 @@ type Params struct {
 	MemBarrier bool `yaml:"mem_barrier"`
 	// EnvelopeCRC: check the envelope's CRC before consuming it (1.5.1).
 	EnvelopeCRC bool `yaml:"envelope_crc"`
+	// Invalidate: drop the cached copies of a channel's envelopes and data
+	// buffers, which the sender writes, before reading them through the
+	// cache. Nothing to do on a coherent cache (SCI's Pentium II); on one
+	// that remote writes do not update (the T3D's) a receiver without it
+	// reads stale lines: a stale envelope is a reported corruption, stale
+	// data a corrupted delivery.
+	Invalidate bool `yaml:"invalidate"`
 	// WriteIndex replaces the envelope's sequence number as the ready
 	// test by a two-byte write index per channel that the receiver polls
 	// (section 1.5.1's ring-buffer example): "" (the default: sequence
@@ -57,7 +64,7 @@ func DefaultParams() Params {
 		Slots: 64, Buffers: 4, BufferBytes: 16384,
 		SendCycles: 677, RecvCycles: 677,
 		BarrierFanIn: 4, AlltoallSwitchNodes: 16,
-		MemBarrier: true, EnvelopeCRC: true,
+		MemBarrier: true, EnvelopeCRC: true, Invalidate: true,
 	}
 }
 

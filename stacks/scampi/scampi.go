@@ -28,12 +28,22 @@
 //   - The barrier is a fixed fan-in/fan-out tree on SCI shared memory, and
 //     MPI_Alltoall switches algorithm at 16 nodes (collective.go).
 //
-// Teaching switches remove one safeguard each (mem_barrier, envelope_crc,
-// write_index: bytewise); the failure shows as a reported corruption.
+// The protocol runs on the machine's verbs (package machines): remote
+// writes (Put from memory the sender built, Quiet as its MemBarrier)
+// between nodes, a node's shared segments within one, error checkpoints
+// where the machine has them (without them nothing is checkpointed or
+// retried), and memory that others write created with machines.MapRemote
+// (the SCI driver's segment mapping, paid there). A machine whose processes
+// share no memory runs one process per node; one whose processes all share
+// a node (the SX-4) runs the shared-memory transport only. Where a cache is
+// not coherent with what others write (the T3D's, behind remote puts; the
+// SX-4's), the reader drops its cached copies before it reads
+// (mem.CPU.InvalidateRange, free on a coherent cache); an envelope read
+// that still disagrees with its ready field is reported as a corruption.
 //
-// A send buffer holding shared bytes (a payload stream's window) is sent
-// with the machine's WriteShared and lands in the channel's buffers
-// without a copy; timing is the same as for written bytes.
+// Teaching switches remove one safeguard each (mem_barrier, envelope_crc,
+// write_index: bytewise, invalidate); the failure shows as a reported
+// corruption.
 //
 // The stack charges CPU time of its own only for its software per message
 // (send_cycles, recv_cycles, calibrated to the 4.5 us intra-node latency);
@@ -56,29 +66,24 @@ import (
 // Name is the stack's name in scenarios.
 const Name = "scampi"
 
-// Machine is what ScaMPI needs of a machine: SMP nodes of processes,
-// SCI shared memory allocated at a node, posted remote writes, a memory
-// barrier and the driver's checkpoint (machines/sci).
-type Machine interface {
-	machines.Machine
-	CPU(pe int) *mem.CPU
-	NodeOf(pe int) int
-	Alloc(pe int, name string, n int) (mem.Region, error)
-	AllocSCI(p *sim.Proc, node int, name string, n int) (mem.Region, error)
-	Write(p *sim.Proc, pe, node int, dst mem.Addr, data []byte)
-	// WriteShared is Write of bytes that never change
-	// (mem.Memory.SharedView): carried and landed without copies.
-	WriteShared(p *sim.Proc, pe, node int, dst mem.Addr, data []byte)
-	MemBarrier(p *sim.Proc, pe int)
-	StartCheckPoint(p *sim.Proc, pe int) uint64
-	EndCheckPoint(p *sim.Proc, pe int, tok uint64) bool
+// user names ScaMPI in missing-verb errors.
+const user = "ScaMPI (stack scampi)"
+
+// Needs are the machine verbs ScaMPI uses: Local always, RemoteWrite
+// between nodes; SharedSegments and Checkpoints where the machine has them.
+func Needs() []machines.Capability {
+	return []machines.Capability{
+		machines.VerbLocal,
+		need(machines.VerbRemoteWrite, "between nodes: envelopes, data and acknowledgements are puts, quiet is MemBarrier"),
+		need(machines.VerbShared, "optional: the shared-memory transport between processes of one node; without it every process is its own node"),
+		need(machines.VerbCheckpoints, "optional: Figure 1.2's checkpointed, retried transfers; without them nothing is retried"),
+	}
 }
 
-const capability = "SMP nodes with SCI shared memory at the receiver, posted remote writes, MemBarrier and checkpoints (machines/sci)"
-
-// Needs are the machine capabilities ScaMPI uses.
-func Needs() []machines.Capability {
-	return []machines.Capability{machines.Cap[Machine]("sci-shm", capability)}
+// need is verb with what ScaMPI uses it for.
+func need(verb machines.Capability, what string) machines.Capability {
+	verb.What += "; " + what
+	return verb
 }
 
 // Envelope layout (64 bytes).
@@ -113,14 +118,15 @@ type Counters struct {
 }
 
 type world struct {
-	m      Machine
-	p      Params
-	ranks  []*Rank
-	chans  []*channel // [s*n+r]
+	m     machines.Local
+	rw    machines.RemoteWrite    // nil on a machine without puts (then every process is on one node)
+	shm   machines.SharedSegments // nil: every process is its own node
+	cp    machines.Checkpoints    // nil: transfers are not checkpointed
+	p     Params
+	ranks []*Rank
+	chans []*channel // [s*n+r]
+	// counts are the protocol's events so far.
 	counts Counters
-	// perLoad polls the channels one LoadUncached at a time instead of
-	// scanning them (tests compare the two).
-	perLoad bool
 }
 
 // World is the scampi world of a stacks.World (for tests and workloads
@@ -140,16 +146,15 @@ func (w *world) Allocated(s, r int) bool { return w.chans[s*len(w.ranks)+r] != n
 // channel is sender s's channel to receiver r.
 type channel struct {
 	s, r    int
-	local   bool
-	rnode   int
-	slots   mem.Region // at the receiver
-	bufs    mem.Region // at the receiver
-	index   mem.Region // the two-byte write index (write_index mode), at the receiver
-	ack     mem.Region // at the sender: envelopes consumed, written by the receiver
-	ackBuf  mem.Region // at the receiver: the value it writes
-	idxBuf  mem.Region // at the sender: the index value it writes
-	envBuf  mem.Region // at the sender: the envelope it builds
-	recvEnv mem.Region // at the receiver: the envelope it reads
+	local   bool         // s and r share a node: its shared memory, no remote write
+	slots   mem.Region   // at the receiver
+	bufs    []mem.Region // at the receiver, one region each
+	index   mem.Region   // the two-byte write index (write_index mode), at the receiver
+	ack     mem.Region   // at the sender: envelopes consumed, written by the receiver
+	ackBuf  mem.Region   // at the receiver: the value it writes
+	idxBuf  mem.Region   // at the sender: the index value it writes
+	envBuf  mem.Region   // at the sender: the envelope it builds
+	recvEnv mem.Region   // at the receiver: the envelope it reads
 	// Sender side.
 	seq    uint64   // envelopes sent
 	chunks uint64   // data buffers used
@@ -165,21 +170,33 @@ type channel struct {
 	avail    int // envelopes the write index announced and not yet consumed
 }
 
-// Open returns ScaMPI on m: one rank per process.
+// Open returns ScaMPI on m: one rank per process. m must offer Local, and
+// RemoteWrite when its processes are on more than one node
+// (machines.NodeOf).
 func Open(m machines.Machine, params Params) (*stacks.World, error) {
-	mm, err := machines.Require[Machine](m, "ScaMPI (stack scampi)", capability)
+	loc, err := machines.Need[machines.Local](m, user, machines.VerbLocal)
 	if err != nil {
 		return nil, err
+	}
+	n := m.Procs()
+	w := &world{m: loc, p: params, chans: make([]*channel, n*n)}
+	w.rw, _ = m.(machines.RemoteWrite)
+	w.shm, _ = m.(machines.SharedSegments)
+	w.cp, _ = m.(machines.Checkpoints)
+	for i := 1; i < n && w.rw == nil; i++ {
+		if machines.NodeOf(m, i) != machines.NodeOf(m, 0) {
+			if _, err := machines.Need[machines.RemoteWrite](m, user, machines.VerbRemoteWrite); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := params.Validate(); err != nil {
 		return nil, err
 	}
-	n := m.Procs()
-	w := &world{m: mm, p: params, chans: make([]*channel, n*n)}
 	sw := &stacks.World{Stack: Name, Title: "ScaMPI", Machine: m}
 	for i := 0; i < n; i++ {
-		x := &Rank{w: w, id: i, node: mm.NodeOf(i), cpu: mm.CPU(i)}
-		if x.dir, err = mm.Alloc(i, "scampi.dir", 8); err != nil {
+		x := &Rank{w: w, id: i, node: machines.NodeOf(m, i), cpu: loc.CPU(i)}
+		if x.dir, err = loc.Alloc(i, "scampi.dir", 8); err != nil {
 			return nil, err
 		}
 		w.ranks = append(w.ranks, x)
@@ -202,9 +219,24 @@ func Open(m machines.Machine, params Params) (*stacks.World, error) {
 	return sw, nil
 }
 
+// area allocates n bytes of owner's memory that writer writes: memory
+// mapped for remote writes when writer is on another node (remote;
+// machines.MapRemote, p paying the mapping), else a segment of the node's
+// shared memory (or owner's own memory on a machine without shared
+// segments, where only owner can be on its node).
+func (w *world) area(p *sim.Proc, writer, owner int, remote bool, name string, n int) (mem.Region, error) {
+	if remote {
+		return machines.MapRemote(w.m, p, writer, owner, name, n)
+	}
+	if w.shm != nil {
+		return w.shm.SharedSegment(w.ranks[owner].node, name, n)
+	}
+	return w.m.Alloc(owner, name, n)
+}
+
 // channel returns the channel from x to r, allocating it on first use:
-// its ring and buffers in r's node memory (SCI shared memory when the
-// nodes differ), its acknowledgement word in x's.
+// its ring and buffers in r's memory (mapped for remote writes when the
+// nodes differ, shared within a node), its acknowledgement word in x's.
 func (x *Rank) channel(p *sim.Proc, r int) (*channel, error) {
 	w := x.w
 	n := len(w.ranks)
@@ -212,17 +244,16 @@ func (x *Rank) channel(p *sim.Proc, r int) (*channel, error) {
 		return c, nil
 	}
 	rr := w.ranks[r]
-	c := &channel{s: x.id, r: r, rnode: rr.node, local: rr.node == x.node, expected: 1, bufSeq: make([]uint64, w.p.Buffers)}
+	c := &channel{s: x.id, r: r, local: rr.node == x.node, expected: 1, bufSeq: make([]uint64, w.p.Buffers)}
 	name := fmt.Sprintf("scampi.%d->%d", x.id, r)
-	seg, err := x.channelMemory(p, c, name)
-	if err != nil {
+	if err := x.channelMemory(p, c, name); err != nil {
 		return nil, fmt.Errorf("scampi: channel %d->%d: %w", x.id, r, err)
 	}
-	c.slots = seg.Slice(0, w.p.Slots*envBytes)
-	c.bufs = seg.Slice(w.p.Slots*envBytes, w.p.Buffers*w.p.BufferBytes)
-	c.index = seg.Slice(w.p.Slots*envBytes+w.p.Buffers*w.p.BufferBytes, 2)
-	if c.ack, err = w.m.Alloc(x.id, name+".ack", 64); err != nil {
-		return nil, err
+	var err error
+	// The acknowledgement word, written by the receiver, mapped with the
+	// channel (its mapping is paid once, above).
+	if c.ack, err = w.area(nil, r, x.id, !c.local, name+".ack", 64); err != nil {
+		return nil, fmt.Errorf("scampi: channel %d->%d: %w", x.id, r, err)
 	}
 	c.idxBuf = c.ack.Slice(8, 2)
 	if c.envBuf, err = w.m.Alloc(x.id, name+".env", envBytes); err != nil {
@@ -240,7 +271,7 @@ func (x *Rank) channel(p *sim.Proc, r int) (*channel, error) {
 	}
 	c.in = len(rr.in)
 	rr.in = append(rr.in, c)
-	if w.p.WriteIndex == "" && !w.perLoad {
+	if w.p.WriteIndex == "" {
 		if rr.readySet == nil {
 			rr.readySet = rr.cpu.NewWordSet(n)
 		}
@@ -253,46 +284,35 @@ func (x *Rank) channel(p *sim.Proc, r int) (*channel, error) {
 	return c, nil
 }
 
-// channelMemory allocates channel c's memory at its receiver (SCI shared
-// memory when the nodes differ: one mapping, p pays it): the ring of
-// envelopes, the data buffers and the write index, one after the other,
-// returned as one region. Each part is a segment of its own, so that a
-// buffer that receives a payload the memory shares (mem.Memory.WriteShared)
-// shares it rather than holding a copy beside the envelopes' bytes.
-func (x *Rank) channelMemory(p *sim.Proc, c *channel, name string) (mem.Region, error) {
+// channelMemory allocates channel c's memory at its receiver (mapped for
+// remote writes when the nodes differ: one mapping, p pays it): the ring
+// of envelopes, the data buffers and the write index, in that order. Each
+// part is a segment of its own, so that a buffer that receives a payload
+// the memory shares (mem.Memory.WriteShared) shares it rather than holding
+// a copy beside the envelopes' bytes.
+func (x *Rank) channelMemory(p *sim.Proc, c *channel, name string) error {
 	w := x.w
-	parts := make([]int, 0, w.p.Buffers+2)
-	parts = append(parts, w.p.Slots*envBytes)
-	for range w.p.Buffers {
-		parts = append(parts, w.p.BufferBytes)
+	part := func(i, n int) (mem.Region, error) {
+		if i > 0 {
+			p = nil // the same mapping
+		}
+		return w.area(p, c.s, c.r, !c.local, fmt.Sprintf("%s.%d", name, i), n)
 	}
-	parts = append(parts, 64)
-	var all mem.Region
-	for i, n := range parts {
-		part := fmt.Sprintf("%s.%d", name, i)
-		var seg mem.Region
-		var err error
-		switch {
-		case c.local:
-			seg, err = w.m.Alloc(c.r, part, n)
-		case i == 0:
-			seg, err = w.m.AllocSCI(p, c.rnode, part, n)
-		default:
-			seg, err = w.m.AllocSCI(nil, c.rnode, part, n) // the same mapping
-		}
-		if err != nil {
-			return mem.Region{}, err
-		}
-		if i == 0 {
-			all = seg
-			continue
-		}
-		if seg.Mem != all.Mem || seg.Addr != all.Addr+mem.Addr(all.Len) {
-			return mem.Region{}, fmt.Errorf("part %d at %#x does not follow the channel's %d bytes at %#x", i, seg.Addr, all.Len, all.Addr)
-		}
-		all.Len += seg.Len
+	var err error
+	if c.slots, err = part(0, w.p.Slots*envBytes); err != nil {
+		return err
 	}
-	return all, nil
+	c.bufs = make([]mem.Region, w.p.Buffers)
+	for b := range c.bufs {
+		if c.bufs[b], err = part(1+b, w.p.BufferBytes); err != nil {
+			return err
+		}
+	}
+	if c.index, err = part(1+w.p.Buffers, 64); err != nil {
+		return err
+	}
+	c.index.Len = 2
+	return nil
 }
 
 // Rank is one process's ScaMPI.
@@ -441,7 +461,7 @@ func (x *Rank) finishUnexpected(p *sim.Proc, q *request, u *unexpected) {
 	if u.n > q.buf.Len {
 		q.err = fmt.Errorf("scampi: rank %d: message of %d bytes from rank %d (tag %d) truncated to %d", x.id, u.n, u.src, u.tag, q.buf.Len)
 	} else if u.n > 0 {
-		x.cpu.Memcpy(p, q.buf.Addr, u.buf.Addr, u.n)
+		x.memcpy(p, q.buf.Addr, u.buf.Addr, u.n)
 	}
 	x.spare = append(x.spare, u.buf)
 	q.done = true
@@ -558,14 +578,14 @@ func (x *Rank) spin(p *sim.Proc, q *request) {
 	x.watch, x.ackChans, x.ackWas = watch, acks, ackWas
 	x.why = spinWhy{x, q}
 	x.cpu.SpinUntilWhy(p, &x.why, func() bool {
-		if x.cpu.Load(p, x.dir.Addr, 8) != dir {
+		if x.loadFresh(p, x.dir.Addr, 8) != dir {
 			return true
 		}
 		if x.scanReady(p, 0, len(x.in)) >= 0 {
 			return true
 		}
 		for i, c := range acks {
-			if x.cpu.Load(p, c.ack.Addr, 8) != ackWas[i] {
+			if x.loadFresh(p, c.ack.Addr, 8) != ackWas[i] {
 				return true
 			}
 		}
@@ -629,7 +649,7 @@ func (x *Rank) ready(p *sim.Proc, c *channel) bool {
 		if c.avail > 0 {
 			return true
 		}
-		idx := x.cpu.Load(p, c.index.Addr, 2)
+		idx := x.loadFresh(p, c.index.Addr, 2)
 		return uint16(idx) != uint16(c.expected-1)
 	}
 	// Written by the adapter's DMA or the other CPU: the write
@@ -642,7 +662,7 @@ func (x *Rank) ready(p *sim.Proc, c *channel) bool {
 func (x *Rank) consume(p *sim.Proc, c *channel) bool {
 	if x.w.p.WriteIndex != "" {
 		if c.avail == 0 {
-			idx := x.cpu.Load(p, c.index.Addr, 2)
+			idx := x.loadFresh(p, c.index.Addr, 2)
 			c.avail = int(uint16(idx) - uint16(c.expected-1))
 			if c.avail == 0 {
 				return false
@@ -661,9 +681,17 @@ func (x *Rank) take(p *sim.Proc, c *channel) bool {
 	w := x.w
 	slot := c.slots.Addr + mem.Addr(envBytes*int((c.expected-1)%uint64(w.p.Slots)))
 	// Read the envelope out of the slot (a local copy).
+	x.freshChannel(p, slot, envBytes)
 	x.cpu.Memcpy(p, c.recvEnv.Addr, slot, envBytes)
 	var env [envBytes]byte
 	x.cpu.Peek(c.recvEnv.Addr, env[:])
+	if w.p.WriteIndex == "" {
+		if seq := binary.LittleEndian.Uint64(env[offSeq:]); seq != c.expected {
+			// The ready field said the envelope is there; the copy read
+			// another: a stale cached copy of the slot.
+			return x.corrupt(p, c, fmt.Sprintf("envelope read with sequence number %d where its ready field holds %d (a stale copy of the slot)", seq, c.expected))
+		}
+	}
 	if w.p.WriteIndex == "" && w.p.EnvelopeCRC && binary.LittleEndian.Uint32(env[offCRC:]) != envCRC(env[:]) {
 		// Torn: some of its packets have not landed yet.
 		w.counts.Torn++
@@ -690,7 +718,10 @@ func (x *Rank) take(p *sim.Proc, c *channel) bool {
 		if b >= w.p.Buffers || chunk > w.p.BufferBytes || off+chunk > n {
 			return x.corrupt(p, c, fmt.Sprintf("envelope with buffer %d, chunk %d at %d of %d bytes", b, chunk, off, n))
 		}
-		src = c.bufs.Addr + mem.Addr(b*w.p.BufferBytes)
+		src = c.bufs[b].Addr
+		if !machines.CopyBypassesCache(w.m) { // the copy out reads memory itself
+			x.freshChannel(p, src, chunk)
+		}
 	default:
 		return x.corrupt(p, c, fmt.Sprintf("envelope of kind %d", kind))
 	}
@@ -728,7 +759,7 @@ func (x *Rank) take(p *sim.Proc, c *channel) bool {
 			return x.corrupt(p, c, fmt.Sprintf("chunk (tag %d, %d bytes, offset %d) of a message (tag %d, %d bytes) at offset %d", tag, n, off, q.st.Tag, q.st.Len, q.off))
 		}
 		if q.err == nil {
-			x.cpu.Memcpy(p, q.buf.Addr+mem.Addr(off), src, chunk)
+			x.memcpy(p, q.buf.Addr+mem.Addr(off), src, chunk)
 		}
 		q.off += chunk
 		if q.off >= n {
@@ -741,7 +772,7 @@ func (x *Rank) take(p *sim.Proc, c *channel) bool {
 			return x.corrupt(p, c, fmt.Sprintf("chunk at offset %d of a %d-byte unexpected message at %d of %d", off, n, u.got, u.n))
 		}
 		if chunk > 0 {
-			x.cpu.Memcpy(p, u.buf.Addr+mem.Addr(off), src, chunk)
+			x.memcpy(p, u.buf.Addr+mem.Addr(off), src, chunk)
 		}
 		u.got += chunk
 		if u.got >= n {
@@ -819,8 +850,8 @@ func (x *Rank) acknowledge(p *sim.Proc, c *channel, consumed uint64) {
 		x.cpu.Store(p, c.ack.Addr, 8, consumed)
 		return
 	}
-	if len(x.acks) == 0 {
-		x.ackTok = x.w.m.StartCheckPoint(p, x.id)
+	if len(x.acks) == 0 && x.w.cp != nil {
+		x.ackTok = x.w.cp.StartCheckPoint(p, x.id)
 	}
 	x.postAck(p, c)
 	for _, a := range x.acks {
@@ -831,28 +862,30 @@ func (x *Rank) acknowledge(p *sim.Proc, c *channel, consumed uint64) {
 	x.acks = append(x.acks, c)
 }
 
+// postAck stores c's consumed count in the receiver's buffer and puts it
+// into the sender's acknowledgement word.
 func (x *Rank) postAck(p *sim.Proc, c *channel) {
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], c.acked)
 	x.cpu.Poke(c.ackBuf.Addr, b[:])
-	x.w.m.Write(p, x.id, x.w.ranks[c.s].node, c.ack.Addr, c.ackBuf.Bytes())
+	x.w.rw.Put(p, x.id, c.s, c.ack.Addr, c.ackBuf.Addr, 8)
 }
 
 // secureAcks finishes Figure 1.2's loop for the posted acknowledgements:
 // MemBarrier, EndCheckPoint, and the latest values written again until it
-// succeeds.
+// succeeds (MemBarrier alone without checkpoints).
 func (x *Rank) secureAcks(p *sim.Proc) {
-	m := x.w.m
+	w := x.w
 	for {
-		if x.w.p.MemBarrier {
-			m.MemBarrier(p, x.id)
+		if w.p.MemBarrier {
+			w.rw.Quiet(p, x.id)
 		}
-		if m.EndCheckPoint(p, x.id, x.ackTok) {
+		if w.cp == nil || w.cp.EndCheckPoint(p, x.id, x.ackTok) {
 			x.acks = x.acks[:0]
 			return
 		}
-		x.w.counts.Retries++
-		x.ackTok = m.StartCheckPoint(p, x.id)
+		w.counts.Retries++
+		x.ackTok = w.cp.StartCheckPoint(p, x.id)
 		for _, c := range x.acks {
 			x.postAck(p, c)
 		}
@@ -860,20 +893,28 @@ func (x *Rank) secureAcks(p *sim.Proc) {
 }
 
 // secure is Figure 1.2's loop around one remote write: StartCheckPoint; do
-// { write; MemBarrier } while EndCheckPoint fails.
+// { write; MemBarrier } while EndCheckPoint fails. Without checkpoints it
+// is the write and MemBarrier, once.
 func (x *Rank) secure(p *sim.Proc, write func()) {
-	m := x.w.m
-	tok := m.StartCheckPoint(p, x.id)
+	w := x.w
+	if w.cp == nil {
+		write()
+		if w.p.MemBarrier {
+			w.rw.Quiet(p, x.id)
+		}
+		return
+	}
+	tok := w.cp.StartCheckPoint(p, x.id)
 	for {
 		write()
-		if x.w.p.MemBarrier {
-			m.MemBarrier(p, x.id)
+		if w.p.MemBarrier {
+			w.rw.Quiet(p, x.id)
 		}
-		if m.EndCheckPoint(p, x.id, tok) {
+		if w.cp.EndCheckPoint(p, x.id, tok) {
 			return
 		}
-		x.w.counts.Retries++
-		tok = m.StartCheckPoint(p, x.id)
+		w.counts.Retries++
+		tok = w.cp.StartCheckPoint(p, x.id)
 	}
 }
 
@@ -885,7 +926,7 @@ func (x *Rank) advance(p *sim.Proc, c *channel) bool {
 	for len(c.sendq) > 0 {
 		q := c.sendq[0]
 		n := q.buf.Len
-		ack := x.cpu.Load(p, c.ack.Addr, 8)
+		ack := x.loadFresh(p, c.ack.Addr, 8)
 		if ack > c.seq {
 			// The receiver consumed envelopes that were never sent:
 			// stale ones, taken as new (duplicated messages).
@@ -906,8 +947,7 @@ func (x *Rank) advance(p *sim.Proc, c *channel) bool {
 				return moved // the buffer's last message is not consumed yet
 			}
 			k := min(w.p.BufferBytes, n-q.off)
-			dst := c.bufs.Addr + mem.Addr(b*w.p.BufferBytes)
-			x.copyOut(p, c, dst, q.buf.Addr+mem.Addr(q.off), k)
+			x.copyOut(p, c, c.bufs[b].Addr, q.buf.Addr+mem.Addr(q.off), k)
 			c.chunks++
 			x.sendEnvelope(p, c, q, kindChunk, b, q.off, k)
 			c.bufSeq[b] = c.seq
@@ -924,25 +964,18 @@ func (x *Rank) advance(p *sim.Proc, c *channel) bool {
 }
 
 // copyOut copies k bytes of the sender's memory to the receiver's buffer:
-// Figure 1.2's first loop, or a local copy within a node.
+// Figure 1.2's first loop (a put), or a local copy within a node.
 func (x *Rank) copyOut(p *sim.Proc, c *channel, dst, src mem.Addr, k int) {
 	if c.local {
-		x.cpu.Memcpy(p, dst, src, k)
+		x.memcpy(p, dst, src, k)
 		return
 	}
-	m := x.w.m
-	if sh, ok := x.cpu.Memory().SharedView(src, k); ok {
-		// A payload the memory shares (a stream's window, or a copy of
-		// one): the adapter carries the bytes themselves.
-		x.secure(p, func() { m.WriteShared(p, x.id, c.rnode, dst, sh) })
-		return
-	}
-	data := x.cpu.Memory().Bytes(src, k)
-	x.secure(p, func() { m.Write(p, x.id, c.rnode, dst, data) })
+	x.secure(p, func() { x.w.rw.Put(p, x.id, c.r, dst, src, k) })
 }
 
-// sendEnvelope builds and writes the next envelope of c (its flag), and
-// with a write index, the index after it.
+// sendEnvelope builds the next envelope of c in the sender's envelope
+// buffer and writes it into its slot (the flag), and with a write index,
+// the index after it.
 func (x *Rank) sendEnvelope(p *sim.Proc, c *channel, q *request, kind uint16, b, off, chunk int) {
 	w := x.w
 	c.seq++
@@ -961,9 +994,9 @@ func (x *Rank) sendEnvelope(p *sim.Proc, c *channel, q *request, kind uint16, b,
 	x.cpu.Poke(c.envBuf.Addr, env[:])
 	slot := c.slots.Addr + mem.Addr(envBytes*int((c.seq-1)%uint64(w.p.Slots)))
 	if c.local {
-		x.cpu.Memcpy(p, slot, c.envBuf.Addr, envBytes)
+		x.memcpy(p, slot, c.envBuf.Addr, envBytes)
 	} else {
-		x.secure(p, func() { w.m.Write(p, x.id, c.rnode, slot, c.envBuf.Bytes()) })
+		x.secure(p, func() { w.rw.Put(p, x.id, c.r, slot, c.envBuf.Addr, envBytes) })
 	}
 	if w.p.WriteIndex != "" {
 		x.writeIndex(p, c, uint16(c.seq))
@@ -980,14 +1013,44 @@ func (x *Rank) writeIndex(p *sim.Proc, c *channel, v uint16) {
 		x.cpu.Store(p, c.index.Addr, 2, uint64(v))
 		return
 	}
-	m := x.w.m
+	rw := x.w.rw
 	if x.w.p.WriteIndex == "bytewise" {
 		for i := 0; i < 2; i++ {
-			x.secure(p, func() { m.Write(p, x.id, c.rnode, c.index.Addr+mem.Addr(i), c.idxBuf.Bytes()[i:i+1]) })
+			x.secure(p, func() { rw.Put(p, x.id, c.r, c.index.Addr+mem.Addr(i), c.idxBuf.Addr+mem.Addr(i), 1) })
 		}
 		return
 	}
-	x.secure(p, func() { m.Write(p, x.id, c.rnode, c.index.Addr, c.idxBuf.Bytes()) })
+	x.secure(p, func() { rw.Put(p, x.id, c.r, c.index.Addr, c.idxBuf.Addr, 2) })
+}
+
+// memcpy is the library memcpy (machines.Memcpy) of the rank's process.
+func (x *Rank) memcpy(p *sim.Proc, dst, src mem.Addr, n int) {
+	machines.Memcpy(x.w.m, p, x.id, dst, src, n)
+}
+
+// fresh drops the rank's cached copies of [a, a+n), which another process
+// wrote (a put, or a store of another processor of the node), before the
+// rank reads them through its cache: a cache not coherent with those
+// writes would return what it held before. It costs nothing on a
+// coherent cache (mem.CPU.InvalidateRange).
+func (x *Rank) fresh(p *sim.Proc, a mem.Addr, n int) {
+	x.cpu.InvalidateRange(p, a, n)
+}
+
+// freshChannel is fresh for a channel's envelopes and data buffers, unless
+// the invalidate switch is off.
+func (x *Rank) freshChannel(p *sim.Proc, a mem.Addr, n int) {
+	if x.w.p.Invalidate {
+		x.fresh(p, a, n)
+	}
+}
+
+// loadFresh loads the size-byte word at a, which another process writes
+// (an acknowledgement, the write index, the channel directory), after
+// dropping a cached copy of it (fresh).
+func (x *Rank) loadFresh(p *sim.Proc, a mem.Addr, size int) uint64 {
+	x.fresh(p, a, size)
+	return x.cpu.Load(p, a, size)
 }
 
 // envCRC is the CRC-32 of an envelope's bytes other than its CRC field.
@@ -1002,7 +1065,9 @@ func envCRC(env []byte) uint32 {
 // into this rank (the ring of envelopes, the buffer pool, the write index)
 // with the copy of the envelope being read, and the channel from this rank
 // its acknowledgement word and the envelope being built; the channel
-// directory and the barrier's words. Blocking or not makes no difference.
+// directory and the barrier's words, each rounded to 64 bytes (a machine
+// that aligns shared segments more coarsely holds more). Blocking or not
+// makes no difference.
 func (x *Rank) FootprintBytes(bool) int {
 	p := x.w.p
 	line := func(b int) int { return (b + 63) &^ 63 }

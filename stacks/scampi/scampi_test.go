@@ -502,21 +502,22 @@ func roughParams(faults bool, crcRate float64) sci.Params {
 	return mp
 }
 
-// TestScanMatchesPerLoad: polling the channels as one scan
+// TestScanMatchesStepByStep: polling the channels as one scan
 // (mem.CPU.ScanUncached) times every operation as the loads issued one by
-// one do: the same simulated end and the same per-rank finishing times,
-// with random messages under reordering and faults and with all-to-alls
-// on both sides of the algorithm switch, for fewer events.
-func TestScanMatchesPerLoad(t *testing.T) {
+// one do (the engine run step by step, sim.Engine.SetStepByStep): the same
+// simulated end and the same per-rank finishing times, with random
+// messages under reordering and faults and with all-to-alls on both sides
+// of the algorithm switch, for fewer events.
+func TestScanMatchesStepByStep(t *testing.T) {
 	type outcome struct {
 		end    sim.Time
 		events uint64
 		done   []sim.Time
 	}
-	run := func(perLoad bool, seed uint64, procs int, faults bool, alltoall bool) outcome {
+	run := func(stepByStep bool, seed uint64, procs int, faults bool, alltoall bool) outcome {
 		mp := roughParams(faults, 1e-2)
 		eng, _, w := open(t, seed, procs, mp, DefaultParams())
-		w.Ranks[0].(*Rank).w.perLoad = perLoad
+		eng.SetStepByStep(stepByStep)
 		o := outcome{done: make([]sim.Time, procs)}
 		if alltoall {
 			const block = 3000
@@ -548,20 +549,20 @@ func TestScanMatchesPerLoad(t *testing.T) {
 		for seed := uint64(1); seed <= 4; seed++ {
 			a, b := run(false, seed, c.procs, c.faults, c.alltoall), run(true, seed, c.procs, c.faults, c.alltoall)
 			if a.end != b.end || fmt.Sprint(a.done) != fmt.Sprint(b.done) {
-				t.Errorf("%+v seed %d: scan ends at %v (ranks %v), loads one by one at %v (ranks %v)", c, seed, a.end, a.done, b.end, b.done)
+				t.Errorf("%+v seed %d: scan ends at %v (ranks %v), step by step at %v (ranks %v)", c, seed, a.end, a.done, b.end, b.done)
 			}
 			scanned, loaded = scanned+a.events, loaded+b.events
 		}
 	}
 	if scanned >= loaded {
-		t.Errorf("scans took %d events, loads one by one %d", scanned, loaded)
+		t.Errorf("scans took %d events, step by step %d", scanned, loaded)
 	}
-	t.Logf("events: %d scanning, %d loading one by one", scanned, loaded)
+	t.Logf("events: %d scanning, %d step by step", scanned, loaded)
 }
 
 // TestSharedPayloadMatchesCopied: a send buffer that shares a payload
 // stream (mem.CPU.PokeShared) goes through the adapters and the channels'
-// buffers without copies (sci.Machine.WriteShared), timed exactly as the
+// buffers without copies (sci.Machine.Put of shared bytes), timed exactly as the
 // same bytes written into the buffer: the same end, per-rank finishing
 // times and events, with all-to-alls on both sides of the algorithm
 // switch, two processes per node, reordering and faults; every block

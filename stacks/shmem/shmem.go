@@ -1,19 +1,30 @@
 // Package shmem is raw SHMEM as a stack: no protocol of its own, each
-// call one machine primitive (shmem_put, shmem_put of a word, shmem_get,
-// shmem_quiet, shmem_int_finc, shmalloc). It is the paper's shared-memory
-// reference in papers/aclmpl-t3d.txt (section 5: "SHMEM"), what the
-// collective benchmarks compare the message-passing libraries with.
+// call one machine verb (shmem_put, shmem_put of a word, shmem_get,
+// shmem_quiet, shmem_int_finc, shmem_swap, shmalloc). It is the paper's
+// shared-memory reference in papers/aclmpl-t3d.txt (section 5: "SHMEM"),
+// what the collective benchmarks compare the message-passing libraries
+// with.
 //
-// It runs on any machine with the one-sided capabilities of package
-// machines: OneSided (per-PE memory, put, quiet), Get and FetchInc; a
-// machine without one gives a *machines.MissingCapability at Open. Its
-// ranks implement stacks.OneSided (not stacks.Comm: raw SHMEM has no
-// messages), and stacks.Swapper when the machine offers machines.Swap.
+// It runs on any machine with remote writes and reads (machines.RemoteWrite,
+// machines.RemoteRead) and a fetch-and-increment: the machine's register
+// per PE (machines.FetchIncRegister, the T3D's), or, where there is none, a
+// counter word in each PE's memory that shmem_int_finc increments with the
+// machine's remote fetch-and-increment (machines.RemoteFetchInc: the
+// PCI-SCI adapter's, LAPI_Rmw's). A machine without one of them gives a
+// *machines.MissingCapability at Open naming the verb. Its ranks implement
+// stacks.OneSided (not stacks.Comm: raw SHMEM has no messages), and
+// stacks.Swapper where the machine has a remote swap (machines.Swap).
+//
+// Symmetric memory is each PE's own memory, allocated in the same order on
+// every PE: on a machine whose nodes hold several processes in one memory
+// it could not be at the same address on each, and Open refuses it.
 //
 // It charges no CPU time of its own: the machine charges every call.
 package shmem
 
 import (
+	"fmt"
+
 	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -30,34 +41,50 @@ type Params struct{}
 // DefaultParams is the empty Params.
 func DefaultParams() Params { return Params{} }
 
-// Machine is what raw SHMEM needs of a machine.
+// Machine is what raw SHMEM needs of a machine besides a fetch-and-increment.
 type Machine interface {
 	machines.RemoteWrite
 	machines.RemoteRead
-	machines.FetchIncRegister
 }
 
-const capability = "per-PE memory, one-sided put with quiet, get and fetch-and-increment (machines.RemoteWrite, machines.RemoteRead, machines.FetchIncRegister)"
+// user names raw SHMEM in missing-verb errors.
+const user = "raw SHMEM (stack shmem)"
 
-// Needs are the machine capabilities raw SHMEM uses.
+// Needs are the verbs raw SHMEM uses: remote writes and reads, and the
+// fetch-and-increment register or, without one, a remote
+// fetch-and-increment of a counter word.
 func Needs() []machines.Capability {
-	return []machines.Capability{
-		machines.Cap[machines.RemoteWrite]("one-sided", "per-PE memory, one-sided put and quiet (machines.RemoteWrite)"),
-		machines.Cap[machines.RemoteRead]("get", "one-sided get (machines.RemoteRead)"),
-		machines.Cap[machines.FetchIncRegister]("fetch-inc", "fetch-and-increment registers (machines.FetchIncRegister)"),
-	}
+	inc := machines.VerbRemoteFetchInc
+	inc.What += ", where there is no register (shmem_int_finc on a counter word in each PE's memory)"
+	swap := machines.VerbSwap
+	swap.What += " (shmem_swap, offered where the machine has it)"
+	reg := machines.VerbFetchIncReg
+	reg.What += " (shmem_int_finc)"
+	return []machines.Capability{machines.VerbRemoteWrite, machines.VerbRemoteRead, reg, inc, swap}
 }
 
 // Open returns raw SHMEM on m: one PE per processor.
 func Open(m machines.Machine, _ Params) (*stacks.World, error) {
-	mm, err := machines.Require[Machine](m, "raw SHMEM (stack shmem)", capability)
+	if _, err := machines.Need[machines.RemoteWrite](m, user, machines.VerbRemoteWrite); err != nil {
+		return nil, err
+	}
+	if _, err := machines.Need[machines.RemoteRead](m, user, machines.VerbRemoteRead); err != nil {
+		return nil, err
+	}
+	mm := m.(Machine)
+	for pe := 1; pe < m.Procs(); pe++ {
+		if n := machines.NodeOf(m, pe); n == machines.NodeOf(m, pe-1) {
+			return nil, fmt.Errorf("shmem: PEs %d and %d share node %d's memory: symmetric memory needs a memory per PE (one process per node)", pe-1, pe, n)
+		}
+	}
+	inc, err := fetchIncOf(mm)
 	if err != nil {
 		return nil, err
 	}
 	sw, _ := m.(machines.Swap)
 	w := &stacks.World{Stack: Name, Title: "raw SHMEM", Machine: m}
 	for i := 0; i < m.Procs(); i++ {
-		pe := &PE{m: mm, rank: i}
+		pe := &PE{m: mm, inc: inc, rank: i}
 		if sw != nil {
 			w.Ranks = append(w.Ranks, swapPE{pe, sw})
 			continue
@@ -67,10 +94,39 @@ func Open(m machines.Machine, _ Params) (*stacks.World, error) {
 	return w, nil
 }
 
+// fetchInc is shmem_int_finc: PE pe increments PE target's counter.
+type fetchInc func(p *sim.Proc, pe, target int) uint64
+
+// fetchIncOf is the machine's fetch-and-increment register, or a counter
+// word allocated in every PE's memory (at the same address on each: the
+// first allocation of each) incremented with its remote
+// fetch-and-increment.
+func fetchIncOf(m Machine) (fetchInc, error) {
+	if r, ok := m.(machines.FetchIncRegister); ok {
+		return r.FetchInc, nil
+	}
+	r, ok := m.(machines.RemoteFetchInc)
+	if !ok {
+		return nil, &machines.MissingCapability{Machine: m.Name(), User: user,
+			Capability: machines.VerbFetchIncReg.Name + " or " + machines.VerbRemoteFetchInc.Name + ": " +
+				machines.VerbFetchIncReg.What + ", or " + machines.VerbRemoteFetchInc.What + " of a counter word"}
+	}
+	words := make([]mem.Addr, m.Procs())
+	for pe := range words {
+		w, err := machines.MapRemote(m, nil, pe, pe, "shmem.counter", 8)
+		if err != nil {
+			return nil, fmt.Errorf("shmem: PE %d: fetch-and-increment counter: %w", pe, err)
+		}
+		words[pe] = w.Addr
+	}
+	return func(p *sim.Proc, pe, target int) uint64 { return r.FetchIncAt(p, pe, target, words[target]) }, nil
+}
+
 // PE is one processing element's SHMEM: its methods are called from that
 // PE's process.
 type PE struct {
 	m    Machine
+	inc  fetchInc
 	rank int
 }
 
@@ -86,9 +142,12 @@ func (x *PE) CPU() *mem.CPU { return x.m.CPU(x.rank) }
 // Buffer allocates n bytes of the PE's memory for user data.
 func (x *PE) Buffer(n int) (mem.Region, error) { return x.m.Alloc(x.rank, "user", n) }
 
-// Symmetric allocates n bytes of the PE's memory (shmalloc): PEs that make
-// the same allocations in the same order get the same addresses.
-func (x *PE) Symmetric(n int) (mem.Region, error) { return x.m.Alloc(x.rank, "symmetric", n) }
+// Symmetric allocates n bytes of the PE's memory that other PEs reach
+// remotely (shmalloc): PEs that make the same allocations in the same order
+// get the same addresses.
+func (x *PE) Symmetric(n int) (mem.Region, error) {
+	return machines.MapRemote(x.m, nil, x.rank, x.rank, "symmetric", n)
+}
 
 // Put is shmem_put.
 func (x *PE) Put(p *sim.Proc, to int, dst, src mem.Addr, n int) {
@@ -108,8 +167,9 @@ func (x *PE) Get(p *sim.Proc, from int, dst, src mem.Addr, n int) {
 // Quiet is shmem_quiet.
 func (x *PE) Quiet(p *sim.Proc) { x.m.Quiet(p, x.rank) }
 
-// FetchInc is shmem_int_finc on PE target's fetch-and-increment register.
-func (x *PE) FetchInc(p *sim.Proc, target int) uint64 { return x.m.FetchInc(p, x.rank, target) }
+// FetchInc is shmem_int_finc on PE target's fetch-and-increment register
+// or counter word.
+func (x *PE) FetchInc(p *sim.Proc, target int) uint64 { return x.inc(p, x.rank, target) }
 
 // swapPE is a PE on a machine with a remote swap (stacks.Swapper).
 type swapPE struct {

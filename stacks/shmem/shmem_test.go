@@ -1,10 +1,14 @@
 package shmem
 
 import (
+	"encoding/binary"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/machines/sci"
+	"github.com/msgsim/msgsim/machines/sp"
 	"github.com/msgsim/msgsim/machines/sx4"
 	"github.com/msgsim/msgsim/machines/t3d"
 	"github.com/msgsim/msgsim/sim"
@@ -14,73 +18,150 @@ import (
 
 var _ stacks.OneSided = (*PE)(nil)
 
-// TestOneSided: on the T3D, a put lands at the symmetric address of the
-// target after quiet, a get reads it back, fetch-and-increment hands out
-// 0, 1, 2 to three PEs; the ranks offer no message passing, and swap
-// (the T3D's, machines/t3d/swap.go).
+// machinesUnderTest build each machine raw SHMEM opens on, with its
+// defaults, and say whether its ranks offer swap.
+var machinesUnderTest = []struct {
+	name  string
+	build func(eng *sim.Engine, procs int) (machines.Machine, error)
+	swap  bool
+}{
+	{"t3d", func(eng *sim.Engine, n int) (machines.Machine, error) { return t3d.New(eng, n, t3d.DefaultParams()) }, true},
+	{"sci", func(eng *sim.Engine, n int) (machines.Machine, error) { return sci.New(eng, n, sci.DefaultParams()) }, false},
+	{"sp", func(eng *sim.Engine, n int) (machines.Machine, error) { return sp.New(eng, n, sp.DefaultParams()) }, true},
+}
+
+// TestOneSided: on every machine with remote writes and reads, a put lands
+// at the symmetric address of each target after quiet, a get reads it
+// back, fetch-and-increment hands out 0, 1, 2 to three PEs (the T3D's
+// register, a counter word elsewhere), a swap (where the machine has one)
+// returns the word it replaces; the ranks offer no message passing.
 func TestOneSided(t *testing.T) {
+	for _, mc := range machinesUnderTest {
+		t.Run(mc.name, func(t *testing.T) {
+			eng := sim.NewEngine(1)
+			m, err := mc.build(eng, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := Open(m, DefaultParams())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stacks.Offers[stacks.Comm](w) || !stacks.Offers[stacks.OneSided](w) || stacks.Offers[stacks.Swapper](w) != mc.swap {
+				t.Fatalf("raw SHMEM ranks: want one-sided, swap %v, no message passing", mc.swap)
+			}
+			pes, _ := stacks.As[stacks.OneSided](w, "test", "one-sided")
+			const n = 100
+			var src0, sym0 mem.Addr // PE 0's send buffer, the symmetric buffer
+			for i, x := range pes {
+				sym, err := x.Symmetric(n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				src, err := x.Buffer(n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 {
+					src0, sym0 = src.Addr, sym.Addr
+				} else if sym.Addr != sym0 {
+					t.Fatalf("PE %d: symmetric buffer at %#x, PE 0's at %#x", i, sym.Addr, sym0)
+				}
+			}
+			data := make([]byte, n)
+			for i := range data {
+				data[i] = byte(7*i + 3)
+			}
+			pes[0].CPU().Poke(src0, data)
+			got := make([]uint64, 4)
+			back := make([][]byte, 4)
+			var old [2]uint64
+			eng.Spawn("pe0", func(p *sim.Proc) {
+				x := pes[0]
+				x.Put(p, 1, 0, 0, 0) // a put of 0 bytes
+				for to := 1; to < 4; to++ {
+					x.Put(p, to, sym0, src0, n)
+				}
+				x.PutWord(p, 3, sym0+n-8, 0xfeed)
+				x.Quiet(p)
+				dst, _ := x.Buffer(n)
+				for from := 1; from < 4; from++ {
+					x.Get(p, from, dst.Addr, sym0, n)
+					back[from] = make([]byte, n)
+					x.CPU().Peek(dst.Addr, back[from])
+				}
+				if sw, ok := x.(stacks.Swapper); ok {
+					old[0] = sw.Swap(p, 2, sym0, 7)
+					old[1] = sw.Swap(p, 2, sym0, 9)
+				}
+			})
+			for i := 1; i < 4; i++ {
+				eng.Spawn("pe", func(p *sim.Proc) { got[i] = pes[i].FetchInc(p, 0) + 100 })
+			}
+			if err := eng.Run(); err != nil {
+				t.Fatal(err)
+			}
+			for from := 1; from < 4; from++ {
+				want := append([]byte(nil), data...)
+				if from == 3 {
+					want[n-8], want[n-7] = 0xed, 0xfe
+					clear(want[n-6:])
+				}
+				if string(back[from]) != string(want) {
+					t.Errorf("get from PE %d of the put bytes: %v, want %v", from, back[from], want)
+				}
+			}
+			seen := map[uint64]bool{}
+			for _, v := range got[1:] {
+				seen[v] = true
+			}
+			if !seen[100] || !seen[101] || !seen[102] {
+				t.Errorf("fetch-and-increment results %v, want 0, 1, 2 (+100)", got[1:])
+			}
+			if mc.swap && old != [2]uint64{binary.LittleEndian.Uint64(data), 7} {
+				t.Errorf("swaps returned %#x, want the word put there, then 7", old)
+			}
+			if d, ok := m.(machines.Delivered); ok && (d.Received(2) != n || d.Received(3) != n+8) {
+				t.Errorf("delivered %d and %d bytes, want %d and %d", d.Received(2), d.Received(3), n, n+8)
+			}
+		})
+	}
+}
+
+// Raw SHMEM names the verb a machine lacks: remote writes on the SX-4, a
+// fetch-and-increment on a machine with remote writes and reads only; and
+// refuses PEs that share a node's memory (symmetric memory could not be
+// symmetric).
+func TestOpenRefuses(t *testing.T) {
+	type putGetOnly struct{ Machine }
 	eng := sim.NewEngine(1)
-	m, err := t3d.New(eng, 4, t3d.DefaultParams())
+	tm, err := t3d.New(eng, 2, t3d.DefaultParams())
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := Open(m, DefaultParams())
+	sp2 := sci.DefaultParams()
+	sp2.ProcsPerNode = 2
+	shared, err := sci.New(eng, 4, sp2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stacks.Offers[stacks.Comm](w) || !stacks.Offers[stacks.OneSided](w) || !stacks.Offers[stacks.Swapper](w) {
-		t.Fatal("raw SHMEM ranks: want one-sided and swap, no message passing")
-	}
-	pes, _ := stacks.As[stacks.OneSided](w, "test", "one-sided")
-	var src0, sym0 mem.Addr // PE 0's send buffer, the symmetric buffer
-	got := make([]uint64, 4)
-	for i, x := range pes {
-		src, err := x.Buffer(8)
-		if err != nil {
-			t.Fatal(err)
+	for _, tc := range []struct {
+		name string
+		m    machines.Machine
+		verb string // the missing verb named, or "" for another error
+		want string
+	}{
+		{"no fetch-inc", putGetOnly{tm}, machines.VerbRemoteFetchInc.Name, machines.VerbFetchIncReg.Name},
+		{"shared node", shared, "", "share node 0"},
+	} {
+		_, err := Open(tc.m, DefaultParams())
+		var mc *machines.MissingCapability
+		switch {
+		case err == nil || !strings.Contains(err.Error(), tc.want):
+			t.Errorf("%s: %v, want an error naming %q", tc.name, err, tc.want)
+		case tc.verb != "" && (!errors.As(err, &mc) || !strings.Contains(mc.Capability, tc.verb)):
+			t.Errorf("%s: %v, want a missing capability naming %s", tc.name, err, tc.verb)
 		}
-		sym, err := x.Symmetric(8)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i == 0 {
-			src0, sym0 = src.Addr, sym.Addr
-		} else if sym.Addr != sym0 {
-			t.Fatalf("PE %d: symmetric buffer at %#x, PE 0's at %#x", i, sym.Addr, sym0)
-		}
-		x.CPU().Poke(src.Addr, []byte{byte(10 + i), 0, 0, 0, 0, 0, 0, 0})
-	}
-	eng.Spawn("pe0", func(p *sim.Proc) {
-		x := pes[0]
-		x.Put(p, 1, 0, 0, 0) // a put of 0 bytes costs the start-up only
-		for to := 1; to < 4; to++ {
-			x.Put(p, to, sym0, src0, 8)
-		}
-		x.Quiet(p)
-		back, _ := x.Buffer(8)
-		x.Get(p, 3, back.Addr, sym0, 8)
-		b := make([]byte, 8)
-		x.CPU().Peek(back.Addr, b)
-		got[0] = uint64(b[0])
-	})
-	for i := 1; i < 4; i++ {
-		eng.Spawn("pe", func(p *sim.Proc) { got[i] = pes[i].FetchInc(p, 0) + 100 })
-	}
-	if err := eng.Run(); err != nil {
-		t.Fatal(err)
-	}
-	if got[0] != 10 {
-		t.Errorf("get of the put word: %d, want 10", got[0])
-	}
-	seen := map[uint64]bool{}
-	for _, v := range got[1:] {
-		seen[v] = true
-	}
-	if !seen[100] || !seen[101] || !seen[102] {
-		t.Errorf("fetch-and-increment results %v, want 0, 1, 2 (+100)", got[1:])
-	}
-	if m.Received(2) != 8 || m.Received(3) != 8 {
-		t.Errorf("delivered %d and %d bytes, want 8 each", m.Received(2), m.Received(3))
 	}
 }
 
@@ -94,51 +175,5 @@ func TestMissingCapability(t *testing.T) {
 	var mc *machines.MissingCapability
 	if !errors.As(err, &mc) || mc.Machine != "sx4" {
 		t.Fatalf("got %v, want a missing capability of sx4", err)
-	}
-}
-
-// swapT3D is a T3D with a remote swap (the T3D has none: a test machine),
-// done as an untimed read and write of the target's memory.
-type swapT3D struct{ *t3d.Machine }
-
-func (m swapT3D) Swap(p *sim.Proc, pe, target int, a mem.Addr, v uint64) uint64 {
-	var b [8]byte
-	m.Memory(target).Read(a, b[:])
-	old := uint64(0)
-	for i := range b {
-		old |= uint64(b[i]) << (8 * i)
-		b[i] = byte(v >> (8 * i))
-	}
-	m.Memory(target).Write(a, b[:])
-	return old
-}
-
-// On a machine with machines.Swap, the ranks offer stacks.Swapper and
-// forward to it.
-func TestSwap(t *testing.T) {
-	eng := sim.NewEngine(1)
-	tm, err := t3d.New(eng, 2, t3d.DefaultParams())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := Open(swapT3D{tm}, DefaultParams())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sw, err := stacks.As[stacks.Swapper](w, "test", "swap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _ := w.Ranks[1].(stacks.OneSided).Symmetric(8)
-	var old [2]uint64
-	eng.Spawn("pe0", func(p *sim.Proc) {
-		old[0] = sw[0].Swap(p, 1, r.Addr, 7)
-		old[1] = sw[0].Swap(p, 1, r.Addr, 9)
-	})
-	if err := eng.Run(); err != nil {
-		t.Fatal(err)
-	}
-	if old != [2]uint64{0, 7} {
-		t.Errorf("swaps returned %v, want [0 7]", old)
 	}
 }

@@ -62,30 +62,34 @@
 //
 // # Machines
 //
-// RunT3D (t3d.go) runs a test on a Cray T3D partition, thread i on PE i,
-// each location in one PE's memory: remote stores are one-word puts,
-// remote loads gets, local loads read the PE's non-coherent cache, and a
-// full barrier is shmem_quiet then a cache flush. RunSCI (sci.go) runs
-// one on a Scali SCI cluster, thread i on node i, each location in one
-// node's memory: remote stores are posted writes that the fabric reorders
-// (reorder_ns), remote loads round trips, a full or write barrier
-// MemBarrier; MP, SB and 2+2W are observable across nodes, their
-// MemBarrier versions are not. RunSP (sp.go) runs one on an IBM SP, thread
-// i as the LAPI task of node i: remote stores are LAPI_Puts, which LAPI
-// does not order and the switch may deliver out of order (sp
-// switch_jitter_us), remote loads LAPI_Get then LAPI_Waitcntr, a full or
-// write barrier LAPI_Fence (a wait on the completion counter of every put
-// the thread issued); MP, SB, 2+2W and MP+spin are observable, their
-// fenced versions not, and in polling mode a reader spinning on its own
-// memory hangs. Options.Place puts each thread on a chosen PE, node (or
-// SCI process) instead of thread i on i (ParsePlace reads "P0=3,P1=0");
-// DefaultHomes follows it. All take a Builder of the machine and the few
-// numbers they read of its params (T3DConfig, SCIConfig, SPConfig), and
-// reach it through interfaces of their own (T3DMachine, SCIMachine,
-// SPMachine): workloads import no concrete machine (cmd/simrun builds
-// them). simrun litmus
-// --machine sx4 uses the SX-4 processor's own mem.Config with the mem.CPU
-// runner.
+// RunMachine (machine.go) runs a test on a simulated machine of remote
+// writes, given as a Machine: its Builder and a machine's own choices.
+// Each location lives in one node's memory; a thread reaches a location of
+// its own node with its processor's loads and stores and any other over
+// the generic verbs of package machines: a store is a remote write of one
+// word (PutWord), a load a remote read (Get), a full or write barrier
+// Quiet, and a full or read barrier also flushes a non-coherent cache. Any
+// machine offering those verbs runs tests with nothing more; a one-node
+// machine whose processes share its memory (machines.SharedSegments) runs
+// them as its processor model instead (Machine.OneNode: the SX-4). T3D
+// (t3d.go) is the Cray T3D: remote stores are one-word puts, remote loads
+// gets, local loads read the PE's non-coherent cache, and a full barrier
+// is shmem_quiet then a cache flush. SCI (sci.go) is a Scali SCI cluster:
+// remote stores are posted writes that the fabric reorders (reorder_ns),
+// remote loads round trips, a full or write barrier MemBarrier; MP, SB and
+// 2+2W are observable across nodes, their MemBarrier versions are not. SP
+// (sp.go) is an IBM SP, thread i as the LAPI task of node i: remote stores
+// are LAPI_Puts, which LAPI does not order and the switch may deliver out
+// of order (sp switch_jitter_us), remote loads LAPI_Get then
+// LAPI_Waitcntr, a full or write barrier LAPI_Fence (a wait on the
+// completion counter of every put the thread issued); MP, SB, 2+2W and
+// MP+spin are observable, their fenced versions not, and in polling mode a
+// reader spinning on its own memory hangs. Each takes a Builder of the
+// machine and the few numbers it reads of its params (SCIConfig,
+// SPConfig): workloads import no concrete machine (the registry builds
+// them and registers each machine's litmus adapter). Options.Place puts
+// each thread on a chosen PE, node (or SCI process) instead of thread i on
+// i (ParsePlace reads "P0=3,P1=0"); Machine.Homes follows it.
 //
 // # Traces
 //

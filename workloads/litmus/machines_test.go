@@ -11,46 +11,52 @@ import (
 	"github.com/msgsim/msgsim/sim"
 )
 
-// t3dOf is the builder and config of RunT3D on a T3D of params.
-func t3dOf(params t3d.Params) (Builder, T3DConfig) {
-	return func(eng *sim.Engine, procs int) (machines.Machine, error) { return t3d.New(eng, procs, params) },
-		T3DConfig{ClockMHz: params.ClockMHz}
+// t3dOf is the T3D litmus machine of params.
+func t3dOf(params t3d.Params) Machine {
+	return T3D(func(eng *sim.Engine, procs int) (machines.Machine, error) { return t3d.New(eng, procs, params) })
 }
 
-// sciOf is the builder and config of RunSCI on an SCI cluster of params.
-func sciOf(params sci.Params) (Builder, SCIConfig) {
-	return func(eng *sim.Engine, procs int) (machines.Machine, error) { return sci.New(eng, procs, params) },
-		SCIConfig{ClockMHz: params.ClockMHz, LoadNs: params.LoadNs, ReorderNs: params.ReorderNs, ProcsPerNode: params.ProcsPerNode}
+// sciOf is the SCI litmus machine of params.
+func sciOf(params sci.Params) Machine {
+	return SCI(func(eng *sim.Engine, procs int) (machines.Machine, error) { return sci.New(eng, procs, params) },
+		SCIConfig{LoadNs: params.LoadNs, ReorderNs: params.ReorderNs})
 }
 
-// sciJitter is SCIJitterCycles on an SCI cluster of params, one process
-// per node.
-func sciJitter(params sci.Params) (float64, error) {
-	one := params
-	one.ProcsPerNode = 1
-	b, cfg := sciOf(one)
-	return SCIJitterCycles(b, cfg)
+// sciJitter is the default start jitter on an SCI cluster of params.
+func sciJitter(params sci.Params) (float64, error) { return sciOf(params).JitterCycles() }
+
+// sciOpJitter is the default instruction jitter on an SCI cluster of
+// params.
+func sciOpJitter(t *testing.T, params sci.Params) float64 {
+	t.Helper()
+	j, err := sciOf(params).OpJitter(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
 }
 
-// cfgOf is the SCIConfig of params.
-func cfgOf(params sci.Params) SCIConfig { _, c := sciOf(params); return c }
-
-// t3dJitter is T3DJitterCycles on a T3D of params.
-func t3dJitter(params t3d.Params) (float64, error) {
-	b, c := t3dOf(params)
-	return T3DJitterCycles(b, c)
+// sciHomes are the default homes of tt on an SCI cluster of params.
+func sciHomes(t *testing.T, tt Test, params sci.Params, place []int) []int {
+	t.Helper()
+	h, err := sciOf(params).Homes(tt, place)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
-// runT3D is RunT3D on a T3D of params.
+// t3dJitter is the default start jitter on a T3D of params.
+func t3dJitter(params t3d.Params) (float64, error) { return t3dOf(params).JitterCycles() }
+
+// runT3D is RunMachine on a T3D of params.
 func runT3D(t Test, params t3d.Params, homes []int, opts Options) (*Outcome, error) {
-	b, c := t3dOf(params)
-	return RunT3D(t, b, c, homes, opts)
+	return RunMachine(t, t3dOf(params), homes, opts)
 }
 
-// runSCI is RunSCI on an SCI cluster of params.
+// runSCI is RunMachine on an SCI cluster of params.
 func runSCI(t Test, params sci.Params, homes []int, opts Options) (*Outcome, error) {
-	b, c := sciOf(params)
-	return RunSCI(t, b, c, homes, opts)
+	return RunMachine(t, sciOf(params), homes, opts)
 }
 
 // bare is a machine with none of the litmus capabilities.
@@ -60,8 +66,8 @@ func (b bare) Name() string        { return "bare" }
 func (b bare) Engine() *sim.Engine { return b.eng }
 func (b bare) Procs() int          { return 2 }
 
-// TestMachineMissingCapability: a machine without what a runner needs is
-// an error naming the capability, not a panic.
+// TestMachineMissingCapability: a machine without the verbs a runner needs
+// is an error naming them, not a panic.
 func TestMachineMissingCapability(t *testing.T) {
 	mp, err := Lookup("MP")
 	if err != nil {
@@ -74,10 +80,14 @@ func TestMachineMissingCapability(t *testing.T) {
 		run  func() error
 		want string
 	}{
-		{"RunT3D", func() error { _, err := RunT3D(mp, build, T3DConfig{ClockMHz: 150}, []int{1, 1}, opts); return err }, "litmus.T3DMachine"},
-		{"T3DJitterCycles", func() error { _, err := T3DJitterCycles(build, T3DConfig{ClockMHz: 150}); return err }, "litmus.T3DMachine"},
-		{"RunSCI", func() error { _, err := RunSCI(mp, build, SCIConfig{ClockMHz: 200}, []int{1, 1}, opts); return err }, "litmus.SCIMachine"},
-		{"SCIJitterCycles", func() error { _, err := SCIJitterCycles(build, SCIConfig{ClockMHz: 200}); return err }, "litmus.SCIMachine"},
+		{"RunMachine", func() error {
+			_, err := RunMachine(mp, Machine{Name: "bare", Build: build}, []int{1, 1}, opts)
+			return err
+		}, "remote-write"},
+		{"RunMachine T3D", func() error { _, err := RunMachine(mp, T3D(build), []int{1, 1}, opts); return err }, "remote-write"},
+		{"JitterCycles", func() error { _, err := Machine{Name: "bare", Build: build}.JitterCycles(); return err }, "remote-write"},
+		{"Remote", func() error { _, err := Machine{Name: "bare", Build: build}.Remote(2); return err }, "shared segments"},
+		{"SPJitterCycles", func() error { _, err := SPJitterCycles(build); return err }, "machines/lapi.ActiveMessages"},
 	} {
 		err := c.run()
 		var mc *machines.MissingCapability

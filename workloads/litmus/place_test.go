@@ -62,20 +62,19 @@ func TestPlacement(t *testing.T) {
 	if !(far > near) {
 		t.Errorf("T3D: 50 runs take %.3f us with the reader on PE 2, %.3f us on PE 63; want the far PE slower", near, far)
 	}
-	b, c := spOf(sp.DefaultParams())
-	o, err := RunSP(mp, b, c, DefaultHomes(mp, []int{7, 3}), Options{Runs: 20, Seed: 1, Warm: true, StartJitterCycles: 1000, Place: []int{7, 3}})
+	spm := spOf(sp.DefaultParams())
+	o, err := RunMachine(mp, spm, DefaultHomes(mp, []int{7, 3}), Options{Runs: 20, Seed: 1, Warm: true, StartJitterCycles: 1000, Place: []int{7, 3}})
 	if err != nil || o.Failed > 0 || o.Negative != 20 {
 		t.Errorf("SP placed on nodes 7 and 3: %v %+v", err, o)
 	}
-	sb, sc := sciOf(sci.DefaultParams())
-	o, err = RunSCI(mp, sb, sc, DefaultSCIHomes(mp, sc, []int{4, 9}), Options{Runs: 20, Seed: 1, Warm: true, Place: []int{4, 9}})
+	o, err = RunMachine(mp, sciOf(sci.DefaultParams()), sciHomes(t, mp, sci.DefaultParams(), []int{4, 9}), Options{Runs: 20, Seed: 1, Warm: true, Place: []int{4, 9}})
 	if err != nil || o.Failed > 0 {
 		t.Errorf("SCI placed on nodes 4 and 9: %v %+v", err, o)
 	}
-	if _, err := RunSP(mp, b, c, []int{3, 3}, Options{Runs: 1, Place: []int{3, 3}}); err == nil || !strings.Contains(err.Error(), "P0 and P1 both on node 3") {
+	if _, err := RunMachine(mp, spm, []int{3, 3}, Options{Runs: 1, Place: []int{3, 3}}); err == nil || !strings.Contains(err.Error(), "P0 and P1 both on node 3") {
 		t.Errorf("two threads on one node: %v", err)
 	}
-	if _, err := RunT3D(mp, func() Builder { b, _ := t3dOf(params); return b }(), T3DConfig{ClockMHz: params.ClockMHz}, []int{0, 0}, Options{Runs: 1, Place: []int{0}}); err == nil || !strings.Contains(err.Error(), "1 placements for 2 threads") {
+	if _, err := RunMachine(mp, t3dOf(params), []int{0, 0}, Options{Runs: 1, Place: []int{0}}); err == nil || !strings.Contains(err.Error(), "1 placements for 2 threads") {
 		t.Errorf("short placement: %v", err)
 	}
 }

@@ -7,10 +7,10 @@ import (
 	"github.com/msgsim/msgsim/sim/mem"
 )
 
-// The runner shared by the machines whose locations each live in one home
-// memory (T3D, SCI, SP): a thread reaches a location of its own home with
-// its processor's loads and stores, and any other with the machine's
-// remote operations, which is all that differs between them.
+// The runner of the machines whose locations each live in one home memory
+// (RunMachine): a thread reaches a location of its own home with its
+// processor's loads and stores, and any other with the machine's remote
+// operations.
 
 // remoteMachine is what runRemote needs of a machine: its name, clock,
 // the locations' homes, when threads start, and how to build one run's
@@ -25,8 +25,7 @@ type remoteMachine struct {
 
 // remoteRun is one run's machine.
 type remoteRun struct {
-	alloc  func(h int, name string, n int) (mem.Region, error) // n bytes in home h
-	memory func(h int) *mem.Memory                             // home h's memory
+	alloc func(h int, name string, n int) (mem.Region, error) // n bytes in home h
 	// thread prepares thread th on processor pe before it is spawned and
 	// returns what binds its operations once its process runs.
 	thread func(th, pe int) (func(p *sim.Proc) remoteThread, error)
@@ -40,19 +39,6 @@ type remoteThread struct {
 	put     func(h int, a mem.Addr, v uint64) // store a word of home h != own
 	fence   func(k Kind)                      // Fence, FenceW or FenceR
 	spinWhy string                            // appended to a local spin's wait reason
-}
-
-// checkNoAtomics refuses a test with an atomic instruction on machine
-// name, saying why.
-func checkNoAtomics(t Test, name, why string) error {
-	for th, prog := range t.Threads {
-		for _, in := range prog {
-			if in.atomic() {
-				return fmt.Errorf("litmus %s on %s: P%d: %s: %s", t.Name, name, th, t.instrString(in), why)
-			}
-		}
-	}
-	return nil
 }
 
 // runRemote runs test t opts.Runs times on machine rm.
@@ -74,13 +60,14 @@ func runRemote(t Test, opts Options, rm remoteMachine) (*Outcome, error) {
 			return nil, nil, err
 		}
 		addr := make([]mem.Addr, len(t.Locs))
+		at := make([]*mem.Memory, len(t.Locs))
 		for l, h := range homes {
 			reg, err := m.alloc(h, t.Locs[l], 8)
 			if err != nil {
 				return nil, nil, err
 			}
-			addr[l] = reg.Addr
-			m.memory(h).Store64(reg.Addr, t.LocInit[l])
+			addr[l], at[l] = reg.Addr, reg.Mem
+			at[l].Store64(reg.Addr, t.LocInit[l])
 		}
 		regs := make([]uint64, len(t.Regs))
 		for i, reg := range t.Regs {
@@ -158,8 +145,8 @@ func runRemote(t Test, opts Options, rm remoteMachine) (*Outcome, error) {
 			return nil, nil, err
 		}
 		locs := make([]uint64, len(t.Locs))
-		for l, h := range homes {
-			locs[l] = m.memory(h).Load64(addr[l])
+		for l := range homes {
+			locs[l] = at[l].Load64(addr[l])
 		}
 		return regs, locs, nil
 	}

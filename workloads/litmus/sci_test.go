@@ -24,7 +24,7 @@ func TestSCI(t *testing.T) {
 	}
 	for _, c := range []struct {
 		test     string
-		homes    []int // nil: DefaultSCIHomes
+		homes    []int // nil: the default homes
 		observed bool
 	}{
 		// Both locations on the reader's node: the writer's flag (y)
@@ -59,9 +59,9 @@ func TestSCI(t *testing.T) {
 			}
 			homes := c.homes
 			if homes == nil {
-				homes = DefaultSCIHomes(tt, cfgOf(params), nil)
+				homes = sciHomes(t, tt, params, nil)
 			}
-			o, err := runSCI(tt, params, homes, Options{Runs: 3000, Seed: 1, Warm: true, StartJitterCycles: j, OpJitterCycles: SCIOpJitterCycles(cfgOf(params))})
+			o, err := runSCI(tt, params, homes, Options{Runs: 3000, Seed: 1, Warm: true, StartJitterCycles: j, OpJitterCycles: sciOpJitter(t, params)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,11 +78,11 @@ func TestSCI(t *testing.T) {
 func TestSCIHomesAndErrors(t *testing.T) {
 	mp, _ := Lookup("MP")
 	params := sci.DefaultParams()
-	if h := DefaultSCIHomes(mp, cfgOf(params), nil); fmt.Sprint(h) != "[1 1]" {
+	if h := sciHomes(t, mp, params, nil); fmt.Sprint(h) != "[1 1]" {
 		t.Errorf("MP homes %v, want the reader's node for both", h)
 	}
 	params.ProcsPerNode = 2
-	if h := DefaultSCIHomes(mp, cfgOf(params), nil); fmt.Sprint(h) != "[0 0]" {
+	if h := sciHomes(t, mp, params, nil); fmt.Sprint(h) != "[0 0]" {
 		t.Errorf("MP homes with 2 processes a node %v, want node 0", h)
 	}
 	params.ProcsPerNode = 1
@@ -91,7 +91,7 @@ func TestSCIHomesAndErrors(t *testing.T) {
 		t.Errorf("bad home: %v", err)
 	}
 	xchg := parseFile(t, filepath.Join("testdata", "SB+xchgs.litmus"))
-	if _, err := runSCI(xchg, params, DefaultSCIHomes(xchg, cfgOf(params), nil), opts); err == nil || !strings.Contains(err.Error(), "fetch-and-increment") {
+	if _, err := runSCI(xchg, params, sciHomes(t, xchg, params, nil), opts); err == nil || !strings.Contains(err.Error(), "fetch-and-increment") {
 		t.Errorf("atomic: %v", err)
 	}
 	params.ReorderNs = -1
@@ -115,7 +115,7 @@ func TestSCITraceFlows(t *testing.T) {
 		traced.EnableTrace()
 		return traced
 	}}
-	if _, err := runSCI(tt, params, DefaultSCIHomes(tt, cfgOf(params), nil), opts); err != nil {
+	if _, err := runSCI(tt, params, sciHomes(t, tt, params, nil), opts); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer

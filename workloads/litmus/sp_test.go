@@ -12,24 +12,28 @@ import (
 	"github.com/msgsim/msgsim/sim"
 )
 
-// spOf is the builder and config of RunSP on an SP of params.
-func spOf(params sp.Params) (Builder, SPConfig) {
-	return func(eng *sim.Engine, procs int) (machines.Machine, error) { return sp.New(eng, procs, params) },
-		SPConfig{ClockMHz: params.ClockMHz, SwitchJitterUs: params.SwitchJitterUs, Polling: params.Progress == "polling"}
+// spOf is the SP litmus machine of params.
+func spOf(params sp.Params) Machine {
+	return SP(func(eng *sim.Engine, procs int) (machines.Machine, error) { return sp.New(eng, procs, params) },
+		SPConfig{SwitchJitterUs: params.SwitchJitterUs, Polling: params.Progress == "polling"})
 }
 
-// runSP is RunSP on an SP of params with the default jitters.
+// runSP is RunMachine on an SP of params with the default jitters.
 func runSP(t *testing.T, tt Test, params sp.Params, homes []int, runs int, place []int) (*Outcome, error) {
 	t.Helper()
-	b, c := spOf(params)
-	j, err := SPJitterCycles(b, c)
+	mc := spOf(params)
+	j, err := mc.JitterCycles()
 	if err != nil || j <= 0 {
 		t.Fatalf("jitter %g, %v", j, err)
+	}
+	op, err := mc.OpJitter(j)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if homes == nil {
 		homes = DefaultHomes(tt, place)
 	}
-	return RunSP(tt, b, c, homes, Options{Runs: runs, Seed: 1, Warm: true, StartJitterCycles: j, OpJitterCycles: SPOpJitterCycles(c), Place: place})
+	return RunMachine(tt, mc, homes, Options{Runs: runs, Seed: 1, Warm: true, StartJitterCycles: j, OpJitterCycles: op, Place: place})
 }
 
 // TestSP is the verdict table of the classic tests on the IBM SP, one
@@ -123,18 +127,18 @@ func TestSPPolling(t *testing.T) {
 func TestSPErrors(t *testing.T) {
 	mp, _ := Lookup("MP")
 	params := sp.DefaultParams()
-	b, c := spOf(params)
+	mc := spOf(params)
 	opts := Options{Runs: 1, Seed: 1}
-	if _, err := RunSP(mp, b, c, []int{0, 2}, opts); err == nil || !strings.Contains(err.Error(), "location y on node 2") {
+	if _, err := RunMachine(mp, mc, []int{0, 2}, opts); err == nil || !strings.Contains(err.Error(), "location y on node 2") {
 		t.Errorf("bad home: %v", err)
 	}
 	xchg := parseFile(t, filepath.Join("testdata", "SB+xchgs.litmus"))
-	if _, err := RunSP(xchg, b, c, DefaultHomes(xchg, nil), opts); err == nil || !strings.Contains(err.Error(), "LAPI_Rmw") {
+	if _, err := RunMachine(xchg, mc, DefaultHomes(xchg, nil), opts); err == nil || !strings.Contains(err.Error(), "LAPI_Rmw") {
 		t.Errorf("atomic: %v", err)
 	}
 	bare := func(eng *sim.Engine, procs int) (machines.Machine, error) { return bare{eng}, nil }
-	var mc *machines.MissingCapability
-	if _, err := RunSP(mp, bare, c, []int{1, 1}, opts); !errors.As(err, &mc) || !strings.Contains(err.Error(), "litmus.SPMachine") {
+	var missing *machines.MissingCapability
+	if _, err := RunMachine(mp, SP(bare, SPConfig{}), []int{1, 1}, opts); !errors.As(err, &missing) || !strings.Contains(err.Error(), "remote-write") {
 		t.Errorf("bare machine: %v", err)
 	}
 }

@@ -55,7 +55,20 @@ func Check(s workloads.Spec) error {
 	if err != nil {
 		return err
 	}
-	comms, err := Open(sim.NewEngine(s.Seed), s, params.Ranks)
+	var ranks []stacks.Rank
+	if params.Mode == ModePut {
+		var ones []Putter
+		ones, err = OpenPutters(sim.NewEngine(s.Seed), s, params.Ranks)
+		for _, x := range ones {
+			ranks = append(ranks, x)
+		}
+	} else {
+		var comms []stacks.Comm
+		comms, err = Open(sim.NewEngine(s.Seed), s, params.Ranks)
+		for _, x := range comms {
+			ranks = append(ranks, x)
+		}
+	}
 	var se *strictyaml.Error
 	var mc *machines.MissingCapability
 	switch {
@@ -77,7 +90,7 @@ func Check(s workloads.Spec) error {
 		}
 	}
 	for rank := 0; rank < 2; rank++ {
-		if _, err := comms[rank].Buffer(params.Sizes[i]); err != nil {
+		if _, err := ranks[rank].Buffer(params.Sizes[i]); err != nil {
 			field := fmt.Sprintf("sizes[%d]", i)
 			at := strictyaml.Find(s.Workload.Params, field)
 			if at == nil {

@@ -36,8 +36,10 @@ type Params struct {
 	// the others only exist, as the processes of a bigger job would).
 	Ranks int `yaml:"ranks"`
 	// Mode is how the ranks call the stack: "sync", blocking Send and Recv
-	// (ACLMPL's synchronous protocol), or "async", Isend or Irecv then
-	// Wait (ACLMPL's asynchronous protocol, MPI's nonblocking calls).
+	// (ACLMPL's synchronous protocol), "async", Isend or Irecv then Wait
+	// (ACLMPL's asynchronous protocol, MPI's nonblocking calls), or "put",
+	// one-sided puts of the message and a flag word (raw SHMEM; see
+	// MeasurePut).
 	Mode string `yaml:"mode"`
 }
 
@@ -45,6 +47,7 @@ type Params struct {
 const (
 	ModeSync  = "sync"
 	ModeAsync = "async"
+	ModePut   = "put"
 )
 
 // DefaultSizes is the sweep of the SX-4 figures: short messages around
@@ -74,8 +77,8 @@ func (p Params) validate() error {
 	if p.Ranks < 2 {
 		errs = append(errs, fmt.Errorf("ranks must be at least 2, got %d", p.Ranks))
 	}
-	if p.Mode != ModeSync && p.Mode != ModeAsync {
-		errs = append(errs, fmt.Errorf("mode must be %q or %q, got %q", ModeSync, ModeAsync, p.Mode))
+	if p.Mode != ModeSync && p.Mode != ModeAsync && p.Mode != ModePut {
+		errs = append(errs, fmt.Errorf("mode must be %q, %q or %q, got %q", ModeSync, ModeAsync, ModePut, p.Mode))
 	}
 	for i, n := range p.Sizes {
 		if n < 0 {
@@ -101,11 +104,11 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	var res workloads.Result
 	for i, n := range params.Sizes {
 		eng := s.NewEngine(s.Seed + uint64(i))
-		comms, err := Open(eng, s, params.Ranks)
+		run, err := open(eng, s, params)
 		if err != nil {
 			return res, err
 		}
-		lat, fails, err := Measure(eng, comms, n, params.Repetitions, params.Warmup, params.Mode, s.Seed+uint64(i))
+		lat, fails, err := run(n, s.Seed+uint64(i))
 		res.Events += eng.Events()
 		res.SimTime += eng.Now()
 		res.Failures = append(res.Failures, fails...)
@@ -128,6 +131,27 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// open opens the spec's stack in eng and returns the ping-pong of its
+// ranks as params.Mode says: message passing, or one-sided puts.
+func open(eng *sim.Engine, s workloads.Spec, params Params) (func(n int, seed uint64) (sim.Time, []workloads.Failure, error), error) {
+	if params.Mode == ModePut {
+		ones, err := OpenPutters(eng, s, params.Ranks)
+		if err != nil {
+			return nil, err
+		}
+		return func(n int, seed uint64) (sim.Time, []workloads.Failure, error) {
+			return MeasurePut(eng, ones, n, params.Repetitions, params.Warmup, seed)
+		}, nil
+	}
+	comms, err := Open(eng, s, params.Ranks)
+	if err != nil {
+		return nil, err
+	}
+	return func(n int, seed uint64) (sim.Time, []workloads.Failure, error) {
+		return Measure(eng, comms, n, params.Repetitions, params.Warmup, params.Mode, seed)
+	}, nil
 }
 
 // Measure runs the ping-pong of n-byte messages between ranks 0 and 1,

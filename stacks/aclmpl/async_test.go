@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
 )
@@ -17,11 +18,20 @@ import (
 // lengths, several pieces each), then waits for its receives in turn; a
 // last round receives from any PE with Test polls in between. Small pools
 // overflow often, so that scans meet copy-outs, resets and headers landing
-// while a scan runs.
-func asyncTraffic(t *testing.T, pes, depth int, seed uint64, params Params, perLoad bool) ([]string, uint64) {
+// while a scan runs. stepByStep runs the engine step by step
+// (sim.Engine.SetStepByStep).
+func asyncTraffic(t *testing.T, build func(*sim.Engine, int) (machines.Machine, error), pes, depth int, seed uint64, params Params, stepByStep bool) ([]string, uint64) {
 	t.Helper()
-	eng, _, l := setup(t, pes, seed, params)
-	l.perLoad = perLoad
+	eng := sim.NewEngine(seed)
+	eng.SetStepByStep(stepByStep)
+	m, err := build(eng, pes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := New(m, params)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := rand.New(rand.NewPCG(seed, 9))
 	size := make([][]int, pes)
 	for s := range size {
@@ -76,7 +86,7 @@ func asyncTraffic(t *testing.T, pes, depth int, seed uint64, params Params, perL
 		})
 	}
 	if err := eng.Run(); err != nil {
-		t.Fatalf("%d PEs, seed %d, per load %v: %v", pes, seed, perLoad, err)
+		t.Fatalf("%d PEs, seed %d, step by step %v: %v", pes, seed, stepByStep, err)
 	}
 	var all []string
 	for _, o := range out {
@@ -92,35 +102,37 @@ func asyncTraffic(t *testing.T, pes, depth int, seed uint64, params Params, perL
 	return append(all, fmt.Sprint("end ", eng.Now())), eng.Events()
 }
 
-// TestAsyncDeferredMatchesStepByStep: the asynchronous receive's scans
-// with their time charged ahead (lazy) give the same simulated times and
-// statuses, to the picosecond, as the scans run step by step (one sleep per
-// loop step and per load), on small partitions with overflowing pools; in
-// as many events (one per step: sim.Proc.SleepSteps), with fewer
-// coroutine switches.
-func TestAsyncDeferredMatchesStepByStep(t *testing.T) {
-	for _, tc := range []struct {
-		pes, depth, slots, slotBytes int
-		seed                         uint64
-	}{{2, 1, 2, 64, 1}, {3, 2, 3, 128, 2}, {5, 4, 4, 256, 3}, {8, 3, 5, 128, 4}, {8, 7, 8, 512, 5}, {13, 4, 6, 256, 6}} {
-		t.Run(fmt.Sprintf("%dPEs/depth%d/slots%d/seed%d", tc.pes, tc.depth, tc.slots, tc.seed), func(t *testing.T) {
-			params := DefaultParams()
-			params.PoolSlots, params.SlotBytes, params.RetryUs = tc.slots, tc.slotBytes, 1
-			lazy, ev1 := asyncTraffic(t, tc.pes, tc.depth, tc.seed, params, false)
-			step, evN := asyncTraffic(t, tc.pes, tc.depth, tc.seed, params, true)
-			if !slices.Equal(lazy, step) {
-				for i := range min(len(lazy), len(step)) {
-					if lazy[i] != step[i] {
-						t.Fatalf("completion %d of %d: deferred %s, step by step %s", i, len(lazy), lazy[i], step[i])
+// TestAsyncMergedMatchesStepByStep: asynchronous traffic with the
+// engine's and the CPU's merging of steps (mem.CPU.StoreWords' run of
+// stores) gives the same simulated times and statuses, to the picosecond,
+// and as many events, as the engine run step by step, on small partitions
+// with overflowing pools, where headers land while a receive scans, on
+// every machine.
+func TestAsyncMergedMatchesStepByStep(t *testing.T) {
+	for _, mc := range machinesUnderTest {
+		for _, tc := range []struct {
+			pes, depth, slots, slotBytes int
+			seed                         uint64
+		}{{2, 1, 2, 64, 1}, {3, 2, 3, 128, 2}, {5, 4, 4, 256, 3}, {8, 3, 5, 128, 4}, {8, 7, 8, 512, 5}, {13, 4, 6, 256, 6}} {
+			t.Run(fmt.Sprintf("%s/%dPEs/depth%d/slots%d/seed%d", mc.name, tc.pes, tc.depth, tc.slots, tc.seed), func(t *testing.T) {
+				params := DefaultParams()
+				params.PoolSlots, params.SlotBytes, params.RetryUs = tc.slots, tc.slotBytes, 1
+				merged, ev1 := asyncTraffic(t, mc.build, tc.pes, tc.depth, tc.seed, params, false)
+				step, evN := asyncTraffic(t, mc.build, tc.pes, tc.depth, tc.seed, params, true)
+				if !slices.Equal(merged, step) {
+					for i := range min(len(merged), len(step)) {
+						if merged[i] != step[i] {
+							t.Fatalf("completion %d of %d: merged %s, step by step %s", i, len(merged), merged[i], step[i])
+						}
 					}
+					t.Fatalf("%d completions against %d", len(merged), len(step))
 				}
-				t.Fatalf("%d completions against %d", len(lazy), len(step))
-			}
-			if ev1 != evN {
-				t.Errorf("deferred time took %d events, step by step %d", ev1, evN)
-			}
-			t.Logf("events %d against %d step by step", ev1, evN)
-		})
+				if ev1 != evN {
+					t.Errorf("merged run took %d events, step by step %d", ev1, evN)
+				}
+				t.Logf("events %d against %d step by step", ev1, evN)
+			})
+		}
 	}
 }
 
