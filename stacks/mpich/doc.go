@@ -56,9 +56,10 @@
 //     (machines.MapRemote). What differs is how a slot is written
 //     (slotWriter): the sender puts the packet, waits until it has landed
 //     (Quiet: SHMEM's quiet, SCI's MemBarrier, LAPI_Fence), then puts the
-//     ready bit; it tests its own copy of the bit, which the receiver
-//     clears by a remote write once the slot is empty, so every process
-//     polls only its own memory. Message data goes as ch_t3d's does.
+//     ready bit, the packet's number; it tests a count the receiver puts
+//     into its memory once the slot is empty, so every process polls only
+//     its own memory, and a write the fabric lands twice is seen as old.
+//     Message data goes as ch_t3d's does.
 //   - ch_t3d (t3d.go; machines.RemoteWrite). Section 5's single-writer
 //     slots, made a ring of ring_packets per ordered pair, live in the
 //     receiver's memory: the sender puts the packet's data, waits with

@@ -29,18 +29,18 @@ func (s *lfShared) slot(to, from int) mem.Addr {
 // reaches a slot at its receiver: with stores into memory both share (the
 // SX-4: PKT_COPYIN and PKT_READY_SET, sharedSlots), or with remote writes
 // into the receiver's memory (remoteSlots). The rest of the device (the
-// receiver's scan of its slots with PKT_READY_IS_SET, the copy out, the
-// clearing of the ready bit, the sender's test of the bit before it
-// writes) is the same code.
+// receiver's scan of its slots, the copy out, the clearing of the ready
+// bit, the sender's back-off while its slot is full) is the same code.
 type slotWriter interface {
-	// readyWord is the word whose PKT_READY_IS_SET tells this process
-	// that its slot at dest still holds a packet: the slot's ready bit
-	// itself where this process can load it, else a copy of the bit in
-	// its own memory that the receiver clears.
-	readyWord(dest int) mem.Addr
+	// full is Figure 3's MPID_PKT_READY_IS_SET(slots[dest][myid].ready):
+	// this process's slot at dest still holds a packet.
+	full(p *sim.Proc, dest int) bool
 	// fill copies the packet (size bytes of pkt, its ready word 0) into
 	// the slot and sets the slot's ready bit, the data first.
 	fill(p *sim.Proc, dest int, slot mem.Addr, pkt mem.Region, size int)
+	// ready is Figure 2's PKT_READY_IS_SET(slots[i][myid].ready): sender
+	// from's slot here holds a packet.
+	ready(p *sim.Proc, from int, slot mem.Addr) bool
 	// emptied is the receiver's side once it has copied the packet out of
 	// sender from's slot and cleared the ready bit: the sender learns that
 	// the slot is free.
@@ -75,7 +75,7 @@ func (d *lfshmem) Name() string { return DeviceLFShmem }
 // SendControl is Figure 3: if the slot to dest is still full, give up for
 // now (the caller backs off); else copy the packet in and set its ready bit.
 func (d *lfshmem) SendControl(p *sim.Proc, pkt mem.Region, size, dest int) (bool, error) {
-	if d.readyIsSet(p, d.w.readyWord(dest)) { // MPID_PKT_READY_IS_SET(slots[dest][myid].ready)
+	if d.w.full(p, dest) { // MPID_PKT_READY_IS_SET(slots[dest][myid].ready)
 		return false, nil
 	}
 	d.w.fill(p, dest, d.sh.slot(dest, d.rank), pkt, size) // PKT_COPYIN(&slots[dest][myid], pkt, size); PKT_READY_SET(slots[dest][myid].ready)
@@ -90,7 +90,7 @@ func (d *lfshmem) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 			continue
 		}
 		slot := d.sh.slot(d.rank, i)
-		if !d.readyIsSet(p, slot) { // PKT_READY_IS_SET(slots[i][myid].ready)
+		if !d.w.ready(p, i, slot) { // PKT_READY_IS_SET(slots[i][myid].ready)
 			continue
 		}
 		if err := copyOut(p, d.w, d.rank, pkt, slot, i, d.sh.procs, d.sh.slotBytes); err != nil {
@@ -108,7 +108,7 @@ func (d *lfshmem) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 func (d *lfshmem) WaitControl(p *sim.Proc) {
 	d.cpu.SpinUntil(p, d.waitPacket, func() bool {
 		for i := 0; i < d.sh.procs; i++ {
-			if i != d.rank && d.readyIsSet(p, d.sh.slot(d.rank, i)) {
+			if i != d.rank && d.w.ready(p, i, d.sh.slot(d.rank, i)) {
 				return true
 			}
 		}
@@ -118,14 +118,18 @@ func (d *lfshmem) WaitControl(p *sim.Proc) {
 
 // sharedSlots writes slots in memory every process shares (section 5):
 // PKT_COPYIN, a fence then a vector move that bypasses the cache, and
-// PKT_READY_SET, fence, store, fence. The sender tests the slot's own
-// ready bit.
+// PKT_READY_SET, fence, store, fence. Sender and receiver test the slot's
+// own ready bit (PKT_READY_IS_SET).
 type sharedSlots struct {
 	s  *shm
 	sh *lfShared
 }
 
-func (w sharedSlots) readyWord(dest int) mem.Addr { return w.sh.slot(dest, w.s.rank) }
+func (w sharedSlots) full(p *sim.Proc, dest int) bool {
+	return w.s.readyIsSet(p, w.sh.slot(dest, w.s.rank))
+}
+
+func (w sharedSlots) ready(p *sim.Proc, _ int, slot mem.Addr) bool { return w.s.readyIsSet(p, slot) }
 
 func (w sharedSlots) fill(p *sim.Proc, _ int, slot mem.Addr, pkt mem.Region, size int) {
 	w.s.copyIn(p, slot, pkt.Addr, size)
@@ -139,47 +143,69 @@ func (w sharedSlots) memcpy(p *sim.Proc, dst, src mem.Addr, n int) { w.s.memcpy(
 
 // remoteSlots writes slots that lie in the receiver's memory with remote
 // writes (machines.RemoteWrite): the sender writes the packet into its
-// slot, waits until it has landed (Quiet: SHMEM's quiet, SCI's MemBarrier;
-// the fence of PKT_COPYIN), then writes the ready bit (PKT_READY_SET).
-// Every process polls only its own memory: a sender does not load the
-// ready bit at the receiver (a remote read) but its own copy of it, which
-// it sets (PKT_READY_SET, locally) before it fills the slot and which the
-// receiver clears with a remote write once the slot is empty.
+// slot, waits until it has landed (Quiet: SHMEM's quiet, SCI's MemBarrier,
+// LAPI_Fence; the fence of PKT_COPYIN), then writes the ready bit
+// (PKT_READY_SET). Every process polls only its own memory: a sender does
+// not load the ready bit at the receiver (a remote read) but a count the
+// receiver writes into the sender's memory when it empties the slot. The
+// ready bit is the packet's number from that sender, and the count the
+// packets emptied: where the fabric lands a write twice (the SCI
+// cluster's, when a CRC error hits its response), the second landing of
+// an old ready bit or count, after newer ones, is recognized as old
+// instead of marking a consumed packet ready again or a full slot empty.
 type remoteSlots struct {
-	s    *shm
-	m    machines.RemoteWrite
-	sh   *lfShared
-	full []mem.Addr // each process's copies of its slots' ready bits, one word per receiver
+	s        *shm
+	m        machines.RemoteWrite
+	sh       *lfShared
+	counts   []mem.Addr // each process's words the receivers write, one per receiver
+	sent     []uint64   // packets sent to each receiver
+	emptiedN []uint64   // packets each receiver has emptied, as last seen
+	got      []uint64   // packets taken from each sender
 }
 
-func (w remoteSlots) readyWord(dest int) mem.Addr { return w.full[w.s.rank] + mem.Addr(8*dest) }
+func newRemoteSlots(s *shm, m machines.RemoteWrite, sh *lfShared, counts []mem.Addr) *remoteSlots {
+	n := sh.procs
+	return &remoteSlots{s: s, m: m, sh: sh, counts: counts, sent: make([]uint64, n), emptiedN: make([]uint64, n), got: make([]uint64, n)}
+}
 
-func (w remoteSlots) fill(p *sim.Proc, dest int, slot mem.Addr, pkt mem.Region, size int) {
-	w.s.readySet(p, w.readyWord(dest), 1)
+// full loads the count dest writes here (as PKT_READY_IS_SET loads a
+// ready bit), keeping the largest seen.
+func (w *remoteSlots) full(p *sim.Proc, dest int) bool {
+	w.emptiedN[dest] = max(w.emptiedN[dest], w.s.load(p, w.counts[w.s.rank]+mem.Addr(8*dest)))
+	return w.emptiedN[dest] != w.sent[dest]
+}
+
+func (w *remoteSlots) fill(p *sim.Proc, dest int, slot mem.Addr, pkt mem.Region, size int) {
+	w.sent[dest]++
 	w.m.Put(p, w.s.rank, dest, slot, pkt.Addr, size)
 	if w.s.fences {
 		w.m.Quiet(p, w.s.rank)
 	}
-	w.m.PutWord(p, w.s.rank, dest, slot+8*wReady, 1)
+	w.m.PutWord(p, w.s.rank, dest, slot+8*wReady, w.sent[dest])
 }
 
-func (w remoteSlots) emptied(p *sim.Proc, from int) {
-	w.m.PutWord(p, w.s.rank, from, w.full[from]+mem.Addr(8*w.s.rank), 0)
+func (w *remoteSlots) ready(p *sim.Proc, from int, slot mem.Addr) bool {
+	return w.s.load(p, slot) == w.got[from]+1
+}
+
+func (w *remoteSlots) emptied(p *sim.Proc, from int) {
+	w.got[from]++
+	w.m.PutWord(p, w.s.rank, from, w.counts[from]+mem.Addr(8*w.s.rank), w.got[from])
 }
 
 // memcpy invalidates the receiver's cached lines of the slot first: a
 // remote write does not update a non-coherent cache (the T3D's; a no-op
 // where caches are coherent), and the memcpy reads through the cache, so a
 // line cached by the copy of the slot's previous packet would be stale.
-func (w remoteSlots) memcpy(p *sim.Proc, dst, src mem.Addr, n int) {
+func (w *remoteSlots) memcpy(p *sim.Proc, dst, src mem.Addr, n int) {
 	w.s.cpu.InvalidateRange(p, src, n)
 	w.s.memcpy(p, dst, src, n)
 }
 
 // newRemoteSlotDevices sets up ch_lfshmem on a machine whose processes
-// share no segment: each receiver's slots and each sender's copies of its
-// ready bits in their own memory, mapped for the remote writes that reach
-// them (machines.MapRemote). Message data goes as ch_t3d's does (putData):
+// share no segment: each receiver's slots and each sender's counts of
+// emptied slots in their own memory, mapped for the remote writes that
+// reach them (machines.MapRemote). Message data goes as ch_t3d's does (putData):
 // eager data by remote write into a buffer the receiver keeps for each
 // sender, rendezvous data straight into the receive buffer; there is no
 // shared pool, so no lock.
@@ -190,23 +216,23 @@ func newRemoteSlotDevices(m machines.RemoteWrite, params Params) ([]Device, erro
 		return nil, err
 	}
 	sh := &lfShared{slotBytes: params.slotBytes(), procs: procs}
-	var full []mem.Addr
+	var counts []mem.Addr
 	for i := 0; i < procs; i++ {
 		r, err := machines.MapRemote(m, nil, i, i, "mpich.slots", procs*sh.slotBytes)
 		if err != nil {
 			return nil, fmt.Errorf("mpich %s: process %d: packet slots: %w", DeviceLFShmem, i, err)
 		}
-		f, err := machines.MapRemote(m, nil, i, i, "mpich.slots.full", 8*procs)
+		c, err := machines.MapRemote(m, nil, i, i, "mpich.slots.emptied", 8*procs)
 		if err != nil {
-			return nil, fmt.Errorf("mpich %s: process %d: ready-bit copies: %w", DeviceLFShmem, i, err)
+			return nil, fmt.Errorf("mpich %s: process %d: emptied-slot counts: %w", DeviceLFShmem, i, err)
 		}
-		sh.base, full = append(sh.base, r.Addr), append(full, f.Addr)
+		sh.base, counts = append(sh.base, r.Addr), append(counts, c.Addr)
 	}
 	devs := make([]Device, procs)
 	for i := range devs {
 		s := newShm(m, i, params)
 		s.waitPacket = fmt.Sprintf("rank %d: waiting for a packet (%s ready bits)", i, DeviceLFShmem)
-		devs[i] = &lfPut{lfshmem: newLFShmem(s, sh, remoteSlots{s: s, m: m, sh: sh, full: full}), putData: putData{data[i]}}
+		devs[i] = &lfPut{lfshmem: newLFShmem(s, sh, newRemoteSlots(s, m, sh, counts)), putData: putData{data[i]}}
 	}
 	return devs, nil
 }

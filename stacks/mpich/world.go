@@ -162,7 +162,8 @@ func (w *World) Comms() []stacks.Comm {
 // FootprintBytes is what the device holds in the rank's memory
 // (stacks.Footprint): with ch_t3d, the packet rings and control blocks of
 // every peer and the shared receive queue; with ch_lfshmem across nodes,
-// its slots, its copies of its ready bits and the control blocks; on a
+// its slots, the counts of slots its peers emptied and the control
+// blocks; on a
 // shared segment, the segment (in the node's memory, which all processes
 // share).
 func (r *Rank) FootprintBytes(nonblocking bool) int {
