@@ -297,7 +297,7 @@ func TestNonFinite(t *testing.T) {
 // workload that moves a number shows up as a reviewed diff (go test
 // ./cmd/simrun -update rewrites testdata/golden/).
 func TestGoldenScenarios(t *testing.T) {
-	for _, name := range []string{"sx4-fig6", "sx4-lockfree-nofence", "sx4-spin-cached", "sx4-collectives", "t3d-table1", "t3d-table2", "armci-2x100", "armci-fig4", "armci-fig5", "armci-fig6", "armci-acc", "sci-pingpong", "sci-no-membarrier", "sci-no-crc", "sci-index-bytewise", "sci-table1-1", "sci-fig1-3", "sci-faults", "threads-fig1", "threads-fig2", "threads-fig3", "threads-fig4"} {
+	for _, name := range []string{"sx4-fig6", "sx4-lockfree-nofence", "sx4-spin-cached", "sx4-collectives", "t3d-table1", "t3d-table2", "armci-2x100", "armci-fig4", "armci-fig5", "armci-fig6", "armci-acc", "sci-pingpong", "sci-no-membarrier", "sci-no-crc", "sci-index-bytewise", "sci-table1-1", "sci-fig1-3", "sci-faults", "threads-fig1", "threads-fig2", "threads-fig3", "threads-fig4", "whatif-stacks"} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			code, stdout, stderr := simrun(t, "run", name, "--out", dir, "--quiet")
