@@ -42,7 +42,7 @@ func listMachines(reg *registry.Registry, w io.Writer) {
 		width = max(width, len(m.Name))
 	}
 	pad := strings.Repeat(" ", width+2)
-	fmt.Fprintf(w, "Machines (capabilities checked on a %d-process instance with default params):\n", registry.ProbeProcs)
+	fmt.Fprintf(w, "Machines (verbs checked on a %d-process instance with default params):\n", registry.ProbeProcs)
 	for _, m := range ms {
 		fmt.Fprintf(w, "%-*s  %s\n", width, m.Name, m.Summary)
 		inst, err := m.Build(sim.NewEngine(1), registry.ProbeProcs)
@@ -61,7 +61,7 @@ func listMachines(reg *registry.Registry, w io.Writer) {
 		fmt.Fprintf(w, "%soffers: %s\n", pad, orNone(has))
 		fmt.Fprintf(w, "%slacks:  %s\n", pad, orNone(lacks))
 	}
-	fmt.Fprintln(w, "Capabilities:")
+	fmt.Fprintln(w, "Verbs:")
 	for _, c := range caps {
 		fmt.Fprintf(w, "  %-10s %s\n", c.Name, c.What)
 	}

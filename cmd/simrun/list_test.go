@@ -18,11 +18,13 @@ func TestListMachinesAndStacks(t *testing.T) {
 	}
 	for _, want := range []string{
 		"sx4  NEC SX-4 node",
-		"     offers: memory, sysv-shm, shared-memory\n     lacks:  one-sided, get, fetch-inc, swap, barrier, delivered, swap-get, lapi, shmem+swap, sci-shm\n",
+		"     offers: local, shared-segments, semaphores, memory\n     lacks:  remote-write, ordered-writes, remote-read, remote-fetch-inc, fetch-inc-register, swap, barrier, checkpoints, delivered, active-messages\n",
 		"t3d  Cray T3D",
-		"     offers: memory, one-sided, get, fetch-inc, swap, barrier, delivered, swap-get, shmem+swap\n     lacks:  sysv-shm, lapi, shared-memory, sci-shm\n",
+		"     offers: local, remote-write, ordered-writes, remote-read, fetch-inc-register, swap, barrier, memory, delivered\n     lacks:  remote-fetch-inc, shared-segments, semaphores, checkpoints, active-messages\n",
+		"sp   IBM SP",
+		"     offers: local, remote-write, remote-read, remote-fetch-inc, swap, memory, active-messages\n",
 		"sci  Scali PCI-SCI cluster",
-		"     offers: memory, sci-shm\n",
+		"     offers: local, remote-write, remote-read, remote-fetch-inc, shared-segments, checkpoints, memory\n",
 		"  semaphores System V semaphores (machines.Semaphores)",
 	} {
 		if !strings.Contains(out, want) {

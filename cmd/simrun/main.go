@@ -92,10 +92,12 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"list", "[--machines] [--stacks]", "list the built-in scenarios with their titles", `With --machines: every registered machine, its capabilities (checked on a
-small instance) and those it lacks. With --stacks: every registered stack,
-the machine capabilities it needs, and on each machine what its ranks offer
-(comm, one-sided, bcast, ...) or which capability is missing.
+		{"list", "[--machines] [--stacks]", "list the built-in scenarios with their titles", `With --machines: every registered machine, the hardware verbs it offers
+(remote-write, remote-read, shared-segments, ...; checked on a small
+instance) and those it lacks. With --stacks: every registered stack, the
+verbs it needs, and on each machine (one line per pairing and variant: "on
+MACHINE [params]: offers ..." or ": missing VERB ...") what its ranks offer
+(comm, one-sided, bcast, ...) or which verb is missing.
 Example:
   simrun list
   simrun list --machines --stacks`, cmdList},

@@ -13,8 +13,11 @@ var knownSoakFailures = map[string]string{
 	// ACLMPL's Comm Wait progresses only the request it waits on: rank 1
 	// waits for a receive from 0 while 2's send to 1 waits for 1's request
 	// block and 0's send to 2 for 2's (seed 4): MPI's progress rule would
-	// complete them all.
+	// complete them all. The same protocol on every machine it opens on.
 	"t3d/aclmpl": "livelock",
+	"sp/aclmpl":  "livelock",
+	"sci/aclmpl": "livelock",
+	"sci{crc_error_rate: 0.002, reorder_ns: 1000}/aclmpl": "livelock",
 }
 
 // TestSoak: a few thousand random message programs on every pairing
