@@ -119,9 +119,9 @@ func TestBroadcastPayloadIsOneCopy(t *testing.T) {
 }
 
 // BenchmarkWhatIfBcastStacks runs the one-word ACLMPL broadcast on a
-// what-if torus of 32,768 PEs and reports what the 8 GB target at 2^20
-// PEs turns on (issue 12, docs/targets.md): the goroutine stack bytes per
-// simulated process at the run's peak (stack-B/proc: 2,048 if every
+// what-if torus of 32,768 PEs and reports what a 2^20-PE run's memory
+// turns on (docs/scale.md, "Why the stacks are 4 KB"): the goroutine
+// stack bytes per simulated process at the run's peak (stack-B/proc: 2,048 if every
 // process's chain stayed within the runtime's first stack, 4,096 when
 // they all grew once), and the bytes allocated per PE (alloc-B/PE, as
 // TestWhatIfBcastMemoryPerPE). The peak is sampled by a goroutine that
