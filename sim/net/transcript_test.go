@@ -501,11 +501,11 @@ func TestTranscripts(t *testing.T) {
 				return
 			}
 			if got != tc.want {
-				gotFile := filepath.Join(t.TempDir(), filepath.Base(file))
+				gotFile := filepath.Join(os.TempDir(), "msgsim-net-"+filepath.Base(file))
 				if err := os.WriteFile(gotFile, []byte(tc.input+got), 0o644); err != nil {
 					t.Log(err)
 				}
-				t.Errorf("%s: outcome differs (run with -update to record it): %s", file, firstDiff([]byte(tc.want), []byte(got)))
+				t.Errorf("%s: outcome differs (this run's in %s; run with -update to record it): %s", file, gotFile, firstDiff([]byte(tc.want), []byte(got)))
 			}
 		})
 	}
