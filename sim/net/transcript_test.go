@@ -505,7 +505,7 @@ func TestTranscripts(t *testing.T) {
 				if err := os.WriteFile(gotFile, []byte(tc.input+got), 0o644); err != nil {
 					t.Log(err)
 				}
-				t.Errorf("%s: outcome differs (this run's in %s; run with -update to record it): %s", file, gotFile, firstDiff([]byte(tc.want), []byte(got)))
+				t.Errorf("%s: outcome differs (this run's in %s; run with -update to record it): %s", file, gotFile, firstDiff([]byte(tc.input+tc.want), []byte(tc.input+got)))
 			}
 		})
 	}
