@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -393,6 +395,12 @@ func runReduced(t *testing.T, r reduction, dir string) {
 		}
 	}
 	adjust := func(s *scenarios.Scenario) {
+		// The pinned summary says what ran.
+		s.Title += " [reduced by the golden test: workload.params " + r.workload
+		for _, n := range slices.Sorted(maps.Keys(r.series)) {
+			s.Title += ", series " + n + " " + r.series[n]
+		}
+		s.Title += "]"
 		merge(&s.Workload.Params, r.workload)
 		seen := map[string]bool{}
 		for i := range s.Series {
