@@ -4,16 +4,21 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/workloads"
+	"gopkg.in/yaml.v3"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -292,34 +297,173 @@ func TestNonFinite(t *testing.T) {
 	}
 }
 
-// TestGoldenScenarios pins the results and summary of fast built-in
-// scenarios of each machine, so that any change to a model, a stack or a
-// workload that moves a number shows up as a reviewed diff (go test
-// ./cmd/simrun -update rewrites testdata/golden/).
+// TestGoldenScenarios pins the results.csv and summary.txt of every
+// built-in scenario (expected failures included: their summary names the
+// failure), so that any change to a model, a stack or a workload that
+// moves a number shows up as a reviewed diff (go test ./cmd/simrun -run
+// TestGoldenScenarios -update rewrites testdata/golden/). The fast
+// built-ins run as they are, through simrun run; the slow ones run at the
+// reduced size of goldenReduced (testdata/golden/NAME.reduced.*), every
+// series of theirs still run. A built-in in neither list fails the test.
 func TestGoldenScenarios(t *testing.T) {
-	for _, name := range []string{"sx4-fig6", "sx4-lockfree-nofence", "sx4-spin-cached", "sx4-collectives", "t3d-table1", "t3d-table2", "armci-2x100", "armci-fig4", "armci-fig5", "armci-fig6", "armci-acc", "sci-pingpong", "sci-no-membarrier", "sci-no-crc", "sci-index-bytewise", "sci-table1-1", "sci-fig1-3", "sci-faults", "threads-fig1", "threads-fig2", "threads-fig3", "threads-fig4", "whatif-stacks"} {
+	full := []string{
+		"armci-2x100", "armci-acc", "armci-fig4", "armci-fig5", "armci-fig6", "armci-polling-sleeping",
+		"litmus-mp", "litmus-mp-spin-noncoherent", "litmus-sb-tso",
+		"sci-faults", "sci-fig1-3", "sci-index-bytewise", "sci-no-crc", "sci-no-membarrier", "sci-pingpong", "sci-table1-1",
+		"sx4-collectives", "sx4-fig1", "sx4-fig4", "sx4-fig5", "sx4-fig6", "sx4-fig7", "sx4-lockfree-nofence", "sx4-spin-cached",
+		"t3d-fig3", "t3d-fig7", "t3d-table1", "t3d-table2",
+		"threads-fig1", "threads-fig2", "threads-fig3", "threads-fig4",
+		"whatif-stacks",
+	}
+	covered := map[string]bool{}
+	for _, name := range full {
+		covered[name] = true
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			code, stdout, stderr := simrun(t, "run", name, "--out", dir, "--quiet")
 			if code != exitOK {
 				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 			}
-			for _, f := range []string{"results.csv", "summary.txt"} {
-				got := read(t, filepath.Join(dir, f))
-				golden := filepath.Join("testdata", "golden", name+"."+f)
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(golden, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if want := read(t, golden); !bytes.Equal(got, want) {
-					t.Errorf("%s differs from %s (run go test ./cmd/simrun -update and review the diff)", f, golden)
-				}
-			}
+			checkGolden(t, dir, name)
 		})
+	}
+	for _, r := range goldenReduced {
+		covered[r.name] = true
+		t.Run(r.name+"-reduced", func(t *testing.T) {
+			dir := t.TempDir()
+			runReduced(t, r, dir)
+			checkGolden(t, dir, r.name+".reduced")
+		})
+	}
+	names, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if !covered[n] {
+			t.Errorf("built-in %s has no golden: add it to TestGoldenScenarios (or to goldenReduced if it is slow)", n)
+		}
+	}
+}
+
+// reduction is how the golden test shrinks a slow built-in.
+type reduction struct {
+	name     string
+	workload string            // YAML mapping merged over workload.params
+	series   map[string]string // series name -> YAML mapping merged over its workload.params
+}
+
+// goldenReduced are the built-ins too slow for a test at full size (tens
+// of seconds of CPU each: 128 T3D PEs, 96 SCI nodes) and how the golden
+// test shrinks them: workload holds params merged over the scenario's
+// workload params, series the params merged over a series' own workload
+// params (where the series sets the same keys). Claims and references at
+// sizes no longer run are reported as such in the pinned summary.
+var goldenReduced = []reduction{
+	// 16 PEs instead of 128; 4 sizes up to 64 KB instead of 11 up to 1 MB.
+	{name: "t3d-fig4", workload: "{pes: [16], bytes: [1, 256, 4096, 65536]}",
+		series: map[string]string{"async-aclmpl": "{bytes: [1, 256, 4096, 65536]}"}},
+	// 32 PEs instead of 128; 5 sizes up to 1 MB instead of 13 up to 10 MB.
+	{name: "t3d-fig5", workload: "{pes: [32], bytes: [1, 256, 4096, 65536, 1048576]}",
+		series: map[string]string{"async-aclmpl": "{bytes: [1, 256, 4096, 65536]}"}},
+	{name: "t3d-fig6", workload: "{pes: [32], bytes: [1, 256, 4096, 65536, 1048576]}"},
+	{name: "t3d-fig8", workload: "{pes: [32], bytes: [1, 256, 4096, 65536, 1048576]}"},
+	// 32 PEs instead of 128; 4 sizes up to 256 KB instead of 11 up to 4 MB.
+	{name: "t3d-fig9", workload: "{pes: [32], bytes: [8, 1024, 16384, 262144]}"},
+	// Partitions of 2 to 16 PEs instead of 2 to 128.
+	{name: "t3d-partitions-alltoall", workload: "{pes: [2, 4, 8, 16]}"},
+	{name: "t3d-partitions-bcast", workload: "{pes: [2, 4, 8, 16]}"},
+	// 2 to 16 nodes instead of 2 to 96 (the two processes on one PC unchanged).
+	{name: "sci-table1-2", workload: "{procs: [2, 4, 8, 16]}"},
+}
+
+// runReduced runs built-in r.name with its sweep reduced as r says,
+// through what simrun run calls (loadAll with an adjustment, as --seed
+// does; execute; judge; writeOutputs), and writes its outputs to dir.
+// Every series must still give rows.
+func runReduced(t *testing.T, r reduction, dir string) {
+	t.Helper()
+	var adjustErrs []error
+	merge := func(c *yaml.Node, over string) {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(over), &doc); err != nil {
+			adjustErrs = append(adjustErrs, fmt.Errorf("%s: %q: %w", r.name, over, err))
+			return
+		}
+		if n := strictyaml.Merge(c, doc.Content[0]); n != nil {
+			*c = *n
+		}
+	}
+	adjust := func(s *scenarios.Scenario) {
+		// The pinned summary says what ran.
+		s.Title += " [reduced by the golden test: workload.params " + r.workload
+		for _, n := range slices.Sorted(maps.Keys(r.series)) {
+			s.Title += ", series " + n + " " + r.series[n]
+		}
+		s.Title += "]"
+		merge(&s.Workload.Params, r.workload)
+		seen := map[string]bool{}
+		for i := range s.Series {
+			se := &s.Series[i]
+			if over, ok := r.series[se.Name]; ok {
+				seen[se.Name] = true
+				if se.Workload == nil || !se.Workload.HasParams() {
+					adjustErrs = append(adjustErrs, fmt.Errorf("%s: series %s sets no workload params to reduce", r.name, se.Name))
+					continue
+				}
+				merge(&se.Workload.Params, over)
+			}
+		}
+		for n := range r.series {
+			if !seen[n] {
+				adjustErrs = append(adjustErrs, fmt.Errorf("%s: no series %s", r.name, n))
+			}
+		}
+	}
+	s, sp, errs := loadAll(r.name, adjust)
+	if errs = append(errs, adjustErrs...); len(errs) > 0 {
+		t.Fatalf("loading %s reduced:\n%s", r.name, joinLines(errs))
+	}
+	runs, err := execute(sp, 0, nil, wallLimit(s))
+	if err != nil {
+		t.Fatalf("%s: %v", r.name, err)
+	}
+	if errs := runInputErrors(s, runs); len(errs) > 0 {
+		t.Fatalf("%s:\n%s", r.name, joinLines(errs))
+	}
+	dropNonFinite(runs)
+	v := judge(s, runs)
+	if v.code != exitOK {
+		t.Errorf("%s reduced: exit %d: %s", r.name, v.code, v.message)
+	}
+	for _, run := range runs {
+		if len(run.res.Rows) == 0 {
+			t.Errorf("%s reduced: series %s gave no rows", r.name, run.spec.Series)
+		}
+	}
+	if _, err := writeOutputs(dir, s, runs, v, io.Discard); err != nil {
+		t.Fatalf("%s: %v", r.name, err)
+	}
+}
+
+// checkGolden compares dir's results.csv and summary.txt with
+// testdata/golden/base.*, or rewrites those with -update.
+func checkGolden(t *testing.T, dir, base string) {
+	t.Helper()
+	for _, f := range []string{"results.csv", "summary.txt"} {
+		got := read(t, filepath.Join(dir, f))
+		golden := filepath.Join("testdata", "golden", base+"."+f)
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if want := read(t, golden); !bytes.Equal(got, want) {
+			t.Errorf("%s differs from %s (run go test ./cmd/simrun -run TestGoldenScenarios -update and review the diff)", f, golden)
+		}
 	}
 }
 
