@@ -38,7 +38,7 @@
 // fences and atomics wait for an empty buffer; a non-coherent cache keeps
 // the copy it loaded; with Warm, each thread starts with its locations
 // cached). It takes every enabled step from every state, through the
-// schedule explorer the engine's threads use (sim.Explore): each step
+// schedule explorer the engine's threads use (sim/explore): each step
 // (which thread runs which instruction, which buffered store drains, which
 // store in flight reaches which thread) is a choice among the enabled
 // ones, and the model's state is the fingerprint that makes each state
