@@ -59,7 +59,6 @@ func NewEngine(seed uint64) *Engine {
 	src := &drawSource{}
 	src.pcg.Seed(seed, seed^0x9e3779b97f4a7c15)
 	return &Engine{
-		cal:     newCalendar(),
 		rng:     rand.New(src),
 		src:     src,
 		seed:    seed,
