@@ -67,26 +67,6 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-func TestWakeAfterEarlierWakeWins(t *testing.T) {
-	e := NewEngine(1)
-	var at Time
-	p := e.Spawn("sleeper", func(p *Proc) {
-		p.Block("test")
-		at = p.Now()
-	})
-	e.After(1, func() { p.WakeAfter(100) })
-	e.After(20, func() { p.Wake() })
-	if err := e.Run(); err != nil {
-		t.Fatal(err)
-	}
-	if at != 20 {
-		t.Fatalf("woke at %v, want 20ps", at)
-	}
-	if e.Now() != 20 {
-		t.Fatalf("the timed wake was not cancelled: run ended at %v", e.Now())
-	}
-}
-
 func TestDeadlockNamesBlockedProcesses(t *testing.T) {
 	e := NewEngine(1)
 	var q WaitQueue
@@ -111,7 +91,7 @@ func TestDeadlockNamesBlockedProcesses(t *testing.T) {
 
 func TestLivelockWhenSpinning(t *testing.T) {
 	e := NewEngine(1)
-	e.Spawn("reader", func(p *Proc) { p.BlockSpinning("flag at 0x40 (stale cached line)") })
+	e.Spawn("reader", func(p *Proc) { p.BlockSpinning(Reason("flag at 0x40 (stale cached line)")) })
 	e.Spawn("waiter", func(p *Proc) { p.Block("reply") })
 	err := e.Run()
 	if !IsLivelock(err) || IsDeadlock(err) {
@@ -129,19 +109,19 @@ func (w lazyWhy) String() string { *w.n++; return "flag at 0x40 (stale cached li
 
 // A reason given as a fmt.Stringer reads in the report as the string does,
 // and is formatted only when the report is made.
-func TestBlockSpinningWhy(t *testing.T) {
+func TestBlockSpinningLazyReason(t *testing.T) {
 	var formatted int
 	run := func(lazy bool) string {
 		formatted = 0
 		e := NewEngine(1)
 		e.Spawn("reader", func(p *Proc) {
 			if lazy {
-				p.BlockSpinningWhy(lazyWhy{&formatted})
+				p.BlockSpinning(lazyWhy{&formatted})
 			} else {
-				p.BlockSpinning("flag at 0x40 (stale cached line)")
+				p.BlockSpinning(Reason("flag at 0x40 (stale cached line)"))
 			}
 		})
-		e.Spawn("woken", func(p *Proc) { p.BlockSpinningWhy(lazyWhy{&formatted}) })
+		e.Spawn("woken", func(p *Proc) { p.BlockSpinning(lazyWhy{&formatted}) })
 		e.Spawn("waker", func(p *Proc) {
 			if formatted != 0 {
 				t.Errorf("reason formatted %d times before any report", formatted)
@@ -400,14 +380,14 @@ func TestInlineLoopRunsAsRun(t *testing.T) {
 							note("wake %s", p.Name())
 							p.Wake()
 						})
-						p.BlockFor(Time(3+r.IntN(5)), "callback")
+						blockFor(p, Time(3+r.IntN(5)), "callback")
 					case 1:
 						p.Sleep(Time(1 + r.IntN(3)))
 					case 2:
 						p.Yield()
 					default: // spin wake at a known time
 						e.After(Time(r.IntN(3)), func() { p.WakeAt(e.Now() + 2) })
-						p.BlockSpinning("word")
+						p.BlockSpinning(Reason("word"))
 					}
 					note("%s step %d", p.Name(), k)
 				}

@@ -35,10 +35,8 @@ type Proc struct {
 	daemon   bool
 	spinning bool
 	reason   string
-	why      fmt.Stringer // the reason, formatted only when needed (BlockSpinningWhy)
+	why      fmt.Stringer // BlockSpinning's reason, formatted only when needed
 	since    Time
-	wakeup   Handle // pending timed wake of a blocked process
-	wakeFn   func() // p.timedWake, bound at its first use (timedWakeFn)
 	core     *Core  // the processor it shares with handlers, if any
 	sleep    Handle // its pending wake-up while in Sleep (slow path)
 	then     func() // run on the engine's stack once the process has parked (BlockThen)
@@ -285,20 +283,19 @@ func (p *Proc) BlockThen(reason string, fn func()) {
 
 // BlockSpinning is Block for a process that, in the machine it models, is
 // busy-polling a location: if nothing can ever wake it the run ends in a
-// livelock rather than a deadlock report.
-func (p *Proc) BlockSpinning(reason string) {
-	p.block(reason, true)
-}
-
-// BlockSpinningWhy is BlockSpinning with a reason that is formatted (its
-// String method called) only when a deadlock or livelock report or a
-// trace needs it: a spin that the run wakes, as nearly all are, costs no
-// formatting.
-func (p *Proc) BlockSpinningWhy(why fmt.Stringer) {
+// livelock rather than a deadlock report. The reason (a Reason, or any
+// fmt.Stringer) is formatted only when a report or a trace needs it: a
+// spin that the run wakes, as nearly all are, costs no formatting.
+func (p *Proc) BlockSpinning(why fmt.Stringer) {
 	p.why = why
 	p.block("", true)
 	p.why = nil
 }
+
+// Reason is a reason for BlockSpinning given as a plain string.
+type Reason string
+
+func (r Reason) String() string { return string(r) }
 
 func (p *Proc) block(reason string, spinning bool) {
 	p.state = stateBlocked
@@ -325,19 +322,7 @@ func (p *Proc) blockReason() string {
 	return p.reason
 }
 
-// BlockFor is Block with a time-out: the process resumes when another calls
-// Wake or after d, whichever comes first. The time is spent waiting, not
-// working (it is not handler work on a Core). A non-positive d returns at
-// once.
-func (p *Proc) BlockFor(d Time, reason string) {
-	if d <= 0 {
-		return
-	}
-	p.wakeup = p.eng.After(d, p.timedWakeFn())
-	p.block(reason, false)
-}
-
-// Blocked reports whether p waits in Block or BlockSpinning.
+// Blocked reports whether p waits in Block, BlockThen or BlockSpinning.
 func (p *Proc) Blocked() bool { return p.state == stateBlocked }
 
 // Wake makes a blocked process ready at the current time. Waking a process
@@ -348,33 +333,15 @@ func (p *Proc) Wake() bool {
 	}
 	p.eng.Touch(procKey(int(p.id)))
 	p.state = stateReady
-	p.eng.Cancel(p.wakeup)
-	p.wakeup = Handle{}
 	p.eng.resumeAt(p, p.eng.now)
 	return true
 }
 
-// WakeAfter wakes a blocked process d from now, unless it is woken earlier
-// (the earlier wake wins and the timed one is dropped).
-func (p *Proc) WakeAfter(d Time) {
-	if p.state != stateBlocked {
-		return
-	}
-	if d <= 0 {
-		p.Wake()
-		return
-	}
-	if p.wakeup.Valid() && p.wakeup.At() <= p.eng.now+d {
-		return
-	}
-	p.eng.Cancel(p.wakeup)
-	p.wakeup = p.eng.After(d, p.timedWakeFn())
-}
-
 // WakeAt makes a blocked process ready at time t (now if t is earlier): it
-// resumes then, and Wake calls before t do nothing. Unlike WakeAfter it
-// costs one event, the resumption itself: for a waker that already knows
-// when the process will notice (a spinner's next poll).
+// resumes then, and Wake calls before t do nothing. It costs one event,
+// the resumption itself: for a waker that already knows when the process
+// will notice (a spinner's next poll). A wake that an earlier Wake should
+// override is a callback: Engine.After(d, func() { p.Wake() }).
 func (p *Proc) WakeAt(t Time) {
 	if p.state != stateBlocked {
 		return
@@ -384,23 +351,7 @@ func (p *Proc) WakeAt(t Time) {
 		t = p.eng.now
 	}
 	p.state = stateReady
-	p.eng.Cancel(p.wakeup)
-	p.wakeup = Handle{}
 	p.eng.resumeAt(p, t)
-}
-
-// timedWakeFn is p.timedWake, bound once, when first needed: most of a
-// million processes never wait with a time-out.
-func (p *Proc) timedWakeFn() func() {
-	if p.wakeFn == nil {
-		p.wakeFn = p.timedWake
-	}
-	return p.wakeFn
-}
-
-func (p *Proc) timedWake() {
-	p.wakeup = Handle{}
-	p.Wake()
 }
 
 func (p *Proc) waiter() Waiter {

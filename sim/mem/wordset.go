@@ -348,5 +348,5 @@ func (c *CPU) WaitWords(p *sim.Proc, reason string, s *WordSet, lo, hi int) {
 		return
 	}
 	s.waiters = append(s.waiters, wordWaiter{proc: p, lo: lo, hi: hi})
-	p.BlockSpinning(reason)
+	p.BlockSpinning(sim.Reason(reason))
 }
