@@ -314,10 +314,10 @@ func TestReportRandUse(t *testing.T) {
 	}
 }
 
-// TestReschedule: a waker moves the end of a process's Sleep earlier or
-// later; the process resumes then, in one event, and a process not
-// sleeping is not rescheduled.
-func TestReschedule(t *testing.T) {
+// TestWakeAtMovesSleep: a waker moves the end of a process's Sleep earlier
+// or later; the process resumes then, in one event, and a process neither
+// sleeping nor blocked is not woken.
+func TestWakeAtMovesSleep(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		at, to    Time // when the waker runs, the new end
@@ -335,11 +335,9 @@ func TestReschedule(t *testing.T) {
 			p := e.Spawn("sleeper", func(p *Proc) {
 				p.Sleep(100)
 				woke = p.Now()
-				p.Block("done")
 			})
-			p.daemon = true
 			var moved bool
-			e.At(tc.at, func() { moved = p.Reschedule(tc.to) })
+			e.At(tc.at, func() { moved = p.WakeAt(tc.to) })
 			if err := e.Run(); err != nil {
 				t.Fatal(err)
 			}

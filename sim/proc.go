@@ -230,29 +230,6 @@ func (p *Proc) Sleep(d Time) {
 	p.park()
 }
 
-// Reschedule moves the end of the Sleep p is in to t (now if t is
-// earlier), for a waker that knows a timed operation of p is cut short or
-// extended by what happened meanwhile (mem.CPU.ScanUncached: a write that
-// lands in the middle of a scan of many words). The moved wake-up is
-// scheduled afresh (a new sequence number, as if p had scheduled it now).
-// It reports whether p was sleeping. A process bound to a Core (Bound) is
-// not to be rescheduled: its sleeps are booked on the core.
-func (p *Proc) Reschedule(t Time) bool {
-	if p.state != stateSleeping || !p.sleep.Valid() {
-		return false
-	}
-	e := p.eng
-	if t < e.now {
-		t = e.now
-	}
-	if p.sleep.at == t {
-		return true
-	}
-	e.cal.cancel(p.sleep)
-	p.sleep = e.cal.schedule(t, e.now, action{proc: p})
-	return true
-}
-
 // Bound reports whether p shares a processor with others through a Core
 // (its sleeps are booked there and may be moved by preemption).
 func (p *Proc) Bound() bool { return p.core != nil }
@@ -337,21 +314,33 @@ func (p *Proc) Wake() bool {
 	return true
 }
 
-// WakeAt makes a blocked process ready at time t (now if t is earlier): it
-// resumes then, and Wake calls before t do nothing. It costs one event,
-// the resumption itself: for a waker that already knows when the process
-// will notice (a spinner's next poll). A wake that an earlier Wake should
-// override is a callback: Engine.After(d, func() { p.Wake() }).
-func (p *Proc) WakeAt(t Time) {
-	if p.state != stateBlocked {
-		return
+// WakeAt makes p resume at time t (now if t is earlier); it reports
+// whether p was blocked or sleeping. A blocked process becomes ready at t,
+// and Wake calls before t do nothing: one event, the resumption itself,
+// for a waker that already knows when the process will notice (a
+// spinner's next poll). A wake that an earlier Wake should override is a
+// callback instead: Engine.After(d, func() { p.Wake() }). A process in
+// Sleep ends its sleep at t instead, for a waker that knows a timed
+// operation of p is cut short or extended by what happened meanwhile
+// (mem.WordSet's scans: a write that lands in the middle of a scan of
+// many words); its wake-up is scheduled afresh (a new sequence number, as
+// if p had scheduled it now). A process bound to a Core (Bound) is not to
+// have its sleeps moved: they are booked on the core.
+func (p *Proc) WakeAt(t Time) bool {
+	e := p.eng
+	t = max(t, e.now)
+	switch {
+	case p.state == stateBlocked:
+		e.Touch(procKey(int(p.id)))
+		p.state = stateReady
+		e.resumeAt(p, t)
+	case p.state != stateSleeping || !p.sleep.Valid():
+		return false
+	case p.sleep.at != t:
+		e.cal.cancel(p.sleep)
+		p.sleep = e.cal.schedule(t, e.now, action{proc: p})
 	}
-	p.eng.Touch(procKey(int(p.id)))
-	if t < p.eng.now {
-		t = p.eng.now
-	}
-	p.state = stateReady
-	p.eng.resumeAt(p, t)
+	return true
 }
 
 func (p *Proc) waiter() Waiter {

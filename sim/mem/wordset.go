@@ -268,7 +268,7 @@ func (s *WordSet) scanChanged(i int, r bool) {
 		return
 	}
 	s.cut++
-	sc.proc.Reschedule(sc.t0 + sim.Time(sc.k)*sc.load)
+	sc.proc.WakeAt(sc.t0 + sim.Time(sc.k)*sc.load)
 }
 
 // Cut is the number of scans whose outcome a write landing during them
