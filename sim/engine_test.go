@@ -349,7 +349,7 @@ func TestWakeAtMovesSleep(t *testing.T) {
 }
 
 // TestInlineLoopRunsAsRun: a parking process runs callbacks and its own
-// resumption itself (Engine.runInline) when nothing else is due. The
+// resumption itself (Engine.dispatch) when nothing else is due. The
 // events, their order, their count and the limits are those of Run's loop
 // (a traced run never takes the inline path: the reference).
 func TestInlineLoopRunsAsRun(t *testing.T) {

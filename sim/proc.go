@@ -183,10 +183,10 @@ func (p *Proc) kill() {
 }
 
 // park suspends the running process until the engine resumes it (or runs
-// the engine loop itself until then when it can: Engine.runInline; not
+// the engine loop itself until then when it can: Engine.dispatch; not
 // when BlockThen left work that must run on the engine's stack first).
 func (p *Proc) park() {
-	if p.then == nil && p.eng.runInline(p) {
+	if p.then == nil && p.eng.dispatch(p) {
 		return
 	}
 	if !p.yield(struct{}{}) {
