@@ -241,12 +241,16 @@ func (e *Engine) dispatch(self *Proc) bool {
 			e.evc.count(a)
 		}
 		switch {
-		case e.chooser != nil:
-			e.step(at, a)
-		case a.proc == nil:
+		case a.proc == nil && e.chooser == nil:
+			if self == nil {
+				a.fn()
+				continue
+			}
 			e.cur = nil
 			a.fn()
 			e.cur = self
+		case e.chooser != nil:
+			e.step(at, a)
 		case a.proc == self:
 			self.state = stateRunning
 			return true
