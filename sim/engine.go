@@ -36,8 +36,8 @@ type Engine struct {
 	check      uint64 // the next event count at which Run looks at the limits (a multiple of 4,096, or maxEv+1)
 	err        error
 	stopped    bool
-	halt       bool // err, stopped or then is set: the loops look at them
-	trace      *Trace
+	halt       bool        // err, stopped or then is set: the loops look at them
+	trace      Tracer      // records process states (SetTracer), or nil
 	src        *drawSource // rng's source: notes the first draw (ReportRandUse)
 
 	chooser Chooser // picks among same-time ready processes (choose.go); nil: engine order
@@ -301,6 +301,42 @@ func (e *Engine) Run() error {
 		if !e.wakeDescheduled() {
 			return e.stuckError()
 		}
+	}
+}
+
+// Tracer records what processes do, for timelines (sim/trace.Trace). The
+// engine calls State when a process's state changes ("running", "busy",
+// "wait: " or "spin: " and the reason, "" when it ended), Mark and Flow
+// for a model's marks and arrows (Engine.Mark, Engine.Flow). A traced run
+// runs every event from Run's loop.
+type Tracer interface {
+	State(now Time, p *Proc, state string)
+	Mark(now Time, p *Proc, name string)
+	Flow(from *Proc, at Time, p *Proc, now Time, name string)
+}
+
+// SetTracer makes t record what the run's processes do (nil: nothing).
+func (e *Engine) SetTracer(t Tracer) { e.trace = t }
+
+// Tracer is the engine's Tracer, or nil when tracing is off.
+func (e *Engine) Tracer() Tracer { return e.trace }
+
+// Mark records an instant event (a packet sent, a lock taken) on p's
+// timeline, when the run is traced.
+func (e *Engine) Mark(p *Proc, name string) {
+	if e.trace != nil && p != nil {
+		e.trace.Mark(e.now, p, name)
+	}
+}
+
+// Flow records, when the run is traced, an arrow named name from from's
+// timeline at time at (an earlier instant, such as a store) to p's
+// timeline now (such as the load that read the store's value), which
+// Perfetto draws between the slices or marks at its two ends. Record a
+// Mark at each end so that the arrow has something to bind to.
+func (e *Engine) Flow(from *Proc, at Time, p *Proc, name string) {
+	if e.trace != nil && p != nil && from != nil {
+		e.trace.Flow(from, at, p, e.now, name)
 	}
 }
 

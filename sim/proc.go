@@ -152,7 +152,7 @@ func (e *Engine) resume(p *Proc) {
 	e.cur = p
 	p.state = stateRunning
 	if e.trace != nil {
-		e.trace.state(e.now, p, "running")
+		e.trace.State(e.now, p, "running")
 	}
 	e.resumes++
 	_, ok := p.next()
@@ -169,7 +169,7 @@ func (e *Engine) resume(p *Proc) {
 		p.state = stateDone
 		e.live--
 		if e.trace != nil {
-			e.trace.state(e.now, p, "")
+			e.trace.State(e.now, p, "")
 		}
 		if e.preempt {
 			e.undeschedule(p)
@@ -224,7 +224,7 @@ func (p *Proc) Sleep(d Time) {
 	}
 	p.state = stateSleeping
 	if p.eng.trace != nil {
-		p.eng.trace.state(p.eng.now, p, "busy")
+		p.eng.trace.State(p.eng.now, p, "busy")
 	}
 	p.sleep = p.eng.cal.schedule(p.eng.now+d, p.eng.now, action{proc: p})
 	p.park()
@@ -281,9 +281,9 @@ func (p *Proc) block(reason string, spinning bool) {
 	p.since = p.eng.now
 	if p.eng.trace != nil { // the state string is built only when traced
 		if spinning {
-			p.eng.trace.state(p.eng.now, p, "spin: "+p.blockReason())
+			p.eng.trace.State(p.eng.now, p, "spin: "+p.blockReason())
 		} else {
-			p.eng.trace.state(p.eng.now, p, "wait: "+p.blockReason())
+			p.eng.trace.State(p.eng.now, p, "wait: "+p.blockReason())
 		}
 	}
 	p.park()

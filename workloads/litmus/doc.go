@@ -93,7 +93,7 @@
 //
 // # Traces
 //
-// A traced run (an engine with EnableTrace, as simrun trace makes) marks
+// A traced run (an engine with trace.Enable, as simrun trace makes) marks
 // each instruction on its thread's timeline, a load with the stores it may
 // have read from ("rf from P0's x=1"), and draws each reads-from edge as a
 // flow arrow (sim.Engine.Flow) from the store's mark to the load's, which
