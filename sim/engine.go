@@ -52,7 +52,7 @@ type Engine struct {
 	then      func()    // a BlockThen's work left for Run by a process resumed in dispatch
 	wallStart time.Time // when Run started (Limits.MaxWall)
 
-	evc *EventCounts // counts events by what they run (CountEvents), or nil
+	evc EventCounter // counts events by what they run (SetEventCounter), or nil
 }
 
 // NewEngine returns an engine whose random generator is seeded with seed.
@@ -175,7 +175,7 @@ func (e *Engine) advance(d Time) bool {
 	e.now = t
 	e.events++
 	if e.evc != nil {
-		e.evc.inPlace++
+		e.evc.Event(nil, nil, false)
 	}
 	return true
 }
@@ -238,7 +238,7 @@ func (e *Engine) dispatch(self *Proc) bool {
 			return false
 		}
 		if e.evc != nil {
-			e.evc.count(a)
+			e.evc.Event(a.fn, a.proc, a.proc != nil && a.proc.state == stateSleeping)
 		}
 		switch {
 		case a.proc == nil && e.chooser == nil:
@@ -339,6 +339,22 @@ func (e *Engine) Flow(from *Proc, at Time, p *Proc, name string) {
 		e.trace.Flow(from, at, p, e.now, name)
 	}
 }
+
+// EventCounter is told of every event the engine runs, before it runs
+// (sim/evcount.Counts): a callback fn, a process p's resumption (slept:
+// its Sleep ended, else it was woken or starts), or neither when time
+// moved forward in place (Sleep's fast path, a SleepSteps step with
+// nothing due before its end), which counts as an event too.
+type EventCounter interface {
+	Event(fn func(), p *Proc, slept bool)
+}
+
+// SetEventCounter makes c count the events the engine runs from now on
+// (nil: none).
+func (e *Engine) SetEventCounter(c EventCounter) { e.evc = c }
+
+// EventCounter is the engine's EventCounter, or nil.
+func (e *Engine) EventCounter() EventCounter { return e.evc }
 
 // stuckError reports the processes left blocked when nothing is scheduled.
 func (e *Engine) stuckError() error {
