@@ -95,7 +95,7 @@ func BenchmarkCalendarSparse(b *testing.B) {
 // event. A coroutine gives control back only to whoever resumed it, so a
 // round of 8 hand-overs costs at least 14 coroutine switches: the process
 // whose Yield finds the others ready resumes each of the 7 from its own
-// stack (runInline) and each comes back to it, and its own turn needs
+// stack (Engine.dispatch) and each comes back to it, and its own turn needs
 // none. At iter.Pull's cost per switch (half of BenchmarkPullRoundTrip)
 // that is a floor of 7/8 of a round trip per Yield, whatever the engine
 // does around it.

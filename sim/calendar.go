@@ -66,18 +66,8 @@ type slot struct {
 // holds a single time: it becomes bucket 0 whole): an event moves down at
 // most once per digit of the spread of pending times (never for events
 // less than 512 ps ahead, once up to 262,144 ps), and inserting is an
-// append, with no comparison.
-//
-// Why 9 bits: a real run's pending events are sparse in time (t3d-fig4's
-// MPI all-to-all: a few hundred, most 4 to 260 ns ahead, one event every
-// 20 to 50 ns), so most buckets settle takes out hold one event, which
-// becomes bucket 0 without a spread. With 8-bit digits the events 65 ns
-// or more ahead sat in level-2 buckets of 65 ns, about five to a bucket,
-// and were spread once each; with 9 bits level 1 reaches 262 ns (spreads
-// of a 1 KiB sync-mpi point of fig4, 2.05 M events: events relinked by
-// spreads 2.05 M -> 1.63 M, and with settle's one-event path the
-// calendar's branch mispredictions 5.1 M -> 1.8 M). 10 bits moved fewer still but needs a second bitmap word and
-// cost more instructions than it saved.
+// append, with no comparison. A bucket holding a single event also
+// becomes bucket 0 whole, without a spread.
 //
 // Events live in a pool of slots, and a bucket is a singly linked list of
 // slot indices (its head and tail): moving an event from bucket to bucket
@@ -126,8 +116,7 @@ var _ [1<<levelBits - levels]struct{}
 var _ [64 - nbuckets/64]struct{}
 
 // levelOf[n] is the level of a time whose highest bit differing from the
-// base is bit n-1, (n-1)/digitBits, for n from 1 to 63 (a table: a
-// division by 9 costs more instructions than the rest of bucketAt).
+// base is bit n-1, (n-1)/digitBits, for n from 1 to 63.
 const levelOf = "\x00" +
 	"\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
 	"\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
@@ -142,10 +131,6 @@ const levelOf = "\x00" +
 var _ [len(levelOf) - 64]struct{}
 var _ [9 - digitBits]struct{}
 var _ [digitBits - 9]struct{}
-
-const ()
-
-func newCalendar() calendar { return calendar{} }
 
 // schedule adds an event at time at (now: the current time) and returns its
 // handle. Events at the current time go to the lane: their sequence is
@@ -187,7 +172,7 @@ func (c *calendar) insert(now, d Time, seq uint64, a action) Handle {
 	}
 	sl := &c.slots[s]
 	c.free = sl.next
-	sl.proc, sl.fn, sl.at, sl.seq, sl.next = a.proc, a.fn, at, seq, 0 // (not dead: free slots are not); field by field, which keeps insert free of calls
+	sl.proc, sl.fn, sl.at, sl.seq, sl.next = a.proc, a.fn, at, seq, 0 // free slots are not dead
 	k := c.bucketOf(at)
 	if k == 0 { // not reached while time only moves forward; kept exact anyway
 		c.insertB0(s)
@@ -205,8 +190,7 @@ func (c *calendar) insert(now, d Time, seq uint64, a action) Handle {
 }
 
 // insertGrow is insert when the lane or the pool is full: it grows it and
-// inserts (insert's own path calls nothing, so that it keeps its
-// arguments in registers).
+// inserts.
 func (c *calendar) insertGrow(now, d Time, seq uint64, a action) Handle {
 	if d <= 0 {
 		c.lane.grow()
@@ -270,12 +254,10 @@ func (c *calendar) push(k int, s int32) {
 }
 
 // append appends slot s (its next 0) to bucket k (not 0), which stays in
-// sequence order if it was (s is later than every event in it). Whether
-// bucket k was empty is as good as random in a real run (a branch on it
-// was mispredicted a third of the time), so append does not branch on it:
-// the link goes to the tail's next, slot 0's if the bucket is empty
-// (nothing reads it: lists end at 0), and the head and the bitmaps are set
-// either way.
+// sequence order if it was (s is later than every event in it). It does
+// not branch on whether bucket k was empty: the link goes to the tail's
+// next, slot 0's if the bucket is empty (nothing reads it: lists end at
+// 0), and the head and the bitmaps are set either way.
 func (c *calendar) append(k int, s int32) {
 	k &= nbuckets - 1 // (it is less already)
 	t := c.tail[k]
@@ -308,8 +290,8 @@ func bucketAt(at Time, x uint64) int {
 // empty reports whether no bucket above 0 holds an event.
 func (c *calendar) empty() bool { return c.words == 0 }
 
-// clear empties bucket k. Whether its bitmap word empties with it is as
-// unpredictable as append's case: no branch on it either.
+// clear empties bucket k, clearing its word's bit in words (without a
+// branch) when the word empties with it.
 func (c *calendar) clear(k int) {
 	k &= nbuckets - 1
 	c.head[k], c.tail[k] = 0, 0
@@ -429,10 +411,7 @@ func (sl *slot) release(next int32) {
 // Spreading a bucket of level L makes the new base its earliest time if
 // top found it, else the bucket's lower bound (the base's digits above
 // level L, the bucket's digit there, zeros below), without a pass to find
-// the earliest (a loop whose exit was a misprediction per spread, for
-// buckets of a few events: their events then mostly land in one-event
-// buckets, taken whole). Every event in the
-// bucket is at or after the new base and differs from it below L only, so
+// the earliest. Every event in the bucket is at or after the new base and differs from it below L only, so
 // each goes down at least one level, and every event in a higher bucket
 // keeps its bucket (it differs from the new base in the same digit as
 // from the old one). From the lower bound bucket 0 may stay empty
@@ -449,14 +428,9 @@ func (c *calendar) settle() bool {
 	s := c.head[k]
 	if k < radix || s == c.tail[k] {
 		// One time (a level-0 bucket), or one event at any level: the
-		// common case of a real run, whose pending events are sparse in
-		// time (a few hundred over tens of microseconds). The spread from
-		// its time makes the bucket bucket 0 whole and moves nothing else.
-		// (Level 0 first: a dense calendar, PHOLD's, settles level-0
-		// buckets of one or a few events, and this way the test of
-		// their size is not a branch it mispredicts.) A level-0 bucket
-		// or a single event found out of order (findMin dropped others)
-		// is sorted.
+		// spread from its time makes the bucket bucket 0 whole and
+		// moves nothing else. A level-0 bucket or a single event found
+		// out of order (findMin dropped others) is sorted.
 		c.base = c.slots[s].at
 		c.b0h, c.b0t = s, c.tail[k]
 		if c.unsorted[k>>6]&(1<<(k&63)) != 0 {
@@ -541,8 +515,7 @@ func (c *calendar) treeMin() (Time, bool) {
 }
 
 // pop removes the earliest event (now: the current time): front and take
-// in one. Which of the lane and bucket 0 goes first is front's decision
-// alone (no measurable PHOLD cost against a copy of its loop here).
+// in one.
 func (c *calendar) pop(now Time) (Time, action, bool) {
 	s, ok := c.front(now)
 	if !ok {

@@ -227,8 +227,11 @@ func TestEngineSteadyStateAllocatesNothing(t *testing.T) {
 		}
 		var waiter *Proc
 		waiter = e.Spawn("waiter", func(p *Proc) {
+			wake := func() { p.Wake() } // a time-out, dropped by an earlier wake
 			for range rounds {
-				p.BlockFor(20, "test: a wake or the time-out")
+				h := e.After(20, wake)
+				p.Block("test: a wake or the time-out")
+				e.Cancel(h)
 			}
 		})
 		for i := range 4 {

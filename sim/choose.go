@@ -116,7 +116,7 @@ func (e *Engine) step(at Time, it action) bool {
 }
 
 // SetChooser installs c to pick among the processes ready at the same
-// simulated time (sim.Explore's Path, a replayed Schedule); nil restores
+// simulated time (a sim/explore Path, a replayed explore.Schedule); nil restores
 // the engine's order.
 func (e *Engine) SetChooser(c Chooser) { e.chooser = c }
 

@@ -84,18 +84,30 @@ func TestCorePreemption(t *testing.T) {
 	}
 }
 
-// TestBlockFor: a timed block resumes at the time-out or at an earlier Wake.
+// blockFor is Block with a time-out: p resumes when another calls Wake or
+// after d, whichever comes first.
+func blockFor(p *Proc, d Time, reason string) {
+	h := p.Engine().After(d, func() { p.Wake() })
+	p.Block(reason)
+	p.Engine().Cancel(h)
+}
+
+// TestBlockFor: a block with a timed wake resumes at the time-out or at an
+// earlier Wake, which drops the timed one.
 func TestBlockFor(t *testing.T) {
 	e := NewEngine(1)
 	var a, b Time
-	e.Spawn("timeout", func(p *Proc) { p.BlockFor(7, "nothing"); a = p.Now() })
-	q := e.Spawn("woken", func(p *Proc) { p.BlockFor(100, "wake"); b = p.Now() })
+	e.Spawn("timeout", func(p *Proc) { blockFor(p, 7, "nothing"); a = p.Now() })
+	q := e.Spawn("woken", func(p *Proc) { blockFor(p, 100, "wake"); b = p.Now() })
 	e.At(3, func() { q.Wake() })
 	if err := e.Run(); err != nil {
 		t.Fatal(err)
 	}
 	if a != 7 || b != 3 {
 		t.Fatalf("resumed at %v and %v, want 7ps and 3ps", a, b)
+	}
+	if e.Now() != 7 {
+		t.Fatalf("the timed wake was not dropped: run ended at %v", e.Now())
 	}
 }
 
@@ -104,7 +116,7 @@ func TestBlockFor(t *testing.T) {
 func TestWakeAt(t *testing.T) {
 	e := NewEngine(1)
 	var at Time
-	p := e.Spawn("spinner", func(p *Proc) { p.BlockSpinning("flag"); at = p.Now() })
+	p := e.Spawn("spinner", func(p *Proc) { p.BlockSpinning(Reason("flag")); at = p.Now() })
 	e.At(10, func() { p.WakeAt(25) })
 	e.At(15, func() {
 		if p.Wake() {

@@ -36,8 +36,8 @@ type Engine struct {
 	check      uint64 // the next event count at which Run looks at the limits (a multiple of 4,096, or maxEv+1)
 	err        error
 	stopped    bool
-	halt       bool // err, stopped or then is set: the loops look at them
-	trace      *Trace
+	halt       bool        // err, stopped or then is set: the loops look at them
+	trace      Tracer      // records process states (SetTracer), or nil
 	src        *drawSource // rng's source: notes the first draw (ReportRandUse)
 
 	chooser Chooser // picks among same-time ready processes (choose.go); nil: engine order
@@ -48,10 +48,11 @@ type Engine struct {
 	preempt bool     // the chooser may deschedule processes (SetPreemption)
 	desched []*Proc  // processes descheduled by the chooser
 
-	driving bool   // a process's runInline is resuming another (no nesting deeper)
-	then    func() // a BlockThen's work left for Run by a process resumed in runInline
+	driving   bool      // a process's dispatch is resuming another (no nesting deeper)
+	then      func()    // a BlockThen's work left for Run by a process resumed in dispatch
+	wallStart time.Time // when Run started (Limits.MaxWall)
 
-	evc *EventCounts // counts events by what they run (CountEvents), or nil
+	evc EventCounter // counts events by what they run (SetEventCounter), or nil
 }
 
 // NewEngine returns an engine whose random generator is seeded with seed.
@@ -59,7 +60,6 @@ func NewEngine(seed uint64) *Engine {
 	src := &drawSource{}
 	src.pcg.Seed(seed, seed^0x9e3779b97f4a7c15)
 	return &Engine{
-		cal:     newCalendar(),
 		rng:     rand.New(src),
 		src:     src,
 		seed:    seed,
@@ -94,8 +94,8 @@ func (e *Engine) SetLimits(l Limits) {
 
 // setCheck sets the next event count at which Run checks the limits: the
 // next multiple of 4,096 (the wall clock), or the first past MaxEvents if
-// that comes first. The loops that count events elsewhere (runInline,
-// advance) leave that event to Run.
+// that comes first. A process's loop (dispatch) and Sleep's fast path
+// (advance) leave that event to Run.
 func (e *Engine) setCheck() {
 	e.check = (e.events | 0xfff) + 1
 	if e.maxEv < e.check-1 {
@@ -107,10 +107,10 @@ func (e *Engine) setCheck() {
 func (e *Engine) Events() uint64 { return e.events }
 
 // Resumes is the number of times a process's coroutine was entered so
-// far (by Run, or from another process's stack: Engine.runInline), each
+// far (by Run, or from another process's stack: Engine.dispatch), each
 // a coroutine switch into it and one back. A process that goes on without
 // parking (Sleep's fast path) or whose own resumption is run by its own
-// loop (runInline) is not counted: it switched nothing.
+// loop (dispatch) is not counted: it switched nothing.
 func (e *Engine) Resumes() uint64 { return e.resumes }
 
 // Current is the running process, or nil inside a callback.
@@ -175,33 +175,35 @@ func (e *Engine) advance(d Time) bool {
 	e.now = t
 	e.events++
 	if e.evc != nil {
-		e.evc.inPlace++
+		e.evc.Event(nil, nil, false)
 	}
 	return true
 }
 
-// runInline is the engine loop run by a process that is about to park (p,
-// the running one), on its own stack: callbacks due before anything else
-// run right here, another process due next is resumed from here (its
-// coroutine entered from p's rather than from Run's), and when the next
-// event is p's own resumption p simply goes on (it reports true). A
-// process resumed from here does not resume others in turn (e.driving: no
+// dispatch is the engine loop: it takes events in (time, sequence) order
+// and runs them, a callback by calling it and a process by resuming it,
+// until the run halts (it failed, was stopped, hit a limit, or a process
+// left BlockThen work for Run) or nothing is pending. Run calls it with
+// self nil. A process about to park calls it with itself (self), on its
+// own stack: callbacks due before anything else run right here, another
+// process due next is resumed from here (its coroutine entered from
+// self's rather than from Run's), and when the next event is self's own
+// resumption self simply goes on (dispatch reports true). A process
+// resumed from there does not resume others in turn (e.driving: no
 // nesting deeper than one), and BlockThen work it leaves goes to Run
-// (e.then), so that it runs on the engine's stack as BlockThen says. It
-// stops and reports false, leaving the event to Run, at the first event
-// that needs Run: a limit to check or report, a run that failed or was
-// stopped, a process bound to a Core, a traced or explored run (the
-// chooser must see every same-time choice and every callback's footprint,
-// choose.go). Events run in the same order and are counted the same as in
-// Run. A hand-over to another process costs two coroutine switches either
-// way (a coroutine gives control back only to the one that resumed it);
-// what is saved is the two switches to Run and back whenever p's own
-// resumption comes before anything only Run does (a process that waits
-// for a delivery, a timed wake, its own Sleep or a reply from another
-// process resumes without a switch of its own). A callback that panics
-// there is reported as a panic of p (a model bug either way).
-func (e *Engine) runInline(p *Proc) bool {
-	if e.trace != nil || p.core != nil || e.chooser != nil {
+// (e.then), so that it runs on the engine's stack as BlockThen says. A
+// process's loop stops and reports false, leaving the event to Run, at
+// the first event that needs Run: a limit to check or report, a process
+// bound to a Core, a traced or explored run (the chooser must see every
+// same-time choice and every callback's footprint, choose.go). A
+// hand-over to another process costs two coroutine switches either way (a
+// coroutine gives control back only to the one that resumed it); what is
+// saved is the two switches to Run and back whenever self's own
+// resumption comes before anything only Run does. A callback that panics
+// in a process's loop is reported as a panic of that process (a model bug
+// either way).
+func (e *Engine) dispatch(self *Proc) bool {
+	if self != nil && (e.trace != nil || self.core != nil || e.chooser != nil) {
 		return false // Run records what a traced or explored step did
 	}
 	c := &e.cal
@@ -221,32 +223,62 @@ func (e *Engine) runInline(p *Proc) bool {
 				at, a = c.slots[s].at, c.slots[s].action
 			}
 		}
-		if (a.proc != nil && a.proc != p && (e.driving || a.proc.core != nil)) ||
-			at > e.horizon || e.events+1 >= e.check {
+		if self != nil && ((a.proc != nil && a.proc != self && (e.driving || a.proc.core != nil)) ||
+			at > e.horizon || e.events+1 >= e.check) {
 			return false
 		}
 		c.take(s == 0)
+		if at > e.horizon {
+			e.now = e.limits.MaxTime
+			e.limitHit("simulated time", e.limits.MaxTime.String())
+			return false
+		}
 		e.now = at
-		e.events++
+		if e.events++; e.events >= e.check && !e.checkLimits() {
+			return false
+		}
 		if e.evc != nil {
-			e.evc.count(a)
+			e.evc.Event(a.fn, a.proc, a.proc != nil && a.proc.state == stateSleeping)
 		}
-		if a.proc == p {
-			p.state = stateRunning
+		switch {
+		case a.proc == nil && e.chooser == nil:
+			if self == nil {
+				a.fn()
+				continue
+			}
+			e.cur = nil
+			a.fn()
+			e.cur = self
+		case e.chooser != nil:
+			e.step(at, a)
+		case a.proc == self:
+			self.state = stateRunning
 			return true
-		}
-		if a.proc != nil {
+		case self == nil:
+			e.resume(a.proc)
+		default:
 			e.driving = true
 			e.resume(a.proc)
 			e.driving = false
-			e.cur = p
-			continue
+			e.cur = self
 		}
-		e.cur = nil
-		a.fn()
-		e.cur = p
 	}
 	return false
+}
+
+// checkLimits, at the event count e.check, stops the run at the event or
+// wall-time limit (it reports false) or sets the next check.
+func (e *Engine) checkLimits() bool {
+	if e.events > e.maxEv {
+		e.limitHit("events", fmt.Sprint(e.limits.MaxEvents))
+		return false
+	}
+	if e.limits.MaxWall > 0 && time.Since(e.wallStart) > e.limits.MaxWall {
+		e.limitHit("wall time", e.limits.MaxWall.String())
+		return false
+	}
+	e.setCheck()
+	return true
 }
 
 // Run executes events until none remain, a limit is hit, the run is stopped
@@ -254,55 +286,75 @@ func (e *Engine) runInline(p *Proc) bool {
 // a *DeadlockError or *LivelockError when processes remain blocked with
 // nothing scheduled; a *LimitError; or the error a model passed to Fail.
 func (e *Engine) Run() error {
-	wallStart := time.Now()
+	e.wallStart = time.Now()
 	defer e.killAll()
 	for {
-		if e.halt {
-			if e.err != nil || e.stopped {
-				break
-			}
-			f := e.then // left by runInline: before anything else
+		e.dispatch(nil)
+		if e.err != nil || e.stopped {
+			return e.err
+		}
+		if f := e.then; f != nil { // left by a process's loop: before anything else
 			e.then, e.halt = nil, false
 			f()
 			continue
 		}
-		at, it, ok := e.cal.pop(e.now)
-		if !ok {
-			if e.wakeDescheduled() {
-				continue
-			}
-			break
-		}
-		if at > e.horizon {
-			e.now = e.limits.MaxTime
-			return e.limitError("simulated time", e.limits.MaxTime.String())
-		}
-		e.now = at
-		if e.events++; e.events >= e.check {
-			if e.events > e.maxEv {
-				return e.limitError("events", fmt.Sprint(e.limits.MaxEvents))
-			}
-			if e.limits.MaxWall > 0 && time.Since(wallStart) > e.limits.MaxWall {
-				return e.limitError("wall time", e.limits.MaxWall.String())
-			}
-			e.setCheck()
-		}
-		if e.evc != nil {
-			e.evc.count(it)
-		}
-		if it.proc == nil && e.chooser == nil {
-			it.fn()
-		} else if e.chooser == nil {
-			e.resume(it.proc)
-		} else if !e.step(at, it) {
-			break
+		if !e.wakeDescheduled() {
+			return e.stuckError()
 		}
 	}
-	if e.err != nil || e.stopped {
-		return e.err
-	}
-	return e.stuckError()
 }
+
+// Tracer records what processes do, for timelines (sim/trace.Trace). The
+// engine calls State when a process's state changes ("running", "busy",
+// "wait: " or "spin: " and the reason, "" when it ended), Mark and Flow
+// for a model's marks and arrows (Engine.Mark, Engine.Flow). A traced run
+// runs every event from Run's loop.
+type Tracer interface {
+	State(now Time, p *Proc, state string)
+	Mark(now Time, p *Proc, name string)
+	Flow(from *Proc, at Time, p *Proc, now Time, name string)
+}
+
+// SetTracer makes t record what the run's processes do (nil: nothing).
+func (e *Engine) SetTracer(t Tracer) { e.trace = t }
+
+// Tracer is the engine's Tracer, or nil when tracing is off.
+func (e *Engine) Tracer() Tracer { return e.trace }
+
+// Mark records an instant event (a packet sent, a lock taken) on p's
+// timeline, when the run is traced.
+func (e *Engine) Mark(p *Proc, name string) {
+	if e.trace != nil && p != nil {
+		e.trace.Mark(e.now, p, name)
+	}
+}
+
+// Flow records, when the run is traced, an arrow named name from from's
+// timeline at time at (an earlier instant, such as a store) to p's
+// timeline now (such as the load that read the store's value), which
+// Perfetto draws between the slices or marks at its two ends. Record a
+// Mark at each end so that the arrow has something to bind to.
+func (e *Engine) Flow(from *Proc, at Time, p *Proc, name string) {
+	if e.trace != nil && p != nil && from != nil {
+		e.trace.Flow(from, at, p, e.now, name)
+	}
+}
+
+// EventCounter is told of every event the engine runs, before it runs
+// (sim/evcount.Counts): a callback fn, a process p's resumption (slept:
+// its Sleep ended, else it was woken or starts), or neither when time
+// moved forward in place (Sleep's fast path, a SleepSteps step with
+// nothing due before its end), which counts as an event too.
+type EventCounter interface {
+	Event(fn func(), p *Proc, slept bool)
+}
+
+// SetEventCounter makes c count the events the engine runs from now on
+// (nil: none).
+func (e *Engine) SetEventCounter(c EventCounter) { e.evc = c }
+
+// EventCounter is the engine's EventCounter, or nil.
+func (e *Engine) EventCounter() EventCounter { return e.evc }
 
 // stuckError reports the processes left blocked when nothing is scheduled.
 func (e *Engine) stuckError() error {
@@ -342,14 +394,15 @@ func (e *Engine) locksHeld() []string {
 	return out
 }
 
-func (e *Engine) limitError(what, limit string) error {
+// limitHit stops the run with a *LimitError.
+func (e *Engine) limitHit(what, limit string) {
 	var waiting []Waiter
 	for _, p := range e.procs {
 		if p.state != stateDone && !p.daemon {
 			waiting = append(waiting, p.waiter())
 		}
 	}
-	return &LimitError{Limit: what, Value: limit, At: e.now, Events: e.events, Waiting: waiting}
+	e.Fail(&LimitError{Limit: what, Value: limit, At: e.now, Events: e.events, Waiting: waiting})
 }
 
 // killAll unwinds every process still suspended, so that no coroutine

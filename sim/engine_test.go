@@ -67,26 +67,6 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-func TestWakeAfterEarlierWakeWins(t *testing.T) {
-	e := NewEngine(1)
-	var at Time
-	p := e.Spawn("sleeper", func(p *Proc) {
-		p.Block("test")
-		at = p.Now()
-	})
-	e.After(1, func() { p.WakeAfter(100) })
-	e.After(20, func() { p.Wake() })
-	if err := e.Run(); err != nil {
-		t.Fatal(err)
-	}
-	if at != 20 {
-		t.Fatalf("woke at %v, want 20ps", at)
-	}
-	if e.Now() != 20 {
-		t.Fatalf("the timed wake was not cancelled: run ended at %v", e.Now())
-	}
-}
-
 func TestDeadlockNamesBlockedProcesses(t *testing.T) {
 	e := NewEngine(1)
 	var q WaitQueue
@@ -111,7 +91,7 @@ func TestDeadlockNamesBlockedProcesses(t *testing.T) {
 
 func TestLivelockWhenSpinning(t *testing.T) {
 	e := NewEngine(1)
-	e.Spawn("reader", func(p *Proc) { p.BlockSpinning("flag at 0x40 (stale cached line)") })
+	e.Spawn("reader", func(p *Proc) { p.BlockSpinning(Reason("flag at 0x40 (stale cached line)")) })
 	e.Spawn("waiter", func(p *Proc) { p.Block("reply") })
 	err := e.Run()
 	if !IsLivelock(err) || IsDeadlock(err) {
@@ -129,19 +109,19 @@ func (w lazyWhy) String() string { *w.n++; return "flag at 0x40 (stale cached li
 
 // A reason given as a fmt.Stringer reads in the report as the string does,
 // and is formatted only when the report is made.
-func TestBlockSpinningWhy(t *testing.T) {
+func TestBlockSpinningLazyReason(t *testing.T) {
 	var formatted int
 	run := func(lazy bool) string {
 		formatted = 0
 		e := NewEngine(1)
 		e.Spawn("reader", func(p *Proc) {
 			if lazy {
-				p.BlockSpinningWhy(lazyWhy{&formatted})
+				p.BlockSpinning(lazyWhy{&formatted})
 			} else {
-				p.BlockSpinning("flag at 0x40 (stale cached line)")
+				p.BlockSpinning(Reason("flag at 0x40 (stale cached line)"))
 			}
 		})
-		e.Spawn("woken", func(p *Proc) { p.BlockSpinningWhy(lazyWhy{&formatted}) })
+		e.Spawn("woken", func(p *Proc) { p.BlockSpinning(lazyWhy{&formatted}) })
 		e.Spawn("waker", func(p *Proc) {
 			if formatted != 0 {
 				t.Errorf("reason formatted %d times before any report", formatted)
@@ -218,10 +198,26 @@ func TestFailStopsRun(t *testing.T) {
 	}
 }
 
+// stateLog is a Tracer that logs what it is told, a line each.
+type stateLog struct{ bytes.Buffer }
+
+func (l *stateLog) State(now Time, p *Proc, state string) {
+	fmt.Fprintf(l, "%v %s %s\n", now, p.Name(), state)
+}
+
+func (l *stateLog) Mark(now Time, p *Proc, name string) {
+	fmt.Fprintf(l, "%v %s mark %s\n", now, p.Name(), name)
+}
+
+func (l *stateLog) Flow(from *Proc, at Time, p *Proc, now Time, name string) {
+	fmt.Fprintf(l, "%v %s flow %s from %s at %v\n", now, p.Name(), name, from.Name(), at)
+}
+
 // randomRun is a small model whose outcome depends on the seed.
 func randomRun(seed uint64) (string, []byte) {
 	e := NewEngine(seed)
-	tr := e.EnableTrace()
+	tr := &stateLog{}
+	e.SetTracer(tr)
 	var log []string
 	var q WaitQueue
 	for i := 0; i < 4; i++ {
@@ -239,9 +235,7 @@ func randomRun(seed uint64) (string, []byte) {
 		})
 	}
 	e.Run()
-	var buf bytes.Buffer
-	tr.WriteChrome(&buf, e.Now())
-	return fmt.Sprint(log), buf.Bytes()
+	return fmt.Sprint(log), tr.Bytes()
 }
 
 func TestDeterminism(t *testing.T) {
@@ -254,8 +248,8 @@ func TestDeterminism(t *testing.T) {
 	if a == c {
 		t.Fatal("different seeds gave the same run")
 	}
-	if !bytes.Contains(ta, []byte(`"thread_name"`)) || !bytes.Contains(ta, []byte(`"ph":"X"`)) {
-		t.Fatalf("trace lacks names or spans: %s", ta[:200])
+	if !bytes.Contains(ta, []byte(" p0 running")) || !bytes.Contains(ta, []byte(" p3 busy")) {
+		t.Fatalf("trace lacks states: %s", ta[:200])
 	}
 }
 
@@ -334,10 +328,10 @@ func TestReportRandUse(t *testing.T) {
 	}
 }
 
-// TestReschedule: a waker moves the end of a process's Sleep earlier or
-// later; the process resumes then, in one event, and a process not
-// sleeping is not rescheduled.
-func TestReschedule(t *testing.T) {
+// TestWakeAtMovesSleep: a waker moves the end of a process's Sleep earlier
+// or later; the process resumes then, in one event, and a process neither
+// sleeping nor blocked is not woken.
+func TestWakeAtMovesSleep(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		at, to    Time // when the waker runs, the new end
@@ -355,11 +349,9 @@ func TestReschedule(t *testing.T) {
 			p := e.Spawn("sleeper", func(p *Proc) {
 				p.Sleep(100)
 				woke = p.Now()
-				p.Block("done")
 			})
-			p.daemon = true
 			var moved bool
-			e.At(tc.at, func() { moved = p.Reschedule(tc.to) })
+			e.At(tc.at, func() { moved = p.WakeAt(tc.to) })
 			if err := e.Run(); err != nil {
 				t.Fatal(err)
 			}
@@ -371,14 +363,14 @@ func TestReschedule(t *testing.T) {
 }
 
 // TestInlineLoopRunsAsRun: a parking process runs callbacks and its own
-// resumption itself (Engine.runInline) when nothing else is due. The
+// resumption itself (Engine.dispatch) when nothing else is due. The
 // events, their order, their count and the limits are those of Run's loop
 // (a traced run never takes the inline path: the reference).
 func TestInlineLoopRunsAsRun(t *testing.T) {
 	run := func(traced bool, l Limits) (string, uint64, error) {
 		e := NewEngine(7)
 		if traced {
-			e.EnableTrace()
+			e.SetTracer(&stateLog{})
 		}
 		e.SetLimits(l)
 		var log strings.Builder
@@ -400,14 +392,14 @@ func TestInlineLoopRunsAsRun(t *testing.T) {
 							note("wake %s", p.Name())
 							p.Wake()
 						})
-						p.BlockFor(Time(3+r.IntN(5)), "callback")
+						blockFor(p, Time(3+r.IntN(5)), "callback")
 					case 1:
 						p.Sleep(Time(1 + r.IntN(3)))
 					case 2:
 						p.Yield()
 					default: // spin wake at a known time
 						e.After(Time(r.IntN(3)), func() { p.WakeAt(e.Now() + 2) })
-						p.BlockSpinning("word")
+						p.BlockSpinning(Reason("word"))
 					}
 					note("%s step %d", p.Name(), k)
 				}

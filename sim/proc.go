@@ -35,10 +35,8 @@ type Proc struct {
 	daemon   bool
 	spinning bool
 	reason   string
-	why      fmt.Stringer // the reason, formatted only when needed (BlockSpinningWhy)
+	why      fmt.Stringer // BlockSpinning's reason, formatted only when needed
 	since    Time
-	wakeup   Handle // pending timed wake of a blocked process
-	wakeFn   func() // p.timedWake, bound at its first use (timedWakeFn)
 	core     *Core  // the processor it shares with handlers, if any
 	sleep    Handle // its pending wake-up while in Sleep (slow path)
 	then     func() // run on the engine's stack once the process has parked (BlockThen)
@@ -154,7 +152,7 @@ func (e *Engine) resume(p *Proc) {
 	e.cur = p
 	p.state = stateRunning
 	if e.trace != nil {
-		e.trace.state(e.now, p, "running")
+		e.trace.State(e.now, p, "running")
 	}
 	e.resumes++
 	_, ok := p.next()
@@ -171,7 +169,7 @@ func (e *Engine) resume(p *Proc) {
 		p.state = stateDone
 		e.live--
 		if e.trace != nil {
-			e.trace.state(e.now, p, "")
+			e.trace.State(e.now, p, "")
 		}
 		if e.preempt {
 			e.undeschedule(p)
@@ -185,10 +183,10 @@ func (p *Proc) kill() {
 }
 
 // park suspends the running process until the engine resumes it (or runs
-// the engine loop itself until then when it can: Engine.runInline; not
+// the engine loop itself until then when it can: Engine.dispatch; not
 // when BlockThen left work that must run on the engine's stack first).
 func (p *Proc) park() {
-	if p.then == nil && p.eng.runInline(p) {
+	if p.then == nil && p.eng.dispatch(p) {
 		return
 	}
 	if !p.yield(struct{}{}) {
@@ -226,33 +224,10 @@ func (p *Proc) Sleep(d Time) {
 	}
 	p.state = stateSleeping
 	if p.eng.trace != nil {
-		p.eng.trace.state(p.eng.now, p, "busy")
+		p.eng.trace.State(p.eng.now, p, "busy")
 	}
 	p.sleep = p.eng.cal.schedule(p.eng.now+d, p.eng.now, action{proc: p})
 	p.park()
-}
-
-// Reschedule moves the end of the Sleep p is in to t (now if t is
-// earlier), for a waker that knows a timed operation of p is cut short or
-// extended by what happened meanwhile (mem.CPU.ScanUncached: a write that
-// lands in the middle of a scan of many words). The moved wake-up is
-// scheduled afresh (a new sequence number, as if p had scheduled it now).
-// It reports whether p was sleeping. A process bound to a Core (Bound) is
-// not to be rescheduled: its sleeps are booked on the core.
-func (p *Proc) Reschedule(t Time) bool {
-	if p.state != stateSleeping || !p.sleep.Valid() {
-		return false
-	}
-	e := p.eng
-	if t < e.now {
-		t = e.now
-	}
-	if p.sleep.at == t {
-		return true
-	}
-	e.cal.cancel(p.sleep)
-	p.sleep = e.cal.schedule(t, e.now, action{proc: p})
-	return true
 }
 
 // Bound reports whether p shares a processor with others through a Core
@@ -285,20 +260,19 @@ func (p *Proc) BlockThen(reason string, fn func()) {
 
 // BlockSpinning is Block for a process that, in the machine it models, is
 // busy-polling a location: if nothing can ever wake it the run ends in a
-// livelock rather than a deadlock report.
-func (p *Proc) BlockSpinning(reason string) {
-	p.block(reason, true)
-}
-
-// BlockSpinningWhy is BlockSpinning with a reason that is formatted (its
-// String method called) only when a deadlock or livelock report or a
-// trace needs it: a spin that the run wakes, as nearly all are, costs no
-// formatting.
-func (p *Proc) BlockSpinningWhy(why fmt.Stringer) {
+// livelock rather than a deadlock report. The reason (a Reason, or any
+// fmt.Stringer) is formatted only when a report or a trace needs it: a
+// spin that the run wakes, as nearly all are, costs no formatting.
+func (p *Proc) BlockSpinning(why fmt.Stringer) {
 	p.why = why
 	p.block("", true)
 	p.why = nil
 }
+
+// Reason is a reason for BlockSpinning given as a plain string.
+type Reason string
+
+func (r Reason) String() string { return string(r) }
 
 func (p *Proc) block(reason string, spinning bool) {
 	p.state = stateBlocked
@@ -307,9 +281,9 @@ func (p *Proc) block(reason string, spinning bool) {
 	p.since = p.eng.now
 	if p.eng.trace != nil { // the state string is built only when traced
 		if spinning {
-			p.eng.trace.state(p.eng.now, p, "spin: "+p.blockReason())
+			p.eng.trace.State(p.eng.now, p, "spin: "+p.blockReason())
 		} else {
-			p.eng.trace.state(p.eng.now, p, "wait: "+p.blockReason())
+			p.eng.trace.State(p.eng.now, p, "wait: "+p.blockReason())
 		}
 	}
 	p.park()
@@ -325,19 +299,7 @@ func (p *Proc) blockReason() string {
 	return p.reason
 }
 
-// BlockFor is Block with a time-out: the process resumes when another calls
-// Wake or after d, whichever comes first. The time is spent waiting, not
-// working (it is not handler work on a Core). A non-positive d returns at
-// once.
-func (p *Proc) BlockFor(d Time, reason string) {
-	if d <= 0 {
-		return
-	}
-	p.wakeup = p.eng.After(d, p.timedWakeFn())
-	p.block(reason, false)
-}
-
-// Blocked reports whether p waits in Block or BlockSpinning.
+// Blocked reports whether p waits in Block, BlockThen or BlockSpinning.
 func (p *Proc) Blocked() bool { return p.state == stateBlocked }
 
 // Wake makes a blocked process ready at the current time. Waking a process
@@ -348,59 +310,37 @@ func (p *Proc) Wake() bool {
 	}
 	p.eng.Touch(procKey(int(p.id)))
 	p.state = stateReady
-	p.eng.Cancel(p.wakeup)
-	p.wakeup = Handle{}
 	p.eng.resumeAt(p, p.eng.now)
 	return true
 }
 
-// WakeAfter wakes a blocked process d from now, unless it is woken earlier
-// (the earlier wake wins and the timed one is dropped).
-func (p *Proc) WakeAfter(d Time) {
-	if p.state != stateBlocked {
-		return
+// WakeAt makes p resume at time t (now if t is earlier); it reports
+// whether p was blocked or sleeping. A blocked process becomes ready at t,
+// and Wake calls before t do nothing: one event, the resumption itself,
+// for a waker that already knows when the process will notice (a
+// spinner's next poll). A wake that an earlier Wake should override is a
+// callback instead: Engine.After(d, func() { p.Wake() }). A process in
+// Sleep ends its sleep at t instead, for a waker that knows a timed
+// operation of p is cut short or extended by what happened meanwhile
+// (mem.WordSet's scans: a write that lands in the middle of a scan of
+// many words); its wake-up is scheduled afresh (a new sequence number, as
+// if p had scheduled it now). A process bound to a Core (Bound) is not to
+// have its sleeps moved: they are booked on the core.
+func (p *Proc) WakeAt(t Time) bool {
+	e := p.eng
+	t = max(t, e.now)
+	switch {
+	case p.state == stateBlocked:
+		e.Touch(procKey(int(p.id)))
+		p.state = stateReady
+		e.resumeAt(p, t)
+	case p.state != stateSleeping || !p.sleep.Valid():
+		return false
+	case p.sleep.at != t:
+		e.cal.cancel(p.sleep)
+		p.sleep = e.cal.schedule(t, e.now, action{proc: p})
 	}
-	if d <= 0 {
-		p.Wake()
-		return
-	}
-	if p.wakeup.Valid() && p.wakeup.At() <= p.eng.now+d {
-		return
-	}
-	p.eng.Cancel(p.wakeup)
-	p.wakeup = p.eng.After(d, p.timedWakeFn())
-}
-
-// WakeAt makes a blocked process ready at time t (now if t is earlier): it
-// resumes then, and Wake calls before t do nothing. Unlike WakeAfter it
-// costs one event, the resumption itself: for a waker that already knows
-// when the process will notice (a spinner's next poll).
-func (p *Proc) WakeAt(t Time) {
-	if p.state != stateBlocked {
-		return
-	}
-	p.eng.Touch(procKey(int(p.id)))
-	if t < p.eng.now {
-		t = p.eng.now
-	}
-	p.state = stateReady
-	p.eng.Cancel(p.wakeup)
-	p.wakeup = Handle{}
-	p.eng.resumeAt(p, t)
-}
-
-// timedWakeFn is p.timedWake, bound once, when first needed: most of a
-// million processes never wait with a time-out.
-func (p *Proc) timedWakeFn() func() {
-	if p.wakeFn == nil {
-		p.wakeFn = p.timedWake
-	}
-	return p.wakeFn
-}
-
-func (p *Proc) timedWake() {
-	p.wakeup = Handle{}
-	p.Wake()
+	return true
 }
 
 func (p *Proc) waiter() Waiter {

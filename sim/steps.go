@@ -60,7 +60,7 @@ func (p *Proc) SleepSteps(runs ...Steps) {
 		}
 		p.state = stateSleeping
 		if e.trace != nil {
-			e.trace.state(e.now, p, "busy")
+			e.trace.State(e.now, p, "busy")
 		}
 		p.sleep = Handle{}
 		e.cal.schedule(e.now+d, e.now, action{fn: p.steps.fn})

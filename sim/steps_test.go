@@ -76,7 +76,7 @@ func stepsRun(scripts []stepsScript, merged bool) ([]string, uint64, uint64) {
 					owed[next] = sc.after[k]
 				}
 				if i > 0 && k < len(sc.runs)-1 {
-					p.BlockFor(Time(5+i), "the previous process")
+					blockFor(p, Time(5+i), "the previous process")
 					sleep(p, owed[i])
 					owed[i] = nil
 					log = append(log, fmt.Sprint("p", i, " woken ", p.Now()))

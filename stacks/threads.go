@@ -54,7 +54,7 @@ type Communicator interface {
 }
 
 // Schedulable is a rank of a stack whose thread code offers scheduling
-// points (sim.Proc.Point) to a schedule explorer (sim.Explore, simrun
+// points (sim.Proc.Point) to a schedule explorer (sim/explore, simrun
 // explore): at each, every thread ready at the same simulated time is an
 // alternative. SchedulingPoints describes them, for listings.
 type Schedulable interface {

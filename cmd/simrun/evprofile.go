@@ -7,25 +7,26 @@ import (
 	"sync"
 
 	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/evcount"
 	"github.com/msgsim/msgsim/workloads"
 )
 
-// eventProfile collects the event counts (sim.EventCounts) of every engine
+// eventProfile collects the event counts (sim/evcount) of every engine
 // a run's series create, for simrun run --eventprofile.
 type eventProfile struct {
 	mu     sync.Mutex
-	series []string                      // in the scenario's order
-	counts map[string][]*sim.EventCounts // by series: one per engine
+	series []string                     // in the scenario's order
+	counts map[string][]*evcount.Counts // by series: one per engine
 }
 
 // watch makes every engine of the specs count its events.
 func (ep *eventProfile) watch(specs []workloads.Spec) {
-	ep.counts = map[string][]*sim.EventCounts{}
+	ep.counts = map[string][]*evcount.Counts{}
 	for i := range specs {
 		series, prev := specs[i].Series, specs[i].Observe
 		ep.series = append(ep.series, series)
 		specs[i].Observe = func(e *sim.Engine) {
-			c := e.CountEvents()
+			c := evcount.Enable(e)
 			ep.mu.Lock()
 			ep.counts[series] = append(ep.counts[series], c)
 			ep.mu.Unlock()
@@ -43,8 +44,8 @@ func (ep *eventProfile) watch(specs []workloads.Spec) {
 func (ep *eventProfile) write(w io.Writer) error {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
-	var all sim.EventCounts
-	per := make([]sim.EventCounts, len(ep.series))
+	var all evcount.Counts
+	per := make([]evcount.Counts, len(ep.series))
 	for i, s := range ep.series {
 		for _, c := range ep.counts[s] {
 			per[i].Add(c)
@@ -53,7 +54,7 @@ func (ep *eventProfile) write(w io.Writer) error {
 	}
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"series", "what", "events", "share"})
-	rows := func(series string, c *sim.EventCounts) {
+	rows := func(series string, c *evcount.Counts) {
 		total := c.Total()
 		if total == 0 {
 			return

@@ -9,7 +9,7 @@ import (
 )
 
 // cmdExplore is simrun explore: run a scenario whose workload is explore
-// (every schedule of a small multithreaded MPI program, sim.Explore), with
+// (every schedule of a small multithreaded MPI program, sim/explore), with
 // the same outputs as simrun run; the summary's notes hold the counts and
 // the shortest failing schedule.
 func cmdExplore(args []string, stdout, stderr io.Writer) int {

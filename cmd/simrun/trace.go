@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/trace"
 )
 
 func cmdTrace(args []string, stdout, stderr io.Writer) int {
@@ -38,7 +39,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 		sp[i].Observe = func(e *sim.Engine) {
 			if first == nil {
 				first = e
-				e.EnableTrace()
+				trace.Enable(e)
 			}
 		}
 	}
@@ -64,7 +65,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun trace: %v\n", err)
 		return exitFailed
 	}
-	spans, unended, marks := first.Trace().Counts(first.Now())
+	spans, unended, marks := trace.Of(first).Counts(first.Now())
 	fmt.Fprintf(stdout, "trace of the first engine of series %s (%v simulated) written to %s: %d spans, %d marks",
 		sp[0].Series, first.Now(), *out, spans, marks)
 	if unended > 0 {
@@ -81,7 +82,7 @@ func writeTrace(path string, e *sim.Engine) error {
 		return fmt.Errorf("creating the trace file: %w", err)
 	}
 	w := bufio.NewWriter(f)
-	if err := e.Trace().WriteChrome(w, e.Now()); err != nil {
+	if err := trace.Of(e).WriteChrome(w, e.Now()); err != nil {
 		f.Close()
 		return err
 	}

@@ -348,6 +348,7 @@ func (ep *Endpoint) WaitUntil(p *sim.Proc, reason string, cond func() bool) {
 		ep.pollers++
 		defer func() { ep.pollers-- }()
 	}
+	var why fmt.Stringer // reason, converted once per wait
 	for {
 		t0 := ep.eng.Now()
 		if polls {
@@ -361,7 +362,10 @@ func (ep *Endpoint) WaitUntil(p *sim.Proc, reason string, cond func() bool) {
 		}
 		ep.waiting = append(ep.waiting, waiter{p: p, polls: polls, polled: t0, period: ep.eng.Now() - t0})
 		if polls {
-			p.BlockSpinning(reason)
+			if why == nil {
+				why = sim.Reason(reason)
+			}
+			p.BlockSpinning(why)
 		} else {
 			p.Block(reason)
 		}

@@ -699,7 +699,7 @@ func (c *CPU) SpinUntil(p *sim.Proc, reason string, check func() bool, watch ...
 }
 
 // SpinUntilWhy is SpinUntil with a reason formatted (why.String) only when
-// a report or trace needs it (sim.Proc.BlockSpinningWhy): for a spin on
+// a report or trace needs it (sim.Proc.BlockSpinning): for a spin on
 // every message, whose reason names the peers.
 func (c *CPU) SpinUntilWhy(p *sim.Proc, why fmt.Stringer, check func() bool, watch ...Addr) {
 	c.spinUntil(p, "", why, check, watch)
@@ -741,11 +741,10 @@ func (c *CPU) spinUntil(p *sim.Proc, reason string, why fmt.Stringer, check func
 			reason, why = c.failStale(p, reason, why, a, start), nil
 		}
 		w.blocked = true
-		if why != nil {
-			p.BlockSpinningWhy(why)
-		} else {
-			p.BlockSpinning(reason)
+		if why == nil {
+			why = sim.Reason(reason) // once per spin, not per wait
 		}
+		p.BlockSpinning(why)
 		w.blocked = false
 	}
 }

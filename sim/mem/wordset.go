@@ -268,7 +268,7 @@ func (s *WordSet) scanChanged(i int, r bool) {
 		return
 	}
 	s.cut++
-	sc.proc.Reschedule(sc.t0 + sim.Time(sc.k)*sc.load)
+	sc.proc.WakeAt(sc.t0 + sim.Time(sc.k)*sc.load)
 }
 
 // Cut is the number of scans whose outcome a write landing during them
@@ -348,5 +348,5 @@ func (c *CPU) WaitWords(p *sim.Proc, reason string, s *WordSet, lo, hi int) {
 		return
 	}
 	s.waiters = append(s.waiters, wordWaiter{proc: p, lo: lo, hi: hi})
-	p.BlockSpinning(reason)
+	p.BlockSpinning(sim.Reason(reason))
 }

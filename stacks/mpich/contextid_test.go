@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/explore"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
 )
@@ -165,8 +166,8 @@ func TestCommDupSingleThreaded(t *testing.T) {
 }
 
 // exploreDups explores every schedule of a dup experiment.
-func exploreDups(t testing.TB, s dupSpec, bound int) sim.Exploration {
-	return sim.Explore(sim.ExploreOptions{Bound: bound, MaxSchedules: 20000, Reduce: true}, func(p *sim.Path) error { return runDups(t, s, 1, p) })
+func exploreDups(t testing.TB, s dupSpec, bound int) explore.Result {
+	return explore.Run(explore.Options{Bound: bound, MaxSchedules: 20000, Reduce: true}, func(p *explore.Path) error { return runDups(t, s, 1, p) })
 }
 
 // TestExploreFigure3: the explorer finds no failure in Figure 3 on 2x2
@@ -205,7 +206,7 @@ func TestExploreFigure3(t *testing.T) {
 			continue
 		}
 		// The shortest failing schedule replays.
-		if err := runDups(t, s, 1, sim.NewSchedule(x.Shortest)); err == nil || err.Error() != x.Err.Error() {
+		if err := runDups(t, s, 1, explore.NewSchedule(x.Shortest)); err == nil || err.Error() != x.Err.Error() {
 			t.Errorf("%s: replaying %q gave %v, want %v", tc.variant, x.Shortest, err, x.Err)
 		}
 		t.Logf("%s: %v", tc.variant, x)
@@ -218,13 +219,13 @@ func isDuplicate(err error) bool { var d *DuplicateContextError; return errors.A
 // the device; with a lock around each call the explorer finds the hang.
 func TestExploreFigure2(t *testing.T) {
 	p := threadParams(DeviceLFShmem)
-	x := sim.Explore(sim.ExploreOptions{Bound: 3, Reduce: true}, func(c *sim.Path) error { return figure2C(t, p, c) })
+	x := explore.Run(explore.Options{Bound: 3, Reduce: true}, func(c *explore.Path) error { return figure2C(t, p, c) })
 	if x.Failures != 0 || x.Schedules < 4 {
 		t.Errorf("progress locking: %v", x)
 	}
 	t.Logf("figure 2: %v", x)
 	p.ThreadLocking = LockingPerCall
-	y := sim.Explore(sim.ExploreOptions{Bound: 3, Reduce: true}, func(c *sim.Path) error { return figure2C(t, p, c) })
+	y := explore.Run(explore.Options{Bound: 3, Reduce: true}, func(c *explore.Path) error { return figure2C(t, p, c) })
 	if y.Failures == 0 || y.Shortest != "" {
 		t.Errorf("per-call locking: %v (the engine's own order already hangs)", y)
 	}

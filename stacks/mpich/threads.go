@@ -184,7 +184,7 @@ func (r *Rank) SpawnThread(e *sim.Engine, name string, fn func(p *sim.Proc)) *si
 	r.th.threads++
 	t := e.Spawn(fmt.Sprintf("rank%d.%s", r.rank, name), fn)
 	if cur := e.Current(); cur != nil {
-		t.ShareState(cur) // the rank's queues and requests: steps dependent (sim.Explore)
+		t.ShareState(cur) // the rank's queues and requests: steps dependent (sim/explore)
 	}
 	if r.w.params.Device == DeviceT3D {
 		if r.th.core == nil {

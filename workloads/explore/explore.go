@@ -1,5 +1,5 @@
 // Package explore runs a small multithreaded MPI program under every
-// schedule (sim.Explore): whenever several threads are ready at the same
+// schedule (sim/explore): whenever several threads are ready at the same
 // simulated time, each of them may run first (the engine's Chooser), and
 // the stack's scheduling points (a thread entering an MPI call, taking the
 // context-id lock) make every such step a choice, with at most bound
@@ -17,7 +17,7 @@
 //
 // Rows: schedules run to the end, runs pruned as redundant, states (choice
 // points of the search tree), choice points visited and failing
-// schedules; the shortest failing schedule (replayable: sim.NewSchedule,
+// schedules; the shortest failing schedule (replayable: explore.NewSchedule,
 // simrun explore --schedule) and its error are notes.
 package explore
 
@@ -28,6 +28,7 @@ import (
 
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/explore"
 	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/workloads"
 )
@@ -150,7 +151,7 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 		return err
 	}
 	if params.Schedule != "" {
-		c := sim.NewSchedule(params.Schedule)
+		c := explore.NewSchedule(params.Schedule)
 		err := run(c)
 		if setup != nil {
 			return res, setup
@@ -163,7 +164,7 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 		res.Rows = append(res.Rows, report.Row{Series: s.Series, XName: "bound", X: float64(params.Bound), Metric: "failing", Value: float64(min(1, countErr(err))), Unit: "count"})
 		return res, nil
 	}
-	x := sim.Explore(sim.ExploreOptions{Bound: params.Bound, MaxSchedules: params.MaxSchedules, Reduce: params.Reduce}, func(p *sim.Path) error { return run(p) })
+	x := explore.Run(explore.Options{Bound: params.Bound, MaxSchedules: params.MaxSchedules, Reduce: params.Reduce}, func(p *explore.Path) error { return run(p) })
 	if setup != nil {
 		return res, setup
 	}

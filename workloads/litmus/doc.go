@@ -38,7 +38,7 @@
 // fences and atomics wait for an empty buffer; a non-coherent cache keeps
 // the copy it loaded; with Warm, each thread starts with its locations
 // cached). It takes every enabled step from every state, through the
-// schedule explorer the engine's threads use (sim.Explore): each step
+// schedule explorer the engine's threads use (sim/explore): each step
 // (which thread runs which instruction, which buffered store drains, which
 // store in flight reaches which thread) is a choice among the enabled
 // ones, and the model's state is the fingerprint that makes each state
@@ -93,7 +93,7 @@
 //
 // # Traces
 //
-// A traced run (an engine with EnableTrace, as simrun trace makes) marks
+// A traced run (an engine with trace.Enable, as simrun trace makes) marks
 // each instruction on its thread's timeline, a load with the stores it may
 // have read from ("rf from P0's x=1"), and draws each reads-from edge as a
 // flow arrow (sim.Engine.Flow) from the store's mark to the load's, which

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/msgsim/msgsim/sim"
+	simexplore "github.com/msgsim/msgsim/sim/explore"
 	"github.com/msgsim/msgsim/sim/mem"
 )
 
@@ -438,7 +439,7 @@ func explore(t Test, model string, cfg mem.Config, warm bool, maxStates int) (*O
 	terminal := map[string]bool{} // terminal states reached (by several paths)
 	finals := map[string]*State{}
 	var buf []byte
-	// Every step of the model is a choice sim.Explore makes among the
+	// Every step of the model is a choice sim/explore makes among the
 	// enabled ones; the model's state is the fingerprint, so each state is
 	// explored once. No bound on deviations, no sleep sets: the search is
 	// exhaustive and hashing already merges the orders of independent
@@ -457,7 +458,7 @@ func explore(t Test, model string, cfg mem.Config, warm bool, maxStates int) (*O
 	}
 	var trail []frame
 	enabled := map[string][]sim.Alt{}
-	x := sim.Explore(sim.ExploreOptions{Bound: -1, MaxStates: maxStates}, func(p *sim.Path) error {
+	x := simexplore.Run(simexplore.Options{Bound: -1, MaxStates: maxStates}, func(p *simexplore.Path) error {
 		s := m.initial(t)
 		p.Fingerprint = func() uint64 {
 			buf = s.key(buf)

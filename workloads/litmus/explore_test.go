@@ -146,7 +146,7 @@ func TestSampledWithinExhaustive(t *testing.T) {
 	}
 }
 
-// TestExploreIsSimExplore: the exhaustive search is sim.Explore's (the
+// TestExploreIsSimExplore: the exhaustive search is sim/explore's (the
 // schedule explorer of the threads scenarios): its choice points are the
 // states explored, state hashing prunes the runs that reach a state again,
 // and its state limit ends a search that would be too big in an error.
@@ -161,7 +161,7 @@ func TestExploreIsSimExplore(t *testing.T) {
 	}
 	x := o.Search
 	if x.States == 0 || x.States != o.Explored || x.Schedules == 0 || x.Pruned == 0 || x.Failures != 0 {
-		t.Fatalf("explored %d; sim.Explore: %v", o.Explored, x)
+		t.Fatalf("explored %d; sim/explore: %v", o.Explored, x)
 	}
 	if _, err := explore(tt, NMCA, mem.Config{}, true, 10); err == nil || !strings.Contains(err.Error(), "more than 10 states") {
 		t.Fatalf("state limit 10: %v", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/sim/trace"
 )
 
 // herdResult is what a script reading herd7 or litmus7 output extracts.
@@ -143,7 +144,7 @@ func TestTraceMarksReadsFrom(t *testing.T) {
 	var traced *sim.Engine
 	opts.NewEngine = func(seed uint64) *sim.Engine {
 		traced = sim.NewEngine(seed)
-		traced.EnableTrace()
+		trace.Enable(traced)
 		return traced
 	}
 	// Start P1 late enough that it sees both stores on sc.
@@ -152,7 +153,7 @@ func TestTraceMarksReadsFrom(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := traced.Trace().WriteChrome(&b, traced.Now()); err != nil {
+	if err := trace.Of(traced).WriteChrome(&b, traced.Now()); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`"P0: x=1"`, `"P0: y=1"`, `"P1: r0=y read `, `"P1: r1=x read `, `(rf from `} {

@@ -29,7 +29,7 @@ type rfWrite struct {
 }
 
 func newRFTrace(eng *sim.Engine, t Test) *rfTrace {
-	if eng.Trace() == nil {
+	if eng.Tracer() == nil {
 		return nil
 	}
 	return &rfTrace{eng: eng, t: t, procs: make([]*sim.Proc, len(t.Threads))}

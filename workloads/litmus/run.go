@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/msgsim/msgsim/sim"
+	simexplore "github.com/msgsim/msgsim/sim/explore"
 	"github.com/msgsim/msgsim/sim/mem"
 )
 
@@ -130,9 +131,9 @@ type Outcome struct {
 	// Positive and Negative count states, not runs).
 	Exhaustive bool
 	Explored   int // states visited by Explore
-	// Search is what sim.Explore, which Explore runs on the operational
+	// Search is what sim/explore, which Explore runs on the operational
 	// model, found: its choice points are the states explored.
-	Search sim.Exploration
+	Search simexplore.Result
 }
 
 // Observation is litmus7's verdict on the condition: Never, Sometimes or

@@ -9,6 +9,7 @@ import (
 
 	"github.com/msgsim/msgsim/machines/sci"
 	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/trace"
 )
 
 // TestSCI runs tests on an SCI cluster, one thread per node: remote
@@ -112,18 +113,18 @@ func TestSCITraceFlows(t *testing.T) {
 	opts := Options{Runs: 1, Seed: 1, Warm: true, NewEngine: func(seed uint64) *sim.Engine {
 		traced = sim.NewEngine(seed)
 		traced.SetLimits(DefaultLimits())
-		traced.EnableTrace()
+		trace.Enable(traced)
 		return traced
 	}}
 	if _, err := runSCI(tt, params, sciHomes(t, tt, params, nil), opts); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := traced.Trace().WriteChrome(&b, traced.Now()); err != nil {
+	if err := trace.Of(traced).WriteChrome(&b, traced.Now()); err != nil {
 		t.Fatal(err)
 	}
 	s := b.String()
-	if traced.Trace().Flows() < 1 || strings.Count(s, `"ph":"s"`) != strings.Count(s, `"ph":"f"`) || !strings.Contains(s, `"rf: P0's y=1 -> P1's `) {
+	if trace.Of(traced).Flows() < 1 || strings.Count(s, `"ph":"s"`) != strings.Count(s, `"ph":"f"`) || !strings.Contains(s, `"rf: P0's y=1 -> P1's `) {
 		t.Errorf("want a flow from P0's y=1 to P1's spin:\n%s", s)
 	}
 }

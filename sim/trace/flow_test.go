@@ -1,9 +1,11 @@
-package sim
+package trace
 
 import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/msgsim/msgsim/sim"
 )
 
 // TestTraceFlows: every recorded flow is written as a start event ("s")
@@ -11,18 +13,18 @@ import (
 // enclosing slice) on the destination's, with matching ids, the start not
 // after the finish; a trace without flows has none.
 func TestTraceFlows(t *testing.T) {
-	e := NewEngine(1)
-	tr := e.EnableTrace()
-	var writer *Proc
-	var stored Time
-	writer = e.Spawn("P0", func(p *Proc) {
-		p.Sleep(Microsecond)
+	e := sim.NewEngine(1)
+	tr := Enable(e)
+	var writer *sim.Proc
+	var stored sim.Time
+	writer = e.Spawn("P0", func(p *sim.Proc) {
+		p.Sleep(sim.Microsecond)
 		stored = p.Now()
 		e.Mark(p, "x=1")
 	})
-	e.Spawn("P1", func(p *Proc) {
+	e.Spawn("P1", func(p *sim.Proc) {
 		for range 2 {
-			p.Sleep(2 * Microsecond)
+			p.Sleep(2 * sim.Microsecond)
 			e.Mark(p, "r0=x read 1")
 			e.Flow(writer, stored, p, "rf x")
 		}
@@ -78,19 +80,19 @@ func TestTraceFlows(t *testing.T) {
 			t.Errorf("flow %d has no finish", id)
 			continue
 		}
-		if s.tid != int(writer.id) || f.tid == int(writer.id) || s.ts > f.ts || s.ts != 1 {
+		if s.tid != writer.ID() || f.tid == writer.ID() || s.ts > f.ts || s.ts != 1 {
 			t.Errorf("flow %d: start %+v, finish %+v; want from P0 at 1 us to P1 later", id, s, f)
 		}
 	}
 
-	e2 := NewEngine(1)
-	e2.EnableTrace()
-	e2.Spawn("P0", func(p *Proc) { e2.Mark(p, "alone") })
+	e2 := sim.NewEngine(1)
+	Enable(e2)
+	e2.Spawn("P0", func(p *sim.Proc) { e2.Mark(p, "alone") })
 	if err := e2.Run(); err != nil {
 		t.Fatal(err)
 	}
 	b.Reset()
-	if err := e2.Trace().WriteChrome(&b, e2.Now()); err != nil {
+	if err := Of(e2).WriteChrome(&b, e2.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if bytes.Contains(b.Bytes(), []byte(`"ph":"s"`)) || bytes.Contains(b.Bytes(), []byte(`"ph":"f"`)) {

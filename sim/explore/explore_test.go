@@ -1,27 +1,29 @@
-package sim
+package explore
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/msgsim/msgsim/sim"
 )
 
 // toy runs procs processes at the same simulated time, each taking steps
 // at scheduling points on the objects given; bug makes the run fail when
 // process b takes its first step before a.
-func toy(objects [][]string, bug bool) func(c Chooser) error {
-	return func(c Chooser) error {
-		e := NewEngine(1)
+func toy(objects [][]string, bug bool) func(c sim.Chooser) error {
+	return func(c sim.Chooser) error {
+		e := sim.NewEngine(1)
 		e.SetChooser(c)
 		var order []string
 		for i, objs := range objects {
 			name := string(rune('a' + i))
-			e.Spawn(name, func(p *Proc) {
+			e.Spawn(name, func(p *sim.Proc) {
 				for k, o := range objs {
 					p.Point(o, fmt.Sprintf("step %d on %s", k+1, o))
 					order = append(order, fmt.Sprintf("%s%d", name, k+1))
-					p.Sleep(Nanosecond) // every step costs the same: ties again
+					p.Sleep(sim.Nanosecond) // every step costs the same: ties again
 				}
 			})
 		}
@@ -35,16 +37,16 @@ func toy(objects [][]string, bug bool) func(c Chooser) error {
 	}
 }
 
-func explore(opts ExploreOptions, run func(c Chooser) error) Exploration {
-	return Explore(opts, func(p *Path) error { return run(p) })
+func explore1(opts Options, run func(c sim.Chooser) error) Result {
+	return Run(opts, func(p *Path) error { return run(p) })
 }
 
 // TestExploreCounts: the explorer's counts are deterministic; it finds a
 // planted order bug and the shortest failing schedule replays to it.
 func TestExploreCounts(t *testing.T) {
 	run := toy([][]string{{"x", "y"}, {"x", "y"}}, true)
-	x := explore(ExploreOptions{Bound: 2}, run)
-	y := explore(ExploreOptions{Bound: 2}, run)
+	x := explore1(Options{Bound: 2}, run)
+	y := explore1(Options{Bound: 2}, run)
 	if x.Schedules != y.Schedules || x.States != y.States || x.Points != y.Points || x.Failures != y.Failures {
 		t.Fatalf("counts differ: %v / %v", x, y)
 	}
@@ -63,12 +65,12 @@ func TestExploreCounts(t *testing.T) {
 func TestExploreEveryInterleaving(t *testing.T) {
 	seen := map[string]bool{}
 	objs := [][]string{{"", ""}, {"", ""}, {"", ""}}
-	x := Explore(ExploreOptions{Bound: -1}, func(p *Path) error {
-		e := NewEngine(1)
+	x := Run(Options{Bound: -1}, func(p *Path) error {
+		e := sim.NewEngine(1)
 		e.SetChooser(p)
 		trace := ""
 		for i, o := range objs {
-			e.Spawn(fmt.Sprint(i), func(q *Proc) {
+			e.Spawn(fmt.Sprint(i), func(q *sim.Proc) {
 				for range o {
 					q.Point("", "step")
 					trace += q.Name()
@@ -92,14 +94,14 @@ func TestExploreEveryInterleaving(t *testing.T) {
 // steps touch the same object, and none when they do not race.
 func TestExploreSleepSets(t *testing.T) {
 	indep := [][]string{{"a1", "a2"}, {"b1", "b2"}, {"c1", "c2"}}
-	full := explore(ExploreOptions{Bound: -1}, toy(indep, false))
-	red := explore(ExploreOptions{Bound: -1, Reduce: true}, toy(indep, false))
+	full := explore1(Options{Bound: -1}, toy(indep, false))
+	red := explore1(Options{Bound: -1, Reduce: true}, toy(indep, false))
 	if red.States >= full.States || red.Schedules >= full.Schedules {
 		t.Fatalf("no reduction: full %v; reduced %v", full, red)
 	}
 	t.Logf("independent steps: full %v; reduced %v", full, red)
 	racy := [][]string{{"x", "a"}, {"x", "b"}}
-	if r := explore(ExploreOptions{Bound: -1, Reduce: true}, toy(racy, true)); r.Failures == 0 {
+	if r := explore1(Options{Bound: -1, Reduce: true}, toy(racy, true)); r.Failures == 0 {
 		t.Fatalf("reduction hid the bug: %v", r)
 	}
 }
@@ -107,9 +109,9 @@ func TestExploreSleepSets(t *testing.T) {
 // TestExploreFingerprint: a model's state fingerprint prunes states
 // already explored.
 func TestExploreFingerprint(t *testing.T) {
-	run := func(fp bool) Exploration {
-		return Explore(ExploreOptions{Bound: -1}, func(p *Path) error {
-			e := NewEngine(1)
+	run := func(fp bool) Result {
+		return Run(Options{Bound: -1}, func(p *Path) error {
+			e := sim.NewEngine(1)
 			e.SetChooser(p)
 			count := map[string]int{}
 			if fp {
@@ -120,7 +122,7 @@ func TestExploreFingerprint(t *testing.T) {
 				}
 			}
 			for i := 0; i < 3; i++ {
-				e.Spawn(fmt.Sprint(i), func(q *Proc) {
+				e.Spawn(fmt.Sprint(i), func(q *sim.Proc) {
 					for range 2 {
 						q.Point("", "step")
 						count[q.Name()]++
@@ -137,20 +139,20 @@ func TestExploreFingerprint(t *testing.T) {
 	t.Logf("plain %v; hashed %v", plain, hashed)
 }
 
-// TestChooserDefaultOrder: a Chooser that always picks the first
+// TestChooserDefaultOrder: a sim.Chooser that always picks the first
 // alternative gives the engine's own order.
 func TestChooserDefaultOrder(t *testing.T) {
-	run := func(c Chooser) string {
-		e := NewEngine(1)
+	run := func(c sim.Chooser) string {
+		e := sim.NewEngine(1)
 		if c != nil {
 			e.SetChooser(c)
 		}
 		s := ""
 		for i := 0; i < 3; i++ {
-			e.Spawn(fmt.Sprint(i), func(q *Proc) {
+			e.Spawn(fmt.Sprint(i), func(q *sim.Proc) {
 				for k := 0; k < 3; k++ {
 					s += q.Name()
-					q.Sleep(Time(1 + (i+k)%2))
+					q.Sleep(sim.Time(1 + (i+k)%2))
 				}
 			})
 		}
@@ -167,9 +169,9 @@ func TestChooserDefaultOrder(t *testing.T) {
 // TestExploreMaxStates: the state limit stops a search at that many
 // choice points and says so.
 func TestExploreMaxStates(t *testing.T) {
-	x := Explore(ExploreOptions{Bound: -1, MaxStates: 3}, func(p *Path) error {
+	x := Run(Options{Bound: -1, MaxStates: 3}, func(p *Path) error {
 		for range 4 {
-			if p.Pick([]Alt{{ID: 0, Label: "a"}, {ID: 1, Label: "b"}}) < 0 {
+			if p.Pick([]sim.Alt{{ID: 0, Label: "a"}, {ID: 1, Label: "b"}}) < 0 {
 				return nil
 			}
 		}

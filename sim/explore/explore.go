@@ -1,21 +1,24 @@
-package sim
+// Package explore is a generic stateless schedule explorer: a depth-first
+// search over the choices a model makes through a sim.Chooser (the
+// engine's choice among same-time ready processes, installed with
+// sim.Engine.SetChooser, or any model's own choice among N alternatives),
+// re-running the model from the start for every schedule.
+package explore
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/msgsim/msgsim/sim"
 )
 
-// This file is a generic stateless schedule explorer: a depth-first search
-// over the choices a model makes through a Chooser (the engine's choice
-// among same-time ready processes, or any model's own choice among N
-// alternatives), re-running the model from the start for every schedule.
 // Two reductions keep small instances to seconds:
 //
 //   - sleep sets (partial-order reduction, Godefroid 1996): after the
 //     subtree of alternative a at a choice point has been explored, a is
 //     "asleep" in the subtrees of the later alternatives, until a step
-//     dependent on a runs (footprints that intersect: Chooser.Ran); a
+//     dependent on a runs (footprints that intersect: sim.Chooser.Ran); a
 //     schedule whose only ready steps are asleep repeats one already
 //     explored in another order and is pruned;
 //   - state hashing, when the model provides a fingerprint of its state
@@ -26,8 +29,8 @@ import (
 // not asleep: the engine's own order); Bound caps them per schedule
 // (iterative context bounding: most concurrency bugs need very few).
 
-// ExploreOptions configure Explore.
-type ExploreOptions struct {
+// Options configure Run.
+type Options struct {
 	Bound        int  // most deviations per schedule; negative: no bound
 	MaxSchedules int  // stop after this many runs (0: no limit)
 	Reduce       bool // sleep-set partial-order reduction
@@ -37,8 +40,8 @@ type ExploreOptions struct {
 	MaxStates int
 }
 
-// Exploration is what Explore found.
-type Exploration struct {
+// Result is what Run found.
+type Result struct {
 	Schedules  int    // runs to the end
 	Pruned     int    // runs abandoned as redundant (sleep set, state hashing)
 	States     int    // choice points explored: nodes of the search tree
@@ -52,7 +55,7 @@ type Exploration struct {
 	Nondet     error // the model made different choices on a replayed prefix (a nondeterministic model)
 }
 
-func (x Exploration) String() string {
+func (x Result) String() string {
 	s := fmt.Sprintf("%d schedules (%d pruned), %d states, %d choice points, %d failing", x.Schedules, x.Pruned, x.States, x.Points, x.Failures)
 	if x.Truncated {
 		s += " (stopped at the schedule limit)"
@@ -71,7 +74,7 @@ func (x Exploration) String() string {
 
 // node is a choice point of the search tree.
 type node struct {
-	alts   []Alt
+	alts   []sim.Alt
 	chosen int
 	first  int        // the default: the first alternative not asleep
 	done   []bool     // alternatives explored (or being explored) here
@@ -89,10 +92,10 @@ type sleeper struct {
 
 // explorer is the search state kept across runs.
 type explorer struct {
-	opts  ExploreOptions
+	opts  Options
 	stack []node
 	seen  map[uint64][]seenState
-	x     Exploration
+	x     Result
 }
 
 type seenState struct {
@@ -101,7 +104,7 @@ type seenState struct {
 }
 
 // step is a choice a run made: formatted (stepTexts) only for the
-// schedule Explore reports.
+// schedule Run reports.
 type step struct {
 	label string
 	j, n  int
@@ -115,9 +118,9 @@ func stepTexts(steps []step) []string {
 	return out
 }
 
-// Path is the Chooser of one run of an exploration: it replays the choices
+// Path is the sim.Chooser of one run of an exploration: it replays the choices
 // leading to the subtree being explored and takes default choices past
-// them. Install it where the model makes its choices (Engine.SetChooser).
+// them. Install it where the model makes its choices (sim.Engine.SetChooser).
 type Path struct {
 	x      *explorer
 	depth  int
@@ -137,8 +140,8 @@ type Path struct {
 
 const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
 
-// Pick implements Chooser.
-func (p *Path) Pick(alts []Alt) int {
+// Pick implements sim.Chooser.
+func (p *Path) Pick(alts []sim.Alt) int {
 	p.at = nil
 	if p.pruned {
 		return -1
@@ -193,7 +196,7 @@ func (p *Path) Pick(alts []Alt) int {
 	return j
 }
 
-// Ran implements Chooser: the sleep set after the step is the sleeping
+// Ran implements sim.Chooser: the sleep set after the step is the sleeping
 // steps (and, after a choice, the alternatives explored there before this
 // one) whose footprints are disjoint from the step's.
 func (p *Path) Ran(id int, keys []uint64, all bool) {
@@ -287,11 +290,11 @@ func (x *explorer) visited(h uint64, dev int, cur []sleeper) bool {
 
 // hashAlts folds the steps on offer into a state fingerprint (FNV-1a):
 // two states with different next steps are different states.
-func hashAlts(alts []Alt) uint64 {
+func hashAlts(alts []sim.Alt) uint64 {
 	h := uint64(14695981039346656037)
 	for _, a := range alts {
-		h = (h ^ Key(a.Label)) * 1099511628211
-		h = (h ^ Key(a.Object)) * 1099511628211
+		h = (h ^ sim.Key(a.Label)) * 1099511628211
+		h = (h ^ sim.Key(a.Object)) * 1099511628211
 	}
 	return h
 }
@@ -314,7 +317,7 @@ func asleep(sleep []sleeper, id int) bool {
 	return false
 }
 
-func sameAlts(a, b []Alt) bool {
+func sameAlts(a, b []sim.Alt) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -326,7 +329,7 @@ func sameAlts(a, b []Alt) bool {
 	return true
 }
 
-func altLabels(alts []Alt) string {
+func altLabels(alts []sim.Alt) string {
 	var b strings.Builder
 	for i, a := range alts {
 		if i > 0 {
@@ -359,11 +362,11 @@ func (x *explorer) backtrack() bool {
 	return false
 }
 
-// Explore runs run once per distinct schedule, depth first in a fixed
+// Run runs run once per distinct schedule, depth first in a fixed
 // order, so the counts are deterministic. run builds a fresh model,
-// installs the Path as its Chooser and returns the run's error (a run the
+// installs the Path as its sim.Chooser and returns the run's error (a run the
 // Path pruned is not counted as failing whatever it returns).
-func Explore(opts ExploreOptions, run func(p *Path) error) Exploration {
+func Run(opts Options, run func(p *Path) error) Result {
 	x := &explorer{opts: opts, seen: map[uint64][]seenState{}}
 	for {
 		p := &Path{x: x}
@@ -398,8 +401,8 @@ func better(a, b string) bool {
 	return len(a) < len(b)
 }
 
-// Schedule is a Chooser that replays a schedule string (as printed by
-// Explore: at the k-th choice point with several alternatives it picks the
+// Schedule is a sim.Chooser that replays a schedule string (as printed by
+// Run: at the k-th choice point with several alternatives it picks the
 // k-th character's index; past the end, the first) and records the steps.
 type Schedule struct {
 	s     string
@@ -407,11 +410,11 @@ type Schedule struct {
 	steps []string
 }
 
-// NewSchedule returns a Chooser replaying s.
+// NewSchedule returns a sim.Chooser replaying s.
 func NewSchedule(s string) *Schedule { return &Schedule{s: s} }
 
-// Pick implements Chooser.
-func (s *Schedule) Pick(alts []Alt) int {
+// Pick implements sim.Chooser.
+func (s *Schedule) Pick(alts []sim.Alt) int {
 	if len(alts) == 1 {
 		return 0
 	}
@@ -425,7 +428,7 @@ func (s *Schedule) Pick(alts []Alt) int {
 	return j
 }
 
-// Ran implements Chooser (a replay needs no footprints).
+// Ran implements sim.Chooser (a replay needs no footprints).
 func (s *Schedule) Ran(int, []uint64, bool) {}
 
 // Steps describes each choice made.

@@ -1,4 +1,6 @@
-package sim
+// Package evcount counts a run's events by what each ran: the engine's
+// sim.EventCounter.
+package evcount
 
 import (
 	"cmp"
@@ -6,6 +8,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/msgsim/msgsim/sim"
 )
 
 // EventCounts counts a run's events by what each ran: a callback by its
@@ -13,44 +17,48 @@ import (
 // steps that moved time forward in place (Sleep's fast path, a
 // SleepSteps step with nothing due before its end). It answers "where do
 // this run's events go" without a profiler: the counts are the engine's
-// own, so they sum to Engine.Events. Enable it with Engine.CountEvents.
-type EventCounts struct {
+// own, so they sum to sim.Engine.Events. Enable it with Enable.
+type Counts struct {
 	fns     map[uintptr]uint64 // callbacks, by the function's entry address
 	slept   uint64             // a process resumed when its Sleep ended
 	woken   uint64             // a process resumed by a Wake (or its start)
-	inPlace uint64             // time moved forward in place (Engine.advance)
+	inPlace uint64             // time moved forward in place
 }
 
-// EventCount is one line of EventCounts.Rows: what ran and how many times.
-type EventCount struct {
+// Row is one line of Counts.Rows: what ran and how many times.
+type Row struct {
 	What string
 	N    uint64
 }
 
-// What EventCounts.Rows calls the events that are not callbacks.
+// What Counts.Rows calls the events that are not callbacks.
 const (
-	EventsSlept   = "(a process resumed: its Sleep ended)"
-	EventsWoken   = "(a process resumed: woken, or started)"
-	EventsInPlace = "(time moved forward in place: a Sleep or step with nothing due before its end)"
+	Slept   = "(a process resumed: its Sleep ended)"
+	Woken   = "(a process resumed: woken, or started)"
+	InPlace = "(time moved forward in place: a Sleep or step with nothing due before its end)"
 )
 
-// CountEvents makes the engine count its events by what they run from now
-// on and returns the counts, which fill as the engine runs (read them
-// after Run). Counting costs a map update per callback; an engine that
-// does not count pays one nil check per event.
-func (e *Engine) CountEvents() *EventCounts {
-	if e.evc == nil {
-		e.evc = &EventCounts{fns: map[uintptr]uint64{}}
+// Enable makes e count its events by what they run from now on and
+// returns the counts, which fill as the engine runs (read them after Run;
+// e's counts if it already counts). Counting costs a map update per
+// callback; an engine that does not count pays one nil check per event.
+func Enable(e *sim.Engine) *Counts {
+	if c, ok := e.EventCounter().(*Counts); ok {
+		return c
 	}
-	return e.evc
+	c := &Counts{fns: map[uintptr]uint64{}}
+	e.SetEventCounter(c)
+	return c
 }
 
-// count notes an event about to run a (its process not yet resumed).
-func (c *EventCounts) count(a action) {
+// Event implements sim.EventCounter.
+func (c *Counts) Event(fn func(), p *sim.Proc, slept bool) {
 	switch {
-	case a.proc == nil:
-		c.fns[reflect.ValueOf(a.fn).Pointer()]++
-	case a.proc.state == stateSleeping:
+	case fn != nil:
+		c.fns[reflect.ValueOf(fn).Pointer()]++
+	case p == nil:
+		c.inPlace++
+	case slept:
 		c.slept++
 	default:
 		c.woken++
@@ -58,7 +66,7 @@ func (c *EventCounts) count(a action) {
 }
 
 // Add adds o's counts to c (the engines of a sweep's points into one).
-func (c *EventCounts) Add(o *EventCounts) {
+func (c *Counts) Add(o *Counts) {
 	if c.fns == nil {
 		c.fns = map[uintptr]uint64{}
 	}
@@ -71,7 +79,7 @@ func (c *EventCounts) Add(o *EventCounts) {
 }
 
 // Total is the number of events counted.
-func (c *EventCounts) Total() uint64 {
+func (c *Counts) Total() uint64 {
 	n := c.slept + c.woken + c.inPlace
 	for _, k := range c.fns {
 		n += k
@@ -83,21 +91,21 @@ func (c *EventCounts) Total() uint64 {
 // what never ran. A callback is named by its function as the Go runtime
 // names it, without the module path ("sim.(*Proc).step"); a
 // method value's "-fm" suffix is dropped.
-func (c *EventCounts) Rows() []EventCount {
+func (c *Counts) Rows() []Row {
 	by := map[string]uint64{}
 	for pc, n := range c.fns {
 		by[funcName(pc)] += n
 	}
-	by[EventsSlept] += c.slept
-	by[EventsWoken] += c.woken
-	by[EventsInPlace] += c.inPlace
-	rows := make([]EventCount, 0, len(by))
+	by[Slept] += c.slept
+	by[Woken] += c.woken
+	by[InPlace] += c.inPlace
+	rows := make([]Row, 0, len(by))
 	for what, n := range by {
 		if n > 0 {
-			rows = append(rows, EventCount{What: what, N: n})
+			rows = append(rows, Row{What: what, N: n})
 		}
 	}
-	slices.SortFunc(rows, func(a, b EventCount) int {
+	slices.SortFunc(rows, func(a, b Row) int {
 		if a.N != b.N {
 			return cmp.Compare(b.N, a.N)
 		}
@@ -113,6 +121,6 @@ func funcName(pc uintptr) string {
 		return "(unknown callback)"
 	}
 	name := strings.TrimSuffix(f.Name(), "-fm")
-	module := strings.TrimSuffix(reflect.TypeFor[EventCounts]().PkgPath(), "sim") // "github.com/msgsim/msgsim/"
+	module := strings.TrimSuffix(reflect.TypeFor[Counts]().PkgPath(), "sim/evcount") // "github.com/msgsim/msgsim/"
 	return strings.TrimPrefix(name, module)
 }

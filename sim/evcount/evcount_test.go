@@ -1,8 +1,10 @@
-package sim
+package evcount
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/msgsim/msgsim/sim"
 )
 
 // evTicker gives TestCountEvents a method value to schedule.
@@ -15,20 +17,20 @@ func (x *evTicker) fire() { x.n++ }
 // by its method, without the module path or "-fm") and tell process
 // resumptions and in-place moves of time apart.
 func TestCountEvents(t *testing.T) {
-	e := NewEngine(1)
-	c := e.CountEvents()
+	e := sim.NewEngine(1)
+	c := Enable(e)
 	x := &evTicker{}
-	var b *Proc
+	var b *sim.Proc
 	e.At(15, func() { b.Wake() })
 	e.At(20, x.fire)
 	e.At(25, x.fire)
-	e.Spawn("a", func(p *Proc) {
+	e.Spawn("a", func(p *sim.Proc) {
 		for range 3 {
 			p.Sleep(10)
 		}
-		p.SleepSteps(Steps{N: 4, D: 1}) // nothing else due before 115: in place
+		p.SleepSteps(sim.Steps{N: 4, D: 1}) // nothing else due before 115: in place
 	})
-	b = e.Spawn("b", func(p *Proc) {
+	b = e.Spawn("b", func(p *sim.Proc) {
 		p.Block("the tick at 15")
 		p.Sleep(100)
 	})
@@ -51,9 +53,9 @@ func TestCountEvents(t *testing.T) {
 		what string
 		min  uint64
 	}{
-		{"sim.(*evTicker).fire", 2},
-		{EventsWoken, 3}, // a's and b's starts, b's wake
-		{EventsInPlace, 3},
+		{"sim/evcount.(*evTicker).fire", 2},
+		{Woken, 3}, // a's and b's starts, b's wake
+		{InPlace, 3},
 	} {
 		if got[want.what] < want.min {
 			t.Errorf("%q: %d events, want at least %d (rows %v)", want.what, got[want.what], want.min, c.Rows())
@@ -61,7 +63,7 @@ func TestCountEvents(t *testing.T) {
 	}
 	closures := 0
 	for what, n := range got {
-		if strings.HasPrefix(what, "sim.TestCountEvents.func") {
+		if strings.HasPrefix(what, "sim/evcount.TestCountEvents.func") {
 			closures += int(n)
 		}
 	}
@@ -71,7 +73,7 @@ func TestCountEvents(t *testing.T) {
 	if rows := c.Rows(); rows[0].N < rows[len(rows)-1].N {
 		t.Errorf("rows not most frequent first: %v", rows)
 	}
-	var all EventCounts
+	var all Counts
 	all.Add(c)
 	all.Add(c)
 	if all.Total() != 2*c.Total() {

@@ -1,4 +1,7 @@
-package sim
+// Package trace records process states over simulated time, and instant
+// marks and arrows from models, for timelines: a Trace is the sim.Tracer
+// an engine reports to (Enable), written as Chrome Trace Event JSON.
+package trace
 
 import (
 	"bufio"
@@ -6,10 +9,12 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/msgsim/msgsim/sim"
 )
 
 // Trace records process states over simulated time and instant marks from
-// models, for timelines. A nil *Trace records nothing and costs one branch.
+// models, for timelines.
 type Trace struct {
 	spans []span
 	open  map[int]int // process id -> index of its open span
@@ -21,13 +26,13 @@ type Trace struct {
 type span struct {
 	proc       int
 	state      string
-	start, end Time
+	start, end sim.Time
 }
 
 type mark struct {
 	proc int
 	name string
-	at   Time
+	at   sim.Time
 }
 
 // flow is an arrow from one process's timeline at one time to another's
@@ -35,53 +40,47 @@ type mark struct {
 type flow struct {
 	name       string
 	from, to   int // process ids
-	start, end Time
+	start, end sim.Time
 }
 
-// EnableTrace starts recording a trace and returns it.
-func (e *Engine) EnableTrace() *Trace {
-	if e.trace == nil {
-		e.trace = &Trace{open: map[int]int{}}
+// Enable makes e record a trace and returns it (e's trace if it already
+// records one).
+func Enable(e *sim.Engine) *Trace {
+	if t := Of(e); t != nil {
+		return t
 	}
-	return e.trace
+	t := &Trace{open: map[int]int{}}
+	e.SetTracer(t)
+	return t
 }
 
-// Trace is the engine's trace, or nil when tracing is off.
-func (e *Engine) Trace() *Trace { return e.trace }
-
-// Mark records an instant event (a packet sent, a lock taken) on p's timeline.
-func (e *Engine) Mark(p *Proc, name string) {
-	if e.trace == nil || p == nil {
-		return
-	}
-	e.trace.marks = append(e.trace.marks, mark{proc: int(p.id), name: name, at: e.now})
+// Of is the trace e records, or nil.
+func Of(e *sim.Engine) *Trace {
+	t, _ := e.Tracer().(*Trace)
+	return t
 }
 
-// Flow records an arrow named name from from's timeline at time at (an
-// earlier instant, such as a store) to p's timeline now (such as the load
-// that read the store's value): a flow in the trace, which Perfetto draws
-// between the slices or marks at its two ends. Record a Mark at each end
-// so that the arrow has something to bind to.
-func (e *Engine) Flow(from *Proc, at Time, p *Proc, name string) {
-	if e.trace == nil || p == nil || from == nil {
-		return
-	}
-	e.trace.flows = append(e.trace.flows, flow{name: name, from: int(from.id), to: int(p.id), start: at, end: e.now})
+// Mark implements sim.Tracer.
+func (t *Trace) Mark(now sim.Time, p *sim.Proc, name string) {
+	t.marks = append(t.marks, mark{proc: p.ID(), name: name, at: now})
+}
+
+// Flow implements sim.Tracer.
+func (t *Trace) Flow(from *sim.Proc, at sim.Time, p *sim.Proc, now sim.Time, name string) {
+	t.flows = append(t.flows, flow{name: name, from: from.ID(), to: p.ID(), start: at, end: now})
 }
 
 // Flows is the number of recorded flows (each written as a pair of flow
 // events).
 func (t *Trace) Flows() int { return len(t.flows) }
 
-func (t *Trace) state(now Time, p *Proc, state string) {
-	if t == nil {
-		return
-	}
-	id := int(p.id)
+// State implements sim.Tracer.
+func (t *Trace) State(now sim.Time, p *sim.Proc, state string) {
+	id := p.ID()
 	for len(t.names) <= id {
 		t.names = append(t.names, "")
 	}
-	t.names[id] = p.name
+	t.names[id] = p.Name()
 	if i, ok := t.open[id]; ok {
 		if t.spans[i].state == state {
 			return
@@ -103,7 +102,7 @@ func (t *Trace) Len() int { return len(t.spans) + len(t.marks) }
 // Counts is what WriteChrome(w, end) writes: spans with a duration,
 // spans never ended (processes still waiting or spinning when the run
 // stopped: a deadlock or livelock) and instant marks.
-func (t *Trace) Counts(end Time) (spans, unended, marks int) {
+func (t *Trace) Counts(end sim.Time) (spans, unended, marks int) {
 	for _, s := range t.spans {
 		switch t.kind(s, end) {
 		case spanComplete:
@@ -127,7 +126,7 @@ const (
 // stops doing so: its span is written as begun and not ended, which
 // Perfetto draws to the end of the trace and marks "did not end", even
 // when it began at the very end.
-func (t *Trace) kind(s span, end Time) int {
+func (t *Trace) kind(s span, end sim.Time) int {
 	if s.end < 0 && (strings.HasPrefix(s.state, "spin: ") || strings.HasPrefix(s.state, "wait: ")) {
 		return spanUnended
 	}
@@ -152,9 +151,9 @@ func (t *Trace) kind(s span, end Time) int {
 // length are left out. Counts says how many of each are written. The
 // output depends only on the run: byte-identical for the same scenario and
 // seed.
-func (t *Trace) WriteChrome(w io.Writer, end Time) error {
+func (t *Trace) WriteChrome(w io.Writer, end sim.Time) error {
 	bw := bufio.NewWriter(w)
-	us := func(x Time) string { return strconv.FormatFloat(x.Micros(), 'f', 6, 64) }
+	us := func(x sim.Time) string { return strconv.FormatFloat(x.Micros(), 'f', 6, 64) }
 	fmt.Fprint(bw, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")
 	first := true
 	sep := func() {
