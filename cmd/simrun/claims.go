@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/msgsim/msgsim/report"
+	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 )
 
@@ -32,7 +33,7 @@ func evalClaims(name string) (scenarioClaims, error) {
 	if err != nil {
 		return scenarioClaims{}, err
 	}
-	out, errs, err := evalAll([]suiteScenario{x}, 0)
+	out, errs, err := evalAll([]runner.Scenario{x}, 0)
 	if err != nil {
 		return scenarioClaims{}, err
 	}
@@ -41,10 +42,10 @@ func evalClaims(name string) (scenarioClaims, error) {
 
 // loadClaims loads and checks the built-in scenario name for simrun
 // claims. err is bad input.
-func loadClaims(name string) (suiteScenario, error) {
+func loadClaims(name string) (runner.Scenario, error) {
 	s, err := scenarios.LoadBuiltin(name)
 	if err != nil {
-		return suiteScenario{}, err
+		return runner.Scenario{}, err
 	}
 	reg := builtins()
 	sp, err := specs(reg, s)
@@ -52,16 +53,16 @@ func loadClaims(name string) (suiteScenario, error) {
 		err = check(reg, s, sp)
 	}
 	if err != nil {
-		return suiteScenario{}, err
+		return runner.Scenario{}, err
 	}
-	return suiteScenario{name: name, s: s, sp: sp}, nil
+	return runner.Scenario{Name: name, Scenario: s, Specs: sp}, nil
 }
 
 // evalAll runs the scenarios on one pool of jobs workers, the largest
 // first (runSuite), and evaluates each one's claims: errs[i] is scenario
 // i's bad input (its results are then empty); err is a *wallError, when
 // a watchdog abandoned the run.
-func evalAll(all []suiteScenario, jobs int) (out []scenarioClaims, errs []error, err error) {
+func evalAll(all []runner.Scenario, jobs int) (out []scenarioClaims, errs []error, err error) {
 	results, err := runSuite(all, jobs, nil)
 	if err != nil {
 		return nil, nil, err
@@ -69,16 +70,12 @@ func evalAll(all []suiteScenario, jobs int) (out []scenarioClaims, errs []error,
 	out, errs = make([]scenarioClaims, len(all)), make([]error, len(all))
 	for i, x := range all {
 		runs := results[i]
-		if e := runInputErrors(x.s, runs); len(e) > 0 {
+		if e := runInputErrors(x.Scenario, runs); len(e) > 0 {
 			errs[i] = fmt.Errorf("%s", strings.TrimSuffix(joinLines(e), "\n"))
 			continue
 		}
 		dropNonFinite(runs)
-		var rows report.Results
-		for _, r := range runs {
-			rows = append(rows, r.res.Rows...)
-		}
-		out[i] = scenarioClaims{name: x.name, results: report.EvaluateClaims(rows, x.s.Claims), verdict: judge(x.s, runs)}
+		out[i] = scenarioClaims{name: x.Name, results: runner.Claims(x.Scenario.Claims, seriesResults(runs)), verdict: judge(x.Scenario, runs)}
 	}
 	return out, errs, nil
 }
@@ -107,7 +104,7 @@ func cmdClaims(args []string, stdout, stderr io.Writer) int {
 	code = exitOK
 	var total, holding, scen int
 	var skipped []string
-	var sel []suiteScenario
+	var sel []runner.Scenario
 	for _, name := range names {
 		s, err := scenarios.LoadBuiltin(name)
 		if err != nil {
@@ -138,7 +135,7 @@ func cmdClaims(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	for i, sc := range all {
-		name := sel[i].name
+		name := sel[i].Name
 		if errs[i] != nil {
 			fmt.Fprintf(stderr, "simrun claims: %v\n", errs[i])
 			code = exitUsage

@@ -9,6 +9,7 @@ import (
 	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/registry/all"
+	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -276,7 +277,7 @@ func runScenario(t *testing.T, reg *registry.Registry, src string) ([]workloads.
 	}
 	var out []workloads.Result
 	for _, x := range sp {
-		res, err := runSeries(x)
+		res, err := runner.RunSeries(x)
 		if err != nil {
 			return out, fmt.Errorf("series %s: %w", x.Series, err)
 		}

@@ -170,7 +170,7 @@ func check(reg *registry.Registry, s *scenarios.Scenario, sp []workloads.Spec) e
 // runner, and with every series' resolution error. The engines' limits
 // are the scenario's limits in events and simulated time only, the same
 // on every machine: limits.max_wall_seconds is the run's watchdog
-// (wallLimit), which abandons a run rather than change its results.
+// (runner.WallLimit), which abandons a run rather than change its results.
 func specs(reg *registry.Registry, s *scenarios.Scenario) ([]workloads.Spec, error) {
 	lim := sim.Limits{
 		MaxEvents: s.Limits.MaxEvents,
