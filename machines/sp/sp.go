@@ -153,9 +153,6 @@ func (m *Machine) Core(i int) *sim.Core { return m.nodes[i].core }
 // Endpoint is node i's LAPI dispatcher (its statistics: interrupts...).
 func (m *Machine) Endpoint(i int) *am.Endpoint { return m.nodes[i].ep }
 
-// Switch is the multistage switch.
-func (m *Machine) Switch() *net.Multistage { return m.sw }
-
 // Network is the machine's network (its statistics).
 func (m *Machine) Network() *net.Network { return m.net }
 

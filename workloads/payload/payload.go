@@ -198,9 +198,6 @@ func NewStream(p Pattern, n int) *Stream {
 	return s
 }
 
-// Pattern is the stream's pattern.
-func (s *Stream) Pattern() Pattern { return s.p }
-
 // Bytes is the stream's bytes [off, off+n): never to be written.
 func (s *Stream) Bytes(off, n int) []byte { return s.b[off : off+n : off+n] }
 
