@@ -18,6 +18,11 @@
 // (LookupLitmus): litmus tests run on the verbs it offers.
 //
 // Only cmd/simrun, registry/all and tests import this package.
+//
+// Layer: imports the built-in machines and stacks (to name them),
+// machines, stacks, workloads, workloads/litmus (its adapters), sim and
+// internal/strictyaml; registry/all and commands import it, nothing below
+// does.
 package registry
 
 import (

@@ -24,6 +24,10 @@
 //
 // The per-packet software overhead of MPICH is a constant of stacks/mpich,
 // calibrated to Figure 6 at 0 bytes.
+//
+// Layer: a machine: imports machines, sim, sim/mem and
+// internal/strictyaml. Stacks reach it through the machines interfaces
+// only; the registry is the one package that imports it by name.
 package sx4
 
 import (

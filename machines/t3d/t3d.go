@@ -31,6 +31,10 @@
 // torus shape that does not hold the PEs, is an error naming its YAML field
 // (with file and line when it comes from a scenario), never a silently
 // wrong result.
+//
+// Layer: a machine: imports machines, sim, sim/mem, sim/net and
+// internal/strictyaml. Stacks reach it through the machines interfaces
+// only; the registry is the one package that imports it by name.
 package t3d
 
 import (

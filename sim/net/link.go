@@ -59,6 +59,8 @@
 // which at the simulated unit sizes comes to taking turns unit by unit.
 // Nothing is booked ahead: a Channel, like a link, is granted only to a
 // unit whose head is at it, in simulated-time order.
+//
+// Layer: imports sim only; the machines' networks build on it.
 package net
 
 import (

@@ -49,6 +49,9 @@
 // (send_cycles, recv_cycles, calibrated to the 4.5 us intra-node latency);
 // everything else is the machine's: PCI writes, packets, barriers,
 // checkpoints, local copies and polls.
+//
+// Layer: a stack: imports stacks, machines, sim and sim/mem; never a
+// concrete machine (it requires verbs), a workload or the registry.
 package scampi
 
 import (

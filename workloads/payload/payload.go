@@ -4,6 +4,8 @@
 // what was sent is kept and a check needs no buffer of the message's size
 // (it reads the delivery a chunk at a time). A mismatch names the first
 // differing offset and both bytes, for the caller's report (rank, message).
+//
+// Layer: imports sim/mem only; the workloads that send data import it.
 package payload
 
 import (

@@ -6,6 +6,10 @@
 // CPU. Measure runs on any stacks.Comm; Run runs on any stack the
 // registry opens whose ranks offer it (mpich on the SX-4 and the T3D,
 // ACLMPL on a machine with one-sided puts).
+//
+// Layer: a workload: imports workloads, stacks, machines, sim, sim/mem,
+// report, workloads/payload and internal/strictyaml; never a concrete
+// machine or stack.
 package pingpong
 
 import (

@@ -4,6 +4,9 @@
 // rendezvous, packet and segment boundaries), tags and tag wildcards mix,
 // sends are blocking or not. A run is fully determined by its seed, so a
 // failure is replayed by running that seed again.
+//
+// Layer: a workload: imports workloads, stacks, sim, sim/mem and
+// workloads/payload; never a concrete machine or stack.
 package soak
 
 import (
