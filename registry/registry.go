@@ -21,8 +21,8 @@
 //
 // Layer: imports the built-in machines and stacks (to name them),
 // machines, stacks, workloads, workloads/litmus (its adapters), sim and
-// internal/strictyaml; registry/all and commands import it, nothing below
-// does.
+// internal/strictyaml; registry/all, runner and commands import it,
+// nothing below does.
 package registry
 
 import (

@@ -48,9 +48,9 @@ func loadClaims(name string) (runner.Scenario, error) {
 		return runner.Scenario{}, err
 	}
 	reg := builtins()
-	sp, err := specs(reg, s)
+	sp, err := runner.Specs(reg, s)
 	if err == nil {
-		err = check(reg, s, sp)
+		err = runner.Check(reg, s, sp)
 	}
 	if err != nil {
 		return runner.Scenario{}, err

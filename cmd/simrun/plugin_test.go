@@ -268,9 +268,9 @@ func runScenario(t *testing.T, reg *registry.Registry, src string) ([]workloads.
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := specs(reg, s)
+	sp, err := runner.Specs(reg, s)
 	if err == nil {
-		err = check(reg, s, sp)
+		err = runner.Check(reg, s, sp)
 	}
 	if err != nil {
 		return nil, err
@@ -378,7 +378,7 @@ func TestEveryPairingPingPong(t *testing.T) {
 				var mc *machines.MissingCapability
 				switch {
 				case errors.As(err, &mc):
-					if mc.Capability == "" || !inputError(err) || !strings.Contains(err.Error(), mc.Capability) || mc.Stack != "" {
+					if mc.Capability == "" || !runner.InputError(err) || !strings.Contains(err.Error(), mc.Capability) || mc.Stack != "" {
 						t.Errorf("%s: the machine's missing verb not named: %v", name, err)
 					}
 					t.Logf("%s: %v", name, err)

@@ -78,11 +78,11 @@ func dropNonFinite(runs []seriesRun) {
 }
 
 // runInputErrors returns the input errors (bad params, a missing
-// capability) the runs met, each once; see inputErrors.
+// capability) the runs met, each once; see runner.InputErrors.
 func runInputErrors(s *scenarios.Scenario, runs []seriesRun) []error {
 	var errs []error
 	for _, r := range runs {
-		if r.err == nil || !inputError(r.err) {
+		if r.err == nil || !runner.InputError(r.err) {
 			continue
 		}
 		var se *strictyaml.Error
@@ -92,64 +92,28 @@ func runInputErrors(s *scenarios.Scenario, runs []seriesRun) []error {
 			errs = append(errs, errors.New(seriesError(r.spec.Series, r.err)))
 		}
 	}
-	return inputErrors(s, errors.Join(errs...))
+	return runner.InputErrors(s, errors.Join(errs...))
 }
 
-// failureKind classifies a run error.
-func failureKind(err error) string {
-	if k, ok := shardErrorKind(err); ok {
-		return k
-	}
-	if k, ok := workloads.StuckKind(err); ok {
-		return k
-	}
-	return "error"
-}
-
-// failureLine words every failure of a run the same way, whether the
-// workload reported it or the engine stopped the run:
-// "series NAME: KIND: DETAIL" (a detail repeating the series is trimmed).
-func failureLine(series, kind, detail string) string {
-	detail = strings.TrimPrefix(detail, "series "+series+": ")
-	detail = strings.TrimPrefix(detail, series+": ")
-	return fmt.Sprintf("series %s: %s: %s", series, kind, detail)
-}
-
-// verdict is what the failures of a run mean, given what the scenario
-// expects.
+// verdict is what the failures of a run mean (runner.Judge), with the
+// exit code they give.
 type verdict struct {
 	failures []string // "series NAME: kind: detail", in series order
-	kinds    map[string]bool
 	code     int
 	message  string
 }
 
 func judge(s *scenarios.Scenario, runs []seriesRun) verdict {
-	v := verdict{kinds: map[string]bool{}}
-	for _, r := range runs {
-		for _, f := range r.res.Failures {
-			v.kinds[f.Kind] = true
-			v.failures = append(v.failures, failureLine(r.spec.Series, f.Kind, f.Detail))
-		}
-		if r.err != nil {
-			k := failureKind(r.err)
-			v.kinds[k] = true
-			v.failures = append(v.failures, failureLine(r.spec.Series, k, r.err.Error()))
-		}
+	out := make([]runner.Outcome, len(runs))
+	for i, r := range runs {
+		out[i] = runner.Outcome{Spec: r.spec, Result: r.res, Err: r.err}
 	}
-	switch {
-	case s.Expect == nil && len(v.kinds) == 0:
-		v.code, v.message = exitOK, "ok"
-	case s.Expect == nil:
-		v.code, v.message = exitFailed, fmt.Sprintf("FAILED: %d failure(s), see above", len(v.failures))
-	case v.kinds[s.Expect.Failure] && len(v.kinds) == 1:
-		v.code, v.message = exitOK, fmt.Sprintf("expected failure: %s — %s", s.Expect.Failure, strings.TrimSpace(s.Expect.Why))
-	case v.kinds[s.Expect.Failure]:
-		v.code, v.message = exitFailed, fmt.Sprintf("FAILED: the expected %s happened, but so did other failures", s.Expect.Failure)
-	default:
-		v.code, v.message = exitFailed, fmt.Sprintf("FAILED: the scenario expects a %s (%s), which did not happen", s.Expect.Failure, strings.TrimSpace(s.Expect.Why))
+	v := runner.Judge(s, out)
+	code := exitFailed
+	if v.OK {
+		code = exitOK
 	}
-	return v
+	return verdict{failures: v.Failures, code: code, message: v.Message}
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
@@ -189,17 +153,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		progress = nil
 	}
 	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			fmt.Fprintf(stderr, "simrun run: %v\n", err)
-			return exitUsage
+		stop, code := cpuProfile(*cpuprofile, stderr)
+		if stop == nil {
+			return code
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintf(stderr, "simrun run: cpu profile: %v\n", err)
-			return exitFailed
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	sh, err := parseShard(*shard)
 	if err != nil {
@@ -207,17 +165,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if *memprofile != "" {
-		f, err := os.Create(*memprofile)
-		if err != nil {
-			fmt.Fprintf(stderr, "simrun run: %v\n", err)
-			return exitUsage
+		write, code := heapProfile(*memprofile, stderr)
+		if write == nil {
+			return code
 		}
-		defer func() {
-			if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
-				fmt.Fprintf(stderr, "simrun run: heap profile: %v\n", err)
-			}
-			f.Close()
-		}()
+		defer write()
 	}
 	var ep *eventProfile
 	var epFile *os.File
@@ -272,6 +224,43 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	return v.code
 }
 
+// cpuProfile starts a Go CPU profile into file path and returns the
+// function that stops it; on an error it reports to stderr and returns nil
+// and the exit code.
+func cpuProfile(path string, stderr io.Writer) (func(), int) {
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun run: %v\n", err)
+		return nil, exitUsage
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		fmt.Fprintf(stderr, "simrun run: cpu profile: %v\n", err)
+		return nil, exitFailed
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, exitOK
+}
+
+// heapProfile creates file path for a Go heap profile and returns the
+// function that writes it (when the run ends); on an error it reports to
+// stderr and returns nil and the exit code.
+func heapProfile(path string, stderr io.Writer) (func(), int) {
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun run: %v\n", err)
+		return nil, exitUsage
+	}
+	return func() {
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			fmt.Fprintf(stderr, "simrun run: heap profile: %v\n", err)
+		}
+		f.Close()
+	}, exitOK
+}
+
 // load finds the scenario, applies the seed flag, and builds the specs;
 // on bad input it prints every problem and returns exit 2.
 func load(arg string, fs *flag.FlagSet, seed uint64, stderr io.Writer) (*scenarios.Scenario, []workloads.Spec, int) {
@@ -282,7 +271,7 @@ func load(arg string, fs *flag.FlagSet, seed uint64, stderr io.Writer) (*scenari
 			}
 		})
 	}
-	s, sp, errs := loadAll(arg, adjust)
+	s, sp, errs := runner.Load(builtins(), arg, adjust)
 	if len(errs) > 0 {
 		io.WriteString(stderr, joinLines(errs))
 		return nil, nil, exitUsage

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/workloads/litmus"
 )
@@ -64,7 +65,7 @@ func TestNoWallLimitInEngines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp, err := specs(builtins(), s)
+		sp, err := runner.Specs(builtins(), s)
 		if err != nil {
 			t.Fatal(err)
 		}
