@@ -160,7 +160,7 @@ func (s *Scenario) Validate() error {
 	v.components()
 	v.figures()
 	v.references()
-	v.claims(v.valid, v.known)
+	v.claims()
 	v.expect()
 	v.limits()
 	return errors.Join(v.errs...)
