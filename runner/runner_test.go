@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/workloads"
@@ -151,5 +152,37 @@ func TestClaims(t *testing.T) {
 	}, results)
 	if len(got) != 2 || !got[0].Holds || got[0].Value != 2 || got[1].Holds || got[1].Missing == "" {
 		t.Errorf("got %+v", got)
+	}
+}
+
+// TestSuiteClaims: each scenario's claims are evaluated on its own rows,
+// the non-finite ones dropped and reported in the verdict; a run's bad
+// input is the scenario's error.
+func TestSuiteClaims(t *testing.T) {
+	lo := 1.0
+	claim := []report.Claim{{Name: "high", Kind: report.ClaimBand, Metric: "m", Series: "s", Min: &lo}}
+	bad := workloads.Spec{Series: "s", Run: func(workloads.Spec) (workloads.Result, error) {
+		return workloads.Result{}, strictyaml.Errorf("f.yaml", nil, "workload.params.n", "must be positive")
+	}}
+	nan := workloads.Spec{Series: "n", Run: func(sp workloads.Spec) (workloads.Result, error) {
+		return workloads.Result{Rows: []report.Row{{Series: "n", Metric: "m", XName: "x", X: 1, Value: math.NaN()}}}, nil
+	}}
+	all := []Scenario{
+		{Name: "holds", Scenario: &scenarios.Scenario{Claims: claim}, Specs: []workloads.Spec{spec("s", 2, nil, nil)}},
+		{Name: "fails", Scenario: &scenarios.Scenario{Claims: claim}, Specs: []workloads.Spec{spec("s", 0.5, nil, nil), nan}},
+		{Name: "bad", Scenario: &scenarios.Scenario{Claims: claim}, Specs: []workloads.Spec{bad}},
+	}
+	out, err := SuiteClaims(all, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := out[0]; r.Err != nil || len(r.Results) != 1 || !r.Results[0].Holds || !r.Verdict.OK {
+		t.Errorf("holds: %+v", r)
+	}
+	if r := out[1]; r.Err != nil || len(r.Results) != 1 || r.Results[0].Holds || r.Verdict.OK || !strings.Contains(r.Verdict.Failures[0], NonFiniteKind) {
+		t.Errorf("fails: %+v", r)
+	}
+	if r := out[2]; r.Err == nil || !strings.Contains(r.Err.Error(), "workload.params.n") || r.Results != nil {
+		t.Errorf("bad: %+v", r)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/workloads"
 )
@@ -70,4 +71,34 @@ func FailureLine(series, kind, detail string) string {
 	detail = strings.TrimPrefix(detail, "series "+series+": ")
 	detail = strings.TrimPrefix(detail, series+": ")
 	return fmt.Sprintf("series %s: %s: %s", series, kind, detail)
+}
+
+// RunInputErrors returns the input errors (bad params, a missing verb:
+// InputError) the runs met, each once, attributed and positioned as Load's
+// (InputErrors); an error without a position names its series
+// (SeriesError).
+func RunInputErrors(s *scenarios.Scenario, runs []Outcome) []error {
+	var errs []error
+	for _, r := range runs {
+		if r.Err == nil || !InputError(r.Err) {
+			continue
+		}
+		var se *strictyaml.Error
+		if errors.As(r.Err, &se) { // names file, line and field already
+			errs = append(errs, r.Err)
+		} else {
+			errs = append(errs, errors.New(SeriesError(r.Spec.Series, r.Err)))
+		}
+	}
+	return InputErrors(s, errors.Join(errs...))
+}
+
+// SeriesError prefixes a run error with its series, unless the workload
+// already named the series in it.
+func SeriesError(series string, err error) string {
+	msg := err.Error()
+	if strings.Contains(msg, "series "+series+":") || strings.HasPrefix(msg, series+":") {
+		return msg
+	}
+	return fmt.Sprintf("series %s: %s", series, msg)
 }

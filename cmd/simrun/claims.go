@@ -19,25 +19,19 @@ const (
 	fastMemoryGB    = 2
 )
 
-// scenarioClaims is the outcome of one scenario for simrun claims.
-type scenarioClaims struct {
-	name    string
-	results []report.ClaimResult
-	verdict verdict
-}
-
 // evalClaims runs the built-in scenario name and evaluates its claims
-// (the same rows simrun run writes). err is bad input, or a *wallError.
-func evalClaims(name string) (scenarioClaims, error) {
+// (runner.SuiteClaims: the same rows simrun run writes). err is bad
+// input, or a *runner.WallError.
+func evalClaims(name string) (runner.ScenarioClaims, error) {
 	x, err := loadClaims(name)
 	if err != nil {
-		return scenarioClaims{}, err
+		return runner.ScenarioClaims{}, err
 	}
-	out, errs, err := evalAll([]runner.Scenario{x}, 0)
+	out, err := runner.SuiteClaims([]runner.Scenario{x}, 0)
 	if err != nil {
-		return scenarioClaims{}, err
+		return runner.ScenarioClaims{}, err
 	}
-	return out[0], errs[0]
+	return out[0], out[0].Err
 }
 
 // loadClaims loads and checks the built-in scenario name for simrun
@@ -56,28 +50,6 @@ func loadClaims(name string) (runner.Scenario, error) {
 		return runner.Scenario{}, err
 	}
 	return runner.Scenario{Name: name, Scenario: s, Specs: sp}, nil
-}
-
-// evalAll runs the scenarios on one pool of jobs workers, the largest
-// first (runSuite), and evaluates each one's claims: errs[i] is scenario
-// i's bad input (its results are then empty); err is a *wallError, when
-// a watchdog abandoned the run.
-func evalAll(all []runner.Scenario, jobs int) (out []scenarioClaims, errs []error, err error) {
-	results, err := runSuite(all, jobs, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	out, errs = make([]scenarioClaims, len(all)), make([]error, len(all))
-	for i, x := range all {
-		runs := results[i]
-		if e := runInputErrors(x.Scenario, runs); len(e) > 0 {
-			errs[i] = fmt.Errorf("%s", strings.TrimSuffix(joinLines(e), "\n"))
-			continue
-		}
-		dropNonFinite(runs)
-		out[i] = scenarioClaims{name: x.Name, results: runner.Claims(x.Scenario.Claims, seriesResults(runs)), verdict: judge(x.Scenario, runs)}
-	}
-	return out, errs, nil
 }
 
 // slow reports why a scenario is too slow for simrun claims --fast, or "".
@@ -129,21 +101,21 @@ func cmdClaims(args []string, stdout, stderr io.Writer) int {
 	}
 	// Every selected scenario on one pool, the largest first; printed in
 	// name order.
-	all, errs, err := evalAll(sel, 0)
+	all, err := runner.SuiteClaims(sel, 0)
 	if err != nil { // a watchdog abandoned the run: so is the command
 		fmt.Fprintf(stderr, "simrun claims: %v\n", err)
 		return exitFailed
 	}
 	for i, sc := range all {
 		name := sel[i].Name
-		if errs[i] != nil {
-			fmt.Fprintf(stderr, "simrun claims: %v\n", errs[i])
+		if sc.Err != nil {
+			fmt.Fprintf(stderr, "simrun claims: %v\n", sc.Err)
 			code = exitUsage
 			continue
 		}
 		scen++
 		var show []report.ClaimResult
-		for _, r := range sc.results {
+		for _, r := range sc.Results {
 			total++
 			if r.Holds {
 				holding++
@@ -152,13 +124,13 @@ func cmdClaims(args []string, stdout, stderr io.Writer) int {
 				show = append(show, r)
 			}
 		}
-		fmt.Fprintf(stdout, "%s: %s\n", name, claimCount(sc.results))
-		if sc.verdict.code != exitOK {
-			fmt.Fprintf(stdout, "  run: %s\n", sc.verdict.message)
-			for _, f := range sc.verdict.failures {
+		fmt.Fprintf(stdout, "%s: %s\n", name, claimCount(sc.Results))
+		if !sc.Verdict.OK {
+			fmt.Fprintf(stdout, "  run: %s\n", sc.Verdict.Message)
+			for _, f := range sc.Verdict.Failures {
 				fmt.Fprintf(stdout, "  %s\n", firstLine(f))
 			}
-			code = max(code, sc.verdict.code)
+			code = max(code, exitFailed)
 		}
 		var b strings.Builder
 		report.WriteClaims(&b, show)

@@ -35,10 +35,10 @@ func TestBuiltinClaims(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if sc.verdict.code != exitOK {
-			t.Errorf("%s: run %s: %v", name, sc.verdict.message, sc.verdict.failures)
+		if !sc.Verdict.OK {
+			t.Errorf("%s: run %s: %v", name, sc.Verdict.Message, sc.Verdict.Failures)
 		}
-		for _, r := range sc.results {
+		for _, r := range sc.Results {
 			fmt.Fprintf(&got, "%s %s %s: %s\n", name, r.Claim.Name, r.Status(), r.Measured)
 		}
 	}

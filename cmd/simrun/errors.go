@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"github.com/msgsim/msgsim/runner"
 )
 
 // joinLines formats errors one per line.
@@ -15,11 +17,5 @@ func joinLines(errs []error) string {
 }
 
 // seriesError prefixes a run error with its series, unless the workload
-// already named the series in it.
-func seriesError(series string, err error) string {
-	msg := err.Error()
-	if strings.Contains(msg, "series "+series+":") || strings.HasPrefix(msg, series+":") {
-		return msg
-	}
-	return fmt.Sprintf("series %s: %s", series, msg)
-}
+// already named the series in it (runner.SeriesError).
+func seriesError(series string, err error) string { return runner.SeriesError(series, err) }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/workloads"
@@ -42,20 +40,7 @@ func seriesRuns(out []runner.Outcome) []seriesRun {
 // seedIndependent reports whether the results are the same for every
 // seed (runner.SeedIndependent).
 func seedIndependent(runs []seriesRun) bool {
-	out := make([]runner.Outcome, len(runs))
-	for i, r := range runs {
-		out[i] = runner.Outcome{Engines: r.engines, RandUsed: r.randUsed}
-	}
-	return runner.SeedIndependent(out)
-}
-
-// seriesResults are the runs' results, in series order.
-func seriesResults(runs []seriesRun) []workloads.Result {
-	out := make([]workloads.Result, len(runs))
-	for i, r := range runs {
-		out[i] = r.res
-	}
-	return out
+	return runner.SeedIndependent(outcomes(runs))
 }
 
 // execute runs every spec of one scenario under watchdog w
@@ -77,22 +62,19 @@ func dropNonFinite(runs []seriesRun) {
 	}
 }
 
-// runInputErrors returns the input errors (bad params, a missing
-// capability) the runs met, each once; see runner.InputErrors.
-func runInputErrors(s *scenarios.Scenario, runs []seriesRun) []error {
-	var errs []error
-	for _, r := range runs {
-		if r.err == nil || !runner.InputError(r.err) {
-			continue
-		}
-		var se *strictyaml.Error
-		if errors.As(r.err, &se) { // names file, line and field already
-			errs = append(errs, r.err)
-		} else {
-			errs = append(errs, errors.New(seriesError(r.spec.Series, r.err)))
-		}
+// outcomes are the runs as runner.Outcomes.
+func outcomes(runs []seriesRun) []runner.Outcome {
+	out := make([]runner.Outcome, len(runs))
+	for i, r := range runs {
+		out[i] = runner.Outcome{Spec: r.spec, Result: r.res, Err: r.err, Engines: r.engines, RandUsed: r.randUsed}
 	}
-	return runner.InputErrors(s, errors.Join(errs...))
+	return out
+}
+
+// runInputErrors returns the input errors (bad params, a missing
+// capability) the runs met, each once (runner.RunInputErrors).
+func runInputErrors(s *scenarios.Scenario, runs []seriesRun) []error {
+	return runner.RunInputErrors(s, outcomes(runs))
 }
 
 // verdict is what the failures of a run mean (runner.Judge), with the
@@ -104,11 +86,7 @@ type verdict struct {
 }
 
 func judge(s *scenarios.Scenario, runs []seriesRun) verdict {
-	out := make([]runner.Outcome, len(runs))
-	for i, r := range runs {
-		out[i] = runner.Outcome{Spec: r.spec, Result: r.res, Err: r.err}
-	}
-	v := runner.Judge(s, out)
+	v := runner.Judge(s, outcomes(runs))
 	code := exitFailed
 	if v.OK {
 		code = exitOK
