@@ -19,21 +19,6 @@ const (
 	fastMemoryGB    = 2
 )
 
-// evalClaims runs the built-in scenario name and evaluates its claims
-// (runner.SuiteClaims: the same rows simrun run writes). err is bad
-// input, or a *runner.WallError.
-func evalClaims(name string) (runner.ScenarioClaims, error) {
-	x, err := loadClaims(name)
-	if err != nil {
-		return runner.ScenarioClaims{}, err
-	}
-	out, err := runner.SuiteClaims([]runner.Scenario{x}, 0)
-	if err != nil {
-		return runner.ScenarioClaims{}, err
-	}
-	return out[0], out[0].Err
-}
-
 // loadClaims loads and checks the built-in scenario name for simrun
 // claims. err is bad input.
 func loadClaims(name string) (runner.Scenario, error) {

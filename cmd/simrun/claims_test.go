@@ -8,8 +8,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 )
+
+// evalClaims runs the built-in scenario name and evaluates its claims
+// (runner.SuiteClaims: the same rows simrun run writes). err is bad
+// input, or a *runner.WallError.
+func evalClaims(name string) (runner.ScenarioClaims, error) {
+	x, err := loadClaims(name)
+	if err != nil {
+		return runner.ScenarioClaims{}, err
+	}
+	out, err := runner.SuiteClaims([]runner.Scenario{x}, 0)
+	if err != nil {
+		return runner.ScenarioClaims{}, err
+	}
+	return out[0], out[0].Err
+}
 
 // TestBuiltinClaims evaluates the claims of every fast built-in scenario
 // (declared cost within simrun claims --fast) and compares their verdicts
