@@ -5,7 +5,7 @@
 //
 // A workload decodes its own params (Spec.Workload) and nothing else: the
 // machine and the stack come resolved (package registry, called by
-// cmd/simrun) as Spec.Open, which builds the machine and opens the stack
+// runner.Load) as Spec.Open, which builds the machine and opens the stack
 // on it, and the workload asks the ranks it gets for the interfaces of
 // package stacks it needs.
 //
