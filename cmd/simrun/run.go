@@ -152,24 +152,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	var ep *eventProfile
 	var epFile *os.File
 	if *evprofile != "" {
-		f, err := os.Create(*evprofile) // before the run: a bad path is found at once
-		if err != nil {
+		// Created before the run: a bad path is found at once.
+		if ep, epFile, err = watchEvents(*evprofile, sp); err != nil {
 			fmt.Fprintf(stderr, "simrun run: --eventprofile: %v\n", err)
 			return exitUsage
 		}
-		epFile = f
-		ep = &eventProfile{}
-		ep.watch(sp)
 	}
 	start := time.Now()
 	runs, err := execute(sh.pick(sp), *jobs, progress, runner.WallLimit(s))
 	wall := time.Since(start)
 	if epFile != nil {
-		werr := ep.write(epFile)
-		if cerr := epFile.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil && err == nil {
+		if werr := writeEvents(ep, epFile); werr != nil && err == nil {
 			fmt.Fprintf(stderr, "simrun run: --eventprofile %s: %v\n", *evprofile, werr)
 			return exitFailed
 		}
