@@ -3,6 +3,10 @@
 // with its Params, construction and primitives. Stacks declare the
 // capabilities they need as small interfaces of their own and check them
 // with Require, so that an impossible pairing names what is missing.
+//
+// Layer: machines imports sim, sim/mem and internal/strictyaml; its
+// sub-packages add sim/net, sim/am and a capability package such as
+// machines/lapi. Nothing here imports a stack, a workload or the registry.
 package machines
 
 import (

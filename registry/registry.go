@@ -17,7 +17,10 @@
 // A machine with no litmus adapter of its own gets the generic one
 // (LookupLitmus): litmus tests run on the verbs it offers.
 //
-// Only cmd/simrun, registry/all and tests import this package.
+// Layer: imports the built-in machines and stacks (to name them),
+// machines, stacks, workloads, workloads/litmus (its adapters), sim and
+// internal/strictyaml; only registry/all, runner, cmd/simrun and tests
+// import it, nothing below does.
 package registry
 
 import (

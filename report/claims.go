@@ -168,256 +168,320 @@ func (c Claim) bounds() string {
 	return "any"
 }
 
+// evaluation is a claim with the curves it is checked on.
+type evaluation struct {
+	c     Claim
+	pts   []xy      // Series' points, sorted by x
+	other []xy      // Other's points (nil when the claim has none)
+	xname string    // the x's name in the rows
+	xs    []float64 // the x values selected (Claim.selected)
+}
+
+// missing is the result of a claim whose rows are absent.
+func (e *evaluation) missing(format string, a ...any) ClaimResult {
+	res := ClaimResult{Claim: e.c, Missing: fmt.Sprintf(format, a...)}
+	res.Measured = "missing: " + res.Missing
+	return res
+}
+
+// evaluate finds the claim's curves and checks it by its kind.
 func evaluate(rows []Row, c Claim) ClaimResult {
-	res := ClaimResult{Claim: c}
-	missing := func(format string, a ...any) ClaimResult {
-		res.Missing = fmt.Sprintf(format, a...)
-		res.Measured = "missing: " + res.Missing
-		return res
+	e := &evaluation{c: c, xname: "x"}
+	e.pts = curve(rows, c.Series, c.Metric)
+	if len(e.pts) == 0 {
+		return e.missing("no %s rows for series %s", c.Metric, c.Series)
 	}
-	pts := curve(rows, c.Series, c.Metric)
-	if len(pts) == 0 {
-		return missing("no %s rows for series %s", c.Metric, c.Series)
-	}
-	var other []xy
 	if c.Other != "" {
-		if other = curve(rows, c.Other, c.Metric); len(other) == 0 {
-			return missing("no %s rows for series %s", c.Metric, c.Other)
+		if e.other = curve(rows, c.Other, c.Metric); len(e.other) == 0 {
+			return e.missing("no %s rows for series %s", c.Metric, c.Other)
 		}
 	}
-	xname := "x"
 	for _, r := range rows {
 		if r.Series == c.Series && r.Metric == c.Metric {
-			xname = r.XName
+			e.xname = r.XName
 			break
 		}
 	}
-	xs := c.selected(pts)
-	if len(xs) == 0 && c.Kind != ClaimCrossover {
-		return missing("no %s point of series %s in the claim's x range", c.Metric, c.Series)
+	e.xs = c.selected(e.pts)
+	if len(e.xs) == 0 && c.Kind != ClaimCrossover {
+		return e.missing("no %s point of series %s in the claim's x range", c.Metric, c.Series)
 	}
-	pair := func(x float64) (float64, float64, error) {
-		a, ok := at(pts, x)
-		if !ok {
-			return 0, 0, fmt.Errorf("no %s point of series %s at %s=%s", c.Metric, c.Series, xname, FormatFloat(x))
-		}
-		ref, ox := other, x
-		if ref == nil {
-			ref = pts
-		}
-		if c.OtherAt != nil {
-			ox = *c.OtherAt
-		}
-		b, ok := at(ref, ox)
-		if !ok {
-			name := c.Other
-			if name == "" {
-				name = c.Series
-			}
-			return 0, 0, fmt.Errorf("no %s point of series %s at %s=%s", c.Metric, name, xname, FormatFloat(ox))
-		}
-		return a, b, nil
-	}
-
 	switch c.Kind {
 	case ClaimRatio, ClaimAbove, ClaimBelow:
-		type rx struct{ r, x float64 }
-		var rs []rx
-		for _, x := range xs {
-			a, b, err := pair(x)
-			if err != nil {
-				return missing("%v", err)
-			}
-			if b == 0 {
-				return missing("the denominator is 0 at %s=%s", xname, FormatFloat(x))
-			}
-			rs = append(rs, rx{a / b, x})
-		}
-		lo, hi := rs[0], rs[0]
-		res.Holds = true
-		for _, p := range rs {
-			if p.r < lo.r {
-				lo = p
-			}
-			if p.r > hi.r {
-				hi = p
-			}
-			switch c.Kind {
-			case ClaimRatio:
-				res.Holds = res.Holds && c.within(p.r)
-			case ClaimAbove:
-				res.Holds = res.Holds && p.r > 1 && (c.Min == nil || p.r >= *c.Min)
-			case ClaimBelow:
-				res.Holds = res.Holds && p.r < 1 && (c.Max == nil || p.r <= *c.Max)
-			}
-		}
-		den := c.Other
-		if den == "" {
-			den = c.Series
-		}
-		if c.OtherAt != nil {
-			den += fmt.Sprintf(" at %s=%s", xname, FormatFloat(*c.OtherAt))
-		}
-		want := map[string]string{ClaimRatio: "want " + c.bounds(), ClaimAbove: "want > 1", ClaimBelow: "want < 1"}[c.Kind]
-		if c.Kind == ClaimAbove && c.Min != nil {
-			want = "want ≥ " + Short(*c.Min)
-		}
-		if c.Kind == ClaimBelow && c.Max != nil {
-			want = "want ≤ " + Short(*c.Max)
-		}
-		if len(rs) == 1 {
-			res.Value = rs[0].r
-			res.Measured = fmt.Sprintf("%s / %s = %s at %s=%s (%s)", c.Series, den, Short(rs[0].r), xname, FormatFloat(rs[0].x), want)
-		} else {
-			res.Value = lo.r
-			if c.Kind == ClaimBelow {
-				res.Value = hi.r
-			}
-			res.Measured = fmt.Sprintf("%s / %s = %s (%s=%s) to %s (%s=%s) over %d points (%s)", c.Series, den,
-				Short(lo.r), xname, FormatFloat(lo.x), Short(hi.r), xname, FormatFloat(hi.x), len(rs), want)
-		}
-
+		return e.ratio()
 	case ClaimMonotone:
-		var ys []xy
-		for _, x := range xs {
-			y, ok := at(pts, x)
-			if !ok {
-				return missing("no %s point of series %s at %s=%s", c.Metric, c.Series, xname, FormatFloat(x))
-			}
-			ys = append(ys, xy{x, y})
-		}
-		slices.SortStableFunc(ys, func(a, b xy) int { return cmp.Compare(a.x, b.x) })
-		if len(ys) < 2 {
-			return missing("a trend needs 2 points, %d selected", len(ys))
-		}
-		sign := 1.0
-		if c.Direction == Decreasing {
-			sign = -1
-		}
-		// worst is the largest relative step against the direction.
-		worst, wi := math.Inf(-1), 0
-		for i := 1; i < len(ys); i++ {
-			back := sign * (ys[i-1].y - ys[i].y) / math.Max(math.Abs(ys[i-1].y), math.SmallestNonzeroFloat64)
-			if back > worst {
-				worst, wi = back, i
-			}
-		}
-		res.Value = worst
-		res.Holds = worst <= c.Tolerance+1e-12 // a step back of exactly the tolerance is allowed
-		if worst <= 0 {
-			res.Measured = fmt.Sprintf("%s %s over %d points (%s=%s..%s)", c.Series, c.Direction, len(ys), xname, FormatFloat(ys[0].x), FormatFloat(ys[len(ys)-1].x))
-		} else {
-			res.Measured = fmt.Sprintf("%s goes against the trend by %.1f%% from %s=%s (%s) to %s (%s) (tolerance %.1f%%)", c.Series, 100*worst,
-				xname, FormatFloat(ys[wi-1].x), Short(ys[wi-1].y), FormatFloat(ys[wi].x), Short(ys[wi].y), 100*c.Tolerance)
-		}
-
+		return e.monotone()
 	case ClaimFit:
-		var fx, fy []float64
-		for _, x := range xs {
-			y, ok := at(pts, x)
-			if !ok {
-				return missing("no %s point of series %s at %s=%s", c.Metric, c.Series, xname, FormatFloat(x))
-			}
-			if c.Model == FitLog {
-				if x <= 0 {
-					continue
-				}
-				x = math.Log(x)
-			}
-			fx, fy = append(fx, x), append(fy, y)
-		}
-		if len(fx) < 3 {
-			return missing("a fit needs 3 points, %d selected", len(fx))
-		}
-		a, b, r2 := linearFit(fx, fy)
-		res.Value, res.Holds = r2, r2 >= c.MinR2
-		form := "a*x+b"
-		if c.Model == FitLog {
-			form = "a*ln(x)+b"
-		}
-		res.Measured = fmt.Sprintf("%s = %s with a=%s, b=%s: R²=%.4f over %d points (want ≥ %s)", c.Metric, form, Short(a), Short(b), r2, len(fx), Short(c.MinR2))
-
+		return e.fit()
 	case ClaimCrossover:
-		var ds []xy // Series - Other at common x
-		for _, p := range pts {
-			if o, ok := at(other, p.x); ok {
-				ds = append(ds, xy{p.x, p.y - o})
-			}
-		}
-		if len(ds) < 2 {
-			return missing("series %s and %s share %d x values, a crossover needs 2", c.Series, c.Other, len(ds))
-		}
-		var cross []string
-		found := false
-		for i := 1; i < len(ds); i++ {
-			d0, d1 := ds[i-1].y, ds[i].y
-			up, down := d0 < 0 && d1 >= 0, d0 > 0 && d1 <= 0
-			if !up && !down {
-				continue
-			}
-			x := ds[i-1].x + (ds[i].x-ds[i-1].x)*d0/(d0-d1)
-			dir := DirAbove
-			if down {
-				dir = DirBelow
-			}
-			cross = append(cross, fmt.Sprintf("%s at %s≈%s (between %s and %s)", dir, xname, Short(x), FormatFloat(ds[i-1].x), FormatFloat(ds[i].x)))
-			if found || (c.Direction != "" && dir != c.Direction) {
-				continue
-			}
-			found, res.Value = true, x
-			res.Holds = (c.XMin == nil || x >= *c.XMin) && (c.XMax == nil || x <= *c.XMax)
-		}
-		rng := fmt.Sprintf("want %s=%s..%s", xname, fmtBound(c.XMin), fmtBound(c.XMax))
-		if len(cross) == 0 {
-			rel := "above"
-			if ds[0].y < 0 {
-				rel = "below"
-			}
-			res.Measured = fmt.Sprintf("%s stays %s %s over %s=%s..%s: no crossover (%s)", c.Series, rel, c.Other, xname, FormatFloat(ds[0].x), FormatFloat(ds[len(ds)-1].x), rng)
-		} else {
-			res.Measured = fmt.Sprintf("%s crosses %s %s (%s)", c.Series, strings.Join(cross, ", then "), c.Other, rng)
-		}
-
+		return e.crossover()
 	case ClaimBand:
-		var ys []xy
-		for _, x := range xs {
-			y, ok := at(pts, x)
-			if !ok {
-				return missing("no %s point of series %s at %s=%s", c.Metric, c.Series, xname, FormatFloat(x))
-			}
-			ys = append(ys, xy{x, y})
-		}
-		switch c.Stat {
-		case StatMax, StatMin:
-			best := ys[0]
-			for _, p := range ys {
-				if (c.Stat == StatMax && p.y > best.y) || (c.Stat == StatMin && p.y < best.y) {
-					best = p
-				}
-			}
-			res.Value, res.Holds = best.y, c.within(best.y)
-			res.Measured = fmt.Sprintf("%s of %s = %s at %s=%s (want %s)", c.Stat, c.Series, Short(best.y), xname, FormatFloat(best.x), c.bounds())
-		default:
-			res.Holds = true
-			var bad []string
-			for _, p := range ys {
-				if !c.within(p.y) {
-					res.Holds = false
-					bad = append(bad, fmt.Sprintf("%s at %s=%s", Short(p.y), xname, FormatFloat(p.x)))
-				}
-			}
-			res.Value = ys[0].y
-			if len(ys) == 1 {
-				res.Measured = fmt.Sprintf("%s = %s at %s=%s (want %s)", c.Series, Short(ys[0].y), xname, FormatFloat(ys[0].x), c.bounds())
-			} else if len(bad) == 0 {
-				res.Measured = fmt.Sprintf("%s within %s at all %d points", c.Series, c.bounds(), len(ys))
-			} else {
-				res.Measured = fmt.Sprintf("%s outside %s: %s", c.Series, c.bounds(), strings.Join(bad, ", "))
-			}
-		}
+		return e.band()
+	}
+	return e.missing("unknown claim kind %q", c.Kind)
+}
 
+// pair returns Series at x and the reference (Other, or Series at
+// OtherAt) at x or OtherAt.
+func (e *evaluation) pair(x float64) (float64, float64, error) {
+	c := e.c
+	a, ok := at(e.pts, x)
+	if !ok {
+		return 0, 0, fmt.Errorf("no %s point of series %s at %s=%s", c.Metric, c.Series, e.xname, FormatFloat(x))
+	}
+	ref, ox := e.other, x
+	if ref == nil {
+		ref = e.pts
+	}
+	if c.OtherAt != nil {
+		ox = *c.OtherAt
+	}
+	b, ok := at(ref, ox)
+	if !ok {
+		name := c.Other
+		if name == "" {
+			name = c.Series
+		}
+		return 0, 0, fmt.Errorf("no %s point of series %s at %s=%s", c.Metric, name, e.xname, FormatFloat(ox))
+	}
+	return a, b, nil
+}
+
+// points returns Series' points at the selected x values, or the x
+// that has none.
+func (e *evaluation) points() ([]xy, float64, bool) {
+	var ys []xy
+	for _, x := range e.xs {
+		y, ok := at(e.pts, x)
+		if !ok {
+			return nil, x, false
+		}
+		ys = append(ys, xy{x, y})
+	}
+	return ys, 0, true
+}
+
+// noPoint is the result of a claim whose Series has no point at x.
+func (e *evaluation) noPoint(x float64) ClaimResult {
+	return e.missing("no %s point of series %s at %s=%s", e.c.Metric, e.c.Series, e.xname, FormatFloat(x))
+}
+
+// ratio checks a ratio, above or below claim: Series over its reference
+// at each selected x.
+func (e *evaluation) ratio() ClaimResult {
+	c, xname := e.c, e.xname
+	res := ClaimResult{Claim: c}
+	type rx struct{ r, x float64 }
+	var rs []rx
+	for _, x := range e.xs {
+		a, b, err := e.pair(x)
+		if err != nil {
+			return e.missing("%v", err)
+		}
+		if b == 0 {
+			return e.missing("the denominator is 0 at %s=%s", xname, FormatFloat(x))
+		}
+		rs = append(rs, rx{a / b, x})
+	}
+	lo, hi := rs[0], rs[0]
+	res.Holds = true
+	for _, p := range rs {
+		if p.r < lo.r {
+			lo = p
+		}
+		if p.r > hi.r {
+			hi = p
+		}
+		switch c.Kind {
+		case ClaimRatio:
+			res.Holds = res.Holds && c.within(p.r)
+		case ClaimAbove:
+			res.Holds = res.Holds && p.r > 1 && (c.Min == nil || p.r >= *c.Min)
+		case ClaimBelow:
+			res.Holds = res.Holds && p.r < 1 && (c.Max == nil || p.r <= *c.Max)
+		}
+	}
+	den := c.Other
+	if den == "" {
+		den = c.Series
+	}
+	if c.OtherAt != nil {
+		den += fmt.Sprintf(" at %s=%s", xname, FormatFloat(*c.OtherAt))
+	}
+	want := map[string]string{ClaimRatio: "want " + c.bounds(), ClaimAbove: "want > 1", ClaimBelow: "want < 1"}[c.Kind]
+	if c.Kind == ClaimAbove && c.Min != nil {
+		want = "want ≥ " + Short(*c.Min)
+	}
+	if c.Kind == ClaimBelow && c.Max != nil {
+		want = "want ≤ " + Short(*c.Max)
+	}
+	if len(rs) == 1 {
+		res.Value = rs[0].r
+		res.Measured = fmt.Sprintf("%s / %s = %s at %s=%s (%s)", c.Series, den, Short(rs[0].r), xname, FormatFloat(rs[0].x), want)
+		return res
+	}
+	res.Value = lo.r
+	if c.Kind == ClaimBelow {
+		res.Value = hi.r
+	}
+	res.Measured = fmt.Sprintf("%s / %s = %s (%s=%s) to %s (%s=%s) over %d points (%s)", c.Series, den,
+		Short(lo.r), xname, FormatFloat(lo.x), Short(hi.r), xname, FormatFloat(hi.x), len(rs), want)
+	return res
+}
+
+// monotone checks that Series rises (or falls) over the selected x,
+// allowing steps back of Tolerance.
+func (e *evaluation) monotone() ClaimResult {
+	c, xname := e.c, e.xname
+	res := ClaimResult{Claim: c}
+	ys, x, ok := e.points()
+	if !ok {
+		return e.noPoint(x)
+	}
+	slices.SortStableFunc(ys, func(a, b xy) int { return cmp.Compare(a.x, b.x) })
+	if len(ys) < 2 {
+		return e.missing("a trend needs 2 points, %d selected", len(ys))
+	}
+	sign := 1.0
+	if c.Direction == Decreasing {
+		sign = -1
+	}
+	// worst is the largest relative step against the direction.
+	worst, wi := math.Inf(-1), 0
+	for i := 1; i < len(ys); i++ {
+		back := sign * (ys[i-1].y - ys[i].y) / math.Max(math.Abs(ys[i-1].y), math.SmallestNonzeroFloat64)
+		if back > worst {
+			worst, wi = back, i
+		}
+	}
+	res.Value = worst
+	res.Holds = worst <= c.Tolerance+1e-12 // a step back of exactly the tolerance is allowed
+	if worst <= 0 {
+		res.Measured = fmt.Sprintf("%s %s over %d points (%s=%s..%s)", c.Series, c.Direction, len(ys), xname, FormatFloat(ys[0].x), FormatFloat(ys[len(ys)-1].x))
+	} else {
+		res.Measured = fmt.Sprintf("%s goes against the trend by %.1f%% from %s=%s (%s) to %s (%s) (tolerance %.1f%%)", c.Series, 100*worst,
+			xname, FormatFloat(ys[wi-1].x), Short(ys[wi-1].y), FormatFloat(ys[wi].x), Short(ys[wi].y), 100*c.Tolerance)
+	}
+	return res
+}
+
+// fit checks that Series fits Model over the selected x with an R² of
+// at least MinR2.
+func (e *evaluation) fit() ClaimResult {
+	c := e.c
+	res := ClaimResult{Claim: c}
+	ys, x, ok := e.points()
+	if !ok {
+		return e.noPoint(x)
+	}
+	var fx, fy []float64
+	for _, p := range ys {
+		x := p.x
+		if c.Model == FitLog {
+			if x <= 0 {
+				continue
+			}
+			x = math.Log(x)
+		}
+		fx, fy = append(fx, x), append(fy, p.y)
+	}
+	if len(fx) < 3 {
+		return e.missing("a fit needs 3 points, %d selected", len(fx))
+	}
+	a, b, r2 := linearFit(fx, fy)
+	res.Value, res.Holds = r2, r2 >= c.MinR2
+	form := "a*x+b"
+	if c.Model == FitLog {
+		form = "a*ln(x)+b"
+	}
+	res.Measured = fmt.Sprintf("%s = %s with a=%s, b=%s: R²=%.4f over %d points (want ≥ %s)", c.Metric, form, Short(a), Short(b), r2, len(fx), Short(c.MinR2))
+	return res
+}
+
+// crossover checks that Series crosses Other (in Direction, if set)
+// within [XMin, XMax], over their common x values.
+func (e *evaluation) crossover() ClaimResult {
+	c, xname := e.c, e.xname
+	res := ClaimResult{Claim: c}
+	var ds []xy // Series - Other at common x
+	for _, p := range e.pts {
+		if o, ok := at(e.other, p.x); ok {
+			ds = append(ds, xy{p.x, p.y - o})
+		}
+	}
+	if len(ds) < 2 {
+		return e.missing("series %s and %s share %d x values, a crossover needs 2", c.Series, c.Other, len(ds))
+	}
+	var cross []string
+	found := false
+	for i := 1; i < len(ds); i++ {
+		d0, d1 := ds[i-1].y, ds[i].y
+		up, down := d0 < 0 && d1 >= 0, d0 > 0 && d1 <= 0
+		if !up && !down {
+			continue
+		}
+		x := ds[i-1].x + (ds[i].x-ds[i-1].x)*d0/(d0-d1)
+		dir := DirAbove
+		if down {
+			dir = DirBelow
+		}
+		cross = append(cross, fmt.Sprintf("%s at %s≈%s (between %s and %s)", dir, xname, Short(x), FormatFloat(ds[i-1].x), FormatFloat(ds[i].x)))
+		if found || (c.Direction != "" && dir != c.Direction) {
+			continue
+		}
+		found, res.Value = true, x
+		res.Holds = (c.XMin == nil || x >= *c.XMin) && (c.XMax == nil || x <= *c.XMax)
+	}
+	rng := fmt.Sprintf("want %s=%s..%s", xname, fmtBound(c.XMin), fmtBound(c.XMax))
+	if len(cross) == 0 {
+		rel := "above"
+		if ds[0].y < 0 {
+			rel = "below"
+		}
+		res.Measured = fmt.Sprintf("%s stays %s %s over %s=%s..%s: no crossover (%s)", c.Series, rel, c.Other, xname, FormatFloat(ds[0].x), FormatFloat(ds[len(ds)-1].x), rng)
+	} else {
+		res.Measured = fmt.Sprintf("%s crosses %s %s (%s)", c.Series, strings.Join(cross, ", then "), c.Other, rng)
+	}
+	return res
+}
+
+// band checks that Series (each selected value, or their max or min)
+// lies within [Min, Max].
+func (e *evaluation) band() ClaimResult {
+	c, xname := e.c, e.xname
+	res := ClaimResult{Claim: c}
+	ys, x, ok := e.points()
+	if !ok {
+		return e.noPoint(x)
+	}
+	switch c.Stat {
+	case StatMax, StatMin:
+		best := ys[0]
+		for _, p := range ys {
+			if (c.Stat == StatMax && p.y > best.y) || (c.Stat == StatMin && p.y < best.y) {
+				best = p
+			}
+		}
+		res.Value, res.Holds = best.y, c.within(best.y)
+		res.Measured = fmt.Sprintf("%s of %s = %s at %s=%s (want %s)", c.Stat, c.Series, Short(best.y), xname, FormatFloat(best.x), c.bounds())
+		return res
+	}
+	res.Holds = true
+	var bad []string
+	for _, p := range ys {
+		if !c.within(p.y) {
+			res.Holds = false
+			bad = append(bad, fmt.Sprintf("%s at %s=%s", Short(p.y), xname, FormatFloat(p.x)))
+		}
+	}
+	res.Value = ys[0].y
+	switch {
+	case len(ys) == 1:
+		res.Measured = fmt.Sprintf("%s = %s at %s=%s (want %s)", c.Series, Short(ys[0].y), xname, FormatFloat(ys[0].x), c.bounds())
+	case len(bad) == 0:
+		res.Measured = fmt.Sprintf("%s within %s at all %d points", c.Series, c.bounds(), len(ys))
 	default:
-		return missing("unknown claim kind %q", c.Kind)
+		res.Measured = fmt.Sprintf("%s outside %s: %s", c.Series, c.bounds(), strings.Join(bad, ", "))
 	}
 	return res
 }

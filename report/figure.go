@@ -163,98 +163,23 @@ func (p Panel) plot(rows []Row, refs []Reference, bands []Band) (*panelPlot, err
 	pl.Title.Text = p.Title
 	pl.Legend.Top, pl.Legend.Left = true, true
 	pl.Add(plotter.NewGrid())
-
-	var sel []Row
-	for _, r := range rows {
-		if r.Metric == p.Metric && (p.XName == "" || r.XName == p.XName) {
-			sel = append(sel, r)
-		}
-	}
-	var prefs []Reference
-	for _, r := range refs {
-		if r.Metric == p.Metric {
-			prefs = append(prefs, r)
-		}
-	}
-	series := p.Series
-	if len(series) == 0 {
-		series = Results(sel).Series()
-		for _, r := range prefs {
-			if !slices.Contains(series, r.Series) {
-				series = append(series, r.Series)
-			}
-		}
-	}
-
-	pl.X.Label.Text, pl.Y.Label.Text = p.XLabel, p.YLabel
-	if pl.X.Label.Text == "" && len(sel) > 0 {
-		pl.X.Label.Text = sel[0].XName
-	}
-	if pl.Y.Label.Text == "" {
-		pl.Y.Label.Text = p.Metric
-		if len(sel) > 0 && sel[0].Unit != "" {
-			pl.Y.Label.Text += " (" + sel[0].Unit + ")"
-		}
-	}
-
+	sel, prefs, series := p.selectRows(rows, refs)
+	p.labels(pl, sel)
 	if states(p, sel) {
 		if err := p.bars(pl, sel, series); err != nil {
 			return nil, err
 		}
 		return &panelPlot{pl, len(series)}, nil
 	}
-
 	for i, s := range series {
 		col := plotutil.DarkColors[i%len(plotutil.DarkColors)]
-		var xys plotter.XYs
-		for _, r := range sel {
-			if r.Series == s && p.keep(r.X, r.Value) {
-				xys = append(xys, plotter.XY{X: r.X, Y: r.Value})
-			}
+		if err := p.curve(pl, i, s, col, sel); err != nil {
+			return nil, err
 		}
-		slices.SortStableFunc(xys, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
-		if len(xys) > 0 {
-			line, points, err := plotter.NewLinePoints(xys)
-			if err != nil {
-				return nil, fmt.Errorf("series %q: %w", s, err)
-			}
-			line.Color = col
-			// Dash patterns tell apart series whose curves coincide
-			// (t3d-fig8: sync-mpi under async-mpi).
-			line.Dashes = plotutil.Dashes(i)
-			points.Color = col
-			points.Shape = seriesGlyph(i)
-			pl.Add(line, points)
-			pl.Legend.Add(s, line, points)
-		}
-
-		var rxys plotter.XYs
-		var srcs []string
-		for _, r := range prefs {
-			if r.Series == s && p.keep(r.X, r.Value) {
-				rxys = append(rxys, plotter.XY{X: r.X, Y: r.Value})
-				if src := shortSource(r.Source); src != "" && !slices.Contains(srcs, src) {
-					srcs = append(srcs, src)
-				}
-			}
-		}
-		if len(rxys) > 0 {
-			sc, err := plotter.NewScatter(rxys)
-			if err != nil {
-				return nil, fmt.Errorf("references of %q: %w", s, err)
-			}
-			sc.Color = col
-			sc.Radius = vg.Points(4)
-			sc.Shape = refGlyph(i)
-			pl.Add(sc)
-			label := s + " (paper)"
-			if len(srcs) > 0 {
-				label = s + " (paper, " + strings.Join(srcs, ", ") + ")"
-			}
-			pl.Legend.Add(label, sc)
+		if err := p.paperPoints(pl, i, s, col, prefs); err != nil {
+			return nil, err
 		}
 	}
-
 	if p.XLog {
 		pl.X.Scale, pl.X.Tick.Marker = plot.LogScale{}, powerTicks{}
 	}
@@ -280,6 +205,106 @@ func (p Panel) plot(rows []Row, refs []Reference, bands []Band) (*panelPlot, err
 		}
 	}
 	return &panelPlot{pl, entries}, nil
+}
+
+// selectRows returns the rows and references of the panel's metric and
+// the series drawn: the panel's, else those of the rows then of the
+// references, in order.
+func (p Panel) selectRows(rows []Row, refs []Reference) (sel []Row, prefs []Reference, series []string) {
+	for _, r := range rows {
+		if r.Metric == p.Metric && (p.XName == "" || r.XName == p.XName) {
+			sel = append(sel, r)
+		}
+	}
+	for _, r := range refs {
+		if r.Metric == p.Metric {
+			prefs = append(prefs, r)
+		}
+	}
+	series = p.Series
+	if len(series) == 0 {
+		series = Results(sel).Series()
+		for _, r := range prefs {
+			if !slices.Contains(series, r.Series) {
+				series = append(series, r.Series)
+			}
+		}
+	}
+	return sel, prefs, series
+}
+
+// labels names the axes: the panel's labels, else the x's name and the
+// metric with its unit.
+func (p Panel) labels(pl *plot.Plot, sel []Row) {
+	pl.X.Label.Text, pl.Y.Label.Text = p.XLabel, p.YLabel
+	if pl.X.Label.Text == "" && len(sel) > 0 {
+		pl.X.Label.Text = sel[0].XName
+	}
+	if pl.Y.Label.Text == "" {
+		pl.Y.Label.Text = p.Metric
+		if len(sel) > 0 && sel[0].Unit != "" {
+			pl.Y.Label.Text += " (" + sel[0].Unit + ")"
+		}
+	}
+}
+
+// curve draws series s (the i-th) as a line with points, in colour col.
+func (p Panel) curve(pl *plot.Plot, i int, s string, col color.Color, sel []Row) error {
+	var xys plotter.XYs
+	for _, r := range sel {
+		if r.Series == s && p.keep(r.X, r.Value) {
+			xys = append(xys, plotter.XY{X: r.X, Y: r.Value})
+		}
+	}
+	slices.SortStableFunc(xys, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
+	if len(xys) == 0 {
+		return nil
+	}
+	line, points, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return fmt.Errorf("series %q: %w", s, err)
+	}
+	line.Color = col
+	// Dash patterns tell apart series whose curves coincide
+	// (t3d-fig8: sync-mpi under async-mpi).
+	line.Dashes = plotutil.Dashes(i)
+	points.Color = col
+	points.Shape = seriesGlyph(i)
+	pl.Add(line, points)
+	pl.Legend.Add(s, line, points)
+	return nil
+}
+
+// paperPoints draws the references of series s (the i-th) as large
+// points in its colour, labelled with their sources.
+func (p Panel) paperPoints(pl *plot.Plot, i int, s string, col color.Color, prefs []Reference) error {
+	var rxys plotter.XYs
+	var srcs []string
+	for _, r := range prefs {
+		if r.Series == s && p.keep(r.X, r.Value) {
+			rxys = append(rxys, plotter.XY{X: r.X, Y: r.Value})
+			if src := shortSource(r.Source); src != "" && !slices.Contains(srcs, src) {
+				srcs = append(srcs, src)
+			}
+		}
+	}
+	if len(rxys) == 0 {
+		return nil
+	}
+	sc, err := plotter.NewScatter(rxys)
+	if err != nil {
+		return fmt.Errorf("references of %q: %w", s, err)
+	}
+	sc.Color = col
+	sc.Radius = vg.Points(4)
+	sc.Shape = refGlyph(i)
+	pl.Add(sc)
+	label := s + " (paper)"
+	if len(srcs) > 0 {
+		label = s + " (paper, " + strings.Join(srcs, ", ") + ")"
+	}
+	pl.Legend.Add(label, sc)
+	return nil
 }
 
 // bands draws the bands of the panel's metric as dashed lines in the

@@ -2,6 +2,9 @@
 // (PNG, SVG) and comparisons against reference points taken from the papers.
 //
 // All outputs are deterministic: the same rows always produce the same bytes.
+//
+// Layer: imports only the standard library and the plotting library;
+// scenarios, workloads, runner and commands import it.
 package report
 
 import (

@@ -155,6 +155,20 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 // with file, line and field when the scenario was parsed from YAML.
 func (s *Scenario) Validate() error {
 	v := &validator{s: s}
+	v.text()
+	v.series()
+	v.components()
+	v.figures()
+	v.references()
+	v.claims()
+	v.expect()
+	v.limits()
+	return errors.Join(v.errs...)
+}
+
+// text checks the name, title and description.
+func (v *validator) text() {
+	s := v.s
 	if s.Name == "" {
 		v.errorf("name", "must not be empty")
 	} else if len(s.Name) > MaxNameLen {
@@ -170,24 +184,35 @@ func (s *Scenario) Validate() error {
 	if len(s.Description) > MaxDescLen {
 		v.errorf("description", "%d characters long; at most %d", len(s.Description), MaxDescLen)
 	}
+}
 
+// series checks the components' params and the series' names, and
+// records the names (v.names).
+func (v *validator) series() {
+	s := v.s
 	v.params(&s.Machine, "machine")
 	v.params(&s.Stack, "stack")
 	v.params(&s.Workload, "workload")
-	names := map[string]int{}
+	v.names = map[string]int{}
 	for i, se := range s.Series {
 		f := fmt.Sprintf("series[%d]", i)
 		if strings.TrimSpace(se.Name) == "" {
 			v.errorf(f+".name", "must not be empty")
-		} else if j, dup := names[se.Name]; dup {
+		} else if j, dup := v.names[se.Name]; dup {
 			v.errorf(f+".name", "series %q is already defined (series[%d])", se.Name, j)
 		} else {
-			names[se.Name] = i
+			v.names[se.Name] = i
 		}
 		v.params(se.Machine, seriesField(i, "machine"))
 		v.params(se.Stack, seriesField(i, "stack"))
 		v.params(se.Workload, seriesField(i, "workload"))
 	}
+}
+
+// components checks that every series resolves to a named workload, and
+// that no machine or stack has params without a name.
+func (v *validator) components() {
+	s := v.s
 	for _, r := range s.Resolved() {
 		for _, c := range []struct {
 			comp     Component
@@ -207,25 +232,34 @@ func (s *Scenario) Validate() error {
 			}
 		}
 	}
+}
 
-	valid := func(name string) bool {
-		if len(s.Series) == 0 {
-			return name == s.Name
-		}
-		_, ok := names[name]
-		return ok
+// valid reports whether name is a series of the scenario (or, without
+// series, the scenario's own name).
+func (v *validator) valid(name string) bool {
+	if len(v.s.Series) == 0 {
+		return name == v.s.Name
 	}
-	known := func() string {
-		if len(s.Series) == 0 {
-			return fmt.Sprintf("the scenario has no series; use its name %q", s.Name)
-		}
-		l := make([]string, len(s.Series))
-		for i, se := range s.Series {
-			l[i] = se.Name
-		}
-		return "series: " + strings.Join(l, ", ")
-	}
+	_, ok := v.names[name]
+	return ok
+}
 
+// known lists the series names, for an error about an unknown one.
+func (v *validator) known() string {
+	s := v.s
+	if len(s.Series) == 0 {
+		return fmt.Sprintf("the scenario has no series; use its name %q", s.Name)
+	}
+	l := make([]string, len(s.Series))
+	for i, se := range s.Series {
+		l[i] = se.Name
+	}
+	return "series: " + strings.Join(l, ", ")
+}
+
+// figures checks the figures' files, panels, series and axes.
+func (v *validator) figures() {
+	s := v.s
 	files := map[string]int{}
 	for i, fig := range s.Figures {
 		f := fmt.Sprintf("figures[%d]", i)
@@ -249,8 +283,8 @@ func (s *Scenario) Validate() error {
 			v.scale(pf+".x_scale", p.XScale)
 			v.scale(pf+".y_scale", p.YScale)
 			for k, name := range p.Series {
-				if !valid(name) {
-					v.errorf(fmt.Sprintf("%s.series[%d]", pf, k), "unknown series %q (%s)", name, known())
+				if !v.valid(name) {
+					v.errorf(fmt.Sprintf("%s.series[%d]", pf, k), "unknown series %q (%s)", name, v.known())
 				}
 			}
 			if math.IsNaN(p.XMin) || math.IsNaN(p.XMax) || math.IsInf(p.XMin, 0) || math.IsInf(p.XMax, 0) {
@@ -263,14 +297,19 @@ func (s *Scenario) Validate() error {
 			}
 		}
 	}
+}
 
+// references checks the published points: their series, metric and
+// numbers.
+func (v *validator) references() {
+	s := v.s
 	for i, r := range s.References {
 		f := fmt.Sprintf("references[%d]", i)
 		switch {
-		case r.System != "" && (valid(r.Series) || strings.TrimSpace(r.Series) == ""):
-			v.errorf(f+".series", "%q: a reference of another system (system: %s) needs a series name of its own, not a simulated series (%s)", r.Series, r.System, known())
-		case r.System == "" && !valid(r.Series):
-			v.errorf(f+".series", "unknown series %q (%s)", r.Series, known())
+		case r.System != "" && (v.valid(r.Series) || strings.TrimSpace(r.Series) == ""):
+			v.errorf(f+".series", "%q: a reference of another system (system: %s) needs a series name of its own, not a simulated series (%s)", r.Series, r.System, v.known())
+		case r.System == "" && !v.valid(r.Series):
+			v.errorf(f+".series", "unknown series %q (%s)", r.Series, v.known())
 		}
 		if strings.TrimSpace(r.Metric) == "" {
 			v.errorf(f+".metric", "must not be empty")
@@ -282,9 +321,11 @@ func (s *Scenario) Validate() error {
 			v.errorf(f+".value", "must be a finite number")
 		}
 	}
+}
 
-	v.claims(valid, known)
-
+// expect checks the expected failure's kind.
+func (v *validator) expect() {
+	s := v.s
 	if s.Expect != nil {
 		switch s.Expect.Failure {
 		case FailureCorruption, FailureLoss, FailureLivelock, FailureDeadlock:
@@ -293,7 +334,11 @@ func (s *Scenario) Validate() error {
 				s.Expect.Failure, FailureCorruption, FailureLoss, FailureLivelock, FailureDeadlock)
 		}
 	}
+}
 
+// limits checks the limits and the declared cost.
+func (v *validator) limits() {
+	s := v.s
 	for _, l := range []struct {
 		field string
 		val   float64
@@ -310,13 +355,13 @@ func (s *Scenario) Validate() error {
 			v.errorf(c.field, "must be a finite number ≥ 0 (an approximate cost; 0: small), got %g", c.val)
 		}
 	}
-	return errors.Join(v.errs...)
 }
 
 // validator collects validation errors positioned in the scenario's YAML.
 type validator struct {
-	s    *Scenario
-	errs []error
+	s     *Scenario
+	names map[string]int // series name -> index (series)
+	errs  []error
 }
 
 func (v *validator) errorf(field, format string, args ...any) {

@@ -5,6 +5,10 @@
 // params that the component decodes itself (so its errors keep file and
 // line), and optionally several series that override those params, figures
 // to draw and reference points from the papers. See README.md for the format.
+//
+// Layer: imports report (claims, references) and internal/strictyaml only:
+// it knows no machine, stack or workload, whose params stay raw YAML until
+// the registry resolves them. runner and commands import it.
 package scenarios
 
 import (

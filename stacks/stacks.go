@@ -11,6 +11,11 @@
 // workload asks for what it needs with As (or a type assertion for an
 // optional interface); a stack that lacks it gives a
 // *machines.MissingCapability naming the interface.
+//
+// Layer: imports machines (the verbs a stack requires), sim and sim/mem.
+// Each stack sub-package imports stacks, machines (and a capability package
+// such as machines/lapi), sim, sim/mem and internal/strictyaml: never a
+// concrete machine, a workload or the registry.
 package stacks
 
 import (

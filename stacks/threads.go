@@ -28,17 +28,6 @@ func (l ThreadLevel) String() string {
 	return threadLevelNames[l]
 }
 
-// ParseThreadLevel reads a level by its name (single, funneled,
-// serialized, multiple).
-func ParseThreadLevel(s string) (ThreadLevel, error) {
-	for i, n := range threadLevelNames {
-		if n == s {
-			return ThreadLevel(i), nil
-		}
-	}
-	return 0, fmt.Errorf("thread level %q: must be single, funneled, serialized or multiple", s)
-}
-
 // Communicator is an MPI communicator of one process: point-to-point
 // message passing on its own context, duplication (MPI_Comm_dup,
 // collective over its processes) and freeing.

@@ -5,9 +5,14 @@
 //
 // A workload decodes its own params (Spec.Workload) and nothing else: the
 // machine and the stack come resolved (package registry, called by
-// cmd/simrun) as Spec.Open, which builds the machine and opens the stack
+// runner.Load) as Spec.Open, which builds the machine and opens the stack
 // on it, and the workload asks the ranks it gets for the interfaces of
 // package stacks it needs.
+//
+// Layer: imports stacks, report, sim and internal/strictyaml. Each workload
+// sub-package imports workloads, stacks, machines (verbs and their errors),
+// sim, sim/mem, report, workloads/payload and internal/strictyaml as it
+// needs: never a concrete machine or stack, the registry or scenarios.
 package workloads
 
 import (

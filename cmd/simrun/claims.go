@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/msgsim/msgsim/report"
+	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 )
 
@@ -18,69 +19,22 @@ const (
 	fastMemoryGB    = 2
 )
 
-// scenarioClaims is the outcome of one scenario for simrun claims.
-type scenarioClaims struct {
-	name    string
-	results []report.ClaimResult
-	verdict verdict
-}
-
-// evalClaims runs the built-in scenario name and evaluates its claims
-// (the same rows simrun run writes). err is bad input, or a *wallError.
-func evalClaims(name string) (scenarioClaims, error) {
-	x, err := loadClaims(name)
-	if err != nil {
-		return scenarioClaims{}, err
-	}
-	out, errs, err := evalAll([]suiteScenario{x}, 0)
-	if err != nil {
-		return scenarioClaims{}, err
-	}
-	return out[0], errs[0]
-}
-
 // loadClaims loads and checks the built-in scenario name for simrun
 // claims. err is bad input.
-func loadClaims(name string) (suiteScenario, error) {
+func loadClaims(name string) (runner.Scenario, error) {
 	s, err := scenarios.LoadBuiltin(name)
 	if err != nil {
-		return suiteScenario{}, err
+		return runner.Scenario{}, err
 	}
 	reg := builtins()
-	sp, err := specs(reg, s)
+	sp, err := runner.Specs(reg, s)
 	if err == nil {
-		err = check(reg, s, sp)
+		err = runner.Check(reg, s, sp)
 	}
 	if err != nil {
-		return suiteScenario{}, err
+		return runner.Scenario{}, err
 	}
-	return suiteScenario{name: name, s: s, sp: sp}, nil
-}
-
-// evalAll runs the scenarios on one pool of jobs workers, the largest
-// first (runSuite), and evaluates each one's claims: errs[i] is scenario
-// i's bad input (its results are then empty); err is a *wallError, when
-// a watchdog abandoned the run.
-func evalAll(all []suiteScenario, jobs int) (out []scenarioClaims, errs []error, err error) {
-	results, err := runSuite(all, jobs, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	out, errs = make([]scenarioClaims, len(all)), make([]error, len(all))
-	for i, x := range all {
-		runs := results[i]
-		if e := runInputErrors(x.s, runs); len(e) > 0 {
-			errs[i] = fmt.Errorf("%s", strings.TrimSuffix(joinLines(e), "\n"))
-			continue
-		}
-		dropNonFinite(runs)
-		var rows report.Results
-		for _, r := range runs {
-			rows = append(rows, r.res.Rows...)
-		}
-		out[i] = scenarioClaims{name: x.name, results: report.EvaluateClaims(rows, x.s.Claims), verdict: judge(x.s, runs)}
-	}
-	return out, errs, nil
+	return runner.Scenario{Name: name, Scenario: s, Specs: sp}, nil
 }
 
 // slow reports why a scenario is too slow for simrun claims --fast, or "".
@@ -107,7 +61,7 @@ func cmdClaims(args []string, stdout, stderr io.Writer) int {
 	code = exitOK
 	var total, holding, scen int
 	var skipped []string
-	var sel []suiteScenario
+	var sel []runner.Scenario
 	for _, name := range names {
 		s, err := scenarios.LoadBuiltin(name)
 		if err != nil {
@@ -132,21 +86,21 @@ func cmdClaims(args []string, stdout, stderr io.Writer) int {
 	}
 	// Every selected scenario on one pool, the largest first; printed in
 	// name order.
-	all, errs, err := evalAll(sel, 0)
+	all, err := runner.SuiteClaims(sel, 0)
 	if err != nil { // a watchdog abandoned the run: so is the command
 		fmt.Fprintf(stderr, "simrun claims: %v\n", err)
 		return exitFailed
 	}
 	for i, sc := range all {
-		name := sel[i].name
-		if errs[i] != nil {
-			fmt.Fprintf(stderr, "simrun claims: %v\n", errs[i])
+		name := sel[i].Name
+		if sc.Err != nil {
+			fmt.Fprintf(stderr, "simrun claims: %v\n", sc.Err)
 			code = exitUsage
 			continue
 		}
 		scen++
 		var show []report.ClaimResult
-		for _, r := range sc.results {
+		for _, r := range sc.Results {
 			total++
 			if r.Holds {
 				holding++
@@ -155,13 +109,13 @@ func cmdClaims(args []string, stdout, stderr io.Writer) int {
 				show = append(show, r)
 			}
 		}
-		fmt.Fprintf(stdout, "%s: %s\n", name, claimCount(sc.results))
-		if sc.verdict.code != exitOK {
-			fmt.Fprintf(stdout, "  run: %s\n", sc.verdict.message)
-			for _, f := range sc.verdict.failures {
+		fmt.Fprintf(stdout, "%s: %s\n", name, claimCount(sc.Results))
+		if !sc.Verdict.OK {
+			fmt.Fprintf(stdout, "  run: %s\n", sc.Verdict.Message)
+			for _, f := range sc.Verdict.Failures {
 				fmt.Fprintf(stdout, "  %s\n", firstLine(f))
 			}
-			code = max(code, sc.verdict.code)
+			code = max(code, exitFailed)
 		}
 		var b strings.Builder
 		report.WriteClaims(&b, show)

@@ -8,8 +8,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 )
+
+// evalClaims runs the built-in scenario name and evaluates its claims
+// (runner.SuiteClaims: the same rows simrun run writes). err is bad
+// input, or a *runner.WallError.
+func evalClaims(name string) (runner.ScenarioClaims, error) {
+	x, err := loadClaims(name)
+	if err != nil {
+		return runner.ScenarioClaims{}, err
+	}
+	out, err := runner.SuiteClaims([]runner.Scenario{x}, 0)
+	if err != nil {
+		return runner.ScenarioClaims{}, err
+	}
+	return out[0], out[0].Err
+}
 
 // TestBuiltinClaims evaluates the claims of every fast built-in scenario
 // (declared cost within simrun claims --fast) and compares their verdicts
@@ -35,10 +51,10 @@ func TestBuiltinClaims(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if sc.verdict.code != exitOK {
-			t.Errorf("%s: run %s: %v", name, sc.verdict.message, sc.verdict.failures)
+		if !sc.Verdict.OK {
+			t.Errorf("%s: run %s: %v", name, sc.Verdict.Message, sc.Verdict.Failures)
 		}
-		for _, r := range sc.results {
+		for _, r := range sc.Results {
 			fmt.Fprintf(&got, "%s %s %s: %s\n", name, r.Claim.Name, r.Status(), r.Measured)
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"io"
+	"os"
 	"strconv"
 	"sync"
 
@@ -69,4 +70,25 @@ func (ep *eventProfile) write(w io.Writer) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// watchEvents creates the event profile's file path and makes every
+// engine of the specs count its events.
+func watchEvents(path string, sp []workloads.Spec) (*eventProfile, *os.File, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	ep := &eventProfile{}
+	ep.watch(sp)
+	return ep, f, nil
+}
+
+// writeEvents writes the event profile to f and closes it.
+func writeEvents(ep *eventProfile, f *os.File) error {
+	werr := ep.write(f)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
 }

@@ -85,47 +85,14 @@ func litmusCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) 
 	place := fs.String("place", "", "with --machine: the processor each thread runs on, e.g. P0=0,P1=3 (a CPU of a one-node machine, else a PE, node or process; a word before the number is allowed: P1=node3, P1=pe9); one thread per processor; default: thread i on i")
 	var params paramFlags
 	fs.Var(&params, "param", "with --machine: a machine param, `KEY=VALUE` with the YAML key and value of the machine's params (as in a scenario's machine.params); repeatable")
-	named := map[string]*adapterFlag{}
-	for _, a := range adapters {
-		for _, f := range a.Flags {
-			nf := named[f.Name]
-			if nf == nil {
-				nf = &adapterFlag{params: map[string]string{}, shown: f.Shown}
-				named[f.Name] = nf
-				fs.Var(nf, f.Name, f.Usage)
-			}
-			nf.params[a.Machine] = f.Param
-			nf.owners = append(nf.owners, a.Machine)
-		}
-	}
+	named := adapterFlags(fs, adapters)
 	cold := fs.Bool("cold", false, "start with empty caches (default: each thread has loaded its locations)")
 	pos, code, ok := parseFlags(fs, "litmus", args, stdout, stderr)
 	if !ok {
 		return code
 	}
 	if *list {
-		fmt.Fprintln(stdout, "Tests:")
-		for _, t := range litmus.Tests() {
-			fmt.Fprintf(stdout, "  %-16s %s (%s)\n", t.Name, t.Cond.Quant, t.CondString())
-			for _, l := range t.Program() {
-				fmt.Fprintf(stdout, "  %-16s   %s\n", "", l)
-			}
-		}
-		fmt.Fprintln(stdout, "Models:")
-		for _, m := range litmus.Models() {
-			fmt.Fprintf(stdout, "  %-12s %s; shows %s\n", m.Name, m.What, m.Shows)
-		}
-		fmt.Fprintf(stdout, "  or a YAML file of sim/mem Config fields (base: <one of %s> to start from one)\n", strings.Join(mem.BuiltinNames(), ", "))
-		fmt.Fprintln(stdout, "Machines (--machine):")
-		for _, a := range adapters {
-			fmt.Fprintf(stdout, "  %-12s %s\n", a.Machine, a.Summary)
-			for _, f := range a.Flags {
-				fmt.Fprintf(stdout, "  %-12s --%s sets %s (default %s)\n", "", f.Name, f.Param, f.Shown)
-			}
-		}
-		fmt.Fprintln(stdout, "  --place P0=N,P1=M puts threads on chosen CPUs, PEs or nodes (on the T3D, far PEs are more torus hops away)")
-		fmt.Fprintln(stdout, "  --param KEY=VALUE sets any machine param (a YAML key of the machine's params, as in a scenario's machine.params)")
-		fmt.Fprintln(stdout, "Or a herd7 .litmus file (X86 or C syntax): simrun litmus FILE.litmus --model tso")
+		litmusList(adapters, stdout)
 		return exitOK
 	}
 	if !wantArgs("litmus", pos, 1, stderr) {
@@ -136,35 +103,14 @@ func litmusCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
 		return exitUsage
 	}
-	modelSet := false
-	fs.Visit(func(f *flag.Flag) { modelSet = modelSet || f.Name == "model" || f.Name == "machine" })
-	if !modelSet {
-		fmt.Fprintf(stderr, "simrun litmus: no --model given: using %s (sequential consistency, which never shows a relaxed outcome); try --model tso, pso, noncoherent or nmca\n", *model)
-	}
-	cfg, err := litmus.LoadModel(*model, "")
-	if err != nil {
-		fmt.Fprintf(stderr, "simrun litmus: --model: %v\n", err)
+	cfg, ok := litmusModel(fs, *model, stderr)
+	if !ok {
 		return exitUsage
 	}
-	// The adapters' flags set params of their machines only.
-	var set []registry.LitmusParam
-	for _, name := range slices.Sorted(maps.Keys(named)) {
-		nf := named[name]
-		if !nf.set {
-			continue
-		}
-		param, ok := nf.params[*machine]
-		if !ok {
-			fmt.Fprintf(stderr, "simrun litmus: --%s applies to --machine %s only\n", name, either(nf.owners, "or"))
-			return exitUsage
-		}
-		set = append(set, registry.LitmusParam{Key: param, Value: nf.value})
-	}
-	if len(params) > 0 && *machine == "" {
-		fmt.Fprintln(stderr, "simrun litmus: --param sets a machine param: it needs a --machine")
+	set, ok := machineParams(named, *machine, params, stderr)
+	if !ok {
 		return exitUsage
 	}
-	set = append(set, params...)
 	var placed []int
 	if *place != "" {
 		if *machine == "" {
@@ -176,19 +122,11 @@ func litmusCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) 
 			return exitUsage
 		}
 	}
-	remote := false
 	var mc litmus.Machine
+	remote := false
 	if *machine != "" {
-		if _, ok := reg.LookupLitmus(*machine); !ok {
-			fmt.Fprintf(stderr, "simrun litmus: --machine: unknown machine %q (machines: %s)\n", *machine, strings.Join(machineNames, ", "))
-			return exitUsage
-		}
-		if mc, err = reg.LitmusMachine(*machine, set); err != nil {
+		if mc, remote, err = litmusMachine(reg, *machine, set, len(t.Threads), machineNames); err != nil {
 			fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
-			return exitUsage
-		}
-		if remote, err = mc.Remote(len(t.Threads)); err != nil {
-			fmt.Fprintf(stderr, "simrun litmus: --machine %s: %v\n", *machine, err)
 			return exitUsage
 		}
 	}
@@ -204,29 +142,8 @@ func litmusCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) 
 			fmt.Fprintf(stderr, "simrun litmus: --machine: %v\n", err)
 			return exitUsage
 		}
-		if placed != nil {
-			// A one-node machine's CPUs reach the node's one memory alike:
-			// where a thread runs changes nothing but its name.
-			unit, _, err := mc.Units(len(t.Threads))
-			if err == nil {
-				_, err = litmus.CheckPlace(t, placed, *machine, unit, mc.MaxUnits)
-			}
-			if err != nil {
-				fmt.Fprintf(stderr, "simrun litmus: --place %q: %v\n", *place, err)
-				return exitUsage
-			}
-			var at []string
-			for th, c := range placed {
-				at = append(at, fmt.Sprintf("P%d on %s %d", th, unit, c))
-			}
-			head, note := mc.Head, mc.Note
-			if head == "" {
-				head = *machine
-			}
-			if note == "" {
-				note = " (one node: its CPUs share one memory)"
-			}
-			fmt.Fprintf(stdout, "%% %s: %s%s\n", head, strings.Join(at, ", "), note)
+		if placed != nil && !onePlacement(mc, t, placed, *machine, *place, stdout, stderr) {
+			return exitUsage
 		}
 		*model = *machine
 	}
@@ -242,12 +159,19 @@ func litmusCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) 
 			opts.DrainJitterCycles = *drainJ
 		}
 	})
+	return litmusRun(t, *model, cfg, opts, *exhaustive, stdout, stderr)
+}
+
+// litmusRun runs (or, exhaustive, explores) test t on a model and writes
+// its outcome: exit 1 when a run failed.
+func litmusRun(t litmus.Test, model string, cfg mem.Config, opts litmus.Options, exhaustive bool, stdout, stderr io.Writer) int {
+	var err error
 	start := time.Now()
 	var o *litmus.Outcome
-	if *exhaustive {
-		o, err = litmus.Explore(t, *model, cfg, opts.Warm)
+	if exhaustive {
+		o, err = litmus.Explore(t, model, cfg, opts.Warm)
 	} else {
-		o, err = litmus.RunTest(t, *model, cfg, opts)
+		o, err = litmus.RunTest(t, model, cfg, opts)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
@@ -258,15 +182,147 @@ func litmusCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
 		return exitFailed
 	}
-	if *exhaustive {
+	if exhaustive {
 		fmt.Fprintf(stderr, "simrun litmus: %d states explored in %.3fs\n", o.Explored, wall.Seconds())
 	} else {
-		fmt.Fprintf(stderr, "simrun litmus: %d runs, %d events in %.3fs\n", *runs, o.Events, wall.Seconds())
+		fmt.Fprintf(stderr, "simrun litmus: %d runs, %d events in %.3fs\n", opts.Runs, o.Events, wall.Seconds())
 	}
 	if o.Failed > 0 {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// adapterFlags defines on fs the litmus adapters' named flags, each once
+// for every machine that has it, and returns them by name.
+func adapterFlags(fs *flag.FlagSet, adapters []registry.LitmusEntry) map[string]*adapterFlag {
+	named := map[string]*adapterFlag{}
+	for _, a := range adapters {
+		for _, f := range a.Flags {
+			nf := named[f.Name]
+			if nf == nil {
+				nf = &adapterFlag{params: map[string]string{}, shown: f.Shown}
+				named[f.Name] = nf
+				fs.Var(nf, f.Name, f.Usage)
+			}
+			nf.params[a.Machine] = f.Param
+			nf.owners = append(nf.owners, a.Machine)
+		}
+	}
+	return named
+}
+
+// litmusMachine resolves --machine name with the params set for a test of
+// threads threads, and says whether it is a machine of remote writes.
+func litmusMachine(reg *registry.Registry, name string, set []registry.LitmusParam, threads int, machineNames []string) (litmus.Machine, bool, error) {
+	if _, ok := reg.LookupLitmus(name); !ok {
+		return litmus.Machine{}, false, fmt.Errorf("--machine: unknown machine %q (machines: %s)", name, strings.Join(machineNames, ", "))
+	}
+	mc, err := reg.LitmusMachine(name, set)
+	if err != nil {
+		return litmus.Machine{}, false, err
+	}
+	remote, err := mc.Remote(threads)
+	if err != nil {
+		return litmus.Machine{}, false, fmt.Errorf("--machine %s: %w", name, err)
+	}
+	return mc, remote, nil
+}
+
+// litmusModel loads --model (warning when neither it nor --machine was
+// given); on a bad model it reports to stderr and returns false.
+func litmusModel(fs *flag.FlagSet, model string, stderr io.Writer) (mem.Config, bool) {
+	modelSet := false
+	fs.Visit(func(f *flag.Flag) { modelSet = modelSet || f.Name == "model" || f.Name == "machine" })
+	if !modelSet {
+		fmt.Fprintf(stderr, "simrun litmus: no --model given: using %s (sequential consistency, which never shows a relaxed outcome); try --model tso, pso, noncoherent or nmca\n", model)
+	}
+	cfg, err := litmus.LoadModel(model, "")
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun litmus: --model: %v\n", err)
+		return cfg, false
+	}
+	return cfg, true
+}
+
+// litmusList is simrun litmus --list: the tests, the models and the
+// machines with their flags.
+func litmusList(adapters []registry.LitmusEntry, stdout io.Writer) {
+	fmt.Fprintln(stdout, "Tests:")
+	for _, t := range litmus.Tests() {
+		fmt.Fprintf(stdout, "  %-16s %s (%s)\n", t.Name, t.Cond.Quant, t.CondString())
+		for _, l := range t.Program() {
+			fmt.Fprintf(stdout, "  %-16s   %s\n", "", l)
+		}
+	}
+	fmt.Fprintln(stdout, "Models:")
+	for _, m := range litmus.Models() {
+		fmt.Fprintf(stdout, "  %-12s %s; shows %s\n", m.Name, m.What, m.Shows)
+	}
+	fmt.Fprintf(stdout, "  or a YAML file of sim/mem Config fields (base: <one of %s> to start from one)\n", strings.Join(mem.BuiltinNames(), ", "))
+	fmt.Fprintln(stdout, "Machines (--machine):")
+	for _, a := range adapters {
+		fmt.Fprintf(stdout, "  %-12s %s\n", a.Machine, a.Summary)
+		for _, f := range a.Flags {
+			fmt.Fprintf(stdout, "  %-12s --%s sets %s (default %s)\n", "", f.Name, f.Param, f.Shown)
+		}
+	}
+	fmt.Fprintln(stdout, "  --place P0=N,P1=M puts threads on chosen CPUs, PEs or nodes (on the T3D, far PEs are more torus hops away)")
+	fmt.Fprintln(stdout, "  --param KEY=VALUE sets any machine param (a YAML key of the machine's params, as in a scenario's machine.params)")
+	fmt.Fprintln(stdout, "Or a herd7 .litmus file (X86 or C syntax): simrun litmus FILE.litmus --model tso")
+}
+
+// machineParams are the machine params the adapters' flags and --param
+// set, for --machine machine; on a flag that does not apply it reports to
+// stderr and returns false.
+func machineParams(named map[string]*adapterFlag, machine string, params paramFlags, stderr io.Writer) ([]registry.LitmusParam, bool) {
+	// The adapters' flags set params of their machines only.
+	var set []registry.LitmusParam
+	for _, name := range slices.Sorted(maps.Keys(named)) {
+		nf := named[name]
+		if !nf.set {
+			continue
+		}
+		param, ok := nf.params[machine]
+		if !ok {
+			fmt.Fprintf(stderr, "simrun litmus: --%s applies to --machine %s only\n", name, either(nf.owners, "or"))
+			return nil, false
+		}
+		set = append(set, registry.LitmusParam{Key: param, Value: nf.value})
+	}
+	if len(params) > 0 && machine == "" {
+		fmt.Fprintln(stderr, "simrun litmus: --param sets a machine param: it needs a --machine")
+		return nil, false
+	}
+	return append(set, params...), true
+}
+
+// onePlacement checks --place on a one-node machine and prints where the
+// threads run; on a bad placement it reports to stderr and returns false.
+func onePlacement(mc litmus.Machine, t litmus.Test, placed []int, machine, place string, stdout, stderr io.Writer) bool {
+	// A one-node machine's CPUs reach the node's one memory alike:
+	// where a thread runs changes nothing but its name.
+	unit, _, err := mc.Units(len(t.Threads))
+	if err == nil {
+		_, err = litmus.CheckPlace(t, placed, machine, unit, mc.MaxUnits)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun litmus: --place %q: %v\n", place, err)
+		return false
+	}
+	var at []string
+	for th, c := range placed {
+		at = append(at, fmt.Sprintf("P%d on %s %d", th, unit, c))
+	}
+	head, note := mc.Head, mc.Note
+	if head == "" {
+		head = machine
+	}
+	if note == "" {
+		note = " (one node: its CPUs share one memory)"
+	}
+	fmt.Fprintf(stdout, "%% %s: %s%s\n", head, strings.Join(at, ", "), note)
+	return true
 }
 
 // homeMachines are the machines of reg whose locations have homes (those

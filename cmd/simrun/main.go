@@ -20,6 +20,11 @@
 // result) or an expected failure did not happen, 2 bad input (usage, an
 // unknown scenario or test, a scenario, params or model that does not
 // validate, a stack needing a capability the machine lacks).
+//
+// simrun is flag parsing and printing over the library: it imports
+// registry/all (every built-in), runner (running series and suites),
+// scenarios, report, and the packages whose errors and listings it prints;
+// no library package imports it.
 package main
 
 import (

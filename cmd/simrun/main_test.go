@@ -16,6 +16,7 @@ import (
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/report"
+	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/workloads"
 	"gopkg.in/yaml.v3"
@@ -420,11 +421,11 @@ func runReduced(t *testing.T, r reduction, dir string) {
 			}
 		}
 	}
-	s, sp, errs := loadAll(r.name, adjust)
+	s, sp, errs := runner.Load(builtins(), r.name, adjust)
 	if errs = append(errs, adjustErrs...); len(errs) > 0 {
 		t.Fatalf("loading %s reduced:\n%s", r.name, joinLines(errs))
 	}
-	runs, err := execute(sp, 0, nil, wallLimit(s))
+	runs, err := execute(sp, 0, nil, runner.WallLimit(s))
 	if err != nil {
 		t.Fatalf("%s: %v", r.name, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/registry/all"
+	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -267,16 +268,16 @@ func runScenario(t *testing.T, reg *registry.Registry, src string) ([]workloads.
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := specs(reg, s)
+	sp, err := runner.Specs(reg, s)
 	if err == nil {
-		err = check(reg, s, sp)
+		err = runner.Check(reg, s, sp)
 	}
 	if err != nil {
 		return nil, err
 	}
 	var out []workloads.Result
 	for _, x := range sp {
-		res, err := runSeries(x)
+		res, err := runner.RunSeries(x)
 		if err != nil {
 			return out, fmt.Errorf("series %s: %w", x.Series, err)
 		}
@@ -377,7 +378,7 @@ func TestEveryPairingPingPong(t *testing.T) {
 				var mc *machines.MissingCapability
 				switch {
 				case errors.As(err, &mc):
-					if mc.Capability == "" || !inputError(err) || !strings.Contains(err.Error(), mc.Capability) || mc.Stack != "" {
+					if mc.Capability == "" || !runner.InputError(err) || !strings.Contains(err.Error(), mc.Capability) || mc.Stack != "" {
 						t.Errorf("%s: the machine's missing verb not named: %v", name, err)
 					}
 					t.Logf("%s: %v", name, err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/msgsim/msgsim/report"
+	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/workloads"
@@ -77,13 +77,16 @@ type shardSeries struct {
 }
 
 // shardErr is a series' run error as a shard recorded it: its kind
-// (failureKind) and message, which is all the outputs use.
+// (runner.FailureKind) and message, which is all the outputs use.
 type shardErr struct {
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
 }
 
 func (e *shardErr) Error() string { return e.Message }
+
+// FailureKind is the kind the shard recorded (runner.FailureKind).
+func (e *shardErr) FailureKind() string { return e.Kind }
 
 // writeShard writes runs (the series of shard sh of scenario s, named arg
 // on the command line) to dir/shard.json.
@@ -98,7 +101,7 @@ func writeShard(dir, arg string, s *scenarios.Scenario, sh shard, runs []seriesR
 			ss.Engines, ss.RandUsed = r.engines.Load(), r.randUsed.Load()
 		}
 		if r.err != nil {
-			ss.Error = &shardErr{Kind: failureKind(r.err), Message: r.err.Error()}
+			ss.Error = &shardErr{Kind: runner.FailureKind(r.err), Message: r.err.Error()}
 		}
 		doc.Series = append(doc.Series, ss)
 	}
@@ -211,14 +214,4 @@ func mergeShards(sp []workloads.Spec, docs []shardDoc, names []string) ([]series
 		return nil, fmt.Errorf("series missing (a shard not given?): %s", strings.Join(missing, ", "))
 	}
 	return runs, nil
-}
-
-// shardErrorKind is the kind of err if it is a series error a shard
-// recorded.
-func shardErrorKind(err error) (string, bool) {
-	var se *shardErr
-	if errors.As(err, &se) {
-		return se.Kind, true
-	}
-	return "", false
 }

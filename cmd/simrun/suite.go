@@ -6,30 +6,11 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"time"
 
+	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
-	"github.com/msgsim/msgsim/workloads"
 )
-
-// suiteScenario is one scenario of simrun suite, loaded and resolved.
-type suiteScenario struct {
-	name string
-	s    *scenarios.Scenario
-	sp   []workloads.Spec
-}
-
-// cost orders the scenarios of a suite, largest first: the declared cost
-// (cost.wall_seconds), else the number of series (each at least a
-// simulation), so that the long ones start first and the short ones fill
-// the other workers' gaps.
-func (x suiteScenario) cost() float64 {
-	if c := x.s.Cost.WallSeconds; c > 0 {
-		return c
-	}
-	return float64(len(x.sp)) * 1e-3
-}
 
 // builtinSelection returns the names of the built-in scenarios that match
 // the optional pattern pos[0] (the only argument) and not the --skip
@@ -82,10 +63,10 @@ func cmdSuite(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	var all []suiteScenario
+	var all []runner.Scenario
 	bad := false
 	for _, name := range names {
-		s, sp, errs := loadAll(name, nil)
+		s, sp, errs := runner.Load(builtins(), name, nil)
 		if len(errs) > 0 {
 			io.WriteString(stderr, joinLines(errs))
 			bad = true
@@ -95,7 +76,7 @@ func cmdSuite(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "simrun suite: --out %s: %v\n", *outDir, err)
 			return exitUsage
 		}
-		all = append(all, suiteScenario{name: name, s: s, sp: sp})
+		all = append(all, runner.Scenario{Name: name, Scenario: s, Specs: sp})
 	}
 	if bad {
 		return exitUsage
@@ -120,16 +101,16 @@ func cmdSuite(args []string, stdout, stderr io.Writer) int {
 	var events uint64
 	for k, x := range all {
 		runs := results[k]
-		if errs := runInputErrors(x.s, runs); len(errs) > 0 {
+		if errs := runInputErrors(x.Scenario, runs); len(errs) > 0 {
 			io.WriteString(stderr, joinLines(errs))
 			code = max(code, exitUsage)
 			continue
 		}
 		dropNonFinite(runs)
-		v := judge(x.s, runs)
-		dir := filepath.Join(*outDir, x.s.Name)
-		if _, err := writeOutputs(dir, x.s, runs, v, stderr); err != nil {
-			fmt.Fprintf(stderr, "simrun suite: %s: %v\n", x.name, err)
+		v := judge(x.Scenario, runs)
+		dir := filepath.Join(*outDir, x.Scenario.Name)
+		if _, err := writeOutputs(dir, x.Scenario, runs, v, stderr); err != nil {
+			fmt.Fprintf(stderr, "simrun suite: %s: %v\n", x.Name, err)
 			code = max(code, exitFailed)
 			continue
 		}
@@ -146,10 +127,10 @@ func cmdSuite(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		verdict := v.message
-		if v.code == exitOK && x.s.Expect != nil {
-			verdict = "expected failure: " + x.s.Expect.Failure
+		if v.code == exitOK && x.Scenario.Expect != nil {
+			verdict = "expected failure: " + x.Scenario.Expect.Failure
 		}
-		fmt.Fprintf(stdout, "%-27s %4d rows %12d events  %s\n", x.name, rows, ev, verdict)
+		fmt.Fprintf(stdout, "%-27s %4d rows %12d events  %s\n", x.Name, rows, ev, verdict)
 		code = max(code, v.code)
 	}
 	fmt.Fprintf(stdout, "suite: %d scenarios, %d events in %.2fs of wall time (%.3g events/s)", len(all), events, wall.Seconds(), float64(events)/max(wall.Seconds(), 1e-9))
@@ -160,36 +141,16 @@ func cmdSuite(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// runSuite runs every series of every scenario on one pool of jobs
-// workers, the scenarios largest first (suiteScenario.cost), and returns
-// each scenario's outcomes in series order: the same as simrun run gives
-// it alone, whatever the order and the parallelism.
-func runSuite(all []suiteScenario, jobs int, progress io.Writer) ([][]seriesRun, error) {
-	order := make([]int, len(all))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		ca, cb := all[a].cost(), all[b].cost()
-		switch {
-		case ca > cb:
-			return -1
-		case ca < cb:
-			return 1
-		}
-		return 0
-	})
-	groups := make([]group, len(all))
-	for k, i := range order {
-		groups[k] = group{name: all[i].name, specs: all[i].sp, w: wallLimit(all[i].s)}
-	}
-	runs, err := executeGroups(groups, jobs, progress)
+// runSuite runs the scenarios on one pool of jobs workers, the largest
+// first (runner.Suite), and returns each one's outcomes in series order.
+func runSuite(all []runner.Scenario, jobs int, progress io.Writer) ([][]seriesRun, error) {
+	out, err := runner.Suite(all, jobs, progress)
 	if err != nil {
 		return nil, err
 	}
-	out := make([][]seriesRun, len(all))
-	for k, i := range order {
-		out[i] = runs[k]
+	runs := make([][]seriesRun, len(out))
+	for i, o := range out {
+		runs[i] = seriesRuns(o)
 	}
-	return out, nil
+	return runs, nil
 }

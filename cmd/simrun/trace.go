@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/trace"
 )
@@ -43,7 +44,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	runs, err := execute(sp, 1, nil, wallLimit(s))
+	runs, err := execute(sp, 1, nil, runner.WallLimit(s))
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun trace: %s: %v\n", s.Name, err)
 		return exitFailed

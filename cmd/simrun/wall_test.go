@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/workloads/litmus"
 )
@@ -64,7 +65,7 @@ func TestNoWallLimitInEngines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp, err := specs(builtins(), s)
+		sp, err := runner.Specs(builtins(), s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,22 +77,6 @@ func TestNoWallLimitInEngines(t *testing.T) {
 	}
 	if w := litmus.DefaultLimits().MaxWall; w != 0 {
 		t.Errorf("litmus.DefaultLimits has a wall limit %v: a run hitting it would be counted as an outcome", w)
-	}
-}
-
-func TestWallErrorMessage(t *testing.T) {
-	for _, c := range []struct {
-		e    wallError
-		want string
-	}{
-		{wallError{w: watchdog{seconds: 600}, running: []string{"series a (no point finished yet)"}},
-			"the default wall-time limit of 600 s reached at series a (no point finished yet); the run was abandoned and nothing was written (a wall-clock limit never decides a result); set limits.max_wall_seconds or run with fewer -j"},
-		{wallError{scenario: "t3d-fig4", w: watchdog{seconds: 300, set: true}, running: []string{"series x (last finished point: alltoall pes=128 bytes=8: 1 us)", "series y (no point finished yet)"}},
-			"t3d-fig4: the wall-time limit (limits.max_wall_seconds) of 300 s reached at series x (last finished point: alltoall pes=128 bytes=8: 1 us), series y (no point finished yet); the run was abandoned and nothing was written (a wall-clock limit never decides a result); raise limits.max_wall_seconds or run with fewer -j"},
-	} {
-		if got := c.e.Error(); got != c.want {
-			t.Errorf("got  %s\nwant %s", got, c.want)
-		}
 	}
 }
 

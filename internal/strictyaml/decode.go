@@ -208,27 +208,8 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) error {
 		}
 		return d.decode(n, v.Elem(), field)
 	}
-	if v.CanAddr() {
-		a := v.Addr()
-		if a.Type().Implements(unmarshalerType) {
-			if err := a.Interface().(yaml.Unmarshaler).UnmarshalYAML(n); err != nil {
-				var e *Error
-				if errors.As(err, &e) {
-					return e
-				}
-				return d.errorf(n, field, "%v", err)
-			}
-			return nil
-		}
-		if a.Type().Implements(textUnmarshalerType) && v.Kind() != reflect.Struct {
-			if n.Kind != yaml.ScalarNode || isNull(n) {
-				return d.errorf(n, field, "expected a scalar value, got %s", describe(n))
-			}
-			if err := a.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(n.Value)); err != nil {
-				return d.errorf(n, field, "%v", err)
-			}
-			return nil
-		}
+	if ok, err := d.unmarshal(n, v, field); ok {
+		return err
 	}
 
 	switch v.Kind() {
@@ -278,6 +259,35 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) error {
 		}
 	}
 	return d.errorf(n, field, "strictyaml: unsupported Go type %s", v.Type())
+}
+
+// unmarshal decodes n into v with v's own yaml.Unmarshaler or (but for a
+// struct) encoding.TextUnmarshaler, if it has one: ok says it did.
+func (d *decoder) unmarshal(n *yaml.Node, v reflect.Value, field string) (ok bool, err error) {
+	if !v.CanAddr() {
+		return false, nil
+	}
+	a := v.Addr()
+	if a.Type().Implements(unmarshalerType) {
+		if err := a.Interface().(yaml.Unmarshaler).UnmarshalYAML(n); err != nil {
+			var e *Error
+			if errors.As(err, &e) {
+				return true, e
+			}
+			return true, d.errorf(n, field, "%v", err)
+		}
+		return true, nil
+	}
+	if a.Type().Implements(textUnmarshalerType) && v.Kind() != reflect.Struct {
+		if n.Kind != yaml.ScalarNode || isNull(n) {
+			return true, d.errorf(n, field, "expected a scalar value, got %s", describe(n))
+		}
+		if err := a.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(n.Value)); err != nil {
+			return true, d.errorf(n, field, "%v", err)
+		}
+		return true, nil
+	}
+	return false, nil
 }
 
 // decodeAny decodes into an empty interface with yaml.v3's generic rules.

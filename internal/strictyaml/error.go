@@ -13,6 +13,10 @@
 //
 // Fields of type yaml.Node or *yaml.Node keep the raw node (with its line
 // numbers) for a later Decode by whoever understands it.
+//
+// Layer: imports only yaml.v3 and the standard library; every package that
+// reads YAML (scenarios, machines, stacks, workloads, registry) may import
+// it.
 package strictyaml
 
 import (

@@ -4,6 +4,9 @@
 // header handler and a completion handler, and pthread mutexes. A machine
 // that offers LAPI (machines/sp) implements LAPI; a stack that needs it
 // (ARMCI's SP port) asks for it here and never imports the machine.
+//
+// Layer: imports machines, sim and sim/mem; the machines that offer LAPI,
+// the stacks and workloads that use it import it.
 package lapi
 
 import (

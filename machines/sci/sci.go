@@ -52,6 +52,10 @@
 // 677 each, is calibrated to the 4.5 us intra-node latency.) The barrier
 // and all-to-all tables of the paper are held out: nothing is tuned to
 // them.
+//
+// Layer: a machine: imports machines, sim, sim/mem and sim/net. Stacks
+// reach it through the machines interfaces only; the registry is the one
+// package that imports it by name.
 package sci
 
 import (

@@ -34,6 +34,10 @@
 //	send_overhead_us, receive_overhead_us  11 each  <- 30 us per pipelined LAPI_Get (section 1)
 //	interrupt_us                          34  <- 90 us first LAPI_Get to a sleeping node (section 1)
 //	adapter_mbps                          34  <- 30 MB/s for the same bytes contiguous (section 1)
+//
+// Layer: a machine: imports machines, machines/lapi, sim, sim/am, sim/mem
+// and sim/net. Stacks reach it through the machines and lapi interfaces
+// only; the registry is the one package that imports it by name.
 package sp
 
 import (
@@ -152,9 +156,6 @@ func (m *Machine) Core(i int) *sim.Core { return m.nodes[i].core }
 
 // Endpoint is node i's LAPI dispatcher (its statistics: interrupts...).
 func (m *Machine) Endpoint(i int) *am.Endpoint { return m.nodes[i].ep }
-
-// Switch is the multistage switch.
-func (m *Machine) Switch() *net.Multistage { return m.sw }
 
 // Network is the machine's network (its statistics).
 func (m *Machine) Network() *net.Network { return m.net }

@@ -24,17 +24,18 @@
 //
 // The per-packet software overhead of MPICH is a constant of stacks/mpich,
 // calibrated to Figure 6 at 0 bytes.
+//
+// Layer: a machine: imports machines, sim and sim/mem. Stacks reach it
+// through the machines interfaces only; the registry is the one package
+// that imports it by name.
 package sx4
 
 import (
 	"errors"
 	"fmt"
 
-	"github.com/msgsim/msgsim/internal/strictyaml"
-	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
-	"gopkg.in/yaml.v3"
 )
 
 // Name is the machine's name in scenarios.
@@ -154,38 +155,4 @@ func (m *Machine) alloc(name string, size, align int) (mem.Segment, error) {
 			ErrMemoryFull, size, used, capacity, m.params.NodeMemoryMB)
 	}
 	return m.mem.Alloc(name, size, align)
-}
-
-// FromYAML builds a node of procs processes from a scenario's
-// machine.params node (nil: defaults); errors name file, line and field.
-func FromYAML(eng *sim.Engine, file string, node *yaml.Node, procs int) (*Machine, error) {
-	return FromYAMLAt(eng, file, "machine.params", node, procs)
-}
-
-// FromYAMLAt is FromYAML for params found at the YAML path field (e.g.
-// "series[1].machine.params").
-func FromYAMLAt(eng *sim.Engine, file, field string, node *yaml.Node, procs int) (*Machine, error) {
-	params, err := ParseParams(file, field, node)
-	if err != nil {
-		return nil, err
-	}
-	m, err := New(eng, procs, params)
-	if err != nil {
-		return nil, machines.Locate(file, field, node, err)
-	}
-	return m, nil
-}
-
-// ParseParams decodes a scenario's machine params (nil: defaults) over the
-// defaults and validates them; errors name file, line and field (field is
-// the params' YAML path, e.g. "machine.params").
-func ParseParams(file, field string, node *yaml.Node) (Params, error) {
-	p := DefaultParams()
-	if err := strictyaml.DecodeAt(file, field, node, &p); err != nil {
-		return Params{}, err
-	}
-	if err := p.Validate(); err != nil {
-		return Params{}, machines.Locate(file, field, node, err)
-	}
-	return p, nil
 }

@@ -31,6 +31,10 @@
 // torus shape that does not hold the PEs, is an error naming its YAML field
 // (with file and line when it comes from a scenario), never a silently
 // wrong result.
+//
+// Layer: a machine: imports machines, sim, sim/mem and sim/net. Stacks
+// reach it through the machines interfaces only; the registry is the one
+// package that imports it by name.
 package t3d
 
 import (
@@ -39,12 +43,9 @@ import (
 	"math/bits"
 	"strconv"
 
-	"github.com/msgsim/msgsim/internal/strictyaml"
-	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/sim/net"
-	"gopkg.in/yaml.v3"
 )
 
 // Name is the machine's name in scenarios.
@@ -123,36 +124,6 @@ type fiQueue struct {
 	ops    []*op
 	serve  func() // the PE's fiServe, bound once
 	served uint64
-}
-
-// ParseParams decodes a scenario's machine params (nil: defaults) over the
-// defaults; errors name file, line and field (field is the params' YAML
-// path, e.g. "machine.params").
-func ParseParams(file, field string, node *yaml.Node) (Params, error) {
-	p := DefaultParams()
-	if err := strictyaml.DecodeAt(file, field, node, &p); err != nil {
-		return Params{}, err
-	}
-	if err := p.Validate(); err != nil {
-		return Params{}, machines.Locate(file, field, node, err)
-	}
-	return p, nil
-}
-
-// NewFromYAML builds a partition of pes PEs from a scenario's machine
-// params found at the YAML path field (nil node: defaults). Errors in the
-// params, including a torus_nodes shape too small for pes, name file, line
-// and field.
-func NewFromYAML(eng *sim.Engine, file, field string, node *yaml.Node, pes int) (*Machine, error) {
-	p, err := ParseParams(file, field, node)
-	if err != nil {
-		return nil, err
-	}
-	m, err := New(eng, pes, p)
-	if err != nil {
-		return nil, machines.Locate(file, field, node, err)
-	}
-	return m, nil
 }
 
 // New builds a partition of pes PEs.

@@ -3,6 +3,9 @@
 // workloads are registered here rather than in package registry because
 // their own tests resolve machines and stacks through registry.Default.
 // Adding a workload is a new package and one line in Workloads.
+//
+// Layer: imports registry and every built-in workload; commands and tests
+// that want every built-in import it.
 package all
 
 import (

@@ -28,6 +28,9 @@
 // as the machine's Core says. Costs are Params the machine passes; this
 // package has no machine's numbers. An Endpoint allocates nothing per
 // arrival in steady state (arrival records are recycled).
+//
+// Layer: imports sim only; the machines whose networks deliver active
+// messages (machines/sp) build on it.
 package am
 
 import (

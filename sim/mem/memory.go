@@ -4,6 +4,8 @@
 // reordered; fences; atomics; bulk copies; spin-waits that honour the cache;
 // word sets, whose scan by uncached loads is one timed operation and whose
 // wait sleeps until one of the words is ready).
+//
+// Layer: imports sim only; machines, stacks and workloads build on it.
 package mem
 
 import (

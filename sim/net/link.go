@@ -59,6 +59,8 @@
 // which at the simulated unit sizes comes to taking turns unit by unit.
 // Nothing is booked ahead: a Channel, like a link, is granted only to a
 // unit whose head is at it, in simulated-time order.
+//
+// Layer: imports sim only; the machines' networks build on it.
 package net
 
 import (
@@ -239,23 +241,6 @@ func (l *Link) Stats() LinkStats {
 		s.Waits, s.Waited, s.MaxQueue, s.CRC, s.Aborted = x.waits, x.waited, x.maxQueue, x.crcs, x.aborted
 	}
 	return s
-}
-
-// Down reports whether the link is down (see Network.LinkDown).
-func (l *Link) Down() bool { return l.down }
-
-// Idle reports whether the link is free at time t with nobody waiting
-// (for a virtual channel: its buffer, whatever its physical channel does).
-func (l *Link) Idle(t sim.Time) bool { return !l.queued && t >= l.freeAt }
-
-// Latency is the sum of the links' head latencies: the time a unit's head
-// needs on an idle route.
-func Latency(route []*Link) sim.Time {
-	var d sim.Time
-	for _, l := range route {
-		d += l.kind.latency
-	}
-	return d
 }
 
 // minRate is the slowest link rate on route in bytes per second (+Inf when

@@ -253,19 +253,6 @@ func (t *Torus) ChannelStats(node, dim, dir int) LinkStats {
 	return s
 }
 
-// Links is every link of the torus built so far (the virtual channels a
-// route or an accessor has used; a link never built carried nothing), in
-// index order, for statistics.
-func (t *Torus) Links() []*Link {
-	var ls []*Link
-	for _, k := range t.links {
-		if k != 0 {
-			ls = append(ls, t.linkSlab.at(k-1))
-		}
-	}
-	return ls
-}
-
 // step is the signed number of hops from a to b around a ring of size k,
 // taking the shorter way (the + way on a tie).
 func step(a, b, k int) int {

@@ -38,6 +38,10 @@
 //
 // The stack charges itself CPU time only for its own bookkeeping, through
 // the constants below; every other cost comes from the machine.
+//
+// Layer: a stack: imports stacks, machines, sim, sim/mem and
+// internal/strictyaml; never a concrete machine (it requires verbs), a
+// workload or the registry.
 package aclmpl
 
 import (

@@ -28,6 +28,10 @@
 // still outstanding there first waits on that rank's LAPI completion
 // counter (the port's ORDER). Operations to different ranks are not
 // ordered and do not wait for one another.
+//
+// Layer: a stack: imports stacks, machines, machines/lapi, sim, sim/mem and
+// internal/strictyaml; never a concrete machine (it requires verbs), a
+// workload or the registry.
 package armci
 
 import (

@@ -154,4 +154,8 @@
 // MPI_Comm_dup with the algorithms of sections 5.1, 5.2 and Figure 3.
 // Default runs (no MPI_Init_thread(multiple), runtime build) take no lock
 // and allocate nothing: their results are those of MPICH without threads.
+//
+// Layer: a stack: imports stacks, machines, sim, sim/mem and
+// internal/strictyaml; never a concrete machine (it requires verbs), a
+// workload or the registry.
 package mpich

@@ -294,14 +294,9 @@ func (p Params) checkMemory(memBytes, procs int) error {
 	return errors.Join(errs...)
 }
 
-// ParamsFromYAML decodes stack.params over the defaults of the device it
-// names.
-func ParamsFromYAML(file string, node *yaml.Node) (Params, error) {
-	return ParamsFromYAMLAt(file, "stack.params", node)
-}
-
-// ParamsFromYAMLAt is ParamsFromYAML for params at the YAML path field
-// (e.g. "series[2].stack.params"). Errors name file, line and field.
+// ParamsFromYAMLAt decodes the stack params at the YAML path field (e.g.
+// "stack.params", "series[2].stack.params") over the defaults of the
+// device they name. Errors name file, line and field.
 func ParamsFromYAMLAt(file, field string, node *yaml.Node) (Params, error) {
 	// Every problem is reported at once: decoding goes on over the fields
 	// that did decode (a field that did not keeps its default), and an

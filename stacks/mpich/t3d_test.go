@@ -242,7 +242,7 @@ func TestDeviceParams(t *testing.T) {
 		if err := yaml.Unmarshal([]byte(src), &n); err != nil {
 			t.Fatal(err)
 		}
-		return ParamsFromYAML("s.yaml", &n)
+		return ParamsFromYAMLAt("s.yaml", "stack.params", &n)
 	}
 	p, err := parse("device: ch_t3d")
 	if err != nil || p.EagerBytes != 16<<10 || p.RingPackets != 2 {
@@ -483,7 +483,7 @@ func TestParamsAllErrors(t *testing.T) {
 			if err := yaml.Unmarshal([]byte(tc.src), &n); err != nil {
 				t.Fatal(err)
 			}
-			_, err := ParamsFromYAML("s.yaml", &n)
+			_, err := ParamsFromYAMLAt("s.yaml", "stack.params", &n)
 			if err == nil {
 				t.Fatal("no error")
 			}

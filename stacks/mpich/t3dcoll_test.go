@@ -130,5 +130,5 @@ func parseParams(t *testing.T, src string) (Params, error) {
 	if err := yaml.Unmarshal([]byte(src), &n); err != nil {
 		t.Fatal(err)
 	}
-	return ParamsFromYAML("s.yaml", &n)
+	return ParamsFromYAMLAt("s.yaml", "stack.params", &n)
 }

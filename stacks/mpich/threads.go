@@ -21,16 +21,6 @@ const (
 	LevelMultiple   = stacks.ThreadMultiple   // MPI_THREAD_MULTIPLE: any thread, concurrently
 )
 
-// ParseLevel reads a level by its name (single, funneled, serialized,
-// multiple).
-func ParseLevel(s string) (Level, error) {
-	l, err := stacks.ParseThreadLevel(s)
-	if err != nil {
-		return 0, fmt.Errorf("mpich: %w", err)
-	}
-	return l, nil
-}
-
 // Builds (Params.Threads), thread waits (Params.ThreadWait) and lock
 // placements (Params.ThreadLocking).
 const (

@@ -49,6 +49,9 @@
 // (send_cycles, recv_cycles, calibrated to the 4.5 us intra-node latency);
 // everything else is the machine's: PCI writes, packets, barriers,
 // checkpoints, local copies and polls.
+//
+// Layer: a stack: imports stacks, machines, sim and sim/mem; never a
+// concrete machine (it requires verbs), a workload or the registry.
 package scampi
 
 import (
@@ -730,30 +733,56 @@ func (x *Rank) take(p *sim.Proc, c *channel) bool {
 		if off != 0 {
 			return x.corrupt(p, c, fmt.Sprintf("message starts at offset %d", off))
 		}
-		x.cpu.Compute(p, w.p.RecvCycles)
-		for i, q := range x.posted {
-			if match(q, c.s, tag) {
-				x.posted = append(x.posted[:i], x.posted[i+1:]...)
-				c.cur = q
-				q.st = stacks.Status{Source: c.s, Tag: tag, Len: n}
-				if n > q.buf.Len {
-					q.err = fmt.Errorf("scampi: rank %d: message of %d bytes from rank %d (tag %d) truncated to %d", x.id, n, c.s, tag, q.buf.Len)
-				}
-				break
-			}
-		}
-		if c.cur == nil {
-			buf, err := x.unexpectedBuffer(n)
-			if err != nil {
-				if x.err == nil {
-					x.err = fmt.Errorf("scampi: rank %d: no memory for an unexpected %d-byte message from rank %d: %w", x.id, n, c.s, err)
-				}
-				return false
-			}
-			c.curUnexp = &unexpected{src: c.s, tag: tag, buf: buf, n: n}
-			x.unexp = append(x.unexp, c.curUnexp)
+		if !x.matchFirst(p, c, tag, n) {
+			return false
 		}
 	}
+	if !x.deliver(p, c, src, tag, n, off, chunk) {
+		return false
+	}
+	// Acknowledge: after a data buffer (it is free again), and every half
+	// ring of envelopes.
+	consumed := c.expected - 1
+	if kind == kindChunk || consumed-c.acked >= uint64(w.p.Slots/2) {
+		x.acknowledge(p, c, consumed)
+	}
+	return true
+}
+
+// matchFirst matches the first envelope of a message (tag, n bytes) on c
+// to a posted receive, else to a new unexpected message; it reports false
+// when no memory holds the unexpected message (the rank's error).
+func (x *Rank) matchFirst(p *sim.Proc, c *channel, tag, n int) bool {
+	x.cpu.Compute(p, x.w.p.RecvCycles)
+	for i, q := range x.posted {
+		if match(q, c.s, tag) {
+			x.posted = append(x.posted[:i], x.posted[i+1:]...)
+			c.cur = q
+			q.st = stacks.Status{Source: c.s, Tag: tag, Len: n}
+			if n > q.buf.Len {
+				q.err = fmt.Errorf("scampi: rank %d: message of %d bytes from rank %d (tag %d) truncated to %d", x.id, n, c.s, tag, q.buf.Len)
+			}
+			break
+		}
+	}
+	if c.cur == nil {
+		buf, err := x.unexpectedBuffer(n)
+		if err != nil {
+			if x.err == nil {
+				x.err = fmt.Errorf("scampi: rank %d: no memory for an unexpected %d-byte message from rank %d: %w", x.id, n, c.s, err)
+			}
+			return false
+		}
+		c.curUnexp = &unexpected{src: c.s, tag: tag, buf: buf, n: n}
+		x.unexp = append(x.unexp, c.curUnexp)
+	}
+	return true
+}
+
+// deliver copies a chunk (chunk bytes at off of an n-byte message with
+// tag, from src) into the receive or the unexpected message it continues;
+// it reports false on a chunk that does not continue it (a corruption).
+func (x *Rank) deliver(p *sim.Proc, c *channel, src mem.Addr, tag, n, off, chunk int) bool {
 	if q := c.cur; q != nil {
 		if q.st.Tag != tag || q.st.Len != n || off != q.off {
 			return x.corrupt(p, c, fmt.Sprintf("chunk (tag %d, %d bytes, offset %d) of a message (tag %d, %d bytes) at offset %d", tag, n, off, q.st.Tag, q.st.Len, q.off))
@@ -782,12 +811,6 @@ func (x *Rank) take(p *sim.Proc, c *channel) bool {
 				x.finishUnexpected(p, u.waiter, u)
 			}
 		}
-	}
-	// Acknowledge: after a data buffer (it is free again), and every half
-	// ring of envelopes.
-	consumed := c.expected - 1
-	if kind == kindChunk || consumed-c.acked >= uint64(w.p.Slots/2) {
-		x.acknowledge(p, c, consumed)
 	}
 	return true
 }

@@ -20,6 +20,9 @@
 // it could not be at the same address on each, and Open refuses it.
 //
 // It charges no CPU time of its own: the machine charges every call.
+//
+// Layer: a stack: imports stacks, machines, sim and sim/mem; never a
+// concrete machine (it requires verbs), a workload or the registry.
 package shmem
 
 import (

@@ -112,7 +112,7 @@ func sweepConfig(s workloads.Spec, cfg config) (workloads.Result, error) {
 		if i == 0 {
 			w, first = first, nil
 		}
-		v, pt, err := runCaseOn(s, cfg, t.c, t.pes, t.n, w)
+		v, pt, err := runCase(s, cfg, t.c, t.pes, t.n, w)
 		o := outcome{v: v, err: err}
 		if pt != nil {
 			o.ran, o.events, o.simTime, o.fails = true, pt.eng.Events(), pt.eng.Now(), pt.failures()
@@ -142,14 +142,9 @@ func sweepConfig(s workloads.Spec, cfg config) (workloads.Result, error) {
 	return res, nil
 }
 
-// runCase runs one case at one point and returns its value.
-func runCase(s workloads.Spec, cfg config, kind string, pes, n int) (float64, *point, error) {
-	return runCaseOn(s, cfg, kind, pes, n, nil)
-}
-
-// runCaseOn is runCase on a world already opened for the point (nil: open
-// one).
-func runCaseOn(s workloads.Spec, cfg config, kind string, pes, n int, o *opened) (float64, *point, error) {
+// runCase runs one case at one point, on a world already opened for it
+// (nil: open one), and returns its value.
+func runCase(s workloads.Spec, cfg config, kind string, pes, n int, o *opened) (float64, *point, error) {
 	pt, err := newPointOn(s, cfg, pes, n, o)
 	if err != nil {
 		return 0, nil, err

@@ -37,6 +37,10 @@
 // window of one random stream); receivers reuse one buffer and compare it
 // after every delivery. A corrupted or missing message becomes a Failure
 // naming the PE, the offset and the simulated time.
+//
+// Layer: a workload: imports workloads, stacks, machines, sim, sim/mem,
+// report, workloads/payload and internal/strictyaml; never a concrete
+// machine or stack.
 package collective
 
 import (

@@ -99,7 +99,7 @@ func TestBroadcastPayloadIsOneCopy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, pt, err := runCase(s, cfg, "bcast", pes, n)
+		_, pt, err := runCase(s, cfg, "bcast", pes, n, nil)
 		if err != nil {
 			t.Fatalf("%s %s: %v", tc.stack, tc.mode, err)
 		}

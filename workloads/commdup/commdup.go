@@ -7,6 +7,9 @@
 // carries a message around the ring before it is freed (real traffic on
 // the new context), and its context id is checked to agree on every
 // process.
+//
+// Layer: a workload: imports workloads, stacks, sim and report; never a
+// concrete machine or stack.
 package commdup
 
 import (

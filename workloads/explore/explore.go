@@ -19,6 +19,9 @@
 // points of the search tree), choice points visited and failing
 // schedules; the shortest failing schedule (replayable: explore.NewSchedule,
 // simrun explore --schedule) and its error are notes.
+//
+// Layer: a workload: imports workloads, stacks, sim and report; never a
+// concrete machine or stack.
 package explore
 
 import (

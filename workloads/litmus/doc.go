@@ -149,4 +149,9 @@
 // papers/mpich-sx4.txt, section 5. The fenced variants flush the cache and
 // show no forbidden outcome there either; MP+spin+fences still livelocks,
 // since its barrier comes after the spin, not inside it.
+//
+// Layer: a workload: imports workloads, machines, machines/lapi, sim,
+// sim/mem, report and internal/strictyaml (no stack: tests run on a CPU
+// model or a machine's verbs); never a concrete machine: the registry's
+// litmus adapters build those.
 package litmus

@@ -431,106 +431,33 @@ func explore(t Test, model string, cfg mem.Config, warm bool, maxStates int) (*O
 			return nil, fmt.Errorf("litmus: model %s: %w", model, err)
 		}
 	}
-	m := newOpModel(model, cfg, warm)
-	o := &Outcome{Test: t, Model: model, Exhaustive: true, Opts: Options{Warm: warm}}
-	r := newRunner(t, cfg, Options{})
-	digits := t.CodeDigits()
-	st := newSteps(t)
-	terminal := map[string]bool{} // terminal states reached (by several paths)
-	finals := map[string]*State{}
-	var buf []byte
-	// Every step of the model is a choice sim/explore makes among the
+	e := &explorer{
+		t: t, model: model,
+		m:        newOpModel(model, cfg, warm),
+		o:        &Outcome{Test: t, Model: model, Exhaustive: true, Opts: Options{Warm: warm}},
+		r:        newRunner(t, cfg, Options{}),
+		digits:   t.CodeDigits(),
+		st:       newSteps(t),
+		terminal: map[string]bool{},
+		finals:   map[string]*State{},
+		enabled:  map[string][]sim.Alt{},
+	}
+	// Every step of the model is a choice sim.Explore makes among the
 	// enabled ones; the model's state is the fingerprint, so each state is
 	// explored once. No bound on deviations, no sleep sets: the search is
 	// exhaustive and hashing already merges the orders of independent
 	// steps.
-	// The path of the previous run, each state with its successors and the
-	// step taken: a run replays the prefix the explorer asks for from here
-	// instead of stepping the model again, and steps it past the point
-	// where it takes another choice. The steps enabled in each state
-	// reached are kept, so that a state reached again (which the explorer
-	// prunes) is not stepped again only to name its steps.
-	type frame struct {
-		s    *xstate
-		next []*xstate // nil until needed
-		alts []sim.Alt
-		k    int
-	}
-	var trail []frame
-	enabled := map[string][]sim.Alt{}
-	x := simexplore.Run(simexplore.Options{Bound: -1, MaxStates: maxStates}, func(p *simexplore.Path) error {
-		s := m.initial(t)
-		p.Fingerprint = func() uint64 {
-			buf = s.key(buf)
-			h := fnv.New64a()
-			h.Write(buf)
-			return h.Sum64()
-		}
-		same := true // on the previous run's path
-		for i := 0; ; i++ {
-			if !same || i == len(trail) {
-				same = false
-				buf = s.key(buf)
-				fr := frame{s: s}
-				var ok bool
-				if fr.alts, ok = enabled[string(buf)]; !ok {
-					fr.next, fr.alts = m.successors(t, s, st)
-					enabled[string(buf)] = fr.alts
-				}
-				trail = append(trail[:i], fr)
-			}
-			fr := &trail[i]
-			if len(fr.alts) == 0 {
-				break
-			}
-			k := p.Pick(fr.alts)
-			if k < 0 {
-				return nil // explored before
-			}
-			if same && k != fr.k {
-				same = false
-				trail = trail[:i+1]
-			}
-			if fr.next == nil {
-				fr.next, _ = m.successors(t, s, nil)
-			}
-			fr.k = k
-			s = fr.next[k]
-		}
-		buf = s.key(buf)
-		if terminal[string(buf)] {
-			return nil
-		}
-		terminal[string(buf)] = true
-		if !m.finished(t, s) {
-			o.Failed++
-			if o.FirstFailure == nil {
-				o.FirstFailure = fmt.Errorf("litmus %s on %s: %w", t.Name, model, m.stuck(t, s))
-			}
-			return nil
-		}
-		if !t.kept(s.regs, s.mem) {
-			return nil
-		}
-		text := r.stateText(s.regs, s.mem)
-		if finals[text] == nil {
-			code, err := stateCode(s.regs, s.mem, t.FinalMem, digits)
-			if err != nil {
-				code = -1 // too wide for a number: Run reports it; the text is the state
-			}
-			finals[text] = &State{Text: text, Code: code, Count: 1, Cond: t.Cond.Prop.Eval(s.regs, s.mem)}
-		}
-		return nil
-	})
+	x := simexplore.Run(simexplore.Options{Bound: -1, MaxStates: maxStates}, e.run)
 	switch {
 	case x.Nondet != nil:
 		return nil, fmt.Errorf("litmus %s on %s: %w", t.Name, model, x.Nondet)
 	case x.StateLimit:
 		return nil, fmt.Errorf("litmus %s on %s: more than %d states to explore; use sampling", t.Name, model, maxStates)
 	}
+	o := e.o
 	o.Search = x
 	o.Explored = x.States
-	for _, s := range finals {
+	for _, s := range e.finals {
 		o.States = append(o.States, *s)
 		if s.Cond {
 			o.Positive++
@@ -540,6 +467,112 @@ func explore(t Test, model string, cfg mem.Config, warm bool, maxStates int) (*O
 	}
 	slices.SortFunc(o.States, func(a, b State) int { return strings.Compare(a.Text, b.Text) })
 	return o, nil
+}
+
+// explorer is the exhaustive search of a test's final states on an
+// operational model.
+type explorer struct {
+	t        Test
+	model    string
+	m        opModel
+	o        *Outcome
+	r        *runner
+	digits   int
+	st       *steps
+	terminal map[string]bool // terminal states reached (by several paths)
+	finals   map[string]*State
+	buf      []byte
+	// trail is the path of the previous run, each state with its
+	// successors and the step taken: a run replays the prefix the
+	// explorer asks for from here instead of stepping the model again,
+	// and steps it past the point where it takes another choice. The
+	// steps enabled in each state reached are kept (enabled), so that a
+	// state reached again (which the explorer prunes) is not stepped
+	// again only to name its steps.
+	trail   []frame
+	enabled map[string][]sim.Alt
+}
+
+// frame is a state of the trail.
+type frame struct {
+	s    *xstate
+	next []*xstate // nil until needed
+	alts []sim.Alt
+	k    int
+}
+
+// run is one run of the search: from the initial state, the steps the
+// explorer picks, then the terminal state recorded.
+func (e *explorer) run(p *simexplore.Path) error {
+	s := e.m.initial(e.t)
+	p.Fingerprint = func() uint64 {
+		e.buf = s.key(e.buf)
+		h := fnv.New64a()
+		h.Write(e.buf)
+		return h.Sum64()
+	}
+	same := true // on the previous run's path
+	for i := 0; ; i++ {
+		if !same || i == len(e.trail) {
+			same = false
+			e.buf = s.key(e.buf)
+			fr := frame{s: s}
+			var ok bool
+			if fr.alts, ok = e.enabled[string(e.buf)]; !ok {
+				fr.next, fr.alts = e.m.successors(e.t, s, e.st)
+				e.enabled[string(e.buf)] = fr.alts
+			}
+			e.trail = append(e.trail[:i], fr)
+		}
+		fr := &e.trail[i]
+		if len(fr.alts) == 0 {
+			break
+		}
+		k := p.Pick(fr.alts)
+		if k < 0 {
+			return nil // explored before
+		}
+		if same && k != fr.k {
+			same = false
+			e.trail = e.trail[:i+1]
+		}
+		if fr.next == nil {
+			fr.next, _ = e.m.successors(e.t, s, nil)
+		}
+		fr.k = k
+		s = fr.next[k]
+	}
+	e.record(s)
+	return nil
+}
+
+// record counts terminal state s once: a thread that cannot finish is a
+// failure, else its final state (if the test's filter keeps it).
+func (e *explorer) record(s *xstate) {
+	t := e.t
+	e.buf = s.key(e.buf)
+	if e.terminal[string(e.buf)] {
+		return
+	}
+	e.terminal[string(e.buf)] = true
+	if !e.m.finished(t, s) {
+		e.o.Failed++
+		if e.o.FirstFailure == nil {
+			e.o.FirstFailure = fmt.Errorf("litmus %s on %s: %w", t.Name, e.model, e.m.stuck(t, s))
+		}
+		return
+	}
+	if !t.kept(s.regs, s.mem) {
+		return
+	}
+	text := e.r.stateText(s.regs, s.mem)
+	if e.finals[text] == nil {
+		code, err := stateCode(s.regs, s.mem, t.FinalMem, e.digits)
+		if err != nil {
+			code = -1 // too wide for a number: Run reports it; the text is the state
+		}
+		e.finals[text] = &State{Text: text, Code: code, Count: 1, Cond: t.Cond.Prop.Eval(s.regs, s.mem)}
+	}
 }
 
 // walk runs one random path of the operational model from the initial

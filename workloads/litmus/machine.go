@@ -331,7 +331,39 @@ func RunMachine(t Test, mc Machine, homes []int, opts Options) (*Outcome, error)
 	if t.Cond.Prop == nil {
 		return nil, fmt.Errorf("litmus %s: no final condition", t.Name)
 	}
-	// owner[h] is a process of node h: the remote verbs name processes.
+	owner, err := owners(t, mc.Name, unit, m, procs, homes)
+	if err != nil {
+		return nil, err
+	}
+	reads := remoteReads(t, m, opts.Place, homes)
+	if slices.Contains(reads, true) {
+		if _, err := machines.Need[machines.RemoteRead](m, fmt.Sprintf("%s (a load of a location on another %s; --home may put it at the reader)", user, unit), machines.VerbRemoteRead); err != nil {
+			return nil, fmt.Errorf("litmus %s on %s: %w", t.Name, mc.Name, err)
+		}
+	}
+	cpu := m.CPU(0).Config()
+	start := mc.Start
+	if start == nil {
+		start = defaultStart
+	}
+	fence := mc.Fence
+	if fence == nil {
+		fence = defaultFence
+	}
+	return runRemote(t, opts, remoteMachine{
+		name:     mc.Name,
+		clockMHz: cpu.ClockMHz,
+		homes:    homes,
+		start:    start(t, cpu),
+		build:    mc.build(procs, user, owner, reads, fence),
+	})
+}
+
+// owners returns, for each node, a process of it (the remote verbs name
+// processes): the lowest numbered; a location at a node that runs no
+// process is an error.
+func owners(t Test, machine, unit string, m machines.RemoteWrite, procs int, homes []int) ([]int, error) {
+	nodes := machines.NodeOf(m, procs-1) + 1
 	owner := make([]int, nodes)
 	for i := range owner {
 		owner[i] = -1
@@ -341,97 +373,100 @@ func RunMachine(t Test, mc Machine, homes []int, opts Options) (*Outcome, error)
 	}
 	for l, h := range homes {
 		if owner[h] < 0 {
-			return nil, fmt.Errorf("litmus %s on %s: location %s on %s %d, which runs no process", t.Name, mc.Name, t.Locs[l], unit, h)
+			return nil, fmt.Errorf("litmus %s on %s: location %s on %s %d, which runs no process", t.Name, machine, t.Locs[l], unit, h)
 		}
 	}
-	reads := make([]bool, len(t.Threads)) // thread th loads a location of another node
+	return owner, nil
+}
+
+// remoteReads tells, for each thread, whether it loads a location of
+// another node.
+func remoteReads(t Test, m machines.RemoteWrite, place []int, homes []int) []bool {
+	reads := make([]bool, len(t.Threads))
 	for th, prog := range t.Threads {
-		own := machines.NodeOf(m, placeOf(opts.Place, th))
+		own := machines.NodeOf(m, placeOf(place, th))
 		for _, in := range prog {
 			if (in.Kind == Load || in.Kind == Spin) && homes[in.Loc] != own {
 				reads[th] = true
 			}
 		}
 	}
-	if slices.Contains(reads, true) {
-		if _, err := machines.Need[machines.RemoteRead](m, fmt.Sprintf("%s (a load of a location on another %s; --home may put it at the reader)", user, unit), machines.VerbRemoteRead); err != nil {
-			return nil, fmt.Errorf("litmus %s on %s: %w", t.Name, mc.Name, err)
-		}
+	return reads
+}
+
+// defaultStart is the start of a test's threads on a machine that sets
+// no Start: four loads of each location at the CPU's slowest load cost.
+func defaultStart(t Test, cpu mem.Config) sim.Time {
+	c := cpu.Costs
+	return cpu.Clock().Cycles(float64(len(t.Locs)) * 4 * max(c.LoadCycles, c.MissCycles, c.UncachedLoadCycles, 1))
+}
+
+// defaultFence is a fence on a machine that sets no Fence: one that
+// orders writes (all but FenceR) waits for the remote writes (Quiet); one
+// that orders reads (all but FenceW) flushes a non-coherent cache, which
+// remote writes do not update.
+func defaultFence(m machines.RemoteWrite, p *sim.Proc, pe int, k Kind, _ int) {
+	if k != FenceR {
+		m.Quiet(p, pe)
 	}
-	cpu := m.CPU(0).Config()
-	start := mc.Start
-	if start == nil {
-		start = func(t Test, cpu mem.Config) sim.Time {
-			c := cpu.Costs
-			return cpu.Clock().Cycles(float64(len(t.Locs)) * 4 * max(c.LoadCycles, c.MissCycles, c.UncachedLoadCycles, 1))
-		}
+	if c := m.CPU(pe); k != FenceW && c.Config().Cache.Enabled && !c.Config().Cache.Coherent {
+		c.FlushCache(p) // remote writes do not update a non-coherent cache
 	}
-	fence := mc.Fence
-	if fence == nil {
-		fence = func(m machines.RemoteWrite, p *sim.Proc, pe int, k Kind, _ int) {
-			if k != FenceR {
-				m.Quiet(p, pe)
-			}
-			if c := m.CPU(pe); k != FenceW && c.Config().Cache.Enabled && !c.Config().Cache.Coherent {
-				c.FlushCache(p) // remote writes do not update a non-coherent cache
-			}
+}
+
+// build returns the builder of a run of procs processes on mc: the
+// locations at their owners, each thread's remote loads, stores and
+// fences.
+func (mc Machine) build(procs int, user string, owner []int, reads []bool, fence func(machines.RemoteWrite, *sim.Proc, int, Kind, int)) func(eng *sim.Engine) (remoteRun, error) {
+	return func(eng *sim.Engine) (remoteRun, error) {
+		mm, err := mc.Build(eng, procs)
+		if err != nil {
+			return remoteRun{}, err
 		}
-	}
-	return runRemote(t, opts, remoteMachine{
-		name:     mc.Name,
-		clockMHz: cpu.ClockMHz,
-		homes:    homes,
-		start:    start(t, cpu),
-		build: func(eng *sim.Engine) (remoteRun, error) {
-			mm, err := mc.Build(eng, procs)
-			if err != nil {
-				return remoteRun{}, err
-			}
-			m, err := machines.Need[machines.RemoteWrite](mm, user, machines.VerbRemoteWrite)
-			if err != nil {
-				return remoteRun{}, err
-			}
-			rd, _ := m.(machines.RemoteRead)
-			return remoteRun{
-				alloc: func(h int, name string, n int) (mem.Region, error) {
-					return machines.MapRemote(m, nil, owner[h], owner[h], name, n)
-				},
-				thread: func(th, pe int) (func(p *sim.Proc) remoteThread, error) {
-					var scratch mem.Region
-					if reads[th] {
-						if scratch, err = m.Alloc(pe, fmt.Sprintf("P%d get buffer", th), 8); err != nil {
-							return nil, err
-						}
+		m, err := machines.Need[machines.RemoteWrite](mm, user, machines.VerbRemoteWrite)
+		if err != nil {
+			return remoteRun{}, err
+		}
+		rd, _ := m.(machines.RemoteRead)
+		return remoteRun{
+			alloc: func(h int, name string, n int) (mem.Region, error) {
+				return machines.MapRemote(m, nil, owner[h], owner[h], name, n)
+			},
+			thread: func(th, pe int) (func(p *sim.Proc) remoteThread, error) {
+				var scratch mem.Region
+				if reads[th] {
+					if scratch, err = m.Alloc(pe, fmt.Sprintf("P%d get buffer", th), 8); err != nil {
+						return nil, err
 					}
-					cpu, own := m.CPU(pe), machines.NodeOf(m, pe)
-					why := ""
-					if mc.SpinWhy != nil {
-						why = mc.SpinWhy(own)
+				}
+				cpu, own := m.CPU(pe), machines.NodeOf(m, pe)
+				why := ""
+				if mc.SpinWhy != nil {
+					why = mc.SpinWhy(own)
+				}
+				return func(p *sim.Proc) remoteThread {
+					puts := 0 // remote writes since the last barrier
+					return remoteThread{
+						own: own,
+						cpu: cpu,
+						get: func(h int, a mem.Addr) uint64 {
+							rd.Get(p, pe, owner[h], scratch.Addr, a, 8)
+							return scratch.Mem.Load64(scratch.Addr)
+						},
+						put: func(h int, a mem.Addr, v uint64) {
+							m.PutWord(p, pe, owner[h], a, v)
+							puts++
+						},
+						fence: func(k Kind) {
+							fence(m, p, pe, k, puts)
+							if k != FenceR {
+								puts = 0
+							}
+						},
+						spinWhy: why,
 					}
-					return func(p *sim.Proc) remoteThread {
-						puts := 0 // remote writes since the last barrier
-						return remoteThread{
-							own: own,
-							cpu: cpu,
-							get: func(h int, a mem.Addr) uint64 {
-								rd.Get(p, pe, owner[h], scratch.Addr, a, 8)
-								return scratch.Mem.Load64(scratch.Addr)
-							},
-							put: func(h int, a mem.Addr, v uint64) {
-								m.PutWord(p, pe, owner[h], a, v)
-								puts++
-							},
-							fence: func(k Kind) {
-								fence(m, p, pe, k, puts)
-								if k != FenceR {
-									puts = 0
-								}
-							},
-							spinWhy: why,
-						}
-					}, nil
-				},
-			}, nil
-		},
-	})
+				}, nil
+			},
+		}, nil
+	}
 }

@@ -401,22 +401,32 @@ func (p *parser) x86Operand(s string, off int) (operand, error) {
 
 const x86Supported = "MOV, MFENCE, SFENCE, LFENCE, XCHG, LOCK ADD/INC/DEC/XADD/XCHG/CMPXCHG"
 
+// x86 is one X86 instruction being parsed: thread th's, at offset off of
+// the source, its mnemonic, whether LOCK prefixes it, and its operands.
+type x86 struct {
+	p      *parser
+	th     int
+	text   string
+	off    int
+	mn     string
+	locked bool
+	ops    []operand
+}
+
 func (p *parser) x86Instr(th int, s string, off int) error {
 	fields := strings.Fields(s)
-	mn := strings.ToUpper(fields[0])
+	x := &x86{p: p, th: th, text: s, off: off, mn: strings.ToUpper(fields[0])}
 	rest := strings.TrimSpace(s[len(fields[0]):])
 	restOff := off + len(s) - len(rest)
-	locked := false
-	if mn == "LOCK" {
+	if x.mn == "LOCK" {
 		if len(fields) < 2 {
 			return p.errf(off, "LOCK without an instruction")
 		}
-		locked = true
-		mn = strings.ToUpper(fields[1])
+		x.locked = true
+		x.mn = strings.ToUpper(fields[1])
 		rest = strings.TrimSpace(rest[len(fields[1]):])
 		restOff = off + len(s) - len(rest)
 	}
-	var ops []operand
 	if rest != "" {
 		o := restOff
 		for _, part := range strings.Split(rest, ",") {
@@ -424,144 +434,172 @@ func (p *parser) x86Instr(th int, s string, off int) error {
 			if err != nil {
 				return err
 			}
-			ops = append(ops, op)
+			x.ops = append(x.ops, op)
 			o += len(part) + 1
 		}
 	}
-	want := func(n int) error {
-		if len(ops) != n {
-			return p.errf(off, "%s takes %d operand(s), got %d", mn, n, len(ops))
-		}
-		return nil
-	}
-	src := func(in *Instr, op operand) {
-		if op.imm {
-			in.Val = op.val
-		} else {
-			in.FromReg, in.Src = true, p.reg(th, op.name, off)
-		}
-	}
-	bad := p.errf(off, "unsupported operands for %s in %q", mn, s)
 	var in Instr
-	switch mn {
+	var err error
+	switch x.mn {
 	case "MFENCE", "SFENCE", "LFENCE":
-		if err := want(0); err != nil {
+		if err := x.want(0); err != nil {
 			return err
 		}
-		in.Kind = map[string]Kind{"MFENCE": Fence, "SFENCE": FenceW, "LFENCE": FenceR}[mn]
-		return p.addInstr(th, in, off)
+		in.Kind = map[string]Kind{"MFENCE": Fence, "SFENCE": FenceW, "LFENCE": FenceR}[x.mn]
 	case "MOV":
-		if err := want(2); err != nil {
-			return err
-		}
-		if locked {
-			return p.errf(off, "LOCK MOV is not an x86 instruction")
-		}
-		d, o := ops[0], ops[1]
-		switch {
-		case d.mem && !o.mem:
-			in.Kind = Store
-			src(&in, o)
-		case !d.mem && !d.imm && o.mem:
-			in.Kind, in.Reg = Load, p.reg(th, d.name, off)
-		case !d.mem && !d.imm && !o.mem:
-			in.Kind, in.Reg = Move, p.reg(th, d.name, off)
-			src(&in, o)
-		default:
-			return bad
-		}
-		ml := d
-		if o.mem {
-			ml = o
-		}
-		if in.Kind != Move {
-			l, err := p.loc(ml.name, off)
-			if err != nil {
-				return err
-			}
-			in.Loc = l
-		}
-		return p.addInstr(th, in, off)
+		in, err = x.mov()
 	case "XCHG", "XADD":
-		if err := want(2); err != nil {
-			return err
-		}
-		m, r := ops[0], ops[1]
-		if r.mem && mn == "XCHG" {
-			m, r = r, m
-		}
-		if !m.mem || r.mem || r.imm {
-			return bad
-		}
-		in.Kind = Swap
-		if mn == "XADD" {
-			if !locked {
-				return p.errf(off, "XADD to memory is atomic only with LOCK")
-			}
-			in.Kind = Add
-		}
-		in.Reg = p.reg(th, r.name, off)
-		in.FromReg, in.Src = true, in.Reg
-		l, err := p.loc(m.name, off)
-		if err != nil {
-			return err
-		}
-		in.Loc = l
-		return p.addInstr(th, in, off)
+		in, err = x.xchg()
 	case "CMPXCHG":
-		// LOCK CMPXCHG [x],r: if [x] = EAX then [x] = r; EAX = the old [x]
-		// (EAX already holds it when they were equal).
-		if !locked {
-			return p.errf(off, "CMPXCHG to memory is atomic only with LOCK (write LOCK CMPXCHG)")
-		}
-		if err := want(2); err != nil {
-			return err
-		}
-		if !ops[0].mem || ops[1].mem || ops[1].imm {
-			return bad
-		}
-		eax := p.reg(th, "EAX", off)
-		in.Kind, in.Reg = CAS, eax
-		in.ExpFromReg, in.ExpSrc = true, eax
-		in.FromReg, in.Src = true, p.reg(th, ops[1].name, off)
-		l, err := p.loc(ops[0].name, off)
-		if err != nil {
-			return err
-		}
-		in.Loc = l
-		return p.addInstr(th, in, off)
+		in, err = x.cmpxchg()
 	case "ADD", "INC", "DEC":
-		if !locked {
-			return p.errf(off, "%s to memory is atomic only with LOCK (write LOCK %s)", mn, mn)
-		}
-		n := 2
-		if mn != "ADD" {
-			n = 1
-		}
-		if err := want(n); err != nil {
-			return err
-		}
-		if !ops[0].mem {
-			return bad
-		}
-		in.Kind, in.NoReg = Add, true
-		switch mn {
-		case "ADD":
-			if ops[1].mem {
-				return bad
-			}
-			src(&in, ops[1])
-		case "INC":
-			in.Val = 1
-		case "DEC":
-			in.Val = ^uint64(0)
-		}
-		l, err := p.loc(ops[0].name, off)
-		if err != nil {
-			return err
-		}
-		in.Loc = l
-		return p.addInstr(th, in, off)
+		in, err = x.add()
+	default:
+		return p.errf(off, "unsupported instruction %q (supported: %s)", fields[0], x86Supported)
 	}
-	return p.errf(off, "unsupported instruction %q (supported: %s)", fields[0], x86Supported)
+	if err != nil {
+		return err
+	}
+	return p.addInstr(th, in, off)
+}
+
+// want checks that the instruction has n operands.
+func (x *x86) want(n int) error {
+	if len(x.ops) != n {
+		return x.p.errf(x.off, "%s takes %d operand(s), got %d", x.mn, n, len(x.ops))
+	}
+	return nil
+}
+
+// bad is the error of operands the instruction does not take.
+func (x *x86) bad() error {
+	return x.p.errf(x.off, "unsupported operands for %s in %q", x.mn, x.text)
+}
+
+// src sets in's source operand: an immediate or a register.
+func (x *x86) src(in *Instr, op operand) {
+	if op.imm {
+		in.Val = op.val
+	} else {
+		in.FromReg, in.Src = true, x.p.reg(x.th, op.name, x.off)
+	}
+}
+
+// loc sets in's location to memory operand op's.
+func (x *x86) loc(in *Instr, op operand) error {
+	l, err := x.p.loc(op.name, x.off)
+	if err != nil {
+		return err
+	}
+	in.Loc = l
+	return nil
+}
+
+// mov is MOV: a store, a load, or a move between registers.
+func (x *x86) mov() (Instr, error) {
+	var in Instr
+	if err := x.want(2); err != nil {
+		return in, err
+	}
+	if x.locked {
+		return in, x.p.errf(x.off, "LOCK MOV is not an x86 instruction")
+	}
+	d, o := x.ops[0], x.ops[1]
+	switch {
+	case d.mem && !o.mem:
+		in.Kind = Store
+		x.src(&in, o)
+	case !d.mem && !d.imm && o.mem:
+		in.Kind, in.Reg = Load, x.p.reg(x.th, d.name, x.off)
+	case !d.mem && !d.imm && !o.mem:
+		in.Kind, in.Reg = Move, x.p.reg(x.th, d.name, x.off)
+		x.src(&in, o)
+	default:
+		return in, x.bad()
+	}
+	ml := d
+	if o.mem {
+		ml = o
+	}
+	if in.Kind != Move {
+		return in, x.loc(&in, ml)
+	}
+	return in, nil
+}
+
+// xchg is XCHG (a swap, atomic on x86) or LOCK XADD (a fetch-and-add).
+func (x *x86) xchg() (Instr, error) {
+	var in Instr
+	if err := x.want(2); err != nil {
+		return in, err
+	}
+	m, r := x.ops[0], x.ops[1]
+	if r.mem && x.mn == "XCHG" {
+		m, r = r, m
+	}
+	if !m.mem || r.mem || r.imm {
+		return in, x.bad()
+	}
+	in.Kind = Swap
+	if x.mn == "XADD" {
+		if !x.locked {
+			return in, x.p.errf(x.off, "XADD to memory is atomic only with LOCK")
+		}
+		in.Kind = Add
+	}
+	in.Reg = x.p.reg(x.th, r.name, x.off)
+	in.FromReg, in.Src = true, in.Reg
+	return in, x.loc(&in, m)
+}
+
+// cmpxchg is LOCK CMPXCHG [x],r: if [x] = EAX then [x] = r; EAX = the old
+// [x] (EAX already holds it when they were equal).
+func (x *x86) cmpxchg() (Instr, error) {
+	var in Instr
+	if !x.locked {
+		return in, x.p.errf(x.off, "CMPXCHG to memory is atomic only with LOCK (write LOCK CMPXCHG)")
+	}
+	if err := x.want(2); err != nil {
+		return in, err
+	}
+	if !x.ops[0].mem || x.ops[1].mem || x.ops[1].imm {
+		return in, x.bad()
+	}
+	eax := x.p.reg(x.th, "EAX", x.off)
+	in.Kind, in.Reg = CAS, eax
+	in.ExpFromReg, in.ExpSrc = true, eax
+	in.FromReg, in.Src = true, x.p.reg(x.th, x.ops[1].name, x.off)
+	return in, x.loc(&in, x.ops[0])
+}
+
+// add is LOCK ADD, INC or DEC of memory: an atomic add whose old value
+// goes to no register.
+func (x *x86) add() (Instr, error) {
+	var in Instr
+	if !x.locked {
+		return in, x.p.errf(x.off, "%s to memory is atomic only with LOCK (write LOCK %s)", x.mn, x.mn)
+	}
+	n := 2
+	if x.mn != "ADD" {
+		n = 1
+	}
+	if err := x.want(n); err != nil {
+		return in, err
+	}
+	if !x.ops[0].mem {
+		return in, x.bad()
+	}
+	in.Kind, in.NoReg = Add, true
+	switch x.mn {
+	case "ADD":
+		if x.ops[1].mem {
+			return in, x.bad()
+		}
+		x.src(&in, x.ops[1])
+	case "INC":
+		in.Val = 1
+	case "DEC":
+		in.Val = ^uint64(0)
+	}
+	return in, x.loc(&in, x.ops[0])
 }

@@ -69,77 +69,19 @@ func runRemote(t Test, opts Options, rm remoteMachine) (*Outcome, error) {
 			addr[l], at[l] = reg.Addr, reg.Mem
 			at[l].Store64(reg.Addr, t.LocInit[l])
 		}
-		regs := make([]uint64, len(t.Regs))
+		x := &remoteOnce{t: t, opts: opts, eng: eng, clock: clock, homes: homes, addr: addr, start: rm.start}
+		x.regs = make([]uint64, len(t.Regs))
 		for i, reg := range t.Regs {
-			regs[i] = reg.Init
+			x.regs[i] = reg.Init
 		}
-		jitter := func(cycles float64) sim.Time {
-			if span := int64(clock.Cycles(cycles)); span > 0 {
-				return sim.Time(eng.Rand().Int64N(span))
-			}
-			return 0
-		}
-		opSpan := opts.OpJitterCycles / float64(int(1)<<eng.Rand().IntN(opScales))
-		start := rm.start
-		rf := newRFTrace(eng, t)
+		x.opSpan = opts.OpJitterCycles / float64(int(1)<<eng.Rand().IntN(opScales))
+		x.rf = newRFTrace(eng, t)
 		for th, prog := range t.Threads {
 			bind, err := m.thread(th, placeOf(opts.Place, th))
 			if err != nil {
 				return nil, nil, err
 			}
-			eng.Spawn(fmt.Sprintf("P%d", th), func(p *sim.Proc) {
-				o := bind(p)
-				cpu := o.cpu
-				load := func(in Instr) uint64 {
-					if h := homes[in.Loc]; h != o.own {
-						return o.get(h, addr[in.Loc])
-					}
-					return cpu.Load(p, addr[in.Loc], 8)
-				}
-				if opts.Warm {
-					for _, l := range t.locsOf(prog) {
-						if homes[l] == o.own {
-							cpu.Load(p, addr[l], 8)
-						}
-					}
-				}
-				p.Sleep(max(start-p.Now(), 0) + jitter(opts.StartJitterCycles))
-				for _, in := range prog {
-					p.Sleep(jitter(opSpan))
-					if !in.holds(regs) {
-						continue // its guard does not hold
-					}
-					val := in.Val
-					if in.FromReg {
-						val = regs[in.Src]
-					}
-					switch in.Kind {
-					case Store:
-						if h := homes[in.Loc]; h != o.own {
-							o.put(h, addr[in.Loc], val)
-						} else {
-							cpu.Store(p, addr[in.Loc], 8, val)
-						}
-					case Load:
-						regs[in.Reg] = load(in)
-					case Move:
-						regs[in.Reg] = val
-					case Fence, FenceW, FenceR:
-						o.fence(in.Kind)
-					case Spin:
-						if homes[in.Loc] == o.own {
-							cpu.SpinUntil(p, fmt.Sprintf("waiting for %s=%d", t.Locs[in.Loc], in.Val)+o.spinWhy, func() bool {
-								regs[in.Reg] = cpu.Load(p, addr[in.Loc], 8)
-								return regs[in.Reg] == in.Val
-							}, addr[in.Loc])
-						} else {
-							for regs[in.Reg] = load(in); regs[in.Reg] != in.Val; regs[in.Reg] = load(in) {
-							}
-						}
-					}
-					rf.done(p, th, in, regs)
-				}
-			})
+			eng.Spawn(fmt.Sprintf("P%d", th), func(p *sim.Proc) { x.thread(p, th, prog, bind(p)) })
 		}
 		if err := r.runEngine(eng); err != nil {
 			return nil, nil, err
@@ -148,7 +90,86 @@ func runRemote(t Test, opts Options, rm remoteMachine) (*Outcome, error) {
 		for l := range homes {
 			locs[l] = at[l].Load64(addr[l])
 		}
-		return regs, locs, nil
+		return x.regs, locs, nil
 	}
 	return batch(t, rm.name, opts, r, once)
+}
+
+// remoteOnce is one run of a test on a machine of remote writes.
+type remoteOnce struct {
+	t      Test
+	opts   Options
+	eng    *sim.Engine
+	clock  sim.Clock
+	homes  []int      // each location's node
+	addr   []mem.Addr // each location's address in its home's memory
+	regs   []uint64
+	start  sim.Time
+	opSpan float64 // the run's jitter before each instruction, in cycles
+	rf     *rfTrace
+}
+
+// jitter is a random delay of up to cycles CPU cycles.
+func (x *remoteOnce) jitter(cycles float64) sim.Time {
+	if span := int64(x.clock.Cycles(cycles)); span > 0 {
+		return sim.Time(x.eng.Rand().Int64N(span))
+	}
+	return 0
+}
+
+// thread runs program prog of thread th as process p (bound to o): its
+// local locations warmed, then each instruction after a jitter, a remote
+// location reached through o's verbs.
+func (x *remoteOnce) thread(p *sim.Proc, th int, prog []Instr, o remoteThread) {
+	t, homes, addr, regs := x.t, x.homes, x.addr, x.regs
+	cpu := o.cpu
+	load := func(in Instr) uint64 {
+		if h := homes[in.Loc]; h != o.own {
+			return o.get(h, addr[in.Loc])
+		}
+		return cpu.Load(p, addr[in.Loc], 8)
+	}
+	if x.opts.Warm {
+		for _, l := range t.locsOf(prog) {
+			if homes[l] == o.own {
+				cpu.Load(p, addr[l], 8)
+			}
+		}
+	}
+	p.Sleep(max(x.start-p.Now(), 0) + x.jitter(x.opts.StartJitterCycles))
+	for _, in := range prog {
+		p.Sleep(x.jitter(x.opSpan))
+		if !in.holds(regs) {
+			continue // its guard does not hold
+		}
+		val := in.Val
+		if in.FromReg {
+			val = regs[in.Src]
+		}
+		switch in.Kind {
+		case Store:
+			if h := homes[in.Loc]; h != o.own {
+				o.put(h, addr[in.Loc], val)
+			} else {
+				cpu.Store(p, addr[in.Loc], 8, val)
+			}
+		case Load:
+			regs[in.Reg] = load(in)
+		case Move:
+			regs[in.Reg] = val
+		case Fence, FenceW, FenceR:
+			o.fence(in.Kind)
+		case Spin:
+			if homes[in.Loc] == o.own {
+				cpu.SpinUntil(p, fmt.Sprintf("waiting for %s=%d", t.Locs[in.Loc], in.Val)+o.spinWhy, func() bool {
+					regs[in.Reg] = cpu.Load(p, addr[in.Loc], 8)
+					return regs[in.Reg] == in.Val
+				}, addr[in.Loc])
+			} else {
+				for regs[in.Reg] = load(in); regs[in.Reg] != in.Val; regs[in.Reg] = load(in) {
+				}
+			}
+		}
+		x.rf.done(p, th, in, regs)
+	}
 }

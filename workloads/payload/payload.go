@@ -4,6 +4,8 @@
 // what was sent is kept and a check needs no buffer of the message's size
 // (it reads the delivery a chunk at a time). A mismatch names the first
 // differing offset and both bytes, for the caller's report (rank, message).
+//
+// Layer: imports sim/mem only; the workloads that send data import it.
 package payload
 
 import (
@@ -197,9 +199,6 @@ func NewStream(p Pattern, n int) *Stream {
 	p.Fill(s.b, 0)
 	return s
 }
-
-// Pattern is the stream's pattern.
-func (s *Stream) Pattern() Pattern { return s.p }
 
 // Bytes is the stream's bytes [off, off+n): never to be written.
 func (s *Stream) Bytes(off, n int) []byte { return s.b[off : off+n : off+n] }

@@ -6,6 +6,10 @@
 // CPU. Measure runs on any stacks.Comm; Run runs on any stack the
 // registry opens whose ranks offer it (mpich on the SX-4 and the T3D,
 // ACLMPL on a machine with one-sided puts).
+//
+// Layer: a workload: imports workloads, stacks, machines, sim, sim/mem,
+// report, workloads/payload and internal/strictyaml; never a concrete
+// machine or stack.
 package pingpong
 
 import (
@@ -288,12 +292,8 @@ func fillCPU(c stacks.Comm, buf mem.Region, seed uint64, src int, msg uint64) {
 	payload.Write(access(c, buf), buf.Addr, buf.Len, pattern(seed, src, msg), 0)
 }
 
-// verify checks a delivery, as memory holds it: envelope, then every byte.
-func verify(buf mem.Region, st stacks.Status, seed uint64, src, rank, tag, n int, msg uint64, at sim.Time) (workloads.Failure, bool) {
-	return check(payload.Raw{Mem: buf.Mem}, buf, st, seed, src, rank, tag, n, msg, at)
-}
-
-// verifyCPU is verify of buf as rank's program sees it (through its cache)
+// verifyCPU checks a delivery (envelope, then every byte) as rank's
+// program sees buf (through its cache)
 // when the stack exposes its CPU.
 func verifyCPU(c stacks.Comm, buf mem.Region, st stacks.Status, seed uint64, src, rank, tag, n int, msg uint64, at sim.Time) (workloads.Failure, bool) {
 	return check(access(c, buf), buf, st, seed, src, rank, tag, n, msg, at)

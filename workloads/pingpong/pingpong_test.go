@@ -11,6 +11,7 @@ import (
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/workloads"
+	"github.com/msgsim/msgsim/workloads/payload"
 	"gopkg.in/yaml.v3"
 )
 
@@ -188,11 +189,11 @@ func TestVerifyNamesOffset(t *testing.T) {
 	}
 	buf, _ := comms[1].Buffer(5000)
 	fillCPU(comms[1], buf, 7, 0, 3)
-	if _, ok := verify(buf, stacks.Status{Source: 0, Tag: 1, Len: 5000}, 7, 0, 1, 1, 5000, 3, sim.Micro(12)); !ok {
+	if _, ok := check(payload.Raw{Mem: buf.Mem}, buf, stacks.Status{Source: 0, Tag: 1, Len: 5000}, 7, 0, 1, 1, 5000, 3, sim.Micro(12)); !ok {
 		t.Fatal("a correct delivery failed verification")
 	}
 	buf.Bytes()[1234] ^= 0x40
-	f, ok := verify(buf, stacks.Status{Source: 0, Tag: 1, Len: 5000}, 7, 0, 1, 1, 5000, 3, sim.Micro(12))
+	f, ok := check(payload.Raw{Mem: buf.Mem}, buf, stacks.Status{Source: 0, Tag: 1, Len: 5000}, 7, 0, 1, 1, 5000, 3, sim.Micro(12))
 	if ok || f.Kind != workloads.Corruption || !strings.Contains(f.Detail, "rank 1 at 12us") || !strings.Contains(f.Detail, "byte offset 1234") {
 		t.Fatalf("got %v", f)
 	}

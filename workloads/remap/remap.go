@@ -13,6 +13,9 @@
 //
 // A remap's time is its span: from the first rank starting it to the last
 // rank finishing it. Every repetition starts after an untimed barrier.
+//
+// Layer: a workload: imports workloads, stacks, sim, sim/mem, report and
+// internal/strictyaml; never a concrete machine or stack.
 package remap
 
 import (

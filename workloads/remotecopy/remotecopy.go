@@ -11,6 +11,10 @@
 //     2x100 of a 10x300 array), by GetS.
 //
 // Every get is checked against the seeded pattern of the remote array.
+//
+// Layer: a workload: imports workloads, stacks, sim, sim/mem, report,
+// workloads/payload and internal/strictyaml; never a concrete machine or
+// stack.
 package remotecopy
 
 import (

@@ -2,6 +2,7 @@ package scibench
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/sim"
@@ -38,102 +39,33 @@ func RunRandom(s workloads.Spec) (workloads.Result, error) {
 		if err != nil {
 			return res, err
 		}
-		rng := eng.Rand()
-		msgs := make([]message, p.Messages)
-		for j := range msgs {
-			src := rng.IntN(n)
-			dst := rng.IntN(n - 1)
-			if dst >= src {
-				dst++
-			}
-			msgs[j] = message{id: j, src: src, dst: dst, tag: rng.IntN(3), n: randomSizes[rng.IntN(len(randomSizes))]}
-		}
-		var fails []workloads.Failure
-		delivered := 0
-		var ferr error
+		x := &randomRun{eng: eng, seed: s.Seed, msgs: randomMessages(eng.Rand(), n, p.Messages)}
 		for r := range comms {
 			c := comms[r]
-			eng.Spawn(fmt.Sprintf("rank%d", r), func(pr *sim.Proc) {
-				type pending struct {
-					m   message
-					buf mem.Region
-					q   stacks.Request
-				}
-				var recvs, sends []pending
-				for _, m := range msgs {
-					if m.dst == r {
-						buf, err := c.Buffer(m.n)
-						if err == nil {
-							var q stacks.Request
-							if q, err = c.Irecv(pr, buf, m.src, m.tag); err == nil {
-								recvs = append(recvs, pending{m, buf, q})
-							}
-						}
-						if err != nil {
-							ferr = err
-							eng.Stop()
-							return
-						}
-					}
-				}
-				for _, m := range msgs {
-					if m.src == r {
-						buf, err := c.Buffer(m.n)
-						if err == nil {
-							payload.Write(c.CPU(), buf.Addr, m.n, pattern(s.Seed, m.src, m.dst, m.id), 0)
-							var q stacks.Request
-							if q, err = c.Isend(pr, buf, m.dst, m.tag); err == nil {
-								sends = append(sends, pending{m, buf, q})
-							}
-						}
-						if err != nil {
-							ferr = err
-							eng.Stop()
-							return
-						}
-					}
-				}
-				for _, x := range append(sends, recvs...) {
-					st, err := x.q.Wait(pr)
-					if err != nil {
-						fails = append(fails, stackFailure(err, r, pr.Now()))
-						eng.Stop()
-						return
-					}
-					if x.m.dst != r {
-						continue
-					}
-					if f, ok := verify(c, x.buf, st, s.Seed, x.m, pr.Now()); !ok {
-						fails = append(fails, f)
-						eng.Stop()
-						return
-					}
-					delivered++
-				}
-			})
+			eng.Spawn(fmt.Sprintf("rank%d", r), func(pr *sim.Proc) { x.rank(pr, r, c) })
 		}
 		err = eng.Run()
 		res.Events += eng.Events()
 		res.SimTime += eng.Now()
-		res.Failures = append(res.Failures, fails...)
+		res.Failures = append(res.Failures, x.fails...)
 		if err == nil {
-			err = ferr
+			err = x.err
 		}
 		if err != nil {
 			return res, fmt.Errorf("random messages on %d processes: %w", n, err)
 		}
-		if len(fails) > 0 {
+		if len(x.fails) > 0 {
 			return res, nil
 		}
-		if delivered != len(msgs) {
-			res.Failures = append(res.Failures, workloads.Failure{Kind: workloads.Loss, Detail: fmt.Sprintf("%d of %d messages delivered", delivered, len(msgs))})
+		if x.delivered != len(x.msgs) {
+			res.Failures = append(res.Failures, workloads.Failure{Kind: workloads.Loss, Detail: fmt.Sprintf("%d of %d messages delivered", x.delivered, len(x.msgs))})
 			return res, nil
 		}
 		row := func(metric string, v float64, unit string) {
 			res.Rows = append(res.Rows, report.Row{Series: s.Series, XName: "procs", X: float64(n), Metric: metric, Value: v, Unit: unit})
 		}
 		row("completion_us", eng.Now().Micros(), "us")
-		row("delivered", float64(delivered), "messages")
+		row("delivered", float64(x.delivered), "messages")
 		for _, c := range []any{w.Machine, w.Ranks[0]} {
 			if c, ok := c.(Counter); ok {
 				names, values := c.Counters()
@@ -144,6 +76,97 @@ func RunRandom(s workloads.Spec) (workloads.Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// randomMessages draws count messages between n processes: random
+// distinct source and destination, one of three tags, a size of
+// randomSizes.
+func randomMessages(rng *rand.Rand, n, count int) []message {
+	msgs := make([]message, count)
+	for j := range msgs {
+		src := rng.IntN(n)
+		dst := rng.IntN(n - 1)
+		if dst >= src {
+			dst++
+		}
+		msgs[j] = message{id: j, src: src, dst: dst, tag: rng.IntN(3), n: randomSizes[rng.IntN(len(randomSizes))]}
+	}
+	return msgs
+}
+
+// randomRun is one point of the random-messages runner.
+type randomRun struct {
+	eng       *sim.Engine
+	seed      uint64
+	msgs      []message
+	fails     []workloads.Failure
+	delivered int
+	err       error // a stack's error posting a message
+}
+
+// stop ends the point on a stack's error.
+func (x *randomRun) stop(err error) {
+	x.err = err
+	x.eng.Stop()
+}
+
+// rank is rank r's program: every receive posted, then every send, then
+// each waited for in that order, every delivery checked.
+func (x *randomRun) rank(pr *sim.Proc, r int, c stacks.Comm) {
+	type pending struct {
+		m   message
+		buf mem.Region
+		q   stacks.Request
+	}
+	var recvs, sends []pending
+	for _, m := range x.msgs {
+		if m.dst == r {
+			buf, err := c.Buffer(m.n)
+			if err == nil {
+				var q stacks.Request
+				if q, err = c.Irecv(pr, buf, m.src, m.tag); err == nil {
+					recvs = append(recvs, pending{m, buf, q})
+				}
+			}
+			if err != nil {
+				x.stop(err)
+				return
+			}
+		}
+	}
+	for _, m := range x.msgs {
+		if m.src == r {
+			buf, err := c.Buffer(m.n)
+			if err == nil {
+				payload.Write(c.CPU(), buf.Addr, m.n, pattern(x.seed, m.src, m.dst, m.id), 0)
+				var q stacks.Request
+				if q, err = c.Isend(pr, buf, m.dst, m.tag); err == nil {
+					sends = append(sends, pending{m, buf, q})
+				}
+			}
+			if err != nil {
+				x.stop(err)
+				return
+			}
+		}
+	}
+	for _, d := range append(sends, recvs...) {
+		st, err := d.q.Wait(pr)
+		if err != nil {
+			x.fails = append(x.fails, stackFailure(err, r, pr.Now()))
+			x.eng.Stop()
+			return
+		}
+		if d.m.dst != r {
+			continue
+		}
+		if f, ok := verify(c, d.buf, st, x.seed, d.m, pr.Now()); !ok {
+			x.fails = append(x.fails, f)
+			x.eng.Stop()
+			return
+		}
+		x.delivered++
+	}
 }
 
 // verify checks a delivery's envelope and every byte, as the program sees

@@ -18,6 +18,10 @@
 // Every delivered byte is checked against the pattern its sender wrote
 // (alltoall-mbps: a window of one seeded stream that the send buffers
 // share, so that 96 ranks do not each hold and compare copies).
+//
+// Layer: a workload: imports workloads, stacks, sim, sim/mem, report,
+// workloads/payload and internal/strictyaml; never a concrete machine or
+// stack.
 package scibench
 
 import (

@@ -4,6 +4,9 @@
 // rendezvous, packet and segment boundaries), tags and tag wildcards mix,
 // sends are blocking or not. A run is fully determined by its seed, so a
 // failure is replayed by running that seed again.
+//
+// Layer: a workload: imports workloads, stacks, sim, sim/mem and
+// workloads/payload; never a concrete machine or stack.
 package soak
 
 import (
@@ -85,126 +88,179 @@ func Procs(seed uint64) int { return 2 + int(seed%3) }
 func Run(open workloads.Opener, seed uint64, procs int, lim sim.Limits) Outcome {
 	eng := sim.NewEngine(seed)
 	eng.SetLimits(lim)
-	out := Outcome{Procs: procs}
-	fail := func(kind, format string, args ...any) {
-		if out.Failure == nil {
-			out.Failure = &workloads.Failure{Kind: kind, Detail: fmt.Sprintf(format, args...)}
-		}
-		eng.Stop()
-	}
+	x := &soakRun{eng: eng, seed: seed, out: Outcome{Procs: procs}}
 	w, err := open(eng, procs)
 	if err != nil {
-		fail("error", "opening the stack: %v", err)
-		return out
+		x.fail("error", "opening the stack: %v", err)
+		return x.out
 	}
 	comms, err := stacks.As[stacks.Comm](w, "soak", "message passing (stacks.Comm)")
 	if err != nil {
-		fail("error", "%v", err)
-		return out
+		x.fail("error", "%v", err)
+		return x.out
 	}
-	msgs := program(seed, procs)
-	out.Messages = len(msgs)
-	got := make([]int, len(msgs)) // deliveries per message
+	x.msgs = program(seed, procs)
+	x.out.Messages = len(x.msgs)
+	x.got = make([]int, len(x.msgs))
 	for r := range comms {
 		c := comms[r]
-		eng.Spawn(fmt.Sprintf("rank%d", r), func(p *sim.Proc) {
-			type pending struct {
-				m   message
-				buf mem.Region
-				q   stacks.Request
-			}
-			var recvs, sends []pending
-			for _, m := range msgs { // every receive first: no unsafe program
-				if m.dst != r {
-					continue
-				}
-				buf, err := c.Buffer(m.n)
-				if err != nil {
-					fail("error", "rank %d: buffer of %d bytes: %v", r, m.n, err)
-					return
-				}
-				tag := m.tag
-				if m.anyTag {
-					tag = stacks.AnyTag
-				}
-				q, err := c.Irecv(p, buf, m.src, tag)
-				if err != nil {
-					fail("error", "rank %d: Irecv of message %d: %v", r, m.id, err)
-					return
-				}
-				recvs = append(recvs, pending{m, buf, q})
-			}
-			for _, m := range msgs {
-				if m.src != r {
-					continue
-				}
-				buf, err := c.Buffer(m.n)
-				if err != nil {
-					fail("error", "rank %d: buffer of %d bytes: %v", r, m.n, err)
-					return
-				}
-				payload.Write(c.CPU(), buf.Addr, m.n, pattern(seed, m), 0)
-				if m.blocking {
-					err = c.Send(p, buf, m.dst, m.tag)
-				} else {
-					var q stacks.Request
-					if q, err = c.Isend(p, buf, m.dst, m.tag); err == nil {
-						sends = append(sends, pending{m, buf, q})
-					}
-				}
-				if err != nil {
-					fail(kindOf(err), "rank %d: sending message %d (%d bytes to rank %d, tag %d): %v", r, m.id, m.n, m.dst, m.tag, err)
-					return
-				}
-			}
-			for _, x := range sends {
-				if _, err := x.q.Wait(p); err != nil {
-					fail(kindOf(err), "rank %d: waiting for the send of message %d: %v", r, x.m.id, err)
-					return
-				}
-			}
-			for _, x := range recvs {
-				st, err := x.q.Wait(p)
-				if err != nil {
-					fail(kindOf(err), "rank %d: waiting for message %d: %v", r, x.m.id, err)
-					return
-				}
-				m := x.m
-				if st.Source != m.src || st.Tag != m.tag || st.Len != m.n {
-					fail(workloads.Corruption, "rank %d at %v: message %d arrived with envelope (source %d, tag %d, %d bytes), want (%d, %d, %d)",
-						r, p.Now(), m.id, st.Source, st.Tag, st.Len, m.src, m.tag, m.n)
-					return
-				}
-				if x, ok := payload.Check(c.CPU(), x.buf.Addr, m.n, pattern(seed, m), 0); !ok {
-					fail(workloads.Corruption, "rank %d at %v: message %d (%d bytes from rank %d, tag %d): byte %d is %#02x, want %#02x",
-						r, p.Now(), m.id, m.n, m.src, m.tag, x.Offset, x.Got, x.Want)
-					return
-				}
-				got[m.id]++
-			}
-		})
+		eng.Spawn(fmt.Sprintf("rank%d", r), func(p *sim.Proc) { x.rank(p, r, c) })
 	}
 	err = eng.Run()
-	out.Events = eng.Events()
+	x.out.Events = eng.Events()
 	if c, ok := w.Machine.(interface{ Counters() ([]string, []uint64) }); ok {
-		out.Counters, out.Counts = c.Counters()
+		x.out.Counters, x.out.Counts = c.Counters()
 	}
 	switch {
-	case err != nil && out.Failure == nil:
-		fail(kindOf(err), "%v", err)
-	case out.Failure != nil:
+	case err != nil && x.out.Failure == nil:
+		x.fail(kindOf(err), "%v", err)
+	case x.out.Failure != nil:
 	default:
-		for i, n := range got {
-			out.Delivered += min(n, 1)
-			switch {
-			case n == 0:
-				fail(workloads.Loss, "message %d (%d bytes from rank %d to rank %d, tag %d) never arrived", i, msgs[i].n, msgs[i].src, msgs[i].dst, msgs[i].tag)
-			case n > 1:
-				fail("duplication", "message %d arrived %d times", i, n)
-			}
+		x.tally()
+	}
+	return x.out
+}
+
+// soakRun is a run of one program.
+type soakRun struct {
+	eng  *sim.Engine
+	seed uint64
+	msgs []message
+	got  []int // deliveries per message
+	out  Outcome
+}
+
+// fail records the run's first failure and stops the engine.
+func (x *soakRun) fail(kind, format string, args ...any) {
+	if x.out.Failure == nil {
+		x.out.Failure = &workloads.Failure{Kind: kind, Detail: fmt.Sprintf(format, args...)}
+	}
+	x.eng.Stop()
+}
+
+// pending is a message a rank posted and has not waited for yet.
+type pending struct {
+	m   message
+	buf mem.Region
+	q   stacks.Request
+}
+
+// rank is rank r's program: every receive posted first (no unsafe
+// program), then its sends, then it waits for the sends and checks every
+// delivery.
+func (x *soakRun) rank(p *sim.Proc, r int, c stacks.Comm) {
+	recvs, ok := x.postRecvs(p, r, c)
+	if !ok {
+		return
+	}
+	sends, ok := x.send(p, r, c)
+	if !ok {
+		return
+	}
+	for _, s := range sends {
+		if _, err := s.q.Wait(p); err != nil {
+			x.fail(kindOf(err), "rank %d: waiting for the send of message %d: %v", r, s.m.id, err)
+			return
 		}
 	}
-	return out
+	for _, d := range recvs {
+		if !x.check(p, r, c, d) {
+			return
+		}
+	}
+}
+
+// postRecvs posts rank r's receives.
+func (x *soakRun) postRecvs(p *sim.Proc, r int, c stacks.Comm) ([]pending, bool) {
+	var recvs []pending
+	for _, m := range x.msgs {
+		if m.dst != r {
+			continue
+		}
+		buf, err := c.Buffer(m.n)
+		if err != nil {
+			x.fail("error", "rank %d: buffer of %d bytes: %v", r, m.n, err)
+			return nil, false
+		}
+		tag := m.tag
+		if m.anyTag {
+			tag = stacks.AnyTag
+		}
+		q, err := c.Irecv(p, buf, m.src, tag)
+		if err != nil {
+			x.fail("error", "rank %d: Irecv of message %d: %v", r, m.id, err)
+			return nil, false
+		}
+		recvs = append(recvs, pending{m, buf, q})
+	}
+	return recvs, true
+}
+
+// send sends rank r's messages, each written with its pattern, and
+// returns the nonblocking ones.
+func (x *soakRun) send(p *sim.Proc, r int, c stacks.Comm) ([]pending, bool) {
+	var sends []pending
+	for _, m := range x.msgs {
+		if m.src != r {
+			continue
+		}
+		buf, err := c.Buffer(m.n)
+		if err != nil {
+			x.fail("error", "rank %d: buffer of %d bytes: %v", r, m.n, err)
+			return nil, false
+		}
+		payload.Write(c.CPU(), buf.Addr, m.n, pattern(x.seed, m), 0)
+		if m.blocking {
+			err = c.Send(p, buf, m.dst, m.tag)
+		} else {
+			var q stacks.Request
+			if q, err = c.Isend(p, buf, m.dst, m.tag); err == nil {
+				sends = append(sends, pending{m, buf, q})
+			}
+		}
+		if err != nil {
+			x.fail(kindOf(err), "rank %d: sending message %d (%d bytes to rank %d, tag %d): %v", r, m.id, m.n, m.dst, m.tag, err)
+			return nil, false
+		}
+	}
+	return sends, true
+}
+
+// check waits for receive d of rank r and checks its envelope and every
+// byte, counting the delivery.
+func (x *soakRun) check(p *sim.Proc, r int, c stacks.Comm, d pending) bool {
+	st, err := d.q.Wait(p)
+	if err != nil {
+		x.fail(kindOf(err), "rank %d: waiting for message %d: %v", r, d.m.id, err)
+		return false
+	}
+	m := d.m
+	if st.Source != m.src || st.Tag != m.tag || st.Len != m.n {
+		x.fail(workloads.Corruption, "rank %d at %v: message %d arrived with envelope (source %d, tag %d, %d bytes), want (%d, %d, %d)",
+			r, p.Now(), m.id, st.Source, st.Tag, st.Len, m.src, m.tag, m.n)
+		return false
+	}
+	if bad, ok := payload.Check(c.CPU(), d.buf.Addr, m.n, pattern(x.seed, m), 0); !ok {
+		x.fail(workloads.Corruption, "rank %d at %v: message %d (%d bytes from rank %d, tag %d): byte %d is %#02x, want %#02x",
+			r, p.Now(), m.id, m.n, m.src, m.tag, bad.Offset, bad.Got, bad.Want)
+		return false
+	}
+	x.got[m.id]++
+	return true
+}
+
+// tally counts the deliveries: a message never delivered is a loss, one
+// delivered twice a duplication.
+func (x *soakRun) tally() {
+	for i, n := range x.got {
+		x.out.Delivered += min(n, 1)
+		switch {
+		case n == 0:
+			x.fail(workloads.Loss, "message %d (%d bytes from rank %d to rank %d, tag %d) never arrived", i, x.msgs[i].n, x.msgs[i].src, x.msgs[i].dst, x.msgs[i].tag)
+		case n > 1:
+			x.fail("duplication", "message %d arrived %d times", i, n)
+		}
+	}
 }
 
 // kindOf classifies a run or stack error.

@@ -1,0 +1,54 @@
+package runner
+
+import (
+	"errors"
+
+	"github.com/msgsim/msgsim/report"
+	"github.com/msgsim/msgsim/workloads"
+)
+
+// Claims evaluates claims on the rows of a run's series (their results,
+// in series order, non-finite rows already dropped): the verdicts a
+// scenario's summary and results.json carry.
+func Claims(claims []report.Claim, results []workloads.Result) []report.ClaimResult {
+	var rows report.Results
+	for _, r := range results {
+		rows = append(rows, r.Rows...)
+	}
+	return report.EvaluateClaims(rows, claims)
+}
+
+// ScenarioClaims is one scenario's claims evaluated on a run of it.
+type ScenarioClaims struct {
+	Name    string
+	Results []report.ClaimResult
+	Verdict Verdict // the run's own failures, whatever the claims say
+	Err     error   // the bad input the run met (RunInputErrors): no Results then
+}
+
+// SuiteClaims runs the scenarios as a suite (Suite: one pool of jobs
+// workers, the largest first) and evaluates each one's claims on its
+// rows, the non-finite ones dropped (DropNonFinite). err is a *WallError
+// when a watchdog abandoned the run.
+func SuiteClaims(all []Scenario, jobs int) ([]ScenarioClaims, error) {
+	runs, err := Suite(all, jobs, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ScenarioClaims, len(all))
+	for i, x := range all {
+		out[i].Name = x.Name
+		if e := RunInputErrors(x.Scenario, runs[i]); len(e) > 0 {
+			out[i].Err = errors.Join(e...)
+			continue
+		}
+		results := make([]workloads.Result, len(runs[i]))
+		for k := range runs[i] {
+			DropNonFinite(&runs[i][k].Result)
+			results[k] = runs[i][k].Result
+		}
+		out[i].Results = Claims(x.Scenario.Claims, results)
+		out[i].Verdict = Judge(x.Scenario, runs[i])
+	}
+	return out, nil
+}
