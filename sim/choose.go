@@ -206,10 +206,10 @@ func (e *Engine) wakeDescheduled() bool {
 
 // candidate is a pending resumption of a process at the current time.
 type candidate struct {
-	p    *Proc
-	lane int   // position in the lane, or -1
-	slot int32 // calendar slot of a future item, or -1
-	seq  uint64
+	p   *Proc
+	ev  *action // its event in the calendar (nil: the one popped)
+	h   Handle  // the event's handle (zero in the lane)
+	seq uint64
 }
 
 // choose asks the chooser which of the processes ready at time at runs
@@ -221,20 +221,11 @@ func (e *Engine) choose(at Time, p *Proc) *Proc {
 	if p.state == stateDone {
 		return p
 	}
-	c := &e.cal
-	cands := append(e.cands[:0], candidate{p: p, lane: -1, slot: -1})
-	mask := len(c.lane.buf) - 1
-	for i := 0; i < c.lane.n; i++ {
-		it := &c.lane.buf[(c.lane.head+i)&mask]
-		if it.proc != nil && it.proc.state != stateDone {
-			cands = append(cands, candidate{p: it.proc, lane: i, slot: -1, seq: it.seq})
-		}
-	}
-	// Future items at time at.
-	e.items = c.itemsAt(at, e.items[:0])
-	for _, h := range e.items {
-		if s := &c.slots[h.slot]; s.proc != nil && s.proc.state != stateDone {
-			cands = append(cands, candidate{p: s.proc, lane: -1, slot: h.slot, seq: h.seq})
+	cands := append(e.cands[:0], candidate{p: p})
+	e.items = e.cal.PendingAt(at, e.items[:0])
+	for _, it := range e.items {
+		if a := it.Payload; a.proc != nil && a.proc.state != stateDone {
+			cands = append(cands, candidate{p: a.proc, ev: a, h: it.Handle, seq: it.Seq})
 		}
 	}
 	// The engine's own order after p: sequence order.
@@ -269,14 +260,8 @@ func (e *Engine) choose(at Time, p *Proc) *Proc {
 		return p
 	}
 	ch := cands[k]
-	if ch.lane >= 0 {
-		c.lane.buf[(c.lane.head+ch.lane)&mask].proc = p
-		p.sleep = Handle{}
-	} else {
-		c.slots[ch.slot].proc = p
-		p.sleep = Handle{at: at, seq: ch.seq, slot: ch.slot}
-	}
-	ch.p.sleep = Handle{}
+	ch.ev.proc = p
+	p.sleep, ch.p.sleep = ch.h, Handle{}
 	return ch.p
 }
 

@@ -104,8 +104,8 @@ func (c *Core) book(h *Proc, d Time) Time {
 	start := max(now, c.busy)
 	c.busy = start + d
 	c.stats.HandlerWork += d
-	if a := c.app; c.preempt && a != nil && a.state == stateSleeping && a.sleep.at > start {
-		a.sleep = c.eng.cal.move(a.sleep, a.sleep.at+d)
+	if a := c.app; c.preempt && a != nil && a.state == stateSleeping && a.sleep.At() > start {
+		a.sleep = c.eng.cal.Move(a.sleep, a.sleep.At()+d)
 		c.stats.AppDelay += d
 	}
 	return c.busy - now

@@ -6,7 +6,18 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/msgsim/msgsim/sim/internal/calendar"
 )
+
+// action is what an event does: resume a process, or call fn.
+type action struct {
+	proc *Proc
+	fn   func()
+}
+
+// Handle names a scheduled callback so that it can be cancelled.
+type Handle = calendar.Handle[Time]
 
 // Limits bound a run so that none hangs. Zero means no limit.
 type Limits struct {
@@ -22,7 +33,7 @@ type Engine struct {
 	now Time
 	// stepByStep turns the merging of steps off (SetStepByStep).
 	stepByStep bool
-	cal        calendar
+	cal        calendar.Calendar[Time, action]
 	rng        *rand.Rand
 	seed       uint64
 	procs      []*Proc
@@ -42,7 +53,7 @@ type Engine struct {
 
 	chooser Chooser // picks among same-time ready processes (choose.go); nil: engine order
 	cands   []candidate
-	items   []item // the calendar's items at the current time (choose)
+	items   []calendar.Pending[Time, action] // the calendar's items at the current time (choose)
 	alts    []Alt
 	foot    []uint64 // footprint of the running step (exploring)
 	preempt bool     // the chooser may deschedule processes (SetPreemption)
@@ -119,13 +130,12 @@ func (e *Engine) Current() *Proc { return e.cur }
 // After schedules fn to run d from now. fn runs in the engine loop, not in a
 // process: it must not block.
 func (e *Engine) After(d Time, fn func()) Handle {
-	e.cal.seq++
-	return e.cal.insert(e.now, d, e.cal.seq, action{fn: fn})
+	return e.cal.After(e.now, d, action{fn: fn})
 }
 
 // At schedules fn at absolute time t (not earlier than now).
 func (e *Engine) At(t Time, fn func()) Handle {
-	return e.cal.schedule(max(t, e.now), e.now, action{fn: fn})
+	return e.cal.Schedule(max(t, e.now), e.now, action{fn: fn})
 }
 
 // Cancel removes a scheduled callback; it reports whether it was pending.
@@ -133,7 +143,7 @@ func (e *Engine) Cancel(h Handle) bool {
 	if !h.Valid() {
 		return false
 	}
-	return e.cal.cancel(h)
+	return e.cal.Cancel(h)
 }
 
 // Fail stops the run with err (the first failure wins). Models call it when
@@ -152,10 +162,10 @@ func (e *Engine) Stop() { e.stopped, e.halt = true, true }
 // resumeAt schedules p to continue at time t.
 func (e *Engine) resumeAt(p *Proc, t Time) {
 	if t == e.now {
-		e.cal.ready(action{proc: p})
+		e.cal.Ready(action{proc: p})
 		return
 	}
-	e.cal.schedule(t, e.now, action{proc: p})
+	e.cal.Schedule(t, e.now, action{proc: p})
 }
 
 // advance is the fast path of Sleep: when no other event can happen before
@@ -166,10 +176,10 @@ func (e *Engine) resumeAt(p *Proc, t Time) {
 // limits still bound the run.
 func (e *Engine) advance(d Time) bool {
 	t := e.now + d
-	if e.cal.lane.n != 0 || e.halt || e.trace != nil || t > e.horizon || e.events+1 >= e.check {
+	if e.cal.LaneLen() != 0 || e.halt || e.trace != nil || t > e.horizon || e.events+1 >= e.check {
 		return false
 	}
-	if m, ok := e.cal.treeMin(); ok && m <= t {
+	if m, ok := e.cal.NextFuture(); ok && m <= t {
 		return false
 	}
 	e.now = t
@@ -208,26 +218,16 @@ func (e *Engine) dispatch(self *Proc) bool {
 	}
 	c := &e.cal
 	for !e.halt {
-		var at Time
-		var a action
-		var s int32                     // the event's slot in bucket 0, or 0: the lane's head
-		if c.lane.n > 0 && c.b0h == 0 { // the lane goes first: the common case, without front
-			at, a = e.now, c.lane.buf[c.lane.head].action
-		} else {
-			var ok bool
-			if s, ok = c.front(e.now); !ok {
-				return false
-			} else if s == 0 {
-				at, a = e.now, c.lane.buf[c.lane.head].action
-			} else {
-				at, a = c.slots[s].at, c.slots[s].action
-			}
+		s, ok := c.Front(e.now) // s: 0 for the lane's head
+		if !ok {
+			return false
 		}
+		at, a := c.Event(s, e.now)
 		if self != nil && ((a.proc != nil && a.proc != self && (e.driving || a.proc.core != nil)) ||
 			at > e.horizon || e.events+1 >= e.check) {
 			return false
 		}
-		c.take(s == 0)
+		c.Take(s)
 		if at > e.horizon {
 			e.now = e.limits.MaxTime
 			e.limitHit("simulated time", e.limits.MaxTime.String())

@@ -226,7 +226,7 @@ func (p *Proc) Sleep(d Time) {
 	if p.eng.trace != nil {
 		p.eng.trace.State(p.eng.now, p, "busy")
 	}
-	p.sleep = p.eng.cal.schedule(p.eng.now+d, p.eng.now, action{proc: p})
+	p.sleep = p.eng.cal.Schedule(p.eng.now+d, p.eng.now, action{proc: p})
 	p.park()
 }
 
@@ -237,7 +237,7 @@ func (p *Proc) Bound() bool { return p.core != nil }
 // Yield lets every other process ready at the current time run first.
 func (p *Proc) Yield() {
 	p.state = stateReady
-	p.eng.cal.ready(action{proc: p})
+	p.eng.cal.Ready(action{proc: p})
 	p.park()
 }
 
@@ -336,9 +336,9 @@ func (p *Proc) WakeAt(t Time) bool {
 		e.resumeAt(p, t)
 	case p.state != stateSleeping || !p.sleep.Valid():
 		return false
-	case p.sleep.at != t:
-		e.cal.cancel(p.sleep)
-		p.sleep = e.cal.schedule(t, e.now, action{proc: p})
+	case p.sleep.At() != t:
+		e.cal.Cancel(p.sleep)
+		p.sleep = e.cal.Schedule(t, e.now, action{proc: p})
 	}
 	return true
 }

@@ -63,7 +63,7 @@ func (p *Proc) SleepSteps(runs ...Steps) {
 			e.trace.State(e.now, p, "busy")
 		}
 		p.sleep = Handle{}
-		e.cal.schedule(e.now+d, e.now, action{fn: p.steps.fn})
+		e.cal.Schedule(e.now+d, e.now, action{fn: p.steps.fn})
 		p.park()
 		return
 	}
@@ -82,11 +82,11 @@ func (p *Proc) step() {
 			return
 		}
 		if p.stepsDone() {
-			p.sleep = e.cal.schedule(e.now+d, e.now, action{proc: p})
+			p.sleep = e.cal.Schedule(e.now+d, e.now, action{proc: p})
 			return
 		}
 		if !e.advance(d) {
-			e.cal.schedule(e.now+d, e.now, action{fn: p.steps.fn})
+			e.cal.Schedule(e.now+d, e.now, action{fn: p.steps.fn})
 			return
 		}
 	}

@@ -1,61 +1,52 @@
-package sim
+// Package calendar is the simulation engine's event calendar: pending
+// events in (time, sequence) order, each carrying a payload of the
+// engine's (what the event does), with cancellation and rescheduling.
+package calendar
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
-// item is one scheduled event in the calendar's future, as the chooser
-// sees it (itemsAt): its time, its sequence number (the tie-break: first
-// scheduled, first run) and its slot in the calendar's pool.
-type item struct {
-	at   Time
-	seq  uint64
-	slot int32
-}
-
-// action is what an event does: resume a process, or call fn.
-type action struct {
-	proc *Proc
-	fn   func()
-}
-
-// laneItem is an event in the lane (the current time): the action inline.
-type laneItem struct {
+// laneItem is an event in the lane (the current time): the payload inline.
+type laneItem[A any] struct {
 	seq uint64
-	action
+	a   A
 }
 
-// Handle names a scheduled callback so that it can be cancelled.
-type Handle struct {
-	at   Time
+// Handle names a scheduled event so that it can be cancelled.
+type Handle[T ~int64] struct {
+	at   T
 	seq  uint64
 	slot int32 // its slot in the calendar's pool (1 on); -1: in the lane
 }
 
 // Valid reports whether h names an event (the zero Handle does not).
-func (h Handle) Valid() bool { return h.seq != 0 }
+func (h Handle[T]) Valid() bool { return h.seq != 0 }
 
 // At is the time the event was scheduled for.
-func (h Handle) At() Time { return h.at }
+func (h Handle[T]) At() T { return h.at }
 
 // slot is a future event in the calendar's pool: what it does, when, its
 // sequence (which also tells a cancelled or reused slot from the one a
 // handle names) and the next slot of its bucket's list (or of the free
 // list; 0 ends a list: slot 0 is never used).
-type slot struct {
-	action
-	at   Time
+type slot[T ~int64, A any] struct {
+	a    A
+	at   T
 	seq  uint64
 	next int32
 	dead bool // cancelled: skipped (not counted) when it reaches the top
 }
 
-// calendar holds pending events in (time, sequence) order: a radix heap of
+// Calendar holds pending events in (time, sequence) order: a radix heap of
 // future events and a first-in-first-out lane for events at the current
 // time (wake-ups, zero-delay hand-offs and callbacks), which never touch
 // the radix heap.
 //
 // The radix heap relies on time never going back: every event it receives
 // is later than the current time, which is not earlier than base, the time
-// of the last event it gave out. Times are read as 7 digits of 9 bits. An
+// of the last event it gave out. Ts are read as 7 digits of 9 bits. An
 // event at time t sits in the bucket of (level, digit): level is the
 // highest digit in which t differs from base and digit is t's digit there
 // (larger than base's). Buckets in (level, digit) order hold ever later
@@ -84,19 +75,19 @@ type slot struct {
 //
 // Cancelling marks the slot dead; the event is dropped when its bucket is
 // spread or it would be the earliest, without counting as an event.
-type calendar struct {
+type Calendar[T ~int64, A any] struct {
 	b0h, b0t int32                 // bucket 0: slots at time base, in sequence order (b0t: its tail if b0h is not 0)
 	head     [nbuckets]int32       // bucket k's first slot (0: empty)
 	tail     [nbuckets]int32       // and its last
 	mask     [nbuckets / 64]uint64 // bit k: bucket k is not empty
 	unsorted [nbuckets / 64]uint64 // bit k: bucket k is out of sequence order
 	words    uint64                // bit w: mask[w] is not 0
-	base     Time
+	base     T
 	minK     int   // when bucket 0 is empty: the bucket (0: not known) and slot of the earliest event
 	minS     int32 //
-	lane     ring
+	lane     ring[A]
 	seq      uint64
-	slots    []slot
+	slots    []slot[T, A]
 	free     int32   // the first free slot (0: none)
 	scratch  []int32 // for sorting a bucket
 }
@@ -132,51 +123,57 @@ var _ [len(levelOf) - 64]struct{}
 var _ [9 - digitBits]struct{}
 var _ [digitBits - 9]struct{}
 
-// schedule adds an event at time at (now: the current time) and returns its
+// Schedule adds an event at time at (now: the current time) and returns its
 // handle. Events at the current time go to the lane: their sequence is
 // larger than that of every event already at the current time, so
 // first-in-first-out is (time, sequence) order.
-func (c *calendar) schedule(at, now Time, a action) Handle {
+func (c *Calendar[T, A]) Schedule(at, now T, a A) Handle[T] {
 	c.seq++
 	return c.insert(now, at-now, c.seq, a)
 }
 
-// ready adds an event at the current time (schedule at now, without a
-// handle).
-func (c *calendar) ready(a action) {
+// After adds an event d from now (never, if that is past the largest time).
+func (c *Calendar[T, A]) After(now, d T, a A) Handle[T] {
 	c.seq++
-	c.lane.push(laneItem{seq: c.seq, action: a})
+	return c.insert(now, d, c.seq, a)
+}
+
+// Ready adds an event at the current time (Schedule at now, without a
+// handle).
+func (c *Calendar[T, A]) Ready(a A) {
+	c.seq++
+	c.lane.push(laneItem[A]{seq: c.seq, a: a})
 }
 
 // insert adds an event d from now: to the lane if d is not positive (seq is
 // then the newest sequence), else to the radix heap. seq is the newest
 // sequence (schedule) or an older one (move): only the latter can break a
 // bucket's sequence order.
-func (c *calendar) insert(now, d Time, seq uint64, a action) Handle {
+func (c *Calendar[T, A]) insert(now, d T, seq uint64, a A) Handle[T] {
 	if d <= 0 {
 		r := &c.lane
 		if r.n == len(r.buf) {
 			return c.insertGrow(now, d, seq, a)
 		}
-		r.buf[(r.head+r.n)&(len(r.buf)-1)] = laneItem{seq: seq, action: a}
+		r.buf[(r.head+r.n)&(len(r.buf)-1)] = laneItem[A]{seq: seq, a: a}
 		r.n++
-		return Handle{at: now, seq: seq, slot: -1}
+		return Handle[T]{at: now, seq: seq, slot: -1}
 	}
 	s := c.free
 	if s == 0 {
 		return c.insertGrow(now, d, seq, a)
 	}
 	at := now + d
-	if at < now { // past the largest time (After(Forever)): never
-		at = Forever
+	if at < now { // past the largest time (an After of the largest delay): never
+		at = T(math.MaxInt64)
 	}
 	sl := &c.slots[s]
 	c.free = sl.next
-	sl.proc, sl.fn, sl.at, sl.seq, sl.next = a.proc, a.fn, at, seq, 0 // free slots are not dead
+	sl.a, sl.at, sl.seq, sl.next = a, at, seq, 0 // free slots are not dead
 	k := c.bucketOf(at)
 	if k == 0 { // not reached while time only moves forward; kept exact anyway
 		c.insertB0(s)
-		return Handle{at: at, seq: seq, slot: s}
+		return Handle[T]{at: at, seq: seq, slot: s}
 	}
 	if seq == c.seq {
 		c.append(k, s) // the newest event: last in any bucket's order
@@ -186,12 +183,12 @@ func (c *calendar) insert(now, d Time, seq uint64, a action) Handle {
 	if c.minK != 0 && c.earlier(s, c.minS) {
 		c.minK, c.minS = k, s
 	}
-	return Handle{at: at, seq: seq, slot: s}
+	return Handle[T]{at: at, seq: seq, slot: s}
 }
 
 // insertGrow is insert when the lane or the pool is full: it grows it and
 // inserts.
-func (c *calendar) insertGrow(now, d Time, seq uint64, a action) Handle {
+func (c *Calendar[T, A]) insertGrow(now, d T, seq uint64, a A) Handle[T] {
 	if d <= 0 {
 		c.lane.grow()
 	} else {
@@ -203,12 +200,12 @@ func (c *calendar) insertGrow(now, d Time, seq uint64, a action) Handle {
 // grow doubles the pool (none of its slots is free), putting the new slots
 // on the free list in index order: slots are handed out in the same order
 // as one at a time.
-func (c *calendar) grow() {
+func (c *Calendar[T, A]) grow() {
 	n := len(c.slots)
 	if n == 0 {
 		n = 1 // slot 0 ends lists
 	}
-	c.slots = append(c.slots, make([]slot, n+max(n, 64)-len(c.slots))...)
+	c.slots = append(c.slots, make([]slot[T, A], n+max(n, 64)-len(c.slots))...)
 	for s := len(c.slots) - 1; s >= n; s-- {
 		c.slots[s].next = c.free
 		c.free = int32(s)
@@ -216,7 +213,7 @@ func (c *calendar) grow() {
 }
 
 // insertB0 puts slot s in bucket 0 at its place in sequence order.
-func (c *calendar) insertB0(s int32) {
+func (c *Calendar[T, A]) insertB0(s int32) {
 	seq := c.slots[s].seq
 	var prev int32
 	next := c.b0h
@@ -235,7 +232,7 @@ func (c *calendar) insertB0(s int32) {
 }
 
 // earlier reports whether slot s's event comes before slot t's.
-func (c *calendar) earlier(s, t int32) bool {
+func (c *Calendar[T, A]) earlier(s, t int32) bool {
 	a, b := &c.slots[s], &c.slots[t]
 	if a.at != b.at {
 		return a.at < b.at
@@ -245,7 +242,7 @@ func (c *calendar) earlier(s, t int32) bool {
 
 // push appends slot s (its next 0) to bucket k (not 0), noting when that
 // breaks the bucket's sequence order.
-func (c *calendar) push(k int, s int32) {
+func (c *Calendar[T, A]) push(k int, s int32) {
 	k &= nbuckets - 1 // (it is less already)
 	if t := c.tail[k]; t != 0 && c.slots[s].seq < c.slots[t].seq {
 		c.unsorted[k>>6] |= 1 << (k & 63)
@@ -258,7 +255,7 @@ func (c *calendar) push(k int, s int32) {
 // not branch on whether bucket k was empty: the link goes to the tail's
 // next, slot 0's if the bucket is empty (nothing reads it: lists end at
 // 0), and the head and the bitmaps are set either way.
-func (c *calendar) append(k int, s int32) {
+func (c *Calendar[T, A]) append(k int, s int32) {
 	k &= nbuckets - 1 // (it is less already)
 	t := c.tail[k]
 	c.slots[t].next = s
@@ -273,26 +270,26 @@ func (c *calendar) append(k int, s int32) {
 }
 
 // bucketOf is the bucket of a time not earlier than base (0: base itself).
-func (c *calendar) bucketOf(at Time) int {
+func (c *Calendar[T, A]) bucketOf(at T) int {
 	x := uint64(at ^ c.base)
 	if x == 0 {
 		return 0
 	}
-	return bucketAt(at, x)
+	return bucketAt(uint64(at), x)
 }
 
 // bucketAt is the bucket of time at, x being at^base (not 0).
-func bucketAt(at Time, x uint64) int {
+func bucketAt(at, x uint64) int {
 	l := uint(levelOf[bits.Len64(x)&63]) // the level
-	return int(l*radix | uint(uint64(at)>>(l*digitBits&63))&(radix-1))
+	return int(l*radix | uint(at>>(l*digitBits&63))&(radix-1))
 }
 
 // empty reports whether no bucket above 0 holds an event.
-func (c *calendar) empty() bool { return c.words == 0 }
+func (c *Calendar[T, A]) empty() bool { return c.words == 0 }
 
 // clear empties bucket k, clearing its word's bit in words (without a
 // branch) when the word empties with it.
-func (c *calendar) clear(k int) {
+func (c *Calendar[T, A]) clear(k int) {
 	k &= nbuckets - 1
 	c.head[k], c.tail[k] = 0, 0
 	c.unsorted[k>>6] &^= 1 << (k & 63)
@@ -306,7 +303,7 @@ func (c *calendar) clear(k int) {
 }
 
 // lowest is the lowest non-empty bucket (not empty).
-func (c *calendar) lowest() int {
+func (c *Calendar[T, A]) lowest() int {
 	w := bits.TrailingZeros64(c.words) & (nbuckets/64 - 1)
 	return w<<6 | bits.TrailingZeros64(c.mask[w])
 }
@@ -314,7 +311,7 @@ func (c *calendar) lowest() int {
 // findMin notes the earliest live event of the lowest non-empty bucket
 // (bucket 0 empty), dropping the cancelled events it passes; it reports
 // false when every bucket is empty.
-func (c *calendar) findMin() bool {
+func (c *Calendar[T, A]) findMin() bool {
 	for !c.empty() {
 		k := c.lowest()
 		if k < radix && c.unsorted[k>>6]&(1<<(k&63)) == 0 {
@@ -366,7 +363,7 @@ func (c *calendar) findMin() bool {
 
 // top is the slot of the earliest live future event (0: none), after
 // dropping cancelled ones.
-func (c *calendar) top() int32 {
+func (c *Calendar[T, A]) top() int32 {
 	for s := c.b0h; s != 0; s = c.b0h {
 		if !c.slots[s].dead {
 			return s
@@ -384,25 +381,20 @@ func (c *calendar) top() int32 {
 }
 
 // dropB0 removes bucket 0's head and frees its slot.
-func (c *calendar) dropB0() {
+func (c *Calendar[T, A]) dropB0() {
 	s := c.b0h
 	c.b0h = c.slots[s].next
 	c.freeSlot(s)
 }
 
 // freeSlot puts slot s on the free list, dropping what it referred to (a
-// stale handle's sequence no longer matches).
-func (c *calendar) freeSlot(s int32) {
-	c.slots[s].release(c.free)
+// stale handle's sequence no longer matches). A free slot is not dead,
+// refers to nothing and has sequence 0 (no handle's); at is left as it
+// was.
+func (c *Calendar[T, A]) freeSlot(s int32) {
+	sl := &c.slots[s]
+	sl.a, sl.seq, sl.next, sl.dead = *new(A), 0, c.free, false
 	c.free = s
-}
-
-// release empties a slot for the free list (next: the list's head). A
-// free slot is not dead, refers to nothing and has sequence 0 (no
-// handle's); at is left as it was.
-func (sl *slot) release(next int32) {
-	sl.action = action{}
-	sl.seq, sl.next, sl.dead = 0, next, false
 }
 
 // settle spreads the lowest non-empty bucket (bucket 0 empty) over lower
@@ -419,7 +411,7 @@ func (sl *slot) release(next int32) {
 // spread meets are dropped. settle is called only to take an event out,
 // so the new base is not later than the event about to run, and no later
 // insertion can be earlier. It reports false when nothing is pending.
-func (c *calendar) settle() bool {
+func (c *Calendar[T, A]) settle() bool {
 	if c.empty() {
 		c.base = 0 // nothing pending: any base at or before every later time
 		return false
@@ -449,7 +441,7 @@ func (c *calendar) settle() bool {
 	} else {
 		// The lower bound (sh: digitBits times the level).
 		sh := uint(k/radix) * digitBits
-		base = Time(uint64(c.base)>>(sh+digitBits)<<(sh+digitBits) | uint64(k&(radix-1))<<sh)
+		base = T(uint64(c.base)>>(sh+digitBits)<<(sh+digitBits) | uint64(k&(radix-1))<<sh)
 	}
 	c.base, c.minK = base, 0
 	sorted := true
@@ -460,7 +452,7 @@ func (c *calendar) settle() bool {
 		if sl.dead {
 			c.freeSlot(s)
 		} else if x := uint64(sl.at ^ base); x != 0 {
-			j := bucketAt(sl.at, x)
+			j := bucketAt(uint64(sl.at), x)
 			if unsorted {
 				c.push(j, s)
 			} else {
@@ -482,7 +474,7 @@ func (c *calendar) settle() bool {
 }
 
 // sortB0 puts bucket 0 (one time) in sequence order.
-func (c *calendar) sortB0() {
+func (c *Calendar[T, A]) sortB0() {
 	b := c.scratch[:0]
 	for s := c.b0h; s != 0; s = c.slots[s].next {
 		b = append(b, s)
@@ -504,41 +496,47 @@ func (c *calendar) sortB0() {
 	c.scratch = b
 }
 
-// treeMin is the time of the earliest future event. It does not settle
-// the radix heap: time may move forward to before that event without it
-// being taken (Sleep's fast path), and later insertions may come first.
-func (c *calendar) treeMin() (Time, bool) {
+// LaneLen is the number of events in the lane (at the current time).
+func (c *Calendar[T, A]) LaneLen() int { return c.lane.n }
+
+// NextFuture is the time of the earliest future event (not in the lane).
+// It does not settle the radix heap: time may move forward to before that
+// event without it being taken (Sleep's fast path), and later insertions
+// may come first.
+func (c *Calendar[T, A]) NextFuture() (T, bool) {
 	if s := c.top(); s != 0 {
 		return c.slots[s].at, true
 	}
 	return 0, false
 }
 
-// pop removes the earliest event (now: the current time): front and take
+// pop removes the earliest event (now: the current time): Front and Take
 // in one.
-func (c *calendar) pop(now Time) (Time, action, bool) {
-	s, ok := c.front(now)
+func (c *Calendar[T, A]) pop(now T) (T, A, bool) {
+	s, ok := c.Front(now)
 	if !ok {
-		return 0, action{}, false
+		var zero A
+		return 0, zero, false
 	}
 	if s == 0 {
 		l := c.lane.buf[c.lane.head]
 		c.lane.pop()
-		return now, l.action, true
+		return now, l.a, true
 	}
-	at, a := c.slots[s].at, c.slots[s].action
+	at, a := c.slots[s].at, c.slots[s].a
 	c.dropB0()
 	return at, a, true
 }
 
-// front finds the earliest event for a caller about to take it (take, or
-// pop after it: nothing may be inserted in between, as it settles the
-// radix heap): s is its slot, the head of bucket 0, or 0 if it is the
-// lane's head; ok is false when nothing is pending. Lane items carry the
-// current time and a larger sequence than anything already in the future
-// events at that time, which can only be in bucket 0: the lane goes first
-// unless bucket 0's head is at the current time and older.
-func (c *calendar) front(now Time) (s int32, ok bool) {
+// Front finds the earliest event (now: the current time) for a caller
+// about to take it (Take, or pop after it: nothing may be inserted in
+// between, as it settles the radix heap): s is its place, the head of
+// bucket 0, or 0 if it is the lane's head; ok is false when nothing is
+// pending. Lane items carry the current time and a larger sequence than
+// anything already in the future events at that time, which can only be
+// in bucket 0: the lane goes first unless bucket 0's head is at the
+// current time and older.
+func (c *Calendar[T, A]) Front(now T) (s int32, ok bool) {
 	for {
 		if s := c.b0h; s != 0 {
 			sl := &c.slots[s]
@@ -560,35 +558,48 @@ func (c *calendar) front(now Time) (s int32, ok bool) {
 	}
 }
 
-// peek is the earliest event, and whether it is the lane's head, for a
-// caller about to take it (see front).
-func (c *calendar) peek(now Time) (at Time, a action, lane, ok bool) {
-	s, ok := c.front(now)
-	switch {
-	case !ok:
-		return 0, action{}, false, false
-	case s == 0:
-		return now, c.lane.buf[c.lane.head].action, true, true
+// Event is the time and payload of the event Front found at s.
+func (c *Calendar[T, A]) Event(s int32, now T) (T, A) {
+	if s == 0 {
+		return now, c.lane.buf[c.lane.head].a
 	}
-	return c.slots[s].at, c.slots[s].action, false, true
+	return c.slots[s].at, c.slots[s].a
 }
 
-// take removes the event front or peek found (lane: the lane's head, else
-// bucket 0's).
-func (c *calendar) take(lane bool) {
-	if lane {
+// Take removes the event Front found at s (bucket 0's head is dropB0
+// written out, within the inlining budget).
+func (c *Calendar[T, A]) Take(s int32) {
+	if s == 0 {
 		c.lane.pop()
-	} else {
-		c.dropB0()
+		return
 	}
+	sl := &c.slots[s]
+	c.b0h = sl.next
+	sl.a, sl.seq, sl.next, sl.dead = *new(A), 0, c.free, false
+	c.free = s
 }
 
-// itemsAt appends the live future events at time at to dst (the chooser's
-// candidates): they are all in the bucket of at.
-func (c *calendar) itemsAt(at Time, dst []item) []item {
+// Pending is an event as PendingAt shows it: its sequence, its handle
+// (zero for an event in the lane) and its payload, which the caller may
+// change in place until the calendar next changes.
+type Pending[T ~int64, A any] struct {
+	Seq     uint64
+	Handle  Handle[T]
+	Payload *A
+}
+
+// PendingAt appends the live events at time at (the current time) to dst:
+// the lane's, in lane order, then the future events at time at, which are
+// all in the bucket of at.
+func (c *Calendar[T, A]) PendingAt(at T, dst []Pending[T, A]) []Pending[T, A] {
+	r := &c.lane
+	for i := 0; i < r.n; i++ {
+		it := &r.buf[(r.head+i)&(len(r.buf)-1)]
+		dst = append(dst, Pending[T, A]{Seq: it.seq, Payload: &it.a})
+	}
 	add := func(s int32) {
 		if sl := &c.slots[s]; sl.at == at && !sl.dead {
-			dst = append(dst, item{at: at, seq: sl.seq, slot: s})
+			dst = append(dst, Pending[T, A]{Seq: sl.seq, Handle: Handle[T]{at: at, seq: sl.seq, slot: s}, Payload: &sl.a})
 		}
 	}
 	s := c.b0h
@@ -602,12 +613,13 @@ func (c *calendar) itemsAt(at Time, dst []item) []item {
 }
 
 // live reports whether the future event h names is still pending.
-func (c *calendar) live(h Handle) bool {
+func (c *Calendar[T, A]) live(h Handle[T]) bool {
 	return h.slot > 0 && int(h.slot) < len(c.slots) && c.slots[h.slot].seq == h.seq && !c.slots[h.slot].dead
 }
 
-// cancel removes the event h names, in the future events or in the lane.
-func (c *calendar) cancel(h Handle) bool {
+// Cancel removes the event h names, in the future events or in the lane,
+// and reports whether it was pending.
+func (c *Calendar[T, A]) Cancel(h Handle[T]) bool {
 	if h.slot < 0 {
 		return c.lane.remove(h.seq)
 	}
@@ -615,30 +627,33 @@ func (c *calendar) cancel(h Handle) bool {
 		return false
 	}
 	c.slots[h.slot].dead = true
-	c.slots[h.slot].action = action{}
+	var zero A
+	c.slots[h.slot].a = zero
 	return true
 }
 
-// move reschedules the future event h names at time at, keeping its
-// sequence (a preempted application's wake-up); at must be later than now.
-func (c *calendar) move(h Handle, at Time) Handle {
+// Move reschedules the future event h names at time at, keeping its
+// sequence (a preempted application's wake-up); at must be later than the
+// current time.
+func (c *Calendar[T, A]) Move(h Handle[T], at T) Handle[T] {
 	if !c.live(h) {
 		return h
 	}
-	a := c.slots[h.slot].action
+	a := c.slots[h.slot].a
+	var zero A
 	c.slots[h.slot].dead = true
-	c.slots[h.slot].action = action{}
+	c.slots[h.slot].a = zero
 	return c.insert(0, at, h.seq, a) // at > 0: not the lane
 }
 
 // ring is a growable first-in-first-out ring buffer of lane items.
-type ring struct {
-	buf  []laneItem // len is a power of two
+type ring[A any] struct {
+	buf  []laneItem[A] // len is a power of two
 	head int
 	n    int
 }
 
-func (r *ring) push(it laneItem) {
+func (r *ring[A]) push(it laneItem[A]) {
 	if r.n == len(r.buf) {
 		r.grow()
 	}
@@ -647,23 +662,23 @@ func (r *ring) push(it laneItem) {
 }
 
 // grow doubles the ring's capacity.
-func (r *ring) grow() {
-	nb := make([]laneItem, max(16, 2*len(r.buf)))
+func (r *ring[A]) grow() {
+	nb := make([]laneItem[A], max(16, 2*len(r.buf)))
 	for i := 0; i < r.n; i++ {
 		nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
 	}
 	r.buf, r.head = nb, 0
 }
 
-func (r *ring) pop() {
-	r.buf[r.head] = laneItem{}
+func (r *ring[A]) pop() {
+	r.buf[r.head] = laneItem[A]{}
 	r.head = (r.head + 1) & (len(r.buf) - 1)
 	r.n--
 }
 
 // remove takes the item of sequence seq out of the ring, keeping the order
 // of the others.
-func (r *ring) remove(seq uint64) bool {
+func (r *ring[A]) remove(seq uint64) bool {
 	mask := len(r.buf) - 1
 	for i := 0; i < r.n; i++ {
 		if r.buf[(r.head+i)&mask].seq != seq {
@@ -672,7 +687,7 @@ func (r *ring) remove(seq uint64) bool {
 		for j := i; j < r.n-1; j++ {
 			r.buf[(r.head+j)&mask] = r.buf[(r.head+j+1)&mask]
 		}
-		r.buf[(r.head+r.n-1)&mask] = laneItem{}
+		r.buf[(r.head+r.n-1)&mask] = laneItem[A]{}
 		r.n--
 		return true
 	}
