@@ -218,9 +218,12 @@ func (e *Engine) dispatch(self *Proc) bool {
 	}
 	c := &e.cal
 	for !e.halt {
-		s, ok := c.Front(e.now) // s: 0 for the lane's head
-		if !ok {
-			return false
+		var s int32         // 0: the lane's head
+		if !c.LaneFirst() { // the common case needs no Front
+			var ok bool
+			if s, ok = c.Front(e.now); !ok {
+				return false
+			}
 		}
 		at, a := c.Event(s, e.now)
 		if self != nil && ((a.proc != nil && a.proc != self && (e.driving || a.proc.core != nil)) ||

@@ -558,6 +558,10 @@ func (c *Calendar[T, A]) Front(now T) (s int32, ok bool) {
 	}
 }
 
+// LaneFirst reports whether the lane's head is the earliest event, and so
+// where Front would find it (0), without a call: bucket 0 is empty.
+func (c *Calendar[T, A]) LaneFirst() bool { return c.lane.n > 0 && c.b0h == 0 }
+
 // Event is the time and payload of the event Front found at s.
 func (c *Calendar[T, A]) Event(s int32, now T) (T, A) {
 	if s == 0 {
