@@ -16,7 +16,9 @@ type action struct {
 	fn   func()
 }
 
-// Handle names a scheduled callback so that it can be cancelled.
+// Handle names a scheduled callback so that it can be cancelled. Its
+// Valid reports whether it names an event (the zero Handle does not), its
+// At the time the event was scheduled for.
 type Handle = calendar.Handle[Time]
 
 // Limits bound a run so that none hangs. Zero means no limit.
