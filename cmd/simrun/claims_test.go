@@ -34,6 +34,7 @@ func evalClaims(name string) (runner.ScenarioClaims, error) {
 // to hold (then review and run go test ./cmd/simrun -update). The golden
 // file also records the measured figures of every claim.
 func TestBuiltinClaims(t *testing.T) {
+	t.Parallel() // with TestGoldenScenarios, after the tests that change the directory or the registry
 	names, err := scenarios.Builtin()
 	if err != nil {
 		t.Fatal(err)

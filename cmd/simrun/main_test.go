@@ -307,6 +307,7 @@ func TestNonFinite(t *testing.T) {
 // reduced size of goldenReduced (testdata/golden/NAME.reduced.*), every
 // series of theirs still run. A built-in in neither list fails the test.
 func TestGoldenScenarios(t *testing.T) {
+	t.Parallel() // with TestBuiltinClaims, after the tests that change the directory or the registry
 	full := []string{
 		"armci-2x100", "armci-acc", "armci-fig4", "armci-fig5", "armci-fig6", "armci-polling-sleeping",
 		"litmus-mp", "litmus-mp-spin-noncoherent", "litmus-sb-tso",

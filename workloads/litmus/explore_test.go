@@ -108,7 +108,7 @@ func TestSCMatchesInterleavings(t *testing.T) {
 // found, and the condition is observed by sampling exactly when the
 // exploration allows it.
 func TestSampledWithinExhaustive(t *testing.T) {
-	const runs = 3000
+	const runs = 1000
 	for _, model := range models() {
 		cfg, _ := mem.Builtin(model)
 		for _, tt := range allTests(t) {
