@@ -104,7 +104,8 @@ func TestSemop(t *testing.T) {
 	}
 }
 
-// The ready bit read with ReadyIsSet sees another process's ReadySet; read
+// The ready bit read from memory (an uncached load, PKT_READY_IS_SET) sees
+// another process's fenced store (PKT_READY_SET: fence, store, fence); read
 // through the non-coherent cache it stays stale: a livelock.
 func TestReadyBitCoherence(t *testing.T) {
 	for _, tc := range []struct {
@@ -119,14 +120,17 @@ func TestReadyBitCoherence(t *testing.T) {
 				c := m.CPU(0)
 				c.SpinUntil(p, "ready bit", func() bool {
 					if tc.uncached {
-						return m.ReadyIsSet(p, 0, ready)
+						return c.LoadUncached(p, ready, 8) != 0
 					}
 					return c.Load(p, ready, 8) != 0
 				}, ready)
 			})
 			e.Spawn("sender", func(p *sim.Proc) {
 				p.Sleep(sim.Microsecond)
-				m.ReadySet(p, 1, ready, 1)
+				c := m.CPU(1)
+				c.Fence(p)
+				c.Store(p, ready, 8, 1)
+				c.Fence(p)
 			})
 			err := e.Run()
 			if tc.uncached && err != nil {
