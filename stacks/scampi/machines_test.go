@@ -196,27 +196,8 @@ func TestCollectivesOnEveryMachine(t *testing.T) {
 						}
 						leave[r][k] = p.Now()
 					}
-					sbuf, _ := x.Buffer(procs * block)
-					rbuf, _ := x.Buffer(procs * block)
-					b := make([]byte, procs*block)
-					for d := 0; d < procs; d++ {
-						for i := 0; i < block; i++ {
-							b[d*block+i] = pattern(uint64(r), d, i)
-						}
-					}
-					x.CPU().Poke(sbuf.Addr, b)
-					if err := x.Alltoall(p, sbuf, rbuf, block); err != nil {
-						t.Error(err)
+					if !alltoallChecked(t, p, x, fmt.Sprintf("rank %d", r), procs, block) {
 						return
-					}
-					x.CPU().Peek(rbuf.Addr, b)
-					for s := 0; s < procs; s++ {
-						for i := 0; i < block; i++ {
-							if b[s*block+i] != pattern(uint64(s), r, i) {
-								t.Errorf("rank %d: block from %d corrupted at %d", r, s, i)
-								return
-							}
-						}
 					}
 					done++
 				})

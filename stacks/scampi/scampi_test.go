@@ -435,34 +435,44 @@ func TestAlltoall(t *testing.T) {
 		for r := 0; r < n; r++ {
 			x := w.Ranks[r].(*Rank)
 			eng.Spawn(fmt.Sprint(r), func(p *sim.Proc) {
-				sbuf, _ := x.Buffer(n * block)
-				rbuf, _ := x.Buffer(n * block)
-				b := make([]byte, n*block)
-				for d := 0; d < n; d++ {
-					for i := 0; i < block; i++ {
-						b[d*block+i] = pattern(uint64(r), d, i)
-					}
-				}
-				x.CPU().Poke(sbuf.Addr, b)
-				if err := x.Alltoall(p, sbuf, rbuf, block); err != nil {
-					t.Error(err)
-					return
-				}
-				x.CPU().Peek(rbuf.Addr, b)
-				for s := 0; s < n; s++ {
-					for i := 0; i < block; i++ {
-						if b[s*block+i] != pattern(uint64(s), r, i) {
-							t.Errorf("%d ranks: rank %d: block from %d corrupted at %d", n, r, s, i)
-							return
-						}
-					}
-				}
+				alltoallChecked(t, p, x, fmt.Sprintf("%d ranks: rank %d", n, r), n, block)
 			})
 		}
 		if err := eng.Run(); err != nil {
 			t.Fatalf("%d ranks: %v", n, err)
 		}
 	}
+}
+
+// alltoallChecked is rank x's part of an all-to-all of block-byte blocks
+// among procs ranks, the block for d holding pattern(x, d, i), with every
+// block it receives checked; it reports whether all arrived intact (what
+// names the rank in errors).
+func alltoallChecked(t *testing.T, p *sim.Proc, x *Rank, what string, procs, block int) bool {
+	r := x.Rank()
+	sbuf, _ := x.Buffer(procs * block)
+	rbuf, _ := x.Buffer(procs * block)
+	b := make([]byte, procs*block)
+	for d := 0; d < procs; d++ {
+		for i := 0; i < block; i++ {
+			b[d*block+i] = pattern(uint64(r), d, i)
+		}
+	}
+	x.CPU().Poke(sbuf.Addr, b)
+	if err := x.Alltoall(p, sbuf, rbuf, block); err != nil {
+		t.Errorf("%s: %v", what, err)
+		return false
+	}
+	x.CPU().Peek(rbuf.Addr, b)
+	for s := 0; s < procs; s++ {
+		for i := 0; i < block; i++ {
+			if b[s*block+i] != pattern(uint64(s), r, i) {
+				t.Errorf("%s: block from %d corrupted at %d", what, s, i)
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // TestFootprint: with every channel allocated at start-up, a rank's node
