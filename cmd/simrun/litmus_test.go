@@ -57,6 +57,9 @@ func TestLitmusFiles(t *testing.T) {
 		{[]string{"litmus", "MP", "--machine", "sp", "--home", "x=5", "--place", "P0=5", "--runs", "10"}, exitOK, "P0 on node 5, P1 on node 1, x on node 5, y on node 1"},
 		{[]string{"litmus", "MP", "--machine", "sp", "--place", "P2=1"}, exitUsage, `--place "P2=1": "P2" is not a thread of MP (P0..P1)`},
 		{[]string{"litmus", "MP", "--model", "tso", "--place", "P1=1"}, exitUsage, `--place "P1=1": placement needs a --machine`},
+		// --model with --machine is refused, never ignored.
+		{[]string{"litmus", "MP", "--machine", "sci", "--model", "tso"}, exitUsage, "--model tso and --machine: give one"},
+		{[]string{"litmus", "MP", "--model", "tsoo"}, exitUsage, "(noncoherent, pso, sc, tso, nmca)"},
 		{[]string{"litmus", "MP", "--machine", "sci", "--reorder-ns", "3000", "--runs", "3000"}, exitOK, "% SCI, reorder_ns 3000: P0 on process 0, P1 on process 1, x on node 1, y on node 1\n"},
 		{[]string{"litmus", "MP", "--machine", "sci", "--reorder-ns", "3000", "--runs", "3000"}, exitOK, "Observation MP Sometimes"},
 		{[]string{"litmus", "MP+fences", "--machine", "sci", "--reorder-ns", "3000", "--runs", "3000"}, exitOK, "Observation MP+fences Never 0 3000\n"},

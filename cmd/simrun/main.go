@@ -178,9 +178,12 @@ sim/mem Config fields, optionally starting from a built-in:
 (every interleaving, store-buffer drain order and cached copy), so Never
 means never; otherwise runs are sampled with seeded jitter.
 The last line is "Observation TEST Never|Sometimes|Always POS NEG".
-The jitters default to twice the model's time to drain the test's stores
-(so every sequentially consistent outcome shows); every run's engine is
-bounded in events (never in wall time: the counts do not depend on load).
+The jitters default to twice the time the test's programs and store drains
+take one after another, each drain varies by as much, and one run in four
+runs the threads one after another in a random order: the default sampling
+shows every outcome --exhaustive finds for the built-in tests (a test
+checks it on every model). Every run's engine is bounded in events (never
+in wall time: the counts do not depend on load).
 Exit 1 if runs deadlock, livelock or hit a limit (MP+spin on noncoherent
 livelocks); exit 2 on an unknown test, a bad file or a bad model.
 Example:

@@ -66,38 +66,76 @@ func withDefaults(l sim.Limits) sim.Limits {
 
 // DefaultOptions are the options of simrun litmus and of the workload for
 // test t on the CPU model cfg: DefaultRuns runs, seed 1, warm caches, and
-// jitters from DefaultJitterCycles.
+// jitters from DefaultJitterCycles. On a model with a store buffer whose
+// drains take a fixed time, each drain also takes a random extra time of
+// the same span: with fixed drains a store never drains late relative to
+// the other thread's, and outcomes that need it (R on tso, S on pso) never
+// show, although the model allows them.
 func DefaultOptions(t Test, cfg mem.Config) Options {
 	j := DefaultJitterCycles(t, cfg)
-	return Options{Runs: DefaultRuns, Seed: 1, StartJitterCycles: j, OpJitterCycles: j, Warm: true}
+	o := Options{Runs: DefaultRuns, Seed: 1, StartJitterCycles: j, OpJitterCycles: j, Warm: true}
+	if cfg.StoreBuffer.Depth > 0 && cfg.StoreBuffer.DrainJitterCycles == 0 {
+		o.DrainJitterCycles = j
+	}
+	return o
 }
 
 // DefaultJitterCycles is the default start and instruction jitter span of
-// test t on model cfg: twice the time the model takes to drain, one after
-// another, every store of t (store_buffer.drain_cycles per store, at most
-// store_buffer.depth stores per thread), and at least twice a load or a
-// store. With a span shorter than the drain time a thread's next
-// instruction never comes after another thread's stores are visible, so
-// SC outcomes such as SB's r0=1 /\ r1=1 on tso never show (WRC's chain
-// through a middle thread needs the drains of both its stores). Each run
-// also draws a fraction of the instruction span (see opScales), so tight
-// races in which stores are still buffered stay frequent. On the built-in
-// tso, pso and noncoherent models this is 16 cycles for MP, SB, LB and WRC
-// (two stores) and 32 for 2+2W; on sc it is 4.
+// test t on model cfg: twice the longest of the time the model takes to
+// drain, one after another, every store of t (store_buffer.drain_cycles
+// per store, at most store_buffer.depth stores per thread), the time the
+// threads' programs take one after another at most (programCycles), and a
+// load or a store. With a span shorter than the drain time a thread's next instruction
+// never comes after another thread's stores are visible, so SC outcomes
+// such as SB's r0=1 /\ r1=1 on tso never show (WRC's chain through a middle
+// thread needs the drains of both its stores); with a span shorter than
+// the programs, threads never run one wholly after another, so the SC
+// outcomes of fenced or atomic programs (WRC's chain from thread to
+// thread) never show. Each run also draws a fraction
+// of the instruction span (see opScales), so tight races in which stores
+// are still buffered stay frequent.
 func DefaultJitterCycles(t Test, cfg mem.Config) float64 {
-	stores := 0
-	for _, prog := range t.Threads {
+	stores, prog := 0, 0.0
+	for _, p := range t.Threads {
 		n := 0
-		for _, in := range prog {
+		for _, in := range p {
 			if in.Kind == Store {
 				n++
 			}
 		}
 		stores += min(n, cfg.StoreBuffer.Depth)
+		prog += programCycles(p, cfg)
 	}
 	drain := cfg.StoreBuffer.DrainCycles * float64(stores)
-	op := 2 * max(cfg.Costs.LoadCycles, cfg.Costs.StoreCycles)
-	return 2 * max(drain, op)
+	op := max(cfg.Costs.LoadCycles, cfg.Costs.StoreCycles)
+	return 2 * max(drain, prog, 2*op)
+}
+
+// programCycles bounds the time thread program p takes on model cfg with
+// no waiting for other threads: each instruction at its cost, a load as a
+// miss, a fence or an atomic with its own cost, a full store-buffer drain
+// and, on a non-coherent cache, a flush.
+func programCycles(p []Instr, cfg mem.Config) float64 {
+	c := cfg.Costs
+	drain := cfg.StoreBuffer.DrainCycles * float64(cfg.StoreBuffer.Depth)
+	flush := 0.0
+	if cfg.Cache.Enabled && !cfg.Cache.Coherent {
+		flush = c.FlushCycles
+	}
+	total := 0.0
+	for _, in := range p {
+		switch {
+		case in.Kind == Load || in.Kind == Spin:
+			total += max(c.LoadCycles, c.MissCycles, c.UncachedLoadCycles)
+		case in.Kind == Store:
+			total += c.StoreCycles
+		case in.Kind == Fence || in.Kind == FenceW || in.Kind == FenceR:
+			total += c.FenceCycles + drain + flush
+		case in.atomic():
+			total += c.AtomicCycles + drain + flush
+		}
+	}
+	return total
 }
 
 // State is one final state and how many runs ended in it.
@@ -312,6 +350,37 @@ func (t Test) StateName() string {
 // span divided by 1, 2, 4 or 8).
 const opScales = 4
 
+// staggerOdds: one run in staggerOdds runs its threads one after another,
+// in a random order (startDelays).
+const staggerOdds = 4
+
+// startDelays draws each thread's delay after the common start: a random
+// delay in [0, StartJitterCycles) each, or, in one run of staggerOdds, a
+// random order of the threads in which each starts a whole start span
+// plus an instruction span per instruction of the longest program after
+// the one before, so that it runs when the one before has finished and
+// its stores have drained. The threads' interleavings reach the states in
+// which whole programs run one after another (WRC's chain from thread to
+// thread) in a few runs, not one in a thousand.
+func (r *runner) startDelays(eng *sim.Engine, jitter func(float64) sim.Time) []sim.Time {
+	d := make([]sim.Time, len(r.t.Threads))
+	if eng.Rand().IntN(staggerOdds) != 0 {
+		for i := range d {
+			d[i] = jitter(r.opts.StartJitterCycles)
+		}
+		return d
+	}
+	longest := 0
+	for _, prog := range r.t.Threads {
+		longest = max(longest, len(prog))
+	}
+	gap := r.cfg.Clock().Cycles(r.opts.StartJitterCycles + float64(longest)*r.opts.OpJitterCycles)
+	for rank, i := range eng.Rand().Perm(len(d)) {
+		d[i] = sim.Time(rank) * gap
+	}
+	return d
+}
+
 // runner runs one test repeatedly.
 type runner struct {
 	t       Test
@@ -367,6 +436,7 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 		}
 		return sim.Time(eng.Rand().Int64N(span))
 	}
+	delay := r.startDelays(eng, jitter)
 	rf := newRFTrace(eng, r.t)
 	for i, prog := range r.t.Threads {
 		cpu, err := mem.NewCPU(eng, fmt.Sprintf("P%d", i), m, r.cfg)
@@ -377,7 +447,7 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 			if r.opts.Warm {
 				r.warm(p, cpu, prog, addr)
 			}
-			p.Sleep(start - p.Now() + jitter(r.opts.StartJitterCycles))
+			p.Sleep(start - p.Now() + delay[i])
 			for _, in := range prog {
 				p.Sleep(jitter(opSpan))
 				ran := in.holds(r.regs)
