@@ -312,7 +312,11 @@ func TestStateCodes(t *testing.T) {
 		{[]uint64{1, 1}, nil, false, 1}, {nil, []uint64{2, 1}, true, 1}, {[]uint64{9, 9, 9}, nil, false, 1},
 		{[]uint64{10, 0}, nil, false, 2}, {[]uint64{1, 0, 0}, nil, false, 2},
 	} {
-		code, err := stateCode(c.regs, c.locs, c.mem, c.width)
+		tt := Test{}
+		if c.mem {
+			tt.Observed = []bool{true, true}
+		}
+		code, err := tt.stateCode(c.regs, c.locs, c.width)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,8 +326,13 @@ func TestStateCodes(t *testing.T) {
 		}
 		codes[code] = key
 	}
-	if _, err := stateCode([]uint64{10, 0}, nil, false, 1); err == nil {
+	if _, err := (Test{}).stateCode([]uint64{10, 0}, nil, 1); err == nil {
 		t.Error("a value of 10 in a 1-digit code was accepted")
+	}
+	// Only the observed locations are in the code.
+	x := Test{Observed: []bool{false, true}}
+	if a, _ := x.stateCode(nil, []uint64{1, 2}, 1); a != 2 {
+		t.Errorf("code of x=1; y=2 observing y: %d, want 2", a)
 	}
 	for _, tt := range Tests() {
 		if d := tt.CodeDigits(); d != 1 {

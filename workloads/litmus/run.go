@@ -142,7 +142,7 @@ func programCycles(p []Instr, cfg mem.Config) float64 {
 type State struct {
 	Text string // e.g. "1:r0=1; 1:r1=0;"
 	// Code is the state as a number: the values of the registers (then,
-	// for tests with FinalMem, of the locations), each in Test.CodeDigits
+	// for tests with FinalMem, of the observed locations), each in Test.CodeDigits
 	// decimal digits, e.g. 10 for r0=1, r1=0. Distinct states have
 	// distinct codes; -1 if the values do not fit in an int64 this way.
 	Code  int
@@ -256,7 +256,7 @@ func batch(t Test, model string, opts Options, r *runner, once func(seed uint64)
 		key := r.stateText(regs, locs)
 		s := counts[key]
 		if s == nil {
-			code, err := stateCode(regs, locs, t.FinalMem, digits)
+			code, err := t.stateCode(regs, locs, digits)
 			if err != nil {
 				code = -1 // too wide for a number: Run reports it; the text is the state
 			}
@@ -273,10 +273,11 @@ func batch(t Test, model string, opts Options, r *runner, once func(seed uint64)
 	return o, nil
 }
 
-// stateCode encodes a final state as a number: the values of regs (then,
-// if mem, of locs), each in width decimal digits. It fails rather than
-// clamp a value that does not fit, so that two states never share a code.
-func stateCode(regs, locs []uint64, mem bool, width int) (int, error) {
+// stateCode encodes a final state as a number: the values of regs (then
+// of the locations of locs that t observes), each in width decimal digits.
+// It fails rather than clamp a value that does not fit, so that two states
+// never share a code.
+func (t Test) stateCode(regs, locs []uint64, width int) (int, error) {
 	radix := uint64(1)
 	for range width {
 		radix *= 10
@@ -294,11 +295,12 @@ func stateCode(regs, locs []uint64, mem bool, width int) (int, error) {
 			return 0, err
 		}
 	}
-	if mem {
-		for _, v := range locs {
-			if err := add(v); err != nil {
-				return 0, err
-			}
+	for l, v := range locs {
+		if !t.observed(l) {
+			continue
+		}
+		if err := add(v); err != nil {
+			return 0, err
 		}
 	}
 	return int(c), nil
@@ -340,8 +342,10 @@ func (t Test) StateName() string {
 	for i := range t.Registers() {
 		n += fmt.Sprintf("r%d", i)
 	}
-	if t.FinalMem {
-		n += strings.Join(t.Locs, "")
+	for l, name := range t.Locs {
+		if t.observed(l) {
+			n += name
+		}
 	}
 	return n
 }
@@ -556,8 +560,8 @@ func (r *runner) stateText(regs, locs []uint64) string {
 	for i, v := range regs {
 		fmt.Fprintf(b, "%s=%d; ", r.t.RegName(i), v)
 	}
-	if r.t.FinalMem {
-		for i, v := range locs {
+	for i, v := range locs {
+		if r.t.observed(i) {
 			fmt.Fprintf(b, "%s=%d; ", r.t.Locs[i], v)
 		}
 	}
