@@ -106,6 +106,15 @@ MACHINE [params]: offers ..." or ": missing VERB ...") what its ranks offer
 Example:
   simrun list
   simrun list --machines --stacks`, cmdList},
+		{"params", "[MACHINE|STACK|WORKLOAD]", "list a machine's, stack's or workload's parameters: default, range, unit, source", `Without a name: every machine, stack and workload that has parameters.
+With one: each parameter a scenario may set under machine.params,
+stack.params or workload.params, with its default, its plausible range and
+unit (values outside it are refused by validate) and its documentation,
+which says where the default comes from: a sentence of the paper, a
+published hardware figure, or what it was calibrated to.
+Example:
+  simrun params t3d
+  simrun params pingpong`, cmdParams},
 		{"show", "NAME", "print the YAML of a built-in scenario", `Copy a built-in to start your own scenario:
   simrun show litmus-mp > mine.yaml`, cmdShow},
 		{"validate", "FILE-or-NAME", "check a scenario strictly (exit 0 if valid, 2 if not)", `Every problem of the file is listed at once (up to 50), in file order, each

@@ -35,23 +35,26 @@ func Default() *registry.Registry {
 // the function that runs it and the one that checks its params.
 func Workloads() []registry.WorkloadEntry {
 	w := registry.Workload
+	coll := func(kind string) registry.WorkloadOption {
+		return registry.Params(func() collective.Params { return collective.DefaultParams(kind) })
+	}
 	return []registry.WorkloadEntry{
-		w("litmus", litmus.Run, litmus.Check),
-		w("pingpong", pingpong.Run, pingpong.Check),
-		w("onetoall", collective.RunOneToAll, collective.Check("onetoall")),
-		w("alltoone", collective.RunAllToOne, collective.Check("alltoone")),
-		w("alltoall", collective.RunAllToAll, collective.Check("alltoall")),
-		w("bcast", collective.RunBcast, collective.Check("bcast")),
-		w("reduce", collective.RunReduce, collective.Check("reduce")),
-		w("word-latency", collective.RunLatency, collective.Check("latency")),
-		w("pattern-table", collective.RunTable, collective.Check("table")),
-		w(remotecopy.Name, remotecopy.Run, remotecopy.Check),
-		w(remotecopy.ContentionName, remotecopy.RunContention, remotecopy.CheckContention),
-		w(remap.Name, remap.Run, remap.Check),
-		w(commdup.Name, commdup.Run, commdup.Check),
-		w(explore.Name, explore.Run, explore.Check),
-		w("barrier-time", scibench.RunBarrier, scibench.Check),
-		w("alltoall-mbps", scibench.RunAlltoall, scibench.Check),
-		w("random-messages", scibench.RunRandom, scibench.Check),
+		w("litmus", litmus.Run, litmus.Check, registry.Params(litmus.DefaultParams)),
+		w("pingpong", pingpong.Run, pingpong.Check, registry.Params(pingpong.DefaultParams)),
+		w("onetoall", collective.RunOneToAll, collective.Check("onetoall"), coll("onetoall")),
+		w("alltoone", collective.RunAllToOne, collective.Check("alltoone"), coll("alltoone")),
+		w("alltoall", collective.RunAllToAll, collective.Check("alltoall"), coll("alltoall")),
+		w("bcast", collective.RunBcast, collective.Check("bcast"), coll("bcast")),
+		w("reduce", collective.RunReduce, collective.Check("reduce"), coll("reduce")),
+		w("word-latency", collective.RunLatency, collective.Check("latency"), coll("latency")),
+		w("pattern-table", collective.RunTable, collective.Check("table"), coll("table")),
+		w(remotecopy.Name, remotecopy.Run, remotecopy.Check, registry.Params(remotecopy.DefaultParams)),
+		w(remotecopy.ContentionName, remotecopy.RunContention, remotecopy.CheckContention, registry.Params(remotecopy.DefaultContentionParams)),
+		w(remap.Name, remap.Run, remap.Check, registry.Params(remap.DefaultParams)),
+		w(commdup.Name, commdup.Run, commdup.Check, registry.Params(commdup.DefaultParams)),
+		w(explore.Name, explore.Run, explore.Check, registry.Params(explore.DefaultParams)),
+		w("barrier-time", scibench.RunBarrier, scibench.Check, registry.Params(scibench.DefaultParams)),
+		w("alltoall-mbps", scibench.RunAlltoall, scibench.Check, registry.Params(scibench.DefaultParams)),
+		w("random-messages", scibench.RunRandom, scibench.Check, registry.Params(scibench.DefaultParams)),
 	}
 }
