@@ -18,6 +18,14 @@ type WorkloadEntry struct {
 	// Defaults returns the workload's default params (for simrun
 	// params); nil: not listed.
 	Defaults func() any
+	// Estimate forecasts a series' events before it runs (simrun
+	// validate and run refuse a scenario above their limit); nil: none.
+	Estimate func(workloads.Spec) (workloads.Estimate, error)
+}
+
+// Estimates gives the workload's estimator of a series' events.
+func Estimates(f func(workloads.Spec) (workloads.Estimate, error)) WorkloadOption {
+	return func(e *WorkloadEntry) { e.Estimate = f }
 }
 
 // WorkloadOption sets an optional part of a WorkloadEntry.

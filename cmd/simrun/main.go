@@ -117,17 +117,21 @@ Example:
   simrun params pingpong`, cmdParams},
 		{"show", "NAME", "print the YAML of a built-in scenario", `Copy a built-in to start your own scenario:
   simrun show litmus-mp > mine.yaml`, cmdShow},
-		{"validate", "FILE-or-NAME", "check a scenario strictly (exit 0 if valid, 2 if not)", `Every problem of the file is listed at once (up to 50), in file order, each
+		{"validate", "FILE-or-NAME [--max-events N]", "check a scenario strictly (exit 0 if valid, 2 if not)", `Every problem of the file is listed at once (up to 50), in file order, each
 with file:line:column, the field's full path (series[2].machine.params.x)
 and what was expected: types and unknown fields, then what is checked after
 decoding (ranges of machine, stack and workload params, pairings, memory
-fits, workload names, name and title lengths). A misspelt top-level param
+fits, workload names, name and title lengths), then each series' size: its
+workload estimates its events (messages times their events, to within a
+factor of ten or so) and a series above --max-events (default 1e10, half an
+hour of CPU) is refused at the param that drives it. The ok line gives the
+scenario's estimate. A misspelt top-level param
 is reported once at its own field, not again for every series that
 inherits it. run and trace do the same checks before running: a file that
 validates does not fail on its input later.
 Example:
   simrun validate mine.yaml`, cmdValidate},
-		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE] [--memprofile FILE] [--eventprofile FILE] [-j N] [--shard I/N]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
+		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE] [--memprofile FILE] [--eventprofile FILE] [-j N] [--shard I/N] [--max-events N]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
 (scenario, seed, rows, references, comparisons, failures, notes), one PNG and
 SVG per figure, and DIR/summary.txt (also printed). Default DIR:
 results/<scenario-name>. Same scenario and seed: byte-identical files.

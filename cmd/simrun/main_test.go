@@ -177,7 +177,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("simrun %s: exit %d, want %d with %q; got:\n%s%s", strings.Join(c.args, " "), code, c.code, c.want, out, errs)
 		}
 	}
-	if code, out, _ := simrun(t, "validate", "litmus-mp"); code != exitOK || !strings.Contains(out, "ok (3 series)") {
+	if code, out, _ := simrun(t, "validate", "litmus-mp"); code != exitOK || !strings.Contains(out, "ok (3 series, about ") {
 		t.Errorf("validate litmus-mp: %d %s", code, out)
 	}
 }
@@ -422,7 +422,7 @@ func runReduced(t *testing.T, r reduction, dir string) {
 			}
 		}
 	}
-	s, sp, errs := runner.Load(builtins(), r.name, adjust)
+	s, sp, errs := runner.Load(builtins(), r.name, runner.LoadOptions{Adjust: adjust})
 	if errs = append(errs, adjustErrs...); len(errs) > 0 {
 		t.Fatalf("loading %s reduced:\n%s", r.name, joinLines(errs))
 	}
