@@ -177,7 +177,8 @@ sim/mem Config fields, optionally starting from a built-in:
 --exhaustive enumerates every final state the operational model allows
 (every interleaving, store-buffer drain order and cached copy), so Never
 means never; otherwise runs are sampled with seeded jitter.
-The last line is "Observation TEST Never|Sometimes|Always POS NEG".
+The last line is "Observation TEST Never|Sometimes|Always POS NEG", or
+"Observation TEST None 0 0 (no run finished)" when every run failed.
 The jitters default to twice the model's time to drain the test's stores
 (so every sequentially consistent outcome shows); every run's engine is
 bounded in events (never in wall time: the counts do not depend on load).
