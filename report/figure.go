@@ -119,7 +119,8 @@ func (f Figure) layout(rows []Row, refs []Reference) (vg.Length, vg.Length, func
 		legendH = max(legendH, pp.legendHeight())
 		panels = append(panels, pp)
 	}
-	w := panelWidth * vg.Length(len(f.Panels))
+	// As wide as the panels, or as the title if it is wider.
+	w := max(panelWidth*vg.Length(len(f.Panels)), titleStyle(14).Width(f.Title)+vg.Inch/2)
 	h := panelHeight + legendH + f.titlesHeight(panels)
 	return w, h, func(c vg.CanvasSizer) { f.draw(draw.New(c), panels, legendH) }, nil
 }

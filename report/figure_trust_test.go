@@ -158,6 +158,18 @@ func TestPanelTitlesAligned(t *testing.T) {
 	}
 }
 
+// TestTitleFits: a figure is at least as wide as its title.
+func TestTitleFits(t *testing.T) {
+	f := Figure{Title: "Thread-safety overhead with one thread (Figure 1 shape, on the SX-4 model)", Panels: []Panel{{Metric: "latency"}}}
+	w, _, _, err := f.layout(sampleResults(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tw := titleStyle(14).Width(f.Title); w < tw {
+		t.Errorf("figure %v wide, its title %v", w, tw)
+	}
+}
+
 // TestFigurePNGGolden compares the PNG of a figure with log axes, zero on
 // one, identical series and a table with testdata/figures/*.png (regenerate
 // with go test ./report -update, and look at the images).
