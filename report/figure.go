@@ -713,7 +713,7 @@ func (p Panel) tableBars(pl *plot.Plot, sel []Row, prefs []Reference, series []s
 			b.LineStyle.Width = 0
 			pl.Add(b)
 			labels.XYs = append(labels.XYs, plotter.XY{X: float64(i), Y: v})
-			labels.Labels = append(labels.Labels, Short3(v))
+			labels.Labels = append(labels.Labels, short3(v))
 			top = math.Max(top, v)
 		}
 		var rxys plotter.XYs
@@ -775,8 +775,8 @@ func (barMark) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 	c.StrokeLine2(ls, pt.X-sty.Radius, pt.Y, pt.X+sty.Radius, pt.Y)
 }
 
-// Short3 formats v to three significant digits, for labels on bars.
-func Short3(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
+// short3 formats v to three significant digits, for labels on bars.
+func short3(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
 
 // seriesGlyph returns the glyph of the i-th simulated series (filled).
 func seriesGlyph(i int) draw.GlyphDrawer {
