@@ -11,7 +11,7 @@
 //	                                    the papers' claims of the built-ins, checked
 //	simrun litmus TEST|FILE.litmus --model M [--exhaustive] [--machine NAME [--param KEY=VALUE]] (litmus --list)
 //	simrun trace FILE-or-NAME [--out trace.json] [--seed N]
-//	simrun report [DIR]                 static HTML pages of results directories
+//	simrun report [DIR]                 a static HTML report of results directories
 //	simrun soak [--runs N] [--seed S]    random message programs, every delivery checked
 //	simrun bench                        engine speed on this machine
 //
@@ -190,7 +190,8 @@ sim/mem Config fields, optionally starting from a built-in:
 --exhaustive enumerates every final state the operational model allows
 (every interleaving, store-buffer drain order and cached copy), so Never
 means never; otherwise runs are sampled with seeded jitter.
-The last line is "Observation TEST Never|Sometimes|Always POS NEG".
+The last line is "Observation TEST Never|Sometimes|Always POS NEG", or
+"Observation TEST None 0 0 (no run finished)" when every run failed.
 The jitters default to twice the time the test's programs and store drains
 take one after another, each drain varies by as much, and one run in four
 runs the threads one after another in a random order: the default sampling
@@ -215,13 +216,17 @@ livelock) never ends: it is drawn to the end of the trace and marked "did
 not end". The counts printed are those of the events written.
 Example:
   simrun trace litmus-mp-spin-noncoherent --out trace.json`, cmdTrace},
-		{"report", "[DIR]", "write a static HTML report of results directories (default results/)", `For every results directory in DIR (DIR itself, or each DIR/NAME written by
-simrun run): DIR/NAME/index.html with the figures, the paper-vs-simulated
-table, the claims, failures and notes; and DIR/index.html linking them.
+		{"report", "[DIR] [--out FILE] [--title T] [--pages]", "write a static HTML report of results directories (default results/)", `Reads every results directory in DIR (DIR itself, or each DIR/NAME written
+by simrun run) and writes one page, DIR/index.html (DIR.html when DIR is
+itself a results directory; --out FILE elsewhere): a titled index of the
+scenarios with their results, then for each its figures, a table of its
+values (x down, series across, per metric), the paper-vs-simulated table,
+the claims, failures and notes. Nothing is written into the results
+directories unless --pages asks for a page in each (DIR/NAME/index.html).
 Static files: open them in any browser, no server, no network.
 Example:
   simrun run sx4-fig7 && simrun run litmus-mp
-  simrun report`, cmdReport},
+  simrun report --title "SX-4 and litmus"`, cmdReport},
 		{"soak", "[--runs N] [--seed S] [--only REGEXP]", "run random message programs on every pairing offering message passing and check every delivery", `Each run draws from its seed a program of 1 to 12 messages among 2 to 4
 ranks (sizes across every protocol threshold, 4 tags, AnyTag receives,
 blocking and nonblocking sends, every receive posted first) and checks

@@ -189,7 +189,7 @@ func TestLitmusCommand(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	code, out, _ = simrun(t, "litmus", "MP+spin", "--model", "noncoherent", "--runs", "10")
-	if code != exitFailed || !strings.Contains(out, "Failed runs: 10") || !strings.HasSuffix(out, "Observation MP+spin Never 0 0\n") {
+	if code != exitFailed || !strings.Contains(out, "Failed runs: 10") || !strings.HasSuffix(out, "Observation MP+spin None 0 0 (no run finished)\n") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	code, out, _ = simrun(t, "litmus", "--list")
@@ -327,6 +327,7 @@ func TestGoldenScenarios(t *testing.T) {
 				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 			}
 			checkGolden(t, dir, name)
+			checkDocFigure(t, dir, name)
 		})
 	}
 	for _, r := range goldenReduced {
@@ -466,6 +467,32 @@ func checkGolden(t *testing.T, dir, base string) {
 		if want := read(t, golden); !bytes.Equal(got, want) {
 			t.Errorf("%s differs from %s (run go test ./cmd/simrun -run TestGoldenScenarios -update and review the diff)", f, golden)
 		}
+	}
+}
+
+// docFigures are the figures the docs show, by the built-in that draws
+// them: the file the run writes and the docs' copy.
+var docFigures = map[string][2]string{
+	"sx4-fig7": {"fig7.png", "../../docs/sx4-fig7.png"},
+}
+
+// checkDocFigure compares the figures of built-in name drawn in dir with
+// their copies in the docs (the README's figure cannot go stale), and
+// rewrites the copies with -update.
+func checkDocFigure(t *testing.T, dir, name string) {
+	t.Helper()
+	f, ok := docFigures[name]
+	if !ok {
+		return
+	}
+	got := read(t, filepath.Join(dir, f[0]))
+	if *update {
+		if err := os.WriteFile(f[1], got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(got, read(t, f[1])) {
+		t.Errorf("%s differs from simrun run %s's %s (run go test ./cmd/simrun -run TestGoldenScenarios/%s -update and look at it)", f[1], name, f[0], name)
 	}
 }
 

@@ -3,6 +3,7 @@ package litmus
 import (
 	"bytes"
 	"fmt"
+	"github.com/msgsim/msgsim/report"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,10 +186,25 @@ func TestRunnerExhaustive(t *testing.T) {
 	}
 }
 
+// TestRunnerLivelock: when every run livelocks, the histogram has one bar
+// (the runs with no final state, so the counts sum to the runs) and the
+// observation says no run finished, not "Never".
 func TestRunnerLivelock(t *testing.T) {
-	_, err := Run(spec(t, "x.yaml", "{test: MP+spin, model: noncoherent, runs: 10}"))
+	res, err := Run(spec(t, "x.yaml", "{test: MP+spin, model: noncoherent, runs: 10}"))
 	if !sim.IsLivelock(err) || !strings.Contains(err.Error(), "10 of 10 runs failed") {
 		t.Fatalf("got %v", err)
+	}
+	var counts []report.Row
+	for _, r := range res.Rows {
+		if r.Metric == "count" {
+			counts = append(counts, r)
+		}
+	}
+	if len(counts) != 1 || counts[0].X != report.NoFinalState || counts[0].Value != 10 || counts[0].XName != "state_r0r1" {
+		t.Errorf("count rows %+v, want one at x %d: 10 runs", counts, report.NoFinalState)
+	}
+	if last := res.Notes[len(res.Notes)-1]; !strings.HasSuffix(last, "Observation MP+spin None 0 0 (no run finished)") {
+		t.Errorf("last line %q", last)
 	}
 }
 

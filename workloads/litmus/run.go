@@ -175,9 +175,13 @@ type Outcome struct {
 }
 
 // Observation is litmus7's verdict on the condition: Never, Sometimes or
-// Always (over the completed runs).
+// Always (over the completed runs), or None when no run completed (every
+// one deadlocked, livelocked or hit a limit): nothing was observed, which
+// is not "Never".
 func (o *Outcome) Observation() string {
 	switch {
+	case o.Positive+o.Negative == 0 && o.Failed > 0:
+		return "None"
 	case o.Positive == 0:
 		return "Never"
 	case o.Negative == 0:
