@@ -48,7 +48,17 @@ func readySet(p *sim.Proc, c *mem.CPU, a mem.Addr, v uint64) {
 // readyIsSet is PKT_READY_IS_SET: it reads the word at a from memory, not
 // from a (stale) copy in the cache.
 func readyIsSet(p *sim.Proc, c *mem.CPU, a mem.Addr) bool {
-	return c.LoadUncached(p, a, 8) != 0
+	return syncLoad(p, c, a) != 0
+}
+
+// syncLoad reads a word other processes write: from memory (an uncached
+// load), or, where the hardware keeps caches coherent (mem.CPU.Coherent:
+// a bus-snooping SMP), a plain load, which sees the last store.
+func syncLoad(p *sim.Proc, c *mem.CPU, a mem.Addr) uint64 {
+	if c.Coherent() {
+		return c.Load(p, a, 8)
+	}
+	return c.LoadUncached(p, a, 8)
 }
 
 type shmWorld struct {
@@ -286,7 +296,7 @@ func (r *shmRank) shmBarrier(p *sim.Proc) error {
 	if err := r.lock(p, lk); err != nil {
 		return err
 	}
-	c := r.cpu.LoadUncached(p, count, 8) + 1
+	c := syncLoad(p, r.cpu, count) + 1
 	if int(c) == len(w.ranks) {
 		readySet(p, r.cpu, count, 0)
 		readySet(p, r.cpu, sense, r.sense)
@@ -296,7 +306,7 @@ func (r *shmRank) shmBarrier(p *sim.Proc) error {
 	if err := r.unlock(p, lk); err != nil {
 		return err
 	}
-	r.cpu.SpinUntil(p, "armci: barrier", func() bool { return r.cpu.LoadUncached(p, sense, 8) == r.sense }, sense)
+	r.cpu.SpinUntil(p, "armci: barrier", func() bool { return syncLoad(p, r.cpu, sense) == r.sense }, sense)
 	return nil
 }
 
@@ -397,7 +407,7 @@ func (r *shmRank) Rmw(p *sim.Proc, op stacks.RmwOp, proc int, a mem.Addr, v int6
 	if err := r.lock(p, proc); err != nil {
 		return 0, err
 	}
-	old := int64(r.cpu.LoadUncached(p, a, 8))
+	old := int64(syncLoad(p, r.cpu, a))
 	nv := v
 	if op == stacks.FetchAndAdd {
 		nv = old + v
