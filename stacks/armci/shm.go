@@ -14,7 +14,8 @@ import (
 // shared memory ... allowing the library to use simply an optimized memory
 // copy"; "Mutual exclusion is implemented using vendor-specific locks ...,
 // System V semaphores (Unix)"), on the shared-segments verb when every
-// process runs on one node (an SX-4 node; an SCI node's processors):
+// process runs on one node (an SX-4 node; a Power Challenge; an SCI
+// node's processors):
 // ARMCI_Malloc places every rank's part in a segment of the node's shared
 // memory; a get or put is one library memcpy per block
 // (machines.Memcpy: on the SX-4 a vector move, which bypasses the
@@ -24,8 +25,12 @@ import (
 // TestPortsOrdering); accumulate and read-modify-write run under the
 // owner's lock: a test-and-set lock whose release is PKT_READY_SET (store
 // made visible after every earlier store), or a System V semaphore (param
-// lock, the semaphores verb). The barrier is a counter in shared memory
-// or, as the paper's programs did, zero-byte messages of a
+// lock, the semaphores verb). The shared words (lock, barrier, the
+// read-modify-write's word) are read from memory (uncached loads) behind
+// non-coherent caches, with plain loads where the hardware keeps caches
+// coherent (the Power Challenge's snooping bus, whose "vendor-specific
+// locks (on SGI ...)" are LL/SC on a cached word). The barrier is a
+// counter in shared memory or, as the paper's programs did, zero-byte messages of a
 // message-passing stack on the same machine (param barrier; the registry
 // gives MPICH, see MessagePassing).
 
@@ -167,7 +172,7 @@ func (r *shmRank) Free(p *sim.Proc, addrs []mem.Addr) error {
 
 // lock takes lock i (rank i's, or the barrier's for i = ranks): a System
 // V semaphore (P, a system call that sleeps while it is held) or the
-// test-and-set lock at its word, spinning (uncached) while held.
+// test-and-set lock at its word, spinning (syncLoad) while held.
 func (r *shmRank) lock(p *sim.Proc, i int) error {
 	if r.w.sems != nil {
 		if err := r.w.semops.Semop(p, r.id, r.w.sems[i], -1); err != nil {
