@@ -21,7 +21,12 @@ import (
 // copy), so the model is of what the protocol costs. Its loads, stores,
 // atomics (load-linked/store-conditional: the line taken exclusive) and
 // copies pay for the transactions their lines need; uncached loads go to
-// memory over the bus. Costs of hits are the CPU's own (Costs).
+// memory over the bus. Costs of hits are the CPU's own (Costs). What the
+// harness writes without timing (Poke, Memory.Write: a workload filling
+// its buffers) and vector moves leave the states as they are: the bytes
+// are memory's whatever the states say. A copy takes the bus for a step
+// of copyChunkLines lines at a time, so other processors' transactions
+// wait at most one step.
 
 // Line states of the Illinois (MESI) protocol.
 const (
