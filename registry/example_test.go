@@ -118,4 +118,9 @@ func ExampleRegistry_Probe() {
 	// shmem on sci: runs
 	// armci on sci: runs
 	// scampi on sci: runs
+	// mpich on challenge: runs
+	// aclmpl on challenge: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
+	// shmem on challenge: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
+	// armci on challenge: runs
+	// scampi on challenge: runs
 }

@@ -309,7 +309,7 @@ func TestNonFinite(t *testing.T) {
 func TestGoldenScenarios(t *testing.T) {
 	t.Parallel() // with TestBuiltinClaims, after the tests that change the directory or the registry
 	full := []string{
-		"armci-2x100", "armci-acc", "armci-fig4", "armci-fig5", "armci-fig6", "armci-polling-sleeping",
+		"armci-2x100", "armci-acc", "armci-fig4", "armci-fig5", "armci-fig6", "armci-fig6-sx4", "armci-polling-sleeping",
 		"litmus-mp", "litmus-mp-spin-noncoherent", "litmus-sb-tso",
 		"sci-faults", "sci-fig1-3", "sci-index-bytewise", "sci-no-crc", "sci-no-membarrier", "sci-pingpong", "sci-table1-1",
 		"sx4-collectives", "sx4-fig1", "sx4-fig4", "sx4-fig5", "sx4-fig6", "sx4-fig7", "sx4-lockfree-nofence", "sx4-spin-cached",
