@@ -5,6 +5,23 @@ package paramdoc
 // table is every parameter struct's fields (Extract).
 func table() map[string][]Field {
 	return map[string][]Field{
+		"github.com/msgsim/msgsim/machines/challenge.Params": {
+			{YAML: "clock_mhz", Go: "ClockMHz", Doc: "ClockMHz is the processor clock: the 195 MHz MIPS R10000 of the POWER CHALLENGE 10000 (SGI POWER CHALLENGE product literature, 1996; the R8000 boards ran at 75 and 90 MHz)."},
+			{YAML: "cache_kb", Go: "CacheKB", Doc: "CacheKB is each processor's secondary cache, the level the bus keeps coherent: 1 MB, the POWER CHALLENGE 10000's standard size (2 MB was an option; SGI POWER CHALLENGE technical report, 1996). The 32 KB primary data cache is not modelled apart (its lines are a subset)."},
+			{YAML: "cache_line_bytes", Go: "CacheLineBytes", Doc: "CacheLineBytes is the secondary cache line, the bus's coherence unit: 128 bytes, as the POWER CHALLENGE's R10000 secondary caches were configured (the R10000 allows 64 or 128; MIPS R10000 Microprocessor User's Manual, 2.0, section 1 \"secondary cache\")."},
+			{YAML: "cache_ways", Go: "CacheWays", Doc: "CacheWays is the secondary cache's associativity: two-way set associative (MIPS R10000 User's Manual, \"the secondary cache is two-way set associative\")."},
+			{YAML: "load_cycles", Go: "LoadCycles", Doc: "LoadCycles is a load that hits: the R10000's two-cycle load-use latency of a primary cache hit (R10000 User's Manual); secondary hits (about ten cycles) are not told apart."},
+			{YAML: "store_cycles", Go: "StoreCycles", Doc: "StoreCycles is the issue cost of a store: one cycle (one load/store per cycle, R10000 User's Manual)."},
+			{YAML: "atomic_cycles", Go: "AtomicCycles", Doc: "AtomicCycles is a load-linked/store-conditional pair on a line already held exclusive (LL, SC and the branch on its result): assumed 4 cycles; the bus transaction that takes the line exclusive is charged on top."},
+			{YAML: "sync_cycles", Go: "SyncCycles", Doc: "SyncCycles is the MIPS SYNC instruction. The Challenge's R10000 makes its loads and stores visible in program order (sequential consistency, see the package comment), so SYNC has nothing to wait for: assumed 4 cycles."},
+			{YAML: "memcpy_mbps", Go: "MemcpyMBps", Doc: "MemcpyMBps is the processor's copy loop on cached lines: one load/store unit (one memory instruction a cycle, R10000 User's Manual), so an 8-byte load and an 8-byte store per two cycles: 4 bytes a cycle, 780 MB/s at 195 MHz. Misses are the bus's, on top where they do not overlap."},
+			{YAML: "copy_startup_cycles", Go: "CopyStartupCycles", Doc: "CopyStartupCycles is a memcpy call's start-up (call, alignment checks): assumed 20 cycles."},
+			{YAML: "bus_mbps", Go: "BusMBps", Doc: "BusMBps is the POWERpath-2 bus's sustained data bandwidth: \"1.2 GB/s\" (SGI POWER CHALLENGE technical report: a 256-bit data bus at 47.6 MHz, 1.5 GB/s peak, 1.2 GB/s sustained). A 128-byte line holds it 107 ns."},
+			{YAML: "bus_address_ns", Go: "BusAddressNs", Doc: "BusAddressNs is a transaction's address cycle on the separate 40-bit address bus: one bus cycle at 47.6 MHz, 21 ns (same report). An upgrade (invalidate, no data) is only that."},
+			{YAML: "memory_latency_ns", Go: "MemoryLatencyNs", Doc: "MemoryLatencyNs is a read's wait for memory between its address and its data on the split-transaction bus. Assumed 900 ns, so that a miss on an idle bus takes about 1 us: the order quoted for the POWER CHALLENGE, against about 0.5 us on its successor the Origin 2000 (Laudon and Lenoski, ISCA 1997, compare the two); no exact figure at hand."},
+			{YAML: "semop_us", Go: "SemopUs", Doc: "SemopUs is one IRIX System V semop system call: assumed 10 us (a system call of a few microseconds on a 195 MHz R10000, plus the semaphore's work); no published figure at hand. Used only by stacks whose locks are System V semaphores (lock: sysv)."},
+			{YAML: "node_memory_mb", Go: "NodeMemoryMB", Doc: "NodeMemoryMB is the machine's main memory, which holds every shared segment and private buffer. A POWER CHALLENGE held up to 16 GB (SGI product literature); assumed 2048 MB, because every simulated byte is a real byte of the host."},
+		},
 		"github.com/msgsim/msgsim/machines/sci.Params": {
 			{YAML: "torus_w", Go: "TorusW", Doc: "TorusW and TorusH are the 2D torus of SCI ringlets in nodes: \"The SCI network was organized as an 8 x 12 2D mesh/torus\" (scampi-sci.txt 1.6). A run on fewer nodes uses the first nodes of it, row by row, as a partition of the 96-node machine. TorusH 1 is a single ringlet of TorusW nodes."},
 			{YAML: "torus_h", Go: "TorusH", Doc: ""},

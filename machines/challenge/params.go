@@ -131,27 +131,34 @@ func paramErrorf(field, format string, args ...any) error {
 	return machines.ParamErrorf(Name, field, format, args...)
 }
 
+// Ranges are the plausible range of every numeric parameter (Validate
+// checks them; simrun params lists them).
+func (p Params) Ranges() ([]machines.FloatRange, []machines.IntRange) {
+	return []machines.FloatRange{
+			machines.Float("clock_mhz", p.ClockMHz, 1, maxClockMHz, "MHz"),
+			machines.Float("load_cycles", p.LoadCycles, 0, maxOpCycles, "cycles"),
+			machines.Float("store_cycles", p.StoreCycles, 0, maxOpCycles, "cycles"),
+			machines.Float("atomic_cycles", p.AtomicCycles, 0, maxOpCycles, "cycles"),
+			machines.Float("sync_cycles", p.SyncCycles, 0, maxOpCycles, "cycles"),
+			machines.Float("memcpy_mbps", p.MemcpyMBps, minRateMBps, maxRateMBps, "MB/s"),
+			machines.Float("copy_startup_cycles", p.CopyStartupCycles, 0, maxOpCycles, "cycles"),
+			machines.Float("bus_mbps", p.BusMBps, minRateMBps, maxRateMBps, "MB/s"),
+			machines.Float("bus_address_ns", p.BusAddressNs, 0, maxOpNs, "ns"),
+			machines.Float("memory_latency_ns", p.MemoryLatencyNs, 0, maxOpNs, "ns"),
+			machines.Float("semop_us", p.SemopUs, 0, maxOpUs, "us"),
+		}, []machines.IntRange{
+			machines.Int("cache_kb", p.CacheKB, 1, maxCacheKB, "KB"),
+			machines.Int("cache_line_bytes", p.CacheLineBytes, 8, maxLineBytes, "bytes"),
+			machines.Int("cache_ways", p.CacheWays, 1, maxCacheWays, "ways"),
+			machines.Int("node_memory_mb", p.NodeMemoryMB, 1, maxNodeMemMB, "MB"),
+		}
+}
+
 // Validate names (by its YAML name, as a *machines.ParamError) the first
 // parameter that is not a finite number in its plausible range.
 func (p Params) Validate() error {
-	if err := machines.CheckRanges(Name, []machines.FloatRange{
-		machines.Float("clock_mhz", p.ClockMHz, 1, maxClockMHz, "MHz"),
-		machines.Float("load_cycles", p.LoadCycles, 0, maxOpCycles, "cycles"),
-		machines.Float("store_cycles", p.StoreCycles, 0, maxOpCycles, "cycles"),
-		machines.Float("atomic_cycles", p.AtomicCycles, 0, maxOpCycles, "cycles"),
-		machines.Float("sync_cycles", p.SyncCycles, 0, maxOpCycles, "cycles"),
-		machines.Float("memcpy_mbps", p.MemcpyMBps, minRateMBps, maxRateMBps, "MB/s"),
-		machines.Float("copy_startup_cycles", p.CopyStartupCycles, 0, maxOpCycles, "cycles"),
-		machines.Float("bus_mbps", p.BusMBps, minRateMBps, maxRateMBps, "MB/s"),
-		machines.Float("bus_address_ns", p.BusAddressNs, 0, maxOpNs, "ns"),
-		machines.Float("memory_latency_ns", p.MemoryLatencyNs, 0, maxOpNs, "ns"),
-		machines.Float("semop_us", p.SemopUs, 0, maxOpUs, "us"),
-	}, []machines.IntRange{
-		machines.Int("cache_kb", p.CacheKB, 1, maxCacheKB, "KB"),
-		machines.Int("cache_line_bytes", p.CacheLineBytes, 8, maxLineBytes, "bytes"),
-		machines.Int("cache_ways", p.CacheWays, 1, maxCacheWays, "ways"),
-		machines.Int("node_memory_mb", p.NodeMemoryMB, 1, maxNodeMemMB, "MB"),
-	}); err != nil {
+	floats, ints := p.Ranges()
+	if err := machines.CheckRanges(Name, floats, ints); err != nil {
 		return err
 	}
 	switch {
