@@ -76,6 +76,10 @@ func writeOutputs(dir string, s *scenarios.Scenario, runs []seriesRun, v verdict
 	}
 	var written []string
 	for _, f := range figs {
+		// A figure's file may name a directory inside the output one.
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f.base)), 0o755); err != nil {
+			return "", fmt.Errorf("figure %s: %w", f.base, err)
+		}
 		if err := f.fig.Save(filepath.Join(dir, f.base), rows, refs); err != nil {
 			// A figure that cannot be drawn (no points) is not a failed run.
 			fmt.Fprintf(stderr, "simrun: figure %s not drawn: %v\n", f.base, err)

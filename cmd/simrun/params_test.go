@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/msgsim/msgsim/internal/paramdoc"
+	"github.com/msgsim/msgsim/machines"
 )
 
 // TestParamsCommand: simrun params lists every machine, stack and
@@ -61,5 +62,22 @@ func TestDocOf(t *testing.T) {
 	}
 	if got := docOf(order[1], order); got != "see torus_w" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// TestEveryMachineStatesRanges: every machine's params state their
+// plausible ranges (Ranges), which validate checks and simrun params
+// prints.
+func TestEveryMachineStatesRanges(t *testing.T) {
+	for _, m := range builtins().Machines() {
+		d, err := m.Defaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := d.(interface {
+			Ranges() ([]machines.FloatRange, []machines.IntRange)
+		}); !ok {
+			t.Errorf("machine %s: its params have no Ranges method", m.Name)
+		}
 	}
 }
