@@ -155,7 +155,6 @@ func DefaultParamsFor(device string) Params {
 	if device == DeviceT3D {
 		p.EagerBytes = 16 << 10
 		p.Collectives = CollectivesShmem
-		p.ReceiveQueue = QueueShared
 	}
 	return p
 }

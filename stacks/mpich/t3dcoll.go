@@ -141,7 +141,7 @@ func (c *collRank) begin(p *sim.Proc, call string, root int) error {
 	if root < 0 || root >= c.Size() {
 		return fmt.Errorf("mpich: rank %d: %s with invalid root %d", c.rank, call, root)
 	}
-	c.cpu.Compute(p, packetCycles)
+	c.cpu.Execute(p, collCode(), packetCycles)
 	return c.l.alloc(c.Size())
 }
 
