@@ -28,7 +28,7 @@ type putCopy struct{ d *t3dDevice }
 
 func (c putCopy) memcpy(p *sim.Proc, dst, src mem.Addr, n int) {
 	c.d.invalidate(p, src, n)
-	c.d.cpu.Memcpy(p, dst, src, n)
+	machines.Memcpy(c.d.m, p, c.d.rank, dst, src, n)
 }
 
 // t3dLayout is where ch_t3d's memory lies in every PE: the packet rings
@@ -519,7 +519,7 @@ func (d *t3dDevice) PutData(p *sim.Proc, dest int, data, src mem.Region) {
 // invalidating the lines the sender's put wrote.
 func (d *t3dDevice) GetData(p *sim.Proc, dst, data mem.Region) {
 	d.invalidate(p, data.Addr, data.Len)
-	d.cpu.Memcpy(p, dst.Addr, data.Addr, data.Len)
+	machines.Memcpy(d.m, p, d.rank, dst.Addr, data.Addr, data.Len)
 }
 
 // FreeData releases a sender's eager buffer: a put of the new released

@@ -166,7 +166,7 @@ func (c *collRank) Bcast(p *sim.Proc, buf mem.Region, root int) error {
 			return err
 		}
 		if c.rank != root && part.Len > 0 {
-			c.cpu.Memcpy(p, part.Addr, src.Addr, part.Len)
+			machines.Memcpy(c.l.m, p, c.rank, part.Addr, src.Addr, part.Len)
 		}
 		if buf.Len == 0 {
 			break
@@ -217,7 +217,7 @@ func (c *collRank) Reduce(p *sim.Proc, buf mem.Region, op stacks.Op, root int) e
 			},
 			func(from int) error {
 				if !copied {
-					c.cpu.Memcpy(p, a.Addr, buf.Addr+mem.Addr(off), n)
+					machines.Memcpy(c.l.m, p, c.rank, a.Addr, buf.Addr+mem.Addr(off), n)
 					copied = true
 				}
 				c.getChunk(p, from, n, k)
