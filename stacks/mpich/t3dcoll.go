@@ -29,7 +29,8 @@ import (
 //
 //   - the software of an MPI call (communicator, datatype and argument
 //     handling): packetCycles once per call on each PE, the size of the
-//     point-to-point software (assumed);
+//     point-to-point software (assumed), run as the collective path's
+//     code through the instruction cache (code.go);
 //   - a system buffer between the tree's PEs: MPI_Bcast's caller names
 //     only its own buffer, so the parent cannot put into the child's user
 //     buffer (ACLMPL's receiver sends its address in a request block,
