@@ -32,6 +32,14 @@ type Params struct {
 	// CacheKB is the data cache: "8 Kbytes" (hardware.yaml t3d.dcache_KB),
 	// direct-mapped and write-through (t3d.dcache_org, the 21064's).
 	CacheKB int `yaml:"cache_kb"`
+	// ICacheKB is the instruction cache: "both instruction and data caches
+	// (8 Kbytes each)" (hardware.yaml t3d.dcache_KB), direct-mapped with
+	// lines of cache_line_bytes like the data cache (the 21064's
+	// organisation). The code paths a stack runs through it
+	// (mem.CPU.Execute) miss when they do not fit together: "the T3D is
+	// extremely instruction cache sensitive" (aclmpl-t3d.txt section 5,
+	// Table 1). A miss is a line fill from local memory (memory_latency_ns).
+	ICacheKB int `yaml:"icache_kb"`
 	// CacheLineBytes is the data cache line: 32 bytes (hardware.yaml
 	// t3d.dcache_org, the 21064's standard organisation).
 	CacheLineBytes int `yaml:"cache_line_bytes"`
@@ -171,6 +179,7 @@ func DefaultParams() Params {
 		PEsPerNode:         2,
 		MemoryMB:           64,
 		CacheKB:            8,
+		ICacheKB:           8,
 		CacheLineBytes:     32,
 		LoadNs:             20,
 		MemoryLatencyNs:    150,
@@ -242,6 +251,7 @@ func (p Params) Ranges() ([]machines.FloatRange, []machines.IntRange) {
 			machines.Int("pes_per_node", p.PEsPerNode, 1, MaxPEs, "PEs"),
 			machines.Int("memory_mb", p.MemoryMB, 1, maxMemoryMB, "MB"),
 			machines.Int("cache_kb", p.CacheKB, 1, maxCacheKB, "KB"),
+			machines.Int("icache_kb", p.ICacheKB, 1, maxCacheKB, "KB"),
 			machines.Int("cache_line_bytes", p.CacheLineBytes, 8, maxLineBytes, "bytes"),
 			machines.Int("packet_header_bytes", p.PacketHeaderBytes, 0, maxHeaderBytes, "bytes"),
 			machines.Int("packet_payload_bytes", p.PacketPayloadBytes, 8, maxHeaderBytes, "bytes"),
@@ -261,6 +271,8 @@ func (p Params) Validate() error {
 		return paramErrorf("cache_line_bytes", "must be a power of two, got %d", p.CacheLineBytes)
 	case (p.CacheKB<<10)%p.CacheLineBytes != 0:
 		return paramErrorf("cache_kb", "%d KB is not a whole number of cache_line_bytes (%d) lines", p.CacheKB, p.CacheLineBytes)
+	case (p.ICacheKB<<10)%p.CacheLineBytes != 0:
+		return paramErrorf("icache_kb", "%d KB is not a whole number of cache_line_bytes (%d) lines", p.ICacheKB, p.CacheLineBytes)
 	case len(p.TorusNodes) != 0 && len(p.TorusNodes) != 3:
 		return paramErrorf("torus_nodes", "must list 3 sizes [x, y, z] in nodes, got %v", p.TorusNodes)
 	}
@@ -280,8 +292,8 @@ func (p Params) Validate() error {
 	return nil
 }
 
-// memConfig is one PE's processor: an Alpha 21064 with a direct-mapped,
-// write-through data cache that remote writes do not update (there is "no
+// memConfig is one PE's processor: an Alpha 21064 with a direct-mapped
+// instruction cache, a direct-mapped, write-through data cache that remote writes do not update (there is "no
 // hardware support for cache coherency", hardware.yaml
 // t3d.hw_cache_coherence), stores visible in order (the write buffer is not
 // modelled), and memcpy at the measured rate.
@@ -291,6 +303,7 @@ func (p Params) memConfig() mem.Config {
 		ClockMHz: p.ClockMHz,
 		Cache: mem.CacheConfig{Enabled: true, LineBytes: p.CacheLineBytes, SizeBytes: p.CacheKB << 10,
 			Ways: 1, Coherent: false},
+		ICache: mem.ICacheConfig{Enabled: true, LineBytes: p.CacheLineBytes, SizeBytes: p.ICacheKB << 10},
 		Costs: mem.Costs{
 			LoadCycles:         p.LoadNs / cyc,
 			MissCycles:         p.MemoryLatencyNs / cyc,

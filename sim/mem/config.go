@@ -12,6 +12,7 @@ import (
 type Config struct {
 	ClockMHz    float64           `yaml:"clock_mhz"`
 	Cache       CacheConfig       `yaml:"cache"`
+	ICache      ICacheConfig      `yaml:"icache"`
 	StoreBuffer StoreBufferConfig `yaml:"store_buffer"`
 	Costs       Costs             `yaml:"costs"`
 }
@@ -26,6 +27,16 @@ type CacheConfig struct {
 	// its copy of a line when another processor (or a remote put) writes
 	// memory: only this CPU's own stores, a flush or an eviction refresh it.
 	Coherent bool `yaml:"coherent"`
+}
+
+// ICacheConfig describes a direct-mapped instruction cache. The simulator
+// holds no code: the cache keeps only tags, for the code paths a program
+// runs (CPU.Execute), and a line that misses is filled from memory at
+// Costs.MissCycles. Disabled, Execute is plain Compute.
+type ICacheConfig struct {
+	Enabled   bool `yaml:"enabled"`
+	LineBytes int  `yaml:"line_bytes"`
+	SizeBytes int  `yaml:"size_bytes"`
 }
 
 // Store orders.
@@ -74,6 +85,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("cache.ways must be positive, got %d", c.Cache.Ways)
 	case c.Cache.Enabled && (c.Cache.SizeBytes < c.Cache.LineBytes*c.Cache.Ways || c.Cache.SizeBytes%(c.Cache.LineBytes*c.Cache.Ways) != 0):
 		return fmt.Errorf("cache.size_bytes (%d) must be a multiple of line_bytes*ways (%d)", c.Cache.SizeBytes, c.Cache.LineBytes*c.Cache.Ways)
+	case c.ICache.Enabled && (c.ICache.LineBytes <= 0 || c.ICache.LineBytes&(c.ICache.LineBytes-1) != 0):
+		return fmt.Errorf("icache.line_bytes must be a positive power of two, got %d", c.ICache.LineBytes)
+	case c.ICache.Enabled && (c.ICache.SizeBytes < c.ICache.LineBytes || c.ICache.SizeBytes%c.ICache.LineBytes != 0):
+		return fmt.Errorf("icache.size_bytes (%d) must be a positive multiple of line_bytes (%d)", c.ICache.SizeBytes, c.ICache.LineBytes)
 	case c.StoreBuffer.Depth < 0:
 		return fmt.Errorf("store_buffer.depth must not be negative, got %d", c.StoreBuffer.Depth)
 	case c.StoreBuffer.Depth > 0 && c.StoreBuffer.Order != OrderFIFO && c.StoreBuffer.Order != OrderReordered:

@@ -24,6 +24,7 @@ type CPU struct {
 	spin      watcher
 	spins     []*watcher  // spins in progress on this CPU (one per thread)
 	scr       *cpuScratch // nil until a copy, a fill or a look needs one
+	itags     []uint64    // instruction cache tags (line+1; 0 empty), built on the first Execute
 	stats     Stats
 	bus       *Bus        // the snooping bus the cache is on (Bus.Attach), or nil
 	snoop     *snoopCache // the cache's tags and MESI states on the bus
@@ -55,6 +56,9 @@ func (c *CPU) release(bufs ...[]byte) {
 type Stats struct {
 	Loads, Hits, Misses, Uncached, Stores, Fences, Atomics, Flushes, Copies uint64
 	CopiedBytes                                                             uint64
+	// IFetches and IMisses count the instruction-cache lines Execute ran
+	// through, and those of them that missed.
+	IFetches, IMisses uint64
 }
 
 // NewCPU returns a CPU with model cfg on memory m.

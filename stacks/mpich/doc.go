@@ -81,23 +81,30 @@
 //     eager message is copied out at once so the buffer frees. Rendezvous
 //     data is put straight into the receive buffer the ok-to-send names.
 //     The protocols and the per-packet software cost are Rank's, as on the
-//     SX-4. The receiver's scan is the CPU's run of uncached loads
+//     SX-4; on the T3D that software runs as code through the PE's 8 KB
+//     instruction cache (code.go: the send and receive paths do not fit
+//     it together), and eager data is first packed into the library's
+//     send buffer with the machine's memcpy (PutData), so a buffered
+//     message pays two library copies at the T3D's 170 MB/s.
+//     The receiver's scan is the CPU's run of uncached loads
 //     (mem.CPU.ScanUncached: one timed operation where the engine merges
 //     steps, a put landing mid-scan seen by the loads after it) and its
 //     waits sleep until a ready word or credit of its word set moves
 //     (mem.WordSet): events follow the packets, not the number of senders
-//     scanned. That is receive_queue per-sender; the default, receive_queue
-//     shared (t3dqueue.go), is MPICH's ch_shmem queue design on remote
-//     memory instead: one packet queue per PE in its memory, which a
-//     sender appends to under a lock taken with an atomic swap
-//     (machines.Swap), reading tail and head with one remote read
-//     (machines.RemoteRead) and backing off while the queue is full; the
-//     receiver polls one slot, not p-1 rings. With collectives shmem (the
-//     default, t3dcoll.go) ch_t3d's ranks offer MPI_Bcast and MPI_Reduce
-//     built on remote writes (binomial trees of puts into a system buffer
-//     per PE, copied out; stacks.SoleCollectives) instead of leaving the
-//     workload to build trees over point-to-point messages (collectives
-//     p2p).
+//     scanned. That is receive_queue per-sender, the default: every ring
+//     has one writer, so no lock (ACLMPL's request blocks, "indexed by
+//     receiving PE. This avoids the need for locks", papers/aclmpl-t3d.txt
+//     4.1). receive_queue shared (t3dqueue.go) is MPICH's ch_shmem queue
+//     design on remote memory instead, kept as an option: one packet
+//     queue per PE in its memory, which a sender appends to under a lock
+//     taken with an atomic swap (machines.Swap), reading tail and head
+//     with one remote read (machines.RemoteRead) and backing off while
+//     the queue is full; the receiver polls one slot, not p-1 rings. With
+//     collectives shmem (the default, t3dcoll.go) ch_t3d's ranks offer
+//     MPI_Bcast and MPI_Reduce built on remote writes (binomial trees of
+//     puts into a system buffer per PE, copied out;
+//     stacks.SoleCollectives) instead of leaving the workload to build
+//     trees over point-to-point messages (collectives p2p).
 //
 // On a shared segment (shared_memory_bytes, 4 MB by default) ch_shmem and
 // ch_lfshmem hold the queues or the 32x32 slot array and then the pool, so the pool is about

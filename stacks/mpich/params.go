@@ -110,12 +110,14 @@ type Params struct {
 	// offers no collectives: a workload builds its trees over MPI_Send and
 	// MPI_Recv, the behaviour before; the SX-4 devices' only one).
 	Collectives string `yaml:"collectives"`
-	// ReceiveQueue is how ch_t3d's control packets reach a PE: shared (one
-	// queue per receiver of queue_packets packets, appended to under a
-	// lock taken with the T3D's atomic swap: MPICH's queue design of
-	// section 3 on the T3D, t3dqueue.go) or per-sender (a ring of
-	// ring_packets per ordered pair, no lock: section 5's single-writer
-	// slots, t3d.go).
+	// ReceiveQueue is how ch_t3d's control packets reach a PE: per-sender
+	// (default: a ring of ring_packets per ordered pair in the receiver's
+	// memory, written only by that sender's puts, so no lock: the
+	// single-writer design of ACLMPL's request blocks, papers/aclmpl-t3d.txt
+	// 4.1, and of section 5 of papers/mpich-sx4.txt, t3d.go) or shared (one
+	// queue per receiver of queue_packets packets, appended to under a lock
+	// taken with the T3D's atomic swap: MPICH's ch_shmem queue on remote
+	// memory, t3dqueue.go; our construction, described by neither paper).
 	ReceiveQueue string `yaml:"receive_queue"`
 }
 
@@ -148,14 +150,13 @@ func DefaultParams() Params {
 
 // DefaultParamsFor is the default configuration of a device: DefaultParams
 // with the device set, and for ch_t3d its own eager_bytes (16 KB) and the
-// SHMEM collectives.
+// SHMEM collectives (its receive queue is DefaultParams' per-sender rings).
 func DefaultParamsFor(device string) Params {
 	p := DefaultParams()
 	p.Device = device
 	if device == DeviceT3D {
 		p.EagerBytes = 16 << 10
 		p.Collectives = CollectivesShmem
-		p.ReceiveQueue = QueueShared
 	}
 	return p
 }

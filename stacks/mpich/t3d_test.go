@@ -215,14 +215,18 @@ func TestT3DLatencyRegression(t *testing.T) {
 		pes, n int
 		want   float64 // us
 	}{
-		{QueuePerSender, 2, 8, 29.304},      // two packets' software (2 x 1700 cycles) + puts + line invalidations + copies
-		{QueuePerSender, 128, 8, 73.826},    // + scanning 127 rings with uncached loads (t3d-table1)
-		{QueuePerSender, 2, 1024, 45.782},   // eager: data put into the per-sender buffer, then a packet; a cache flush before the copy-out
-		{QueuePerSender, 2, 65536, 609.090}, // rendezvous: one put into the receive buffer (~108 MB/s), then the receiver drops its stale lines (a cache flush)
-		{QueueShared, 2, 8, 32.506},         // per packet a swap for the lock, a get of tail and head, puts of tail and release; one load per poll
-		{QueueShared, 128, 8, 32.506},       // the receiver polls one queue, however many PEs
-		{QueueShared, 2, 1024, 48.984},
-		{QueueShared, 2, 65536, 618.698},
+		// two packets' software (2 x 1700 cycles), each side's send and
+		// receive paths (6.8 KB of code each) evicting each other from the
+		// 8 KB instruction cache (4 x 170 line fills a round trip), puts,
+		// line invalidations, copies
+		{QueuePerSender, 2, 8, 80.006},
+		{QueuePerSender, 128, 8, 124.529},   // + scanning 127 rings with uncached loads (t3d-table1)
+		{QueuePerSender, 2, 1024, 102.574},  // eager: packed into the library's send buffer, put into the per-sender buffer, then a packet; a cache flush before the copy-out
+		{QueuePerSender, 2, 65536, 761.197}, // rendezvous: one put into the receive buffer (~108 MB/s), then the receiver drops its stale lines (a cache flush)
+		{QueueShared, 2, 8, 83.209},         // per packet a swap for the lock, a get of tail and head, puts of tail and release; one load per poll
+		{QueueShared, 128, 8, 83.209},       // the receiver polls one queue, however many PEs
+		{QueueShared, 2, 1024, 105.777},
+		{QueueShared, 2, 65536, 770.805},
 	} {
 		params := DefaultParamsFor(DeviceT3D)
 		params.ReceiveQueue = tc.queue

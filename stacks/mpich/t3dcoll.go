@@ -29,7 +29,8 @@ import (
 //
 //   - the software of an MPI call (communicator, datatype and argument
 //     handling): packetCycles once per call on each PE, the size of the
-//     point-to-point software (assumed);
+//     point-to-point software (assumed), run as the collective path's
+//     code through the instruction cache (code.go);
 //   - a system buffer between the tree's PEs: MPI_Bcast's caller names
 //     only its own buffer, so the parent cannot put into the child's user
 //     buffer (ACLMPL's receiver sends its address in a request block,
@@ -141,7 +142,7 @@ func (c *collRank) begin(p *sim.Proc, call string, root int) error {
 	if root < 0 || root >= c.Size() {
 		return fmt.Errorf("mpich: rank %d: %s with invalid root %d", c.rank, call, root)
 	}
-	c.cpu.Compute(p, packetCycles)
+	c.cpu.Execute(p, collCode(), packetCycles)
 	return c.l.alloc(c.Size())
 }
 
@@ -166,7 +167,7 @@ func (c *collRank) Bcast(p *sim.Proc, buf mem.Region, root int) error {
 			return err
 		}
 		if c.rank != root && part.Len > 0 {
-			c.cpu.Memcpy(p, part.Addr, src.Addr, part.Len)
+			machines.Memcpy(c.l.m, p, c.rank, part.Addr, src.Addr, part.Len)
 		}
 		if buf.Len == 0 {
 			break
@@ -217,7 +218,7 @@ func (c *collRank) Reduce(p *sim.Proc, buf mem.Region, op stacks.Op, root int) e
 			},
 			func(from int) error {
 				if !copied {
-					c.cpu.Memcpy(p, a.Addr, buf.Addr+mem.Addr(off), n)
+					machines.Memcpy(c.l.m, p, c.rank, a.Addr, buf.Addr+mem.Addr(off), n)
 					copied = true
 				}
 				c.getChunk(p, from, n, k)

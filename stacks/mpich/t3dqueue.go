@@ -9,9 +9,13 @@ import (
 	"github.com/msgsim/msgsim/sim/mem"
 )
 
-// ch_t3d with receive_queue shared: one incoming packet queue per PE,
-// which every sender appends to under a lock taken with the T3D's atomic
-// swap, instead of a ring per ordered pair (receive_queue per-sender).
+// ch_t3d with receive_queue shared (an option; the default is per-sender):
+// one incoming packet queue per PE, which every sender appends to under a
+// lock taken with the T3D's atomic swap, instead of a ring per ordered pair
+// (receive_queue per-sender). Neither paper describes such a queue on the
+// T3D; it is kept to show what MPICH's shared-memory queue design costs on
+// remote memory (a 256-PE all-to-all retries the remote lock tens of times
+// per message).
 //
 // It is MPICH's queue design of ch_shmem (papers/mpich-sx4.txt section 3:
 // "appending it to the end of the destination process's queue", under the

@@ -25,8 +25,8 @@ var deviceVariants = []struct {
 	{"ch_shmem/sysv", func(p *Params) { *p = DefaultParamsFor(DeviceShmem); p.Lock = LockSysV }},
 	{"ch_lfshmem/tas", func(p *Params) { *p = DefaultParamsFor(DeviceLFShmem) }},
 	{"ch_lfshmem/sysv", func(p *Params) { *p = DefaultParamsFor(DeviceLFShmem); p.Lock = LockSysV }},
-	{"ch_t3d/shared", func(p *Params) { *p = DefaultParamsFor(DeviceT3D) }},
-	{"ch_t3d/per-sender", func(p *Params) { *p = DefaultParamsFor(DeviceT3D); p.ReceiveQueue = QueuePerSender }},
+	{"ch_t3d/shared", func(p *Params) { *p = DefaultParamsFor(DeviceT3D); p.ReceiveQueue = QueueShared }},
+	{"ch_t3d/per-sender", func(p *Params) { *p = DefaultParamsFor(DeviceT3D) }},
 }
 
 // pairingMachines builds each machine the pairing tests use, with two

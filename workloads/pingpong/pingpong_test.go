@@ -209,7 +209,7 @@ func TestT3D(t *testing.T) {
 	if err != nil || len(res.Failures) > 0 {
 		t.Fatalf("%v %v", err, res.Failures)
 	}
-	for _, tc := range []struct{ x, want float64 }{{8, 32.5}, {1024, 49.0}, {65536, 617}} {
+	for _, tc := range []struct{ x, want float64 }{{8, 80.0}, {1024, 102.6}, {65536, 761}} {
 		if got := value(res.Rows, Latency, tc.x); !(math.Abs(got/tc.want-1) <= 0.02) {
 			t.Errorf("%g bytes: latency %.3f us, want about %.1f", tc.x, got, tc.want)
 		}

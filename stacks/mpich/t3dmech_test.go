@@ -1,0 +1,228 @@
+package mpich
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/msgsim/msgsim/machines/t3d"
+	"github.com/msgsim/msgsim/sim"
+	"github.com/msgsim/msgsim/sim/mem"
+)
+
+// sendTime is the time rank 0's MPI_Send of n bytes takes on a 2-PE T3D
+// whose rank 1 has posted its receive, with rank 0's library send buffer
+// taken away when unpacked; and the CPU statistics of both ranks after it.
+func sendTime(t *testing.T, n int, unpacked bool) (sim.Time, [2]mem.Stats) {
+	t.Helper()
+	e := sim.NewEngine(1)
+	w := newT3DWorld(t, e, 2, DefaultParamsFor(DeviceT3D))
+	if unpacked {
+		w.Rank(0).dev.(*t3dDevice).stage = mem.Region{}
+	}
+	var took sim.Time
+	var before [2]mem.Stats
+	for me := 0; me < 2; me++ {
+		r := w.Rank(me)
+		e.Spawn(fmt.Sprint("rank", me), func(p *sim.Proc) {
+			b, _ := r.Buffer(n)
+			before[me] = r.CPU().Stats()
+			if me == 1 {
+				if _, err := r.Recv(p, b, 0, 0); err != nil {
+					t.Error(err)
+				}
+				return
+			}
+			p.Sleep(sim.Microsecond) // the receive is posted
+			start := p.Now()
+			if err := r.Send(p, b, 1, 0); err != nil {
+				t.Error(err)
+			}
+			took = p.Now() - start
+		})
+	}
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var d [2]mem.Stats
+	for i := range d {
+		s := w.Rank(i).CPU().Stats()
+		d[i] = mem.Stats{Copies: s.Copies - before[i].Copies, CopiedBytes: s.CopiedBytes - before[i].CopiedBytes}
+	}
+	if got := w.Rank(0).Stats().Eager; got != 1 {
+		t.Fatalf("%d bytes: %d eager packets, want 1", n, got)
+	}
+	return took, d
+}
+
+// TestT3DEagerSendTwoLibraryCopies: an MPI send of 1 KB on the T3D pays
+// two library copies at the T3D's memcpy speed (papers/aclmpl-t3d.txt
+// 4.2: 170 MB/s): the sender packs the data into its library send buffer
+// before the put, the receiver copies it out of its eager buffer. Taking
+// the sender's buffer away shortens MPI_Send by exactly one 1 KB memcpy
+// (about 6 us).
+func TestT3DEagerSendTwoLibraryCopies(t *testing.T) {
+	const n = 1024
+	packed, copies := sendTime(t, n, false)
+	unpacked, _ := sendTime(t, n, true)
+	if c := copies[0]; c.Copies != 1 || c.CopiedBytes != n {
+		t.Errorf("sender: %d copies of %d bytes, want 1 of %d (the pack)", c.Copies, c.CopiedBytes, n)
+	}
+	// The receiver copies the data out of its eager buffer, and the
+	// packet (its header) out of the sender's ring slot.
+	if c := copies[1]; c.Copies != 2 || c.CopiedBytes != n+HeaderBytes {
+		t.Errorf("receiver: %d copies of %d bytes, want 2 of %d (the data and the packet header)", c.Copies, c.CopiedBytes, n+HeaderBytes)
+	}
+	// One 1 KB memcpy on a T3D PE, measured on its own.
+	e := sim.NewEngine(1)
+	m, err := t3d.New(e, 1, t3d.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _ := m.Alloc(0, "src", n)
+	dst, _ := m.Alloc(0, "dst", n)
+	var copyTime sim.Time
+	e.Spawn("copy", func(p *sim.Proc) {
+		m.CPU(0).Memcpy(p, dst.Addr, src.Addr, n)
+		copyTime = p.Now()
+	})
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if us := copyTime.Micros(); math.Abs(us-n/170.0) > 0.1 {
+		t.Errorf("1 KB memcpy %.3f us, want about %.3f (170 MB/s)", us, n/170.0)
+	}
+	if packed-unpacked != copyTime {
+		t.Errorf("MPI_Send of 1 KB: %v packed, %v unpacked: the pack costs %v, want one memcpy, %v", packed, unpacked, packed-unpacked, copyTime)
+	}
+}
+
+// iMisses runs rank 0 of a 2-PE T3D (instruction cache icacheKB) through
+// reps 8-byte messages, either sending only (rank 1 only receives) or in a
+// ping-pong, and returns rank 0's instruction-cache misses.
+func iMisses(t *testing.T, icacheKB, reps int, pingPong bool) uint64 {
+	t.Helper()
+	e := sim.NewEngine(1)
+	mp := t3d.DefaultParams()
+	mp.ICacheKB = icacheKB
+	m, err := t3d.New(e, 2, mp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWorld(m, DefaultParamsFor(DeviceT3D))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for me := 0; me < 2; me++ {
+		r := w.Rank(me)
+		e.Spawn(fmt.Sprint("rank", me), func(p *sim.Proc) {
+			b, _ := r.Buffer(8)
+			for i := 0; i < reps; i++ {
+				var err error
+				switch {
+				case me == 0:
+					err = r.Send(p, b, 1, 0)
+					if err == nil && pingPong {
+						_, err = r.Recv(p, b, 1, 0)
+					}
+				default:
+					_, err = r.Recv(p, b, 0, 0)
+					if err == nil && pingPong {
+						err = r.Send(p, b, 0, 0)
+					}
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return w.Rank(0).CPU().Stats().IMisses
+}
+
+// TestT3DInstructionCacheSensitivity: MPI's send and receive paths (6.8 KB
+// of code each) do not fit the T3D's 8 KB instruction cache together. A
+// process that only sends keeps its send path cached (its lines miss once);
+// one that alternates sending and receiving refetches the lines each path
+// evicted from the other, every message; with a 16 KB cache both fit and
+// only the first use misses.
+func TestT3DInstructionCacheSensitivity(t *testing.T) {
+	const reps = 10
+	lines := uint64((codeBytes + 31) / 32) // one path's 32-byte lines
+	overlap := uint64((2*codeBytes - 8192 + 31) / 32)
+	if got := iMisses(t, 8, reps, false); got != lines {
+		t.Errorf("sending only: %d misses, want %d (the send path, once)", got, lines)
+	}
+	both := uint64((2*codeBytes + 31) / 32) // the two paths, one after the other
+	if got := iMisses(t, 16, reps, true); got != both {
+		t.Errorf("ping-pong, 16 KB cache: %d misses, want %d (both paths, once)", got, both)
+	}
+	got := iMisses(t, 8, reps, true)
+	if want := uint64(2*reps-1) * overlap; got < want {
+		t.Errorf("ping-pong, 8 KB cache: %d misses, want at least %d (the %d shared lines, each path, each message)", got, want, overlap)
+	}
+}
+
+// swapCounter is a T3D that counts remote atomic swaps.
+type swapCounter struct {
+	*t3d.Machine
+	swaps int
+}
+
+func (m *swapCounter) Swap(p *sim.Proc, pe, target int, a mem.Addr, v uint64) uint64 {
+	m.swaps++
+	return m.Machine.Swap(p, pe, target, a, v)
+}
+
+// TestT3DReceiveQueueTakesNoRemoteLock: ch_t3d's default receive queue is
+// a ring per sender in the receiver's memory, written only by that sender's
+// puts (ACLMPL's single-writer request blocks, papers/aclmpl-t3d.txt 4.1:
+// "This avoids the need for locks"): an all-to-all takes no remote lock,
+// where the shared queue (receive_queue shared) swaps for one on every
+// packet.
+func TestT3DReceiveQueueTakesNoRemoteLock(t *testing.T) {
+	for _, tc := range []struct {
+		queue string
+		none  bool
+	}{{QueuePerSender, true}, {QueueShared, false}} {
+		e := sim.NewEngine(1)
+		tm, err := t3d.New(e, 8, t3d.DefaultParams())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := &swapCounter{Machine: tm}
+		params := DefaultParamsFor(DeviceT3D)
+		if tc.none && params.ReceiveQueue != tc.queue {
+			t.Errorf("ch_t3d's default receive_queue is %s, want %s", params.ReceiveQueue, tc.queue)
+		}
+		params.ReceiveQueue = tc.queue
+		w, err := NewWorld(m, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for me := 0; me < 8; me++ {
+			r := w.Rank(me)
+			e.Spawn(fmt.Sprint("rank", me), func(p *sim.Proc) {
+				b, _ := r.Buffer(64)
+				for i := 1; i < 8; i++ {
+					if err := r.Send(p, b, (me+i)%8, 0); err != nil {
+						t.Error(err)
+					}
+					if _, err := r.Recv(p, b, (me+8-i)%8, 0); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+		}
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if (m.swaps == 0) != tc.none {
+			t.Errorf("receive_queue %s: %d remote swaps in an 8-PE all-to-all", tc.queue, m.swaps)
+		}
+	}
+}
