@@ -554,3 +554,37 @@ func TestConcurrentPuts(t *testing.T) {
 		}
 	}
 }
+
+// TestPacketsOnPulledCableLost: packets crossing a cable when it is
+// pulled are lost, not resent by the fabric (SCI has no end-to-end
+// resend); the writer sees it as a failed write and a failed checkpoint.
+// Pulled at several times during a stream of grains, at least one catches
+// a unit on the cable.
+func TestPacketsOnPulledCableLost(t *testing.T) {
+	caught := false
+	for k := 0; k < 12; k++ {
+		p := DefaultParams()
+		p.TorusW, p.TorusH = 4, 2
+		p.UnplugAtUs, p.UnplugForUs, p.UnplugNode = 20+float64(k)*0.9, 50, 0
+		eng, m := build(t, 1, 4, p)
+		seg, _ := m.AllocSCI(nil, 1, "x", 64<<10)
+		ok := true
+		eng.Spawn("p0", func(pr *sim.Proc) {
+			tok := m.StartCheckPoint(pr, 0)
+			m.Write(pr, 0, 1, seg.Addr, make([]byte, 8<<10))
+			m.MemBarrier(pr, 0)
+			ok = m.EndCheckPoint(pr, 0, tok)
+		})
+		run(t, eng)
+		if ok || m.Stats().FailedWrites == 0 {
+			t.Errorf("pull at %.1f us: checkpoint ok %v, stats %+v", p.UnplugAtUs, ok, m.Stats())
+		}
+		if r := m.NetStats().Resent; r != 0 {
+			t.Errorf("pull at %.1f us: %d units resent by the fabric", p.UnplugAtUs, r)
+		}
+		caught = caught || m.cable(0).Stats().Aborted > 0
+	}
+	if !caught {
+		t.Error("no pull caught a unit on the cable")
+	}
+}
