@@ -588,3 +588,48 @@ func TestPacketsOnPulledCableLost(t *testing.T) {
 		t.Error("no pull caught a unit on the cable")
 	}
 }
+
+// TestPCIAlternatesMastersPerBurst: while the host bridge posts 1 KB (32-
+// byte bursts), a 64-byte packet the adapter must write into memory waits
+// for one of the host's bursts at a time, not for the whole kilobyte, and
+// the post is slowed by the packet's burst only; within one master,
+// transfers take their turn.
+func TestPCIAlternatesMastersPerBurst(t *testing.T) {
+	p := DefaultParams()
+	eng := sim.NewEngine(1)
+	m, err := New(eng, 2, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bus := m.nodes[0].pci
+	hostBurst := sim.TransferTime(32, m.pciRate)
+	post := sim.TransferTime(1024, m.pciRate)
+	packet := sim.Time((16 + p.PCIBurstOverheadCycles) * m.pciCycle * float64(sim.Nanosecond))
+	var postDone, dmaDone, dma2Done sim.Time
+	eng.Spawn("cpu", func(pr *sim.Proc) {
+		bus.request(hostBridge, post, hostBurst, nil, pr)
+		pr.Block("post")
+		postDone = pr.Now()
+	})
+	at := sim.Microsecond
+	eng.At(at, func() {
+		bus.request(adapterDMA, packet, packet, func() { dmaDone = eng.Now() }, nil)
+		bus.request(adapterDMA, packet, packet, func() { dma2Done = eng.Now() }, nil)
+	})
+	run(t, eng)
+	// Both request: the adapter gets packet/(packet+hostBurst) of the bus.
+	share := float64(packet) / float64(packet+hostBurst)
+	want := at + sim.Time(float64(packet)/share)
+	if d := dmaDone - want; d < -2 || d > 2 {
+		t.Errorf("packet in memory at %v, want %v (one host burst per packet burst)", dmaDone, want)
+	}
+	if dmaDone-at > 2*(packet+hostBurst) {
+		t.Errorf("packet waited %v: the host kept the bus for its whole post", dmaDone-at)
+	}
+	if want2 := want + sim.Time(float64(packet)/share); dma2Done < want2-2 || dma2Done > want2+2 {
+		t.Errorf("second packet at %v, want %v (after the first)", dma2Done, want2)
+	}
+	if want := post + 2*packet; postDone < want-4 || postDone > want+4 {
+		t.Errorf("post done at %v, want %v (its 1 KB plus the two packets' bursts)", postDone, want)
+	}
+}
