@@ -30,7 +30,10 @@ const (
 // each progresses at the share of the bus its bursts take (its burst time
 // over the sum of both masters' burst times); one event per change (a
 // transfer starting or ending), never one per burst. That is the burst-by-
-// burst interleaving to within one burst at each change.
+// burst interleaving to within one burst at each change. (The products of
+// times and shares are converted to float64 explicitly, so that no
+// architecture fuses them into a multiply-add: the same results
+// everywhere.)
 type pciBus struct {
 	eng *sim.Engine
 	// q are each master's transfers, the first one active.
@@ -86,9 +89,9 @@ func (b *pciBus) requestSince(master int, work, burst, since, keep sim.Time, don
 		if d := float64(b.last - max(since, b.idleSince[master])); d > 0 && work > keep {
 			f := b.shares()
 			d = min(d, float64(work-keep)/f[master])
-			x.work -= d * f[master]
+			x.work -= float64(d * f[master])
 			if o := 1 - master; len(b.q[o]) > 0 {
-				b.q[o][0].work += d * (1 - f[o])
+				b.q[o][0].work += float64(d * (1 - f[o]))
 			}
 		}
 	}
@@ -118,7 +121,7 @@ func (b *pciBus) update() {
 		f := b.shares()
 		for m := range b.q {
 			if len(b.q[m]) > 0 {
-				b.q[m][0].work -= dt * f[m]
+				b.q[m][0].work -= float64(dt * f[m])
 			}
 		}
 	}
