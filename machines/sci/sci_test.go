@@ -633,3 +633,45 @@ func TestPCIAlternatesMastersPerBurst(t *testing.T) {
 		t.Errorf("post done at %v, want %v (its 1 KB plus the two packets' bursts)", postDone, want)
 	}
 }
+
+// TestPCIDMAStartsWithFirstPacket: the adapter writes a grain's packets
+// as they arrive, so on an idle bus a grain whose packets took s to
+// arrive is in memory one packet's burst after its last packet (not its
+// whole DMA after it); when the host bridge was posting meanwhile, the
+// bursts it lost to the grain delay the post.
+func TestPCIDMAStartsWithFirstPacket(t *testing.T) {
+	p := DefaultParams()
+	eng := sim.NewEngine(1)
+	m, err := New(eng, 2, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	packet := sim.Time((16 + p.PCIBurstOverheadCycles) * m.pciCycle * float64(sim.Nanosecond))
+	grain := 16 * packet // 1 KB
+	at := 20 * sim.Microsecond
+	var idle, busy, postDone sim.Time
+	eng.At(at, func() {
+		m.nodes[0].pci.requestSince(adapterDMA, grain, packet, at-grain, packet, func() { idle = eng.Now() }, nil)
+	})
+	hostBurst := sim.TransferTime(32, m.pciRate)
+	post := sim.TransferTime(4096, m.pciRate)
+	eng.Spawn("cpu", func(pr *sim.Proc) {
+		pr.Sleep(at - 5*sim.Microsecond)
+		m.nodes[1].pci.request(hostBridge, post, hostBurst, nil, pr)
+		pr.Block("post")
+		postDone = pr.Now()
+	})
+	eng.At(at, func() {
+		m.nodes[1].pci.requestSince(adapterDMA, grain, packet, at-grain, packet, func() { busy = eng.Now() }, nil)
+	})
+	run(t, eng)
+	if d := idle - (at + packet); d < -2 || d > 2 {
+		t.Errorf("idle bus: grain in memory %v after its last packet, want one packet's burst %v", idle-at, packet)
+	}
+	if busy <= idle {
+		t.Errorf("bus shared with a post: grain in memory at %v, not later than on an idle bus (%v)", busy, idle)
+	}
+	if want := at - 5*sim.Microsecond + post + grain; postDone < want-4 || postDone > want+4 {
+		t.Errorf("post done at %v, want %v (delayed by the whole grain's bursts)", postDone, want)
+	}
+}
