@@ -13,11 +13,14 @@
 //     CPU goes on when its bytes are in the adapter. Each packet crosses
 //     the ringlets (sim/net), is written by the target adapter into the
 //     target node's memory (waking the target's pollers) and echoed back.
-//   - A node's PCI bus (32-bit, 33 MHz) is one resource, one transfer at a
-//     time: the posted writes of both of the node's CPUs into its adapter
-//     and the adapter's DMA of incoming packets into memory (a burst per
-//     packet) take turns on it, so a node that sends and receives at once
-//     shares 132 MB/s of peak between the two directions.
+//   - A node's PCI bus (32-bit, 33 MHz) has two masters: the host bridge,
+//     carrying the posted writes of both of the node's CPUs into the
+//     adapter (32-byte bursts), and the adapter, writing incoming packets
+//     into memory (a burst per packet). Each master's transfers go one
+//     after the other; while both request, the arbiter alternates between
+//     them burst by burst (pci.go), so a node that sends and receives at
+//     once shares 132 MB/s of peak between the two directions, and a
+//     packet never waits for the whole of a long posted write.
 //   - Packets are reordered (reorder_ns, seeded), so a flag written after
 //     data may land first, and a 64-byte block may land in two halves.
 //   - Remote reads (Read) and the only atomic, fetch-and-increment-by-one
@@ -107,7 +110,7 @@ type Stats struct {
 	WriteBytes     uint64 // bytes of remote writes
 	CRCRequest     uint64 // packets whose request was hit by a CRC error (landed late)
 	CRCResponse    uint64 // packets whose response was hit (landed twice)
-	FailedWrites   uint64 // writes that found no route (lost; checkpoints fail)
+	FailedWrites   uint64 // writes (or their echoes) lost on a pulled cable or finding no route (checkpoints fail)
 	Interrupts     uint64 // cable and error interrupts raised at adapters
 	CheckpointFail uint64 // EndCheckPoint calls that failed
 	Reads          uint64 // remote read round trips
@@ -118,13 +121,13 @@ type node struct {
 	id     int
 	mem    *mem.Memory
 	errors uint64 // the driver's error state + interrupt counter
-	// pciFree is when the node's PCI bus is next free: it carries the
-	// CPUs' posted writes into the adapter and the adapter's DMA of
-	// incoming packets into memory, one transfer at a time, granted in the
-	// order the requests reach it in simulated time (FIFO).
-	pciFree sim.Time
-	inject  [classes]*net.Link
-	eject   [classes]*net.Link
+	// pci is the node's PCI bus: the CPUs' posted writes into the adapter
+	// (the host bridge's bursts) and the adapter's DMA of incoming packets
+	// into memory (its bursts), alternating burst by burst while both
+	// request (pci.go).
+	pci    *pciBus
+	inject [classes]*net.Link
+	eject  [classes]*net.Link
 }
 
 type proc struct {
@@ -162,13 +165,21 @@ func New(eng *sim.Engine, procs int, params Params) (*Machine, error) {
 	if err != nil {
 		return nil, machines.ParamErrorf(Name, "torus_w", "%v", err)
 	}
-	m.net, err = net.New(eng, router{m}, net.Config{MTU: 64, Header: params.PacketHeaderBytes, Jitter: ns(params.ReorderNs)})
+	// A packet caught on a cable when it is pulled is lost, not resent by
+	// the fabric: SCI's link layer retries a packet whose echo reports a
+	// CRC error (hardware.yaml sci.reliability), but a ringlet has no other
+	// way round, and the requester learns of the loss as an error: the
+	// driver's error state moves, the writer's checkpoint fails and
+	// Figure 1.2's loop writes again (scampi-sci.txt 1.3.2: "If the
+	// checkpoint state changes during a data transfer, the data has to be
+	// retransmitted").
+	m.net, err = net.New(eng, router{m}, net.Config{MTU: 64, Header: params.PacketHeaderBytes, Jitter: ns(params.ReorderNs), LoseOnLinkDown: true})
 	if err != nil {
 		return nil, fmt.Errorf("sci: %w", err)
 	}
 	cfg := params.memConfig()
 	for i := 0; i < nodes; i++ {
-		x := &node{id: i, mem: mem.NewMemory(fmt.Sprintf("node%d", i), params.MemoryMB<<20)}
+		x := &node{id: i, mem: mem.NewMemory(fmt.Sprintf("node%d", i), params.MemoryMB<<20), pci: newPCIBus(eng)}
 		for c := 0; c < classes; c++ {
 			x.inject[c] = net.NewLink(fmt.Sprintf("node%d.adapter.out.c%d", i, c), ns(params.AdapterNs), params.LinkMBps)
 			x.eject[c] = net.NewLink(fmt.Sprintf("node%d.adapter.in.c%d", i, c), ns(params.AdapterNs), params.LinkMBps)
@@ -465,19 +476,21 @@ func (m *Machine) WriteWord(p *sim.Proc, pe, nd int, dst mem.Addr, v uint64) {
 }
 
 // post sends one message of packets packets. The CPU's stores first
-// cross the node's PCI bus into the adapter's stream buffers (shared by
-// the node's processes and the adapter's DMA of incoming packets: one
-// transfer at a time, pci_write_mbps), and p
-// goes on when its bytes are in the adapter; then the adapter sends them
+// cross the node's PCI bus into the adapter's stream buffers
+// (pci_write_mbps, 32 bytes a burst; the host bridge's transfers one after
+// the other, both CPUs', alternating burst by burst with the adapter's
+// DMA of incoming packets), and p goes on when its bytes are in the
+// adapter; then the adapter sends them
 // at the link's rate (store and forward: a packet leaves when gathered).
 // The op carries a copy of data, or data itself when shared (it never
 // changes).
 func (m *Machine) post(p *sim.Proc, x *proc, nd int, dst mem.Addr, data []byte, packets int, shared bool) {
-	nn := m.nodes[x.node]
-	now := p.Now()
-	start := max(now, nn.pciFree)
-	nn.pciFree = start + sim.TransferTime(len(data), m.pciRate)
-	p.Sleep(nn.pciFree - now)
+	// The Pentium II writes at most one 32-byte write-combining line per
+	// PCI burst.
+	if work := sim.TransferTime(len(data), m.pciRate); work > 0 {
+		m.nodes[x.node].pci.request(hostBridge, work, sim.TransferTime(min(len(data), 32), m.pciRate), nil, p)
+		p.Block("sci: posting writes across the PCI bus")
+	}
 	o := m.newOp(opWrite, x.id, nd)
 	o.dst, o.packets = dst, packets
 	if shared {
@@ -517,10 +530,11 @@ func (o *op) Delivered(*net.Message) {
 	case opReadReq, opFIReq:
 		// The target adapter reads (and for fetch-and-increment writes)
 		// host memory across the target's PCI bus.
-		nn := m.nodes[o.to]
-		start := max(m.eng.Now(), nn.pciFree)
-		nn.pciFree = start + m.access
-		m.eng.At(nn.pciFree, o.replyFn)
+		if m.access > 0 {
+			m.nodes[o.to].pci.request(adapterDMA, m.access, m.access, o.replyFn, nil)
+		} else {
+			o.reply()
+		}
 	case opReadData, opFIReply:
 		o.proc.Wake()
 	}
@@ -528,25 +542,23 @@ func (o *op) Delivered(*net.Message) {
 
 // dma: a write's packets reached the target adapter, which writes them
 // into host memory across the target node's PCI bus, one burst per packet
-// (pci_mhz, 4 bytes a clock, pci_burst_overhead_cycles per burst), in
-// turn with the node's CPUs' own posted writes and earlier packets. The
-// adapter starts as the grain's first packet arrives (the grain crossed
-// its last link in s), so the bus, not the simulation grain, sets the
-// pace; the bytes are in memory when the bus has carried the last
-// packet.
+// (pci_mhz, 4 bytes a clock, pci_burst_overhead_cycles per burst), after
+// its earlier packets and alternating burst by burst with the node's CPUs'
+// posted writes. The adapter starts as the grain's first packet arrives
+// (the grain crossed its last link in s), so the bus, not the simulation
+// grain, sets the pace: what the bus would have carried of the grain
+// since then is done already, all but the last packet's burst. The bytes
+// are in memory when the bus has carried the last packet.
 func (m *Machine) dma(o *op) {
 	nn := m.nodes[o.to]
-	now := m.eng.Now()
 	n := len(o.buf)
 	burst := func(bytes, packets int) sim.Time {
 		cycles := float64((bytes+3)/4) + float64(packets)*m.params.PCIBurstOverheadCycles
 		return sim.Time(cycles * m.pciCycle * float64(sim.Nanosecond))
 	}
+	last := burst(min(n, 64), 1)
 	s := sim.TransferTime(n+o.packets*m.params.PacketHeaderBytes, m.params.LinkMBps*1e6)
-	start := max(now-s, nn.pciFree)
-	end := max(start+burst(n, o.packets), now+burst(min(n, 64), 1))
-	nn.pciFree = end
-	m.eng.At(end, o.dmaFn)
+	nn.pci.requestSince(adapterDMA, burst(n, o.packets), last, m.eng.Now()-s, last, o.dmaFn, nil)
 }
 
 func (o *op) dmaDone() { o.m.arriveWrite(o) }
@@ -654,9 +666,10 @@ func (o *op) reply() {
 	m.net.Send(net.Msg{Src: o.to, Dst: m.procs[o.pe].node, Class: classResponse, Bytes: len(o.buf)}, o)
 }
 
-// Failed: a message found no route (a cable out and no way round). A
-// write is lost and the writer's node records the error, so its
-// checkpoint fails; a read or an atomic stops the run.
+// Failed: a message was lost on a pulled cable or found no route (a
+// cable out and no way round). A write (or its echo) is lost and the
+// writer's node records the error, so its checkpoint fails; a read or an
+// atomic stops the run.
 func (o *op) Failed(_ *net.Message, err error) {
 	m := o.m
 	switch o.kind {
@@ -750,6 +763,6 @@ func (m *Machine) FetchInc(p *sim.Proc, pe, nd int, a mem.Addr) uint64 {
 // rows).
 func (m *Machine) Counters() ([]string, []uint64) {
 	s := m.stats
-	return []string{"sci_packets", "crc_request_hits", "crc_response_hits_written_twice", "failed_writes", "interrupts", "checkpoint_failures", "units_resent_by_fabric"},
-		[]uint64{s.Packets, s.CRCRequest, s.CRCResponse, s.FailedWrites, s.Interrupts, s.CheckpointFail, m.net.Stats().Resent}
+	return []string{"sci_packets", "crc_request_hits", "crc_response_hits_written_twice", "failed_writes", "interrupts", "checkpoint_failures"},
+		[]uint64{s.Packets, s.CRCRequest, s.CRCResponse, s.FailedWrites, s.Interrupts, s.CheckpointFail}
 }

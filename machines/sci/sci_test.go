@@ -554,3 +554,124 @@ func TestConcurrentPuts(t *testing.T) {
 		}
 	}
 }
+
+// TestPacketsOnPulledCableLost: packets crossing a cable when it is
+// pulled are lost, not resent by the fabric (SCI has no end-to-end
+// resend); the writer sees it as a failed write and a failed checkpoint.
+// Pulled at several times during a stream of grains, at least one catches
+// a unit on the cable.
+func TestPacketsOnPulledCableLost(t *testing.T) {
+	caught := false
+	for k := 0; k < 12; k++ {
+		p := DefaultParams()
+		p.TorusW, p.TorusH = 4, 2
+		p.UnplugAtUs, p.UnplugForUs, p.UnplugNode = 20+float64(k)*0.9, 50, 0
+		eng, m := build(t, 1, 4, p)
+		seg, _ := m.AllocSCI(nil, 1, "x", 64<<10)
+		ok := true
+		eng.Spawn("p0", func(pr *sim.Proc) {
+			tok := m.StartCheckPoint(pr, 0)
+			m.Write(pr, 0, 1, seg.Addr, make([]byte, 8<<10))
+			m.MemBarrier(pr, 0)
+			ok = m.EndCheckPoint(pr, 0, tok)
+		})
+		run(t, eng)
+		if ok || m.Stats().FailedWrites == 0 {
+			t.Errorf("pull at %.1f us: checkpoint ok %v, stats %+v", p.UnplugAtUs, ok, m.Stats())
+		}
+		if r := m.NetStats().Resent; r != 0 {
+			t.Errorf("pull at %.1f us: %d units resent by the fabric", p.UnplugAtUs, r)
+		}
+		caught = caught || m.cable(0).Stats().Aborted > 0
+	}
+	if !caught {
+		t.Error("no pull caught a unit on the cable")
+	}
+}
+
+// TestPCIAlternatesMastersPerBurst: while the host bridge posts 1 KB (32-
+// byte bursts), a 64-byte packet the adapter must write into memory waits
+// for one of the host's bursts at a time, not for the whole kilobyte, and
+// the post is slowed by the packet's burst only; within one master,
+// transfers take their turn.
+func TestPCIAlternatesMastersPerBurst(t *testing.T) {
+	p := DefaultParams()
+	eng := sim.NewEngine(1)
+	m, err := New(eng, 2, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bus := m.nodes[0].pci
+	hostBurst := sim.TransferTime(32, m.pciRate)
+	post := sim.TransferTime(1024, m.pciRate)
+	packet := sim.Time((16 + p.PCIBurstOverheadCycles) * m.pciCycle * float64(sim.Nanosecond))
+	var postDone, dmaDone, dma2Done sim.Time
+	eng.Spawn("cpu", func(pr *sim.Proc) {
+		bus.request(hostBridge, post, hostBurst, nil, pr)
+		pr.Block("post")
+		postDone = pr.Now()
+	})
+	at := sim.Microsecond
+	eng.At(at, func() {
+		bus.request(adapterDMA, packet, packet, func() { dmaDone = eng.Now() }, nil)
+		bus.request(adapterDMA, packet, packet, func() { dma2Done = eng.Now() }, nil)
+	})
+	run(t, eng)
+	// Both request: the adapter gets packet/(packet+hostBurst) of the bus.
+	share := float64(packet) / float64(packet+hostBurst)
+	want := at + sim.Time(float64(packet)/share)
+	if d := dmaDone - want; d < -2 || d > 2 {
+		t.Errorf("packet in memory at %v, want %v (one host burst per packet burst)", dmaDone, want)
+	}
+	if dmaDone-at > 2*(packet+hostBurst) {
+		t.Errorf("packet waited %v: the host kept the bus for its whole post", dmaDone-at)
+	}
+	if want2 := want + sim.Time(float64(packet)/share); dma2Done < want2-2 || dma2Done > want2+2 {
+		t.Errorf("second packet at %v, want %v (after the first)", dma2Done, want2)
+	}
+	if want := post + 2*packet; postDone < want-4 || postDone > want+4 {
+		t.Errorf("post done at %v, want %v (its 1 KB plus the two packets' bursts)", postDone, want)
+	}
+}
+
+// TestPCIDMAStartsWithFirstPacket: the adapter writes a grain's packets
+// as they arrive, so on an idle bus a grain whose packets took s to
+// arrive is in memory one packet's burst after its last packet (not its
+// whole DMA after it); when the host bridge was posting meanwhile, the
+// bursts it lost to the grain delay the post.
+func TestPCIDMAStartsWithFirstPacket(t *testing.T) {
+	p := DefaultParams()
+	eng := sim.NewEngine(1)
+	m, err := New(eng, 2, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	packet := sim.Time((16 + p.PCIBurstOverheadCycles) * m.pciCycle * float64(sim.Nanosecond))
+	grain := 16 * packet // 1 KB
+	at := 20 * sim.Microsecond
+	var idle, busy, postDone sim.Time
+	eng.At(at, func() {
+		m.nodes[0].pci.requestSince(adapterDMA, grain, packet, at-grain, packet, func() { idle = eng.Now() }, nil)
+	})
+	hostBurst := sim.TransferTime(32, m.pciRate)
+	post := sim.TransferTime(4096, m.pciRate)
+	eng.Spawn("cpu", func(pr *sim.Proc) {
+		pr.Sleep(at - 5*sim.Microsecond)
+		m.nodes[1].pci.request(hostBridge, post, hostBurst, nil, pr)
+		pr.Block("post")
+		postDone = pr.Now()
+	})
+	eng.At(at, func() {
+		m.nodes[1].pci.requestSince(adapterDMA, grain, packet, at-grain, packet, func() { busy = eng.Now() }, nil)
+	})
+	run(t, eng)
+	if d := idle - (at + packet); d < -2 || d > 2 {
+		t.Errorf("idle bus: grain in memory %v after its last packet, want one packet's burst %v", idle-at, packet)
+	}
+	if busy <= idle {
+		t.Errorf("bus shared with a post: grain in memory at %v, not later than on an idle bus (%v)", busy, idle)
+	}
+	if want := at - 5*sim.Microsecond + post + grain; postDone < want-4 || postDone > want+4 {
+		t.Errorf("post done at %v, want %v (delayed by the whole grain's bursts)", postDone, want)
+	}
+}

@@ -164,6 +164,28 @@ func TestLinkDownMidMessage(t *testing.T) {
 	}
 }
 
+// TestLoseOnLinkDown: on a network that loses the units caught on a link
+// going down (LoseOnLinkDown), a message crossing it is reported failed
+// although the topology has another route, and nothing is resent.
+func TestLoseOnLinkDown(t *testing.T) {
+	eng := sim.NewEngine(1)
+	tor, err := NewTorus("t", [3]int{3, 3, 1}, sim.Nano(20), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := tor.AppendRoute(nil, 0, 1)[0]
+	nw := mustNet(t, eng, torusRouter{tor}, Config{MTU: 256, Header: 16, LoseOnLinkDown: true})
+	rec := sendAt(t, eng, nw, 0, 0, 1, 100000, 0) // 1 ms
+	nw.LinkDown(victim, sim.Micro(300), sim.Micro(100))
+	run(t, eng)
+	if !rec.done || rec.err == nil || !strings.Contains(rec.err.Error(), "lost") {
+		t.Fatalf("done %v, err %v: want the message reported lost", rec.done, rec.err)
+	}
+	if st := nw.Stats(); st.Resent != 0 || st.Failed != 1 {
+		t.Errorf("stats %+v: want nothing resent, 1 failed", st)
+	}
+}
+
 type torusRouter struct{ t *Torus }
 
 func (r torusRouter) Route(route []*Link, src, dst, class int) ([]*Link, error) {

@@ -90,6 +90,11 @@ type Config struct {
 	// so different packets may be delivered out of order (reproducibly for
 	// a seed). The delay is in the destination adapter: it holds no link.
 	Jitter sim.Time
+	// LoseOnLinkDown: a unit on a link when it goes down, or waiting for
+	// it, is lost and its message reported Failed, rather than sent again
+	// from its source (a fabric whose links do not resend end to end: the
+	// sender learns of the loss and recovers by itself).
+	LoseOnLinkDown bool
 }
 
 // Validate rejects a negative size or time.
@@ -899,8 +904,9 @@ func (u *unit) arrive() {
 
 // abort takes the unit off the network (a link went down under it, or its
 // next link is down) and sends its payload again from the source on a
-// fresh route, or reports the message failed when there is none: a unit is
-// never silently lost.
+// fresh route, or reports the message failed when there is none, or when
+// the network loses such units (LoseOnLinkDown): a unit is never silently
+// lost.
 func (u *unit) abort() {
 	n := u.net
 	eng := n.eng
@@ -936,6 +942,10 @@ func (u *unit) abort() {
 	m, off, size, chain := u.msg, u.off, u.n, u.chain
 	m.units--
 	n.free(u)
+	if n.cfg.LoseOnLinkDown {
+		m.fail(fmt.Errorf("net: message of %d bytes from %d to %d: a unit was lost on a link that went down", m.Bytes, m.Src, m.Dst))
+		return
+	}
 	n.stats.Resent++
 	if m.done {
 		m.maybeFree()
