@@ -6,6 +6,7 @@ import (
 	"github.com/msgsim/msgsim/machines/sp"
 	"github.com/msgsim/msgsim/machines/sx4"
 	"github.com/msgsim/msgsim/machines/t3d"
+	"github.com/msgsim/msgsim/machines/tcpcluster"
 	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/stacks/aclmpl"
 	"github.com/msgsim/msgsim/stacks/armci"
@@ -26,6 +27,7 @@ func Default() *Registry {
 		Machine(sp.Name, "IBM SP: uniprocessor Power2 Super nodes on a multistage switch, LAPI put/get/active messages, interrupt or polling progress (papers/armci-sp.txt)", sp.DefaultParams, sp.New),
 		Machine(sci.Name, "Scali PCI-SCI cluster: dual Pentium II nodes on a 2D torus of SCI ringlets, posted writes, reordering, checkpoints, faults (papers/scampi-sci.txt)", sci.DefaultParams, sci.New,
 			Faults(sci.SoakFaults)),
+		Machine(tcpcluster.Name, "Linux cluster: dual 2.4 GHz Xeon SMP nodes, TCP through the kernel (system calls, copies, interrupts, poll() that sleeps) over Myrinet-2000 between nodes and the loopback device inside one (papers/mpich2-threads.txt)", tcpcluster.DefaultParams, tcpcluster.New),
 	} {
 		must(r.AddMachine(e))
 	}
