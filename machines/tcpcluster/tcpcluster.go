@@ -60,9 +60,9 @@ type Machine struct {
 	cpus   []*mem.CPU
 	sw     *net.Multistage
 	net    *net.Network
-	pciOut []*net.Link // node's PCI bus into its adapter (and the adapter's send firmware)
-	pciIn  []*net.Link // the adapter into the node's memory (its receive firmware)
-	conns  [][]*conn   // [from][to], made on first use
+	pciOut []*net.Link     // node's PCI bus into its adapter (and the adapter's send firmware)
+	pciIn  []*net.Link     // the adapter into the node's memory (its receive firmware)
+	conns  [][]*conn       // [from][to], made on first use
 	polls  []sim.WaitQueue // each process's threads sleeping in poll()
 
 	syscall, tx, rx, intr, wake, pollFd sim.Time
