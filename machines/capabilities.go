@@ -131,9 +131,9 @@ type Checkpoints interface {
 // are waiting to be read on one, or when one of the connections to the
 // processes in out can take more bytes; with block false it returns at
 // once, else the calling thread sleeps in the kernel until then (the
-// process's other threads run on). Readable and Writable are what the last
-// poll() told the caller about one connection (its revents): the bytes
-// waiting, the room to write.
+// process's other threads run on). Readable and Writable are what poll()
+// reports of one connection (its revents), for a caller that has just
+// polled: the bytes waiting, the room to write.
 type Sockets interface {
 	Local
 	SockWrite(p *sim.Proc, pe, to int, src mem.Addr, n int) int

@@ -66,14 +66,14 @@ type Params struct {
 	// segment (socket layer, TCP and IP output, the driver's hand-off to
 	// the adapter), besides copying its bytes; RxSegmentUs that of
 	// receiving one (driver, IP and TCP input, queueing on the socket,
-	// waking its reader; the ACK it owes). Assumed 3 and 4 us: Linux
-	// 2.4's per-packet TCP/IP path measured at a few thousand cycles each
-	// way on a 2.4 GHz Pentium 4 besides the copies (Foong, Huff, Hum,
-	// Patwardhan and Regnier, "TCP performance re-visited", ISPASS 2003),
-	// where Clark, Jacobson, Romkey and Salwen ("An analysis of TCP
-	// processing overhead", IEEE Communications 1989) had found TCP
-	// itself a few hundred instructions: the rest is the operating
-	// system's.
+	// waking its reader; the ACK it owes). Assumed 3 and 4 us (7,000 and
+	// 10,000 cycles at 2.4 GHz): Foong, Huff, Hum, Patwardhan and Regnier
+	// ("TCP performance re-visited", ISPASS 2003) measured Linux's TCP/IP
+	// on a 2.4 GHz Pentium 4 at about 1 Hz of CPU per bit/s, much of it
+	// per-packet work besides the copies, where Clark, Jacobson, Romkey
+	// and Salwen ("An analysis of TCP processing overhead", IEEE
+	// Communications 1989) had found TCP itself a few hundred
+	// instructions: the rest is the operating system's.
 	TxSegmentUs float64 `yaml:"tx_segment_us"`
 	RxSegmentUs float64 `yaml:"rx_segment_us"`
 	// InterruptUs is the adapter's interrupt for an arriving segment
