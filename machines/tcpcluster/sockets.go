@@ -206,8 +206,14 @@ func (s *segment) land() {
 
 func (m *Machine) wakePollers(pe int) { m.polls[pe].WakeAll() }
 
-// Readable is the bytes waiting on the connection from process from to pe.
-func (m *Machine) Readable(pe, from int) int { return m.conn(from, pe).unread }
+// Readable is the bytes waiting on the connection from process from to pe
+// (0 on a connection nothing was ever written to).
+func (m *Machine) Readable(pe, from int) int {
+	if from < 0 || from >= m.procs || m.conns[from] == nil || m.conns[from][pe] == nil {
+		return 0
+	}
+	return m.conns[from][pe].unread
+}
 
 // Writable is the room on the connection from pe to process to.
 func (m *Machine) Writable(pe, to int) int { return m.room(m.conn(pe, to)) }
