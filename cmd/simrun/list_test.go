@@ -26,7 +26,7 @@ func TestListMachinesAndStacks(t *testing.T) {
 		"sci         Scali PCI-SCI cluster",
 		"            offers: local, remote-write, remote-read, remote-fetch-inc, shared-segments, checkpoints, memory\n",
 		"tcpcluster  Linux cluster",
-		"            offers: local, memory, sockets, scheduler\n",
+		"            offers: local, shared-segments, memory, sockets, scheduler\n",
 		"  sockets    TCP connections between processes: write, read, poll() that sleeps in the kernel (machines.Sockets)",
 		"  semaphores System V semaphores (machines.Semaphores)",
 	} {

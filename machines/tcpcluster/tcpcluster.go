@@ -7,6 +7,10 @@
 // the calling thread to sleep in the kernel until a connection is ready
 // while the process's other threads run on.
 //
+// The processes of one node also share System V segments of its memory
+// (machines.SharedSegments), so MPICH's shared-memory devices and ARMCI's
+// shared-memory port run on one SMP box beside ch3:sock.
+//
 // Every message follows the kernel's path. write() is a system call that
 // copies the bytes from user memory into the connection's send buffer in
 // the node's memory (copy_from_user, at the node's copy rate) and sends
@@ -185,6 +189,22 @@ func (m *Machine) Alloc(pe int, name string, n int) (mem.Region, error) {
 	return mem.Region{Mem: x.mem, Addr: s.Base, Len: n}, nil
 }
 
+// SharedSegment is a System V shared-memory segment (shmget, shmat) of
+// size bytes in node's memory, which the node's processes load and store
+// with their own CPUs (machines.SharedSegments); the node's caches are
+// coherent, so what one CPU stores the others see.
+func (m *Machine) SharedSegment(node int, name string, size int) (mem.Region, error) {
+	if node < 0 || node >= len(m.nodes) {
+		return mem.Region{}, fmt.Errorf("%s: shared segment %q on node %d: %d nodes", Name, name, node, len(m.nodes))
+	}
+	x := m.nodes[node]
+	s, err := x.mem.Alloc("shm."+name, size, 64)
+	if err != nil {
+		return mem.Region{}, fmt.Errorf("%s: %w: %v", Name, ErrMemoryFull, err)
+	}
+	return mem.Region{Mem: x.mem, Addr: s.Base, Len: size}, nil
+}
+
 // Resume is the kernel giving a woken thread a CPU again
 // (machines.Scheduler): wakeup_us of the thread's time.
 func (m *Machine) Resume(p *sim.Proc, pe int) { p.Sleep(m.wake) }
@@ -203,7 +223,8 @@ func (r router) Route(route []*net.Link, src, dst, class int) ([]*net.Link, erro
 }
 
 var (
-	_ machines.Sockets   = (*Machine)(nil)
-	_ machines.Scheduler = (*Machine)(nil)
-	_ machines.Memory    = (*Machine)(nil)
+	_ machines.Sockets        = (*Machine)(nil)
+	_ machines.Scheduler      = (*Machine)(nil)
+	_ machines.Memory         = (*Machine)(nil)
+	_ machines.SharedSegments = (*Machine)(nil)
 )
