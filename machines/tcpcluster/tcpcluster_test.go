@@ -164,3 +164,37 @@ func TestBadParams(t *testing.T) {
 		t.Errorf("mtu_bytes 10: got %v", err)
 	}
 }
+
+// TestSharedSegment: the processes of one node load and store a System V
+// segment of its memory; processes of another node are on their own.
+func TestSharedSegment(t *testing.T) {
+	eng := sim.NewEngine(1)
+	p := DefaultParams()
+	p.ProcsPerNode = 2
+	m, err := New(eng, 4, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.NodeOf(1) != 0 || m.NodeOf(2) != 1 {
+		t.Fatalf("nodes of processes 1 and 2: %d and %d, want 0 and 1", m.NodeOf(1), m.NodeOf(2))
+	}
+	seg, err := m.SharedSegment(0, "s", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got uint64
+	eng.Spawn("rank0", func(p *sim.Proc) { m.CPU(0).Store(p, seg.Addr, 8, 42) })
+	eng.Spawn("rank1", func(p *sim.Proc) {
+		p.Sleep(sim.Microsecond)
+		got = m.CPU(1).Load(p, seg.Addr, 8)
+	})
+	if err := eng.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if got != 42 {
+		t.Errorf("process 1 loads %d from the segment process 0 stored 42 in", got)
+	}
+	if _, err := m.SharedSegment(2, "s", 64); err == nil {
+		t.Error("a segment on node 2 of 2 nodes was made")
+	}
+}
