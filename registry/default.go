@@ -2,6 +2,7 @@ package registry
 
 import (
 	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/machines/challenge"
 	"github.com/msgsim/msgsim/machines/sci"
 	"github.com/msgsim/msgsim/machines/sp"
 	"github.com/msgsim/msgsim/machines/sx4"
@@ -27,6 +28,7 @@ func Default() *Registry {
 		Machine(sp.Name, "IBM SP: uniprocessor Power2 Super nodes on a multistage switch, LAPI put/get/active messages, interrupt or polling progress (papers/armci-sp.txt)", sp.DefaultParams, sp.New),
 		Machine(sci.Name, "Scali PCI-SCI cluster: dual Pentium II nodes on a 2D torus of SCI ringlets, posted writes, reordering, checkpoints, faults (papers/scampi-sci.txt)", sci.DefaultParams, sci.New,
 			Faults(sci.SoakFaults)),
+		Machine(challenge.Name, "SGI Power Challenge: MIPS R10000s whose caches snoop one POWERpath-2 bus (MESI), System V shared memory, LL/SC atomics, sequentially consistent (papers/armci-sp.txt, Figure 6)", challenge.DefaultParams, challenge.New),
 		Machine(tcpcluster.Name, "Linux cluster: dual 2.4 GHz Xeon SMP nodes, TCP through the kernel (system calls, copies, interrupts, poll() that sleeps) over Myrinet-2000 between nodes and the loopback device inside one (papers/mpich2-threads.txt)", tcpcluster.DefaultParams, tcpcluster.New),
 	} {
 		must(r.AddMachine(e))
@@ -56,6 +58,7 @@ func Default() *Registry {
 			// an adapter (1088 bytes at adapter_mbps 34: 32 us), rounded
 			// up: what litmus runs default to.
 			LitmusFlag{Name: "switch-jitter-us", Param: "switch_jitter_us", Default: "40", Usage: "with --machine sp: the largest extra delay of a packet in the SP switch (switch_jitter_us: other traffic on the packet's route); 0 is a quiet switch, which delivers in order"}),
+		Litmus(challenge.Name, "each thread on a CPU of one Power Challenge: coherent caches snooping one bus, no store buffer others see past (the R10000 as the Challenge used it is sequentially consistent): the sc model", challengeLitmus),
 	} {
 		must(r.AddLitmus(e))
 	}
@@ -66,6 +69,12 @@ func Default() *Registry {
 // CPUs reach its one memory through the same crossbar.
 func sx4Litmus(build litmus.Builder, _ sx4.Params) litmus.Machine {
 	return litmus.Machine{Build: build, Head: "SX-4", MaxUnits: sx4.MaxCPUs, Note: " (the CPUs are alike: one memory through one crossbar)"}
+}
+
+// challengeLitmus runs litmus tests as the Power Challenge CPU's own
+// model: one memory, caches kept coherent by the bus.
+func challengeLitmus(build litmus.Builder, _ challenge.Params) litmus.Machine {
+	return litmus.Machine{Build: build, Head: "Power Challenge", MaxUnits: challenge.MaxCPUs, Note: " (the CPUs are alike: one memory on one bus)"}
 }
 
 // t3dLitmus runs litmus tests on a T3D partition of up to MaxPEs PEs.

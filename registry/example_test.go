@@ -118,6 +118,11 @@ func ExampleRegistry_Probe() {
 	// shmem on sci: runs
 	// armci on sci: runs
 	// scampi on sci: runs
+	// mpich on challenge: runs
+	// aclmpl on challenge: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
+	// shmem on challenge: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
+	// armci on challenge: runs
+	// scampi on challenge: runs
 	// mpich on tcpcluster: needs shared-segments: memory segments shared by the processes of a node (machines.SharedSegments), with every process on one node (processes 0 and 1 are on nodes 0 and 1); or remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
 	// aclmpl on tcpcluster: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
 	// shmem on tcpcluster: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)

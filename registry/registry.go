@@ -100,6 +100,9 @@ func (e MachineEntry) Build(eng *sim.Engine, procs int) (machines.Machine, error
 	return e.build(eng, procs, p)
 }
 
+// Defaults are the machine's default params (listings).
+func (e MachineEntry) Defaults() (any, error) { return e.decode("", "machine.params", nil) }
+
 // StackEntry is a registered stack: how to decode its params and open it
 // on a machine.
 type StackEntry struct {
@@ -142,6 +145,9 @@ func Stack[P any](name, summary string, decode func(file, field string, node *ya
 	}
 	return e
 }
+
+// Defaults are the stack's default params (listings).
+func (e StackEntry) Defaults() (any, error) { return e.decode("", "stack.params", nil) }
 
 // Decode is the strict decoder of params P: a scenario's params over
 // defaults(), then P's Validate method (if it has one), whose

@@ -15,12 +15,35 @@ type WorkloadEntry struct {
 	// Check decodes and checks a series' params (machine, stack and
 	// workload) without running it, for simrun validate; nil: none.
 	Check func(workloads.Spec) error
+	// Defaults returns the workload's default params (for simrun
+	// params); nil: not listed.
+	Defaults func() any
+	// Estimate forecasts a series' events before it runs (simrun
+	// validate and run refuse a scenario above their limit); nil: none.
+	Estimate func(workloads.Spec) (workloads.Estimate, error)
+}
+
+// Estimates gives the workload's estimator of a series' events.
+func Estimates(f func(workloads.Spec) (workloads.Estimate, error)) WorkloadOption {
+	return func(e *WorkloadEntry) { e.Estimate = f }
+}
+
+// WorkloadOption sets an optional part of a WorkloadEntry.
+type WorkloadOption func(*WorkloadEntry)
+
+// Params gives the workload's default params, for listings.
+func Params[P any](defaults func() P) WorkloadOption {
+	return func(e *WorkloadEntry) { e.Defaults = func() any { return defaults() } }
 }
 
 // Workload is the entry of workload name, run by run and checked by check
 // (nil: run checks its params when it runs).
-func Workload(name string, run workloads.Runner, check func(workloads.Spec) error) WorkloadEntry {
-	return WorkloadEntry{Name: name, Run: run, Check: check}
+func Workload(name string, run workloads.Runner, check func(workloads.Spec) error, opts ...WorkloadOption) WorkloadEntry {
+	e := WorkloadEntry{Name: name, Run: run, Check: check}
+	for _, o := range opts {
+		o(&e)
+	}
+	return e
 }
 
 // AddWorkload registers a workload; its name must be new.

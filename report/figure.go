@@ -31,8 +31,9 @@ type Panel struct {
 	YLabel string // default: "metric (unit)"
 	Metric string // rows and references of this metric are drawn
 	XName  string // if set, only rows with this x_name are drawn
-	// XLog and YLog select logarithmic axes; points with x (or y) <= 0 are
-	// then left out.
+	// XLog and YLog select logarithmic axes; points with x (or y) < 0 are
+	// then left out, and zero is drawn at the axis's start, past a break
+	// mark.
 	XLog, YLog bool
 	// Series is the subset of series drawn, in this order; empty means all,
 	// in first-seen order.
@@ -68,6 +69,8 @@ const (
 	panelWidth  = 5 * vg.Inch
 	panelHeight = 4 * vg.Inch
 	titleHeight = 0.4 * vg.Inch
+	// panelTitleHeight is the height of a panel's title above its data.
+	panelTitleHeight = 0.3 * vg.Inch
 )
 
 // Save draws the figure from rows, overlays refs, and writes
@@ -75,136 +78,329 @@ const (
 // byte-identical for identical inputs; so is the PNG with this version of
 // gonum/plot (it rasterizes deterministically).
 func (f Figure) Save(pathWithoutExt string, rows []Row, refs []Reference) error {
-	if len(f.Panels) == 0 {
-		return fmt.Errorf("report: figure %q has no panels", f.Title)
+	w, h, draw, err := f.layout(rows, refs)
+	if err != nil {
+		return err
 	}
-	plots := make([][]*plot.Plot, 1)
-	legends := make([]plot.Legend, len(f.Panels))
-	rows0 := 0
+	png := vgimg.New(w, h)
+	draw(png)
+	if err := writeFile(pathWithoutExt+".png", vgimg.PngCanvas{Canvas: png}); err != nil {
+		return err
+	}
+	svg := vgsvg.New(w, h)
+	draw(svg)
+	return writeFile(pathWithoutExt+".svg", svg)
+}
+
+// layout builds the panels' plots and returns the figure's size and a
+// function drawing it on a canvas of that size.
+func (f Figure) layout(rows []Row, refs []Reference) (vg.Length, vg.Length, func(vg.CanvasSizer), error) {
+	if len(f.Panels) == 0 {
+		return 0, 0, nil, fmt.Errorf("report: figure %q has no panels", f.Title)
+	}
+	var panels []*panelPlot
+	var legendH vg.Length
 	for i, p := range f.Panels {
 		if p.Title == f.Title {
 			p.Title = "" // said once, above the panels
 		}
 		pp, err := p.plot(rows, refs, f.Bands)
 		if err != nil {
-			return fmt.Errorf("report: figure %q, panel %d (%s): %w", f.Title, i, p.Metric, err)
+			return 0, 0, nil, fmt.Errorf("report: figure %q, panel %d (%s): %w", f.Title, i, p.Metric, err)
 		}
-		// The legend goes below the panel, outside the data: it hides no
-		// curve whatever their shape.
-		legends[i] = pp.Legend
-		pp.Legend = plot.NewLegend()
-		rows0 = max(rows0, pp.entries)
-		plots[0] = append(plots[0], pp.Plot)
+		pp.legend, pp.Legend = pp.Legend, plot.NewLegend()
+		// gonum centres the y label's glyph box at the arithmetic middle of
+		// the range, near the top of a log axis, and pads the data area
+		// below it: the figure draws the label, centred on the data, and
+		// gonum keeps its room with a blank.
+		if pp.Y.Label.Text != "" {
+			pp.yLabel, pp.Y.Label.Text = pp.Y.Label.Text, " "
+		}
+		legendH = max(legendH, pp.legendHeight())
+		panels = append(panels, pp)
 	}
-	legendH := legendHeight(legends[0], rows0)
-	w := panelWidth * vg.Length(len(f.Panels))
-	h := panelHeight + legendH
+	// As wide as the panels, or as the title if it is wider.
+	w := max(panelWidth*vg.Length(len(f.Panels)), titleStyle(14).Width(f.Title)+vg.Inch/2)
+	h := panelHeight + legendH + f.titlesHeight(panels)
+	return w, h, func(c vg.CanvasSizer) { f.draw(draw.New(c), panels, legendH) }, nil
+}
+
+// titlesHeight is the height taken above the data by the figure's title
+// and the panels' titles.
+func (f Figure) titlesHeight(panels []*panelPlot) vg.Length {
+	var h vg.Length
 	if f.Title != "" {
 		h += titleHeight
 	}
-
-	png := vgimg.New(w, h)
-	f.draw(draw.New(png), plots, legends, legendH)
-	if err := writeFile(pathWithoutExt+".png", vgimg.PngCanvas{Canvas: png}); err != nil {
-		return err
+	if slices.ContainsFunc(panels, func(pp *panelPlot) bool { return pp.title != "" }) {
+		h += panelTitleHeight
 	}
-	svg := vgsvg.New(w, h)
-	f.draw(draw.New(svg), plots, legends, legendH)
-	return writeFile(pathWithoutExt+".svg", svg)
+	return h
 }
 
-// legendHeight is the height of a legend of n entries drawn below a panel.
-func legendHeight(l plot.Legend, n int) vg.Length {
-	line := l.TextStyle.Rectangle("Mg").Size().Y + l.Padding
-	return vg.Length(n)*line + vg.Millimeter*6
+// legendHeight is the height of the panel's legend drawn below it, with
+// its margin (0 if it has no entry).
+func (pp *panelPlot) legendHeight() vg.Length {
+	h := pp.legend.Rectangle(draw.Canvas{}).Size().Y
+	if h == 0 {
+		return 0
+	}
+	return h + vg.Millimeter*4
 }
 
-// draw draws the title, the panels side by side and each panel's legend
-// below it on dc.
-func (f Figure) draw(dc draw.Canvas, plots [][]*plot.Plot, legends []plot.Legend, legendH vg.Length) {
+// draw draws the title, the panels side by side with their data areas
+// aligned, each panel's title at one height above its data and each
+// panel's legend below it on dc.
+func (f Figure) draw(dc draw.Canvas, panels []*panelPlot, legendH vg.Length) {
 	tiles := draw.Tiles{Rows: 1, Cols: len(f.Panels), PadX: vg.Millimeter * 4,
-		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter*2 + legendH,
-		PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+		PadTop: vg.Millimeter*2 + f.titlesHeight(panels), PadBottom: vg.Millimeter*2 + legendH,
+		PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
 	if f.Title != "" {
-		sty := text.Style{
-			Color:   color.Black,
-			Font:    font.From(plot.DefaultFont, 14),
-			XAlign:  draw.XCenter,
-			YAlign:  draw.YTop,
-			Handler: plot.DefaultTextHandler,
-		}
 		top := vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - vg.Millimeter*2}
-		dc.FillText(sty, top, f.Title)
-		tiles.PadTop += titleHeight
+		dc.FillText(titleStyle(14), top, f.Title)
+	}
+	plots := [][]*plot.Plot{make([]*plot.Plot, len(panels))}
+	for i, pp := range panels {
+		plots[0][i] = pp.Plot
 	}
 	canvases := plot.Align(plots, tiles, dc)
-	for i, pl := range plots[0] {
+	for i, pp := range panels {
 		c := canvases[0][i]
-		pl.Draw(c)
+		pp.Draw(c)
+		data := pp.DataCanvas(c)
+		if pp.yLabel != "" {
+			sty := pp.Y.Label.TextStyle
+			sty.Rotation += math.Pi / 2
+			x := c.Min.X + pp.Y.Label.TextStyle.Height(pp.yLabel) - sty.FontExtents().Descent
+			dc.FillText(sty, vg.Point{X: x, Y: (data.Min.Y + data.Max.Y) / 2}, pp.yLabel)
+		}
+		if pp.title != "" {
+			top := vg.Point{X: (data.Min.X + data.Max.X) / 2, Y: data.Max.Y + vg.Millimeter*2}
+			sty := titleStyle(12)
+			sty.YAlign = draw.YBottom
+			dc.FillText(sty, top, pp.title)
+		}
+		pp.breaks(data)
 		lc := c
 		lc.Max.Y = c.Min.Y - vg.Millimeter*2
 		lc.Min.Y = lc.Max.Y - legendH + vg.Millimeter*2
 		lc.Min.X += vg.Millimeter * 8
-		legends[i].Draw(lc)
+		pp.legend.Draw(lc)
 	}
 }
 
-// panelPlot is a panel's gonum plot and the number of its legend entries.
-type panelPlot struct {
-	*plot.Plot
-	entries int
+// titleStyle is the style of the figure's (size 14) and panels' (12) titles.
+func titleStyle(size vg.Length) text.Style {
+	return text.Style{
+		Color:   color.Black,
+		Font:    font.From(plot.DefaultFont, size),
+		XAlign:  draw.XCenter,
+		YAlign:  draw.YTop,
+		Handler: plot.DefaultTextHandler,
+	}
 }
 
-// plot builds the gonum plot of one panel.
+// panelPlot is a panel's gonum plot, its title (drawn by the figure, at
+// one height for all panels), its legend (drawn below the panel, outside
+// the data: it hides no curve whatever their shape), and where its log axes break between zero and the positive
+// values (0: no break).
+type panelPlot struct {
+	*plot.Plot
+	title, yLabel  string
+	legend         plot.Legend
+	xBreak, yBreak float64
+}
+
+// breaks draws a break mark (a gap and two slashes) across each log axis
+// that shows zero, between zero and the positive values.
+func (pp *panelPlot) breaks(data draw.Canvas) {
+	trX, trY := pp.Transforms(&data)
+	ls := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
+	gap, d := vg.Points(3), vg.Points(4)
+	if pp.xBreak > 0 {
+		x, y := trX(pp.xBreak), data.Min.Y-pp.X.Padding
+		data.SetColor(color.White)
+		data.Fill(vg.Rectangle{Min: vg.Point{X: x - gap, Y: y - d}, Max: vg.Point{X: x + gap, Y: y + d}}.Path())
+		for _, dx := range []vg.Length{-gap, gap} {
+			data.StrokeLine2(ls, x+dx-d/2, y-d, x+dx+d/2, y+d)
+		}
+	}
+	if pp.yBreak > 0 {
+		x, y := data.Min.X-pp.Y.Padding, trY(pp.yBreak)
+		data.SetColor(color.White)
+		data.Fill(vg.Rectangle{Min: vg.Point{X: x - d, Y: y - gap}, Max: vg.Point{X: x + d, Y: y + gap}}.Path())
+		for _, dy := range []vg.Length{-gap, gap} {
+			data.StrokeLine2(ls, x-d, y+dy-d/2, x+d, y+dy+d/2)
+		}
+	}
+}
+
+// plot builds the gonum plot of one panel: a histogram of litmus final
+// states, grouped bars for a table (every row at one x), else curves.
 func (p Panel) plot(rows []Row, refs []Reference, bands []Band) (*panelPlot, error) {
 	pl := plot.New()
-	pl.Title.Text = p.Title
 	pl.Legend.Top, pl.Legend.Left = true, true
 	pl.Add(plotter.NewGrid())
 	sel, prefs, series := p.selectRows(rows, refs)
 	p.labels(pl, sel)
-	if states(p, sel) {
+	pp := &panelPlot{Plot: pl, title: p.Title}
+	switch {
+	case states(p, sel):
 		if err := p.bars(pl, sel, series); err != nil {
 			return nil, err
 		}
-		return &panelPlot{pl, len(series)}, nil
-	}
-	for i, s := range series {
-		col := plotutil.DarkColors[i%len(plotutil.DarkColors)]
-		if err := p.curve(pl, i, s, col, sel); err != nil {
+	case table(sel):
+		if err := p.tableBars(pl, sel, prefs, series); err != nil {
 			return nil, err
 		}
-		if err := p.paperPoints(pl, i, s, col, prefs); err != nil {
+	default:
+		if err := p.curves(pp, sel, prefs, series, bands); err != nil {
 			return nil, err
+		}
+	}
+	return pp, nil
+}
+
+// curves draws the rows of each series as a line with points, the
+// paper's points and the bands. On a log axis, zero is drawn at the
+// axis's start, below a break mark.
+func (p Panel) curves(pp *panelPlot, sel []Row, prefs []Reference, series []string, bands []Band) error {
+	pl := pp.Plot
+	z := p.zeros(sel, prefs)
+	same := identical(p, z, sel, series)
+	for i, s := range series {
+		col := plotutil.DarkColors[i%len(plotutil.DarkColors)]
+		label := s
+		if o := same[s]; o != "" {
+			label = s + " (= " + o + ")"
+		}
+		if err := p.curve(pl, z, i, s, label, col, sel); err != nil {
+			return err
+		}
+		if err := p.paperPoints(pl, z, i, s, col, prefs); err != nil {
+			return err
 		}
 	}
 	if p.XLog {
-		pl.X.Scale, pl.X.Tick.Marker = plot.LogScale{}, powerTicks{}
+		pl.X.Scale, pl.X.Tick.Marker = plot.LogScale{}, zeroTicks{z.x, powerTicks{}}
+		pl.X.Tick.Label.Handler = newPowerText()
 	}
 	if p.YLog {
-		pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, powerTicks{}
+		pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, zeroTicks{z.y, powerTicks{}}
+		pl.Y.Tick.Label.Handler = newPowerText()
 	}
-	if err := p.bands(pl, sel, series, bands); err != nil {
-		return nil, err
+	if err := p.bands(pl, z, sel, series, bands); err != nil {
+		return err
 	}
 	fixRange(&pl.X, p.XLog, p.XMin, p.XMax)
 	fixRange(&pl.Y, p.YLog, 0, 0)
 	pad(&pl.X, p.XLog)
 	pad(&pl.Y, p.YLog)
-	entries := len(series)
-	for _, s := range series {
-		if slices.ContainsFunc(prefs, func(r Reference) bool { return r.Series == s }) {
-			entries++
+	pp.xBreak, pp.yBreak = z.x*zeroGap, z.y*zeroGap
+	return nil
+}
+
+// logZero says where zero is drawn on each log axis of a panel (0: the
+// axis is linear, or no value on it is zero).
+type logZero struct{ x, y float64 }
+
+// zeroGap is the factor between zero's position on a log axis and the
+// break mark, and between the break mark and the least positive value.
+const zeroGap = 2
+
+// zeros places zero on the panel's log axes: a factor zeroGap² below the
+// least positive value drawn (at 1 if every value is zero).
+func (p Panel) zeros(sel []Row, prefs []Reference) logZero {
+	var xs, ys []float64
+	for _, r := range sel {
+		if p.keep(r.X, r.Value) {
+			xs, ys = append(xs, r.X), append(ys, r.Value)
 		}
 	}
-	for _, b := range bands {
-		if b.Metric == p.Metric {
-			entries++
+	for _, r := range prefs {
+		if p.keep(r.X, r.Value) {
+			xs, ys = append(xs, r.X), append(ys, r.Value)
 		}
 	}
-	return &panelPlot{pl, entries}, nil
+	at := func(vs []float64, log bool) float64 {
+		if !log || !slices.Contains(vs, 0) {
+			return 0
+		}
+		least := math.Inf(1)
+		for _, v := range vs {
+			if v > 0 {
+				least = math.Min(least, v)
+			}
+		}
+		if math.IsInf(least, 1) {
+			return 1
+		}
+		return least / (zeroGap * zeroGap)
+	}
+	return logZero{at(xs, p.XLog), at(ys, p.YLog)}
+}
+
+// at is where (x, y) is drawn: zero on a log axis at its place.
+func (z logZero) at(x, y float64) plotter.XY {
+	if x == 0 && z.x > 0 {
+		x = z.x
+	}
+	if y == 0 && z.y > 0 {
+		y = z.y
+	}
+	return plotter.XY{X: x, Y: y}
+}
+
+// zeroTicks are the ticks of inner on a log axis that shows zero at at
+// (0: none): "0" there, and inner's ticks beyond the break mark.
+type zeroTicks struct {
+	at    float64
+	inner plot.Ticker
+}
+
+// Ticks returns the ticks between min and max.
+func (z zeroTicks) Ticks(min, max float64) []plot.Tick {
+	if z.at <= 0 {
+		return z.inner.Ticks(min, max)
+	}
+	ticks := []plot.Tick{{Value: z.at, Label: "0"}}
+	for _, t := range z.inner.Ticks(z.at*zeroGap*1.2, max) {
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// identical maps each series whose drawn points are exactly those of a
+// series drawn after it (and so hidden under it) to the last such series.
+func identical(p Panel, z logZero, sel []Row, series []string) map[string]string {
+	pts := make([]plotter.XYs, len(series))
+	for i, s := range series {
+		pts[i] = p.points(z, s, sel)
+	}
+	same := map[string]string{}
+	for i := range series {
+		for j := len(series) - 1; j > i; j-- {
+			if len(pts[i]) > 0 && slices.Equal(pts[i], pts[j]) {
+				same[series[i]] = series[j]
+				break
+			}
+		}
+	}
+	return same
+}
+
+// points returns the points of series s drawn on the panel, sorted by x.
+func (p Panel) points(z logZero, s string, sel []Row) plotter.XYs {
+	var xys plotter.XYs
+	for _, r := range sel {
+		if r.Series == s && p.keep(r.X, r.Value) {
+			xys = append(xys, z.at(r.X, r.Value))
+		}
+	}
+	slices.SortStableFunc(xys, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
+	return xys
 }
 
 // selectRows returns the rows and references of the panel's metric and
@@ -248,15 +444,10 @@ func (p Panel) labels(pl *plot.Plot, sel []Row) {
 	}
 }
 
-// curve draws series s (the i-th) as a line with points, in colour col.
-func (p Panel) curve(pl *plot.Plot, i int, s string, col color.Color, sel []Row) error {
-	var xys plotter.XYs
-	for _, r := range sel {
-		if r.Series == s && p.keep(r.X, r.Value) {
-			xys = append(xys, plotter.XY{X: r.X, Y: r.Value})
-		}
-	}
-	slices.SortStableFunc(xys, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
+// curve draws series s (the i-th) as a line with points, in colour col,
+// labelled label in the legend.
+func (p Panel) curve(pl *plot.Plot, z logZero, i int, s, label string, col color.Color, sel []Row) error {
+	xys := p.points(z, s, sel)
 	if len(xys) == 0 {
 		return nil
 	}
@@ -271,18 +462,18 @@ func (p Panel) curve(pl *plot.Plot, i int, s string, col color.Color, sel []Row)
 	points.Color = col
 	points.Shape = seriesGlyph(i)
 	pl.Add(line, points)
-	pl.Legend.Add(s, line, points)
+	pl.Legend.Add(label, line, points)
 	return nil
 }
 
 // paperPoints draws the references of series s (the i-th) as large
 // points in its colour, labelled with their sources.
-func (p Panel) paperPoints(pl *plot.Plot, i int, s string, col color.Color, prefs []Reference) error {
+func (p Panel) paperPoints(pl *plot.Plot, z logZero, i int, s string, col color.Color, prefs []Reference) error {
 	var rxys plotter.XYs
 	var srcs []string
 	for _, r := range prefs {
 		if r.Series == s && p.keep(r.X, r.Value) {
-			rxys = append(rxys, plotter.XY{X: r.X, Y: r.Value})
+			rxys = append(rxys, z.at(r.X, r.Value))
 			if src := shortSource(r.Source); src != "" && !slices.Contains(srcs, src) {
 				srcs = append(srcs, src)
 			}
@@ -309,7 +500,7 @@ func (p Panel) paperPoints(pl *plot.Plot, i int, s string, col color.Color, pref
 
 // bands draws the bands of the panel's metric as dashed lines in the
 // colour of their series, labelled "series (paper: > v)".
-func (p Panel) bands(pl *plot.Plot, sel []Row, series []string, bands []Band) error {
+func (p Panel) bands(pl *plot.Plot, z logZero, sel []Row, series []string, bands []Band) error {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, r := range sel {
 		if p.keep(r.X, r.Value) {
@@ -334,7 +525,7 @@ func (p Panel) bands(pl *plot.Plot, sel []Row, series []string, bands []Band) er
 		if i < 0 {
 			continue
 		}
-		line, err := plotter.NewLine(plotter.XYs{{X: x0, Y: b.Value}, {X: x1, Y: b.Value}})
+		line, err := plotter.NewLine(plotter.XYs{z.at(x0, b.Value), z.at(x1, b.Value)})
 		if err != nil {
 			return fmt.Errorf("band of %q: %w", b.Series, err)
 		}
@@ -376,8 +567,12 @@ func pad(a *plot.Axis, log bool) {
 // powerTicks marks a log axis at every power of ten, labelled 10ⁿ (1, 10
 // and 100 included, so that every label reads alike), with unlabelled
 // minor ticks at 2..9 times each; an axis spanning less than a decade
-// also labels 2 and 5 times the powers.
+// also labels 2 and 5 times the powers. Over more than maxPowers decades,
+// only every n-th power is labelled and the others are minor ticks.
 type powerTicks struct{}
+
+// maxPowers is the most powers of ten labelled on a log axis.
+const maxPowers = 13
 
 // Ticks returns the ticks between min and max.
 func (powerTicks) Ticks(min, max float64) []plot.Tick {
@@ -391,17 +586,18 @@ func (powerTicks) Ticks(min, max float64) []plot.Tick {
 			majors++
 		}
 	}
+	every := (majors + maxPowers - 1) / maxPowers
 	var ticks []plot.Tick
 	for k := lo; k <= hi; k++ {
 		base := math.Pow(10, float64(k))
 		for m := 1; m <= 9; m++ {
 			v := base * float64(m)
-			if v < min || v > max {
+			if v < min || v > max || (every > 1 && m > 1) {
 				continue
 			}
 			t := plot.Tick{Value: v}
 			switch {
-			case m == 1:
+			case m == 1 && k%every == 0:
 				t.Label = power(k)
 			case majors < 2 && (m == 2 || m == 5):
 				t.Label = fmt.Sprintf("%d·%s", m, power(k))
@@ -412,31 +608,20 @@ func (powerTicks) Ticks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// power writes 10 to the k with a superscript exponent.
-func power(k int) string {
-	const sup = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-	digits := []rune(sup)
-	var b strings.Builder
-	b.WriteString("10")
-	if k < 0 {
-		b.WriteRune('⁻')
-		k = -k
-	}
-	for _, c := range strconv.Itoa(k) {
-		b.WriteRune(digits[c-'0'])
-	}
-	return b.String()
-}
-
 // states reports whether the panel's x values are final states of a
 // litmus test (x_name "state_r0r1"...): categories, not numbers.
 func states(p Panel, sel []Row) bool {
 	return len(sel) > 0 && strings.HasPrefix(sel[0].XName, "state_")
 }
 
+// NoFinalState is the x of the "count" row of the runs of a litmus test
+// that ended without a final state (deadlock, livelock or a limit).
+const NoFinalState = -1
+
 // bars draws a panel of categorical x (litmus final states) as grouped
 // bars, one group per state (labelled with its register values, "01"),
-// one bar per series; states no series reached are left out.
+// one bar per series; states no series reached are left out, and the runs
+// with no final state (x NoFinalState) are the last group.
 func (p Panel) bars(pl *plot.Plot, sel []Row, series []string) error {
 	regs := strings.Count(strings.TrimPrefix(sel[0].XName, "state_"), "r")
 	var xs []float64
@@ -445,10 +630,21 @@ func (p Panel) bars(pl *plot.Plot, sel []Row, series []string) error {
 			xs = append(xs, r.X)
 		}
 	}
-	slices.Sort(xs)
+	slices.SortFunc(xs, func(a, b float64) int { // no final state last
+		last := func(x float64) int {
+			if x == NoFinalState {
+				return 1
+			}
+			return 0
+		}
+		return cmp.Or(cmp.Compare(last(a), last(b)), cmp.Compare(a, b))
+	})
 	names := make([]string, len(xs))
 	for i, x := range xs {
 		names[i] = fmt.Sprintf("%0*d", regs, int64(x))
+		if x == NoFinalState {
+			names[i] = "no final state"
+		}
 	}
 	width := vg.Points(40) / vg.Length(max(1, len(series)))
 	for i, s := range series {
@@ -476,6 +672,111 @@ func (p Panel) bars(pl *plot.Plot, sel []Row, series []string) error {
 	pl.Y.Max *= 1.05 // the tallest bar below the frame
 	return nil
 }
+
+// table reports whether the rows are a table's column: more than one
+// row, all at one x.
+func table(sel []Row) bool {
+	if len(sel) < 2 {
+		return false
+	}
+	for _, r := range sel {
+		if r.X != sel[0].X {
+			return false
+		}
+	}
+	return true
+}
+
+// tableBars draws a table's column (every row at one x) as bars, one per
+// series, named below it and labelled with its value; the paper's values
+// are marked on the bar of their series by a black line across it.
+func (p Panel) tableBars(pl *plot.Plot, sel []Row, prefs []Reference, series []string) error {
+	x := sel[0].X
+	width := min(vg.Points(48), panelWidth*0.6/vg.Length(len(series)))
+	var labels plotter.XYLabels
+	top := 0.0
+	for i, s := range series {
+		v, ok := 0.0, false
+		for _, r := range sel {
+			if r.Series == s && !math.IsNaN(r.Value) && !math.IsInf(r.Value, 0) {
+				v, ok = r.Value, true
+			}
+		}
+		col := plotutil.DarkColors[i%len(plotutil.DarkColors)]
+		if ok {
+			b, err := plotter.NewBarChart(plotter.Values{v}, width)
+			if err != nil {
+				return fmt.Errorf("series %q: %w", s, err)
+			}
+			b.XMin = float64(i)
+			b.Color = col
+			b.LineStyle.Width = 0
+			pl.Add(b)
+			labels.XYs = append(labels.XYs, plotter.XY{X: float64(i), Y: v})
+			labels.Labels = append(labels.Labels, short3(v))
+			top = math.Max(top, v)
+		}
+		var rxys plotter.XYs
+		var srcs []string
+		for _, r := range prefs {
+			if r.Series == s && r.X == x {
+				rxys = append(rxys, plotter.XY{X: float64(i), Y: r.Value})
+				top = math.Max(top, r.Value)
+				if src := shortSource(r.Source); src != "" && !slices.Contains(srcs, src) {
+					srcs = append(srcs, src)
+				}
+			}
+		}
+		if len(rxys) > 0 {
+			sc, err := plotter.NewScatter(rxys)
+			if err != nil {
+				return fmt.Errorf("references of %q: %w", s, err)
+			}
+			sc.Color = color.Black
+			sc.Radius = width / 2
+			sc.Shape = barMark{}
+			pl.Add(sc)
+			label := s + " (paper)"
+			if len(srcs) > 0 {
+				label = s + " (paper, " + strings.Join(srcs, ", ") + ")"
+			}
+			thumb := *sc
+			thumb.Radius = vg.Points(5) // within the legend's thumbnail
+			pl.Legend.Add(label, &thumb)
+		}
+	}
+	if len(labels.XYs) > 0 {
+		l, err := plotter.NewLabels(labels)
+		if err != nil {
+			return fmt.Errorf("value labels: %w", err)
+		}
+		for i := range l.TextStyle {
+			l.TextStyle[i].XAlign = draw.XCenter
+		}
+		l.Offset.Y = vg.Points(3)
+		pl.Add(l)
+	}
+	pl.NominalX(series...)
+	pl.X.Label.Text += " = " + FormatFloat(x)
+	pl.Y.Min, pl.Y.Max = 0, top*1.12 // room for the value labels
+	if top <= 0 {
+		pl.Y.Max = 1
+	}
+	return nil
+}
+
+// barMark marks a paper's value on a bar: a thick black line across it
+// (the glyph's radius is half the bar's width).
+type barMark struct{}
+
+// DrawGlyph draws the mark centred at pt.
+func (barMark) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	ls := draw.LineStyle{Color: sty.Color, Width: vg.Points(2.5)}
+	c.StrokeLine2(ls, pt.X-sty.Radius, pt.Y, pt.X+sty.Radius, pt.Y)
+}
+
+// short3 formats v to three significant digits, for labels on bars.
+func short3(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
 
 // seriesGlyph returns the glyph of the i-th simulated series (filled).
 func seriesGlyph(i int) draw.GlyphDrawer {
@@ -505,7 +806,7 @@ func (p Panel) keep(x, y float64) bool {
 	switch {
 	case math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0):
 		return false
-	case p.XLog && x <= 0, p.YLog && y <= 0:
+	case p.XLog && x < 0, p.YLog && y < 0:
 		return false
 	case p.XMin != 0 && x < p.XMin, p.XMax != 0 && x > p.XMax:
 		return false

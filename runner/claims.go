@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"io"
 
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/workloads"
@@ -28,10 +29,11 @@ type ScenarioClaims struct {
 
 // SuiteClaims runs the scenarios as a suite (Suite: one pool of jobs
 // workers, the largest first) and evaluates each one's claims on its
-// rows, the non-finite ones dropped (DropNonFinite). err is a *WallError
-// when a watchdog abandoned the run.
-func SuiteClaims(all []Scenario, jobs int) ([]ScenarioClaims, error) {
-	runs, err := Suite(all, jobs, nil)
+// rows, the non-finite ones dropped (DropNonFinite). progress (if not
+// nil) gets the suite's progress lines (Run). err is a *WallError when a
+// watchdog abandoned the run.
+func SuiteClaims(all []Scenario, jobs int, progress io.Writer) ([]ScenarioClaims, error) {
+	runs, err := Suite(all, jobs, progress)
 	if err != nil {
 		return nil, err
 	}

@@ -18,24 +18,43 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// DefaultMaxEvents is the largest number of events a scenario's series
+// may be estimated to take (Estimate) unless the caller raises it: about
+// half an hour of CPU at the engine's cost per event of a networked
+// machine, 25 times the largest built-in (t3d-fig4, 390 M events).
+const DefaultMaxEvents = 1e10
+
+// LoadOptions adjust what Load loads.
+type LoadOptions struct {
+	// Adjust, if not nil, changes the scenario before it is resolved (a
+	// seed given on the command line).
+	Adjust func(*scenarios.Scenario)
+	// MaxEvents is the largest estimated size of a series, in events
+	// (0: DefaultMaxEvents; negative: no limit).
+	MaxEvents float64
+}
+
 // Load loads the scenario arg (a file, or a built-in's name: see
-// scenarios.Lookup), lets adjust (if not nil) change it (a seed given on
-// the command line), resolves its series into specs through reg and
-// checks them: every problem, each once, in file order (at most
-// strictyaml.MaxErrors). Validating and running a scenario both go
-// through Load, so that a run never fails on an input validation
-// accepted.
-func Load(reg *registry.Registry, arg string, adjust func(*scenarios.Scenario)) (*scenarios.Scenario, []workloads.Spec, []error) {
+// scenarios.Lookup), adjusts it, resolves its series into specs through
+// reg and checks them, their estimated size included (CheckCost): every
+// problem, each once, in file order (at most strictyaml.MaxErrors).
+// Validating and running a scenario both go through Load, so that a run
+// never fails on an input validation accepted.
+func Load(reg *registry.Registry, arg string, o LoadOptions) (*scenarios.Scenario, []workloads.Spec, []error) {
 	s, err := scenarios.Lookup(arg)
 	if s == nil {
 		return nil, nil, InputErrors(nil, err)
 	}
 	errs := []error{err}
-	if adjust != nil {
-		adjust(s)
+	if o.Adjust != nil {
+		o.Adjust(s)
 	}
 	sp, err := Specs(reg, s)
-	errs = append(errs, err, Check(reg, s, sp))
+	check := Check(reg, s, sp)
+	errs = append(errs, err, check)
+	if err == nil && check == nil {
+		errs = append(errs, CheckCost(reg, s, sp, o.MaxEvents))
+	}
 	all := InputErrors(s, errors.Join(errs...))
 	sortByPosition(all)
 	if len(all) > strictyaml.MaxErrors {
@@ -72,6 +91,60 @@ func Check(reg *registry.Registry, s *scenarios.Scenario, sp []workloads.Spec) e
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// CheckCost refuses every series whose workload estimates it at more than
+// maxEvents events (0: DefaultMaxEvents; negative: no limit), naming the
+// workload param that drives the estimate, at its line.
+func CheckCost(reg *registry.Registry, s *scenarios.Scenario, sp []workloads.Spec, maxEvents float64) error {
+	if maxEvents == 0 {
+		maxEvents = DefaultMaxEvents
+	}
+	if maxEvents < 0 {
+		return nil
+	}
+	var errs []error
+	for _, x := range sp {
+		w, _ := reg.LookupWorkload(x.Workload.Name)
+		if w.Estimate == nil {
+			continue
+		}
+		e, err := w.Estimate(x)
+		if err != nil || e.Events <= maxEvents {
+			continue // a bad param is Check's to report
+		}
+		errs = append(errs, s.FieldError(x.Workload.Field+".params."+e.Param,
+			"series %s would take about %.1e events (at ~100 ns an event, %s of CPU), more than the limit of %.0e: lower %s, or raise the limit with --max-events",
+			x.Series, e.Events, cpuTime(e.Events*100e-9), maxEvents, e.Param))
+	}
+	return errors.Join(errs...)
+}
+
+// Estimated is the scenario's estimated size in events: the sum of its
+// series' workload estimates (those that have one).
+func Estimated(reg *registry.Registry, sp []workloads.Spec) float64 {
+	total := 0.0
+	for _, x := range sp {
+		if w, _ := reg.LookupWorkload(x.Workload.Name); w.Estimate != nil {
+			if e, err := w.Estimate(x); err == nil {
+				total += e.Events
+			}
+		}
+	}
+	return total
+}
+
+// cpuTime says seconds in the largest fitting unit.
+func cpuTime(sec float64) string {
+	switch {
+	case sec >= 365*86400:
+		return fmt.Sprintf("%.2g years", sec/(365*86400))
+	case sec >= 86400:
+		return fmt.Sprintf("%.2g days", sec/86400)
+	case sec >= 3600:
+		return fmt.Sprintf("%.2g hours", sec/3600)
+	}
+	return fmt.Sprintf("%.2g minutes", sec/60)
 }
 
 // Specs resolves the scenario's series into workload specs: each series'

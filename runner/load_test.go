@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/msgsim/msgsim/registry/all"
+	"github.com/msgsim/msgsim/scenarios"
 )
 
 func TestLoad(t *testing.T) {
@@ -29,7 +30,7 @@ func TestLoad(t *testing.T) {
 		{"inherited param once", head + "workload: {name: pingpong, params: {sizes: [8], mdoe: x}}\nseries:\n  - name: a\n  - name: b\n", 2,
 			[]string{"workload.params.mdoe"}},
 	} {
-		s, sp, errs := Load(all.Default(), write(strings.ReplaceAll(c.name, " ", "-")+".yaml", c.src), nil)
+		s, sp, errs := Load(all.Default(), write(strings.ReplaceAll(c.name, " ", "-")+".yaml", c.src), LoadOptions{})
 		if s == nil {
 			t.Fatalf("%s: no scenario: %v", c.name, errs)
 		}
@@ -43,6 +44,42 @@ func TestLoad(t *testing.T) {
 		}
 		if len(errs) == 0 && len(sp) != c.series {
 			t.Errorf("%s: %d specs, want %d", c.name, len(sp), c.series)
+		}
+	}
+}
+
+// TestCostEstimate: a series estimated above the limit is refused at the
+// param that drives the estimate, with the estimate; a raised limit or
+// none accepts it; every built-in scenario is within the default.
+func TestCostEstimate(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "big.yaml")
+	src := "name: big\ntitle: t\nseed: 1\nmachine: {name: t3d}\nstack: {name: aclmpl}\nworkload:\n  name: pingpong\n  params:\n    repetitions: 1e12\n"
+	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		max  float64
+		want string
+	}{
+		{0, "big.yaml:9:18: field workload.params.repetitions: series big would take about 1.1e+17 events"},
+		{-1, ""},
+		{1e18, ""},
+	} {
+		_, _, errs := Load(all.Default(), f, LoadOptions{MaxEvents: c.max})
+		switch {
+		case c.want == "" && len(errs) > 0:
+			t.Errorf("limit %g: %v", c.max, errs)
+		case c.want != "" && (len(errs) != 1 || !strings.Contains(errs[0].Error(), c.want)):
+			t.Errorf("limit %g: errors %v, want %q", c.max, errs, c.want)
+		}
+	}
+	names, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if _, _, errs := Load(all.Default(), name, LoadOptions{}); len(errs) > 0 {
+			t.Errorf("built-in %s: %v", name, errs)
 		}
 	}
 }

@@ -56,14 +56,28 @@ type Group struct {
 // naming the series still running (their goroutines are left to the
 // process's exit: an engine cannot be stopped from another goroutine).
 func Run(groups []Group, jobs int, progress io.Writer) ([][]Outcome, error) {
+	return run(groups, jobs, progress, heartbeat)
+}
+
+// run is Run with a heartbeat period of its own.
+func run(groups []Group, jobs int, progress io.Writer, period time.Duration) ([][]Outcome, error) {
 	x := newExecution(groups, jobs, progress)
+	x.period = period
 	defer x.stopTimers()
 	done := make(chan struct{})
 	go x.runAll(done)
+	var beat <-chan time.Time
+	if progress != nil {
+		t := time.NewTicker(period)
+		defer t.Stop()
+		beat = t.C
+	}
 	for {
 		select {
 		case <-done:
 			return x.out, nil
+		case <-beat:
+			x.heartbeat()
 		case g := <-x.fired:
 			x.mu.Lock()
 			over := x.left[g] > 0
@@ -73,6 +87,41 @@ func Run(groups []Group, jobs int, progress io.Writer) ([][]Outcome, error) {
 			}
 		}
 	}
+}
+
+// heartbeat is the longest a Run with progress lines stays silent: when
+// no series finished or reported a point for that long, it says what is
+// still running.
+const heartbeat = 5 * time.Second
+
+// heartbeat says which series are running and how far the run is, unless
+// a progress line went out within the last heartbeat period.
+func (x *execution) heartbeat() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if time.Since(x.said) < x.period {
+		return
+	}
+	left := 0
+	for _, n := range x.left {
+		left += n
+	}
+	var running []string
+	for _, t := range x.tasks {
+		if !x.running[t] {
+			continue
+		}
+		at := "series " + x.groups[t.g].Specs[t.i].Series
+		if name := x.groups[t.g].Name; name != "" {
+			at = name + " " + at
+		}
+		if l, ok := x.last[t]; ok {
+			at += " (last point: " + l + ")"
+		}
+		running = append(running, at)
+	}
+	fmt.Fprintf(x.progress, "simrun: %d of %d series done; running %s\n", len(x.tasks)-left, len(x.tasks), strings.Join(running, ", "))
+	x.said = time.Now()
 }
 
 // task is one series of one group.
@@ -93,6 +142,8 @@ type execution struct {
 	started []bool
 	running map[task]bool
 	last    map[task]string // the task's last progress line
+	said    time.Time       // when the last progress line went out
+	period  time.Duration   // of the heartbeat
 	timers  []*time.Timer
 }
 
@@ -135,6 +186,7 @@ func (x *execution) say(format string, args ...any) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	fmt.Fprintf(x.progress, format, args...)
+	x.said = time.Now()
 }
 
 // prefix starts the progress lines of group g.

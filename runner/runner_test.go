@@ -172,7 +172,7 @@ func TestSuiteClaims(t *testing.T) {
 		{Name: "fails", Scenario: &scenarios.Scenario{Claims: claim}, Specs: []workloads.Spec{spec("s", 0.5, nil, nil), nan}},
 		{Name: "bad", Scenario: &scenarios.Scenario{Claims: claim}, Specs: []workloads.Spec{bad}},
 	}
-	out, err := SuiteClaims(all, 2)
+	out, err := SuiteClaims(all, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,5 +184,40 @@ func TestSuiteClaims(t *testing.T) {
 	}
 	if r := out[2]; r.Err == nil || !strings.Contains(r.Err.Error(), "workload.params.n") || r.Results != nil {
 		t.Errorf("bad: %+v", r)
+	}
+}
+
+// syncBuffer is a strings.Builder safe for the run's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestHeartbeat: a run whose series report nothing for a heartbeat period
+// says which series are still running.
+func TestHeartbeat(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	g := Group{Name: "long", Specs: []workloads.Spec{spec("quick", 1, nil, nil), spec("hang", 1, release, func(string) {
+		go func() { time.Sleep(50 * time.Millisecond); once.Do(func() { close(release) }) }()
+	})}}
+	var out syncBuffer
+	if _, err := run([]Group{g}, 2, &out, 5*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if want := "simrun: 1 of 2 series done; running long series hang"; !strings.Contains(out.String(), want) {
+		t.Errorf("progress lines\n%s\nlack %q", out.String(), want)
 	}
 }

@@ -54,6 +54,13 @@ type Rank interface {
 	Buffer(n int) (mem.Region, error)
 }
 
+// Copier is a rank whose program copies local memory with its machine's
+// library memcpy (machines.Memcpy: the SX-4's vector move, elsewhere the
+// CPU's copy loop), as a derived datatype's pack does.
+type Copier interface {
+	Memcpy(p *sim.Proc, dst, src mem.Addr, n int)
+}
+
 // Comm is one rank's point-to-point message passing: the MPI-like calls the
 // workloads use. Buffers are regions of the rank's own memory, obtained
 // from Buffer; payloads are real bytes.

@@ -154,3 +154,21 @@ func StuckKind(err error) (kind string, ok bool) {
 	}
 	return "", false
 }
+
+// Estimate is a workload's forecast of a series' size before it runs, so
+// that a scenario asking for years of simulation is refused with the
+// field to change rather than run for hours in silence.
+type Estimate struct {
+	// Events is the number of simulation events, to within a factor of
+	// ten or so: a workload counts its messages and charges each
+	// MessageEvents.
+	Events float64
+	// Param is the workload param that drives it (e.g. "repetitions").
+	Param string
+}
+
+// MessageEvents is the rough number of events one message of n bytes
+// costs a machine with a network: the protocol's control messages and
+// the message's units crossing a few links each (a T3D all-to-all
+// measures 340 to 650 events a message, units of 4 KiB).
+func MessageEvents(n int) float64 { return 300 + float64(n)/512 }

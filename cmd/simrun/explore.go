@@ -24,7 +24,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if !wantArgs("explore", pos, 1, stderr) {
 		return exitUsage
 	}
-	_, specs, code := load(pos[0], flag.NewFlagSet("explore", flag.ContinueOnError), 0, stderr)
+	_, specs, code := load(pos[0], flag.NewFlagSet("explore", flag.ContinueOnError), 0, -1, stderr)
 	if specs == nil {
 		return code
 	}

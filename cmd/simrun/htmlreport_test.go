@@ -3,9 +3,11 @@ package main
 import (
 	"encoding/xml"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -15,6 +17,7 @@ import (
 type htmlDoc struct {
 	hrefs, imgs []string
 	byID        map[string]string
+	title       string // of the h1
 }
 
 // parseHTML parses a page with encoding/xml in HTML mode (void elements
@@ -30,6 +33,7 @@ func parseHTML(t *testing.T, path string) htmlDoc {
 	d.Strict, d.AutoClose, d.Entity = false, xml.HTMLAutoClose, xml.HTMLEntity
 	doc := htmlDoc{byID: map[string]string{}}
 	var ids []string // open elements' ids ("" when none)
+	inH1 := false
 	for {
 		tok, err := d.Token()
 		if err == io.EOF {
@@ -52,11 +56,16 @@ func parseHTML(t *testing.T, path string) htmlDoc {
 				}
 			}
 			ids = append(ids, id)
+			inH1 = x.Name.Local == "h1"
 		case xml.EndElement:
+			inH1 = false
 			if len(ids) > 0 {
 				ids = ids[:len(ids)-1]
 			}
 		case xml.CharData:
+			if inH1 {
+				doc.title += string(x)
+			}
 			for _, id := range ids {
 				if id != "" {
 					doc.byID[id] += string(x)
@@ -67,47 +76,96 @@ func parseHTML(t *testing.T, path string) htmlDoc {
 	return doc
 }
 
-// TestReport: simrun report writes an index linking a page per results
-// directory; every link and image resolves; a page shows the verdict,
-// the failures of a teaching scenario and the paper-vs-simulated table.
+// TestReport: simrun report writes one titled page, DIR/index.html, with
+// an index of the scenarios and, for each, its figures, a table of its
+// values and the paper-vs-simulated table; every link and image
+// resolves; nothing is written into the results directories unless
+// --pages asks for a page in each.
 func TestReport(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "results")
-	for _, s := range []string{"litmus-mp", "sx4-lockfree-nofence", "sx4-fig6"} {
+	names := []string{"litmus-mp", "sx4-lockfree-nofence", "sx4-fig6"}
+	for _, s := range names {
 		if code, out, errs := simrun(t, "run", s, "--quiet", "--out", filepath.Join(root, s)); code != exitOK {
 			t.Fatalf("run %s: exit %d\n%s%s", s, code, out, errs)
 		}
 	}
-	if code, out, errs := simrun(t, "report", root); code != exitOK || !strings.Contains(out, "3 scenario page(s)") {
+	listing := func() []string {
+		var files []string
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			files = append(files, p)
+			return err
+		})
+		return files
+	}
+	before := listing()
+	if code, out, errs := simrun(t, "report", root); code != exitOK || !strings.Contains(out, "3 scenario(s)") {
 		t.Fatalf("report: exit %d\n%s%s", code, out, errs)
 	}
-	index := parseHTML(t, filepath.Join(root, "index.html"))
-	if len(index.hrefs) != 3 || !strings.Contains(index.byID["scenarios"], "litmus-mp") {
-		t.Fatalf("index links %v, table %q", index.hrefs, index.byID["scenarios"])
+	if got := listing(); len(got) != len(before)+1 || !slices.Contains(got, filepath.Join(root, "index.html")) {
+		t.Errorf("report wrote %v, want only %s", got, filepath.Join(root, "index.html"))
 	}
-	for _, h := range index.hrefs {
-		page := filepath.Join(root, h)
-		p := parseHTML(t, page)
-		if !strings.Contains(p.byID["verdict"], "Result: ") {
-			t.Errorf("%s: no verdict", h)
+	index := parseHTML(t, filepath.Join(root, "index.html"))
+	if !strings.Contains(index.title, "litmus-mp, sx4-fig6, sx4-lockfree-nofence") || strings.Contains(index.title, ": results") {
+		t.Errorf("title %q", index.title)
+	}
+	for _, s := range names {
+		if !strings.Contains(index.byID["scenarios"], s) || !slices.Contains(index.hrefs, "#"+s) {
+			t.Errorf("index: %s not linked (links %v)", s, index.hrefs)
 		}
-		if len(p.imgs) == 0 && !strings.HasPrefix(h, "sx4-lockfree-nofence") { // no rows, no figure
-			t.Errorf("%s: no figure", h)
+		if !strings.Contains(index.byID["verdict-"+s], "Result: ") {
+			t.Errorf("%s: no verdict", s)
+		}
+	}
+	if !strings.Contains(index.byID["failures-sx4-lockfree-nofence"], "corruption") || !strings.Contains(index.byID["verdict-sx4-lockfree-nofence"], "expected failure") {
+		t.Errorf("failures %q verdict %q", index.byID["failures-sx4-lockfree-nofence"], index.byID["verdict-sx4-lockfree-nofence"])
+	}
+	if !strings.Contains(index.byID["references-sx4-fig6"], "Figure 6") {
+		t.Errorf("references %q", index.byID["references-sx4-fig6"])
+	}
+	// litmus-mp's values: the runs per final state, by series.
+	if v := index.byID["values-litmus-mp"]; !strings.Contains(v, "count (runs)") || !strings.Contains(v, "MP+fences-pso") || !strings.Contains(v, "state_r0r1") {
+		t.Errorf("values of litmus-mp: %q", v)
+	}
+	if len(index.imgs) < 2 {
+		t.Errorf("images %v", index.imgs)
+	}
+	for _, src := range index.imgs {
+		if _, err := os.Stat(filepath.Join(root, src)); err != nil {
+			t.Errorf("%s does not resolve: %v", src, err)
+		}
+	}
+
+	// --pages: a page per results directory too, linked from the index.
+	out := filepath.Join(t.TempDir(), "r.html")
+	if code, _, errs := simrun(t, "report", root, "--pages", "--out", out, "--title", "My runs"); code != exitOK {
+		t.Fatal(errs)
+	}
+	index = parseHTML(t, out)
+	if index.title != "My runs" {
+		t.Errorf("title %q", index.title)
+	}
+	for _, s := range names {
+		page := filepath.Join(root, s, "index.html")
+		p := parseHTML(t, page)
+		if !strings.Contains(p.byID["verdict-"+s], "Result: ") {
+			t.Errorf("%s: no verdict", page)
 		}
 		for _, src := range append(p.imgs, p.hrefs...) {
 			if _, err := os.Stat(filepath.Join(filepath.Dir(page), src)); err != nil {
-				t.Errorf("%s: %s does not resolve: %v", h, src, err)
+				t.Errorf("%s: %s does not resolve: %v", page, src, err)
 			}
 		}
-		switch {
-		case strings.HasPrefix(h, "sx4-lockfree-nofence"):
-			if !strings.Contains(p.byID["failures"], "corruption") || !strings.Contains(p.byID["verdict"], "expected failure") {
-				t.Errorf("%s: failures %q verdict %q", h, p.byID["failures"], p.byID["verdict"])
-			}
-		case strings.HasPrefix(h, "sx4-fig6"):
-			if !strings.Contains(p.byID["references"], "Figure 6") {
-				t.Errorf("%s: references %q", h, p.byID["references"])
-			}
+	}
+	for _, h := range index.hrefs {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(out), h)); err != nil {
+			t.Errorf("index link %s does not resolve: %v", h, err)
 		}
+	}
+
+	// One results directory: the report goes beside it, not into it.
+	one := filepath.Join(root, "litmus-mp")
+	if code, out, errs := simrun(t, "report", one); code != exitOK || !strings.Contains(out, one+".html") {
+		t.Fatalf("report of one directory: exit %d\n%s%s", code, out, errs)
 	}
 	// A directory without results is bad input.
 	if code, _, errs := simrun(t, "report", t.TempDir()); code != exitUsage || !strings.Contains(errs, "no results.json") {
@@ -138,7 +196,7 @@ func TestReportScreenshot(t *testing.T) {
 	}
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--screenshot="+shot, "--window-size=1200,900",
-		"file://"+filepath.Join(root, "litmus-mp", "index.html"))
+		"file://"+filepath.Join(root, "index.html"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", browser, err, out)
 	}

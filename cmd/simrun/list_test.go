@@ -25,6 +25,8 @@ func TestListMachinesAndStacks(t *testing.T) {
 		"            offers: local, remote-write, remote-read, remote-fetch-inc, swap, memory, active-messages\n",
 		"sci         Scali PCI-SCI cluster",
 		"            offers: local, remote-write, remote-read, remote-fetch-inc, shared-segments, checkpoints, memory\n",
+		"challenge   SGI Power Challenge",
+		"            offers: local, remote-fetch-inc, swap, shared-segments, semaphores, memory\n",
 		"tcpcluster  Linux cluster",
 		"            offers: local, shared-segments, memory, sockets, scheduler\n",
 		"  sockets    TCP connections between processes: write, read, poll() that sleeps in the kernel (machines.Sockets)",

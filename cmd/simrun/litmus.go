@@ -79,7 +79,7 @@ func litmusCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) 
 	seed := fs.Uint64("seed", 1, "seed of the runs")
 	startJ := fs.Float64("start-jitter-cycles", 0, "random start delay range per thread, in CPU cycles (default: from the model)")
 	opJ := fs.Float64("op-jitter-cycles", 0, "random delay range before each instruction, in CPU cycles (default: from the model)")
-	drainJ := fs.Float64("drain-jitter-cycles", 0, "random extra delay range of each store-buffer drain, in CPU cycles (default: the model's, 0 on the built-ins; R on tso needs it in sampling)")
+	drainJ := fs.Float64("drain-jitter-cycles", 0, "random extra delay range of each store-buffer drain, in CPU cycles (default: the model's, or, if the model's drains are fixed, the instruction jitter's span)")
 	machine := fs.String("machine", "", "run on a machine instead of --model: "+either(machineNames, "or")+" (--list says how each runs a test)")
 	home := fs.String("home", "", "with a --machine whose locations live in one node's memory: the PE or node holding each location, e.g. x=1,y=1 (default: the first thread that loads it)")
 	place := fs.String("place", "", "with --machine: the processor each thread runs on, e.g. P0=0,P1=3 (a CPU of a one-node machine, else a PE, node or process; a word before the number is allowed: P1=node3, P1=pe9); one thread per processor; default: thread i on i")
@@ -232,9 +232,13 @@ func litmusMachine(reg *registry.Registry, name string, set []registry.LitmusPar
 // litmusModel loads --model (warning when neither it nor --machine was
 // given); on a bad model it reports to stderr and returns false.
 func litmusModel(fs *flag.FlagSet, model string, stderr io.Writer) (mem.Config, bool) {
-	modelSet := false
-	fs.Visit(func(f *flag.Flag) { modelSet = modelSet || f.Name == "model" || f.Name == "machine" })
-	if !modelSet {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["model"] && set["machine"] {
+		fmt.Fprintf(stderr, "simrun litmus: --model %s and --machine: give one; a machine runs the test on its own CPUs and memory (its model is its parameters: --list)\n", model)
+		return mem.Config{}, false
+	}
+	if !set["model"] && !set["machine"] {
 		fmt.Fprintf(stderr, "simrun litmus: no --model given: using %s (sequential consistency, which never shows a relaxed outcome); try --model tso, pso, noncoherent or nmca\n", model)
 	}
 	cfg, err := litmus.LoadModel(model, "")

@@ -34,7 +34,7 @@ func TestLitmusFiles(t *testing.T) {
 		{[]string{"litmus", "MP", "--machine", "t3d", "--exhaustive"}, exitUsage, "--machine t3d is sampled only"},
 		{[]string{"litmus", "MP", "--machine", "t3d", "--home", "z=1"}, exitUsage, `--home "z=1": want LOCATION=PE with a location of the test (x, y)`},
 		{[]string{"litmus", "MP", "--home", "x=1"}, exitUsage, "--home applies to --machine t3d, sci and sp only"},
-		{[]string{"litmus", "MP", "--machine", "ksr1"}, exitUsage, `unknown machine "ksr1" (machines: sx4, t3d, sci, sp, tcpcluster)`},
+		{[]string{"litmus", "MP", "--machine", "ksr1"}, exitUsage, `unknown machine "ksr1" (machines: sx4, t3d, sci, sp, challenge, tcpcluster)`},
 		{[]string{"litmus", "MP+spin", "--machine", "sp", "--runs", "500"}, exitOK, "% SP, LAPI in interrupt mode, switch_jitter_us 40: P0 on node 0, P1 on node 1, x on node 1, y on node 1\n"},
 		{[]string{"litmus", "MP+spin", "--machine", "sp", "--runs", "500"}, exitOK, "Observation MP+spin Sometimes"},
 		{[]string{"litmus", "MP+spin+fences", "--machine", "sp", "--runs", "500"}, exitOK, "Observation MP+spin+fences Never 0 500\n"},
@@ -57,6 +57,9 @@ func TestLitmusFiles(t *testing.T) {
 		{[]string{"litmus", "MP", "--machine", "sp", "--home", "x=5", "--place", "P0=5", "--runs", "10"}, exitOK, "P0 on node 5, P1 on node 1, x on node 5, y on node 1"},
 		{[]string{"litmus", "MP", "--machine", "sp", "--place", "P2=1"}, exitUsage, `--place "P2=1": "P2" is not a thread of MP (P0..P1)`},
 		{[]string{"litmus", "MP", "--model", "tso", "--place", "P1=1"}, exitUsage, `--place "P1=1": placement needs a --machine`},
+		// --model with --machine is refused, never ignored.
+		{[]string{"litmus", "MP", "--machine", "sci", "--model", "tso"}, exitUsage, "--model tso and --machine: give one"},
+		{[]string{"litmus", "MP", "--model", "tsoo"}, exitUsage, "(noncoherent, pso, sc, tso, nmca)"},
 		{[]string{"litmus", "MP", "--machine", "sci", "--reorder-ns", "3000", "--runs", "3000"}, exitOK, "% SCI, reorder_ns 3000: P0 on process 0, P1 on process 1, x on node 1, y on node 1\n"},
 		{[]string{"litmus", "MP", "--machine", "sci", "--reorder-ns", "3000", "--runs", "3000"}, exitOK, "Observation MP Sometimes"},
 		{[]string{"litmus", "MP+fences", "--machine", "sci", "--reorder-ns", "3000", "--runs", "3000"}, exitOK, "Observation MP+fences Never 0 3000\n"},

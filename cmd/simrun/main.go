@@ -11,7 +11,7 @@
 //	                                    the papers' claims of the built-ins, checked
 //	simrun litmus TEST|FILE.litmus --model M [--exhaustive] [--machine NAME [--param KEY=VALUE]] (litmus --list)
 //	simrun trace FILE-or-NAME [--out trace.json] [--seed N]
-//	simrun report [DIR]                 static HTML pages of results directories
+//	simrun report [DIR]                 a static HTML report of results directories
 //	simrun soak [--runs N] [--seed S]    random message programs, every delivery checked
 //	simrun bench                        engine speed on this machine
 //
@@ -106,19 +106,32 @@ MACHINE [params]: offers ..." or ": missing VERB ...") what its ranks offer
 Example:
   simrun list
   simrun list --machines --stacks`, cmdList},
+		{"params", "[MACHINE|STACK|WORKLOAD]", "list a machine's, stack's or workload's parameters: default, range, unit, source", `Without a name: every machine, stack and workload that has parameters.
+With one: each parameter a scenario may set under machine.params,
+stack.params or workload.params, with its default, its plausible range and
+unit (values outside it are refused by validate) and its documentation,
+which says where the default comes from: a sentence of the paper, a
+published hardware figure, or what it was calibrated to.
+Example:
+  simrun params t3d
+  simrun params pingpong`, cmdParams},
 		{"show", "NAME", "print the YAML of a built-in scenario", `Copy a built-in to start your own scenario:
   simrun show litmus-mp > mine.yaml`, cmdShow},
-		{"validate", "FILE-or-NAME", "check a scenario strictly (exit 0 if valid, 2 if not)", `Every problem of the file is listed at once (up to 50), in file order, each
+		{"validate", "FILE-or-NAME [--max-events N]", "check a scenario strictly (exit 0 if valid, 2 if not)", `Every problem of the file is listed at once (up to 50), in file order, each
 with file:line:column, the field's full path (series[2].machine.params.x)
 and what was expected: types and unknown fields, then what is checked after
 decoding (ranges of machine, stack and workload params, pairings, memory
-fits, workload names, name and title lengths). A misspelt top-level param
+fits, workload names, name and title lengths), then each series' size: its
+workload estimates its events (messages times their events, to within a
+factor of ten or so) and a series above --max-events (default 1e10, half an
+hour of CPU) is refused at the param that drives it. The ok line gives the
+scenario's estimate. A misspelt top-level param
 is reported once at its own field, not again for every series that
 inherits it. run and trace do the same checks before running: a file that
 validates does not fail on its input later.
 Example:
   simrun validate mine.yaml`, cmdValidate},
-		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE] [--memprofile FILE] [--eventprofile FILE] [-j N] [--shard I/N]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
+		{"run", "FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE] [--memprofile FILE] [--eventprofile FILE] [-j N] [--shard I/N] [--max-events N]", "run a scenario and write results, figures and a summary", `Writes DIR/results.csv (series,x_name,x,metric,value,unit), DIR/results.json
 (scenario, seed, rows, references, comparisons, failures, notes), one PNG and
 SVG per figure, and DIR/summary.txt (also printed). Default DIR:
 results/<scenario-name>. Same scenario and seed: byte-identical files.
@@ -177,10 +190,14 @@ sim/mem Config fields, optionally starting from a built-in:
 --exhaustive enumerates every final state the operational model allows
 (every interleaving, store-buffer drain order and cached copy), so Never
 means never; otherwise runs are sampled with seeded jitter.
-The last line is "Observation TEST Never|Sometimes|Always POS NEG".
-The jitters default to twice the model's time to drain the test's stores
-(so every sequentially consistent outcome shows); every run's engine is
-bounded in events (never in wall time: the counts do not depend on load).
+The last line is "Observation TEST Never|Sometimes|Always POS NEG", or
+"Observation TEST None 0 0 (no run finished)" when every run failed.
+The jitters default to twice the time the test's programs and store drains
+take one after another, each drain varies by as much, and one run in four
+runs the threads one after another in a random order: the default sampling
+shows every outcome --exhaustive finds for the built-in tests (a test
+checks it on every model). Every run's engine is bounded in events (never
+in wall time: the counts do not depend on load).
 Exit 1 if runs deadlock, livelock or hit a limit (MP+spin on noncoherent
 livelocks); exit 2 on an unknown test, a bad file or a bad model.
 Example:
@@ -199,13 +216,17 @@ livelock) never ends: it is drawn to the end of the trace and marked "did
 not end". The counts printed are those of the events written.
 Example:
   simrun trace litmus-mp-spin-noncoherent --out trace.json`, cmdTrace},
-		{"report", "[DIR]", "write a static HTML report of results directories (default results/)", `For every results directory in DIR (DIR itself, or each DIR/NAME written by
-simrun run): DIR/NAME/index.html with the figures, the paper-vs-simulated
-table, the claims, failures and notes; and DIR/index.html linking them.
+		{"report", "[DIR] [--out FILE] [--title T] [--pages]", "write a static HTML report of results directories (default results/)", `Reads every results directory in DIR (DIR itself, or each DIR/NAME written
+by simrun run) and writes one page, DIR/index.html (DIR.html when DIR is
+itself a results directory; --out FILE elsewhere): a titled index of the
+scenarios with their results, then for each its figures, a table of its
+values (x down, series across, per metric), the paper-vs-simulated table,
+the claims, failures and notes. Nothing is written into the results
+directories unless --pages asks for a page in each (DIR/NAME/index.html).
 Static files: open them in any browser, no server, no network.
 Example:
   simrun run sx4-fig7 && simrun run litmus-mp
-  simrun report`, cmdReport},
+  simrun report --title "SX-4 and litmus"`, cmdReport},
 		{"soak", "[--runs N] [--seed S] [--only REGEXP]", "run random message programs on every pairing offering message passing and check every delivery", `Each run draws from its seed a program of 1 to 12 messages among 2 to 4
 ranks (sizes across every protocol threshold, 4 tags, AnyTag receives,
 blocking and nonblocking sends, every receive posted first) and checks

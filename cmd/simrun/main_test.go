@@ -177,7 +177,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("simrun %s: exit %d, want %d with %q; got:\n%s%s", strings.Join(c.args, " "), code, c.code, c.want, out, errs)
 		}
 	}
-	if code, out, _ := simrun(t, "validate", "litmus-mp"); code != exitOK || !strings.Contains(out, "ok (3 series)") {
+	if code, out, _ := simrun(t, "validate", "litmus-mp"); code != exitOK || !strings.Contains(out, "ok (3 series, about ") {
 		t.Errorf("validate litmus-mp: %d %s", code, out)
 	}
 }
@@ -189,7 +189,7 @@ func TestLitmusCommand(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	code, out, _ = simrun(t, "litmus", "MP+spin", "--model", "noncoherent", "--runs", "10")
-	if code != exitFailed || !strings.Contains(out, "Failed runs: 10") || !strings.HasSuffix(out, "Observation MP+spin Never 0 0\n") {
+	if code != exitFailed || !strings.Contains(out, "Failed runs: 10") || !strings.HasSuffix(out, "Observation MP+spin None 0 0 (no run finished)\n") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	code, out, _ = simrun(t, "litmus", "--list")
@@ -309,7 +309,7 @@ func TestNonFinite(t *testing.T) {
 func TestGoldenScenarios(t *testing.T) {
 	t.Parallel() // with TestBuiltinClaims, after the tests that change the directory or the registry
 	full := []string{
-		"armci-2x100", "armci-acc", "armci-fig4", "armci-fig5", "armci-fig6", "armci-polling-sleeping",
+		"armci-2x100", "armci-acc", "armci-fig4", "armci-fig5", "armci-fig6", "armci-fig6-sx4", "armci-polling-sleeping",
 		"litmus-mp", "litmus-mp-spin-noncoherent", "litmus-sb-tso",
 		"sci-faults", "sci-fig1-3", "sci-index-bytewise", "sci-no-crc", "sci-no-membarrier", "sci-pingpong", "sci-table1-1",
 		"sx4-collectives", "sx4-fig1", "sx4-fig4", "sx4-fig5", "sx4-fig6", "sx4-fig7", "sx4-lockfree-nofence", "sx4-spin-cached",
@@ -327,6 +327,7 @@ func TestGoldenScenarios(t *testing.T) {
 				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 			}
 			checkGolden(t, dir, name)
+			checkDocFigure(t, dir, name)
 		})
 	}
 	for _, r := range goldenReduced {
@@ -422,7 +423,7 @@ func runReduced(t *testing.T, r reduction, dir string) {
 			}
 		}
 	}
-	s, sp, errs := runner.Load(builtins(), r.name, adjust)
+	s, sp, errs := runner.Load(builtins(), r.name, runner.LoadOptions{Adjust: adjust})
 	if errs = append(errs, adjustErrs...); len(errs) > 0 {
 		t.Fatalf("loading %s reduced:\n%s", r.name, joinLines(errs))
 	}
@@ -466,6 +467,32 @@ func checkGolden(t *testing.T, dir, base string) {
 		if want := read(t, golden); !bytes.Equal(got, want) {
 			t.Errorf("%s differs from %s (run go test ./cmd/simrun -run TestGoldenScenarios -update and review the diff)", f, golden)
 		}
+	}
+}
+
+// docFigures are the figures the docs show, by the built-in that draws
+// them: the file the run writes and the docs' copy.
+var docFigures = map[string][2]string{
+	"sx4-fig7": {"fig7.png", "../../docs/sx4-fig7.png"},
+}
+
+// checkDocFigure compares the figures of built-in name drawn in dir with
+// their copies in the docs (the README's figure cannot go stale), and
+// rewrites the copies with -update.
+func checkDocFigure(t *testing.T, dir, name string) {
+	t.Helper()
+	f, ok := docFigures[name]
+	if !ok {
+		return
+	}
+	got := read(t, filepath.Join(dir, f[0]))
+	if *update {
+		if err := os.WriteFile(f[1], got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(got, read(t, f[1])) {
+		t.Errorf("%s differs from simrun run %s's %s (run go test ./cmd/simrun -run TestGoldenScenarios/%s -update and look at it)", f[1], name, f[0], name)
 	}
 }
 

@@ -76,6 +76,10 @@ func writeOutputs(dir string, s *scenarios.Scenario, runs []seriesRun, v verdict
 	}
 	var written []string
 	for _, f := range figs {
+		// A figure's file may name a directory inside the output one.
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f.base)), 0o755); err != nil {
+			return "", fmt.Errorf("figure %s: %w", f.base, err)
+		}
 		if err := f.fig.Save(filepath.Join(dir, f.base), rows, refs); err != nil {
 			// A figure that cannot be drawn (no points) is not a failed run.
 			fmt.Fprintf(stderr, "simrun: figure %s not drawn: %v\n", f.base, err)
@@ -166,8 +170,8 @@ type namedFigure struct {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// figures converts the scenario's figures, or makes one per metric when it
-// lists none.
+// figures converts the scenario's figures, or, when it lists none, makes
+// the histogram of a litmus test's final states, else one per metric.
 func figures(s *scenarios.Scenario, rows report.Results) []namedFigure {
 	var out []namedFigure
 	for _, f := range s.Figures {
@@ -182,6 +186,20 @@ func figures(s *scenarios.Scenario, rows report.Results) []namedFigure {
 		out = append(out, nf)
 	}
 	if len(s.Figures) > 0 {
+		return out
+	}
+	// A litmus test's result is its histogram of final states; its
+	// other metrics (positive, negative, observed) are single numbers,
+	// which the summary shows.
+	for _, m := range rows.Metrics() {
+		if mr := rows.ByMetric(m); strings.HasPrefix(mr[0].XName, "state_") {
+			out = append(out, namedFigure{
+				base: "states",
+				fig:  report.Figure{Title: s.Name + ": runs per final state", Panels: []report.Panel{{Metric: m, XName: mr[0].XName}}},
+			})
+		}
+	}
+	if len(out) > 0 {
 		return out
 	}
 	for _, m := range rows.Metrics() {

@@ -104,6 +104,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	jobs := fs.Int("j", 0, "series run at once (default GOMAXPROCS); a 128-PE T3D point can take up to a GB of memory")
 	shard := fs.String("shard", "", "run only shard I/N of the series (I from 0) and write DIR/shard.json for simrun merge")
 	evprofile := fs.String("eventprofile", "", "write the run's events counted by what each ran (a callback by its function, a process's resumption by why) to this CSV file: series,what,events,share")
+	maxEvents := maxEventsFlag(fs)
 	pos, code, ok := parseFlags(fs, "run", args, stdout, stderr)
 	if !ok {
 		return code
@@ -111,7 +112,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if !wantArgs("run", pos, 1, stderr) {
 		return exitUsage
 	}
-	s, sp, code := load(pos[0], fs, *seed, stderr)
+	s, sp, code := load(pos[0], fs, *seed, *maxEvents, stderr)
 	if s == nil {
 		return code
 	}
@@ -234,7 +235,7 @@ func heapProfile(path string, stderr io.Writer) (func(), int) {
 
 // load finds the scenario, applies the seed flag, and builds the specs;
 // on bad input it prints every problem and returns exit 2.
-func load(arg string, fs *flag.FlagSet, seed uint64, stderr io.Writer) (*scenarios.Scenario, []workloads.Spec, int) {
+func load(arg string, fs *flag.FlagSet, seed uint64, maxEvents float64, stderr io.Writer) (*scenarios.Scenario, []workloads.Spec, int) {
 	adjust := func(s *scenarios.Scenario) {
 		fs.Visit(func(f *flag.Flag) {
 			if f.Name == "seed" {
@@ -242,7 +243,7 @@ func load(arg string, fs *flag.FlagSet, seed uint64, stderr io.Writer) (*scenari
 			}
 		})
 	}
-	s, sp, errs := runner.Load(builtins(), arg, adjust)
+	s, sp, errs := runner.Load(builtins(), arg, runner.LoadOptions{Adjust: adjust, MaxEvents: maxEvents})
 	if len(errs) > 0 {
 		io.WriteString(stderr, joinLines(errs))
 		return nil, nil, exitUsage
@@ -272,4 +273,10 @@ func mkdir(dir string) error {
 		return fmt.Errorf("creating the output directory: %w", err)
 	}
 	return nil
+}
+
+// maxEventsFlag defines --max-events on fs: the largest estimated size of
+// a series that validate and run accept.
+func maxEventsFlag(fs *flag.FlagSet) *float64 {
+	return fs.Float64("max-events", runner.DefaultMaxEvents, "refuse a series whose workload estimates it at more events than this (a rough count: messages times their events); -1: no limit")
 }

@@ -88,18 +88,20 @@ func cmdShow(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
-	pos, code, ok := parseFlags(flag.NewFlagSet("validate", flag.ContinueOnError), "validate", args, stdout, stderr)
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	maxEvents := maxEventsFlag(fs)
+	pos, code, ok := parseFlags(fs, "validate", args, stdout, stderr)
 	if !ok {
 		return code
 	}
 	if !wantArgs("validate", pos, 1, stderr) {
 		return exitUsage
 	}
-	s, sp, errs := runner.Load(builtins(), pos[0], nil)
+	s, sp, errs := runner.Load(builtins(), pos[0], runner.LoadOptions{MaxEvents: *maxEvents})
 	if len(errs) > 0 {
 		io.WriteString(stderr, joinLines(errs))
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "%s: ok (%d series)\n", s.File, len(sp))
+	fmt.Fprintf(stdout, "%s: ok (%d series, about %.1e events)\n", s.File, len(sp), runner.Estimated(builtins(), sp))
 	return exitOK
 }

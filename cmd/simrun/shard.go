@@ -152,7 +152,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 	sfs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	sfs.Uint64("seed", 0, "")
 	sfs.Set("seed", strconv.FormatUint(d0.Seed, 10))
-	s, sp, code := load(d0.Scenario, sfs, d0.Seed, stderr)
+	s, sp, code := load(d0.Scenario, sfs, d0.Seed, -1, stderr)
 	if s == nil {
 		return code
 	}

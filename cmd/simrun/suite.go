@@ -66,7 +66,7 @@ func cmdSuite(args []string, stdout, stderr io.Writer) int {
 	var all []runner.Scenario
 	bad := false
 	for _, name := range names {
-		s, sp, errs := runner.Load(builtins(), name, nil)
+		s, sp, errs := runner.Load(builtins(), name, runner.LoadOptions{})
 		if len(errs) > 0 {
 			io.WriteString(stderr, joinLines(errs))
 			bad = true

@@ -23,7 +23,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 	if !wantArgs("trace", pos, 1, stderr) {
 		return exitUsage
 	}
-	s, sp, code := load(pos[0], fs, *seed, stderr)
+	s, sp, code := load(pos[0], fs, *seed, 0, stderr)
 	if s == nil {
 		return code
 	}

@@ -123,3 +123,32 @@ func TestRunUnwritableOut(t *testing.T) {
 		t.Errorf("exit %d, want %d; stdout %q; stderr %s", code, exitUsage, out, errs)
 	}
 }
+
+// TestFigureInSubdirectory: a figure whose file names a directory inside
+// the output one is drawn there, never dropped.
+func TestFigureInSubdirectory(t *testing.T) {
+	dir := t.TempDir()
+	f := write(t, dir, "sub.yaml", `name: sub
+title: a figure in a subdirectory
+seed: 1
+machine: {name: sx4}
+stack: {name: mpich}
+workload: {name: pingpong, params: {sizes: [8, 64], repetitions: 1}}
+series:
+  - name: a
+figures:
+  - file: sub/dir/fig
+    panels:
+      - {metric: latency_us, x: bytes, series: [a]}
+`)
+	out := filepath.Join(dir, "out")
+	code, stdout, errs := simrun(t, "run", f, "--quiet", "--out", out)
+	if code != exitOK || strings.Contains(errs, "not drawn") {
+		t.Fatalf("exit %d; stderr %s", code, errs)
+	}
+	for _, name := range []string{"fig.png", "fig.svg"} {
+		if _, err := os.Stat(filepath.Join(out, "sub", "dir", name)); err != nil {
+			t.Errorf("%v\n%s", err, stdout)
+		}
+	}
+}

@@ -176,38 +176,45 @@ const (
 	maxRate  = 1e6
 )
 
+// Ranges are the plausible range of every numeric parameter (Validate
+// checks them; simrun params lists them).
+func (p Params) Ranges() ([]machines.FloatRange, []machines.IntRange) {
+	return []machines.FloatRange{
+			machines.Float("clock_mhz", p.ClockMHz, 1, 10000, "MHz"),
+			machines.Float("memcpy_mbps", p.MemcpyMBps, 1, maxRate, "MB/s"),
+			machines.Float("load_ns", p.LoadNs, 0, maxNs, "ns"),
+			machines.Float("store_ns", p.StoreNs, 0, maxNs, "ns"),
+			machines.Float("pci_write_mbps", p.PCIWriteMBps, 1, maxRate, "MB/s"),
+			machines.Float("adapter_ns", p.AdapterNs, 0, maxNs, "ns"),
+			machines.Float("pci_mhz", p.PCIMHz, 1, 10000, "MHz"),
+			machines.Float("pci_burst_overhead_cycles", p.PCIBurstOverheadCycles, 0, 1000, "cycles"),
+			machines.Float("link_mbps", p.LinkMBps, 1, maxRate, "MB/s"),
+			machines.Float("hop_ns", p.HopNs, 0, maxNs, "ns"),
+			machines.Float("gather_split_prob", p.GatherSplitProb, 0, 1, ""),
+			machines.Float("reorder_ns", p.ReorderNs, 0, maxNs, "ns"),
+			machines.Float("read_access_ns", p.ReadAccessNs, 0, maxNs, "ns"),
+			machines.Float("map_us", p.MapUs, 0, 1e6, "us"),
+			machines.Float("checkpoint_ns", p.CheckpointNs, 0, maxNs, "ns"),
+			machines.Float("crc_error_rate", p.CRCErrorRate, 0, 0.5, ""),
+			machines.Float("crc_retry_ns", p.CRCRetryNs, 0, maxNs, "ns"),
+			machines.Float("unplug_at_us", p.UnplugAtUs, 0, 1e9, "us"),
+			machines.Float("unplug_for_us", p.UnplugForUs, 0, 1e9, "us"),
+			machines.Float("reroute_at_us", p.RerouteAtUs, 0, 1e9, "us"),
+		}, []machines.IntRange{
+			machines.Int("torus_w", p.TorusW, 2, maxNodes, "nodes"),
+			machines.Int("torus_h", p.TorusH, 1, maxNodes, "nodes"),
+			machines.Int("procs_per_node", p.ProcsPerNode, 1, 2, "processes"),
+			machines.Int("memory_mb", p.MemoryMB, 1, 1<<16, "MB"),
+			machines.Int("packet_header_bytes", p.PacketHeaderBytes, 0, 64, "bytes"),
+			machines.Int("grain_bytes", p.GrainBytes, 64, 1<<20, "bytes"),
+			machines.Int("unplug_node", p.UnplugNode, 0, maxNodes-1, ""),
+		}
+}
+
 // Validate checks every value and names the first bad field.
 func (p Params) Validate() error {
-	if err := machines.CheckRanges(Name, []machines.FloatRange{
-		machines.Float("clock_mhz", p.ClockMHz, 1, 10000, "MHz"),
-		machines.Float("memcpy_mbps", p.MemcpyMBps, 1, maxRate, "MB/s"),
-		machines.Float("load_ns", p.LoadNs, 0, maxNs, "ns"),
-		machines.Float("store_ns", p.StoreNs, 0, maxNs, "ns"),
-		machines.Float("pci_write_mbps", p.PCIWriteMBps, 1, maxRate, "MB/s"),
-		machines.Float("adapter_ns", p.AdapterNs, 0, maxNs, "ns"),
-		machines.Float("pci_mhz", p.PCIMHz, 1, 10000, "MHz"),
-		machines.Float("pci_burst_overhead_cycles", p.PCIBurstOverheadCycles, 0, 1000, "cycles"),
-		machines.Float("link_mbps", p.LinkMBps, 1, maxRate, "MB/s"),
-		machines.Float("hop_ns", p.HopNs, 0, maxNs, "ns"),
-		machines.Float("gather_split_prob", p.GatherSplitProb, 0, 1, ""),
-		machines.Float("reorder_ns", p.ReorderNs, 0, maxNs, "ns"),
-		machines.Float("read_access_ns", p.ReadAccessNs, 0, maxNs, "ns"),
-		machines.Float("map_us", p.MapUs, 0, 1e6, "us"),
-		machines.Float("checkpoint_ns", p.CheckpointNs, 0, maxNs, "ns"),
-		machines.Float("crc_error_rate", p.CRCErrorRate, 0, 0.5, ""),
-		machines.Float("crc_retry_ns", p.CRCRetryNs, 0, maxNs, "ns"),
-		machines.Float("unplug_at_us", p.UnplugAtUs, 0, 1e9, "us"),
-		machines.Float("unplug_for_us", p.UnplugForUs, 0, 1e9, "us"),
-		machines.Float("reroute_at_us", p.RerouteAtUs, 0, 1e9, "us"),
-	}, []machines.IntRange{
-		machines.Int("torus_w", p.TorusW, 2, maxNodes, "nodes"),
-		machines.Int("torus_h", p.TorusH, 1, maxNodes, "nodes"),
-		machines.Int("procs_per_node", p.ProcsPerNode, 1, 2, "processes"),
-		machines.Int("memory_mb", p.MemoryMB, 1, 1<<16, "MB"),
-		machines.Int("packet_header_bytes", p.PacketHeaderBytes, 0, 64, "bytes"),
-		machines.Int("grain_bytes", p.GrainBytes, 64, 1<<20, "bytes"),
-		machines.Int("unplug_node", p.UnplugNode, 0, maxNodes-1, ""),
-	}); err != nil {
+	floats, ints := p.Ranges()
+	if err := machines.CheckRanges(Name, floats, ints); err != nil {
 		return err
 	}
 	if p.GrainBytes%64 != 0 {

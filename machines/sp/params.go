@@ -138,29 +138,36 @@ func DefaultParams() Params {
 	}
 }
 
+// Ranges are the plausible range of every numeric parameter (Validate
+// checks them; simrun params lists them).
+func (p Params) Ranges() ([]machines.FloatRange, []machines.IntRange) {
+	return []machines.FloatRange{
+			machines.Float("clock_mhz", p.ClockMHz, 1, 1000, "MHz"),
+			machines.Float("memcpy_mbps", p.MemcpyMBps, 1, 100000, "MB/s"),
+			machines.Float("copy_startup_cycles", p.CopyStartupCycles, 0, 1e6, "cycles"),
+			machines.Float("adapter_mbps", p.AdapterMBps, 0.1, 100000, "MB/s"),
+			machines.Float("link_mbps", p.LinkMBps, 0.1, 100000, "MB/s"),
+			machines.Float("link_ns", p.LinkNs, 0, 1e6, "ns"),
+			machines.Float("send_overhead_us", p.SendOverheadUs, 0, 1e4, "us"),
+			machines.Float("receive_overhead_us", p.ReceiveOverheadUs, 0, 1e4, "us"),
+			machines.Float("interrupt_us", p.InterruptUs, 0, 1e5, "us"),
+			machines.Float("interrupt_latency_us", p.InterruptLatencyUs, 0, 1e5, "us"),
+			machines.Float("completion_us", p.CompletionUs, 0, 1e5, "us"),
+			machines.Float("poll_us", p.PollUs, 0, 1e4, "us"),
+			machines.Float("mutex_us", p.MutexUs, 0, 1e4, "us"),
+			machines.Float("switch_jitter_us", p.SwitchJitterUs, 0, 1e6, "us"),
+		}, []machines.IntRange{
+			machines.Int("memory_mb", p.MemoryMB, 1, 1<<16, "MB"),
+			machines.Int("packet_bytes", p.PacketBytes, 16, 1<<20, "bytes"),
+			machines.Int("packet_header_bytes", p.PacketHeaderBytes, 0, 4096, "bytes"),
+			machines.Int("radix", p.Radix, 2, 64, "ports"),
+		}
+}
+
 // Validate reports the first parameter out of its plausible range.
 func (p Params) Validate() error {
-	if err := machines.CheckRanges(Name, []machines.FloatRange{
-		machines.Float("clock_mhz", p.ClockMHz, 1, 1000, "MHz"),
-		machines.Float("memcpy_mbps", p.MemcpyMBps, 1, 100000, "MB/s"),
-		machines.Float("copy_startup_cycles", p.CopyStartupCycles, 0, 1e6, "cycles"),
-		machines.Float("adapter_mbps", p.AdapterMBps, 0.1, 100000, "MB/s"),
-		machines.Float("link_mbps", p.LinkMBps, 0.1, 100000, "MB/s"),
-		machines.Float("link_ns", p.LinkNs, 0, 1e6, "ns"),
-		machines.Float("send_overhead_us", p.SendOverheadUs, 0, 1e4, "us"),
-		machines.Float("receive_overhead_us", p.ReceiveOverheadUs, 0, 1e4, "us"),
-		machines.Float("interrupt_us", p.InterruptUs, 0, 1e5, "us"),
-		machines.Float("interrupt_latency_us", p.InterruptLatencyUs, 0, 1e5, "us"),
-		machines.Float("completion_us", p.CompletionUs, 0, 1e5, "us"),
-		machines.Float("poll_us", p.PollUs, 0, 1e4, "us"),
-		machines.Float("mutex_us", p.MutexUs, 0, 1e4, "us"),
-		machines.Float("switch_jitter_us", p.SwitchJitterUs, 0, 1e6, "us"),
-	}, []machines.IntRange{
-		machines.Int("memory_mb", p.MemoryMB, 1, 1<<16, "MB"),
-		machines.Int("packet_bytes", p.PacketBytes, 16, 1<<20, "bytes"),
-		machines.Int("packet_header_bytes", p.PacketHeaderBytes, 0, 4096, "bytes"),
-		machines.Int("radix", p.Radix, 2, 64, "ports"),
-	}); err != nil {
+	floats, ints := p.Ranges()
+	if err := machines.CheckRanges(Name, floats, ints); err != nil {
 		return err
 	}
 	if _, err := am.ParseMode(p.Progress); err != nil {

@@ -131,29 +131,36 @@ func paramErrorf(field, format string, args ...any) error {
 	return machines.ParamErrorf(Name, field, format, args...)
 }
 
+// Ranges are the plausible range of every numeric parameter (Validate
+// checks them; simrun params lists them).
+func (p Params) Ranges() ([]machines.FloatRange, []machines.IntRange) {
+	return []machines.FloatRange{
+			machines.Float("clock_mhz", p.ClockMHz, 1, maxClockMHz, "MHz"),
+			machines.Float("shm_max_segment_mb", p.ShmMaxSegmentMB, minSegmentMB, maxNodeMemMB, "MB"),
+			machines.Float("memcpy_mbps", p.MemcpyMBps, minRateMBps, maxRateMBps, "MB/s"),
+			machines.Float("vector_startup_ns", p.VectorStartupNs, 0, maxOpNs, "ns"),
+			machines.Float("load_ns", p.LoadNs, 0, maxOpNs, "ns"),
+			machines.Float("memory_latency_ns", p.MemoryLatencyNs, 0, maxOpNs, "ns"),
+			machines.Float("store_ns", p.StoreNs, 0, maxOpNs, "ns"),
+			machines.Float("store_drain_ns", p.StoreDrainNs, 0, maxOpNs, "ns"),
+			machines.Float("sync_ns", p.SyncNs, 0, maxOpNs, "ns"),
+			machines.Float("test_and_set_ns", p.TestAndSetNs, 0, maxOpNs, "ns"),
+			machines.Float("cache_flush_us", p.CacheFlushUs, 0, maxOpUs, "us"),
+			machines.Float("semop_us", p.SemopUs, 0, maxOpUs, "us"),
+		}, []machines.IntRange{
+			machines.Int("node_memory_mb", p.NodeMemoryMB, 1, maxNodeMemMB, "MB"),
+			machines.Int("cache_kb", p.CacheKB, 1, maxCacheKB, "KB"),
+			machines.Int("cache_line_bytes", p.CacheLineBytes, 8, maxLineBytes, "bytes"),
+			machines.Int("cache_ways", p.CacheWays, 1, maxCacheWays, "ways"),
+			machines.Int("store_buffer_depth", p.StoreBufferDepth, 0, maxStoreDepth, "stores"),
+		}
+}
+
 // Validate names (by its YAML name, as a *ParamError) the first parameter
 // that is not a finite number in its plausible range.
 func (p Params) Validate() error {
-	if err := machines.CheckRanges(Name, []machines.FloatRange{
-		machines.Float("clock_mhz", p.ClockMHz, 1, maxClockMHz, "MHz"),
-		machines.Float("shm_max_segment_mb", p.ShmMaxSegmentMB, minSegmentMB, maxNodeMemMB, "MB"),
-		machines.Float("memcpy_mbps", p.MemcpyMBps, minRateMBps, maxRateMBps, "MB/s"),
-		machines.Float("vector_startup_ns", p.VectorStartupNs, 0, maxOpNs, "ns"),
-		machines.Float("load_ns", p.LoadNs, 0, maxOpNs, "ns"),
-		machines.Float("memory_latency_ns", p.MemoryLatencyNs, 0, maxOpNs, "ns"),
-		machines.Float("store_ns", p.StoreNs, 0, maxOpNs, "ns"),
-		machines.Float("store_drain_ns", p.StoreDrainNs, 0, maxOpNs, "ns"),
-		machines.Float("sync_ns", p.SyncNs, 0, maxOpNs, "ns"),
-		machines.Float("test_and_set_ns", p.TestAndSetNs, 0, maxOpNs, "ns"),
-		machines.Float("cache_flush_us", p.CacheFlushUs, 0, maxOpUs, "us"),
-		machines.Float("semop_us", p.SemopUs, 0, maxOpUs, "us"),
-	}, []machines.IntRange{
-		machines.Int("node_memory_mb", p.NodeMemoryMB, 1, maxNodeMemMB, "MB"),
-		machines.Int("cache_kb", p.CacheKB, 1, maxCacheKB, "KB"),
-		machines.Int("cache_line_bytes", p.CacheLineBytes, 8, maxLineBytes, "bytes"),
-		machines.Int("cache_ways", p.CacheWays, 1, maxCacheWays, "ways"),
-		machines.Int("store_buffer_depth", p.StoreBufferDepth, 0, maxStoreDepth, "stores"),
-	}); err != nil {
+	floats, ints := p.Ranges()
+	if err := machines.CheckRanges(Name, floats, ints); err != nil {
 		return err
 	}
 	switch {

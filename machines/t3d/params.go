@@ -217,36 +217,43 @@ func paramErrorf(field, format string, args ...any) error {
 	return machines.ParamErrorf(Name, field, format, args...)
 }
 
+// Ranges are the plausible range of every numeric parameter (Validate
+// checks them; simrun params lists them).
+func (p Params) Ranges() ([]machines.FloatRange, []machines.IntRange) {
+	return []machines.FloatRange{
+			machines.Float("clock_mhz", p.ClockMHz, 1, maxClockMHz, "MHz"),
+			machines.Float("memcpy_mbps", p.MemcpyMBps, minRateMBps, maxRateMBps, "MB/s"),
+			machines.Float("link_mbps", p.LinkMBps, minRateMBps, maxRateMBps, "MB/s"),
+			machines.Float("put_mbps", p.PutMBps, minRateMBps, maxRateMBps, "MB/s"),
+			machines.Float("get_mbps", p.GetMBps, minRateMBps, maxRateMBps, "MB/s"),
+			machines.Float("load_ns", p.LoadNs, 0, maxOpNs, "ns"),
+			machines.Float("memory_latency_ns", p.MemoryLatencyNs, 0, maxOpNs, "ns"),
+			machines.Float("store_ns", p.StoreNs, 0, maxOpNs, "ns"),
+			machines.Float("hop_ns", p.HopNs, 0, maxOpNs, "ns"),
+			machines.Float("interface_ns", p.InterfaceNs, 0, maxOpNs, "ns"),
+			machines.Float("put_startup_ns", p.PutStartupNs, 0, maxOpNs, "ns"),
+			machines.Float("fetch_inc_ns", p.FetchIncNs, 0, maxOpNs, "ns"),
+			machines.Float("barrier_ns", p.BarrierNs, 0, maxOpNs, "ns"),
+			machines.Float("fence_cycles", p.FenceCycles, 0, maxOpCycles, "cycles"),
+			machines.Float("copy_startup_cycles", p.CopyStartupCycles, 0, maxOpCycles, "cycles"),
+			machines.Float("cache_flush_cycles_per_line", p.CacheFlushCyclesPerLine, 0, maxFlushCycles, "cycles"),
+		}, []machines.IntRange{
+			machines.Int("max_pes", p.MaxPEs, 1, MaxWhatIfPEs, "PEs"),
+			machines.Int("pes_per_node", p.PEsPerNode, 1, MaxPEs, "PEs"),
+			machines.Int("memory_mb", p.MemoryMB, 1, maxMemoryMB, "MB"),
+			machines.Int("cache_kb", p.CacheKB, 1, maxCacheKB, "KB"),
+			machines.Int("cache_line_bytes", p.CacheLineBytes, 8, maxLineBytes, "bytes"),
+			machines.Int("packet_header_bytes", p.PacketHeaderBytes, 0, maxHeaderBytes, "bytes"),
+			machines.Int("packet_payload_bytes", p.PacketPayloadBytes, 8, maxHeaderBytes, "bytes"),
+			machines.Int("unit_bytes", p.UnitBytes, 0, 1<<30, "bytes"),
+		}
+}
+
 // Validate names (by its YAML name, as a *ParamError) the first parameter
 // that is not a finite number in its plausible range.
 func (p Params) Validate() error {
-	if err := machines.CheckRanges(Name, []machines.FloatRange{
-		machines.Float("clock_mhz", p.ClockMHz, 1, maxClockMHz, "MHz"),
-		machines.Float("memcpy_mbps", p.MemcpyMBps, minRateMBps, maxRateMBps, "MB/s"),
-		machines.Float("link_mbps", p.LinkMBps, minRateMBps, maxRateMBps, "MB/s"),
-		machines.Float("put_mbps", p.PutMBps, minRateMBps, maxRateMBps, "MB/s"),
-		machines.Float("get_mbps", p.GetMBps, minRateMBps, maxRateMBps, "MB/s"),
-		machines.Float("load_ns", p.LoadNs, 0, maxOpNs, "ns"),
-		machines.Float("memory_latency_ns", p.MemoryLatencyNs, 0, maxOpNs, "ns"),
-		machines.Float("store_ns", p.StoreNs, 0, maxOpNs, "ns"),
-		machines.Float("hop_ns", p.HopNs, 0, maxOpNs, "ns"),
-		machines.Float("interface_ns", p.InterfaceNs, 0, maxOpNs, "ns"),
-		machines.Float("put_startup_ns", p.PutStartupNs, 0, maxOpNs, "ns"),
-		machines.Float("fetch_inc_ns", p.FetchIncNs, 0, maxOpNs, "ns"),
-		machines.Float("barrier_ns", p.BarrierNs, 0, maxOpNs, "ns"),
-		machines.Float("fence_cycles", p.FenceCycles, 0, maxOpCycles, "cycles"),
-		machines.Float("copy_startup_cycles", p.CopyStartupCycles, 0, maxOpCycles, "cycles"),
-		machines.Float("cache_flush_cycles_per_line", p.CacheFlushCyclesPerLine, 0, maxFlushCycles, "cycles"),
-	}, []machines.IntRange{
-		machines.Int("max_pes", p.MaxPEs, 1, MaxWhatIfPEs, "PEs"),
-		machines.Int("pes_per_node", p.PEsPerNode, 1, MaxPEs, "PEs"),
-		machines.Int("memory_mb", p.MemoryMB, 1, maxMemoryMB, "MB"),
-		machines.Int("cache_kb", p.CacheKB, 1, maxCacheKB, "KB"),
-		machines.Int("cache_line_bytes", p.CacheLineBytes, 8, maxLineBytes, "bytes"),
-		machines.Int("packet_header_bytes", p.PacketHeaderBytes, 0, maxHeaderBytes, "bytes"),
-		machines.Int("packet_payload_bytes", p.PacketPayloadBytes, 8, maxHeaderBytes, "bytes"),
-		machines.Int("unit_bytes", p.UnitBytes, 0, 1<<30, "bytes"),
-	}); err != nil {
+	floats, ints := p.Ranges()
+	if err := machines.CheckRanges(Name, floats, ints); err != nil {
 		return err
 	}
 	switch {

@@ -166,35 +166,41 @@ func DefaultParams() Params {
 // ipTCPHeader is the IP and TCP headers a segment's MTU includes.
 const ipTCPHeader = 40
 
+// Ranges are the parameters' plausible ranges, with their units.
+func (p Params) Ranges() ([]machines.FloatRange, []machines.IntRange) {
+	return []machines.FloatRange{
+			machines.Float("clock_mhz", p.ClockMHz, 1, 100000, "MHz"),
+			machines.Float("memcpy_mbps", p.MemcpyMBps, 1, 1e6, "MB/s"),
+			machines.Float("copy_startup_cycles", p.CopyStartupCycles, 0, 1e6, "cycles"),
+			machines.Float("atomic_cycles", p.AtomicCycles, 0, 1e6, "cycles"),
+			machines.Float("fence_cycles", p.FenceCycles, 0, 1e6, "cycles"),
+			machines.Float("syscall_us", p.SyscallUs, 0, 1e4, "us"),
+			machines.Float("tx_segment_us", p.TxSegmentUs, 0, 1e4, "us"),
+			machines.Float("rx_segment_us", p.RxSegmentUs, 0, 1e4, "us"),
+			machines.Float("interrupt_us", p.InterruptUs, 0, 1e4, "us"),
+			machines.Float("wakeup_us", p.WakeupUs, 0, 1e5, "us"),
+			machines.Float("poll_fd_us", p.PollFdUs, 0, 1e3, "us"),
+			machines.Float("pci_mbps", p.PCIMBps, 0.1, 1e6, "MB/s"),
+			machines.Float("nic_us", p.NICUs, 0, 1e4, "us"),
+			machines.Float("link_mbps", p.LinkMBps, 0.1, 1e6, "MB/s"),
+			machines.Float("link_ns", p.LinkNs, 0, 1e6, "ns"),
+		}, []machines.IntRange{
+			machines.Int("procs_per_node", p.ProcsPerNode, 1, 1024, "processes"),
+			machines.Int("cpus_per_node", p.CPUsPerNode, 1, 1024, "CPUs"),
+			machines.Int("memory_mb", p.MemoryMB, 1, 1<<20, "MB"),
+			machines.Int("sndbuf_bytes", p.SndBufBytes, 1, 1<<30, "bytes"),
+			machines.Int("rcvbuf_bytes", p.RcvBufBytes, 1, 1<<30, "bytes"),
+			machines.Int("mtu_bytes", p.MTUBytes, ipTCPHeader+1, 1<<20, "bytes"),
+			machines.Int("loopback_mtu_bytes", p.LoopbackMTUBytes, ipTCPHeader+1, 1<<20, "bytes"),
+			machines.Int("frame_header_bytes", p.FrameHeaderBytes, 0, 4096, "bytes"),
+			machines.Int("radix", p.Radix, 2, 64, "ports"),
+		}
+}
+
 // Validate returns every parameter out of its plausible range.
 func (p Params) Validate() error {
-	err := machines.CheckRanges(Name, []machines.FloatRange{
-		machines.Float("clock_mhz", p.ClockMHz, 1, 100000, "MHz"),
-		machines.Float("memcpy_mbps", p.MemcpyMBps, 1, 1e6, "MB/s"),
-		machines.Float("copy_startup_cycles", p.CopyStartupCycles, 0, 1e6, "cycles"),
-		machines.Float("atomic_cycles", p.AtomicCycles, 0, 1e6, "cycles"),
-		machines.Float("fence_cycles", p.FenceCycles, 0, 1e6, "cycles"),
-		machines.Float("syscall_us", p.SyscallUs, 0, 1e4, "us"),
-		machines.Float("tx_segment_us", p.TxSegmentUs, 0, 1e4, "us"),
-		machines.Float("rx_segment_us", p.RxSegmentUs, 0, 1e4, "us"),
-		machines.Float("interrupt_us", p.InterruptUs, 0, 1e4, "us"),
-		machines.Float("wakeup_us", p.WakeupUs, 0, 1e5, "us"),
-		machines.Float("poll_fd_us", p.PollFdUs, 0, 1e3, "us"),
-		machines.Float("pci_mbps", p.PCIMBps, 0.1, 1e6, "MB/s"),
-		machines.Float("nic_us", p.NICUs, 0, 1e4, "us"),
-		machines.Float("link_mbps", p.LinkMBps, 0.1, 1e6, "MB/s"),
-		machines.Float("link_ns", p.LinkNs, 0, 1e6, "ns"),
-	}, []machines.IntRange{
-		machines.Int("procs_per_node", p.ProcsPerNode, 1, 1024, "processes"),
-		machines.Int("cpus_per_node", p.CPUsPerNode, 1, 1024, "CPUs"),
-		machines.Int("memory_mb", p.MemoryMB, 1, 1<<20, "MB"),
-		machines.Int("sndbuf_bytes", p.SndBufBytes, 1, 1<<30, "bytes"),
-		machines.Int("rcvbuf_bytes", p.RcvBufBytes, 1, 1<<30, "bytes"),
-		machines.Int("mtu_bytes", p.MTUBytes, ipTCPHeader+1, 1<<20, "bytes"),
-		machines.Int("loopback_mtu_bytes", p.LoopbackMTUBytes, ipTCPHeader+1, 1<<20, "bytes"),
-		machines.Int("frame_header_bytes", p.FrameHeaderBytes, 0, 4096, "bytes"),
-		machines.Int("radix", p.Radix, 2, 64, "ports"),
-	})
+	floats, ints := p.Ranges()
+	err := machines.CheckRanges(Name, floats, ints)
 	if err == nil && p.ProcsPerNode > p.CPUsPerNode {
 		err = machines.ParamErrorf(Name, "procs_per_node", "%d processes on a node of %d CPUs (cpus_per_node): each process runs on a CPU of its own", p.ProcsPerNode, p.CPUsPerNode)
 	}

@@ -34,24 +34,27 @@ func Default() *registry.Registry {
 // Workloads are the built-in workloads: each a scenario's workload name,
 // the function that runs it and the one that checks its params.
 func Workloads() []registry.WorkloadEntry {
-	w := registry.Workload
+	w, est := registry.Workload, registry.Estimates
+	coll := func(kind string) registry.WorkloadOption {
+		return registry.Params(func() collective.Params { return collective.DefaultParams(kind) })
+	}
 	return []registry.WorkloadEntry{
-		w("litmus", litmus.Run, litmus.Check),
-		w("pingpong", pingpong.Run, pingpong.Check),
-		w("onetoall", collective.RunOneToAll, collective.Check("onetoall")),
-		w("alltoone", collective.RunAllToOne, collective.Check("alltoone")),
-		w("alltoall", collective.RunAllToAll, collective.Check("alltoall")),
-		w("bcast", collective.RunBcast, collective.Check("bcast")),
-		w("reduce", collective.RunReduce, collective.Check("reduce")),
-		w("word-latency", collective.RunLatency, collective.Check("latency")),
-		w("pattern-table", collective.RunTable, collective.Check("table")),
-		w(remotecopy.Name, remotecopy.Run, remotecopy.Check),
-		w(remotecopy.ContentionName, remotecopy.RunContention, remotecopy.CheckContention),
-		w(remap.Name, remap.Run, remap.Check),
-		w(commdup.Name, commdup.Run, commdup.Check),
-		w(explore.Name, explore.Run, explore.Check),
-		w("barrier-time", scibench.RunBarrier, scibench.Check),
-		w("alltoall-mbps", scibench.RunAlltoall, scibench.Check),
-		w("random-messages", scibench.RunRandom, scibench.Check),
+		w("litmus", litmus.Run, litmus.Check, registry.Params(litmus.DefaultParams), est(litmus.Estimate)),
+		w("pingpong", pingpong.Run, pingpong.Check, registry.Params(pingpong.DefaultParams), est(pingpong.Estimate)),
+		w("onetoall", collective.RunOneToAll, collective.Check("onetoall"), coll("onetoall"), est(collective.Estimate("onetoall"))),
+		w("alltoone", collective.RunAllToOne, collective.Check("alltoone"), coll("alltoone"), est(collective.Estimate("alltoone"))),
+		w("alltoall", collective.RunAllToAll, collective.Check("alltoall"), coll("alltoall"), est(collective.Estimate("alltoall"))),
+		w("bcast", collective.RunBcast, collective.Check("bcast"), coll("bcast"), est(collective.Estimate("bcast"))),
+		w("reduce", collective.RunReduce, collective.Check("reduce"), coll("reduce"), est(collective.Estimate("reduce"))),
+		w("word-latency", collective.RunLatency, collective.Check("latency"), coll("latency"), est(collective.Estimate("latency"))),
+		w("pattern-table", collective.RunTable, collective.Check("table"), coll("table"), est(collective.Estimate("table"))),
+		w(remotecopy.Name, remotecopy.Run, remotecopy.Check, registry.Params(remotecopy.DefaultParams), est(remotecopy.Estimate)),
+		w(remotecopy.ContentionName, remotecopy.RunContention, remotecopy.CheckContention, registry.Params(remotecopy.DefaultContentionParams), est(remotecopy.EstimateContention)),
+		w(remap.Name, remap.Run, remap.Check, registry.Params(remap.DefaultParams), est(remap.Estimate)),
+		w(commdup.Name, commdup.Run, commdup.Check, registry.Params(commdup.DefaultParams), est(commdup.Estimate)),
+		w(explore.Name, explore.Run, explore.Check, registry.Params(explore.DefaultParams)),
+		w("barrier-time", scibench.RunBarrier, scibench.Check, registry.Params(scibench.DefaultParams), est(scibench.Estimate("barrier"))),
+		w("alltoall-mbps", scibench.RunAlltoall, scibench.Check, registry.Params(scibench.DefaultParams), est(scibench.Estimate("alltoall"))),
+		w("random-messages", scibench.RunRandom, scibench.Check, registry.Params(scibench.DefaultParams), est(scibench.Estimate("random"))),
 	}
 }

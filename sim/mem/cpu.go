@@ -25,6 +25,8 @@ type CPU struct {
 	spins     []*watcher  // spins in progress on this CPU (one per thread)
 	scr       *cpuScratch // nil until a copy, a fill or a look needs one
 	stats     Stats
+	bus       *Bus        // the snooping bus the cache is on (Bus.Attach), or nil
+	snoop     *snoopCache // the cache's tags and MESI states on the bus
 }
 
 // cpuScratch is a CPU's reusable buffers, built when first needed: most
@@ -401,11 +403,16 @@ func (c *CPU) Load(p *sim.Proc, a Addr, size int) uint64 {
 	cost := c.cfg.Costs.LoadCycles
 	hit := c.view(a, b[:size], true)
 	c.noteCached(p, a, size)
+	if c.bus != nil {
+		hit = c.busLoad(p, a, size)
+	}
 	if hit {
 		c.stats.Hits++
 	} else {
 		c.stats.Misses++
-		cost = c.cfg.Costs.MissCycles
+		if c.bus == nil { // on a bus, the miss's time is its transaction's
+			cost = c.cfg.Costs.MissCycles
+		}
 	}
 	p.Sleep(c.clock.Cycles(cost))
 	return binary.LittleEndian.Uint64(b[:])
@@ -418,6 +425,9 @@ func (c *CPU) LoadUncached(p *sim.Proc, a Addr, size int) uint64 {
 	c.stats.Uncached++
 	c.mem.Read(a, b[:size])
 	c.forward(a, b[:size])
+	if c.bus != nil {
+		c.busUncached(p)
+	}
 	p.Sleep(c.clock.Cycles(c.cfg.Costs.UncachedLoadCycles))
 	return binary.LittleEndian.Uint64(b[:])
 }
@@ -453,6 +463,9 @@ func (c *CPU) Store(p *sim.Proc, a Addr, size int, v uint64) {
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], v)
 	c.stats.Stores++
+	if c.bus != nil {
+		c.busStore(p, a, size) // the line owned first, then the store performed
+	}
 	c.write(p, a, b[:size])
 	p.Sleep(c.clock.Cycles(c.cfg.Costs.StoreCycles))
 }
@@ -535,6 +548,12 @@ func (c *CPU) InvalidateLine(p *sim.Proc, a Addr) {
 func (c *CPU) rmw(p *sim.Proc, a Addr, f func(old uint64) uint64) uint64 {
 	c.stats.Atomics++
 	c.drainAll(p, "atomic: waiting for the store buffer to drain")
+	if c.bus != nil {
+		// Load-linked then store-conditional: the line taken exclusive,
+		// the pair succeeding at once (no other store to the line
+		// between them, as the bus orders the two).
+		c.busStore(p, a, 8)
+	}
 	old := c.mem.Load64(a)
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], f(old))
@@ -599,7 +618,11 @@ func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
 		}
 	}
 	c.noteCached(p, src, n)
-	p.Sleep(c.clock.Cycles(c.cfg.Costs.CopyStartupCycles) + sim.TransferTime(n, c.cfg.Costs.MemcpyMBps*1e6))
+	if c.bus != nil {
+		c.busCopy(p, dst, src, n)
+	} else {
+		p.Sleep(c.clock.Cycles(c.cfg.Costs.CopyStartupCycles) + sim.TransferTime(n, c.cfg.Costs.MemcpyMBps*1e6))
+	}
 	if buf == nil {
 		// The bytes read are memory's shared bytes (no stale line or
 		// buffered store changed them): the destination shares them too.

@@ -38,18 +38,20 @@ func (c *CPU) StoreWords(p *sim.Proc, a Addr, words ...uint64) {
 // cache's invalidations) can be done at once and their times slept as one
 // run of steps: the engine merges p's steps (sim.Engine.Merging: not run
 // step by step, p has the processor to itself and no explorer needs each
-// step's footprint).
+// step's footprint), and p's stores need no bus transaction (no snooping
+// bus).
 func (c *CPU) merges(p *sim.Proc) bool {
-	return c.cfg.StoreBuffer.Depth == 0 && c.eng.Merging(p)
+	return c.cfg.StoreBuffer.Depth == 0 && c.bus == nil && c.eng.Merging(p)
 }
 
 // StoreNow is Store's effect at once, counted as a store, without its
 // time: for a model that charges a run of its steps as one run of steps
 // (sim.Proc.SleepSteps; as PeekUncached and CountUncached do for loads),
 // which charges StoreCycles itself. It reports false and does nothing when the CPU has a store
-// buffer (a store may have to wait for room in it): Store then.
+// buffer (a store may have to wait for room in it) or is on a snooping bus
+// (a store may need a bus transaction): Store then.
 func (c *CPU) StoreNow(a Addr, size int, v uint64) bool {
-	if c.cfg.StoreBuffer.Depth > 0 {
+	if c.cfg.StoreBuffer.Depth > 0 || c.bus != nil {
 		return false
 	}
 	var b [8]byte

@@ -301,7 +301,7 @@ func (c *CPU) ScanUncached(p *sim.Proc, s *WordSet, lo, hi, from int) (entry, lo
 		return -1, 0, false
 	}
 	load := c.clock.Cycles(c.cfg.Costs.UncachedLoadCycles)
-	if !c.eng.Merging(p) || len(c.buffered()) > 0 || load <= 0 || s.scan.proc != nil {
+	if !c.eng.Merging(p) || len(c.buffered()) > 0 || load <= 0 || s.scan.proc != nil || c.bus != nil {
 		return c.scanByLoads(p, s, lo, hi, from)
 	}
 	sc := &s.scan

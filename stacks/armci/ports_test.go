@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/machines/challenge"
 	"github.com/msgsim/msgsim/machines/sci"
 	"github.com/msgsim/msgsim/machines/sp"
 	"github.com/msgsim/msgsim/machines/sx4"
@@ -30,6 +31,11 @@ var ports = []struct {
 	{"sp", func(e *sim.Engine, n int) (machines.Machine, error) { return sp.New(e, n, sp.DefaultParams()) }, 0, portSP},
 	{"t3d", func(e *sim.Engine, n int) (machines.Machine, error) { return t3d.New(e, n, t3d.DefaultParams()) }, 0, portSHMEM},
 	{"sx4", func(e *sim.Engine, n int) (machines.Machine, error) { return sx4.New(e, n, sx4.DefaultParams()) }, 0, portShared},
+	// The Power Challenge: the shared-memory port on snooping caches
+	// (plain loads, LL/SC lock).
+	{"challenge", func(e *sim.Engine, n int) (machines.Machine, error) {
+		return challenge.New(e, n, challenge.DefaultParams())
+	}, 0, portShared},
 	// The T3D without its barrier network: the SHMEM port's barrier of
 	// remote writes, with the swap lock.
 	{"t3d-no-barrier", t3dNoBarrier, 0, portSHMEM},

@@ -14,7 +14,8 @@ import (
 // shared memory ... allowing the library to use simply an optimized memory
 // copy"; "Mutual exclusion is implemented using vendor-specific locks ...,
 // System V semaphores (Unix)"), on the shared-segments verb when every
-// process runs on one node (an SX-4 node; an SCI node's processors):
+// process runs on one node (an SX-4 node; a Power Challenge; an SCI
+// node's processors):
 // ARMCI_Malloc places every rank's part in a segment of the node's shared
 // memory; a get or put is one library memcpy per block
 // (machines.Memcpy: on the SX-4 a vector move, which bypasses the
@@ -24,8 +25,12 @@ import (
 // TestPortsOrdering); accumulate and read-modify-write run under the
 // owner's lock: a test-and-set lock whose release is PKT_READY_SET (store
 // made visible after every earlier store), or a System V semaphore (param
-// lock, the semaphores verb). The barrier is a counter in shared memory
-// or, as the paper's programs did, zero-byte messages of a
+// lock, the semaphores verb). The shared words (lock, barrier, the
+// read-modify-write's word) are read from memory (uncached loads) behind
+// non-coherent caches, with plain loads where the hardware keeps caches
+// coherent (the Power Challenge's snooping bus, whose "vendor-specific
+// locks (on SGI ...)" are LL/SC on a cached word). The barrier is a
+// counter in shared memory or, as the paper's programs did, zero-byte messages of a
 // message-passing stack on the same machine (param barrier; the registry
 // gives MPICH, see MessagePassing).
 
@@ -48,7 +53,17 @@ func readySet(p *sim.Proc, c *mem.CPU, a mem.Addr, v uint64) {
 // readyIsSet is PKT_READY_IS_SET: it reads the word at a from memory, not
 // from a (stale) copy in the cache.
 func readyIsSet(p *sim.Proc, c *mem.CPU, a mem.Addr) bool {
-	return c.LoadUncached(p, a, 8) != 0
+	return syncLoad(p, c, a) != 0
+}
+
+// syncLoad reads a word other processes write: from memory (an uncached
+// load), or, where the hardware keeps caches coherent (mem.CPU.Coherent:
+// a bus-snooping SMP), a plain load, which sees the last store.
+func syncLoad(p *sim.Proc, c *mem.CPU, a mem.Addr) uint64 {
+	if c.Coherent() {
+		return c.Load(p, a, 8)
+	}
+	return c.LoadUncached(p, a, 8)
 }
 
 type shmWorld struct {
@@ -157,7 +172,7 @@ func (r *shmRank) Free(p *sim.Proc, addrs []mem.Addr) error {
 
 // lock takes lock i (rank i's, or the barrier's for i = ranks): a System
 // V semaphore (P, a system call that sleeps while it is held) or the
-// test-and-set lock at its word, spinning (uncached) while held.
+// test-and-set lock at its word, spinning (syncLoad) while held.
 func (r *shmRank) lock(p *sim.Proc, i int) error {
 	if r.w.sems != nil {
 		if err := r.w.semops.Semop(p, r.id, r.w.sems[i], -1); err != nil {
@@ -286,7 +301,7 @@ func (r *shmRank) shmBarrier(p *sim.Proc) error {
 	if err := r.lock(p, lk); err != nil {
 		return err
 	}
-	c := r.cpu.LoadUncached(p, count, 8) + 1
+	c := syncLoad(p, r.cpu, count) + 1
 	if int(c) == len(w.ranks) {
 		readySet(p, r.cpu, count, 0)
 		readySet(p, r.cpu, sense, r.sense)
@@ -296,7 +311,7 @@ func (r *shmRank) shmBarrier(p *sim.Proc) error {
 	if err := r.unlock(p, lk); err != nil {
 		return err
 	}
-	r.cpu.SpinUntil(p, "armci: barrier", func() bool { return r.cpu.LoadUncached(p, sense, 8) == r.sense }, sense)
+	r.cpu.SpinUntil(p, "armci: barrier", func() bool { return syncLoad(p, r.cpu, sense) == r.sense }, sense)
 	return nil
 }
 
@@ -397,7 +412,7 @@ func (r *shmRank) Rmw(p *sim.Proc, op stacks.RmwOp, proc int, a mem.Addr, v int6
 	if err := r.lock(p, proc); err != nil {
 		return 0, err
 	}
-	old := int64(r.cpu.LoadUncached(p, a, 8))
+	old := int64(syncLoad(p, r.cpu, a))
 	nv := v
 	if op == stacks.FetchAndAdd {
 		nv = old + v

@@ -183,6 +183,9 @@ func (r *Rank) Size() int { return len(r.w.ranks) }
 // as the process's program sees them (through its cache and store buffer).
 func (r *Rank) CPU() *mem.CPU { return r.cpu }
 
+// Memcpy is the library memcpy of the rank's machine (stacks.Copier).
+func (r *Rank) Memcpy(p *sim.Proc, dst, src mem.Addr, n int) { r.w.memcpy(p, r.rank, dst, src, n) }
+
 // Device is the abstract device this rank uses.
 func (r *Rank) Device() Device { return r.dev }
 

@@ -50,7 +50,10 @@
 //     of kind sysv (machines.Semaphores) or tas (the CPU's test-and-set on
 //     a word of the segment). Every lock acquisition flushes the whole
 //     cache (section 5: "a general lock operation will always be
-//     relatively expensive").
+//     relatively expensive"). Where the hardware keeps the caches
+//     coherent (mem.CPU.Coherent: the Power Challenge's snooping bus),
+//     none of that is needed: the words are read with plain loads,
+//     PKT_COPYIN is the library memcpy, and a lock flushes nothing.
 //   - ch_lfshmem across nodes (remote writes, machines.RemoteWrite): the
 //     same slot device, each receiver's slots in its own memory
 //     (machines.MapRemote). What differs is how a slot is written

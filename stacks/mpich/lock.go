@@ -58,7 +58,7 @@ type tasLock struct{ word mem.Addr }
 func (l *tasLock) acquire(p *sim.Proc, s *shm) error {
 	for s.cpu.TestAndSet(p, l.word) != 0 {
 		s.cpu.SpinUntil(p, "test-and-set lock held by another process", func() bool {
-			return s.cpu.LoadUncached(p, l.word, 8) == 0
+			return s.syncLoad(p, l.word) == 0
 		}, l.word)
 	}
 	s.flush(p)

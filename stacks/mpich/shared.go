@@ -111,6 +111,7 @@ func newSegmentDevices(m machines.SharedSegments, params Params) ([]Device, erro
 	devs := make([]Device, procs)
 	for i := range devs {
 		s := newShm(m, i, params)
+		s.coherent = s.cpu.Coherent()
 		data := poolData{shm: s, pool: pool, mem: seg.Mem}
 		if lf != nil {
 			s.waitPacket = fmt.Sprintf("rank %d: waiting for a packet (%s ready bits)", i, DeviceLFShmem)
@@ -132,6 +133,11 @@ type shm struct {
 	cpu    *mem.CPU
 	fences bool
 	cached bool
+	// coherent: the segment's words are read through caches the hardware
+	// keeps coherent (mem.CPU.Coherent; a bus-snooping SMP), so a plain
+	// load sees the last store and no lock needs to flush the cache:
+	// NEC's routines for non-coherent caches are not needed there.
+	coherent bool
 	// waitPacket is the spin-wait's reason, formatted once: a wait is
 	// frequent, a report naming it rare.
 	waitPacket string
@@ -162,16 +168,17 @@ func (s *shm) readySet(p *sim.Proc, a mem.Addr, v uint64) {
 }
 
 // readyIsSet is PKT_READY_IS_SET: the ready word loaded from memory, not
-// from a (stale) copy in the cache; for teaching (ready_bit_cached), a
-// cached load.
+// from a (stale) copy in the cache; for teaching (ready_bit_cached), or
+// where caches are coherent, a cached load.
 func (s *shm) readyIsSet(p *sim.Proc, a mem.Addr) bool {
 	return s.load(p, a) != 0
 }
 
 // load reads a shared word written by other processes: from memory, or
-// through the cache when the teaching switch is on.
+// through the cache when the teaching switch is on or the cache is
+// coherent.
 func (s *shm) load(p *sim.Proc, a mem.Addr) uint64 {
-	if s.cached {
+	if s.cached || s.coherent {
 		return s.cpu.Load(p, a, 8)
 	}
 	return s.cpu.LoadUncached(p, a, 8)
@@ -181,17 +188,36 @@ func (s *shm) load(p *sim.Proc, a mem.Addr) uint64 {
 // which must be in memory), then a vector move, which bypasses the cache:
 // the data is visible to every processor when it returns. Without fences,
 // the vector move alone, which does not see stores still in the store
-// buffer.
+// buffer. Where caches are coherent, the library memcpy (the CPU's copy,
+// its lines kept coherent by the hardware).
 func (s *shm) copyIn(p *sim.Proc, dst, src mem.Addr, n int) {
 	if s.fences {
 		s.cpu.Fence(p)
+	}
+	if s.coherent {
+		s.memcpy(p, dst, src, n)
+		return
 	}
 	s.cpu.VectorCopy(p, dst, src, n)
 }
 
 // flush invalidates the whole scalar cache, as every lock acquisition
-// does: the SX-4 has no single-line flush (section 5).
-func (s *shm) flush(p *sim.Proc) { s.cpu.FlushCache(p) }
+// does: the SX-4 has no single-line flush (section 5). Coherent caches
+// need none.
+func (s *shm) flush(p *sim.Proc) {
+	if !s.coherent {
+		s.cpu.FlushCache(p)
+	}
+}
+
+// syncLoad reads a lock or queue word other processes write: from memory
+// (uncached), or a plain load where caches are coherent.
+func (s *shm) syncLoad(p *sim.Proc, a mem.Addr) uint64 {
+	if s.coherent {
+		return s.cpu.Load(p, a, 8)
+	}
+	return s.cpu.LoadUncached(p, a, 8)
+}
 
 // fence is the synchronization instruction, when fences are on.
 func (s *shm) fence(p *sim.Proc) {

@@ -44,8 +44,8 @@ func (d *shmem) SendControl(p *sim.Proc, pkt mem.Region, size, dest int) (bool, 
 	if err := q.lk.acquire(p, d.shm); err != nil {
 		return false, err
 	}
-	tail := d.cpu.LoadUncached(p, q.tail, 8)
-	head := d.cpu.LoadUncached(p, q.head, 8)
+	tail := d.syncLoad(p, q.tail)
+	head := d.syncLoad(p, q.head)
 	ok := tail-head < uint64(d.sh.depth)
 	if ok {
 		d.copyIn(p, q.ring+mem.Addr(int(tail%uint64(d.sh.depth))*d.sh.slotBytes), pkt.Addr, size)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/machines/challenge"
 	"github.com/msgsim/msgsim/machines/sci"
 	"github.com/msgsim/msgsim/machines/sp"
 	"github.com/msgsim/msgsim/machines/sx4"
@@ -43,6 +44,7 @@ var pairingMachines = []struct {
 		return sci.New(e, 2, p)
 	}},
 	{"sp", func(e *sim.Engine) (machines.Machine, error) { return sp.New(e, 2, sp.DefaultParams()) }},
+	{"challenge", func(e *sim.Engine) (machines.Machine, error) { return challenge.New(e, 2, challenge.DefaultParams()) }},
 }
 
 // TestDevicesOnEveryMachine: every device variant on every machine either
@@ -58,6 +60,7 @@ func TestDevicesOnEveryMachine(t *testing.T) {
 		"sci":          {shared, shared, ok, ok, swap, ok},
 		"sci-one-node": {ok, sem, ok, sem, swap, ok},
 		"sp":           {shared, shared, ok, ok, ok, ok},
+		"challenge":    {ok, ok, ok, ok, rw, rw},
 	}
 	for _, m := range pairingMachines {
 		for i, v := range deviceVariants {
@@ -75,6 +78,34 @@ func TestDevicesOnEveryMachine(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCoherentCachesNeedNoFlush: on a machine whose caches snoop (the
+// Power Challenge), the shared-memory devices read their ready bits,
+// queue words and lock words with plain loads and acquire locks without a
+// cache flush (section 5's routines are for non-coherent caches); the
+// bytes still arrive intact, and the coherence shows as bus upgrades.
+func TestCoherentCachesNeedNoFlush(t *testing.T) {
+	for _, device := range []string{DeviceShmem, DeviceLFShmem} {
+		t.Run(device, func(t *testing.T) {
+			e := sim.NewEngine(1)
+			m, err := challenge.New(e, 2, challenge.DefaultParams())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := pingPongOutcome(t, e, m, DefaultParamsFor(device)); got != "ok" {
+				t.Fatalf("ping-pong: %s", got)
+			}
+			for pe := 0; pe < 2; pe++ {
+				if st := m.CPU(pe).Stats(); st.Flushes != 0 || st.Uncached != 0 || st.Misses == 0 {
+					t.Errorf("cpu %d: %d flushes, %d uncached loads, %d misses: want none, none, some", pe, st.Flushes, st.Uncached, st.Misses)
+				}
+			}
+			if st := m.Bus().Stats(); st.Upgrades+st.ReadExs == 0 || st.Invalidations == 0 {
+				t.Errorf("bus %+v: want stores invalidating the other cache's copies", st)
+			}
+		})
 	}
 }
 

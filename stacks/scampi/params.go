@@ -68,18 +68,25 @@ func DefaultParams() Params {
 	}
 }
 
+// Ranges are the plausible range of every numeric parameter (Validate
+// checks them; simrun params lists them).
+func (p Params) Ranges() ([]machines.FloatRange, []machines.IntRange) {
+	return []machines.FloatRange{
+			machines.Float("send_cycles", p.SendCycles, 0, 1e7, "cycles"),
+			machines.Float("recv_cycles", p.RecvCycles, 0, 1e7, "cycles"),
+		}, []machines.IntRange{
+			machines.Int("slots", p.Slots, 2, 1<<16, "envelopes"),
+			machines.Int("buffers", p.Buffers, 1, 1024, "buffers"),
+			machines.Int("buffer_bytes", p.BufferBytes, 64, 1<<24, "bytes"),
+			machines.Int("barrier_fanin", p.BarrierFanIn, 1, 1024, ""),
+			machines.Int("alltoall_switch_nodes", p.AlltoallSwitchNodes, 2, 1<<16, "nodes"),
+		}
+}
+
 // Validate checks the params and names the first bad one.
 func (p Params) Validate() error {
-	if err := machines.CheckRanges(Name, []machines.FloatRange{
-		machines.Float("send_cycles", p.SendCycles, 0, 1e7, "cycles"),
-		machines.Float("recv_cycles", p.RecvCycles, 0, 1e7, "cycles"),
-	}, []machines.IntRange{
-		machines.Int("slots", p.Slots, 2, 1<<16, "envelopes"),
-		machines.Int("buffers", p.Buffers, 1, 1024, "buffers"),
-		machines.Int("buffer_bytes", p.BufferBytes, 64, 1<<24, "bytes"),
-		machines.Int("barrier_fanin", p.BarrierFanIn, 1, 1024, ""),
-		machines.Int("alltoall_switch_nodes", p.AlltoallSwitchNodes, 2, 1<<16, "nodes"),
-	}); err != nil {
+	floats, ints := p.Ranges()
+	if err := machines.CheckRanges(Name, floats, ints); err != nil {
 		return err
 	}
 	if p.BufferBytes%64 != 0 {

@@ -90,6 +90,11 @@ type Params struct {
 // raised); the bound keeps a typo from asking for more.
 const maxPEs = 1 << 22
 
+// DefaultParams are the params of the workload of kind (onetoall,
+// alltoone, alltoall, bcast, reduce, latency or table) when a scenario
+// sets none.
+func DefaultParams(kind string) Params { return defaultParams(kind) }
+
 func defaultParams(kind string) Params {
 	p := Params{PEs: []int{2}, Bytes: []int{8}, Mode: ModeSync, Reduce: ReduceTree, ShmemOrder: "ascending"}
 	if kind == "table" {

@@ -83,6 +83,19 @@ func (p *Prop) Eval(regs, locs []uint64) bool {
 	return false
 }
 
+// markLocs sets obs[l] for every location l that p tests.
+func (p *Prop) markLocs(obs []bool) {
+	if p.Op == OpTerm {
+		if p.Reg < 0 {
+			obs[p.Loc] = true
+		}
+		return
+	}
+	for _, k := range p.Kids {
+		k.markLocs(obs)
+	}
+}
+
 // mentionsLoc reports whether p tests a location.
 func (p *Prop) mentionsLoc() bool {
 	if p.Op == OpTerm {

@@ -567,7 +567,7 @@ func (e *explorer) record(s *xstate) {
 	}
 	text := e.r.stateText(s.regs, s.mem)
 	if e.finals[text] == nil {
-		code, err := stateCode(s.regs, s.mem, t.FinalMem, e.digits)
+		code, err := t.stateCode(s.regs, s.mem, e.digits)
 		if err != nil {
 			code = -1 // too wide for a number: Run reports it; the text is the state
 		}

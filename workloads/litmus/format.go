@@ -38,8 +38,16 @@ func Format(t Test) string {
 		}
 		b.WriteString("}\n")
 	}
-	if t.FinalMem && !t.Cond.Prop.mentionsLoc() {
-		fmt.Fprintf(&b, "locations [%s;]\n", strings.Join(t.Locs, "; "))
+	inCond := make([]bool, len(t.Locs))
+	t.Cond.Prop.markLocs(inCond)
+	var listed []string
+	for l, name := range t.Locs {
+		if t.observed(l) && !inCond[l] {
+			listed = append(listed, name)
+		}
+	}
+	if len(listed) > 0 {
+		fmt.Fprintf(&b, "locations [%s;]\n", strings.Join(listed, "; "))
 	}
 	if t.Filter != nil {
 		fmt.Fprintf(&b, "filter (%s)\n", t.Filter.format(t, false))

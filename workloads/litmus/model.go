@@ -22,8 +22,9 @@ type modelFile struct {
 }
 
 // LoadModel returns the CPU model called name: NMCA (a zero Config: the
-// model is not a mem.CPU), a built-in (mem.Builtin: sc, tso, pso, noncoherent) or a YAML file of mem.Config fields (with an
-// optional "base: <built-in>"). A relative file is looked up in dir first
+// model is not a mem.CPU), a built-in (mem.Builtin: sc, tso, pso,
+// noncoherent) or a YAML file of mem.Config fields (with an optional
+// "base: <built-in>"). A relative file is looked up in dir first
 // (the scenario's directory), then in the working directory. Errors name
 // the file, line and field.
 func LoadModel(name, dir string) (mem.Config, error) {
@@ -42,7 +43,7 @@ func LoadModel(name, dir string) (mem.Config, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return mem.Config{}, fmt.Errorf("model %q is neither a built-in model (%s) nor a readable file: %w",
-			name, strings.Join(mem.BuiltinNames(), ", "), err)
+			name, strings.Join(append(mem.BuiltinNames(), NMCA), ", "), err)
 	}
 	return ParseModel(file, data)
 }

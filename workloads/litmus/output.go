@@ -20,6 +20,7 @@ import (
 //	Positive: P Negative: N               Positive: P, Negative: N
 //	Condition exists (...)                Condition exists (...) is validated
 //	Observation NAME Never|Sometimes|Always P N
+//	Observation NAME None 0 0 (no run finished)   (every run failed)
 //
 // "Ok" means the condition (exists, ~exists or forall) holds; P and N
 // count the final states (herd7) or runs (litmus7) that satisfy the
@@ -82,7 +83,15 @@ func Write(w io.Writer, o *Outcome) error {
 		fmt.Fprintf(b, "%% Failed %s: %d (no final state)\n", what, o.Failed)
 		fmt.Fprintf(b, "%% First failure: %s\n", strings.ReplaceAll(o.FirstFailure.Error(), "\n", "\n% "))
 	}
-	fmt.Fprintf(b, "Observation %s %s %d %d\n", t.Name, o.Observation(), o.Positive, o.Negative)
+	fmt.Fprintf(b, "Observation %s %s %d %d", t.Name, o.Observation(), o.Positive, o.Negative)
+	if o.Observation() == "None" {
+		what := "run"
+		if o.Exhaustive {
+			what = "path"
+		}
+		fmt.Fprintf(b, " (no %s finished)", what)
+	}
+	fmt.Fprintln(b)
 	return b.Flush()
 }
 

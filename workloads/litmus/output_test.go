@@ -198,3 +198,41 @@ func TestTraceMarksReadsFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputObservedLocations: a state lists the registers and only the
+// locations that the condition or the locations line names (herd7's
+// observed locations), never every written location.
+func TestOutputObservedLocations(t *testing.T) {
+	cfg, _ := mem.Builtin("tso")
+	for _, c := range []struct{ src, want, absent string }{
+		{"testdata/R.litmus", "1:EAX=0; y=2;", "x="},
+		{"X86 L\n{ x=0; y=0; }\n P0 | P1 ;\n MOV [x],$1 | MOV [y],$1 ;\nlocations [y;]\nexists (1:EAX=0)\n", "y=1;", "x="},
+	} {
+		var tt Test
+		var err error
+		if strings.HasPrefix(c.src, "testdata/") {
+			tt, err = LoadTest(c.src, "")
+		} else {
+			tt, err = Parse("L.litmus", []byte(c.src))
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.src, err)
+		}
+		o, err := Explore(tt, "tso", cfg, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := Write(&b, o); err != nil {
+			t.Fatal(err)
+		}
+		var states []string
+		for _, s := range o.States {
+			states = append(states, s.Text)
+		}
+		all := strings.Join(states, "\n")
+		if strings.Contains(all, c.absent) || !strings.Contains(all, c.want) {
+			t.Errorf("%s: states\n%s\nwant %q and no %q", tt.Name, all, c.want, c.absent)
+		}
+	}
+}

@@ -205,10 +205,11 @@ func (p *parser) parseCond(i int) error {
 				c.k += 3
 				continue
 			}
-			if _, err := p.loc(c.peek(), c.off()); err != nil {
+			l, err := p.loc(c.peek(), c.off())
+			if err != nil {
 				return err
 			}
-			p.t.FinalMem = true
+			p.t.observe(l)
 			c.k++
 		}
 		c.k++
@@ -247,6 +248,12 @@ func (p *parser) parseCond(i int) error {
 		return p.errf(c.off(), "unexpected %q after the final condition", c.peek())
 	}
 	p.t.Cond.Prop = prop
-	p.t.FinalMem = p.t.FinalMem || prop.mentionsLoc()
+	obs := make([]bool, len(p.t.Locs))
+	prop.markLocs(obs)
+	for l, o := range obs {
+		if o {
+			p.t.observe(l)
+		}
+	}
 	return nil
 }

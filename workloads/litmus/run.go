@@ -66,45 +66,83 @@ func withDefaults(l sim.Limits) sim.Limits {
 
 // DefaultOptions are the options of simrun litmus and of the workload for
 // test t on the CPU model cfg: DefaultRuns runs, seed 1, warm caches, and
-// jitters from DefaultJitterCycles.
+// jitters from DefaultJitterCycles. On a model with a store buffer whose
+// drains take a fixed time, each drain also takes a random extra time of
+// the same span: with fixed drains a store never drains late relative to
+// the other thread's, and outcomes that need it (R on tso, S on pso) never
+// show, although the model allows them.
 func DefaultOptions(t Test, cfg mem.Config) Options {
 	j := DefaultJitterCycles(t, cfg)
-	return Options{Runs: DefaultRuns, Seed: 1, StartJitterCycles: j, OpJitterCycles: j, Warm: true}
+	o := Options{Runs: DefaultRuns, Seed: 1, StartJitterCycles: j, OpJitterCycles: j, Warm: true}
+	if cfg.StoreBuffer.Depth > 0 && cfg.StoreBuffer.DrainJitterCycles == 0 {
+		o.DrainJitterCycles = j
+	}
+	return o
 }
 
 // DefaultJitterCycles is the default start and instruction jitter span of
-// test t on model cfg: twice the time the model takes to drain, one after
-// another, every store of t (store_buffer.drain_cycles per store, at most
-// store_buffer.depth stores per thread), and at least twice a load or a
-// store. With a span shorter than the drain time a thread's next
-// instruction never comes after another thread's stores are visible, so
-// SC outcomes such as SB's r0=1 /\ r1=1 on tso never show (WRC's chain
-// through a middle thread needs the drains of both its stores). Each run
-// also draws a fraction of the instruction span (see opScales), so tight
-// races in which stores are still buffered stay frequent. On the built-in
-// tso, pso and noncoherent models this is 16 cycles for MP, SB, LB and WRC
-// (two stores) and 32 for 2+2W; on sc it is 4.
+// test t on model cfg: twice the longest of the time the model takes to
+// drain, one after another, every store of t (store_buffer.drain_cycles
+// per store, at most store_buffer.depth stores per thread), the time the
+// threads' programs take one after another at most (programCycles), and a
+// load or a store. With a span shorter than the drain time a thread's next instruction
+// never comes after another thread's stores are visible, so SC outcomes
+// such as SB's r0=1 /\ r1=1 on tso never show (WRC's chain through a middle
+// thread needs the drains of both its stores); with a span shorter than
+// the programs, threads never run one wholly after another, so the SC
+// outcomes of fenced or atomic programs (WRC's chain from thread to
+// thread) never show. Each run also draws a fraction
+// of the instruction span (see opScales), so tight races in which stores
+// are still buffered stay frequent.
 func DefaultJitterCycles(t Test, cfg mem.Config) float64 {
-	stores := 0
-	for _, prog := range t.Threads {
+	stores, prog := 0, 0.0
+	for _, p := range t.Threads {
 		n := 0
-		for _, in := range prog {
+		for _, in := range p {
 			if in.Kind == Store {
 				n++
 			}
 		}
 		stores += min(n, cfg.StoreBuffer.Depth)
+		prog += programCycles(p, cfg)
 	}
 	drain := cfg.StoreBuffer.DrainCycles * float64(stores)
-	op := 2 * max(cfg.Costs.LoadCycles, cfg.Costs.StoreCycles)
-	return 2 * max(drain, op)
+	op := max(cfg.Costs.LoadCycles, cfg.Costs.StoreCycles)
+	return 2 * max(drain, prog, 2*op)
+}
+
+// programCycles bounds the time thread program p takes on model cfg with
+// no waiting for other threads: each instruction at its cost, a load as a
+// miss, a fence or an atomic with its own cost, a full store-buffer drain
+// and, on a non-coherent cache, a flush.
+func programCycles(p []Instr, cfg mem.Config) float64 {
+	c := cfg.Costs
+	drain := cfg.StoreBuffer.DrainCycles * float64(cfg.StoreBuffer.Depth)
+	flush := 0.0
+	if cfg.Cache.Enabled && !cfg.Cache.Coherent {
+		flush = c.FlushCycles
+	}
+	total := 0.0
+	for _, in := range p {
+		switch {
+		case in.Kind == Load || in.Kind == Spin:
+			total += max(c.LoadCycles, c.MissCycles, c.UncachedLoadCycles)
+		case in.Kind == Store:
+			total += c.StoreCycles
+		case in.Kind == Fence || in.Kind == FenceW || in.Kind == FenceR:
+			total += c.FenceCycles + drain + flush
+		case in.atomic():
+			total += c.AtomicCycles + drain + flush
+		}
+	}
+	return total
 }
 
 // State is one final state and how many runs ended in it.
 type State struct {
 	Text string // e.g. "1:r0=1; 1:r1=0;"
 	// Code is the state as a number: the values of the registers (then,
-	// for tests with FinalMem, of the locations), each in Test.CodeDigits
+	// for tests with FinalMem, of the observed locations), each in Test.CodeDigits
 	// decimal digits, e.g. 10 for r0=1, r1=0. Distinct states have
 	// distinct codes; -1 if the values do not fit in an int64 this way.
 	Code  int
@@ -137,9 +175,13 @@ type Outcome struct {
 }
 
 // Observation is litmus7's verdict on the condition: Never, Sometimes or
-// Always (over the completed runs).
+// Always (over the completed runs), or None when no run completed (every
+// one deadlocked, livelocked or hit a limit): nothing was observed, which
+// is not "Never".
 func (o *Outcome) Observation() string {
 	switch {
+	case o.Positive+o.Negative == 0 && o.Failed > 0:
+		return "None"
 	case o.Positive == 0:
 		return "Never"
 	case o.Negative == 0:
@@ -218,7 +260,7 @@ func batch(t Test, model string, opts Options, r *runner, once func(seed uint64)
 		key := r.stateText(regs, locs)
 		s := counts[key]
 		if s == nil {
-			code, err := stateCode(regs, locs, t.FinalMem, digits)
+			code, err := t.stateCode(regs, locs, digits)
 			if err != nil {
 				code = -1 // too wide for a number: Run reports it; the text is the state
 			}
@@ -235,10 +277,11 @@ func batch(t Test, model string, opts Options, r *runner, once func(seed uint64)
 	return o, nil
 }
 
-// stateCode encodes a final state as a number: the values of regs (then,
-// if mem, of locs), each in width decimal digits. It fails rather than
-// clamp a value that does not fit, so that two states never share a code.
-func stateCode(regs, locs []uint64, mem bool, width int) (int, error) {
+// stateCode encodes a final state as a number: the values of regs (then
+// of the locations of locs that t observes), each in width decimal digits.
+// It fails rather than clamp a value that does not fit, so that two states
+// never share a code.
+func (t Test) stateCode(regs, locs []uint64, width int) (int, error) {
 	radix := uint64(1)
 	for range width {
 		radix *= 10
@@ -256,11 +299,12 @@ func stateCode(regs, locs []uint64, mem bool, width int) (int, error) {
 			return 0, err
 		}
 	}
-	if mem {
-		for _, v := range locs {
-			if err := add(v); err != nil {
-				return 0, err
-			}
+	for l, v := range locs {
+		if !t.observed(l) {
+			continue
+		}
+		if err := add(v); err != nil {
+			return 0, err
 		}
 	}
 	return int(c), nil
@@ -302,8 +346,10 @@ func (t Test) StateName() string {
 	for i := range t.Registers() {
 		n += fmt.Sprintf("r%d", i)
 	}
-	if t.FinalMem {
-		n += strings.Join(t.Locs, "")
+	for l, name := range t.Locs {
+		if t.observed(l) {
+			n += name
+		}
 	}
 	return n
 }
@@ -311,6 +357,37 @@ func (t Test) StateName() string {
 // opScales is the number of op-jitter spans a run draws from (the full
 // span divided by 1, 2, 4 or 8).
 const opScales = 4
+
+// staggerOdds: one run in staggerOdds runs its threads one after another,
+// in a random order (startDelays).
+const staggerOdds = 4
+
+// startDelays draws each thread's delay after the common start: a random
+// delay in [0, StartJitterCycles) each, or, in one run of staggerOdds, a
+// random order of the threads in which each starts a whole start span
+// plus an instruction span per instruction of the longest program after
+// the one before, so that it runs when the one before has finished and
+// its stores have drained. The threads' interleavings reach the states in
+// which whole programs run one after another (WRC's chain from thread to
+// thread) in a few runs, not one in a thousand.
+func (r *runner) startDelays(eng *sim.Engine, jitter func(float64) sim.Time) []sim.Time {
+	d := make([]sim.Time, len(r.t.Threads))
+	if eng.Rand().IntN(staggerOdds) != 0 {
+		for i := range d {
+			d[i] = jitter(r.opts.StartJitterCycles)
+		}
+		return d
+	}
+	longest := 0
+	for _, prog := range r.t.Threads {
+		longest = max(longest, len(prog))
+	}
+	gap := r.cfg.Clock().Cycles(r.opts.StartJitterCycles + float64(longest)*r.opts.OpJitterCycles)
+	for rank, i := range eng.Rand().Perm(len(d)) {
+		d[i] = sim.Time(rank) * gap
+	}
+	return d
+}
 
 // runner runs one test repeatedly.
 type runner struct {
@@ -367,6 +444,7 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 		}
 		return sim.Time(eng.Rand().Int64N(span))
 	}
+	delay := r.startDelays(eng, jitter)
 	rf := newRFTrace(eng, r.t)
 	for i, prog := range r.t.Threads {
 		cpu, err := mem.NewCPU(eng, fmt.Sprintf("P%d", i), m, r.cfg)
@@ -377,7 +455,7 @@ func (r *runner) run(seed uint64) (regs, locs []uint64, err error) {
 			if r.opts.Warm {
 				r.warm(p, cpu, prog, addr)
 			}
-			p.Sleep(start - p.Now() + jitter(r.opts.StartJitterCycles))
+			p.Sleep(start - p.Now() + delay[i])
 			for _, in := range prog {
 				p.Sleep(jitter(opSpan))
 				ran := in.holds(r.regs)
@@ -486,8 +564,8 @@ func (r *runner) stateText(regs, locs []uint64) string {
 	for i, v := range regs {
 		fmt.Fprintf(b, "%s=%d; ", r.t.RegName(i), v)
 	}
-	if r.t.FinalMem {
-		for i, v := range locs {
+	for i, v := range locs {
+		if r.t.observed(i) {
 			fmt.Fprintf(b, "%s=%d; ", r.t.Locs[i], v)
 		}
 	}

@@ -107,7 +107,9 @@ func prepare(s workloads.Spec) (job, error) {
 // Run is the litmus workload's workloads.Runner. It runs the test params.runs
 // times and returns rows (metric "count" in runs per final state, with
 // x_name Test.StateName() and x the state's Code, e.g. x_name "state_r0r1",
-// x 10 for r0=1, r1=0; and at x_name "runs", x = runs, the
+// x 10 for r0=1, r1=0, and x report.NoFinalState (-1) for the runs that
+// ended with no final state (deadlock, livelock or limit), so that the
+// counts sum to the runs; and at x_name "runs", x = runs, the
 // metrics "positive", "negative" and "observed" (1 if the condition was
 // seen)), the litmus7-style output as notes, and, if some run deadlocked or
 // livelocked, the first such error (wrapping the engine's error). With
@@ -149,6 +151,13 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 			return workloads.Result{}, fmt.Errorf("litmus %s: state %s has values too wide for a state code (x of the count rows)", t.Name, st.Text)
 		}
 		rows.Add(s.Series, t.StateName(), float64(st.Code), "count", float64(st.Count), "runs")
+	}
+	if o.Failed > 0 {
+		n := o.Failed
+		if p.Exhaustive {
+			n = 1 // "no final state" is one more outcome
+		}
+		rows.Add(s.Series, t.StateName(), report.NoFinalState, "count", float64(n), "runs")
 	}
 	observed := 0.0
 	if o.Observed() {

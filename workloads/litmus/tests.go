@@ -118,9 +118,13 @@ type Test struct {
 	// Filter, if not nil, keeps only the final states it holds in: the
 	// others are not counted (herd7's filter clause).
 	Filter *Prop
-	// FinalMem: the final state records the locations (the condition, or a
+	// FinalMem: the final state records locations (the condition, or a
 	// locations line, names one), not only the registers.
 	FinalMem bool
+	// Observed marks the locations the final state records: those the
+	// condition or the locations line names (herd7's observed locations).
+	// Nil or all false when FinalMem is false.
+	Observed []bool
 }
 
 // builtinFS holds the built-in tests, in the same herd7 format as any file.
@@ -291,3 +295,15 @@ func LoadTest(name, dir string) (Test, error) {
 	}
 	return Parse(file, data)
 }
+
+// observe makes the final state record location l.
+func (t *Test) observe(l int) {
+	for len(t.Observed) <= l {
+		t.Observed = append(t.Observed, false)
+	}
+	t.Observed[l] = true
+	t.FinalMem = true
+}
+
+// observed reports whether the final state records location l.
+func (t Test) observed(l int) bool { return l < len(t.Observed) && t.Observed[l] }

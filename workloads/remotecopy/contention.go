@@ -28,8 +28,14 @@ type ContentionParams struct {
 	Rounds int   `yaml:"rounds"` // accumulates (and Rmws) per rank
 }
 
+// DefaultContentionParams are acc-contention's params when a scenario
+// sets none.
+func DefaultContentionParams() ContentionParams {
+	return ContentionParams{Ranks: []int{2, 4, 8, 16}, Elems: 1000, Rounds: 4}
+}
+
 func parseContention(s workloads.Spec) (ContentionParams, error) {
-	p := ContentionParams{Ranks: []int{2, 4, 8, 16}, Elems: 1000, Rounds: 4}
+	p := DefaultContentionParams()
 	if err := strictyaml.DecodeAt(s.File, s.Workload.ParamsField("workload"), s.Workload.Params, &p); err != nil {
 		return p, err
 	}
