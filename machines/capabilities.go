@@ -121,6 +121,37 @@ type Checkpoints interface {
 	EndCheckPoint(p *sim.Proc, pe int, tok uint64) bool
 }
 
+// Sockets are a kernel's TCP connections between processes, one stream
+// for every ordered pair, used as a BSD-sockets program uses non-blocking
+// sockets. SockWrite is write(): it copies up to n bytes at src into the
+// kernel (as much as the connection's buffers take now) and returns how
+// many; the kernel sends them on its own. SockRead is read(): it copies up
+// to n bytes that have arrived from process from into dst and returns how
+// many. Poll is poll() over every connection of pe: it returns when bytes
+// are waiting to be read on one, or when one of the connections to the
+// processes in out can take more bytes; with block false it returns at
+// once, else the calling thread sleeps in the kernel until then (the
+// process's other threads run on). Readable and Writable are what poll()
+// reports of one connection (its revents), for a caller that has just
+// polled: the bytes waiting, the room to write.
+type Sockets interface {
+	Local
+	SockWrite(p *sim.Proc, pe, to int, src mem.Addr, n int) int
+	SockRead(p *sim.Proc, pe, from int, dst mem.Addr, n int) int
+	Poll(p *sim.Proc, pe int, out []int, block bool)
+	Readable(pe, from int) int
+	Writable(pe, to int) int
+}
+
+// Scheduler is a machine whose kernel puts threads to sleep and wakes them
+// (a futex under a pthread mutex or condition variable): Resume charges
+// thread p of process pe what the kernel takes to give it a CPU again
+// once woken (the wake-up, the scheduler, the context switch).
+type Scheduler interface {
+	Machine
+	Resume(p *sim.Proc, pe int)
+}
+
 // Mapper is a machine on which memory that other processes write remotely
 // must be created and mapped, at a cost: Map allocates n bytes of owner's
 // memory and p (pe's program; nil at set-up) pays for mapping it (the SCI
@@ -220,6 +251,8 @@ var (
 	VerbCheckpoints    = Cap[Checkpoints]("checkpoints", "error checkpoints around remote writes (machines.Checkpoints)")
 	VerbMemory         = Cap[Memory]("memory", "a bounded memory per process (machines.Memory)")
 	VerbDelivered      = Cap[Delivered]("delivered", "a count of bytes delivered by remote writes, for the harness (machines.Delivered)")
+	VerbSockets        = Cap[Sockets]("sockets", "TCP connections between processes: write, read, poll() that sleeps in the kernel (machines.Sockets)")
+	VerbScheduler      = Cap[Scheduler]("scheduler", "a kernel that puts threads to sleep and wakes them, at a cost (machines.Scheduler)")
 )
 
 // Capabilities are the verbs package machines defines, in the order
@@ -229,7 +262,7 @@ var (
 func Capabilities() []Capability {
 	return []Capability{
 		VerbLocal, VerbRemoteWrite, VerbOrderedWrites, VerbRemoteRead, VerbRemoteFetchInc, VerbFetchIncReg, VerbSwap,
-		VerbShared, VerbSemaphores, VerbBarrier, VerbCheckpoints, VerbMemory, VerbDelivered,
+		VerbShared, VerbSemaphores, VerbBarrier, VerbCheckpoints, VerbMemory, VerbDelivered, VerbSockets, VerbScheduler,
 	}
 }
 

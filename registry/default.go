@@ -7,6 +7,7 @@ import (
 	"github.com/msgsim/msgsim/machines/sp"
 	"github.com/msgsim/msgsim/machines/sx4"
 	"github.com/msgsim/msgsim/machines/t3d"
+	"github.com/msgsim/msgsim/machines/tcpcluster"
 	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/stacks/aclmpl"
 	"github.com/msgsim/msgsim/stacks/armci"
@@ -28,12 +29,13 @@ func Default() *Registry {
 		Machine(sci.Name, "Scali PCI-SCI cluster: dual Pentium II nodes on a 2D torus of SCI ringlets, posted writes, reordering, checkpoints, faults (papers/scampi-sci.txt)", sci.DefaultParams, sci.New,
 			Faults(sci.SoakFaults)),
 		Machine(challenge.Name, "SGI Power Challenge: MIPS R10000s whose caches snoop one POWERpath-2 bus (MESI), System V shared memory, LL/SC atomics, sequentially consistent (papers/armci-sp.txt, Figure 6)", challenge.DefaultParams, challenge.New),
+		Machine(tcpcluster.Name, "Linux cluster: dual 2.4 GHz Xeon SMP nodes, TCP through the kernel (system calls, copies, interrupts, poll() that sleeps) over Myrinet-2000 between nodes and the loopback device inside one (papers/mpich2-threads.txt)", tcpcluster.DefaultParams, tcpcluster.New),
 	} {
 		must(r.AddMachine(e))
 	}
 	for _, e := range []StackEntry{
-		Stack(mpich.Name, "MPICH: short, eager and rendezvous protocols over ch_shmem and ch_lfshmem (one node's shared segment; ch_lfshmem's slots by remote writes across nodes) and ch_t3d (remote writes)", mpich.ParamsFromYAMLAt, mpich.Open,
-			Needs(mpich.Needs()...), Variants("{device: ch_shmem}", "{device: ch_shmem, lock: sysv}", "{device: ch_lfshmem}", "{device: ch_lfshmem, lock: sysv}", "{device: ch_t3d}", "{device: ch_t3d, receive_queue: shared}")),
+		Stack(mpich.Name, "MPICH: short, eager and rendezvous protocols over ch_shmem and ch_lfshmem (one node's shared segment; ch_lfshmem's slots by remote writes across nodes), ch_t3d (remote writes) and MPICH2's ch3:sock (TCP sockets, poll())", mpich.ParamsFromYAMLAt, mpich.Open,
+			Needs(mpich.Needs()...), Variants("{device: ch_shmem}", "{device: ch_shmem, lock: sysv}", "{device: ch_lfshmem}", "{device: ch_lfshmem, lock: sysv}", "{device: ch_t3d}", "{device: ch_t3d, receive_queue: shared}", `{device: "ch3:sock"}`)),
 		Stack(aclmpl.Name, "ACLMPL: synchronous and asynchronous put-based protocols, tree and binary-swap collectives", aclmpl.ParseParams, aclmpl.Open,
 			Needs(aclmpl.Needs()...)),
 		Stack(shmem.Name, "raw SHMEM: put, get, quiet, fetch-and-increment, symmetric memory; no messages", Decode(shmem.DefaultParams), shmem.Open,

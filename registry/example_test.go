@@ -123,4 +123,9 @@ func ExampleRegistry_Probe() {
 	// shmem on challenge: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
 	// armci on challenge: runs
 	// scampi on challenge: runs
+	// mpich on tcpcluster: needs shared-segments: memory segments shared by the processes of a node (machines.SharedSegments), with every process on one node (processes 0 and 1 are on nodes 0 and 1); or remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
+	// aclmpl on tcpcluster: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
+	// shmem on tcpcluster: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
+	// armci on tcpcluster: needs the verbs of one of its ports: the SP port's active-messages; the shared-memory port's shared-segments with every process on one node (they are on 2 nodes); the SHMEM port's remote-write, remote-read, swap or remote-fetch-inc
+	// scampi on tcpcluster: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
 }

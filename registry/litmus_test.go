@@ -23,7 +23,7 @@ func TestLitmusAdapters(t *testing.T) {
 			t.Errorf("%s: no summary", e.Machine)
 		}
 	}
-	if strings.Join(got, ",") != "sx4,t3d,sci,sp,challenge" {
+	if strings.Join(got, ",") != "sx4,t3d,sci,sp,challenge,tcpcluster" {
 		t.Errorf("adapters %v", got)
 	}
 	for _, c := range []struct {
@@ -60,7 +60,7 @@ func TestLitmusAdapters(t *testing.T) {
 		{"sci", []LitmusParam{{"reorder_ns", "-1"}}, "machine sci: field params.reorder_ns: -1 ns is outside"},
 		{"sci", []LitmusParam{{"reorder", "1"}}, `field params.reorder: unknown field "reorder"`},
 		{"sp", []LitmusParam{{"progress", "sometimes"}}, `unknown progress mode "sometimes"`},
-		{"ksr1", nil, `unknown machine "ksr1" (machines: sx4, t3d, sci, sp, challenge)`},
+		{"ksr1", nil, `unknown machine "ksr1" (machines: sx4, t3d, sci, sp, challenge, tcpcluster)`},
 	} {
 		if _, err := r.LitmusMachine(c.machine, c.set); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %v: %v, want %q", c.machine, c.set, err, c.want)

@@ -80,7 +80,7 @@ func TestRegister(t *testing.T) {
 	for _, e := range r.Stacks() {
 		got = append(got, e.Name)
 	}
-	if strings.Join(got, " ") != "sx4 t3d sp sci challenge mpich aclmpl shmem armci scampi" {
+	if strings.Join(got, " ") != "sx4 t3d sp sci challenge tcpcluster mpich aclmpl shmem armci scampi" {
 		t.Errorf("registered %v", got)
 	}
 }

@@ -11,8 +11,8 @@ import (
 // refuses a scenario of another workload.
 func TestExploreCommand(t *testing.T) {
 	code, stdout, stderr := simrun(t, "explore", "threads-fig2", "--out", t.TempDir(), "--quiet")
-	if code != exitOK || !strings.Contains(stdout, "lock-per-call: 178 schedules (1025 pruned), 2727 states, 32831 choice points, 48 failing") ||
-		!strings.Contains(stdout, "deadlock at") || !strings.Contains(stdout, "rank0.t1 waits for mutex rank0.mpi, held by rank0.t0, which spins") {
+	if code != exitOK || !strings.Contains(stdout, "lock-per-call: 116 schedules (721 pruned), 1598 states, 18586 choice points, 29 failing") ||
+		!strings.Contains(stdout, "deadlock at") || !strings.Contains(stdout, "rank0.t1 waits for mutex rank0.mpi, held by rank0.t0, which waits: poll(): rank0 sleeping in the kernel") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	code, _, stderr = simrun(t, "explore", "threads-fig1", "--out", t.TempDir())

@@ -17,16 +17,19 @@ func TestListMachinesAndStacks(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{
-		"sx4        NEC SX-4 node",
-		"           offers: local, shared-segments, semaphores, memory\n           lacks:  remote-write, ordered-writes, remote-read, remote-fetch-inc, fetch-inc-register, swap, barrier, checkpoints, delivered, active-messages\n",
-		"t3d        Cray T3D",
-		"           offers: local, remote-write, ordered-writes, remote-read, fetch-inc-register, swap, barrier, memory, delivered\n           lacks:  remote-fetch-inc, shared-segments, semaphores, checkpoints, active-messages\n",
-		"sp         IBM SP",
-		"           offers: local, remote-write, remote-read, remote-fetch-inc, swap, memory, active-messages\n",
-		"sci        Scali PCI-SCI cluster",
-		"           offers: local, remote-write, remote-read, remote-fetch-inc, shared-segments, checkpoints, memory\n",
-		"challenge  SGI Power Challenge",
-		"           offers: local, remote-fetch-inc, swap, shared-segments, semaphores, memory\n",
+		"sx4         NEC SX-4 node",
+		"            offers: local, shared-segments, semaphores, memory\n            lacks:  remote-write, ordered-writes, remote-read, remote-fetch-inc, fetch-inc-register, swap, barrier, checkpoints, delivered, sockets, scheduler, active-messages\n",
+		"t3d         Cray T3D",
+		"            offers: local, remote-write, ordered-writes, remote-read, fetch-inc-register, swap, barrier, memory, delivered\n            lacks:  remote-fetch-inc, shared-segments, semaphores, checkpoints, sockets, scheduler, active-messages\n",
+		"sp          IBM SP",
+		"            offers: local, remote-write, remote-read, remote-fetch-inc, swap, memory, active-messages\n",
+		"sci         Scali PCI-SCI cluster",
+		"            offers: local, remote-write, remote-read, remote-fetch-inc, shared-segments, checkpoints, memory\n",
+		"challenge   SGI Power Challenge",
+		"            offers: local, remote-fetch-inc, swap, shared-segments, semaphores, memory\n",
+		"tcpcluster  Linux cluster",
+		"            offers: local, shared-segments, memory, sockets, scheduler\n",
+		"  sockets    TCP connections between processes: write, read, poll() that sleeps in the kernel (machines.Sockets)",
 		"  semaphores System V semaphores (machines.Semaphores)",
 	} {
 		if !strings.Contains(out, want) {

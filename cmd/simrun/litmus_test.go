@@ -34,7 +34,7 @@ func TestLitmusFiles(t *testing.T) {
 		{[]string{"litmus", "MP", "--machine", "t3d", "--exhaustive"}, exitUsage, "--machine t3d is sampled only"},
 		{[]string{"litmus", "MP", "--machine", "t3d", "--home", "z=1"}, exitUsage, `--home "z=1": want LOCATION=PE with a location of the test (x, y)`},
 		{[]string{"litmus", "MP", "--home", "x=1"}, exitUsage, "--home applies to --machine t3d, sci and sp only"},
-		{[]string{"litmus", "MP", "--machine", "ksr1"}, exitUsage, `unknown machine "ksr1" (machines: sx4, t3d, sci, sp, challenge)`},
+		{[]string{"litmus", "MP", "--machine", "ksr1"}, exitUsage, `unknown machine "ksr1" (machines: sx4, t3d, sci, sp, challenge, tcpcluster)`},
 		{[]string{"litmus", "MP+spin", "--machine", "sp", "--runs", "500"}, exitOK, "% SP, LAPI in interrupt mode, switch_jitter_us 40: P0 on node 0, P1 on node 1, x on node 1, y on node 1\n"},
 		{[]string{"litmus", "MP+spin", "--machine", "sp", "--runs", "500"}, exitOK, "Observation MP+spin Sometimes"},
 		{[]string{"litmus", "MP+spin+fences", "--machine", "sp", "--runs", "500"}, exitOK, "Observation MP+spin+fences Never 0 500\n"},

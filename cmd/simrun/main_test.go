@@ -314,7 +314,7 @@ func TestGoldenScenarios(t *testing.T) {
 		"sci-faults", "sci-fig1-3", "sci-index-bytewise", "sci-no-crc", "sci-no-membarrier", "sci-pingpong", "sci-table1-1",
 		"sx4-collectives", "sx4-fig1", "sx4-fig4", "sx4-fig5", "sx4-fig6", "sx4-fig7", "sx4-lockfree-nofence", "sx4-spin-cached",
 		"t3d-fig3", "t3d-fig7", "t3d-table1", "t3d-table2",
-		"threads-fig1", "threads-fig2", "threads-fig3", "threads-fig4",
+		"threads-fig1", "threads-fig2", "threads-fig3", "threads-fig4", "threads-fig4-sx4", "threads-fig1-shm",
 		"whatif-stacks",
 	}
 	covered := map[string]bool{}

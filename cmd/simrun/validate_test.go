@@ -38,7 +38,7 @@ func TestValidateAllErrors(t *testing.T) {
 		}},
 		{"semop_us, device, lock and sizes", "name: x\nmachine:\n  name: sx4\n  params: {semop_us: -1}\nstack:\n  name: mpich\n  params: {device: ch_bogus, lock: spin}\nworkload:\n  name: pingpong\n  params: {sizes: [8, -3]}\n", []string{
 			`4:22: field machine.params.semop_us: -1 us is outside the plausible range`,
-			`7:20: field stack.params.device: must be "ch_shmem", "ch_lfshmem" or "ch_t3d", got "ch_bogus" (mpich)`,
+			`7:20: field stack.params.device: must be "ch_shmem", "ch_lfshmem", "ch_t3d" or "ch3:sock", got "ch_bogus" (mpich)`,
 			`7:36: field stack.params.lock: must be "sysv" or "tas", got "spin" (mpich)`,
 			`10:23: field workload.params.sizes[1]: sizes[1] is negative (-3)`,
 		}},

@@ -50,6 +50,12 @@ const (
 	bugEarlyRelease = "bug-early-release"
 )
 
+// Allreduce algorithms (Params.Allreduce).
+const (
+	AllreduceLinear            = "linear"
+	AllreduceRecursiveDoubling = "recursive-doubling"
+)
+
 var contextAlgorithms = []string{ContextMulti, ContextSingle, ContextNaiveLock, ContextNaiveTwo}
 
 func wireTag(tag, ctx int) int {
@@ -448,6 +454,9 @@ func (c *Comm) allreduceAnd(p *sim.Proc, m [maskWords]uint64) ([maskWords]uint64
 	if c.Size() == 1 {
 		return m, nil
 	}
+	if r.w.params.Allreduce == AllreduceRecursiveDoubling {
+		return c.allreduceRD(p, m, put, get)
+	}
 	if r.rank != 0 {
 		put(c.buf[0], m)
 		if err := c.Send(p, c.buf[0], 0, collTag); err != nil {
@@ -473,6 +482,85 @@ func (c *Comm) allreduceAnd(p *sim.Proc, m [maskWords]uint64) ([maskWords]uint64
 	for dst := 1; dst < c.Size(); dst++ {
 		if err := c.Send(p, c.buf[0], dst, collTag); err != nil {
 			return m, err
+		}
+	}
+	return acc, nil
+}
+
+// allreduceRD is MPICH2's recursive-doubling MPI_Allreduce for short
+// messages (Thakur, Rabenseifner and Gropp 2005): with pof2 the largest
+// power of two not above p and rem = p - pof2, each of the first 2 rem
+// processes of even rank sends its mask to the next one and waits for the
+// result; the others take part, renumbered, in log2(pof2) rounds of
+// exchanging masks with the partner whose new rank differs in one bit,
+// each ANDing what it gets; at the end the odd ones send the result to
+// the process they absorbed.
+func (c *Comm) allreduceRD(p *sim.Proc, m [maskWords]uint64, put func(mem.Region, [maskWords]uint64), get func(mem.Region) [maskWords]uint64) ([maskWords]uint64, error) {
+	r := c.r
+	n, me := c.Size(), r.rank
+	pof2 := 1
+	for pof2*2 <= n {
+		pof2 *= 2
+	}
+	rem := n - pof2
+	acc := m
+	newRank := -1
+	switch {
+	case me < 2*rem && me%2 == 0:
+		put(c.buf[0], acc)
+		if err := c.Send(p, c.buf[0], me+1, collTag); err != nil {
+			return m, err
+		}
+	case me < 2*rem:
+		if _, err := c.Recv(p, c.buf[1], me-1, collTag); err != nil {
+			return m, err
+		}
+		in := get(c.buf[1])
+		for i := range acc {
+			acc[i] &= in[i]
+		}
+		r.cpu.Compute(p, maskCycles)
+		newRank = me / 2
+	default:
+		newRank = me - rem
+	}
+	if newRank >= 0 {
+		for mask := 1; mask < pof2; mask <<= 1 {
+			nd := newRank ^ mask
+			dst := nd + rem
+			if nd < rem {
+				dst = nd*2 + 1
+			}
+			put(c.buf[0], acc)
+			// MPIC_Sendrecv: the send posted, then the receive.
+			q, err := r.isend(p, c.buf[0], dst, collTag, c.ctx)
+			if err != nil {
+				return m, err
+			}
+			if _, err := c.Recv(p, c.buf[1], dst, collTag); err != nil {
+				return m, err
+			}
+			if _, err := q.wait(p); err != nil {
+				return m, err
+			}
+			in := get(c.buf[1])
+			for i := range acc {
+				acc[i] &= in[i]
+			}
+			r.cpu.Compute(p, maskCycles)
+		}
+	}
+	if me < 2*rem {
+		if me%2 == 1 {
+			put(c.buf[0], acc)
+			if err := c.Send(p, c.buf[0], me-1, collTag); err != nil {
+				return m, err
+			}
+		} else {
+			if _, err := c.Recv(p, c.buf[1], me+1, collTag); err != nil {
+				return m, err
+			}
+			acc = get(c.buf[1])
 		}
 	}
 	return acc, nil

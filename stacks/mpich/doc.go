@@ -105,6 +105,17 @@
 //     puts into a system buffer per PE, copied out;
 //     stacks.SoleCollectives) instead of leaving the workload to build
 //     trees over point-to-point messages (collectives p2p).
+//   - ch3:sock (sock.go; machines.Sockets). MPICH2's TCP channel, the one
+//     papers/mpich2-threads.txt measured: a connection to every process,
+//     written and read with non-blocking system calls; a packet's header,
+//     then its inline data, read after poll(); messages up to ch3's eager
+//     limit (128 KB, short_bytes and eager_bytes by default here) travel
+//     with their envelope, longer ones by rendezvous with the data on the
+//     stream behind the ok-to-send, read straight into the receive
+//     buffer. The progress engine's blocking wait is poll(), asleep in
+//     the kernel with the MPI lock released: the process's other threads
+//     run meanwhile. The default allreduce is MPICH2's recursive doubling
+//     (allreduce; the other devices' is linear, to and from process 0).
 //
 // On a shared segment (shared_memory_bytes, 4 MB by default) ch_shmem and
 // ch_lfshmem hold the queues or the 32x32 slot array and then the pool, so the pool is about
@@ -159,7 +170,8 @@
 // under locks (4.1). A thread mutex is the CPU's test-and-set on a lock
 // word plus a fence and a store to release (about 1.6 us per lock/unlock
 // pair on the SX-4: two 800 ns synchronizing instructions), a kernel
-// sleep (wakeCycles) when contended. A level violation is a
+// sleep when contended, whose wake-up costs what the machine's kernel
+// says (machines.Scheduler) or else wakeCycles. A level violation is a
 // ThreadLevelError naming both threads. contextid.go: communicators,
 // MPI_Comm_dup with the algorithms of sections 5.1, 5.2 and Figure 3.
 // Default runs (no MPI_Init_thread(multiple), runtime build) take no lock

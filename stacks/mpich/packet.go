@@ -10,16 +10,17 @@ import (
 
 // Control packet kinds (section 3).
 const (
-	pktShort = iota + 1 // envelope + data
-	pktEager            // envelope; data in the shared pool
-	pktRTS              // rendezvous: request to send (envelope)
-	pktOK               // rendezvous: the receive is posted, send the data
-	pktData             // rendezvous: one segment of data in the shared pool
-	pktFin              // rendezvous: the data has been put into the receive buffer (direct devices)
+	pktShort  = iota + 1 // envelope + data
+	pktEager             // envelope; data in the shared pool
+	pktRTS               // rendezvous: request to send (envelope)
+	pktOK                // rendezvous: the receive is posted, send the data
+	pktData              // rendezvous: one segment of data in the shared pool
+	pktFin               // rendezvous: the data has been put into the receive buffer (direct devices)
+	pktStream            // ch3:sock: n bytes of rendezvous data for addr follow on the stream (the device's own)
 	pktKinds
 )
 
-var kindNames = [...]string{"?", "short", "eager", "request-to-send", "ok-to-send", "data", "fin"}
+var kindNames = [...]string{"?", "short", "eager", "request-to-send", "ok-to-send", "data", "fin", "stream data"}
 
 // Control packet layout: 8-byte little-endian words, the ready word first
 // (Figure 3 sets pkt->ready = 0 and copies the whole packet into the slot),

@@ -25,8 +25,9 @@ const (
 // Params configures the stack (stack.params in a scenario).
 type Params struct {
 	// Device is ch_shmem or ch_lfshmem (on one node's shared segment, the
-	// SX-4's; ch_lfshmem also across nodes, by remote writes), or ch_t3d
-	// (by remote writes: the T3D's puts). The defaults of the other fields
+	// SX-4's; ch_lfshmem also across nodes, by remote writes), ch_t3d
+	// (by remote writes: the T3D's puts), or ch3:sock (MPICH2's TCP
+	// channel, over a machine's sockets). The defaults of the other fields
 	// depend on it: see DefaultParamsFor.
 	Device string `yaml:"device"`
 	// Lock guards the ch_shmem queues and the shared data pool on a shared
@@ -103,6 +104,16 @@ type Params struct {
 	// allreduce, unlock: the deadly embrace of 5.2) or naive-two (two
 	// allreduces without priority: may loop for ever, 5.2).
 	ContextIDs string `yaml:"context_ids"`
+	// Allreduce is MPI_Allreduce's algorithm, which MPI_Comm_dup's
+	// context-id agreement uses: linear (every process sends to process 0,
+	// which combines and sends the result back: MPICH's, and the default
+	// of the MPICH devices) or recursive-doubling (log2 p rounds of
+	// exchanges with a partner, the processes beyond the largest power of
+	// two folded in first: MPICH2's algorithm for short messages, Thakur,
+	// Rabenseifner and Gropp, "Optimization of collective communication
+	// operations in MPICH", IJHPCA 19(1), 2005; the default of ch3:sock,
+	// MPICH2's channel).
+	Allreduce string `yaml:"allreduce"`
 	// Collectives is how MPI_Bcast and MPI_Reduce move data (ch_t3d
 	// only): shmem (default for ch_t3d: binomial trees of puts into a
 	// system buffer of eager_bytes per PE, copied out at memcpy speed, one
@@ -121,6 +132,9 @@ type Params struct {
 	ReceiveQueue string `yaml:"receive_queue"`
 }
 
+// devices are the device names.
+var devices = []string{DeviceShmem, DeviceLFShmem, DeviceT3D, DeviceSock}
+
 // deviceOnly lists the params that only some devices use: setting one for
 // another device is an error.
 var deviceOnly = []struct {
@@ -128,6 +142,8 @@ var deviceOnly = []struct {
 	devices []string
 }{
 	{"lock", []string{DeviceShmem, DeviceLFShmem}},
+	{"fences", []string{DeviceShmem, DeviceLFShmem, DeviceT3D}},
+	{"ready_bit_cached", []string{DeviceShmem, DeviceLFShmem, DeviceT3D}},
 	{"shared_memory_bytes", []string{DeviceShmem, DeviceLFShmem}},
 	{"slot_procs", []string{DeviceLFShmem}},
 	{"queue_packets", []string{DeviceShmem, DeviceT3D}},
@@ -143,20 +159,27 @@ func DefaultParams() Params {
 		ShortBytes: 1024, EagerBytes: 128 * 1024,
 		SharedMemoryBytes: 4 << 20, SlotProcs: 32, QueuePackets: 16,
 		RingPackets: 2, Fences: true,
-		Threads: BuildRuntime, ThreadWait: WaitYield, ThreadLocking: LockingProgress, ContextIDs: ContextMulti,
+		Threads: BuildRuntime, ThreadWait: WaitYield, ThreadLocking: LockingProgress, ContextIDs: ContextMulti, Allreduce: AllreduceLinear,
 		Collectives: CollectivesP2P, ReceiveQueue: QueuePerSender,
 	}
 }
 
 // DefaultParamsFor is the default configuration of a device: DefaultParams
-// with the device set, and for ch_t3d its own eager_bytes (16 KB) and the
-// SHMEM collectives (its receive queue is DefaultParams' per-sender rings).
+// with the device set, for ch_t3d its own eager_bytes (16 KB) and the
+// SHMEM collectives (its receive queue is DefaultParams' per-sender rings),
+// for ch3:sock ch3's eager limit (sockEagerBytes) as both short_bytes and
+// eager_bytes (ch3 sends an eager message with its envelope: there is no
+// data memory between them).
 func DefaultParamsFor(device string) Params {
 	p := DefaultParams()
 	p.Device = device
 	if device == DeviceT3D {
 		p.EagerBytes = 16 << 10
 		p.Collectives = CollectivesShmem
+	}
+	if device == DeviceSock {
+		p.ShortBytes, p.EagerBytes = sockEagerBytes, sockEagerBytes
+		p.Allreduce = AllreduceRecursiveDoubling
 	}
 	return p
 }
@@ -200,9 +223,9 @@ func (p Params) check() error {
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, paramErrorf(field, format, args...))
 	}
-	devOK := p.Device == DeviceShmem || p.Device == DeviceLFShmem || p.Device == DeviceT3D
+	devOK := slices.Contains(devices, p.Device)
 	if !devOK {
-		bad("device", "must be %q, %q or %q, got %q", DeviceShmem, DeviceLFShmem, DeviceT3D, p.Device)
+		bad("device", "must be %q, %q, %q or %q, got %q", DeviceShmem, DeviceLFShmem, DeviceT3D, DeviceSock, p.Device)
 	}
 	if p.Lock != LockSysV && p.Lock != LockTAS {
 		bad("lock", "must be %q or %q, got %q", LockSysV, LockTAS, p.Lock)
@@ -244,6 +267,9 @@ func (p Params) check() error {
 	}
 	if p.ReceiveQueue != QueueShared && p.ReceiveQueue != QueuePerSender {
 		bad("receive_queue", "must be %q or %q, got %q", QueueShared, QueuePerSender, p.ReceiveQueue)
+	}
+	if p.Allreduce != AllreduceLinear && p.Allreduce != AllreduceRecursiveDoubling {
+		bad("allreduce", "must be %q or %q, got %q", AllreduceLinear, AllreduceRecursiveDoubling, p.Allreduce)
 	}
 	if !slices.Contains(contextAlgorithms, p.ContextIDs) {
 		bad("context_ids", "must be one of %s, got %q", strings.Join(contextAlgorithms, ", "), p.ContextIDs)
@@ -289,7 +315,7 @@ func (p Params) checkMemory(memBytes, procs int) error {
 				DeviceT3D, need, memBytes, p.RingPackets, procs, p.EagerBytes))
 		}
 	}
-	if p.Device != DeviceT3D && p.SharedMemoryBytes > memBytes {
+	if (p.Device == DeviceShmem || p.Device == DeviceLFShmem) && p.SharedMemoryBytes > memBytes {
 		errs = append(errs, paramErrorf("shared_memory_bytes", "%d exceeds the machine's memory (%d bytes)", p.SharedMemoryBytes, memBytes))
 	}
 	return errors.Join(errs...)
@@ -304,7 +330,7 @@ func ParamsFromYAMLAt(file, field string, node *yaml.Node) (Params, error) {
 	// unknown device is checked with the other fields over the defaults.
 	p := DefaultParams()
 	decErr := strictyaml.DecodeAt(file, field, node, &p)
-	devOK := p.Device == DeviceShmem || p.Device == DeviceLFShmem || p.Device == DeviceT3D
+	devOK := slices.Contains(devices, p.Device)
 	if devOK && p.Device != DefaultParams().Device {
 		p = DefaultParamsFor(p.Device)
 		decErr = strictyaml.DecodeAt(file, field, node, &p)

@@ -458,7 +458,7 @@ func TestParamsAllErrors(t *testing.T) {
 		want      []string // each error, in file order
 	}{
 		{"device hides nothing", "device: ch_bogus\nlock: spin\nshort_bytes: 0", []string{
-			`s.yaml:1:9: field stack.params.device: must be "ch_shmem", "ch_lfshmem" or "ch_t3d", got "ch_bogus" (mpich)`,
+			`s.yaml:1:9: field stack.params.device: must be "ch_shmem", "ch_lfshmem", "ch_t3d" or "ch3:sock", got "ch_bogus" (mpich)`,
 			`s.yaml:2:7: field stack.params.lock: must be "sysv" or "tas", got "spin" (mpich)`,
 			`s.yaml:3:14: field stack.params.short_bytes: must be between 1 and 1073741824, got 0 (mpich)`,
 		}},

@@ -3,6 +3,7 @@ package mpich
 import (
 	"fmt"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
@@ -43,7 +44,9 @@ const (
 	// load.
 	tlsCycles = 20
 	// wakeCycles is a thread woken from a mutex or condition variable
-	// getting the CPU back: a system call return and a thread switch.
+	// getting the CPU back: a system call return and a thread switch, on a
+	// machine whose kernel does not say what that costs
+	// (machines.Scheduler).
 	// Assumed 1000 cycles (8 us at the SX-4's 125 MHz): the order of the
 	// System V semaphore operation that is the SX-4's kernel-assisted
 	// blocking primitive (papers/mpich-sx4.txt section 4).
@@ -339,9 +342,10 @@ func (r *Rank) waitThreaded(p *sim.Proc, done func() bool) error {
 // its CPU model (one cache view), so no cache flush is needed, unlike the
 // inter-process locks of lock.go.
 type threadMutex struct {
-	m    *sim.Mutex
-	cpu  *mem.CPU
-	word mem.Addr
+	m      *sim.Mutex
+	cpu    *mem.CPU
+	word   mem.Addr
+	resume func(p *sim.Proc) // a woken thread getting its CPU back
 }
 
 func (r *Rank) newThreadMutex(name string) (*threadMutex, error) {
@@ -349,7 +353,14 @@ func (r *Rank) newThreadMutex(name string) (*threadMutex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mpich: rank %d: thread mutex %s: %w", r.rank, name, err)
 	}
-	return &threadMutex{m: sim.NewMutex(name), cpu: r.cpu, word: w.Addr}, nil
+	l := &threadMutex{m: sim.NewMutex(name), cpu: r.cpu, word: w.Addr}
+	if s, ok := r.w.host.(machines.Scheduler); ok {
+		rank := r.rank
+		l.resume = func(p *sim.Proc) { s.Resume(p, rank) }
+	} else {
+		l.resume = func(p *sim.Proc) { r.cpu.Compute(p, wakeCycles) }
+	}
+	return l, nil
 }
 
 func (l *threadMutex) lock(p *sim.Proc) {
@@ -359,7 +370,7 @@ func (l *threadMutex) lock(p *sim.Proc) {
 	}
 	l.cpu.TestAndSet(p, l.word) // finds it set
 	l.m.Lock(p)
-	l.cpu.Compute(p, wakeCycles)
+	l.resume(p)
 }
 
 // lockAt is lock at a scheduling point named by what the lock is for.
@@ -371,7 +382,7 @@ func (l *threadMutex) lockAt(p *sim.Proc, r *Rank, what string) {
 	}
 	l.cpu.TestAndSet(p, l.word)
 	l.m.Lock(p)
-	l.cpu.Compute(p, wakeCycles)
+	l.resume(p)
 }
 
 func (l *threadMutex) unlock(p *sim.Proc) {
@@ -385,6 +396,6 @@ func (l *threadMutex) wait(p *sim.Proc, c *sim.Cond) {
 	l.cpu.Fence(p)
 	l.cpu.Store(p, l.word, 8, 0)
 	c.Wait(p, l.m)
-	l.cpu.Compute(p, wakeCycles)
+	l.resume(p)
 	l.cpu.TestAndSet(p, l.word)
 }

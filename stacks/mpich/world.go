@@ -51,6 +51,9 @@ func NewWorld(mach machines.Machine, params Params) (*World, error) {
 	case DeviceT3D:
 		host, devs, err = newT3DWorldDevices(mach, params)
 		w.remote = true
+	case DeviceSock:
+		host, devs, err = newSockDevices(mach, params)
+		w.remote = true
 	}
 	if err != nil {
 		return nil, err
@@ -147,6 +150,8 @@ func Needs() []machines.Capability {
 		need(machines.VerbOrderedWrites, "used by "+DeviceT3D+" where present (else a quiet orders its puts)"),
 		need(machines.VerbRemoteRead, "for "+DeviceT3D+" with receive_queue "+QueueShared),
 		need(machines.VerbSwap, "for "+DeviceT3D+" with receive_queue "+QueueShared),
+		need(machines.VerbSockets, "for "+DeviceSock),
+		need(machines.VerbScheduler, "used where present for the cost of a thread woken from a mutex or condition variable"),
 	}
 }
 
@@ -168,6 +173,9 @@ func (w *World) Comms() []stacks.Comm {
 // share).
 func (r *Rank) FootprintBytes(nonblocking bool) int {
 	p := r.w.params
+	if p.Device == DeviceSock {
+		return 0 // the connections' buffers are the kernel's
+	}
 	if !r.w.remote {
 		return p.SharedMemoryBytes
 	}
