@@ -119,10 +119,37 @@ func (f Figure) layout(rows []Row, refs []Reference) (vg.Length, vg.Length, func
 		legendH = max(legendH, pp.legendHeight())
 		panels = append(panels, pp)
 	}
-	// As wide as the panels, or as the title if it is wider.
-	w := max(panelWidth*vg.Length(len(f.Panels)), titleStyle(14).Width(f.Title)+vg.Inch/2)
-	h := panelHeight + legendH + f.titlesHeight(panels)
+	// As wide as a row of panels, or as the title if it is wider.
+	rowsN, cols := f.grid()
+	w := max(panelWidth*vg.Length(cols), titleStyle(14).Width(f.Title)+vg.Inch/2)
+	h := vg.Length(rowsN)*(panelHeight+legendH) + f.titlesHeight(panels) + vg.Length(rowsN-1)*f.rowGap(panels)
 	return w, h, func(c vg.CanvasSizer) { f.draw(draw.New(c), panels, legendH) }, nil
+}
+
+// maxCols is the most panels a figure puts side by side; more wrap into
+// rows of at most gridCols.
+const (
+	maxCols  = 4
+	gridCols = 3
+)
+
+// grid is the figure's rows and columns of panels.
+func (f Figure) grid() (rows, cols int) {
+	n := len(f.Panels)
+	if n <= maxCols {
+		return 1, n
+	}
+	return (n + gridCols - 1) / gridCols, gridCols
+}
+
+// rowGap is the extra height between two rows of panels: the panels'
+// titles of the row below's top (the legend's room is in each row's own
+// height).
+func (f Figure) rowGap(panels []*panelPlot) vg.Length {
+	if slices.ContainsFunc(panels, func(pp *panelPlot) bool { return pp.title != "" }) {
+		return panelTitleHeight
+	}
+	return 0
 }
 
 // titlesHeight is the height taken above the data by the figure's title
@@ -152,7 +179,9 @@ func (pp *panelPlot) legendHeight() vg.Length {
 // aligned, each panel's title at one height above its data and each
 // panel's legend below it on dc.
 func (f Figure) draw(dc draw.Canvas, panels []*panelPlot, legendH vg.Length) {
-	tiles := draw.Tiles{Rows: 1, Cols: len(f.Panels), PadX: vg.Millimeter * 4,
+	rows, cols := f.grid()
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4,
+		PadY:   legendH + f.rowGap(panels),
 		PadTop: vg.Millimeter*2 + f.titlesHeight(panels), PadBottom: vg.Millimeter*2 + legendH,
 		PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
 	dc.SetColor(color.White)
@@ -161,13 +190,16 @@ func (f Figure) draw(dc draw.Canvas, panels []*panelPlot, legendH vg.Length) {
 		top := vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - vg.Millimeter*2}
 		dc.FillText(titleStyle(14), top, f.Title)
 	}
-	plots := [][]*plot.Plot{make([]*plot.Plot, len(panels))}
+	plots := make([][]*plot.Plot, rows)
+	for r := range plots {
+		plots[r] = make([]*plot.Plot, cols)
+	}
 	for i, pp := range panels {
-		plots[0][i] = pp.Plot
+		plots[i/cols][i%cols] = pp.Plot
 	}
 	canvases := plot.Align(plots, tiles, dc)
 	for i, pp := range panels {
-		c := canvases[0][i]
+		c := canvases[i/cols][i%cols]
 		pp.Draw(c)
 		data := pp.DataCanvas(c)
 		if pp.yLabel != "" {
