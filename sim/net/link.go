@@ -110,6 +110,7 @@ type Link struct {
 	bytes     uint64    // LinkStats.Bytes
 	busy      sim.Time  // LinkStats.Busy
 	id        uint32    // the link's name is kind.names' name of id
+	fr        *flowRes  // the flow model's use of the link (when it has no Phys)
 
 	// Ring names the ring the link belongs to (PassThroughFirst); 0: none.
 	Ring int32

@@ -90,6 +90,12 @@ type Config struct {
 	// so different packets may be delivered out of order (reproducibly for
 	// a seed). The delay is in the destination adapter: it holds no link.
 	Jitter sim.Time
+	// Flow: each message is one flow whose bytes share the links of its
+	// route max-min fairly with the other flows (the flow model, flow.go)
+	// instead of units that take links one after the other; Packets and
+	// Unit then change nothing, and Jitter must be 0 (the flow model does
+	// not reorder).
+	Flow bool
 }
 
 // Validate rejects a negative size or time.
@@ -103,6 +109,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("net: negative unit size %d", c.Unit)
 	case c.Jitter < 0:
 		return fmt.Errorf("net: negative jitter %v", c.Jitter)
+	case c.Flow && c.Jitter > 0:
+		return fmt.Errorf("net: jitter %v reorders packets, which the flow model does not", c.Jitter)
 	}
 	return nil
 }
@@ -131,6 +139,9 @@ type Network struct {
 	// another router.
 	kept  []keptRoute
 	fixed bool // the router is a FixedRouter
+	// fl is the flow model's state (Config.Flow); nil for the unit model.
+	fl      *flowState
+	scratch []*Link // a route being found (the flow model)
 }
 
 // keptRoute is a route a FixedRouter gave, with what its units share.
@@ -190,6 +201,10 @@ func New(eng *sim.Engine, router Router, cfg Config) (*Network, error) {
 	}
 	n := &Network{eng: eng, cfg: cfg}
 	n.setRouter(router)
+	if cfg.Flow {
+		n.fl = &flowState{}
+		n.fl.recompute = n.recomputeNow
+	}
 	switch {
 	case cfg.Packets:
 		n.unitBytes = cfg.MTU
@@ -286,6 +301,10 @@ func (n *Network) Send(msg Msg, h Handler) {
 	m.sent, m.done, m.routed = false, false, false
 	m.npackets = m.unitsFor(msg.Bytes)
 	n.stats.Messages++
+	if n.fl != nil {
+		n.sendFlow(m)
+		return
+	}
 	m.injectNext()
 }
 
