@@ -143,6 +143,18 @@ type Params struct {
 	// ... transparent to the running application"): from then on routes
 	// take the vertical ringlet first.
 	RerouteAtUs float64 `yaml:"reroute_at_us"`
+	// NetworkModel is how the network carries messages: "units" (the
+	// default), packets or units of a message taking the links of their
+	// route one after the other, contending link by link (sim/net's unit
+	// model); or "flow", each message one flow over its route whose bytes
+	// share every link max-min fairly with the other flows' (sim/net's
+	// flow model: far fewer events, its error against units stated in
+	// docs/fidelity.md). A simulation choice, not a hardware figure.
+	// Reordering (reorder_ns, 200 by default: set it to 0), CRC errors
+	// and unplugged cables need the unit model; so does the ringlets'
+	// bypass priority, which the flow model does not have (a flow shares
+	// a ring link equally with the traffic it meets).
+	NetworkModel string `yaml:"network_model"`
 }
 
 // DefaultParams returns the Paderborn cluster of the paper.
@@ -157,7 +169,8 @@ func DefaultParams() Params {
 		LinkMBps: 500, HopNs: 50, PacketHeaderBytes: 16,
 		GatherSplitProb: 0.1, GrainBytes: 1024, ReorderNs: 200,
 		ReadAccessNs: 500, MapUs: 50, CheckpointNs: 200,
-		CRCRetryNs: 2000,
+		CRCRetryNs:   2000,
+		NetworkModel: machines.NetworkUnits,
 	}
 }
 
@@ -208,6 +221,12 @@ func (p Params) Validate() error {
 		machines.Int("grain_bytes", p.GrainBytes, 64, 1<<20, "bytes"),
 		machines.Int("unplug_node", p.UnplugNode, 0, maxNodes-1, ""),
 	}); err != nil {
+		return err
+	}
+	if err := machines.CheckNetworkModel(Name, p.NetworkModel,
+		machines.PacketFeature{Field: "reorder_ns", On: p.ReorderNs > 0, What: "reorder_ns reorders packets"},
+		machines.PacketFeature{Field: "crc_error_rate", On: p.CRCErrorRate > 0, What: "crc_error_rate injects CRC errors on packets"},
+		machines.PacketFeature{Field: "unplug_at_us", On: p.UnplugAtUs > 0, What: "unplug_at_us takes a link down"}); err != nil {
 		return err
 	}
 	if p.GrainBytes%64 != 0 {

@@ -112,6 +112,15 @@ type Params struct {
 	// A packet queued behind one 1088-byte packet at an adapter waits 32
 	// us (adapter_mbps): simrun litmus --machine sp uses 40.
 	SwitchJitterUs float64 `yaml:"switch_jitter_us"`
+	// NetworkModel is how the network carries messages: "units" (the
+	// default), packets or units of a message taking the links of their
+	// route one after the other, contending link by link (sim/net's unit
+	// model); or "flow", each message one flow over its route whose bytes
+	// share every link max-min fairly with the other flows' (sim/net's
+	// flow model: far fewer events, its error against units stated in
+	// docs/fidelity.md). A simulation choice, not a hardware figure.
+	// switch_jitter_us (reordering) needs the unit model.
+	NetworkModel string `yaml:"network_model"`
 }
 
 // DefaultParams is the model of the PNNL SP of armci-sp.txt 2.5.
@@ -123,6 +132,7 @@ func DefaultParams() Params {
 		CopyStartupCycles:  60,
 		PacketBytes:        1024,
 		PacketHeaderBytes:  64,
+		NetworkModel:       machines.NetworkUnits,
 		AdapterMBps:        34,
 		LinkMBps:           150,
 		LinkNs:             125,
@@ -161,6 +171,10 @@ func (p Params) Validate() error {
 		machines.Int("packet_header_bytes", p.PacketHeaderBytes, 0, 4096, "bytes"),
 		machines.Int("radix", p.Radix, 2, 64, "ports"),
 	}); err != nil {
+		return err
+	}
+	if err := machines.CheckNetworkModel(Name, p.NetworkModel,
+		machines.PacketFeature{Field: "switch_jitter_us", On: p.SwitchJitterUs > 0, What: "switch_jitter_us reorders packets"}); err != nil {
 		return err
 	}
 	if _, err := am.ParseMode(p.Progress); err != nil {

@@ -122,6 +122,15 @@ type Params struct {
 	// observes its packets one by one (its network delivers in order), so
 	// the default is the fast path.
 	PacketMode bool `yaml:"packet_mode"`
+	// NetworkModel is how the network carries messages: "units" (the
+	// default), packets or units of a message taking the links of their
+	// route one after the other, contending link by link (sim/net's unit
+	// model); or "flow", each message one flow over its route whose bytes
+	// share every link max-min fairly with the other flows' (sim/net's
+	// flow model: far fewer events, its error against units stated in
+	// docs/fidelity.md). A simulation choice, not a hardware figure.
+	// packet_mode needs the unit model.
+	NetworkModel string `yaml:"network_model"`
 	// UnitBytes is, on the fast path, the payload of the units a message
 	// crosses the network in (rounded up to whole packets); 0: whole
 	// messages. Assumed: 4096, a simulation grain, not a hardware figure.
@@ -185,6 +194,7 @@ func DefaultParams() Params {
 		PacketHeaderBytes:  16,
 		PacketPayloadBytes: 32,
 		UnitBytes:          4096,
+		NetworkModel:       machines.NetworkUnits,
 		FetchIncNs:         150,
 		BarrierNs:          500,
 
@@ -247,6 +257,10 @@ func (p Params) Validate() error {
 		machines.Int("packet_payload_bytes", p.PacketPayloadBytes, 8, maxHeaderBytes, "bytes"),
 		machines.Int("unit_bytes", p.UnitBytes, 0, 1<<30, "bytes"),
 	}); err != nil {
+		return err
+	}
+	if err := machines.CheckNetworkModel(Name, p.NetworkModel,
+		machines.PacketFeature{Field: "packet_mode", On: p.PacketMode, What: "packet_mode sends packets one by one"}); err != nil {
 		return err
 	}
 	switch {
