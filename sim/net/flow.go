@@ -13,23 +13,27 @@ import (
 // With Config.Flow, a message is one flow over its route rather than units
 // that take links one after the other. Its head crosses the route's links
 // in the sum of their latencies, as a unit's does; its bytes (payload plus
-// a header per packet) flow over every link of the route at once, at a rate
-// that the flows crossing each link share max-min fairly (progressive
-// filling): no flow gets more than its own limit (the source's rate, or the
-// route's slowest link, which alone it would get) and a link's capacity
-// goes to its flows in equal shares, a flow limited elsewhere giving the
-// share it cannot use to the others. The virtual channels of one physical
-// Channel share the Channel's capacity. A flow alone on its route lasts as
-// long as the unit model's whole message: its last byte leaves the source
-// (Sent) at t + s and arrives (Arrived, then Delivered, once for the whole
-// message) at t + s + the route's latencies.
+// a header per packet) flow over every link of the route at once. Alone, a
+// flow runs at its own limit: the source's rate, or the route's slowest
+// link, as a unit does; it then lasts as long as the unit model's whole
+// message: its last byte leaves the source (Sent) at t + s and arrives
+// (Arrived, then Delivered, once for the whole message) at t + s + the
+// route's latencies.
 //
-// The rates change only when a flow starts or ends, and only for the flows
-// that change can reach: a link whose flows' own limits add up to no more
-// than its capacity never limits any of them, so only the links where they
-// add up to more ("tight" links) tie flows together, and a start or an end
-// recomputes the flows tied to it through tight links, nothing else. Starts
-// and ends at one simulated time are recomputed together, once.
+// Flows that meet share each link's time max-min fairly (progressive
+// filling): as a unit holds a link for the time its bytes take at its own
+// rate, a flow at share x of a link's time sends at x times its limit; the
+// shares of a link's flows add up to at most 1; and every flow's share
+// rises together until a link is full, the flows on it are fixed, and so
+// on. Where flows run at the link's rate this is max-min fair sharing of
+// its bandwidth. The virtual channels of one physical Channel share the
+// Channel.
+//
+// The shares change only when a flow starts or ends, and only for the flows
+// that change can reach: those tied to it through links that more than
+// one flow uses (a link with one flow limits nobody). A start or an end
+// recomputes that component, nothing else; starts and ends at one
+// simulated time are recomputed together, once.
 //
 // What packets do (reordering, CRC errors, links going down, a ring's bypass
 // priority, virtual channels' buffers and wormhole holding) is not in the
@@ -38,27 +42,17 @@ import (
 // flowRes is a bandwidth a flow uses: a physical Channel, or a Link that is
 // its own physical channel.
 type flowRes struct {
-	capacity float64 // bytes per second
-	flows    []*flow
-	stamp    uint32 // flowState.stamp when last visited
+	flows []*flow
+	stamp uint32 // flowState.stamp when last visited
 	// The progressive filling's state while the resource is in a
 	// component being recomputed.
-	rem float64 // capacity not yet given to fixed flows
+	rem float64 // the share of its time not yet given to fixed flows
 	cnt int32   // flows on it not yet fixed (0 when it is not tight)
 }
 
-// tight reports whether the resource may limit one of its flows: their
-// own limits add up to more than its capacity.
-func (r *flowRes) tight() bool {
-	if len(r.flows) < 2 {
-		return false
-	}
-	var sum float64
-	for _, f := range r.flows {
-		sum += f.limit
-	}
-	return sum > r.capacity*(1+1e-12)
-}
+// tight reports whether the resource may limit one of its flows: more
+// than one flow uses it (each would use all of it alone).
+func (r *flowRes) tight() bool { return len(r.flows) > 1 }
 
 // flow is a message crossing its route as one flow.
 type flow struct {
@@ -103,12 +97,12 @@ func resOf(l *Link) *flowRes {
 	}
 	if p := l.Phys; p != nil {
 		if p.fr == nil {
-			p.fr = &flowRes{capacity: bw}
+			p.fr = &flowRes{}
 		}
 		return p.fr
 	}
 	if l.fr == nil {
-		l.fr = &flowRes{capacity: bw}
+		l.fr = &flowRes{}
 	}
 	return l.fr
 }
@@ -324,7 +318,7 @@ func (n *Network) recomputeNow() {
 				r.cnt = 0
 				continue
 			}
-			r.rem, r.cnt = r.capacity, int32(len(r.flows))
+			r.rem, r.cnt = 1, int32(len(r.flows))
 			cres = append(cres, r)
 			for _, g := range r.flows {
 				add(g)
@@ -335,9 +329,9 @@ func (n *Network) recomputeNow() {
 	fs.recomputes++
 	fs.recomputed += uint64(len(comp))
 	// Progressive filling over the component's tight resources.
-	rates := fs.rates(comp, cres)
+	shares := fs.shares(comp, cres)
 	for i, f := range comp {
-		rate := rates[i]
+		rate := shares[i] * f.limit
 		if rate == f.rate && f.ev.Valid() {
 			continue
 		}
@@ -353,11 +347,12 @@ func (n *Network) recomputeNow() {
 	fs.comp, fs.cres = comp[:0], cres[:0]
 }
 
-// rates fills comp's rates progressively over the tight resources cres
-// (rem and cnt set): every unfixed flow's rate rises together until a flow
-// reaches its own limit or a resource is full; those flows are fixed at
-// that level; and so on. The rates are returned in comp's order.
-func (fs *flowState) rates(comp []*flow, cres []*flowRes) []float64 {
+// shares fills comp's shares of time progressively over the tight
+// resources cres (rem and cnt set): every unfixed flow's share rises
+// together until it reaches 1 (its own limit) or a resource's shares add up
+// to 1; those flows are fixed at that level; and so on. The shares are
+// returned in comp's order.
+func (fs *flowState) shares(comp []*flow, cres []*flowRes) []float64 {
 	rates := fs.rateBuf[:0]
 	for range comp {
 		rates = append(rates, 0)
@@ -374,11 +369,7 @@ func (fs *flowState) rates(comp []*flow, cres []*flowRes) []float64 {
 				level = min(level, r.rem/float64(r.cnt))
 			}
 		}
-		for _, f := range comp {
-			if !f.fixed {
-				level = min(level, f.limit)
-			}
-		}
+		level = min(level, 1)
 		tol := level * (1 + 1e-12)
 		fixedAny := false
 		fix := func(f *flow) {
@@ -393,9 +384,11 @@ func (fs *flowState) rates(comp []*flow, cres []*flowRes) []float64 {
 				}
 			}
 		}
-		for _, f := range comp {
-			if !f.fixed && f.limit <= tol {
-				fix(f)
+		if tol >= 1 {
+			for _, f := range comp {
+				if !f.fixed {
+					fix(f)
+				}
 			}
 		}
 		for _, r := range cres {

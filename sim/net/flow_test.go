@@ -108,7 +108,7 @@ func TestFlowLateArrival(t *testing.T) {
 	eng := sim.NewEngine(1)
 	links := line("l", 3, 0, 100)
 	n := flowNet(t, eng, routes{{0, 1}: {links[0], links[1]}, {2, 1}: {links[2], links[1]}})
-	a := sendAt(t, eng, n, 0, 0, 1, 1000, 0)  // alone 0-5 us (500 bytes), then half
+	a := sendAt(t, eng, n, 0, 0, 1, 1000, 0)   // alone 0-5 us (500 bytes), then half
 	b := sendAt(t, eng, n, 5*us, 2, 1, 500, 0) // half from 5 us: 500 bytes by 15 us
 	run(t, eng)
 	if a.delivered != 15*us || b.delivered != 15*us {
@@ -117,17 +117,20 @@ func TestFlowLateArrival(t *testing.T) {
 }
 
 // TestFlowSourceRate: a flow's own limit (the source's rate) holds, and
-// what it leaves of a link goes to the others.
+// flows share a link's time as units do: a flow slower than the link
+// occupies it for the time its bytes take at its own rate.
 func TestFlowSourceRate(t *testing.T) {
 	us := sim.Microsecond
 	eng := sim.NewEngine(1)
 	links := line("l", 3, 0, 100)
 	n := flowNet(t, eng, routes{{0, 1}: {links[0], links[1]}, {2, 1}: {links[2], links[1]}})
-	a := sendAt(t, eng, n, 0, 0, 1, 250, 25e6) // 25 MB/s: 10 us
-	b := sendAt(t, eng, n, 0, 2, 1, 750, 0)    // the other 75: 10 us
+	// Half the link's time each: a at 12.5 MB/s, b at 50. b ends at 15
+	// us; a has 62.5 bytes left, at 25 MB/s: 2.5 us more.
+	a := sendAt(t, eng, n, 0, 0, 1, 250, 25e6)
+	b := sendAt(t, eng, n, 0, 2, 1, 750, 0)
 	run(t, eng)
-	if a.delivered != 10*us || b.delivered != 10*us {
-		t.Errorf("delivered at %v and %v, want 10us both", a.delivered, b.delivered)
+	if a.delivered != 17500*sim.Nanosecond || b.delivered != 15*us {
+		t.Errorf("delivered at %v and %v, want 17.5us and 15us", a.delivered, b.delivered)
 	}
 }
 
