@@ -162,7 +162,7 @@ func New(eng *sim.Engine, procs int, params Params) (*Machine, error) {
 	if err != nil {
 		return nil, machines.ParamErrorf(Name, "torus_w", "%v", err)
 	}
-	m.net, err = net.New(eng, router{m}, net.Config{MTU: 64, Header: params.PacketHeaderBytes, Jitter: ns(params.ReorderNs), Flow: params.NetworkModel == machines.NetworkFlow})
+	m.net, err = net.New(eng, router{m}, net.Config{MTU: 64, Header: params.PacketHeaderBytes, Jitter: ns(params.ReorderNs), Flow: params.NetworkModel == machines.NetworkFlow, FlowShareMin: params.FlowShareMinBytes})
 	if err != nil {
 		return nil, fmt.Errorf("sci: %w", err)
 	}

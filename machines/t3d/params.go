@@ -131,6 +131,16 @@ type Params struct {
 	// docs/fidelity.md). A simulation choice, not a hardware figure.
 	// packet_mode needs the unit model.
 	NetworkModel string `yaml:"network_model"`
+	// FlowShareMinBytes is, on the flow network model, the largest
+	// message (payload bytes) that crosses at its own rate without
+	// taking a share of its links' time: a simulation grain, not a
+	// hardware figure. Assumed 32: the protocols'
+	// control messages (requests, acknowledgements, swaps, one-word puts)
+	// hold a link for tens of nanoseconds, and recomputing the sharing as
+	// each starts and ends is about half the flow model's CPU on the
+	// 128-PE 64 KiB MPI all-to-all, whose result it moves by 0.2 %%
+	// (docs/fidelity.md); 0: every message shares.
+	FlowShareMinBytes int `yaml:"flow_share_min_bytes"`
 	// UnitBytes is, on the fast path, the payload of the units a message
 	// crosses the network in (rounded up to whole packets); 0: whole
 	// messages. Assumed: 4096, a simulation grain, not a hardware figure.
@@ -195,6 +205,7 @@ func DefaultParams() Params {
 		PacketPayloadBytes: 32,
 		UnitBytes:          4096,
 		NetworkModel:       machines.NetworkUnits,
+		FlowShareMinBytes:  32,
 		FetchIncNs:         150,
 		BarrierNs:          500,
 
@@ -256,6 +267,7 @@ func (p Params) Validate() error {
 		machines.Int("packet_header_bytes", p.PacketHeaderBytes, 0, maxHeaderBytes, "bytes"),
 		machines.Int("packet_payload_bytes", p.PacketPayloadBytes, 8, maxHeaderBytes, "bytes"),
 		machines.Int("unit_bytes", p.UnitBytes, 0, 1<<30, "bytes"),
+		machines.Int("flow_share_min_bytes", p.FlowShareMinBytes, 0, 1<<30, "bytes"),
 	}); err != nil {
 		return err
 	}

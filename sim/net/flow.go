@@ -29,6 +29,9 @@ import (
 // its bandwidth. The virtual channels of one physical Channel share the
 // Channel.
 //
+// A message of at most Config.FlowShareMin payload bytes (a protocol's
+// control message) crosses at its own limit and takes no share.
+//
 // The shares change only when a flow starts or ends, and only for the flows
 // that change can reach: those tied to it through links that more than
 // one flow uses (a link with one flow limits nobody). A start or an end
@@ -173,8 +176,9 @@ func (n *Network) sendFlow(m *Message) {
 		f.res = append(f.res, r)
 	}
 	f.lat, f.upd, f.left = lat, n.eng.Now(), float64(wire)
-	if s <= 0 || len(f.res) == 0 {
-		// Nothing limits it but its own duration: it shares nothing.
+	if s <= 0 || len(f.res) == 0 || m.Bytes <= n.cfg.FlowShareMin {
+		// Nothing limits it but its own duration (or it is too short
+		// to share, Config.FlowShareMin): it shares nothing.
 		f.res = f.res[:0]
 		f.limit, f.rate = math.Inf(1), math.Inf(1)
 		f.finishAt(n.eng.Now() + s)

@@ -189,3 +189,18 @@ func TestFlowConfig(t *testing.T) {
 		t.Errorf("flow with jitter: %v", err)
 	}
 }
+
+// TestFlowShareMin: a message no larger than FlowShareMin crosses in its
+// own time and takes no share from the flow it meets.
+func TestFlowShareMin(t *testing.T) {
+	us := sim.Microsecond
+	eng := sim.NewEngine(1)
+	links := line("l", 3, 0, 100)
+	n := mustNet(t, eng, routes{{0, 1}: {links[0], links[1]}, {2, 1}: {links[2], links[1]}}, Config{Flow: true, FlowShareMin: 32})
+	a := sendAt(t, eng, n, 0, 0, 1, 1000, 0)
+	b := sendAt(t, eng, n, 0, 2, 1, 32, 0)
+	run(t, eng)
+	if a.delivered != 10*us || b.delivered != 320*sim.Nanosecond {
+		t.Errorf("delivered at %v and %v, want 10us and 320ns", a.delivered, b.delivered)
+	}
+}

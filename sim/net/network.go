@@ -96,6 +96,13 @@ type Config struct {
 	// Unit then change nothing, and Jitter must be 0 (the flow model does
 	// not reorder).
 	Flow bool
+	// FlowShareMin: on the flow model, a message of at most this many
+	// payload bytes crosses at its own limit for its own duration without
+	// taking a share of its links (0: every message shares). Control
+	// messages (requests, acknowledgements, swaps) hold a link for tens of
+	// nanoseconds; recomputing the sharing when each starts and ends is
+	// most of the flow model's work and moves little.
+	FlowShareMin int
 }
 
 // Validate rejects a negative size or time.
@@ -109,6 +116,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("net: negative unit size %d", c.Unit)
 	case c.Jitter < 0:
 		return fmt.Errorf("net: negative jitter %v", c.Jitter)
+	case c.FlowShareMin < 0:
+		return fmt.Errorf("net: negative flow share minimum %d", c.FlowShareMin)
 	case c.Flow && c.Jitter > 0:
 		return fmt.Errorf("net: jitter %v reorders packets, which the flow model does not", c.Jitter)
 	}
