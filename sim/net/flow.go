@@ -187,15 +187,22 @@ func (n *Network) sendFlow(m *Message) {
 	f.limit = float64(wire) * float64(sim.Second) / float64(s)
 	f.rate = 0
 	fs := n.fl
+	alone := true
 	for _, r := range f.res {
 		f.pos = append(f.pos, int32(len(r.flows)))
 		r.flows = append(r.flows, f)
 		if r.tight() {
 			fs.seed(r)
+			alone = false
 		}
 	}
-	// A flow on no tight link gets its own limit; it is recomputed anyway
-	// (at once, with the others starting now), to set its end.
+	if alone {
+		// Alone on every link: its own limit, until another flow meets
+		// it (which recomputes it).
+		f.rate = f.limit
+		f.finishAt(n.eng.Now() + s)
+		return
+	}
 	fs.newbies = append(fs.newbies, f)
 	n.schedule()
 }
