@@ -17,14 +17,20 @@ import (
 )
 
 // flowParams are the machine params that run a machine with a network on
-// the flow model (machines.NetworkFlow): its network_model, and the
-// packet-only features its defaults turn on turned off (the SCI reorders
-// packets by default).
-var flowParams = map[string]string{
-	"t3d": "{network_model: flow}",
-	"sp":  "{network_model: flow}",
-	"sci": "{network_model: flow, reorder_ns: 0}",
-}
+// the flow model (machines.NetworkFlow); packetOff are the params both runs
+// of a comparison take, which turn off the packet-only features a machine's
+// defaults turn on (the SCI reorders packets by default), so that the two
+// runs differ in their network model only.
+var (
+	flowParams = map[string]string{
+		"t3d": "{network_model: flow}",
+		"sp":  "{network_model: flow}",
+		"sci": "{network_model: flow}",
+	}
+	packetOff = map[string]string{
+		"sci": "{reorder_ns: 0}",
+	}
+)
 
 // mergeYAML merges the YAML mapping over into *c (strictyaml.Merge).
 func mergeYAML(c *yaml.Node, over string) error {
@@ -40,10 +46,14 @@ func mergeYAML(c *yaml.Node, over string) error {
 
 // toFlow sets every networked machine of s on the flow model; it reports
 // whether there was one.
-func toFlow(s *scenarios.Scenario) bool {
+func toFlow(s *scenarios.Scenario) bool { return setMachines(s, flowParams) }
+
+// setMachines merges params[name] over the params of every machine of s
+// named name; it reports whether there was one.
+func setMachines(s *scenarios.Scenario, params map[string]string) bool {
 	found := false
 	if len(s.Series) == 0 {
-		if over, ok := flowParams[s.Machine.Name]; ok {
+		if over, ok := params[s.Machine.Name]; ok {
 			found = mergeYAML(&s.Machine.Params, over) == nil
 		}
 		return found
@@ -54,7 +64,7 @@ func toFlow(s *scenarios.Scenario) bool {
 		if se.Machine != nil && se.Machine.Name != "" {
 			name = se.Machine.Name
 		}
-		over, ok := flowParams[name]
+		over, ok := params[name]
 		if !ok {
 			continue
 		}
@@ -129,26 +139,34 @@ type seriesDiff struct {
 	missing      int     // rows on one model only
 }
 
-// diffSeries compares the rows of the two runs series by series: the
-// relative difference |flow - units| / |units| of every (metric, x) both
-// have (0 when both are 0).
+// diffSeries compares the rows of the two runs series by series (the rows'
+// series, in the order they first appear): the relative difference
+// |flow - units| / |units| of every (metric, x) both have (0 when both are
+// 0).
 func diffSeries(units, flow []seriesRun) []seriesDiff {
+	type key struct {
+		series, metric string
+		x              float64
+	}
+	fv := map[key]float64{}
+	for _, r := range flow {
+		for _, row := range r.res.Rows {
+			fv[key{row.Series, row.Metric, row.X}] = row.Value
+		}
+	}
 	var out []seriesDiff
-	for i, u := range units {
-		d := seriesDiff{name: u.spec.Series}
-		type key struct {
-			metric string
-			x      float64
-		}
-		fv := map[key]float64{}
-		if i < len(flow) {
-			for _, r := range flow[i].res.Rows {
-				fv[key{r.Metric, r.X}] = r.Value
-			}
-		}
-		var rel []float64
+	rel := map[string][]float64{}
+	at := map[string]int{}
+	for _, u := range units {
 		for _, r := range u.res.Rows {
-			f, ok := fv[key{r.Metric, r.X}]
+			i, ok := at[r.Series]
+			if !ok {
+				i = len(out)
+				at[r.Series] = i
+				out = append(out, seriesDiff{name: r.Series})
+			}
+			d := &out[i]
+			f, ok := fv[key{r.Series, r.Metric, r.X}]
 			if !ok {
 				d.missing++
 				continue
@@ -161,27 +179,31 @@ func diffSeries(units, flow []seriesRun) []seriesDiff {
 			default:
 				x = math.Abs(f-r.Value) / math.Abs(r.Value)
 			}
-			if len(rel) == 0 || x > d.largest {
+			if len(rel[r.Series]) == 0 || x > d.largest {
 				d.largest, d.where = x, fmt.Sprintf("%s at %s=%g", r.Metric, r.XName, r.X)
 			}
-			rel = append(rel, x)
+			rel[r.Series] = append(rel[r.Series], x)
 		}
-		d.points = len(rel)
-		if len(rel) > 0 {
-			slices.Sort(rel)
-			if n := len(rel); n%2 == 1 {
-				d.med = rel[n/2]
+	}
+	for i := range out {
+		d := &out[i]
+		v := rel[d.name]
+		d.points = len(v)
+		if len(v) > 0 {
+			slices.Sort(v)
+			if n := len(v); n%2 == 1 {
+				d.med = v[n/2]
 			} else {
-				d.med = (rel[n/2-1] + rel[n/2]) / 2
+				d.med = (v[n/2-1] + v[n/2]) / 2
 			}
 		}
-		out = append(out, d)
 	}
 	return out
 }
 
 // compareNetwork runs scenario arg on the unit and the flow network models
-// and prints, per series, the largest and median relative difference of
+// (both with the packet-only features of the machines' defaults off,
+// packetOff) and prints, per series, the largest and median relative difference of
 // its values, and the claims' verdicts on both, as Markdown.
 func compareNetwork(arg string, fs *flag.FlagSet, seed uint64, reduceTo string, jobs int, stdout, stderr io.Writer) int {
 	base := func(s *scenarios.Scenario) error {
@@ -190,6 +212,7 @@ func compareNetwork(arg string, fs *flag.FlagSet, seed uint64, reduceTo string, 
 				s.Seed = seed
 			}
 		})
+		setMachines(s, packetOff)
 		if reduceTo != "" {
 			s.Title += " [reduced: workload.params " + reduceTo + "]"
 			return reduce(s, reduceTo)
