@@ -204,3 +204,85 @@ func TestFlowShareMin(t *testing.T) {
 		t.Errorf("delivered at %v and %v, want 10us and 320ns", a.delivered, b.delivered)
 	}
 }
+
+// TestFlowSharesMaxMin: the heap's progressive filling gives the max-min
+// fair shares that the plain one does (every level found by scanning every
+// resource), on random components.
+func TestFlowSharesMaxMin(t *testing.T) {
+	eng := sim.NewEngine(1)
+	rng := eng.Rand()
+	for trial := 0; trial < 200; trial++ {
+		fs := &flowState{stamp: 2}
+		nres, nflows := 1+rng.IntN(12), 1+rng.IntN(20)
+		res := make([]*flowRes, nres)
+		for i := range res {
+			res[i] = &flowRes{stamp: 2}
+		}
+		comp := make([]*flow, nflows)
+		for i := range comp {
+			f := &flow{}
+			for _, k := range rng.Perm(nres)[:1+rng.IntN(min(nres, 4))] {
+				f.res = append(f.res, res[k])
+				res[k].flows = append(res[k].flows, f)
+			}
+			comp[i] = f
+		}
+		var cres []*flowRes
+		for _, r := range res {
+			if r.tight() {
+				r.rem, r.cnt = 1, int32(len(r.flows))
+				cres = append(cres, r)
+			}
+		}
+		got := append([]float64(nil), fs.shares(comp, cres)...)
+		// The plain filling.
+		want := make([]float64, nflows)
+		fixed := make([]bool, nflows)
+		idx := map[*flow]int{}
+		for i, f := range comp {
+			idx[f] = i
+		}
+		rem, cnt := map[*flowRes]float64{}, map[*flowRes]int{}
+		for _, r := range cres {
+			rem[r], cnt[r] = 1, len(r.flows)
+		}
+		for left := nflows; left > 0; {
+			level := 1.0
+			for _, r := range cres {
+				if cnt[r] > 0 {
+					level = min(level, rem[r]/float64(cnt[r]))
+				}
+			}
+			var fix []int
+			for i, f := range comp {
+				if fixed[i] {
+					continue
+				}
+				on := level >= 1
+				for _, r := range f.res {
+					if cnt[r] > 0 && r.tight() && rem[r]/float64(cnt[r]) <= level*(1+1e-12) {
+						on = true
+					}
+				}
+				if on {
+					fix = append(fix, i)
+				}
+			}
+			for _, i := range fix {
+				fixed[i], want[i] = true, level
+				left--
+				for _, r := range comp[i].res {
+					if cnt[r] > 0 && r.tight() {
+						rem[r] -= level
+						cnt[r]--
+					}
+				}
+			}
+		}
+		for i := range want {
+			if d := got[i] - want[i]; d > 1e-9 || d < -1e-9 {
+				t.Fatalf("trial %d: flow %d share %g, want %g", trial, i, got[i], want[i])
+			}
+		}
+	}
+}
