@@ -60,6 +60,12 @@
 // Nothing is booked ahead: a Channel, like a link, is granted only to a
 // unit whose head is at it, in simulated-time order.
 //
+// # The flow model
+//
+// With Config.Flow a message is instead one flow over its route whose bytes
+// share the links' time max-min fairly with the other flows' (flow.go): far
+// fewer events, no packet-only features.
+//
 // Layer: imports sim only; the machines' networks build on it.
 package net
 
