@@ -51,7 +51,6 @@ type flowRes struct {
 	// component being recomputed.
 	rem float64 // the share of its time not yet given to fixed flows
 	cnt int32   // flows on it not yet fixed (0 when it is not tight)
-	ver uint32  // bumped when rem or cnt change (stale heap entries)
 }
 
 // tight reports whether the resource may limit one of its flows: more
@@ -87,7 +86,6 @@ type flowState struct {
 	comp      []*flow    // scratch: the component being recomputed
 	cres      []*flowRes // scratch: its tight resources
 	rateBuf   []float64  // scratch: its rates
-	heap      []resKey   // scratch: shares' heap
 	recompute func()
 	// Recomputations and flows recomputed, for tests and profiles.
 	recomputes, recomputed uint64
@@ -345,8 +343,8 @@ func (n *Network) recomputeNow() {
 	shares := fs.shares(comp, cres)
 	for i, f := range comp {
 		rate := shares[i] * f.limit
-		if rate == f.rate && f.ev.Valid() {
-			continue
+		if f.ev.Valid() && math.Abs(rate-f.rate) <= 1e-12*f.rate {
+			continue // unchanged, but for rounding: its end stays
 		}
 		if f.rate > 0 {
 			f.left -= f.rate * float64(now-f.upd) / float64(sim.Second)
@@ -362,104 +360,60 @@ func (n *Network) recomputeNow() {
 
 // shares fills comp's shares of time progressively over the tight
 // resources cres (rem and cnt set): every unfixed flow's share rises
-// together until a resource's shares add up to 1 (the resource of least
-// rem/cnt: its unfixed flows are fixed at that level, which lowers the
-// others' rem and cnt) or it reaches 1, its own limit. The resources wait
-// in a heap by rem/cnt (an entry is stale once its resource changed: it is
-// pushed again then), so a component of F flows on R resources costs
-// O((F*L + R) log R) for routes of L links. The shares are returned in
-// comp's order.
+// together until it reaches 1 (its own limit) or a resource's shares add up
+// to 1; those flows are fixed at that level; and so on. The shares are
+// returned in comp's order.
 func (fs *flowState) shares(comp []*flow, cres []*flowRes) []float64 {
 	rates := fs.rateBuf[:0]
 	for range comp {
-		rates = append(rates, 1)
+		rates = append(rates, 0)
 	}
 	fs.rateBuf = rates
 	for i, f := range comp {
 		f.idx, f.fixed = int32(i), false
 	}
-	h := fs.heap[:0]
-	for _, r := range cres {
-		r.ver++
-		h = heapPush(h, resKey{key: r.rem / float64(r.cnt), r: r, ver: r.ver})
-	}
-	for len(h) > 0 {
-		var e resKey
-		h, e = heapPop(h)
-		r := e.r
-		if e.ver != r.ver || r.cnt <= 0 {
-			continue // stale, or every flow on it fixed
-		}
-		level := e.key
-		if level >= 1 {
-			break // the rest run at their own limit
-		}
-		for _, f := range r.flows {
-			if f.fixed {
-				continue
+	left := len(comp)
+	for left > 0 {
+		level := math.Inf(1)
+		for _, r := range cres {
+			if r.cnt > 0 {
+				level = min(level, r.rem/float64(r.cnt))
 			}
+		}
+		level = min(level, 1)
+		tol := level * (1 + 1e-12)
+		fixedAny := false
+		fix := func(f *flow) {
 			f.fixed = true
 			rates[f.idx] = level
-			for _, q := range f.res {
-				if q.stamp != fs.stamp || q.cnt <= 0 {
-					continue
-				}
-				q.rem -= level
-				q.cnt--
-				if q != r && q.cnt > 0 {
-					q.ver++
-					h = heapPush(h, resKey{key: max(q.rem, 0) / float64(q.cnt), r: q, ver: q.ver})
+			left--
+			fixedAny = true
+			for _, r := range f.res {
+				if r.stamp == fs.stamp && r.cnt > 0 {
+					r.rem -= level
+					r.cnt--
 				}
 			}
 		}
+		if tol >= 1 {
+			for _, f := range comp {
+				if !f.fixed {
+					fix(f)
+				}
+			}
+		}
+		for _, r := range cres {
+			if r.cnt > 0 && r.rem/float64(r.cnt) <= tol {
+				for _, f := range r.flows {
+					if !f.fixed {
+						fix(f)
+					}
+				}
+			}
+		}
+		if !fixedAny {
+			break // cannot happen: something is at the level
+		}
 	}
-	fs.heap = h[:0]
 	return rates
-}
-
-// resKey is a resource in shares' heap: its rem/cnt when pushed.
-type resKey struct {
-	key float64
-	r   *flowRes
-	ver uint32
-}
-
-// heapPush and heapPop keep h a binary min-heap by key (ties by push
-// order's heap position: deterministic).
-func heapPush(h []resKey, e resKey) []resKey {
-	h = append(h, e)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if h[p].key <= h[i].key {
-			break
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
-	}
-	return h
-}
-
-func heapPop(h []resKey) ([]resKey, resKey) {
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		c := l
-		if r := l + 1; r < n && h[r].key < h[l].key {
-			c = r
-		}
-		if h[i].key <= h[c].key {
-			break
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
-	}
-	return h, top
 }
