@@ -15,7 +15,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/msgsim-pgo.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 (cd "$root" && go build -pgo=off -o "$work/simrun" ./cmd/simrun)
-sed 's/@PES@/128/g; s/@BYTES@/65536/g' "$here/alltoall.yaml" >"$work/alltoall.yaml"
+sed 's/@PES@/128/g; s/@BYTES@/65536/g; s/@MODEL@/units/g; s/@STACK@/{name: mpich, params: {device: ch_t3d}}/g' "$here/alltoall.yaml" >"$work/alltoall.yaml"
 "$work/simrun" run "$here/pgo/t3d-alltoall.yaml" --out "$work/a" --quiet -j 1 --cpuprofile "$work/a.prof" >/dev/null
 "$work/simrun" run "$work/alltoall.yaml" --out "$work/b" --quiet -j 1 --cpuprofile "$work/b.prof" >/dev/null
 go tool pprof -proto "$work/a.prof" "$work/b.prof" >"$root/cmd/simrun/default.pgo"

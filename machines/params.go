@@ -98,3 +98,44 @@ func Float(field string, v, lo, hi float64, unit string) FloatRange {
 func Int(field string, v, lo, hi int, unit string) IntRange {
 	return IntRange{Field: field, V: v, Lo: lo, Hi: hi, Unit: unit}
 }
+
+// The network models a machine with a network runs (its network_model
+// parameter; sim/net's Config.Flow).
+const (
+	// NetworkUnits: packets, or units of a message, take the links of
+	// their route one after the other (sim/net's unit model); the default.
+	NetworkUnits = "units"
+	// NetworkFlow: each message is one flow whose bytes share its route's
+	// links max-min fairly with the other flows (sim/net's flow model):
+	// far fewer events, at a stated error (docs/fidelity.md).
+	NetworkFlow = "flow"
+)
+
+// PacketFeature is a machine parameter asking for something only the unit
+// network model does (reordering packets, CRC errors, links going down,
+// packets one by one): On when the parameter asks for it.
+type PacketFeature struct {
+	Field string // YAML name
+	On    bool
+	What  string // what it does, e.g. "reorders packets"
+}
+
+// CheckNetworkModel returns a *ParamError when model is neither
+// NetworkUnits nor NetworkFlow, or when it is NetworkFlow and a packet
+// feature is on: the error is at the feature's field and names both.
+func CheckNetworkModel(machine, model string, features ...PacketFeature) error {
+	switch model {
+	case NetworkUnits:
+		return nil
+	case NetworkFlow:
+	default:
+		return ParamErrorf(machine, "network_model", "%q is not a network model: want %q or %q", model, NetworkUnits, NetworkFlow)
+	}
+	var errs []error
+	for _, f := range features {
+		if f.On {
+			errs = append(errs, ParamErrorf(machine, f.Field, "%s, which only the unit network model does: with network_model: %s turn %s off (or use network_model: %s)", f.What, NetworkFlow, f.Field, NetworkUnits))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
@@ -73,6 +74,14 @@ func TestBadMachineParams(t *testing.T) {
 		{"t3d", "{torus_nodes: [64, 64, 64]}", 2, "torus_nodes"},
 		// a shape that does not hold the PEs: known only when building
 		{"t3d", "{torus_nodes: [2, 2, 2]}", 128, "torus_nodes"},
+		// packet-only features on the flow network model: the error is at
+		// the feature and names network_model too
+		{"t3d", "{network_model: packets}", 2, "network_model"},
+		{"t3d", "{network_model: flow, packet_mode: true}", 2, "packet_mode"},
+		{"sci", "{network_model: flow, reorder_ns: 0, crc_error_rate: 0.01}", 2, "crc_error_rate"},
+		{"sci", "{network_model: flow, reorder_ns: 0, unplug_at_us: 5}", 2, "unplug_at_us"},
+		{"sci", "{network_model: flow}", 2, "reorder_ns"},
+		{"sp", "{network_model: flow, switch_jitter_us: 40}", 2, "switch_jitter_us"},
 	} {
 		t.Run(tc.machine+tc.params, func(t *testing.T) {
 			e, ok := r.LookupMachine(tc.machine)
@@ -97,6 +106,9 @@ func TestBadMachineParams(t *testing.T) {
 			}
 			if se.File != "bad.yaml" || se.Line != 3 || se.Field != "machine.params."+tc.field {
 				t.Errorf("error at %s:%d field %q, want bad.yaml:3 field machine.params.%s (%v)", se.File, se.Line, se.Field, tc.field, err)
+			}
+			if strings.Contains(tc.params, "network_model: flow") && !strings.Contains(err.Error(), "network_model") {
+				t.Errorf("%v: does not name network_model", err)
 			}
 		})
 	}

@@ -315,7 +315,7 @@ func TestGoldenScenarios(t *testing.T) {
 		"sx4-collectives", "sx4-fig1", "sx4-fig4", "sx4-fig5", "sx4-fig6", "sx4-fig7", "sx4-lockfree-nofence", "sx4-spin-cached",
 		"t3d-fig3", "t3d-fig7", "t3d-table1", "t3d-table2",
 		"threads-fig1", "threads-fig2", "threads-fig3", "threads-fig4", "threads-fig4-sx4", "threads-fig1-shm",
-		"whatif-stacks",
+		"whatif-stacks", "whatif-flow-bcast",
 	}
 	covered := map[string]bool{}
 	for _, name := range full {
@@ -378,6 +378,8 @@ var goldenReduced = []reduction{
 	{name: "t3d-partitions-bcast", workload: "{pes: [2, 4, 8, 16]}"},
 	// 2 to 16 nodes instead of 2 to 96 (the two processes on one PC unchanged).
 	{name: "sci-table1-2", workload: "{procs: [2, 4, 8, 16]}"},
+	// 16 PEs instead of 1,024 and 4,096 (the flow network model).
+	{name: "whatif-flow-alltoall", workload: "{pes: [16]}"},
 }
 
 // runReduced runs built-in r.name with its sweep reduced as r says,

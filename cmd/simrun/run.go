@@ -103,6 +103,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	memprofile := fs.String("memprofile", "", "write a Go heap profile to this file when the run ends: every allocation's bytes and call stack (go tool pprof -sample_index=alloc_space)")
 	jobs := fs.Int("j", 0, "series run at once (default GOMAXPROCS); a 128-PE T3D point can take up to a GB of memory")
 	shard := fs.String("shard", "", "run only shard I/N of the series (I from 0) and write DIR/shard.json for simrun merge")
+	compare := fs.Bool("compare-network", false, "run the scenario on the unit and on the flow network model and print, per series, the largest and median relative difference of its values and the claims' verdicts on both (Markdown); writes no outputs")
+	reduceTo := fs.String("reduce", "", "with --compare-network: a YAML mapping merged over the workload params (the scenario's and every series' own), e.g. \"{pes: [16]}\", to compare at a reduced size")
 	evprofile := fs.String("eventprofile", "", "write the run's events counted by what each ran (a callback by its function, a process's resumption by why) to this CSV file: series,what,events,share")
 	maxEvents := maxEventsFlag(fs)
 	pos, code, ok := parseFlags(fs, "run", args, stdout, stderr)
@@ -111,6 +113,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if !wantArgs("run", pos, 1, stderr) {
 		return exitUsage
+	}
+	if *compare {
+		return compareNetwork(pos[0], fs, *seed, *reduceTo, *jobs, stdout, stderr)
 	}
 	s, sp, code := load(pos[0], fs, *seed, *maxEvents, stderr)
 	if s == nil {

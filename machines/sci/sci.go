@@ -173,7 +173,7 @@ func New(eng *sim.Engine, procs int, params Params) (*Machine, error) {
 	// Figure 1.2's loop writes again (scampi-sci.txt 1.3.2: "If the
 	// checkpoint state changes during a data transfer, the data has to be
 	// retransmitted").
-	m.net, err = net.New(eng, router{m}, net.Config{MTU: 64, Header: params.PacketHeaderBytes, Jitter: ns(params.ReorderNs), LoseOnLinkDown: true})
+	m.net, err = net.New(eng, router{m}, net.Config{MTU: 64, Header: params.PacketHeaderBytes, Jitter: ns(params.ReorderNs), LoseOnLinkDown: true, Flow: params.NetworkModel == machines.NetworkFlow, FlowShareMin: params.FlowShareMinBytes})
 	if err != nil {
 		return nil, fmt.Errorf("sci: %w", err)
 	}

@@ -44,6 +44,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/am"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -106,7 +107,7 @@ func New(eng *sim.Engine, nodes int, params Params) (*Machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sp: %w", err)
 	}
-	m.net, err = net.New(eng, router{m}, net.Config{MTU: params.PacketBytes, Header: params.PacketHeaderBytes, Packets: true, Jitter: us(params.SwitchJitterUs)})
+	m.net, err = net.New(eng, router{m}, net.Config{MTU: params.PacketBytes, Header: params.PacketHeaderBytes, Packets: true, Jitter: us(params.SwitchJitterUs), Flow: params.NetworkModel == machines.NetworkFlow, FlowShareMin: params.FlowShareMinBytes})
 	if err != nil {
 		return nil, fmt.Errorf("sp: %w", err)
 	}

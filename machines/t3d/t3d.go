@@ -43,6 +43,7 @@ import (
 	"math/bits"
 	"strconv"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/sim/net"
@@ -181,7 +182,7 @@ func New(eng *sim.Engine, pes int, params Params) (*Machine, error) {
 	}
 	m.net, err = net.New(eng, router{m}, net.Config{
 		MTU: params.PacketPayloadBytes, Header: params.PacketHeaderBytes, Packets: params.PacketMode,
-		Unit: params.UnitBytes,
+		Unit: params.UnitBytes, Flow: params.NetworkModel == machines.NetworkFlow, FlowShareMin: params.FlowShareMinBytes,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("t3d: %w", err)

@@ -29,8 +29,9 @@ type Channel struct {
 	in       [2]input     // the virtual channels granted last and before (grants > 0); the others are in x.inputs
 	x        *channelRare // nil until contention or a second virtual channel needs it
 	names    *Names
-	id       uint32 // the channel's name is names.Name(id)
-	flowing  bool   // the holder's bytes are flowing (not merely reserved)
+	fr       *flowRes // the flow model's use of the channel
+	id       uint32   // the channel's name is names.Name(id)
+	flowing  bool     // the holder's bytes are flowing (not merely reserved)
 	pending  bool
 	queued   bool // units wait in x.waiters (kept here: every unit asking reads it)
 }

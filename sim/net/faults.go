@@ -42,7 +42,9 @@ func (l *Link) SetCRCErrorRate(p float64, retry sim.Time) error {
 // is sent again from its source, as is every unit that waits for l or asks
 // for it while it is down; the router gives the resend a route avoiding
 // the links that are down, or the message is reported Failed. No unit is
-// silently lost.
+// silently lost. On the flow model (Config.Flow) a link going down aborts
+// nothing: only messages sent while it is down avoid it (machines reject
+// links going down with the flow model).
 func (n *Network) LinkDown(l *Link, at, d sim.Time) {
 	n.eng.At(at, func() {
 		now := n.eng.Now()

@@ -60,6 +60,12 @@
 // Nothing is booked ahead: a Channel, like a link, is granted only to a
 // unit whose head is at it, in simulated-time order.
 //
+// # The flow model
+//
+// With Config.Flow a message is instead one flow over its route whose bytes
+// share the links' time max-min fairly with the other flows' (flow.go): far
+// fewer events, no packet-only features.
+//
 // Layer: imports sim only; the machines' networks build on it.
 package net
 
@@ -110,6 +116,7 @@ type Link struct {
 	bytes     uint64    // LinkStats.Bytes
 	busy      sim.Time  // LinkStats.Busy
 	id        uint32    // the link's name is kind.names' name of id
+	fr        *flowRes  // the flow model's use of the link (when it has no Phys)
 
 	// Ring names the ring the link belongs to (PassThroughFirst); 0: none.
 	Ring int32

@@ -95,6 +95,19 @@ type Config struct {
 	// from its source (a fabric whose links do not resend end to end: the
 	// sender learns of the loss and recovers by itself).
 	LoseOnLinkDown bool
+	// Flow: each message is one flow whose bytes share the links of its
+	// route max-min fairly with the other flows (the flow model, flow.go)
+	// instead of units that take links one after the other; Packets and
+	// Unit then change nothing, and Jitter must be 0 (the flow model does
+	// not reorder).
+	Flow bool
+	// FlowShareMin: on the flow model, a message of at most this many
+	// payload bytes crosses at its own limit for its own duration without
+	// taking a share of its links (0: every message shares). Control
+	// messages (requests, acknowledgements, swaps) hold a link for tens of
+	// nanoseconds; recomputing the sharing when each starts and ends is
+	// most of the flow model's work and moves little.
+	FlowShareMin int
 }
 
 // Validate rejects a negative size or time.
@@ -108,6 +121,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("net: negative unit size %d", c.Unit)
 	case c.Jitter < 0:
 		return fmt.Errorf("net: negative jitter %v", c.Jitter)
+	case c.FlowShareMin < 0:
+		return fmt.Errorf("net: negative flow share minimum %d", c.FlowShareMin)
+	case c.Flow && c.Jitter > 0:
+		return fmt.Errorf("net: jitter %v reorders packets, which the flow model does not", c.Jitter)
 	}
 	return nil
 }
@@ -136,6 +153,9 @@ type Network struct {
 	// another router.
 	kept  []keptRoute
 	fixed bool // the router is a FixedRouter
+	// fl is the flow model's state (Config.Flow); nil for the unit model.
+	fl      *flowState
+	scratch []*Link // a route being found (the flow model)
 }
 
 // keptRoute is a route a FixedRouter gave, with what its units share.
@@ -195,6 +215,10 @@ func New(eng *sim.Engine, router Router, cfg Config) (*Network, error) {
 	}
 	n := &Network{eng: eng, cfg: cfg}
 	n.setRouter(router)
+	if cfg.Flow {
+		n.fl = &flowState{}
+		n.fl.recompute = n.recomputeNow
+	}
 	switch {
 	case cfg.Packets:
 		n.unitBytes = cfg.MTU
@@ -291,6 +315,10 @@ func (n *Network) Send(msg Msg, h Handler) {
 	m.sent, m.done, m.routed = false, false, false
 	m.npackets = m.unitsFor(msg.Bytes)
 	n.stats.Messages++
+	if n.fl != nil {
+		n.sendFlow(m)
+		return
+	}
 	m.injectNext()
 }
 

@@ -1,0 +1,419 @@
+package net
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/msgsim/msgsim/sim"
+)
+
+// # The flow model
+//
+// With Config.Flow, a message is one flow over its route rather than units
+// that take links one after the other. Its head crosses the route's links
+// in the sum of their latencies, as a unit's does; its bytes (payload plus
+// a header per packet) flow over every link of the route at once. Alone, a
+// flow runs at its own limit: the source's rate, or the route's slowest
+// link, as a unit does; it then lasts as long as the unit model's whole
+// message: its last byte leaves the source (Sent) at t + s and arrives
+// (Arrived, then Delivered, once for the whole message) at t + s + the
+// route's latencies.
+//
+// Flows that meet share each link's time max-min fairly (progressive
+// filling): as a unit holds a link for the time its bytes take at its own
+// rate, a flow at share x of a link's time sends at x times its limit; the
+// shares of a link's flows add up to at most 1; and every flow's share
+// rises together until a link is full, the flows on it are fixed, and so
+// on. Where flows run at the link's rate this is max-min fair sharing of
+// its bandwidth. The virtual channels of one physical Channel share the
+// Channel.
+//
+// A message of at most Config.FlowShareMin payload bytes (a protocol's
+// control message) crosses at its own limit and takes no share.
+//
+// The shares change only when a flow starts or ends, and only for the flows
+// that change can reach: those tied to it through links that more than
+// one flow uses (a link with one flow limits nobody). A start or an end
+// recomputes that component, nothing else; starts and ends at one
+// simulated time are recomputed together, once.
+//
+// What packets do (reordering, CRC errors, links going down, a ring's bypass
+// priority, virtual channels' buffers and wormhole holding) is not in the
+// flow model: machines reject a scenario that asks for both.
+
+// flowRes is a bandwidth a flow uses: a physical Channel, or a Link that is
+// its own physical channel.
+type flowRes struct {
+	flows []*flow
+	stamp uint32 // flowState.stamp when last visited
+	// The progressive filling's state while the resource is in a
+	// component being recomputed.
+	rem float64 // the share of its time not yet given to fixed flows
+	cnt int32   // flows on it not yet fixed (0 when it is not tight)
+}
+
+// tight reports whether the resource may limit one of its flows: more
+// than one flow uses it (each would use all of it alone).
+func (r *flowRes) tight() bool { return len(r.flows) > 1 }
+
+// flow is a message crossing its route as one flow.
+type flow struct {
+	net   *Network
+	msg   *Message
+	res   []*flowRes // the distinct bandwidths of its route
+	pos   []int32    // pos[i]: its index in res[i].flows
+	lat   sim.Time   // the route's latencies: its head's time to the destination
+	limit float64    // its own limit, bytes per second
+	rate  float64    // its share now, bytes per second
+	left  float64    // wire bytes not yet sent at upd
+	upd   sim.Time
+	ev    sim.Handle // its end (last byte sent), or its arrival
+	evFn  func()
+	stamp uint32
+	idx   int32 // its index in the component being recomputed
+	fixed bool  // its rate is set in the current filling
+	sent  bool  // its last byte has left: ev is its arrival
+}
+
+// flowState is a network's flows.
+type flowState struct {
+	pool      []*flow
+	stamp     uint32
+	pending   bool       // a recomputation is scheduled at the current time
+	seeds     []*flowRes // resources whose flows it recomputes
+	newbies   []*flow    // flows started since the last recomputation and on no seed
+	comp      []*flow    // scratch: the component being recomputed
+	cres      []*flowRes // scratch: its tight resources
+	rateBuf   []float64  // scratch: its rates
+	recompute func()
+	// Recomputations and flows recomputed, for tests and profiles.
+	recomputes, recomputed uint64
+}
+
+// resOf is the bandwidth link l's bytes use: its physical Channel's, or
+// its own; nil for an unlimited link.
+func resOf(l *Link) *flowRes {
+	bw := l.kind.bytesPerSec
+	if bw <= 0 {
+		return nil
+	}
+	if p := l.Phys; p != nil {
+		if p.fr == nil {
+			p.fr = &flowRes{}
+		}
+		return p.fr
+	}
+	if l.fr == nil {
+		l.fr = &flowRes{}
+	}
+	return l.fr
+}
+
+func (n *Network) newFlow() *flow {
+	fs := n.fl
+	if k := len(fs.pool); k > 0 {
+		f := fs.pool[k-1]
+		fs.pool = fs.pool[:k-1]
+		return f
+	}
+	f := &flow{net: n}
+	f.evFn = func() {
+		if f.sent {
+			f.arrive()
+			return
+		}
+		f.end()
+	}
+	return f
+}
+
+// sendFlow starts message m as a flow.
+func (n *Network) sendFlow(m *Message) {
+	var route []*Link
+	var bw float64
+	e, key := n.keptFor(m.Src, m.Dst, m.Class)
+	if e != nil && e.key == key && e.routing == n.routing {
+		route, bw = e.links, e.bw
+	} else {
+		var err error
+		route, err = n.router.Route(n.scratch[:0], m.Src, m.Dst, m.Class)
+		n.scratch = route[:0]
+		if err == nil {
+			for _, l := range route {
+				if l.down {
+					err = fmt.Errorf("its route crosses link %s, which is down", l.Name())
+					break
+				}
+			}
+		}
+		if err != nil {
+			m.fail(fmt.Errorf("net: message of %d bytes from %d to %d: %w", m.Bytes, m.Src, m.Dst, err))
+			return
+		}
+		bw = minRate(route)
+		if e != nil {
+			e.key, e.routing, e.links, e.bw, e.size = key, n.routing, append(e.links[:0], route...), bw, -1
+			route = e.links
+		}
+	}
+	f := n.newFlow()
+	f.msg, f.sent, f.fixed, f.ev = m, false, false, sim.Handle{}
+	m.units = 1
+	n.stats.Units++
+	wire := m.Bytes + n.cfg.Header*m.npackets
+	s := n.unitTime(m.Bytes, m.Rate, bw)
+	var lat sim.Time
+	f.res, f.pos = f.res[:0], f.pos[:0]
+	for _, l := range route {
+		lat += l.kind.latency
+		l.units++
+		l.bytes += uint64(wire)
+		r := resOf(l)
+		if r == nil || slices.Contains(f.res, r) {
+			continue // unlimited, or a wire the route crosses twice
+		}
+		f.res = append(f.res, r)
+	}
+	f.lat, f.upd, f.left = lat, n.eng.Now(), float64(wire)
+	if s <= 0 || len(f.res) == 0 || m.Bytes <= n.cfg.FlowShareMin {
+		// Nothing limits it but its own duration (or it is too short
+		// to share, Config.FlowShareMin): it shares nothing.
+		f.res = f.res[:0]
+		f.limit, f.rate = math.Inf(1), math.Inf(1)
+		f.finishAt(n.eng.Now() + s)
+		return
+	}
+	f.limit = float64(wire) * float64(sim.Second) / float64(s)
+	f.rate = 0
+	fs := n.fl
+	alone := true
+	for _, r := range f.res {
+		f.pos = append(f.pos, int32(len(r.flows)))
+		r.flows = append(r.flows, f)
+		if r.tight() {
+			fs.seed(r)
+			alone = false
+		}
+	}
+	if alone {
+		// Alone on every link: its own limit, until another flow meets
+		// it (which recomputes it).
+		f.rate = f.limit
+		f.finishAt(n.eng.Now() + s)
+		return
+	}
+	fs.newbies = append(fs.newbies, f)
+	n.schedule()
+}
+
+// seed marks r for the next recomputation.
+func (fs *flowState) seed(r *flowRes) {
+	if r.stamp == fs.stamp+1 {
+		return
+	}
+	r.stamp = fs.stamp + 1
+	fs.seeds = append(fs.seeds, r)
+}
+
+// schedule arranges the recomputation at the current time.
+func (n *Network) schedule() {
+	fs := n.fl
+	if fs.pending {
+		return
+	}
+	fs.pending = true
+	n.eng.At(n.eng.Now(), fs.recompute)
+}
+
+// finishAt schedules the flow's end (its last byte leaving) at t.
+func (f *flow) finishAt(t sim.Time) {
+	f.ev = f.net.eng.At(t, f.evFn)
+}
+
+// end: the flow's last byte leaves its source; it gives its share back now
+// and its tail arrives after the route's latencies.
+func (f *flow) end() {
+	n := f.net
+	fs := n.fl
+	now := n.eng.Now()
+	for i, r := range f.res {
+		if r.tight() {
+			fs.seed(r)
+		}
+		// Remove f: the last flow takes its place.
+		k := f.pos[i]
+		last := len(r.flows) - 1
+		if int(k) != last {
+			g := r.flows[last]
+			r.flows[k] = g
+			g.pos[slices.Index(g.res, r)] = k
+		}
+		r.flows[last] = nil
+		r.flows = r.flows[:last]
+		if r.tight() {
+			fs.seed(r)
+		}
+	}
+	if len(f.res) > 0 && len(fs.seeds) > 0 {
+		n.schedule()
+	}
+	f.res = f.res[:0]
+	f.left, f.rate, f.sent = 0, 0, true
+	m := f.msg
+	if !m.sent {
+		m.sent = true
+		if !m.quiet && !m.done {
+			m.Handler.Sent(m)
+		}
+	}
+	f.ev = n.eng.At(now+f.lat, f.evFn)
+}
+
+// arrive: the flow's tail reaches the destination.
+func (f *flow) arrive() {
+	n := f.net
+	m := f.msg
+	f.msg, f.ev = nil, sim.Handle{}
+	n.fl.pool = append(n.fl.pool, f)
+	m.units = 0
+	if m.done {
+		m.maybeFree()
+		return
+	}
+	if m.Bytes > 0 {
+		m.got = m.Bytes
+		m.Handler.Arrived(m, 0, m.Bytes)
+	}
+	m.done = true
+	n.stats.Delivered++
+	m.Handler.Delivered(m)
+	m.maybeFree()
+}
+
+// recomputeNow sets the rates of the flows tied through tight resources to
+// the seeds and to the flows started since the last time, max-min fairly,
+// and moves their ends.
+func (n *Network) recomputeNow() {
+	fs := n.fl
+	fs.pending = false
+	now := n.eng.Now()
+	fs.stamp += 2 // stamp+1 marked the seeds; stamp+2 marks this visit
+	st := fs.stamp
+	comp, cres := fs.comp[:0], fs.cres[:0]
+	// The component: the flows on the seeds and the new flows, then every
+	// flow on a tight resource of a flow in it.
+	add := func(f *flow) {
+		if f.stamp != st {
+			f.stamp = st
+			comp = append(comp, f)
+		}
+	}
+	for _, r := range fs.seeds {
+		for _, f := range r.flows {
+			add(f)
+		}
+	}
+	for _, f := range fs.newbies {
+		if !f.sent && f.msg != nil {
+			add(f)
+		}
+	}
+	for i := 0; i < len(comp); i++ {
+		for _, r := range comp[i].res {
+			if r.stamp == st {
+				continue
+			}
+			r.stamp = st
+			if !r.tight() {
+				r.cnt = 0
+				continue
+			}
+			r.rem, r.cnt = 1, int32(len(r.flows))
+			cres = append(cres, r)
+			for _, g := range r.flows {
+				add(g)
+			}
+		}
+	}
+	fs.seeds, fs.newbies = fs.seeds[:0], fs.newbies[:0]
+	fs.recomputes++
+	fs.recomputed += uint64(len(comp))
+	// Progressive filling over the component's tight resources.
+	shares := fs.shares(comp, cres)
+	for i, f := range comp {
+		rate := shares[i] * f.limit
+		if f.ev.Valid() && math.Abs(rate-f.rate) <= 1e-12*f.rate {
+			continue // unchanged, but for rounding: its end stays
+		}
+		if f.rate > 0 {
+			f.left -= f.rate * float64(now-f.upd) / float64(sim.Second)
+			f.left = max(f.left, 0)
+		}
+		f.upd, f.rate = now, rate
+		n.eng.Cancel(f.ev)
+		d := math.Ceil(f.left*float64(sim.Second)/rate - 1e-6)
+		f.finishAt(now + sim.Time(d))
+	}
+	fs.comp, fs.cres = comp[:0], cres[:0]
+}
+
+// shares fills comp's shares of time progressively over the tight
+// resources cres (rem and cnt set): every unfixed flow's share rises
+// together until it reaches 1 (its own limit) or a resource's shares add up
+// to 1; those flows are fixed at that level; and so on. The shares are
+// returned in comp's order.
+func (fs *flowState) shares(comp []*flow, cres []*flowRes) []float64 {
+	rates := fs.rateBuf[:0]
+	for range comp {
+		rates = append(rates, 0)
+	}
+	fs.rateBuf = rates
+	for i, f := range comp {
+		f.idx, f.fixed = int32(i), false
+	}
+	left := len(comp)
+	for left > 0 {
+		level := math.Inf(1)
+		for _, r := range cres {
+			if r.cnt > 0 {
+				level = min(level, r.rem/float64(r.cnt))
+			}
+		}
+		level = min(level, 1)
+		tol := level * (1 + 1e-12)
+		fixedAny := false
+		fix := func(f *flow) {
+			f.fixed = true
+			rates[f.idx] = level
+			left--
+			fixedAny = true
+			for _, r := range f.res {
+				if r.stamp == fs.stamp && r.cnt > 0 {
+					r.rem -= level
+					r.cnt--
+				}
+			}
+		}
+		if tol >= 1 {
+			for _, f := range comp {
+				if !f.fixed {
+					fix(f)
+				}
+			}
+		}
+		for _, r := range cres {
+			if r.cnt > 0 && r.rem/float64(r.cnt) <= tol {
+				for _, f := range r.flows {
+					if !f.fixed {
+						fix(f)
+					}
+				}
+			}
+		}
+		if !fixedAny {
+			break // cannot happen: something is at the level
+		}
+	}
+	return rates
+}
