@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 )
@@ -26,6 +27,29 @@ func evalClaims(name string) (runner.ScenarioClaims, error) {
 		return runner.ScenarioClaims{}, err
 	}
 	return out[0], out[0].Err
+}
+
+// claimsOfGoldenRun is evalClaims for a built-in of goldenFull, on the
+// run TestGoldenScenarios pins (runBuiltin): the claims its results.json
+// records and its exit status as the verdict. simrun run and simrun
+// claims evaluate the same rows (TestSuiteMatchesRun: suite's results.json
+// is run's, byte for byte).
+func claimsOfGoldenRun(t *testing.T, name string) (runner.ScenarioClaims, error) {
+	t.Helper()
+	r := runBuiltin(t, name)
+	sc := runner.ScenarioClaims{Name: name}
+	if r.code == exitUsage {
+		return sc, fmt.Errorf("simrun run %s: exit %d: %s", name, r.code, r.stderr)
+	}
+	var doc struct {
+		Claims []report.ClaimResult `json:"claims"`
+	}
+	if err := json.Unmarshal(read(t, filepath.Join(r.dir, "results.json")), &doc); err != nil {
+		return sc, fmt.Errorf("%s: results.json: %w", name, err)
+	}
+	sc.Results = doc.Claims
+	sc.Verdict = runner.Verdict{OK: r.code == exitOK, Message: fmt.Sprintf("exit %d", r.code), Failures: []string{r.stdout}}
+	return sc, nil
 }
 
 // TestBuiltinClaims evaluates the claims of every fast built-in scenario
@@ -54,7 +78,11 @@ func TestBuiltinClaims(t *testing.T) {
 			continue
 		}
 		ran[name] = true
-		sc, err := evalClaims(name)
+		eval := evalClaims
+		if slices.Contains(goldenFull, name) {
+			eval = func(name string) (runner.ScenarioClaims, error) { return claimsOfGoldenRun(t, name) }
+		}
+		sc, err := eval(name)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -150,8 +178,8 @@ func TestClaimsCommand(t *testing.T) {
 // the run still exits 0, summary.txt says FAILS with the measured ratio,
 // and results.json carries every claim with its verdict.
 func TestFailingClaimIsNotAFailedRun(t *testing.T) {
-	dir := t.TempDir()
-	code, stdout, stderr := simrun(t, "run", "t3d-table2", "--out", dir, "--quiet")
+	r := runBuiltin(t, "t3d-table2")
+	dir, code, stdout, stderr := r.dir, r.code, r.stdout, r.stderr
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -65,13 +66,27 @@ func TestDocsYAML(t *testing.T) {
 // parse) instead.
 var slowDocCommands = map[string]bool{"claims": true, "suite": true}
 
+// docStandIns are slow built-ins the README's commands run (seconds of
+// CPU each) and the fast built-in the test runs in their place, with the
+// same flags: the command line and its flags are what is checked here
+// (TestGoldenScenarios runs t3d-fig5 at a reduced size, and
+// TestShardsMergeByteIdentical checks -j and --shard).
+var docStandIns = map[string]string{"t3d-fig5": "t3d-table1"}
+
+// docLitmusRuns caps the run count of the README's litmus commands
+// (TestLitmusCommand checks the output of simrun litmus).
+const docLitmusRuns = 1000
+
 // TestDocsCommands runs every "go run ./cmd/simrun ..." line of the
 // README's shell blocks, in a temporary directory: each exits as the
 // README says (0; the teaching failures are expected ones, also 0), and a
-// "> FILE" redirection writes FILE for the next lines to use.
+// "> FILE" redirection writes FILE for the next lines to use. A plain
+// "run NAME --out DIR" of a built-in TestGoldenScenarios runs as it is
+// takes that run's outputs (runBuiltin: the same command with --quiet),
+// copied to DIR.
 func TestDocsCommands(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the README's commands (about 10 s)")
+		t.Skip("runs the README's commands (a few seconds)")
 	}
 	blocks, _ := fenced(t, "../../README.md", "sh")
 	t.Chdir(t.TempDir())
@@ -97,7 +112,25 @@ func TestDocsCommands(t *testing.T) {
 			if i := slices.Index(args, "--runs"); len(args) > 0 && args[0] == "soak" && i >= 0 && i+1 < len(args) {
 				args[i+1] = "30" // a million runs take hours: the command line is what is checked
 			}
-			code, out, errs := simrun(t, args...)
+			if i := slices.Index(args, "--runs"); len(args) > 0 && args[0] == "litmus" && i >= 0 && i+1 < len(args) {
+				if n, err := strconv.Atoi(args[i+1]); err == nil && n > docLitmusRuns {
+					args[i+1] = strconv.Itoa(docLitmusRuns)
+				}
+			}
+			if len(args) > 1 && args[0] == "run" && docStandIns[args[1]] != "" {
+				args[1] = docStandIns[args[1]]
+			}
+			var code int
+			var out, errs string
+			if len(args) == 4 && args[0] == "run" && args[2] == "--out" && slices.Contains(goldenFull, args[1]) {
+				r := runBuiltin(t, args[1])
+				code, out, errs = r.code, r.stdout, r.stderr
+				if err := os.CopyFS(args[3], os.DirFS(r.dir)); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				code, out, errs = simrun(t, args...)
+			}
 			if code == exitFailed && args[0] == "soak" && onlyKnownSoakFailures(out) {
 				code = exitOK
 			}

@@ -7,8 +7,9 @@ import (
 )
 
 // TestShardsMergeByteIdentical: a scenario's outputs are the same bytes run
-// serially (-j 1), in parallel (default -j), and cut into 2 or 3 shards
-// merged by simrun merge (shards given in any order).
+// serially (-j 1), in parallel (default -j: TestGoldenScenarios' run), and
+// cut into 2 or 3 shards merged by simrun merge (shards given in any
+// order).
 func TestShardsMergeByteIdentical(t *testing.T) {
 	const name = "armci-fig4"
 	files := []string{"results.csv", "results.json", "summary.txt"}
@@ -23,7 +24,11 @@ func TestShardsMergeByteIdentical(t *testing.T) {
 		return out
 	}
 	serial := run("serial", "-j", "1")
-	parallel := run("parallel")
+	r := runBuiltin(t, name)
+	if r.code != exitOK {
+		t.Fatalf("run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	parallel := r.dir
 	same := func(what, dir string) {
 		t.Helper()
 		for _, f := range files {

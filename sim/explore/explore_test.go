@@ -91,9 +91,11 @@ func TestExploreEveryInterleaving(t *testing.T) {
 
 // TestExploreSleepSets: steps on different objects are not permuted: the
 // reduction explores fewer states and still finds the bug when the racing
-// steps touch the same object, and none when they do not race.
+// steps touch the same object, and none when they do not race. Three
+// processes, the third of one step: the full search is 5,400 schedules
+// (48,600 with two steps each).
 func TestExploreSleepSets(t *testing.T) {
-	indep := [][]string{{"a1", "a2"}, {"b1", "b2"}, {"c1", "c2"}}
+	indep := [][]string{{"a1", "a2"}, {"b1", "b2"}, {"c1"}}
 	full := explore1(Options{Bound: -1}, toy(indep, false))
 	red := explore1(Options{Bound: -1, Reduce: true}, toy(indep, false))
 	if red.States >= full.States || red.Schedules >= full.Schedules {

@@ -2,6 +2,7 @@ package mem
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -84,9 +85,7 @@ func pagedMatchesFlat(t *testing.T, seed uint64) {
 	for i, sg := range segs {
 		if i%2 == 1 {
 			b := make([]byte, sg.Size-i)
-			for j := range b {
-				b[j] = byte(r.Uint32())
-			}
+			randomBytes(r, b)
 			m.Share(sg.Addr(i/2), b)
 			copy(ref[int(sg.Base)+i/2:], b)
 		}
@@ -95,9 +94,7 @@ func pagedMatchesFlat(t *testing.T, seed uint64) {
 	// pieces that may continue the last one; shared lists what was written
 	// so, for SharedView to look at.
 	pat := make([]byte, 4*PageBytes)
-	for j := range pat {
-		pat[j] = byte(r.Uint32())
-	}
+	randomBytes(r, pat)
 	type span struct{ a, n int }
 	var shared []span
 	lastA, lastO, lastN := 0, 0, 0
@@ -135,9 +132,7 @@ func pagedMatchesFlat(t *testing.T, seed uint64) {
 			}
 		case 0, 1:
 			b := make([]byte, n)
-			for i := range b {
-				b[i] = byte(r.Uint32())
-			}
+			randomBytes(r, b)
 			m.Write(Addr(a), b)
 			copy(ref[a:], b)
 		case 2:
@@ -152,9 +147,7 @@ func pagedMatchesFlat(t *testing.T, seed uint64) {
 			copy(ref[a:a+n], ref[src:src+n])
 		case 5:
 			b := make([]byte, n)
-			for i := range b {
-				b[i] = byte(r.Uint32())
-			}
+			randomBytes(r, b)
 			m.Share(Addr(a), b) // a Write unless [a, a+n) is in an untouched segment
 			copy(ref[a:], b)
 		case 4:
@@ -177,6 +170,17 @@ func pagedMatchesFlat(t *testing.T, seed uint64) {
 	}
 	if views == 0 {
 		t.Error("SharedView never returned shared bytes")
+	}
+}
+
+// randomBytes fills b from r, eight bytes a draw.
+func randomBytes(r *rand.Rand, b []byte) {
+	for len(b) >= 8 {
+		binary.LittleEndian.PutUint64(b, r.Uint64())
+		b = b[8:]
+	}
+	for i := range b {
+		b[i] = byte(r.Uint32())
 	}
 }
 

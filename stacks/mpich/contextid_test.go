@@ -140,12 +140,15 @@ func (r *Rank) isendComm(p *sim.Proc, n *Comm, buf memRegion, dest, tag int) (*r
 
 // TestCommDupUnique: Figure 3's algorithm gives every communicator a
 // context id unique on its process and equal on all processes, and the
-// new communicators carry traffic, over a thousand random interleavings
-// (random pauses before each dup, 2 and 3 processes of 2 and 3 threads).
+// new communicators carry traffic, over 150 random interleavings (random
+// pauses before each dup, 2 and 3 processes of 2 and 3 threads). Each of
+// these shapes shows the planted bugs (bugNoLowest, bugEarlyRelease) and
+// the naive lock's deadlock in at least half of its seeds; the explorer
+// (TestExploreFigure3) covers the interleavings at the same time.
 func TestCommDupUnique(t *testing.T) {
 	runs := 0
 	for _, s := range []dupSpec{{2, 2, 3, ContextMulti, true, 0, false}, {3, 2, 3, ContextMulti, true, 0, false}, {3, 3, 2, ContextMulti, true, 0, false}} {
-		for seed := uint64(1); seed <= 350; seed++ {
+		for seed := uint64(1); seed <= 50; seed++ {
 			if err := runDups(t, s, seed, nil); err != nil {
 				t.Fatalf("%dx%d seed %d: %v", s.procs, s.threads, seed, err)
 			}
@@ -170,19 +173,23 @@ func exploreDups(t testing.TB, s dupSpec, bound int) explore.Result {
 	return explore.Run(explore.Options{Bound: bound, MaxSchedules: 20000, Reduce: true}, func(p *explore.Path) error { return runDups(t, s, 1, p) })
 }
 
-// TestExploreFigure3: the explorer finds no failure in Figure 3 on 2x2
-// and 3x2, with deterministic counts; it finds the planted bugs (no
-// lowestContextId rule: a livelock; the mask used without owning it:
-// duplicate ids), the deadly embrace of the lock-then-allreduce algorithm
-// and the livelock of the two-allreduce one.
+// TestExploreFigure3: the explorer finds no failure in Figure 3 on 2x2,
+// with and without preemption, with deterministic counts; it finds the
+// planted bugs (no lowestContextId rule: a livelock; the mask used
+// without owning it: duplicate ids), the deadly embrace of the
+// lock-then-allreduce algorithm and the livelock of the two-allreduce one.
+// The 3x2 search (ten times the choice points of 2x2) is the built-in
+// threads-fig3's, whose golden pins its counts and its 0 failing.
 func TestExploreFigure3(t *testing.T) {
-	for _, s := range []dupSpec{{2, 2, 1, ContextMulti, false, 0, false}, {3, 2, 1, ContextMulti, false, 0, false}, {2, 2, 1, ContextMulti, false, 0, true}} {
+	for i, s := range []dupSpec{{2, 2, 1, ContextMulti, false, 0, false}, {2, 2, 1, ContextMulti, false, 0, true}} {
 		x := exploreDups(t, s, 2)
 		if x.Failures != 0 || x.Schedules < 10 {
 			t.Errorf("%dx%d: %v", s.procs, s.threads, x)
 		}
-		if y := exploreDups(t, s, 2); y.Schedules != x.Schedules || y.Points != x.Points {
-			t.Errorf("%dx%d: counts differ between runs: %v / %v", s.procs, s.threads, x, y)
+		if i == 0 { // determinism: the same search again, the same counts
+			if y := exploreDups(t, s, 2); y.Schedules != x.Schedules || y.Points != x.Points {
+				t.Errorf("%dx%d: counts differ between runs: %v / %v", s.procs, s.threads, x, y)
+			}
 		}
 		t.Logf("figure 3 %dx%d (preemption %v): %v", s.procs, s.threads, s.preempt, x)
 	}

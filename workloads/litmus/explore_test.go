@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 )
 
@@ -109,10 +110,13 @@ func TestSCMatchesInterleavings(t *testing.T) {
 // the sampling reaches every state the exploration finds (so a class is
 // never told "Never" of an outcome the model allows) and no other, and the
 // condition is observed by sampling exactly when the exploration allows
-// it. The sampling runs sampledRuns runs with the default jitters; the
-// default run count is larger still.
+// it, and exactly for the tests allowed() lists (no fenced variant ever).
+// On noncoherent every run of MP+spin and MP+spin+fences livelocks, and
+// the report says why. The sampling runs sampledRuns runs with the
+// default jitters; the default run count is larger still.
 func TestSampledWithinExhaustive(t *testing.T) {
 	const sampledRuns = 1000
+	want := allowed()
 	for _, model := range models() {
 		cfg, _ := mem.Builtin(model)
 		for _, tt := range Tests() {
@@ -150,6 +154,19 @@ func TestSampledWithinExhaustive(t *testing.T) {
 				}
 				if (o.Failed > 0) != (ex.Failed > 0) {
 					t.Errorf("sampled failed %d, exhaustive %d", o.Failed, ex.Failed)
+				}
+				if w := slices.Contains(want[model], tt.Name); o.Observed() != w {
+					t.Errorf("sampled: observed=%v (%s %d %d), want %v", o.Observed(), o.Observation(), o.Positive, o.Negative, w)
+				}
+				if model == "noncoherent" && strings.HasPrefix(tt.Name, "MP+spin") {
+					if o.Failed != o.Opts.Runs || !sim.IsLivelock(o.FirstFailure) {
+						t.Fatalf("want every run to livelock, got %d of %d failed, first: %v", o.Failed, o.Opts.Runs, o.FirstFailure)
+					}
+					for _, want := range []string{"P1 spinning", "waiting for y=1", "non-coherent cache whose copy is stale"} {
+						if msg := o.FirstFailure.Error(); !strings.Contains(msg, want) {
+							t.Errorf("livelock report lacks %q:\n%s", want, msg)
+						}
+					}
 				}
 			})
 		}

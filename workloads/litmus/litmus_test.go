@@ -15,8 +15,6 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-const testRuns = 2000
-
 func run(t *testing.T, test, model string, runs int, seed uint64) *Outcome {
 	t.Helper()
 	tt, err := Lookup(test)
@@ -34,60 +32,6 @@ func run(t *testing.T, test, model string, runs int, seed uint64) *Outcome {
 		t.Fatal(err)
 	}
 	return o
-}
-
-// TestExpectations checks every test on every built-in model over
-// thousands of seeded runs. See the package doc for why LB, IRIW and WRC
-// are never observed on these models.
-func TestExpectations(t *testing.T) {
-	// observed[model] lists the tests whose forbidden outcome must show up;
-	// every other test must never show it.
-	observed := map[string][]string{
-		"sc":          nil,
-		"tso":         {"SB"},
-		"pso":         {"SB", "MP", "2+2W", "MP+spin"},
-		"noncoherent": {"SB", "2+2W"},
-	}
-	// livelock[model] lists the tests whose every run must livelock.
-	livelock := map[string][]string{"noncoherent": {"MP+spin", "MP+spin+fences"}}
-	for _, model := range mem.BuiltinNames() {
-		for _, name := range Names() {
-			t.Run(model+"/"+name, func(t *testing.T) {
-				o := run(t, name, model, testRuns, 1)
-				if contains(livelock[model], name) {
-					if o.Failed != testRuns || !sim.IsLivelock(o.FirstFailure) {
-						t.Fatalf("want every run to livelock, got %d failed, first: %v", o.Failed, o.FirstFailure)
-					}
-					msg := o.FirstFailure.Error()
-					for _, want := range []string{"P1 spinning", "waiting for y=1", "non-coherent cache whose copy is stale"} {
-						if !strings.Contains(msg, want) {
-							t.Errorf("livelock report lacks %q:\n%s", want, msg)
-						}
-					}
-					return
-				}
-				if o.Failed != 0 {
-					t.Fatalf("%d runs failed: %v", o.Failed, o.FirstFailure)
-				}
-				want := contains(observed[model], name)
-				if o.Observed() != want {
-					t.Errorf("observed=%v (%s %d %d), want %v", o.Observed(), o.Observation(), o.Positive, o.Negative, want)
-				}
-				if strings.Contains(name, "fences") && o.Observed() {
-					t.Errorf("a fenced variant showed its forbidden outcome")
-				}
-			})
-		}
-	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // TestNoncoherentStaleReads: with warm non-coherent caches every reader

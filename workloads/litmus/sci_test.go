@@ -23,10 +23,15 @@ func TestSCI(t *testing.T) {
 	if err != nil || j <= 0 {
 		t.Fatalf("jitter %g, %v", j, err)
 	}
+	// Runs: 3000, as many as MP and 2+2W need to show their rare
+	// reorderings (about 1 run in 250), and their fenced variants to bite;
+	// 300 where the unfenced test shows in one run in seven or more (SB,
+	// MP+spin), so a broken fence would show dozens of times.
 	for _, c := range []struct {
 		test     string
 		homes    []int // nil: the default homes
 		observed bool
+		runs     int // 0: 3000
 	}{
 		// Both locations on the reader's node: the writer's flag (y)
 		// packet overtakes its data (x) packet.
@@ -35,8 +40,8 @@ func TestSCI(t *testing.T) {
 		{test: "MP+fences"},
 		// Each thread's write to the other's node is posted; its local
 		// load does not wait for it.
-		{test: "SB", observed: true},
-		{test: "SB+fences"},
+		{test: "SB", observed: true, runs: 300},
+		{test: "SB+fences", runs: 300},
 		// Both writers' writes to node 0: P1's two packets reorder.
 		{test: "2+2W", observed: true},
 		{test: "2+2W+fences"},
@@ -47,8 +52,8 @@ func TestSCI(t *testing.T) {
 		{test: "WRC"},
 		// The reader spins on its own node's memory, which the adapter's
 		// DMA keeps coherent: the spin ends, but may read stale data.
-		{test: "MP+spin", observed: true},
-		{test: "MP+spin+fences"},
+		{test: "MP+spin", observed: true, runs: 300},
+		{test: "MP+spin+fences", runs: 300},
 		// Data at the writer, flag at the reader: the reader's remote read
 		// of x comes after y landed, and x's write is local, long done.
 		{test: "MP", homes: []int{0, 1}},
@@ -62,7 +67,11 @@ func TestSCI(t *testing.T) {
 			if homes == nil {
 				homes = sciHomes(t, tt, params, nil)
 			}
-			o, err := runSCI(tt, params, homes, Options{Runs: 3000, Seed: 1, Warm: true, StartJitterCycles: j, OpJitterCycles: sciOpJitter(t, params)})
+			runs := c.runs
+			if runs == 0 {
+				runs = 3000
+			}
+			o, err := runSCI(tt, params, homes, Options{Runs: runs, Seed: 1, Warm: true, StartJitterCycles: j, OpJitterCycles: sciOpJitter(t, params)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -40,6 +40,8 @@ func runSP(t *testing.T, tt Test, params sp.Params, homes []int, runs int, place
 // thread per node, under a switch that reorders packets by up to 40 us
 // (simrun litmus --machine sp's default), and on a quiet switch.
 func TestSP(t *testing.T) {
+	// Runs: 300 where the unfenced test shows in one run in eleven or more
+	// (SB, MP+spin), so a broken fence would show dozens of times.
 	for _, c := range []struct {
 		test     string
 		jitter   float64
@@ -59,9 +61,9 @@ func TestSP(t *testing.T) {
 		{test: "MP", jitter: 0},
 		// Each thread's put to the other's node is in flight while it
 		// loads its own location.
-		{test: "SB", jitter: 40, observed: true},
-		{test: "SB", jitter: 0, observed: true},
-		{test: "SB+fences", jitter: 40},
+		{test: "SB", jitter: 40, observed: true, runs: 300},
+		{test: "SB", jitter: 0, observed: true, runs: 300},
+		{test: "SB+fences", jitter: 40, runs: 300},
 		// P1's two puts to node 0 reorder.
 		{test: "2+2W", jitter: 40, observed: true, runs: 6000},
 		{test: "2+2W", jitter: 0},
@@ -76,8 +78,8 @@ func TestSP(t *testing.T) {
 		{test: "WRC+fences", jitter: 40},
 		// The reader spins on its own memory (the interrupt-driven
 		// dispatcher writes it): the spin ends, the data may be late.
-		{test: "MP+spin", jitter: 40, observed: true},
-		{test: "MP+spin+fences", jitter: 40},
+		{test: "MP+spin", jitter: 40, observed: true, runs: 300},
+		{test: "MP+spin+fences", jitter: 40, runs: 300},
 		// Data at the writer: the reader's get of x comes after y landed.
 		{test: "MP", jitter: 40, homes: []int{0, 1}},
 	} {

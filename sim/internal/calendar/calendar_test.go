@@ -21,23 +21,29 @@ func TestCalendarAgainstSort(t *testing.T) {
 			seq uint64
 			h   Handle[int64]
 		}
+		// pending is the reference: every live event, kept sorted by
+		// (time, sequence).
 		var pending []ref
-		tag := 0
-		add := func(at int64) {
-			tag++
-			n := tag
-			h := c.Schedule(at, now, n)
-			pending = append(pending, ref{at, h.seq, h})
-		}
-		// Spreads around the radix heap's digit boundaries (255, 256,
-		// 65,535, 65,536 ps) as well as far ones.
-		spread := []int64{0, 1, 3, 255, 256, 1000, 65535, 1 << 16, 1 << 20, 1 << 40}
 		byint64Seq := func(a, b ref) int {
 			if a.at != b.at {
 				return cmp.Compare(a.at, b.at)
 			}
 			return cmp.Compare(a.seq, b.seq)
 		}
+		insert := func(p ref) {
+			i, _ := slices.BinarySearchFunc(pending, p, byint64Seq)
+			pending = slices.Insert(pending, i, p)
+		}
+		tag := 0
+		add := func(at int64) {
+			tag++
+			n := tag
+			h := c.Schedule(at, now, n)
+			insert(ref{at, h.seq, h})
+		}
+		// Spreads around the radix heap's digit boundaries (255, 256,
+		// 65,535, 65,536 ps) as well as far ones.
+		spread := []int64{0, 1, 3, 255, 256, 1000, 65535, 1 << 16, 1 << 20, 1 << 40}
 		for step := 0; step < 20000; step++ {
 			switch op := r.IntN(12); {
 			case op < 4:
@@ -45,9 +51,8 @@ func TestCalendarAgainstSort(t *testing.T) {
 				add(now + (r.Int64N(int64(d) + 1)))
 			case op == 10: // a wake-up at the current time, without a handle
 				c.Ready(0)
-				pending = append(pending, ref{now, c.seq, Handle[int64]{at: now, seq: c.seq, slot: -1}})
+				insert(ref{now, c.seq, Handle[int64]{at: now, seq: c.seq, slot: -1}})
 			case op == 11 && len(pending) > 0: // the chooser's view: the future events at the earliest time
-				slices.SortFunc(pending, byint64Seq)
 				at := pending[0].at
 				var want []uint64
 				for _, p := range pending {
@@ -82,7 +87,8 @@ func TestCalendarAgainstSort(t *testing.T) {
 						at = q.at
 					}
 					h := c.Move(p.h, at)
-					pending[k] = ref{at, p.seq, h}
+					pending = slices.Delete(pending, k, k+1)
+					insert(ref{at, p.seq, h})
 				}
 			case op == 6: // Sleep's fast path: time moves to before the earliest future item
 				if m, ok := c.NextFuture(); ok && c.LaneLen() == 0 && m > now+1 {
@@ -96,12 +102,6 @@ func TestCalendarAgainstSort(t *testing.T) {
 				if !ok {
 					continue
 				}
-				slices.SortFunc(pending, func(a, b ref) int {
-					if a.at != b.at {
-						return cmp.Compare(a.at, b.at)
-					}
-					return cmp.Compare(a.seq, b.seq)
-				})
 				if at != pending[0].at {
 					t.Fatalf("seed %d step %d: pop ran at %v, want %v", seed, step, at, pending[0].at)
 				}
@@ -115,12 +115,6 @@ func TestCalendarAgainstSort(t *testing.T) {
 					}
 					continue
 				}
-				slices.SortFunc(pending, func(a, b ref) int {
-					if a.at != b.at {
-						return cmp.Compare(a.at, b.at)
-					}
-					return cmp.Compare(a.seq, b.seq)
-				})
 				want := pending[0]
 				var got uint64
 				at, _ := c.Event(s, now)
