@@ -156,14 +156,15 @@ type Params struct {
 	// a ring link equally with the traffic it meets).
 	NetworkModel string `yaml:"network_model"`
 	// FlowShareMinBytes is, on the flow network model, the largest
-	// message (payload bytes) that crosses at its own rate without
-	// taking a share of its links' time: a simulation grain, not a
-	// hardware figure. Default 0: every message, control messages
-	// included, shares its links. 32 spares the sharing of the protocols'
-	// control messages (requests, acknowledgements, swaps, one-word puts),
-	// which hold a link for tens of nanoseconds: about half the flow
-	// model's CPU on the 128-PE 64 KiB MPI all-to-all, whose result it
-	// moves by 0.2 %.
+	// message (payload bytes) that crosses its route at its own rate, hop
+	// by hop, without taking a share of its links' time: a simulation
+	// grain, not a hardware figure. Assumed 32: the protocols' control
+	// messages (requests, acknowledgements, swaps, one-word puts) hold a
+	// link for tens of nanoseconds, and recomputing the sharing as each
+	// starts and ends is about half the flow model's CPU on the 128-PE
+	// 64 KiB MPI all-to-all (with 0 the flow model is no faster than the
+	// unit model there), whose result it moves by 0.2 %. 0: every
+	// message, control messages included, shares its links.
 	FlowShareMinBytes int `yaml:"flow_share_min_bytes"`
 }
 
@@ -181,7 +182,7 @@ func DefaultParams() Params {
 		ReadAccessNs: 500, MapUs: 50, CheckpointNs: 200,
 		CRCRetryNs:        2000,
 		NetworkModel:      machines.NetworkUnits,
-		FlowShareMinBytes: 0,
+		FlowShareMinBytes: 32,
 	}
 }
 
