@@ -35,6 +35,7 @@ package challenge
 import (
 	"errors"
 	"fmt"
+	"github.com/msgsim/msgsim/machines/sysv"
 
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -55,8 +56,7 @@ type Machine struct {
 	bus    *mem.Bus
 	cpus   []*mem.CPU
 	nshm   int
-	sems   []*semaphore
-	semop  sim.Time
+	sems   *sysv.Set // its System V semaphores
 }
 
 // New builds a Power Challenge with procs processes, one per CPU, their
@@ -76,7 +76,7 @@ func New(eng *sim.Engine, procs int, params Params) (*Machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	m := &Machine{eng: eng, params: params, mem: mem.NewMemory(Name, params.NodeMemoryMB<<20), bus: bus, semop: semop}
+	m := &Machine{eng: eng, params: params, mem: mem.NewMemory(Name, params.NodeMemoryMB<<20), bus: bus, sems: sysv.NewSet(Name, semop)}
 	cfg := params.memConfig()
 	for i := 0; i < procs; i++ {
 		c, err := mem.NewCPU(eng, fmt.Sprintf("cpu%d", i), m.mem, cfg)

@@ -58,38 +58,10 @@ func (m *Machine) FetchIncAt(p *sim.Proc, pe, target int, a mem.Addr) uint64 {
 	return m.cpus[pe].FetchAdd(p, a, 1)
 }
 
-// semaphore is one System V semaphore.
-type semaphore struct {
-	name  string
-	value int
-	q     sim.WaitQueue
-}
-
 // Semget creates a System V semaphore with an initial value and returns
 // its id.
-func (m *Machine) Semget(name string, initial int) int {
-	m.sems = append(m.sems, &semaphore{name: name, value: initial})
-	return len(m.sems) - 1
-}
+func (m *Machine) Semget(name string, initial int) int { return m.sems.Semget(name, initial) }
 
-// Semop is the semop system call on semaphore id by process pe: delta < 0
-// waits (asleep in the kernel) until the value allows it; > 0 adds to it
-// and wakes the waiters. Each call costs semop_us.
-func (m *Machine) Semop(p *sim.Proc, pe, id, delta int) error {
-	if id < 0 || id >= len(m.sems) {
-		return fmt.Errorf("%s: semop by rank %d: no semaphore %d", Name, pe, id)
-	}
-	s := m.sems[id]
-	p.Sleep(m.semop)
-	switch {
-	case delta < 0:
-		for s.value < -delta {
-			s.q.Wait(p, fmt.Sprintf("semop(%d) on System V semaphore %s", delta, s.name))
-		}
-		s.value += delta
-	case delta > 0:
-		s.value += delta
-		s.q.WakeAll()
-	}
-	return nil
-}
+// Semop is the semop system call on semaphore id by process pe (see
+// sysv.Set.Semop); each call costs semop_us.
+func (m *Machine) Semop(p *sim.Proc, pe, id, delta int) error { return m.sems.Semop(p, pe, id, delta) }

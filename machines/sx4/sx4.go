@@ -33,6 +33,7 @@ package sx4
 import (
 	"errors"
 	"fmt"
+	"github.com/msgsim/msgsim/machines/sysv"
 
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -53,8 +54,7 @@ type Machine struct {
 	cpus   []*mem.CPU
 	shmMax int
 	nshm   int
-	sems   []*semaphore
-	semop  sim.Time // one semop system call
+	sems   *sysv.Set // its System V semaphores
 }
 
 // New builds a node with procs processes (one per CPU).
@@ -77,7 +77,7 @@ func New(eng *sim.Engine, procs int, params Params) (*Machine, error) {
 	}
 	m := &Machine{
 		eng: eng, params: params, mem: mem.NewMemory("sx4", params.NodeMemoryMB<<20),
-		shmMax: int(shmMax), semop: semop,
+		shmMax: int(shmMax), sems: sysv.NewSet(Name, semop),
 	}
 	cfg := params.memConfig()
 	for i := 0; i < procs; i++ {
