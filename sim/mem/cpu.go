@@ -111,6 +111,13 @@ func (c *CPU) lineOf(a Addr) uint64 { return uint64(a) >> c.lineShift }
 // Compute charges p for cycles of the CPU's own work.
 func (c *CPU) Compute(p *sim.Proc, cycles float64) { p.Sleep(c.clock.Cycles(cycles)) }
 
+// point is the scheduling point of an operation op on the n bytes at a,
+// while an explorer makes memory operations scheduling points
+// (sim.Engine.MemoryPoints): its object is the 64-byte block of a.
+func (c *CPU) point(p *sim.Proc, op string, a Addr, n int) {
+	p.MemoryPoint(fmt.Sprintf("%s@%#x", c.mem.name, uint64(a)&^63), fmt.Sprintf("%s %d bytes at %s", op, n, c.mem.Describe(a)))
+}
+
 // view reads the bytes at a as this CPU sees them: through its cache (which
 // may hold a stale copy if not coherent), then its own buffered stores.
 // It reports whether every line hit in the cache.
@@ -396,6 +403,9 @@ func (c *CPU) peekLines(a Addr, b []byte) bool {
 // Load reads a little-endian word of size 1, 2, 4 or 8 bytes through the
 // cache and store buffer.
 func (c *CPU) Load(p *sim.Proc, a Addr, size int) uint64 {
+	if c.eng.MemoryPoints() {
+		c.point(p, "loads", a, size)
+	}
 	var b [8]byte
 	c.stats.Loads++
 	cost := c.cfg.Costs.LoadCycles
@@ -414,6 +424,9 @@ func (c *CPU) Load(p *sim.Proc, a Addr, size int) uint64 {
 // LoadUncached reads a word from memory, bypassing the cache (but seeing
 // this CPU's own buffered stores).
 func (c *CPU) LoadUncached(p *sim.Proc, a Addr, size int) uint64 {
+	if c.eng.MemoryPoints() {
+		c.point(p, "loads uncached", a, size)
+	}
 	var b [8]byte
 	c.stats.Uncached++
 	c.mem.Read(a, b[:size])
@@ -450,6 +463,9 @@ func (c *CPU) CountUncached(n int) { c.stats.Uncached += uint64(n) }
 // becomes visible to others when the buffer drains it; the process stalls
 // while the buffer is full.
 func (c *CPU) Store(p *sim.Proc, a Addr, size int, v uint64) {
+	if c.eng.MemoryPoints() {
+		c.point(p, "stores", a, size)
+	}
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], v)
 	c.stats.Stores++
@@ -532,7 +548,10 @@ func (c *CPU) InvalidateLine(p *sim.Proc, a Addr) {
 // rmw is an atomic read-modify-write of the 8-byte word at a, performed on
 // memory: it first drains the store buffer (atomics synchronize the
 // processor with its memory) and leaves this CPU's cached copy current.
-func (c *CPU) rmw(p *sim.Proc, a Addr, f func(old uint64) uint64) uint64 {
+func (c *CPU) rmw(p *sim.Proc, op string, a Addr, f func(old uint64) uint64) uint64 {
+	if c.eng.MemoryPoints() {
+		c.point(p, op, a, 8)
+	}
 	c.stats.Atomics++
 	c.drainAll(p, "atomic: waiting for the store buffer to drain")
 	old := c.mem.Load64(a)
@@ -545,23 +564,23 @@ func (c *CPU) rmw(p *sim.Proc, a Addr, f func(old uint64) uint64) uint64 {
 
 // TestAndSet atomically sets the word at a to 1 and returns its old value.
 func (c *CPU) TestAndSet(p *sim.Proc, a Addr) uint64 {
-	return c.rmw(p, a, func(uint64) uint64 { return 1 })
+	return c.rmw(p, "test-and-sets", a, func(uint64) uint64 { return 1 })
 }
 
 // FetchAdd atomically adds delta to the word at a and returns its old value.
 func (c *CPU) FetchAdd(p *sim.Proc, a Addr, delta uint64) uint64 {
-	return c.rmw(p, a, func(old uint64) uint64 { return old + delta })
+	return c.rmw(p, "fetch-and-adds", a, func(old uint64) uint64 { return old + delta })
 }
 
 // Swap atomically replaces the word at a with v and returns its old value.
 func (c *CPU) Swap(p *sim.Proc, a Addr, v uint64) uint64 {
-	return c.rmw(p, a, func(uint64) uint64 { return v })
+	return c.rmw(p, "swaps", a, func(uint64) uint64 { return v })
 }
 
 // CompareAndSwap atomically replaces the word at a with v if it holds old,
 // and returns the value it held.
 func (c *CPU) CompareAndSwap(p *sim.Proc, a Addr, old, v uint64) uint64 {
-	return c.rmw(p, a, func(o uint64) uint64 {
+	return c.rmw(p, "compare-and-swaps", a, func(o uint64) uint64 {
 		if o == old {
 			return v
 		}
@@ -583,6 +602,9 @@ func (c *CPU) CompareAndSwap(p *sim.Proc, a Addr, old, v uint64) uint64 {
 func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
 	if n <= 0 {
 		return
+	}
+	if c.eng.MemoryPoints() {
+		c.point(p, "copies to "+c.mem.Describe(dst)+" from", src, n)
 	}
 	c.stats.Copies++
 	c.stats.CopiedBytes += uint64(n)
@@ -653,6 +675,9 @@ func (c *CPU) viewShared(a Addr, sh []byte) []byte {
 func (c *CPU) VectorCopy(p *sim.Proc, dst, src Addr, n int) {
 	if n <= 0 {
 		return
+	}
+	if c.eng.MemoryPoints() {
+		c.point(p, "vector-copies to "+c.mem.Describe(dst)+" from", src, n)
 	}
 	c.stats.Copies++
 	c.stats.CopiedBytes += uint64(n)
