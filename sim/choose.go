@@ -3,8 +3,11 @@ package sim
 import "slices"
 
 // This file is the engine's hook for a schedule explorer: when several
-// processes are ready at the same simulated time, a Chooser installed with
-// SetChooser picks which runs first, and is told the footprint of every
+// processes are ready at the same simulated time (after a declared
+// scheduling point, Point, or, with SetMemoryPoints, before any memory
+// operation through sim/mem), a Chooser installed with SetChooser picks
+// which runs first (or, with SetPreemption, deschedules the process at the
+// point), and is told the footprint of every
 // step (what it touched: simulated memory, mutexes, processes it woke, the
 // state its process shares with its threads), so that it can tell
 // independent steps from dependent ones. Without a Chooser the engine
@@ -215,10 +218,11 @@ func (p *Proc) MemoryPoint(object, what string) {
 }
 
 // SetPreemption lets the chooser also deschedule a process waiting at a
-// scheduling point (an OS scheduler delaying a thread for as long as it
-// likes): it stays off the CPU until a process sharing its state
-// (ShareState: another thread of its process) has passed a scheduling
-// point or ended, or nothing else can run. Off by default:
+// scheduling point (an OS scheduler delaying a thread): it stays off the
+// CPU until a process sharing its state (ShareState: another thread of
+// its process) has passed a declared scheduling point (Point, not
+// MemoryPoint) or ended, or none of them can go on (wakeStranded), or
+// nothing else can run. Off by default:
 // the alternatives are then only the orders of same-time steps.
 func (e *Engine) SetPreemption(on bool) { e.preempt = on }
 
