@@ -153,8 +153,9 @@ func (e *Engine) SetChooser(c Chooser) {
 
 // SetMemoryPoints makes every operation a process performs on simulated
 // memory through sim/mem's CPU (loads, stores, atomics, copies; fences
-// are not: they touch no location) a scheduling point while a Chooser is
-// installed (MemoryPoint): with SetPreemption the chooser may then
+// are not: they touch no location) and every machine memory verb it
+// issues (mem.VerbPoint: puts, gets, remote atomics) a scheduling point
+// while a Chooser is installed (MemoryPoint): with SetPreemption the chooser may then
 // deschedule a thread before any of them, not only where the model
 // declared a point (Point). Off by default; when off, or without a
 // Chooser, a memory operation pays one boolean test (MemoryPoints).

@@ -193,10 +193,11 @@ report of its hang or wrong result; --schedule S --series NAME replays it.
 Explored: the order of threads ready at the same simulated time; the
 stack's declared points (MPICH: entering an MPI call, taking a thread
 lock); with the workload's memory_points, every load, store, atomic and
-copy through a CPU; with preempt, descheduling a thread at any of these.
-At most bound choices off the engine's order per schedule. Not explored:
-timing, the machine's random choices (store-buffer drains), the network's
-delivery order, remote memory verbs. A livelock is a repeated state where
+copy through a CPU and every put, get and remote atomic verb; with
+preempt, descheduling a thread at any of these. At most bound choices off
+the engine's order per schedule. Not explored: timing, the machine's
+random choices (store-buffer drains), the network's delivery order, a
+machine's lower-level operations called directly. A livelock is a repeated state where
 the stack hashes its state (MPICH's context-id loop), else a retry limit.
 Example:
   simrun explore threads-fig2

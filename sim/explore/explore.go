@@ -8,7 +8,7 @@
 // order of the processes ready at the same simulated time, after the
 // model's declared points (sim.Proc.Point) and, with
 // sim.Engine.SetMemoryPoints, before every memory operation through
-// sim/mem's CPU; with sim.Engine.SetPreemption, also descheduling the
+// sim/mem's CPU and every machine memory verb (mem.VerbPoint); with sim.Engine.SetPreemption, also descheduling the
 // process at such a point. Steps at different simulated times, the
 // model's random draws and anything else decided outside a Chooser keep
 // their one order in every schedule. The search is bounded (Options.Bound

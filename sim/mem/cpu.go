@@ -111,12 +111,25 @@ func (c *CPU) lineOf(a Addr) uint64 { return uint64(a) >> c.lineShift }
 // Compute charges p for cycles of the CPU's own work.
 func (c *CPU) Compute(p *sim.Proc, cycles float64) { p.Sleep(c.clock.Cycles(cycles)) }
 
+// VerbPoint is the scheduling point of a machine's memory verb (a put, a
+// get, a remote atomic) that p issues on the n bytes at a of memory m,
+// while an explorer makes memory operations scheduling points
+// (sim.Engine.MemoryPoints); otherwise it costs one test. Machines call
+// it first thing in their verbs.
+func VerbPoint(p *sim.Proc, m *Memory, op string, a Addr, n int) {
+	if p.Engine().MemoryPoints() {
+		m.point(p, op, a, n)
+	}
+}
+
+func (m *Memory) point(p *sim.Proc, op string, a Addr, n int) {
+	p.MemoryPoint(fmt.Sprintf("%s@%#x", m.name, uint64(a)&^63), fmt.Sprintf("%s %d bytes at %s", op, n, m.Describe(a)))
+}
+
 // point is the scheduling point of an operation op on the n bytes at a,
 // while an explorer makes memory operations scheduling points
 // (sim.Engine.MemoryPoints): its object is the 64-byte block of a.
-func (c *CPU) point(p *sim.Proc, op string, a Addr, n int) {
-	p.MemoryPoint(fmt.Sprintf("%s@%#x", c.mem.name, uint64(a)&^63), fmt.Sprintf("%s %d bytes at %s", op, n, c.mem.Describe(a)))
-}
+func (c *CPU) point(p *sim.Proc, op string, a Addr, n int) { c.mem.point(p, op, a, n) }
 
 // view reads the bytes at a as this CPU sees them: through its cache (which
 // may hold a stale copy if not coherent), then its own buffered stores.

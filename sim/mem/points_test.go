@@ -2,6 +2,7 @@ package mem
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/msgsim/msgsim/sim"
@@ -56,3 +57,30 @@ func TestMemoryPointsLostUpdate(t *testing.T) {
 type lostUpdate struct{ v uint64 }
 
 func (l *lostUpdate) Error() string { return fmt.Sprintf("lost update: counter %d, want 2", l.v) }
+
+// TestVerbPoint: a machine's memory verb is a scheduling point named by
+// the verb and the target memory's segment while memory points are on,
+// and nothing otherwise.
+func TestVerbPoint(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		e := sim.NewEngine(1)
+		m := NewMemory("node1", 1<<16)
+		seg, _ := m.Alloc("flags", 64, 64)
+		c := explore.NewSchedule("")
+		e.SetChooser(c)
+		e.SetMemoryPoints(on)
+		for _, name := range []string{"a", "b"} {
+			e.Spawn(name, func(p *sim.Proc) {
+				p.Sleep(sim.Nanosecond)
+				VerbPoint(p, m, "puts to", seg.Addr(8), 8)
+			})
+		}
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(strings.Join(c.Steps(), "\n"), "a: puts to 8 bytes at node1 [flags]+8")
+		if got != on {
+			t.Errorf("memory points %v: steps %q", on, c.Steps())
+		}
+	}
+}

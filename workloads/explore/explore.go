@@ -10,7 +10,9 @@
 //     such a choice;
 //   - with memory_points, every operation a thread performs on simulated
 //     memory through its CPU (load, store, atomic, memcpy, vector copy)
-//     is a scheduling point too (sim.Engine.SetMemoryPoints);
+//     and every remote memory verb it issues (put, get, remote atomic:
+//     machines/capabilities.go) is a scheduling point too
+//     (sim.Engine.SetMemoryPoints);
 //   - with preempt, the explorer may also deschedule a thread at a
 //     scheduling point (an OS scheduler delaying it): it stays off the
 //     CPU until another thread of its process passes a declared point or
@@ -24,8 +26,10 @@
 // steps at different times are never reordered unless a deschedule
 // delays one), the store buffer's drain order and other random choices
 // of the machine (drawn from the seed, the same in every schedule), the
-// network's delivery order, and the machines' remote memory verbs (put,
-// get, remote atomics), which are not memory points. With reduce (the
+// network's delivery order and the moment a remote write lands, and a
+// machine's own lower-level operations that a stack calls directly (SCI's
+// Write and Read, LAPI's counted puts), which are not memory points. With
+// reduce (the
 // default), steps whose footprints (simulated memory blocks, locks,
 // process state) are disjoint are not permuted (sleep sets). A livelock is
 // reported when a thread's retry loop meets a state it met before (the
