@@ -3,8 +3,11 @@ package sim
 import "slices"
 
 // This file is the engine's hook for a schedule explorer: when several
-// processes are ready at the same simulated time, a Chooser installed with
-// SetChooser picks which runs first, and is told the footprint of every
+// processes are ready at the same simulated time (after a declared
+// scheduling point, Point, or, with SetMemoryPoints, before any memory
+// operation through sim/mem), a Chooser installed with SetChooser picks
+// which runs first (or, with SetPreemption, deschedules the process at the
+// point), and is told the footprint of every
 // step (what it touched: simulated memory, mutexes, processes it woke, the
 // state its process shares with its threads), so that it can tell
 // independent steps from dependent ones. Without a Chooser the engine
@@ -108,17 +111,63 @@ func (e *Engine) step(at Time, it action) bool {
 		}
 		e.resume(p)
 		e.chooser.Ran(int(p.id), e.foot, false)
+		e.wakeStranded()
 		return true
 	}
 	it.fn()
 	e.chooser.Ran(-1, e.foot, true)
+	e.wakeStranded()
 	return true
+}
+
+// wakeStranded makes ready every descheduled process none of whose
+// siblings (the processes sharing its state) can go on: each has ended,
+// is descheduled or waits on a mutex or a condition. A descheduled thread
+// whose siblings wait for it (a lock it holds, a signal it would send)
+// is put back on the CPU, as
+// an OS scheduler with nothing else to run in the process would:
+// descheduling delays a thread, it does not starve it while the rest of
+// the program polls.
+func (e *Engine) wakeStranded() {
+	if len(e.desched) == 0 {
+		return
+	}
+	out := e.desched[:0]
+	for _, d := range e.desched {
+		if e.siblingActive(d) {
+			out = append(out, d)
+		} else {
+			d.Wake()
+		}
+	}
+	e.desched = out
 }
 
 // SetChooser installs c to pick among the processes ready at the same
 // simulated time (a sim/explore Path, a replayed explore.Schedule); nil restores
 // the engine's order.
-func (e *Engine) SetChooser(c Chooser) { e.chooser = c }
+func (e *Engine) SetChooser(c Chooser) {
+	e.chooser = c
+	e.memPts = e.memOn && c != nil
+}
+
+// SetMemoryPoints makes every operation a process performs on simulated
+// memory through sim/mem's CPU (loads, stores, atomics, copies; fences
+// are not: they touch no location) and every machine memory verb it
+// issues (mem.VerbPoint: puts, gets, remote atomics) a scheduling point
+// while a Chooser is installed (MemoryPoint): with SetPreemption the chooser may then
+// deschedule a thread before any of them, not only where the model
+// declared a point (Point). Off by default; when off, or without a
+// Chooser, a memory operation pays one boolean test (MemoryPoints).
+func (e *Engine) SetMemoryPoints(on bool) {
+	e.memOn = on
+	e.memPts = on && e.chooser != nil
+}
+
+// MemoryPoints reports whether memory operations are scheduling points
+// now (SetMemoryPoints with a Chooser installed): sim/mem asks it before
+// every operation and calls Proc.MemoryPoint only when it is true.
+func (e *Engine) MemoryPoints() bool { return e.memPts }
 
 // Exploring reports whether a Chooser is installed.
 func (e *Engine) Exploring() bool { return e.chooser != nil }
@@ -153,11 +202,28 @@ func (p *Proc) Point(object, what string) {
 	p.eng.undeschedule(p)
 }
 
+// MemoryPoint is the scheduling point of a memory operation (sim/mem
+// calls it when Engine.MemoryPoints): p is about to perform the operation
+// described by what on the memory block named by object. It is Point,
+// except that passing it does not end the descheduling of p's siblings
+// (SetPreemption): a descheduled thread stays off the CPU while the
+// others run on through their memory operations.
+func (p *Proc) MemoryPoint(object, what string) {
+	if p.eng.chooser == nil {
+		return
+	}
+	x := p.rare()
+	x.object, x.point = object, what
+	p.Yield()
+	x.object, x.point = "", ""
+}
+
 // SetPreemption lets the chooser also deschedule a process waiting at a
-// scheduling point (an OS scheduler delaying a thread for as long as it
-// likes): it stays off the CPU until a process sharing its state
-// (ShareState: another thread of its process) has passed a scheduling
-// point or ended, or nothing else can run. Off by default:
+// scheduling point (an OS scheduler delaying a thread): it stays off the
+// CPU until a process sharing its state (ShareState: another thread of
+// its process) has passed a declared scheduling point (Point, not
+// MemoryPoint) or ended, or none of them can go on (wakeStranded), or
+// nothing else can run. Off by default:
 // the alternatives are then only the orders of same-time steps.
 func (e *Engine) SetPreemption(on bool) { e.preempt = on }
 
@@ -179,14 +245,20 @@ func (e *Engine) undeschedule(p *Proc) {
 	e.desched = out
 }
 
-// siblingActive reports whether a process sharing p's state has not ended
-// and is not descheduled: one that can wake p if p is descheduled.
+// siblingActive reports whether a process sharing p's state can go on:
+// it has not ended, is not descheduled and does not wait on a Mutex or a
+// Cond, which another thread of the process must release (it may wait
+// for anything else: a message, which another process sends).
 func (e *Engine) siblingActive(p *Proc) bool {
 	k := p.domainKey()
 	for _, q := range e.procs {
-		if q != p && q.x != nil && q.x.domain == k && q.state != stateDone && !slices.Contains(e.desched, q) {
-			return true
+		if q == p || q.x == nil || q.x.domain != k || q.state == stateDone {
+			continue
 		}
+		if q.state == stateBlocked && (q.x.mutex != nil || q.x.cond || slices.Contains(e.desched, q)) {
+			continue
+		}
+		return true
 	}
 	return false
 }
@@ -245,6 +317,9 @@ func (e *Engine) choose(at Time, p *Proc) *Proc {
 	}
 	e.alts = alts
 	k := e.chooser.Pick(alts)
+	if k != 0 {
+		e.deviations++
+	}
 	if k == len(cands) && canDesched {
 		p.state = stateBlocked
 		p.reason, p.since = "descheduled at: "+p.point(), e.now
@@ -280,4 +355,40 @@ func (p *Proc) alt() Alt {
 		}
 	}
 	return Alt{ID: int(p.id), Label: p.name + ": " + what}
+}
+
+// RandDrawn reports whether the engine's generator has drawn a number in
+// this run: a run that drew none is decided by its schedule alone.
+func (e *Engine) RandDrawn() bool { return e.src.seen }
+
+// Positions is a hash of where every process is: its state, the
+// scheduling point it waits at or what it is blocked on, and, when busy,
+// how long until it resumes (relative to now, so that the same positions
+// at two times hash alike), and the number of choices so far that were
+// not the engine's own order. With a hash of the model's shared state it
+// is a state fingerprint: a run under a Chooser that meets one twice has
+// gone round a cycle taking only the engine's own order (a bounded
+// explorer's deviations cannot repeat for ever; the cycle can), if what
+// the hash leaves out does not matter there. It
+// describes only the processes: what the model keeps elsewhere (its Go
+// variables, memory it does not hash) is the model's to add or leave out.
+func (e *Engine) Positions() uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(v uint64) { h = (h ^ v) * 1099511628211 }
+	mix(e.deviations)
+	for _, p := range e.procs {
+		mix(uint64(p.id))
+		mix(uint64(p.state))
+		switch p.state {
+		case stateSleeping:
+			if p.sleep.Valid() {
+				mix(uint64(p.sleep.At() - e.now))
+			}
+		case stateBlocked:
+			mix(Key(p.blockReason()))
+		}
+		mix(Key(p.point()))
+		mix(Key(p.object()))
+	}
+	return h
 }

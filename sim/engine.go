@@ -59,7 +59,11 @@ type Engine struct {
 	alts    []Alt
 	foot    []uint64 // footprint of the running step (exploring)
 	preempt bool     // the chooser may deschedule processes (SetPreemption)
+	memPts  bool     // memory operations are scheduling points (SetMemoryPoints, with a chooser)
+	memOn   bool     // SetMemoryPoints's setting
 	desched []*Proc  // processes descheduled by the chooser
+	// deviations counts the chooser's picks other than the engine's order (Positions)
+	deviations uint64
 
 	driving   bool      // a process's dispatch is resuming another (no nesting deeper)
 	then      func()    // a BlockThen's work left for Run by a process resumed in dispatch

@@ -52,6 +52,7 @@ type procRare struct {
 	point  string // and what the step is
 	domain uint64 // footprint key of the state it shares with other processes (ShareState)
 	mutex  *Mutex // the mutex it is blocked on, if any (deadlock reports)
+	cond   bool   // it waits on a Cond (schedule exploration: Engine.siblingActive)
 }
 
 // rare returns p's rare part, allocating it on first use.

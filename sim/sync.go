@@ -94,7 +94,10 @@ func NewCond(name string) *Cond { return &Cond{name: name} }
 // pthreads, the caller re-checks its predicate in a loop.
 func (c *Cond) Wait(p *Proc, m *Mutex) {
 	m.Unlock(p)
+	x := p.rare()
+	x.cond = true
 	c.q.Wait(p, "condition "+c.name)
+	x.cond = false
 	m.Lock(p)
 }
 

@@ -4,19 +4,27 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
+	"gopkg.in/yaml.v3"
+
+	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/workloads/explore"
 )
 
 // cmdExplore is simrun explore: run a scenario whose workload is explore
 // (every schedule of a small multithreaded MPI program, sim/explore), with
 // the same outputs as simrun run; the summary's notes hold the counts and
-// the shortest failing schedule.
+// the shortest failing schedule. With --schedule it replays one schedule
+// of one series instead (the workload's schedule parameter).
 func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
-	fs.String("out", "", "output directory (default results/<scenario-name>)")
-	fs.Uint64("seed", 0, "override the scenario's seed")
-	fs.Bool("quiet", false, "no progress lines on stderr")
+	out := fs.String("out", "", "output directory (default results/<scenario-name>)")
+	seed := fs.Uint64("seed", 0, "override the scenario's seed")
+	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	schedule := fs.String("schedule", "", "replay this schedule (as a failing exploration prints it) instead of exploring; with several series, name one with --series")
+	series := fs.String("series", "", "run only this series")
 	pos, code, ok := parseFlags(fs, "explore", args, stdout, stderr)
 	if !ok {
 		return code
@@ -24,7 +32,50 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if !wantArgs("explore", pos, 1, stderr) {
 		return exitUsage
 	}
-	_, specs, code := load(pos[0], flag.NewFlagSet("explore", flag.ContinueOnError), 0, -1, stderr)
+	if strings.Trim(*schedule, "0123456789abcdefghijklmnopqrstuvwxyz") != "" {
+		fmt.Fprintf(stderr, "simrun explore: --schedule %q: a schedule is the digits and letters 0-9a-z an exploration prints\n", *schedule)
+		return exitUsage
+	}
+	var adjustErr error
+	adjust := func(s *scenarios.Scenario) {
+		if *series != "" {
+			var keep []scenarios.Series
+			var names []string
+			for _, sr := range s.Series {
+				names = append(names, sr.Name)
+				if sr.Name == *series {
+					keep = append(keep, sr)
+				}
+			}
+			if keep == nil {
+				adjustErr = fmt.Errorf("--series %s: scenario %s has no such series (it has: %s)", *series, s.Name, strings.Join(names, ", "))
+				return
+			}
+			s.Series = keep
+		}
+		if *schedule == "" {
+			return
+		}
+		if len(s.Series) > 1 {
+			var names []string
+			for _, sr := range s.Series {
+				names = append(names, sr.Name)
+			}
+			adjustErr = fmt.Errorf("--schedule replays one series' schedule: name it with --series (one of: %s)", strings.Join(names, ", "))
+			return
+		}
+		setParam(&s.Workload, "schedule", *schedule)
+		for i := range s.Series {
+			if w := s.Series[i].Workload; w != nil && w.HasParams() {
+				setParam(w, "schedule", *schedule)
+			}
+		}
+	}
+	_, specs, code := load(pos[0], flag.NewFlagSet("explore", flag.ContinueOnError), 0, -1, stderr, adjust)
+	if adjustErr != nil {
+		fmt.Fprintf(stderr, "simrun explore: %s: %v\n", pos[0], adjustErr)
+		return exitUsage
+	}
 	if specs == nil {
 		return code
 	}
@@ -34,5 +85,37 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	return cmdRun(args, stdout, stderr)
+	runArgs := []string{pos[0]}
+	if *out != "" {
+		runArgs = append(runArgs, "--out", *out)
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "seed" {
+			runArgs = append(runArgs, "--seed", strconv.FormatUint(*seed, 10))
+		}
+	})
+	if *quiet {
+		runArgs = append(runArgs, "--quiet")
+	}
+	return runWith(runArgs, stdout, stderr, adjust)
+}
+
+// setParam sets key to value in c's params (a mapping), adding the key
+// or the mapping if absent.
+func setParam(c *scenarios.Component, key, value string) {
+	n := &c.Params
+	if n.Kind == 0 || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null") {
+		*n = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
+	}
+	if n.Kind != yaml.MappingNode {
+		return // not a mapping: the workload's own decoding reports it
+	}
+	v := yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value, Line: n.Line, Column: n.Column}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			n.Content[i+1] = &v
+			return
+		}
+	}
+	n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: n.Line, Column: n.Column}, &v)
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -18,5 +20,34 @@ func TestExploreCommand(t *testing.T) {
 	code, _, stderr = simrun(t, "explore", "threads-fig1", "--out", t.TempDir())
 	if code != exitUsage || !strings.Contains(stderr, "runs workload pingpong, not explore") {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestExploreReplay: the schedule a failing exploration prints, given to
+// --schedule with its series, replays the failure (the same deadlock at
+// the same time); a schedule without a series of a scenario of several,
+// a bad schedule and an unknown series are refused with exit 2.
+func TestExploreReplay(t *testing.T) {
+	code, stdout, stderr := simrun(t, "explore", "threads-fig3", "--series", "naive-lock", "--out", t.TempDir(), "--quiet")
+	m := regexp.MustCompile(`shortest failing schedule "([0-9a-z]+)":`).FindStringSubmatch(stdout)
+	dl := regexp.MustCompile(`deadlock at [^:]*:`).FindString(stdout)
+	blocked := regexp.MustCompile(`rank\d\.t\d blocked since [^:]*: mutex rank\d\.ctxid held by rank\d\.t\d`).FindString(stdout)
+	if code != exitOK || m == nil || dl == "" || blocked == "" {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, replay, stderr := simrun(t, "explore", "threads-fig3", "--series", "naive-lock", "--schedule", m[1], "--out", t.TempDir(), "--quiet")
+	if code != exitOK || !strings.Contains(replay, fmt.Sprintf("naive-lock: schedule %q:", m[1])) || !strings.Contains(replay, dl) ||
+		!strings.Contains(replay, blocked) {
+		t.Fatalf("replaying %q: exit %d\n%s\n%s", m[1], code, replay, stderr)
+	}
+	for _, tc := range []struct{ args []string }{
+		{[]string{"--schedule", m[1]}},
+		{[]string{"--schedule", "01-", "--series", "naive-lock"}},
+		{[]string{"--series", "nosuch"}},
+	} {
+		code, _, stderr := simrun(t, append([]string{"explore", "threads-fig3", "--out", t.TempDir()}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, "simrun explore") {
+			t.Errorf("%v: exit %d: %s", tc.args, code, stderr)
+		}
 	}
 }

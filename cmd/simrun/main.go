@@ -204,11 +204,22 @@ Example:
   simrun litmus MP --model pso --runs 10000 --seed 1
   simrun litmus workloads/litmus/testdata/IRIW.litmus --model nmca --exhaustive
   simrun litmus --list`, cmdLitmus},
-		{"explore", "FILE-or-NAME [--out DIR] [--seed N] [--quiet]", "run every schedule of a multithreaded MPI program (workload explore)", `Counts schedules, scheduling points and failing schedules, and prints the
-shortest failing schedule with the report of its hang or wrong result.
+		{"explore", "FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--series NAME] [--schedule S]", "run the schedules of a multithreaded MPI program (workload explore), bounded", `Counts schedules, scheduling points and failing schedules, and prints the
+shortest failing schedule (a string, one character per choice) with the
+report of its hang or wrong result; --schedule S --series NAME replays it.
+Explored: the order of threads ready at the same simulated time; the
+stack's declared points (MPICH: entering an MPI call, taking a thread
+lock); with the workload's memory_points, every load, store, atomic and
+copy through a CPU and every put, get and remote atomic verb; with
+preempt, descheduling a thread at any of these. At most bound choices off
+the engine's order per schedule. Not explored: timing, the machine's
+random choices (store-buffer drains), the network's delivery order, a
+machine's lower-level operations called directly. A livelock is a repeated state where
+the stack hashes its state (MPICH's context-id loop), else a retry limit.
 Example:
   simrun explore threads-fig2
-  simrun explore threads-fig3`, cmdExplore},
+  simrun explore threads-fig3 --series naive-lock
+  simrun explore threads-fig3 --series naive-lock --schedule 0000000000001`, cmdExplore},
 		{"trace", "FILE-or-NAME [--out trace.json] [--seed N]", "run a scenario and write a Chrome trace of its first engine", `Open the JSON in https://ui.perfetto.dev or chrome://tracing: one line per
 simulated process, with its busy, waiting and spinning spans, and the
 models' instant marks. A wait or spin the run ended in (a deadlock, a

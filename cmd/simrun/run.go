@@ -95,6 +95,12 @@ func judge(s *scenarios.Scenario, runs []seriesRun) verdict {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
+	return runWith(args, stdout, stderr)
+}
+
+// runWith is simrun run with adjust applied to the scenario before its
+// series are built (simrun explore's --series and --schedule).
+func runWith(args []string, stdout, stderr io.Writer, adjust ...func(*scenarios.Scenario)) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	outDir := fs.String("out", "", "output directory (default results/<scenario-name>)")
 	seed := fs.Uint64("seed", 0, "override the scenario's seed")
@@ -117,7 +123,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if *compare {
 		return compareNetwork(pos[0], fs, *seed, *reduceTo, *jobs, stdout, stderr)
 	}
-	s, sp, code := load(pos[0], fs, *seed, *maxEvents, stderr)
+	s, sp, code := load(pos[0], fs, *seed, *maxEvents, stderr, adjust...)
 	if s == nil {
 		return code
 	}
@@ -240,13 +246,16 @@ func heapProfile(path string, stderr io.Writer) (func(), int) {
 
 // load finds the scenario, applies the seed flag, and builds the specs;
 // on bad input it prints every problem and returns exit 2.
-func load(arg string, fs *flag.FlagSet, seed uint64, maxEvents float64, stderr io.Writer) (*scenarios.Scenario, []workloads.Spec, int) {
+func load(arg string, fs *flag.FlagSet, seed uint64, maxEvents float64, stderr io.Writer, more ...func(*scenarios.Scenario)) (*scenarios.Scenario, []workloads.Spec, int) {
 	adjust := func(s *scenarios.Scenario) {
 		fs.Visit(func(f *flag.Flag) {
 			if f.Name == "seed" {
 				s.Seed = seed
 			}
 		})
+		for _, f := range more {
+			f(s)
+		}
 	}
 	s, sp, errs := runner.Load(builtins(), arg, runner.LoadOptions{Adjust: adjust, MaxEvents: maxEvents})
 	if len(errs) > 0 {

@@ -27,6 +27,7 @@ var (
 // copy of one) go as WriteShared's, carried and landed without copies;
 // the timing is the same.
 func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
+	mem.VerbPoint(p, m.NodeMemory(m.procs[to].node), "puts to", dst, n)
 	x := m.procs[pe]
 	nm := m.nodes[x.node].mem
 	if sh, ok := nm.SharedView(src, n); ok {
@@ -42,6 +43,7 @@ func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
 // PutWord posts a remote write of an 8-byte word to dst in process to's
 // node memory.
 func (m *Machine) PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64) {
+	mem.VerbPoint(p, m.NodeMemory(m.procs[to].node), "puts a word to", dst, 8)
 	m.WriteWord(p, pe, m.procs[to].node, dst, v)
 }
 
@@ -52,6 +54,7 @@ func (m *Machine) Quiet(p *sim.Proc, pe int) { m.MemBarrier(p, pe) }
 // node memory: the remote read's round trips, then the CPU's stores of the
 // bytes (through its cache).
 func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
+	mem.VerbPoint(p, m.NodeMemory(m.procs[from].node), "gets from", src, n)
 	b := m.Read(p, pe, m.procs[from].node, src, n)
 	m.procs[pe].cpu.Poke(dst, b)
 }
@@ -59,6 +62,7 @@ func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
 // FetchIncAt is the adapter's fetch-and-increment-by-one of the word at a
 // in process target's node memory.
 func (m *Machine) FetchIncAt(p *sim.Proc, pe, target int, a mem.Addr) uint64 {
+	mem.VerbPoint(p, m.NodeMemory(m.procs[target].node), "fetch-and-increments remotely", a, 8)
 	return m.FetchInc(p, pe, m.procs[target].node, a)
 }
 

@@ -43,6 +43,7 @@ func (m *Machine) verbs(i int) *verbs {
 // Put is LAPI_Put of n bytes with the node's fence counter as its
 // completion counter.
 func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
+	m.verbPoint(p, to, "puts to", dst, n)
 	v := m.verbs(pe)
 	v.issued++
 	m.PutCounted(p, pe, to, dst, src, n, nil, nil, v.fence)
@@ -51,6 +52,7 @@ func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
 // PutWord is LAPI_Put of one 8-byte word (from a register: no copy out of
 // the node's memory beyond the message's own).
 func (m *Machine) PutWord(p *sim.Proc, pe, to int, dst mem.Addr, val uint64) {
+	m.verbPoint(p, to, "puts a word to", dst, 8)
 	v := m.verbs(pe)
 	v.issued++
 	m.enter(p, pe)
@@ -78,6 +80,7 @@ func (m *Machine) Quiet(p *sim.Proc, pe int) {
 // Get is LAPI_Get and LAPI_Waitcntr on its origin counter: it returns when
 // the n bytes are at dst.
 func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
+	m.verbPoint(p, from, "gets from", src, n)
 	v := m.verbs(pe)
 	m.GetCounted(p, pe, from, dst, src, n, nil, v.got)
 	m.Waitcntr(p, pe, v.got, 1)
@@ -94,6 +97,15 @@ func (m *Machine) Swap(p *sim.Proc, pe, target int, a mem.Addr, val uint64) uint
 	return m.rmw(p, pe, target, a, rmwSwap, val)
 }
 
+// verbPoint is the verb's scheduling point for an explorer
+// (mem.VerbPoint), for node i's memory (none for a node out of range:
+// the verb reports that).
+func (m *Machine) verbPoint(p *sim.Proc, i int, op string, a mem.Addr, n int) {
+	if i >= 0 && i < len(m.nodes) {
+		mem.VerbPoint(p, m.nodes[i].mem, op, a, n)
+	}
+}
+
 // rmwOp is a LAPI_Rmw operation.
 type rmwOp uint8
 
@@ -104,6 +116,7 @@ const (
 
 // rmw sends the request and waits on its origin counter for the old value.
 func (m *Machine) rmw(p *sim.Proc, pe, target int, a mem.Addr, op rmwOp, val uint64) uint64 {
+	m.verbPoint(p, target, "read-modify-writes remotely", a, 8)
 	v := m.verbs(pe)
 	m.enter(p, pe)
 	m.check("LAPI_Rmw", target)

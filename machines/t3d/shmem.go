@@ -262,6 +262,7 @@ func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
 	if n < 0 {
 		panic(fmt.Sprintf("t3d: put of %d bytes from PE %d to PE %d: negative length (a bug in the calling stack)", n, pe, to))
 	}
+	mem.VerbPoint(p, m.Memory(to), "puts to", dst, n)
 	x := m.pes[pe]
 	p.Sleep(m.putStartup)
 	if n == 0 {
@@ -285,6 +286,7 @@ func (m *Machine) sendPut(p *sim.Proc, o *op, dst mem.Addr) {
 // stored from a register without touching the sender's memory.
 func (m *Machine) PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64) {
 	m.check("put", pe, to)
+	mem.VerbPoint(p, m.Memory(to), "puts a word to", dst, 8)
 	p.Sleep(m.putStartup)
 	o := m.newOp(opPut, pe, to, p)
 	for i := range 8 {
@@ -318,6 +320,7 @@ func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
 	if n < 0 {
 		panic(fmt.Sprintf("t3d: get of %d bytes by PE %d from PE %d: negative length (a bug in the calling stack)", n, pe, from))
 	}
+	mem.VerbPoint(p, m.Memory(from), "gets from", src, n)
 	p.Sleep(m.putStartup)
 	if n == 0 {
 		return

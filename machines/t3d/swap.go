@@ -29,6 +29,7 @@ type swapOp struct {
 // swap, put and get (the engine runs it as one event).
 func (m *Machine) Swap(p *sim.Proc, pe, target int, a mem.Addr, v uint64) uint64 {
 	m.check("swap", pe, target)
+	mem.VerbPoint(p, m.Memory(target), "swaps remotely", a, 8)
 	p.Sleep(m.putStartup)
 	var o *swapOp
 	if n := len(m.swaps); n > 0 { // pooled: no allocation per swap

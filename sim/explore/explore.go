@@ -3,6 +3,17 @@
 // engine's choice among same-time ready processes, installed with
 // sim.Engine.SetChooser, or any model's own choice among N alternatives),
 // re-running the model from the start for every schedule.
+//
+// The choices are those the model offers, no more: with sim.Engine, the
+// order of the processes ready at the same simulated time, after the
+// model's declared points (sim.Proc.Point) and, with
+// sim.Engine.SetMemoryPoints, before every memory operation through
+// sim/mem's CPU and every machine memory verb (mem.VerbPoint); with sim.Engine.SetPreemption, also descheduling the
+// process at such a point. Steps at different simulated times, the
+// model's random draws and anything else decided outside a Chooser keep
+// their one order in every schedule. The search is bounded (Options.Bound
+// deviations from the default per schedule), not exhaustive, unless Bound
+// is negative.
 package explore
 
 import (

@@ -117,6 +117,26 @@ func (c *CPU) lineOf(a Addr) uint64 { return uint64(a) >> c.lineShift }
 // Compute charges p for cycles of the CPU's own work.
 func (c *CPU) Compute(p *sim.Proc, cycles float64) { p.Sleep(c.clock.Cycles(cycles)) }
 
+// VerbPoint is the scheduling point of a machine's memory verb (a put, a
+// get, a remote atomic) that p issues on the n bytes at a of memory m,
+// while an explorer makes memory operations scheduling points
+// (sim.Engine.MemoryPoints); otherwise it costs one test. Machines call
+// it first thing in their verbs.
+func VerbPoint(p *sim.Proc, m *Memory, op string, a Addr, n int) {
+	if p.Engine().MemoryPoints() {
+		m.point(p, op, a, n)
+	}
+}
+
+func (m *Memory) point(p *sim.Proc, op string, a Addr, n int) {
+	p.MemoryPoint(fmt.Sprintf("%s@%#x", m.name, uint64(a)&^63), fmt.Sprintf("%s %d bytes at %s", op, n, m.Describe(a)))
+}
+
+// point is the scheduling point of an operation op on the n bytes at a,
+// while an explorer makes memory operations scheduling points
+// (sim.Engine.MemoryPoints): its object is the 64-byte block of a.
+func (c *CPU) point(p *sim.Proc, op string, a Addr, n int) { c.mem.point(p, op, a, n) }
+
 // view reads the bytes at a as this CPU sees them: through its cache (which
 // may hold a stale copy if not coherent), then its own buffered stores.
 // It reports whether every line hit in the cache.
@@ -402,6 +422,9 @@ func (c *CPU) peekLines(a Addr, b []byte) bool {
 // Load reads a little-endian word of size 1, 2, 4 or 8 bytes through the
 // cache and store buffer.
 func (c *CPU) Load(p *sim.Proc, a Addr, size int) uint64 {
+	if c.eng.MemoryPoints() {
+		c.point(p, "loads", a, size)
+	}
 	var b [8]byte
 	c.stats.Loads++
 	cost := c.cfg.Costs.LoadCycles
@@ -425,6 +448,9 @@ func (c *CPU) Load(p *sim.Proc, a Addr, size int) uint64 {
 // LoadUncached reads a word from memory, bypassing the cache (but seeing
 // this CPU's own buffered stores).
 func (c *CPU) LoadUncached(p *sim.Proc, a Addr, size int) uint64 {
+	if c.eng.MemoryPoints() {
+		c.point(p, "loads uncached", a, size)
+	}
 	var b [8]byte
 	c.stats.Uncached++
 	c.mem.Read(a, b[:size])
@@ -464,6 +490,9 @@ func (c *CPU) CountUncached(n int) { c.stats.Uncached += uint64(n) }
 // becomes visible to others when the buffer drains it; the process stalls
 // while the buffer is full.
 func (c *CPU) Store(p *sim.Proc, a Addr, size int, v uint64) {
+	if c.eng.MemoryPoints() {
+		c.point(p, "stores", a, size)
+	}
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], v)
 	c.stats.Stores++
@@ -549,7 +578,10 @@ func (c *CPU) InvalidateLine(p *sim.Proc, a Addr) {
 // rmw is an atomic read-modify-write of the 8-byte word at a, performed on
 // memory: it first drains the store buffer (atomics synchronize the
 // processor with its memory) and leaves this CPU's cached copy current.
-func (c *CPU) rmw(p *sim.Proc, a Addr, f func(old uint64) uint64) uint64 {
+func (c *CPU) rmw(p *sim.Proc, op string, a Addr, f func(old uint64) uint64) uint64 {
+	if c.eng.MemoryPoints() {
+		c.point(p, op, a, 8)
+	}
 	c.stats.Atomics++
 	c.drainAll(p, "atomic: waiting for the store buffer to drain")
 	if c.bus != nil {
@@ -568,23 +600,23 @@ func (c *CPU) rmw(p *sim.Proc, a Addr, f func(old uint64) uint64) uint64 {
 
 // TestAndSet atomically sets the word at a to 1 and returns its old value.
 func (c *CPU) TestAndSet(p *sim.Proc, a Addr) uint64 {
-	return c.rmw(p, a, func(uint64) uint64 { return 1 })
+	return c.rmw(p, "test-and-sets", a, func(uint64) uint64 { return 1 })
 }
 
 // FetchAdd atomically adds delta to the word at a and returns its old value.
 func (c *CPU) FetchAdd(p *sim.Proc, a Addr, delta uint64) uint64 {
-	return c.rmw(p, a, func(old uint64) uint64 { return old + delta })
+	return c.rmw(p, "fetch-and-adds", a, func(old uint64) uint64 { return old + delta })
 }
 
 // Swap atomically replaces the word at a with v and returns its old value.
 func (c *CPU) Swap(p *sim.Proc, a Addr, v uint64) uint64 {
-	return c.rmw(p, a, func(uint64) uint64 { return v })
+	return c.rmw(p, "swaps", a, func(uint64) uint64 { return v })
 }
 
 // CompareAndSwap atomically replaces the word at a with v if it holds old,
 // and returns the value it held.
 func (c *CPU) CompareAndSwap(p *sim.Proc, a Addr, old, v uint64) uint64 {
-	return c.rmw(p, a, func(o uint64) uint64 {
+	return c.rmw(p, "compare-and-swaps", a, func(o uint64) uint64 {
 		if o == old {
 			return v
 		}
@@ -606,6 +638,9 @@ func (c *CPU) CompareAndSwap(p *sim.Proc, a Addr, old, v uint64) uint64 {
 func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
 	if n <= 0 {
 		return
+	}
+	if c.eng.MemoryPoints() {
+		c.point(p, "copies to "+c.mem.Describe(dst)+" from", src, n)
 	}
 	c.stats.Copies++
 	c.stats.CopiedBytes += uint64(n)
@@ -680,6 +715,9 @@ func (c *CPU) viewShared(a Addr, sh []byte) []byte {
 func (c *CPU) VectorCopy(p *sim.Proc, dst, src Addr, n int) {
 	if n <= 0 {
 		return
+	}
+	if c.eng.MemoryPoints() {
+		c.point(p, "vector-copies to "+c.mem.Describe(dst)+" from", src, n)
 	}
 	c.stats.Copies++
 	c.stats.CopiedBytes += uint64(n)

@@ -461,6 +461,17 @@ func (m *Memory) Resident() int { return m.resident }
 // Segments lists the allocated segments in allocation order.
 func (m *Memory) Segments() []Segment { return m.segs }
 
+// Describe names address a for people: the memory, the segment holding
+// it and the offset in it ("rank0 [context ids]+8"), or the bare address.
+func (m *Memory) Describe(a Addr) string {
+	for _, sg := range m.segs {
+		if a >= sg.Base && a < sg.End() {
+			return fmt.Sprintf("%s [%s]+%d", m.name, sg.Name, a-sg.Base)
+		}
+	}
+	return fmt.Sprintf("%s %#x", m.name, uint64(a))
+}
+
 // Alloc allocates a zeroed segment of size bytes aligned to align (a power of
 // two, 0 or 1 for none). It fails when the memory's capacity would be exceeded.
 func (m *Memory) Alloc(name string, size, align int) (Segment, error) {

@@ -26,7 +26,8 @@ const (
 	// maxContextRetries bounds the retries of one context-id allocation:
 	// past it the run is reported as a livelock (the naive algorithm of
 	// 5.2, or a broken Figure 3). Assumed: 1000 retries of an allreduce
-	// that succeeds at the first try in the common case (5.3).
+	// that succeeds at the first try in the common case (5.3). A schedule
+	// explorer finds a livelock sooner, as a repeated state (stateRepeat).
 	maxContextRetries = 1000
 	// collTag is the tag of the allreduce's messages (on the input
 	// communicator's context, so collectives on different communicators
@@ -35,6 +36,12 @@ const (
 	// maskCycles is the software work of scanning or updating the mask
 	// (16 words): assumed 50 cycles.
 	maskCycles = 50
+	// Figure 3's global variables in the process's memory ("stored in
+	// global memory (shared among the threads of a process)", section
+	// 5.3): the mask, then mask_in_use, then lowestContextId.
+	offInUse      = maskBytes
+	offLowest     = maskBytes + 8
+	ctxBlockBytes = maskBytes + 16
 )
 
 // Context-id algorithms (Params.ContextIDs), and the planted bugs tests use.
@@ -44,8 +51,11 @@ const (
 	ContextNaiveLock = "naive-lock"
 	ContextNaiveTwo  = "naive-two"
 	// bugNoLowest drops Figure 3's lowestContextId rule (a livelock);
-	// bugEarlyRelease lets a thread use the mask without owning it, as if
-	// the lock were released before mask_in_use is set (duplicate ids).
+	// bugEarlyRelease is Figure 3 with the lock released before
+	// mask_in_use is set (lock, test mask_in_use, copy the mask, unlock,
+	// compute, then set mask_in_use and lowestContextId): the code order
+	// the paper's "sets the flags ... Then it releases the lock" rules
+	// out. Two threads can both find the mask free and take the same id.
 	bugNoLowest     = "bug-no-lowest"
 	bugEarlyRelease = "bug-early-release"
 )
@@ -75,9 +85,11 @@ func userTag(t int) int {
 // ctxState is a process's context-id allocator: Figure 3's global
 // variables, shared among its threads.
 type ctxState struct {
-	mask       [maskWords]uint64 // bit set: context id available
-	maskInUse  bool
-	lowest     int
+	// base is the address of the variables in the process's memory
+	// (offInUse, offLowest; the mask at base, bit set: context id
+	// available), allocated by the first MPI_Comm_dup (ctxVars).
+	base       mem.Addr
+	allocated  bool
 	lock       *threadMutex
 	world      *Comm
 	dups       int
@@ -95,14 +107,69 @@ type dupper struct {
 
 func (r *Rank) initContexts() {
 	c := &r.ctx
-	for i := range c.mask {
-		c.mask[i] = ^uint64(0)
-	}
-	c.mask[0] &^= 1 // context id 0: MPI_COMM_WORLD
-	c.lowest = ContextIDs
 	c.variant = r.w.params.ContextIDs
 	c.maxRetries = maxContextRetries
 	c.world = &Comm{r: r, ctx: 0}
+}
+
+// ctxVars allocates Figure 3's global variables in the process's memory
+// the first time a communicator is duplicated, initialised as the paper
+// says (every context id available but 0, MPI_COMM_WORLD's; mask_in_use
+// 0; lowestContextId MAXINT): a run that never duplicates allocates
+// nothing.
+func (r *Rank) ctxVars() error {
+	s := &r.ctx
+	if s.allocated {
+		return nil
+	}
+	b, err := r.w.host.Alloc(r.rank, "context ids", ctxBlockBytes)
+	if err != nil {
+		return fmt.Errorf("mpich: rank %d: MPI_Comm_dup: %w", r.rank, err)
+	}
+	var raw [ctxBlockBytes]byte
+	for i := 0; i < maskWords; i++ {
+		w := ^uint64(0)
+		if i == 0 {
+			w &^= 1 // context id 0: MPI_COMM_WORLD
+		}
+		binary.LittleEndian.PutUint64(raw[8*i:], w)
+	}
+	binary.LittleEndian.PutUint64(raw[offLowest:], ContextIDs)
+	r.cpu.Poke(b.Addr, raw[:])
+	s.base, s.allocated = b.Addr, true
+	return nil
+}
+
+// ctxLoad and ctxStore are the CPU's loads and stores of a word of the
+// context-id variables (offInUse, offLowest, a word of the mask).
+func (r *Rank) ctxLoad(p *sim.Proc, off int) uint64 {
+	return r.cpu.Load(p, r.ctx.base+mem.Addr(off), 8)
+}
+
+func (r *Rank) ctxStore(p *sim.Proc, off int, v uint64) {
+	r.cpu.Store(p, r.ctx.base+mem.Addr(off), 8, v)
+}
+
+// readMask is local_mask = mask: a copy of the mask into the
+// communicator's allreduce send buffer, read back from there.
+func (c *Comm) readMask(p *sim.Proc) ([maskWords]uint64, error) {
+	r := c.r
+	if err := c.buffers(); err != nil {
+		return [maskWords]uint64{}, err
+	}
+	r.cpu.Memcpy(p, c.buf[0].Addr, r.ctx.base, maskBytes)
+	return c.get(c.buf[0]), nil
+}
+
+// peekMask is the mask as it is now, untimed: for the livelock checks,
+// which are the simulator's, not the protocol's.
+func (r *Rank) peekMask() (m [maskWords]uint64) {
+	var raw [maskBytes]byte
+	r.cpu.Peek(r.ctx.base, raw[:])
+	for i := range m {
+		m[i] = binary.LittleEndian.Uint64(raw[8*i:])
+	}
+	return m
 }
 
 // Retries is the number of context-id allocations on this process that
@@ -168,7 +235,8 @@ func (c *Comm) Free(p *sim.Proc) error {
 	}
 	r := c.r
 	r.ctxLock(p)
-	r.ctx.mask[c.ctx/64] |= 1 << (c.ctx % 64)
+	w := (c.ctx / 64) * 8
+	r.ctxStore(p, w, r.ctxLoad(p, w)|1<<(c.ctx%64))
 	r.ctxUnlock(p)
 	return nil
 }
@@ -217,6 +285,9 @@ func (c *Comm) Dup(p *sim.Proc) (stacks.Communicator, error) {
 			}
 		}
 	}()
+	if err := r.ctxVars(); err != nil {
+		return nil, err
+	}
 	var id int
 	var err error
 	switch r.ctx.variant {
@@ -254,11 +325,12 @@ func (r *Rank) newComm(p *sim.Proc, id int) (*Comm, error) {
 // take claims context id id in the mask (the lock held, or no threads);
 // a bit already clear means another communicator holds it.
 func (r *Rank) take(p *sim.Proc, id int) error {
-	w, b := id/64, uint64(1)<<(id%64)
-	if r.ctx.mask[w]&b == 0 {
+	w, b := (id/64)*8, uint64(1)<<(id%64)
+	v := r.ctxLoad(p, w)
+	if v&b == 0 {
 		return &DuplicateContextError{Rank: r.rank, ID: id, Thread: p.Name(), At: p.Now()}
 	}
-	r.ctx.mask[w] &^= b
+	r.ctxStore(p, w, v&^b)
 	return nil
 }
 
@@ -276,7 +348,11 @@ func firstSet(m [maskWords]uint64) int {
 func (c *Comm) ctxSingle(p *sim.Proc) (int, error) {
 	r := c.r
 	r.cpu.Compute(p, maskCycles)
-	res, err := c.allreduceAnd(p, r.ctx.mask)
+	mask, err := c.readMask(p)
+	if err != nil {
+		return 0, err
+	}
+	res, err := c.allreduceAnd(p, mask)
 	if err != nil {
 		return 0, err
 	}
@@ -291,6 +367,7 @@ func (c *Comm) ctxSingle(p *sim.Proc) (int, error) {
 func (c *Comm) ctxMulti(p *sim.Proc) (int, error) {
 	r, s := c.r, &c.r.ctx
 	contextID := 0
+	var seen stateSet
 	for tries := 0; contextID == 0; tries++ {
 		if tries == 1 {
 			s.contention++
@@ -298,21 +375,42 @@ func (c *Comm) ctxMulti(p *sim.Proc) (int, error) {
 		if tries >= s.maxRetries {
 			return 0, c.livelock(p, tries)
 		}
+		if tries > 0 && seen.repeat(r, p) {
+			return 0, c.stateRepeat(p, tries)
+		}
 		var local [maskWords]uint64
 		iOwn := false
 		r.ctxLock(p)
-		r.cpu.Compute(p, maskCycles)
-		noLowest := s.variant == bugNoLowest
-		if s.variant != bugEarlyRelease && (s.maskInUse || (!noLowest && c.ctx > s.lowest)) {
-			if c.ctx < s.lowest {
-				s.lowest = c.ctx
-			}
-		} else {
-			local = s.mask
-			s.maskInUse, iOwn = true, true
-			s.lowest = c.ctx
+		early := s.variant == bugEarlyRelease
+		if !early {
+			r.cpu.Compute(p, maskCycles)
 		}
-		r.ctxUnlock(p)
+		inUse := r.ctxLoad(p, offInUse) != 0
+		lowest := int(r.ctxLoad(p, offLowest))
+		if inUse || (s.variant != bugNoLowest && c.ctx > lowest) {
+			if c.ctx < lowest {
+				r.ctxStore(p, offLowest, uint64(c.ctx))
+			}
+			r.ctxUnlock(p)
+		} else {
+			var err error
+			if local, err = c.readMask(p); err != nil {
+				r.ctxUnlock(p)
+				return 0, err
+			}
+			if early {
+				// The planted bug: the lock released before the flags
+				// are set.
+				r.ctxUnlock(p)
+				r.cpu.Compute(p, maskCycles)
+			}
+			r.ctxStore(p, offInUse, 1)
+			r.ctxStore(p, offLowest, uint64(c.ctx))
+			iOwn = true
+			if !early {
+				r.ctxUnlock(p)
+			}
+		}
 		res, err := c.allreduceAnd(p, local)
 		if err != nil {
 			return 0, err
@@ -325,11 +423,11 @@ func (c *Comm) ctxMulti(p *sim.Proc) (int, error) {
 					return 0, err
 				}
 				contextID = id
-				if s.lowest == c.ctx {
-					s.lowest = ContextIDs
+				if int(r.ctxLoad(p, offLowest)) == c.ctx {
+					r.ctxStore(p, offLowest, ContextIDs)
 				}
 			}
-			s.maskInUse = false
+			r.ctxStore(p, offInUse, 0)
 			r.ctxUnlock(p)
 		}
 	}
@@ -344,7 +442,11 @@ func (c *Comm) ctxNaiveLock(p *sim.Proc) (int, error) {
 	r.ctxLock(p)
 	defer r.ctxUnlock(p)
 	r.cpu.Compute(p, maskCycles)
-	res, err := c.allreduceAnd(p, r.ctx.mask)
+	mask, err := c.readMask(p)
+	if err != nil {
+		return 0, err
+	}
+	res, err := c.allreduceAnd(p, mask)
 	if err != nil {
 		return 0, err
 	}
@@ -374,8 +476,11 @@ func (c *Comm) ctxNaiveTwo(p *sim.Proc) (int, error) {
 		}
 		r.ctxLock(p)
 		r.cpu.Compute(p, maskCycles)
-		snap := s.mask
+		snap, err := c.readMask(p)
 		r.ctxUnlock(p)
+		if err != nil {
+			return 0, err
+		}
 		res, err := c.allreduceAnd(p, snap)
 		if err != nil {
 			return 0, err
@@ -383,8 +488,14 @@ func (c *Comm) ctxNaiveTwo(p *sim.Proc) (int, error) {
 		id := firstSet(res)
 		var ok [maskWords]uint64
 		r.ctxLock(p)
-		if id != 0 && s.mask == snap {
-			s.mask[id/64] &^= 1 << (id % 64) // claim it
+		now, err := c.readMask(p)
+		if err != nil {
+			r.ctxUnlock(p)
+			return 0, err
+		}
+		if id != 0 && now == snap {
+			w := (id / 64) * 8
+			r.ctxStore(p, w, now[id/64]&^(1<<(id%64))) // claim it
 			ok[0] = 1
 		}
 		r.ctxUnlock(p)
@@ -397,10 +508,11 @@ func (c *Comm) ctxNaiveTwo(p *sim.Proc) (int, error) {
 		}
 		if ok[0] == 1 { // give the claim back and retry
 			r.ctxLock(p)
-			s.mask[id/64] |= 1 << (id % 64)
+			w := (id / 64) * 8
+			r.ctxStore(p, w, r.ctxLoad(p, w)|1<<(id%64))
 			r.ctxUnlock(p)
 		}
-		if s.mask == snap && len(s.active) > 1 {
+		if r.peekMask() == snap && len(s.active) > 1 {
 			return 0, c.noProgress(p, tries+1)
 		}
 	}
@@ -418,6 +530,53 @@ func (c *Comm) noProgress(p *sim.Proc, rounds int) error {
 	return &sim.LivelockError{At: p.Now(), Waiting: ws}
 }
 
+// stateSet is the states a thread's Figure 3 loop met at its head, where
+// its own variables are reset: every process's context-id variables and
+// every thread's position (sim.Engine.Positions). Meeting one again
+// under a schedule explorer, with nothing random drawn, is a cycle the
+// scheduler can repeat for ever: a livelock found in a few rounds
+// instead of maxContextRetries. Other state (message queues, Go
+// bookkeeping) is left out: at the loop head the previous round's
+// allreduce is over.
+type stateSet struct{ seen map[uint64]bool }
+
+func (s *stateSet) repeat(r *Rank, p *sim.Proc) bool {
+	e := p.Engine()
+	if !e.Exploring() {
+		return false
+	}
+	h := e.Positions()
+	var raw [ctxBlockBytes]byte
+	for _, q := range r.w.ranks {
+		if !q.ctx.allocated {
+			continue
+		}
+		q.cpu.Peek(q.ctx.base, raw[:])
+		for _, b := range raw {
+			h = (h ^ uint64(b)) * 1099511628211
+		}
+	}
+	if s.seen == nil {
+		s.seen = map[uint64]bool{}
+	}
+	if s.seen[h] {
+		return true
+	}
+	s.seen[h] = true
+	return false
+}
+
+// stateRepeat reports the livelock stateSet found.
+func (c *Comm) stateRepeat(p *sim.Proc, tries int) error {
+	r := c.r
+	var ws []sim.Waiter
+	for _, d := range r.ctx.active {
+		ws = append(ws, sim.Waiter{Proc: d.p.Name(), Spinning: true, Since: p.Now(),
+			Reason: fmt.Sprintf("rank %d: MPI_Comm_dup of context %d (algorithm %s): after %d rounds %s is back at a state it met before (the context-id variables of every process and where every thread is): repeating the schedule in between loops for ever", r.rank, d.ctx, r.ctx.variant, tries, p.Name())})
+	}
+	return &sim.LivelockError{At: p.Now(), Waiting: ws}
+}
+
 func (c *Comm) livelock(p *sim.Proc, tries int) error {
 	return &sim.LivelockError{At: p.Now(), Waiting: []sim.Waiter{{Proc: p.Name(), Spinning: true, Since: p.Now(),
 		Reason: fmt.Sprintf("rank %d: MPI_Comm_dup of context %d retried %d times without agreeing on a context id (algorithm %s)", c.r.rank, c.ctx, tries, c.r.ctx.variant)}}}
@@ -429,12 +588,8 @@ func (c *Comm) livelock(p *sim.Proc, tries int) error {
 // communicator's context.
 func (c *Comm) allreduceAnd(p *sim.Proc, m [maskWords]uint64) ([maskWords]uint64, error) {
 	r := c.r
-	if c.buf[0].Mem == nil { // MPI_COMM_WORLD: buffers on first use
-		b, err := r.w.host.Alloc(r.rank, "comm world allreduce", 2*maskBytes)
-		if err != nil {
-			return m, fmt.Errorf("mpich: rank %d: allreduce: %w", r.rank, err)
-		}
-		c.buf[0], c.buf[1] = b.Slice(0, maskBytes), b.Slice(maskBytes, maskBytes)
+	if err := c.buffers(); err != nil {
+		return m, err
 	}
 	put := func(b mem.Region, m [maskWords]uint64) {
 		var raw [maskBytes]byte
@@ -443,14 +598,7 @@ func (c *Comm) allreduceAnd(p *sim.Proc, m [maskWords]uint64) ([maskWords]uint64
 		}
 		r.cpu.Poke(b.Addr, raw[:])
 	}
-	get := func(b mem.Region) (m [maskWords]uint64) {
-		var raw [maskBytes]byte
-		r.cpu.Peek(b.Addr, raw[:])
-		for i := range m {
-			m[i] = binary.LittleEndian.Uint64(raw[8*i:])
-		}
-		return m
-	}
+	get := c.get
 	if c.Size() == 1 {
 		return m, nil
 	}
@@ -564,6 +712,31 @@ func (c *Comm) allreduceRD(p *sim.Proc, m [maskWords]uint64, put func(mem.Region
 		}
 	}
 	return acc, nil
+}
+
+// buffers allocates MPI_COMM_WORLD's allreduce buffers on first use (a
+// duplicate gets them with its reference count).
+func (c *Comm) buffers() error {
+	if c.buf[0].Mem != nil {
+		return nil
+	}
+	r := c.r
+	b, err := r.w.host.Alloc(r.rank, "comm world allreduce", 2*maskBytes)
+	if err != nil {
+		return fmt.Errorf("mpich: rank %d: allreduce: %w", r.rank, err)
+	}
+	c.buf[0], c.buf[1] = b.Slice(0, maskBytes), b.Slice(maskBytes, maskBytes)
+	return nil
+}
+
+// get reads a mask from b, untimed (the message's bytes as delivered).
+func (c *Comm) get(b mem.Region) (m [maskWords]uint64) {
+	var raw [maskBytes]byte
+	c.r.cpu.Peek(b.Addr, raw[:])
+	for i := range m {
+		m[i] = binary.LittleEndian.Uint64(raw[8*i:])
+	}
+	return m
 }
 
 // SchedulingPoints implements stacks.Schedulable: where MPICH's thread

@@ -24,6 +24,7 @@ type dupSpec struct {
 	jitter               bool
 	retries              int  // livelock limit (0: the stack's)
 	preempt              bool // the explorer may deschedule threads (sim.Engine.SetPreemption)
+	memPoints            bool // every memory operation is a scheduling point (sim.Engine.SetMemoryPoints)
 }
 
 func runDups(t testing.TB, s dupSpec, seed uint64, c sim.Chooser) error {
@@ -33,6 +34,7 @@ func runDups(t testing.TB, s dupSpec, seed uint64, c sim.Chooser) error {
 	m := newWorldTB(t, e, s.procs, params)
 	e.SetChooser(c)
 	e.SetPreemption(s.preempt)
+	e.SetMemoryPoints(s.memPoints)
 	// ids[rank][thread][i]
 	ids := make([][][]int, s.procs)
 	for rank := 0; rank < s.procs; rank++ {
@@ -65,6 +67,9 @@ func runDups(t testing.TB, s dupSpec, seed uint64, c sim.Chooser) error {
 							return
 						}
 						ids[rank][j] = append(ids[rank][j], n.ContextID())
+						if s.procs == 1 {
+							continue
+						}
 						// Real traffic on the new communicator: a ring.
 						b, _ := r.Buffer(8)
 						var v [8]byte
@@ -147,7 +152,7 @@ func (r *Rank) isendComm(p *sim.Proc, n *Comm, buf memRegion, dest, tag int) (*r
 // (TestExploreFigure3) covers the interleavings at the same time.
 func TestCommDupUnique(t *testing.T) {
 	runs := 0
-	for _, s := range []dupSpec{{2, 2, 3, ContextMulti, true, 0, false}, {3, 2, 3, ContextMulti, true, 0, false}, {3, 3, 2, ContextMulti, true, 0, false}} {
+	for _, s := range []dupSpec{{2, 2, 3, ContextMulti, true, 0, false, false}, {3, 2, 3, ContextMulti, true, 0, false, false}, {3, 3, 2, ContextMulti, true, 0, false, false}} {
 		for seed := uint64(1); seed <= 50; seed++ {
 			if err := runDups(t, s, seed, nil); err != nil {
 				t.Fatalf("%dx%d seed %d: %v", s.procs, s.threads, seed, err)
@@ -162,7 +167,7 @@ func TestCommDupUnique(t *testing.T) {
 // 5.1 and Figure 3's agree.
 func TestCommDupSingleThreaded(t *testing.T) {
 	for _, v := range []string{ContextSingle, ContextMulti, ContextNaiveLock, ContextNaiveTwo} {
-		if err := runDups(t, dupSpec{3, 1, 5, v, false, 0, false}, 1, nil); err != nil {
+		if err := runDups(t, dupSpec{3, 1, 5, v, false, 0, false, false}, 1, nil); err != nil {
 			t.Errorf("%s: %v", v, err)
 		}
 	}
@@ -175,13 +180,12 @@ func exploreDups(t testing.TB, s dupSpec, bound int) explore.Result {
 
 // TestExploreFigure3: the explorer finds no failure in Figure 3 on 2x2,
 // with and without preemption, with deterministic counts; it finds the
-// planted bugs (no lowestContextId rule: a livelock; the mask used
-// without owning it: duplicate ids), the deadly embrace of the
+// planted bug (no lowestContextId rule: a livelock), the deadly embrace of the
 // lock-then-allreduce algorithm and the livelock of the two-allreduce one.
 // The 3x2 search (ten times the choice points of 2x2) is the built-in
 // threads-fig3's, whose golden pins its counts and its 0 failing.
 func TestExploreFigure3(t *testing.T) {
-	for i, s := range []dupSpec{{2, 2, 1, ContextMulti, false, 0, false}, {2, 2, 1, ContextMulti, false, 0, true}} {
+	for i, s := range []dupSpec{{2, 2, 1, ContextMulti, false, 0, false, false}, {2, 2, 1, ContextMulti, false, 0, true, false}} {
 		x := exploreDups(t, s, 2)
 		if x.Failures != 0 || x.Schedules < 10 {
 			t.Errorf("%dx%d: %v", s.procs, s.threads, x)
@@ -198,15 +202,15 @@ func TestExploreFigure3(t *testing.T) {
 		is      func(error) bool
 		want    string
 	}{
-		{bugNoLowest, sim.IsLivelock, "retried"},
-		{bugEarlyRelease, isDuplicate, "context id"},
+		// Found as a repeated state before the 10 retries.
+		{bugNoLowest, sim.IsLivelock, "back at a state it met before"},
 		{ContextNaiveLock, sim.IsDeadlock, "waits for mutex rank"},
 		// Two allreduces without priority: a round in which each thread
 		// invalidates the other's choice leaves the mask as it was: the
 		// cycle of the endless loop of 5.2.
 		{ContextNaiveTwo, sim.IsLivelock, "loops for ever"},
 	} {
-		s := dupSpec{2, 2, 1, tc.variant, false, 10, tc.variant == ContextNaiveTwo}
+		s := dupSpec{2, 2, 1, tc.variant, false, 10, tc.variant == ContextNaiveTwo, false}
 		x := exploreDups(t, s, 2)
 		if x.Failures == 0 || !tc.is(x.Err) || !strings.Contains(x.Err.Error(), tc.want) {
 			t.Errorf("%s: %v", tc.variant, x)
@@ -218,6 +222,47 @@ func TestExploreFigure3(t *testing.T) {
 		}
 		t.Logf("%s: %v", tc.variant, x)
 	}
+}
+
+// TestExploreEarlyRelease: Figure 3 with the lock released before
+// mask_in_use is set is found at one preemption when every memory
+// operation is a scheduling point (one thread descheduled between its
+// unlock and its store of mask_in_use: both threads take the mask and the
+// same id), and replays; it is not found with the stack's declared points
+// only; the correct code passes at the same bound and one more.
+func TestExploreEarlyRelease(t *testing.T) {
+	bug := dupSpec{1, 2, 1, bugEarlyRelease, false, 0, true, true}
+	x := exploreDups(t, bug, 1)
+	if x.Failures == 0 || !isDuplicate(x.Err) || !strings.Contains(strings.Join(x.Steps, "\n"), "rank0.t0: is descheduled before it stores 8 bytes at sx4 [rank0:context ids]+128") {
+		t.Fatalf("early release, memory points, bound 1: %v\n%s", x, strings.Join(x.Steps, "\n"))
+	}
+	if err := runDups(t, bug, 1, explore.NewSchedule(x.Shortest)); err == nil || err.Error() != x.Err.Error() {
+		t.Errorf("replaying %q gave %v, want %v", x.Shortest, err, x.Err)
+	}
+	t.Logf("early release: %v", x)
+	declared := bug
+	declared.memPoints = false
+	if y := exploreDups(t, declared, 2); y.Failures != 0 {
+		t.Errorf("early release, declared points only, bound 2: %v", y)
+	}
+	for _, bound := range []int{1, 2} {
+		good := dupSpec{1, 2, 1, ContextMulti, false, 0, true, true}
+		if y := exploreDups(t, good, bound); y.Failures != 0 || y.Schedules < 10 {
+			t.Errorf("Figure 3, memory points, bound %d: %v", bound, y)
+		}
+	}
+}
+
+// TestExploreLivelockRepeat: without the lowestContextId rule the
+// explorer finds the livelock as a repeated state (the context-id
+// variables and every thread's position) within a few rounds, with the
+// stack's retry limit left at 1000.
+func TestExploreLivelockRepeat(t *testing.T) {
+	x := exploreDups(t, dupSpec{2, 2, 1, bugNoLowest, false, 0, false, false}, 1)
+	if x.Failures == 0 || !sim.IsLivelock(x.Err) || !strings.Contains(x.Err.Error(), "after 2 rounds") {
+		t.Fatalf("%v", x)
+	}
+	t.Logf("no lowestContextId: %v", x)
 }
 
 func isDuplicate(err error) bool { var d *DuplicateContextError; return errors.As(err, &d) }

@@ -1,12 +1,46 @@
-// Package explore runs a small multithreaded MPI program under every
-// schedule (sim/explore): whenever several threads are ready at the same
-// simulated time, each of them may run first (the engine's Chooser), and
-// the stack's scheduling points (a thread entering an MPI call, taking the
-// context-id lock) make every such step a choice, with at most bound
-// deviations from the engine's own order per schedule. With reduce (the
-// default), steps on different objects (two processes' MPI states, two
-// locks) are not permuted (sleep sets). It is what SPIN did for
-// papers/mpich2-threads.txt (section 5.3.1), built in:
+// Package explore runs a small multithreaded MPI program under many
+// schedules (sim/explore) and reports the ones that fail. What is
+// explored, exactly:
+//
+//   - the order of the steps ready at the same simulated time: whenever
+//     several threads (or processes) can run at one instant, each may go
+//     first (the engine's Chooser);
+//   - the stack's declared scheduling points (MPICH: a thread entering an
+//     MPI call, a thread taking a thread lock) make the step after them
+//     such a choice;
+//   - with memory_points, every operation a thread performs on simulated
+//     memory through its CPU (load, store, atomic, memcpy, vector copy)
+//     and every remote memory verb it issues (put, get, remote atomic:
+//     machines/capabilities.go) is a scheduling point too
+//     (sim.Engine.SetMemoryPoints);
+//   - with preempt, the explorer may also deschedule a thread at a
+//     scheduling point (an OS scheduler delaying it): it stays off the
+//     CPU until another thread of its process passes a declared point or
+//     ends, or until every other thread of its process waits for a mutex
+//     or a condition, or nothing else can run;
+//   - at most bound deviations from the engine's own order per schedule
+//     (a deschedule is one): iterative context bounding, not every
+//     schedule.
+//
+// Not explored: timing itself (a step's duration is the machine's, so two
+// steps at different times are never reordered unless a deschedule
+// delays one), the store buffer's drain order and other random choices
+// of the machine (drawn from the seed, the same in every schedule), the
+// network's delivery order and the moment a remote write lands, and a
+// machine's own lower-level operations that a stack calls directly (SCI's
+// Write and Read, LAPI's counted puts), which are not memory points. With
+// reduce (the
+// default), steps whose footprints (simulated memory blocks, locks,
+// process state) are disjoint are not permuted (sleep sets). A livelock is
+// reported when a thread's retry loop meets a state it met before (the
+// stack's state hash: MPICH's context-id loop hashes every process's
+// context-id variables and every thread's position), otherwise by the
+// stack's retry limit.
+//
+// SPIN checked a Promela model of Figure 3 exhaustively (section 5.3.1
+// of papers/mpich2-threads.txt); this explores the stack's real code on
+// the simulated machine, bounded, as CHESS-style preemption-bounded
+// search does:
 //
 //   - figure2: Figure 2 (thread 0 receives from the other process, thread 1
 //     sends to it), on 2 processes of 2 threads;
@@ -18,7 +52,8 @@
 // Rows: schedules run to the end, runs pruned as redundant, states (choice
 // points of the search tree), choice points visited and failing
 // schedules; the shortest failing schedule (replayable: explore.NewSchedule,
-// simrun explore --schedule) and its error are notes.
+// the schedule parameter, simrun explore --schedule) and its error are
+// notes.
 //
 // Layer: a workload: imports workloads, stacks, sim and report; never a
 // concrete machine or stack.
@@ -52,6 +87,9 @@ type Params struct {
 	// point until another thread of its process passes one (an OS
 	// scheduler delaying it: sim.Engine.SetPreemption).
 	Preempt bool `yaml:"preempt"`
+	// MemoryPoints makes every memory operation of a thread a scheduling
+	// point (sim.Engine.SetMemoryPoints).
+	MemoryPoints bool `yaml:"memory_points"`
 	// Schedule, if set, replays this one schedule (as printed) instead of
 	// exploring.
 	Schedule string `yaml:"schedule"`
@@ -70,8 +108,8 @@ func (p Params) validate() error {
 		return fmt.Errorf("program must be figure2 or figure3, got %q", p.Program)
 	case p.Program == "figure2" && (p.Procs != 2 || p.Threads != 2):
 		return errors.New("figure2 runs on 2 processes of 2 threads")
-	case p.Procs < 2 || p.Procs > 8 || p.Threads < 1 || p.Threads > 4:
-		return fmt.Errorf("procs must be 2 to 8 and threads 1 to 4, got %d and %d", p.Procs, p.Threads)
+	case p.Procs < 1 || p.Procs > 8 || p.Threads < 1 || p.Threads > 4:
+		return fmt.Errorf("procs must be 1 to 8 and threads 1 to 4, got %d and %d", p.Procs, p.Threads)
 	case p.Bound < 0 || p.Bound > 6 || p.MaxSchedules < 0:
 		return fmt.Errorf("bound must be 0 to 6 and max_schedules not negative, got %d and %d", p.Bound, p.MaxSchedules)
 	}
@@ -139,6 +177,7 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 		}
 		eng.SetChooser(c)
 		eng.SetPreemption(params.Preempt)
+		eng.SetMemoryPoints(params.MemoryPoints)
 		var check func() error
 		if params.Program == "figure2" {
 			figure2(eng, rs)
