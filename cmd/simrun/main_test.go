@@ -309,6 +309,7 @@ func TestNonFinite(t *testing.T) {
 func TestGoldenScenarios(t *testing.T) {
 	t.Parallel() // with TestBuiltinClaims, after the tests that change the directory or the registry
 	full := []string{
+		"aclmpl-exchange-livelock",
 		"armci-2x100", "armci-acc", "armci-fig4", "armci-fig5", "armci-fig6", "armci-polling-sleeping",
 		"litmus-mp", "litmus-mp-spin-noncoherent", "litmus-sb-tso",
 		"sci-faults", "sci-fig1-3", "sci-index-bytewise", "sci-no-crc", "sci-no-membarrier", "sci-pingpong", "sci-table1-1",

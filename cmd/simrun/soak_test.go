@@ -106,6 +106,7 @@ func TestSoakCatchesPlantedBug(t *testing.T) {
 	if len(fail) != 8 || fail[1] != pairing || fail[2] != "corruption" || !strings.HasPrefix(fail[7], "simrun soak --only ") {
 		t.Fatalf("no FAIL line (FAIL, pairing, kind, count, runs, seed, ranks, replay) with the corruption:\n%s", out)
 	}
+	t.Log(strings.Join(fail, "\t"))
 	if n, _ := strconv.Atoi(fail[3]); n < 1 || fail[4] != "20" || !strings.Contains(out, "FAILED: corruption "+fail[3]) {
 		t.Errorf("count %q of runs %q, or the pairing's line, wrong:\n%s", fail[3], fail[4], out)
 	}

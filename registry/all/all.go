@@ -12,6 +12,7 @@ import (
 	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/workloads/collective"
 	"github.com/msgsim/msgsim/workloads/commdup"
+	"github.com/msgsim/msgsim/workloads/exchange"
 	"github.com/msgsim/msgsim/workloads/explore"
 	"github.com/msgsim/msgsim/workloads/litmus"
 	"github.com/msgsim/msgsim/workloads/pingpong"
@@ -49,6 +50,7 @@ func Workloads() []registry.WorkloadEntry {
 		w(remotecopy.ContentionName, remotecopy.RunContention, remotecopy.CheckContention),
 		w(remap.Name, remap.Run, remap.Check),
 		w(commdup.Name, commdup.Run, commdup.Check),
+		w(exchange.Name, exchange.Run, exchange.Check),
 		w(explore.Name, explore.Run, explore.Check),
 		w("barrier-time", scibench.RunBarrier, scibench.Check),
 		w("alltoall-mbps", scibench.RunAlltoall, scibench.Check),
