@@ -43,7 +43,7 @@ func MPIProgress() Progress {
 	return Progress{
 		Rule: "MPI's: any send matches any posted receive; a rank blocked in any call (Send, Recv, Wait) " +
 			"progresses every request it has posted, so a program that posts its receives before its sends completes",
-		Source: "MPI-1.1, section 3.7.4 (Progress)",
+		Source: "MPI-1.1, section 3.7.4",
 	}
 }
 

@@ -25,6 +25,8 @@ type soakPairing struct {
 	name   string // "machine/stack", "machine/stack{params}" or "machine{faults}/stack"
 	open   workloads.Opener
 	faults bool // the machine runs under its fault params
+	stack  string
+	rule   stacks.Progress // the stack's progress rule, which the programs follow
 }
 
 // soakSkip is a pairing the soak leaves out, and why.
@@ -56,11 +58,12 @@ func soakPairings(reg *registry.Registry) ([]soakPairing, []soakSkip) {
 						continue
 					}
 					name := m.Name + mv + "/" + st.Name + v
-					if rule := stacks.ProgressOf(w); mv != "" && rule.Reliable {
+					rule := stacks.ProgressOf(w)
+					if mv != "" && rule.Reliable {
 						skip = append(skip, soakSkip{name, "the stack assumes a network that lands every write once and in order (" + rule.Source + ")"})
 						continue
 					}
-					out = append(out, soakPairing{name: name, open: open, faults: mv != ""})
+					out = append(out, soakPairing{name: name, open: open, faults: mv != "", stack: st.Name, rule: rule})
 				}
 			}
 		}
@@ -126,6 +129,13 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 	if len(ps) == 0 {
 		fmt.Fprintf(stderr, "simrun soak: no pairing offering message passing matches %q\n", *only)
 		return exitUsage
+	}
+	said := map[string]bool{}
+	for _, p := range ps {
+		if !said[p.stack] {
+			said[p.stack] = true
+			fmt.Fprintf(stdout, "progress rule of %s: %s (%s)\n", p.stack, p.rule.Rule, p.rule.Source)
+		}
 	}
 	for _, k := range skipped {
 		if re.MatchString(k.name) {

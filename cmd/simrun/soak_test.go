@@ -34,6 +34,11 @@ func TestSoak(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "1300 runs on") || !strings.Contains(out, ": 0 failed") || !strings.Contains(out, "seeds 1 to 1300") || strings.Contains(out, "FAIL") {
 		t.Errorf("soak: exit %d\n%s%s", code, out, errs)
 	}
+	for _, st := range []string{"mpich", "scampi", "aclmpl"} {
+		if !regexp.MustCompile(`(?m)^progress rule of ` + st + `: .*\(.*section.*\)$`).MatchString(out) {
+			t.Errorf("no progress rule of %s with its source in the output:\n%s", st, out)
+		}
+	}
 	if len(skipped) == 0 {
 		t.Errorf("no pairing skipped: ACLMPL (which assumes a reliable network) runs under the SCI's faults")
 	}

@@ -10,6 +10,6 @@ import "github.com/msgsim/msgsim/stacks"
 // packet and every queued send in whatever call the rank is blocked in.
 func (r *Rank) ProgressRule() stacks.Progress {
 	p := stacks.MPIProgress()
-	p.Source = "mpich-sx4.txt, section 3 (a rendezvous waits for the receive to be posted); " + p.Source
+	p.Source = "mpich-sx4.txt, section 3; " + p.Source
 	return p
 }

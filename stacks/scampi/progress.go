@@ -9,6 +9,6 @@ import "github.com/msgsim/msgsim/stacks"
 // request they were called on.
 func (x *Rank) ProgressRule() stacks.Progress {
 	p := stacks.MPIProgress()
-	p.Source = "scampi-sci.txt, section 1.3.3 (ScaMPI is an MPI); " + p.Source
+	p.Source = "scampi-sci.txt, section 1.3.3; " + p.Source
 	return p
 }
