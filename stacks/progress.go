@@ -18,11 +18,10 @@ type Progress struct {
 	// rank blocked in any call progresses every request it has posted.
 	Split bool
 	// Reliable: the protocol assumes a network that lands every remote
-	// write once, the bytes of a put in address order (the paper's
-	// machines do); it has no checkpoint or retry. Under a machine's fault
-	// params (a write landed twice, packets reordered more widely) a
-	// failure says the assumption broke, not that the stack has a bug:
-	// the soak does not run it under them.
+	// write exactly once (the paper's machines do); it has no checkpoint
+	// or retry. Under a machine's fault params (a CRC error on a response
+	// lands a write twice) a failure says the assumption broke, not that
+	// the stack has a bug: the soak does not run it under them.
 	Reliable bool
 	// Rule states the rule in a sentence or two, and Source cites where
 	// it comes from (the paper and its section).

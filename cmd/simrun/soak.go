@@ -60,7 +60,7 @@ func soakPairings(reg *registry.Registry) ([]soakPairing, []soakSkip) {
 					name := m.Name + mv + "/" + st.Name + v
 					rule := stacks.ProgressOf(w)
 					if mv != "" && rule.Reliable {
-						skip = append(skip, soakSkip{name, "the stack assumes a network that lands every write once and in order (" + rule.Source + ")"})
+						skip = append(skip, soakSkip{name, "the stack assumes a network that lands every write exactly once, which these faults break (" + rule.Source + ")"})
 						continue
 					}
 					out = append(out, soakPairing{name: name, open: open, faults: mv != "", stack: st.Name, rule: rule})

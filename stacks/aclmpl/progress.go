@@ -28,16 +28,17 @@ import "github.com/msgsim/msgsim/stacks"
 //
 // It also assumes a reliable network (stacks.Progress.Reliable): the
 // receiver of section 4.2 takes a buffer whose DONE flag it sees, and of
-// section 4.1 a completion block, trusting that the data and the rest of
-// the header landed before the flag and land only once, as a T3D put
-// does; it has no checkpoint and no retry (async.go, the header layout).
+// section 4.1 a completion block, trusting that every write lands exactly
+// once, as on the T3D; it has no checkpoint and no retry, so a write that
+// a network lands twice (an SCI CRC error on the response) brings a
+// received buffer's DONE flag back.
 func (x *PE) ProgressRule() stacks.Progress {
 	return stacks.Progress{
 		Split:    true,
 		Reliable: true,
 		Rule: "two protocols with no overlap: Send/Recv (synchronous) is a tagless rendezvous, each side blocked until " +
 			"the other calls; Isend returns once its message is in the receiver's pool (blocking while the pool is full, " +
-			"until the receiver makes any asynchronous call); an Irecv progresses only when it is tested or waited on; assumes every write lands once and in order",
+			"until the receiver makes any asynchronous call); an Irecv progresses only when it is tested or waited on; assumes every remote write lands exactly once",
 		Source: "aclmpl-t3d.txt, sections 4, 4.1 and 4.2",
 	}
 }
