@@ -206,13 +206,13 @@ func TestBadInput(t *testing.T) {
 		{[]string{"validate"}, exitUsage, "expected 1 argument(s), got 0"},
 		{[]string{"run", badWork}, exitUsage, "field workload.name: unknown workload \"nosuch\"; workloads: "},
 		{[]string{"validate", useModel}, exitUsage, "model.yaml:2:15: field cache.ways: cache.ways must be positive"},
-		{[]string{"run", "no-such-scenario"}, exitUsage, "no such built-in scenario; built-ins: armci-2x100"},
+		{[]string{"run", "no-such-scenario"}, exitUsage, "no such built-in scenario; built-ins: aclmpl-exchange-livelock, armci-2x100"},
 		{[]string{"run"}, exitUsage, "expected 1 argument(s), got 0"},
 		{[]string{"run", "litmus-mp", "--seed", "abc"}, exitUsage, "invalid value \"abc\" for flag -seed"},
 		{[]string{"frobnicate"}, exitUsage, "unknown command \"frobnicate\""},
 		{[]string{"litmus", "XYZ"}, exitUsage, "unknown litmus test \"XYZ\""},
 		{[]string{"litmus", "MP", "--model", "nosuch"}, exitUsage, "neither a built-in model"},
-		{[]string{"show", "nosuch"}, exitUsage, "no built-in scenario nosuch; built-ins: armci-2x100, "},
+		{[]string{"show", "nosuch"}, exitUsage, "no built-in scenario nosuch; built-ins: aclmpl-exchange-livelock, armci-2x100, "},
 		{[]string{"show", badParam}, exitUsage, "no built-in scenario"},
 	} {
 		code, out, errs := simrun(t, c.args...)
@@ -385,6 +385,7 @@ func TestGoldenScenarios(t *testing.T) {
 // goldenFull are the built-ins TestGoldenScenarios runs as they are
 // (runBuiltin: TestBuiltinClaims evaluates the claims of the same runs).
 var goldenFull = []string{
+	"aclmpl-exchange-livelock",
 	"armci-2x100", "armci-acc", "armci-fig4", "armci-fig5", "armci-fig6", "armci-fig6-sx4", "armci-polling-sleeping",
 	"litmus-mp", "litmus-mp-spin-noncoherent", "litmus-sb-tso",
 	"sci-faults", "sci-fig1-3", "sci-index-bytewise", "sci-no-crc", "sci-no-membarrier", "sci-pingpong", "sci-table1-1",

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,7 +15,7 @@ import (
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
 	"github.com/msgsim/msgsim/workloads"
-	"github.com/msgsim/msgsim/workloads/soak"
+	soakpkg "github.com/msgsim/msgsim/workloads/soak"
 	"gopkg.in/yaml.v3"
 )
 
@@ -22,14 +25,22 @@ type soakPairing struct {
 	name   string // "machine/stack", "machine/stack{params}" or "machine{faults}/stack"
 	open   workloads.Opener
 	faults bool // the machine runs under its fault params
+	stack  string
+	rule   stacks.Progress // the stack's progress rule, which the programs follow
 }
+
+// soakSkip is a pairing the soak leaves out, and why.
+type soakSkip struct{ name, why string }
 
 // soakPairings lists every registered pairing offering message passing:
 // each machine with its default params and with each of its fault params
 // (registry.Faults: "sci{crc_error_rate: ...}/scampi"), each stack with
-// each of its variants.
-func soakPairings(reg *registry.Registry) []soakPairing {
+// each of its variants. A stack whose protocol assumes a reliable network
+// (stacks.Progress.Reliable) is not run under fault params: those are
+// returned as skipped, with the stack's rule.
+func soakPairings(reg *registry.Registry) ([]soakPairing, []soakSkip) {
 	var out []soakPairing
+	var skip []soakSkip
 	for _, m := range reg.Machines() {
 		for _, mv := range append([]string{""}, m.Faults...) {
 			for _, st := range reg.Stacks() {
@@ -46,12 +57,18 @@ func soakPairings(reg *registry.Registry) []soakPairing {
 					if err != nil || !stacks.Offers[stacks.Comm](w) {
 						continue
 					}
-					out = append(out, soakPairing{name: m.Name + mv + "/" + st.Name + v, open: open, faults: mv != ""})
+					name := m.Name + mv + "/" + st.Name + v
+					rule := stacks.ProgressOf(w)
+					if mv != "" && rule.Reliable {
+						skip = append(skip, soakSkip{name, "the stack assumes a network that lands every write exactly once, which these faults break (" + rule.Source + ")"})
+						continue
+					}
+					out = append(out, soakPairing{name: name, open: open, faults: mv != "", stack: st.Name, rule: rule})
 				}
 			}
 		}
 	}
-	return out
+	return out, skip
 }
 
 // yamlNode is the node of the YAML params src, nil for "".
@@ -69,8 +86,20 @@ type soakStats struct {
 	events                    uint64
 	counters                  []string // the machine's counter names (faults injected), if it has any
 	counts                    []uint64 // their sums over the runs
-	failures                  map[string]int
-	first                     []string // replay lines of the first failures
+	failures                  map[string]*soakFailure
+	first                     []string // details and replay lines of the first failures
+}
+
+// soakFailure counts the failures of one kind on one pairing.
+type soakFailure struct {
+	count int
+	seed  uint64 // the first failing run's
+	procs int
+}
+
+// soakReplay is the command that replays the run of seed on pairing name.
+func soakReplay(name string, seed uint64) string {
+	return fmt.Sprintf("simrun soak --only '^%s$' --seed %d --runs 1", regexp.QuoteMeta(name), seed)
 }
 
 func cmdSoak(args []string, stdout, stderr io.Writer) int {
@@ -90,8 +119,9 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun soak: --only: %v; --runs must be at least 1\n", err)
 		return exitUsage
 	}
+	all, skipped := soakPairings(builtins())
 	var ps []soakPairing
-	for _, p := range soakPairings(builtins()) {
+	for _, p := range all {
 		if re.MatchString(p.name) {
 			ps = append(ps, p)
 		}
@@ -100,20 +130,42 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun soak: no pairing offering message passing matches %q\n", *only)
 		return exitUsage
 	}
+	said := map[string]bool{}
+	for _, p := range ps {
+		if !said[p.stack] {
+			said[p.stack] = true
+			fmt.Fprintf(stdout, "progress rule of %s: %s (%s)\n", p.stack, p.rule.Rule, p.rule.Source)
+		}
+	}
+	for _, k := range skipped {
+		if re.MatchString(k.name) {
+			fmt.Fprintf(stdout, "skipped %s: %s\n", k.name, k.why)
+		}
+	}
+	if soak(ps, *runs, *seed, stdout) > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// soak runs runs programs over the pairings ps (run i: seed+i on pairing i
+// mod len(ps)), prints a line per pairing, then one line per pairing and
+// failure kind, and returns the number of failed runs.
+func soak(ps []soakPairing, runs int, seed uint64, stdout io.Writer) int {
 	// Events only: a limit is reported as a failure of the run, which must
 	// not depend on the machine's load.
 	lim := sim.Limits{MaxEvents: 5_000_000}
 	stats := make([]soakStats, len(ps))
 	start := time.Now()
 	failed := 0
-	for i := range *runs {
+	for i := range runs {
 		k := i % len(ps)
-		s := *seed + uint64(i)
-		procs := soak.Procs(s)
-		o := soak.Run(ps[k].open, s, procs, lim)
+		s := seed + uint64(i)
+		procs := soakpkg.Procs(s)
+		o := soakpkg.Run(ps[k].open, s, procs, lim)
 		if o.Failure != nil && o.Failure.Kind == "error" && procs > 2 && o.Messages == 0 {
 			procs = 2 // the machine cannot hold more ranks
-			o = soak.Run(ps[k].open, s, procs, lim)
+			o = soakpkg.Run(ps[k].open, s, procs, lim)
 		}
 		st := &stats[k]
 		st.runs++
@@ -129,12 +181,17 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 		if o.Failure != nil {
 			failed++
 			if st.failures == nil {
-				st.failures = map[string]int{}
+				st.failures = map[string]*soakFailure{}
 			}
-			st.failures[o.Failure.Kind]++
+			f := st.failures[o.Failure.Kind]
+			if f == nil {
+				f = &soakFailure{seed: s, procs: procs}
+				st.failures[o.Failure.Kind] = f
+			}
+			f.count++
 			if len(st.first) < 3 {
-				st.first = append(st.first, fmt.Sprintf("  seed %d (%d ranks): %s: %s\n    replay: simrun soak --only '^%s$' --seed %d --runs 1",
-					s, procs, o.Failure.Kind, strings.ReplaceAll(o.Failure.Detail, "\n", "\n    "), regexp.QuoteMeta(ps[k].name), s))
+				st.first = append(st.first, fmt.Sprintf("  seed %d (%d ranks): %s: %s\n    replay: %s",
+					s, procs, o.Failure.Kind, strings.ReplaceAll(o.Failure.Detail, "\n", "\n    "), soakReplay(ps[k].name, s)))
 			}
 		}
 	}
@@ -142,11 +199,22 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 	for _, p := range ps {
 		width = max(width, len(p.name))
 	}
+	type failLine struct {
+		pairing, kind string
+		runs          int
+		f             *soakFailure
+	}
+	var fails []failLine
 	for k, p := range ps {
 		st := stats[k]
 		status := "ok"
 		if len(st.failures) > 0 {
-			status = fmt.Sprintf("FAILURES %v", st.failures)
+			var ks []string
+			for _, kind := range slices.Sorted(maps.Keys(st.failures)) {
+				ks = append(ks, fmt.Sprintf("%s %d", kind, st.failures[kind].count))
+				fails = append(fails, failLine{p.name, kind, st.runs, st.failures[kind]})
+			}
+			status = "FAILED: " + strings.Join(ks, ", ")
 		}
 		fmt.Fprintf(stdout, "%-*s %6d runs %7d messages %7d delivered once and intact  %s\n", width, p.name, st.runs, st.messages, st.delivered, status)
 		if p.faults && len(st.counters) > 0 { // show that the faults happened
@@ -160,12 +228,18 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, l)
 		}
 	}
-	fmt.Fprintf(stdout, "%d runs on %d pairings in %.1fs: %d failed (loss, duplication, corruption, deadlock, livelock, limit or error)\n",
-		*runs, len(ps), time.Since(start).Seconds(), failed)
-	fmt.Fprintf(stdout, "seeds %d to %d (run i: seed %d+i on pairing i mod %d); replay one: simrun soak --only 'PAIRING' --seed S --runs 1\n",
-		*seed, *seed+uint64(*runs)-1, *seed, len(ps))
-	if failed > 0 {
-		return exitFailed
+	if len(fails) > 0 {
+		slices.SortFunc(fails, func(a, b failLine) int {
+			return cmp.Or(strings.Compare(a.pairing, b.pairing), strings.Compare(a.kind, b.kind))
+		})
+		fmt.Fprintln(stdout, "failures by pairing and kind (tab-separated: FAIL, pairing, kind, failed runs, runs, first failing seed, its ranks, command that replays it):")
+		for _, l := range fails {
+			fmt.Fprintf(stdout, "FAIL\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", l.pairing, l.kind, l.f.count, l.runs, l.f.seed, l.f.procs, soakReplay(l.pairing, l.f.seed))
+		}
 	}
-	return exitOK
+	fmt.Fprintf(stdout, "%d runs on %d pairings in %.1fs: %d failed (loss, duplication, corruption, deadlock, livelock, limit or error)\n",
+		runs, len(ps), time.Since(start).Seconds(), failed)
+	fmt.Fprintf(stdout, "seeds %d to %d (run i: seed %d+i on pairing i mod %d); replay one: simrun soak --only 'PAIRING' --seed S --runs 1\n",
+		seed, seed+uint64(runs)-1, seed, len(ps))
+	return failed
 }

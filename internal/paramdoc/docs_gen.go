@@ -214,6 +214,11 @@ func table() map[string][]Field {
 			{YAML: "dups", Go: "Dups", Doc: "Dups is the number of MPI_Comm_dup calls each thread makes."},
 			{YAML: "level", Go: "Level", Doc: "Level is the thread level each process asks MPI_Init_thread for: single, funneled, serialized or multiple. Default: single with one thread, multiple with two (the only level at which two threads may call MPI at once)."},
 		},
+		"github.com/msgsim/msgsim/workloads/exchange.Params": {
+			{YAML: "procs", Go: "Procs", Doc: "Procs is the number of ranks on the ring (2: a pairwise exchange)."},
+			{YAML: "bytes", Go: "Bytes", Doc: "Bytes is each message's length."},
+			{YAML: "send", Go: "Send", Doc: "Send is how each rank sends: blocking (Send) or nonblocking (Isend then Wait)."},
+		},
 		"github.com/msgsim/msgsim/workloads/explore.Params": {
 			{YAML: "program", Go: "Program", Doc: "figure2 or figure3"},
 			{YAML: "procs", Go: "Procs", Doc: ""},
@@ -221,6 +226,7 @@ func table() map[string][]Field {
 			{YAML: "bound", Go: "Bound", Doc: "Bound is the most deviations from the engine's order per schedule."},
 			{YAML: "reduce", Go: "Reduce", Doc: "Reduce turns sleep-set partial-order reduction on."},
 			{YAML: "preempt", Go: "Preempt", Doc: "Preempt lets the explorer also deschedule a thread at a scheduling point until another thread of its process passes one (an OS scheduler delaying it: sim.Engine.SetPreemption)."},
+			{YAML: "memory_points", Go: "MemoryPoints", Doc: "MemoryPoints makes every memory operation of a thread a scheduling point (sim.Engine.SetMemoryPoints)."},
 			{YAML: "schedule", Go: "Schedule", Doc: "Schedule, if set, replays this one schedule (as printed) instead of exploring."},
 			{YAML: "max_schedules", Go: "MaxSchedules", Doc: "MaxSchedules stops the exploration (0: none)."},
 		},

@@ -12,6 +12,7 @@ import (
 	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/workloads/collective"
 	"github.com/msgsim/msgsim/workloads/commdup"
+	"github.com/msgsim/msgsim/workloads/exchange"
 	"github.com/msgsim/msgsim/workloads/explore"
 	"github.com/msgsim/msgsim/workloads/litmus"
 	"github.com/msgsim/msgsim/workloads/pingpong"
@@ -52,6 +53,7 @@ func Workloads() []registry.WorkloadEntry {
 		w(remotecopy.ContentionName, remotecopy.RunContention, remotecopy.CheckContention, registry.Params(remotecopy.DefaultContentionParams), est(remotecopy.EstimateContention)),
 		w(remap.Name, remap.Run, remap.Check, registry.Params(remap.DefaultParams), est(remap.Estimate)),
 		w(commdup.Name, commdup.Run, commdup.Check, registry.Params(commdup.DefaultParams), est(commdup.Estimate)),
+		w(exchange.Name, exchange.Run, exchange.Check, registry.Params(exchange.DefaultParams), est(exchange.Estimate)),
 		w(explore.Name, explore.Run, explore.Check, registry.Params(explore.DefaultParams)),
 		w("barrier-time", scibench.RunBarrier, scibench.Check, registry.Params(scibench.DefaultParams), est(scibench.Estimate("barrier"))),
 		w("alltoall-mbps", scibench.RunAlltoall, scibench.Check, registry.Params(scibench.DefaultParams), est(scibench.Estimate("alltoall"))),

@@ -76,6 +76,7 @@ func ExampleWorkloads() {
 	// acc-contention
 	// remap
 	// comm-dup
+	// exchange
 	// explore
 	// barrier-time
 	// alltoall-mbps

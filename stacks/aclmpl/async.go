@@ -28,13 +28,12 @@ import (
 // A message longer than SlotBytes travels as consecutive pieces, each in a
 // buffer of its own. The sender puts the data, waits for its delivery, then
 // puts the header with the DONE flag, so a receiver that sees DONE sees the
-// data. The flag is the header's last word: a put's bytes land in address
-// order (one T3D put lands at once, a LAPI packet too, and the SCI
-// adapter's 16-byte packets of a partial block follow one route in order),
-// so a receiver that sees DONE sees the rest of the header. (On an SCI
-// network that reorders packets it may not: ACLMPL has no protection
-// against that, and a receiver then takes a piece whose header it read
-// before it landed, a failed delivery.)
+// data. The flag is the header's last word. On a machine whose writes land
+// in issue order (machines.OrderedWrites: one T3D put lands at once) the
+// header is one put, and a receiver that sees DONE sees the rest of the
+// header. Elsewhere the packets of one put may land out of order (the SCI
+// fabric reorders the two 16-byte packets of the header), so the sender
+// puts the header, waits until it has landed (Quiet), then puts the flag.
 const (
 	hdrBytes = 32
 	flagOff  = 24 // the flag word's offset in the header
@@ -249,7 +248,17 @@ func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) e
 	h := x.stage + 32
 	x.storeWords(p, h, uint64(uint32(x.rank))|uint64(uint32(int32(tag)))<<32,
 		uint64(total), uint64(uint32(off))|uint64(uint32(data.Len))<<32, slotDone)
-	x.lib.m.Put(p, x.rank, dst, rslot, h, hdrBytes)
+	if _, ordered := x.lib.m.(machines.OrderedWrites); ordered {
+		x.lib.m.Put(p, x.rank, dst, rslot, h, hdrBytes)
+		return nil
+	}
+	// A network that may land the packets of one put out of order (the
+	// SCI fabric's 16-byte packets of a partial block) could land the flag
+	// before the rest of the header: put the header, wait until it has
+	// landed, then put the flag.
+	x.lib.m.Put(p, x.rank, dst, rslot, h, flagOff)
+	x.lib.m.Quiet(p, x.rank)
+	x.lib.m.PutWord(p, x.rank, dst, rslot+flagOff, slotDone)
 	return nil
 }
 

@@ -5,6 +5,15 @@
 // sends are blocking or not. A run is fully determined by its seed, so a
 // failure is replayed by running that seed again.
 //
+// A program stays within the stack's progress rule (stacks.Progress, which
+// each stack states from its paper), so that a failure is a bug of the
+// stack and never a program its API does not promise to complete. Under
+// MPI's rule (MPICH, ScaMPI) every rank posts all its receives, then
+// sends, then waits. Under a split rule (ACLMPL: synchronous and
+// asynchronous protocols with no overlap) the nonblocking messages run
+// that way first, then the blocking ones rendezvous one at a time in the
+// program's order, which every rank follows.
+//
 // Layer: a workload: imports workloads, stacks, sim, sim/mem and
 // workloads/payload; never a concrete machine or stack.
 package soak
@@ -99,6 +108,7 @@ func Run(open workloads.Opener, seed uint64, procs int, lim sim.Limits) Outcome 
 		x.fail("error", "%v", err)
 		return x.out
 	}
+	x.rule = stacks.ProgressOf(w)
 	x.msgs = program(seed, procs)
 	x.out.Messages = len(x.msgs)
 	x.got = make([]int, len(x.msgs))
@@ -125,6 +135,7 @@ func Run(open workloads.Opener, seed uint64, procs int, lim sim.Limits) Outcome 
 type soakRun struct {
 	eng  *sim.Engine
 	seed uint64
+	rule stacks.Progress
 	msgs []message
 	got  []int // deliveries per message
 	out  Outcome
@@ -147,7 +158,8 @@ type pending struct {
 
 // rank is rank r's program: every receive posted first (no unsafe
 // program), then its sends, then it waits for the sends and checks every
-// delivery.
+// delivery. Under a split progress rule these are its nonblocking
+// messages only; its blocking ones follow (rendezvous).
 func (x *soakRun) rank(p *sim.Proc, r int, c stacks.Comm) {
 	recvs, ok := x.postRecvs(p, r, c)
 	if !ok {
@@ -164,7 +176,46 @@ func (x *soakRun) rank(p *sim.Proc, r int, c stacks.Comm) {
 		}
 	}
 	for _, d := range recvs {
-		if !x.check(p, r, c, d) {
+		st, err := d.q.Wait(p)
+		if !x.check(p, r, c, d, st, err) {
+			return
+		}
+	}
+	if x.rule.Split {
+		x.rendezvous(p, r, c)
+	}
+}
+
+// inPhase reports whether message m is sent and received in the posted
+// phase: every message under MPI's rule, the nonblocking ones under a
+// split rule.
+func (x *soakRun) inPhase(m message) bool { return !x.rule.Split || !m.blocking }
+
+// rendezvous is rank r's part of the blocking messages under a split
+// progress rule: each with Send and Recv, in the program's order, which
+// every rank follows, so that every Send meets its Recv (the first
+// unfinished message's two ranks have both finished every earlier one).
+// The synchronous protocol carries no tag: Recv names the message's.
+func (x *soakRun) rendezvous(p *sim.Proc, r int, c stacks.Comm) {
+	for _, m := range x.msgs {
+		if !m.blocking || (m.src != r && m.dst != r) {
+			continue
+		}
+		buf, err := c.Buffer(m.n)
+		if err != nil {
+			x.fail("error", "rank %d: buffer of %d bytes: %v", r, m.n, err)
+			return
+		}
+		if m.src == r {
+			payload.Write(c.CPU(), buf.Addr, m.n, pattern(x.seed, m), 0)
+			if err := c.Send(p, buf, m.dst, m.tag); err != nil {
+				x.fail(kindOf(err), "rank %d: sending message %d (%d bytes to rank %d, tag %d): %v", r, m.id, m.n, m.dst, m.tag, err)
+				return
+			}
+			continue
+		}
+		st, err := c.Recv(p, buf, m.src, m.tag)
+		if !x.check(p, r, c, pending{m: m, buf: buf}, st, err) {
 			return
 		}
 	}
@@ -174,7 +225,7 @@ func (x *soakRun) rank(p *sim.Proc, r int, c stacks.Comm) {
 func (x *soakRun) postRecvs(p *sim.Proc, r int, c stacks.Comm) ([]pending, bool) {
 	var recvs []pending
 	for _, m := range x.msgs {
-		if m.dst != r {
+		if m.dst != r || !x.inPhase(m) {
 			continue
 		}
 		buf, err := c.Buffer(m.n)
@@ -201,7 +252,7 @@ func (x *soakRun) postRecvs(p *sim.Proc, r int, c stacks.Comm) ([]pending, bool)
 func (x *soakRun) send(p *sim.Proc, r int, c stacks.Comm) ([]pending, bool) {
 	var sends []pending
 	for _, m := range x.msgs {
-		if m.src != r {
+		if m.src != r || !x.inPhase(m) {
 			continue
 		}
 		buf, err := c.Buffer(m.n)
@@ -226,10 +277,9 @@ func (x *soakRun) send(p *sim.Proc, r int, c stacks.Comm) ([]pending, bool) {
 	return sends, true
 }
 
-// check waits for receive d of rank r and checks its envelope and every
-// byte, counting the delivery.
-func (x *soakRun) check(p *sim.Proc, r int, c stacks.Comm, d pending) bool {
-	st, err := d.q.Wait(p)
+// check checks receive d of rank r, which completed with st and err: its
+// envelope and every byte, counting the delivery.
+func (x *soakRun) check(p *sim.Proc, r int, c stacks.Comm, d pending, st stacks.Status, err error) bool {
 	if err != nil {
 		x.fail(kindOf(err), "rank %d: waiting for message %d: %v", r, d.m.id, err)
 		return false
