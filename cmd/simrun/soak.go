@@ -102,11 +102,15 @@ func soakReplay(name string, seed uint64) string {
 	return fmt.Sprintf("simrun soak --only '^%s$' --seed %d --runs 1", regexp.QuoteMeta(name), seed)
 }
 
+// soakProgress is the wall time between two progress lines of a soak.
+const soakProgress = 5 * time.Second
+
 func cmdSoak(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("soak", flag.ContinueOnError)
 	runs := fs.Int("runs", 1000, "runs in all, spread over the pairings")
 	seed := fs.Uint64("seed", 1, "seed of the first run (run i uses seed+i)")
 	only := fs.String("only", "", "regexp: the pairings (machine/stack{params}) to soak")
+	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	pos, code, ok := parseFlags(fs, "soak", args, stdout, stderr)
 	if !ok {
 		return code
@@ -142,7 +146,11 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "skipped %s: %s\n", k.name, k.why)
 		}
 	}
-	if soak(ps, *runs, *seed, stdout) > 0 {
+	var progress io.Writer = stderr
+	if *quiet {
+		progress = nil
+	}
+	if soak(ps, *runs, *seed, stdout, progress) > 0 {
 		return exitFailed
 	}
 	return exitOK
@@ -150,15 +158,21 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 
 // soak runs runs programs over the pairings ps (run i: seed+i on pairing i
 // mod len(ps)), prints a line per pairing, then one line per pairing and
-// failure kind, and returns the number of failed runs.
-func soak(ps []soakPairing, runs int, seed uint64, stdout io.Writer) int {
+// failure kind, and returns the number of failed runs. progress (if not
+// nil) gets a line every soakProgress of wall time.
+func soak(ps []soakPairing, runs int, seed uint64, stdout, progress io.Writer) int {
 	// Events only: a limit is reported as a failure of the run, which must
 	// not depend on the machine's load.
 	lim := sim.Limits{MaxEvents: 5_000_000}
 	stats := make([]soakStats, len(ps))
 	start := time.Now()
 	failed := 0
+	said := start
 	for i := range runs {
+		if progress != nil && time.Since(said) >= soakProgress {
+			said = time.Now()
+			fmt.Fprintf(progress, "simrun soak: %d of %d runs, %d failed\n", i, runs, failed)
+		}
 		k := i % len(ps)
 		s := seed + uint64(i)
 		procs := soakpkg.Procs(s)
