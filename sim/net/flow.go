@@ -38,9 +38,25 @@ import (
 // recomputes that component, nothing else; starts and ends at one
 // simulated time are recomputed together, once.
 //
+// A flow holds virtual channels as a worm does. Every wormhole link of its
+// route (a Link that is not Buffered: a virtual channel, or a physical
+// channel of its own) is held by one flow at a time, as the unit model
+// holds it for one unit. A flow takes its route's links in route order, as
+// a worm's head would; one that finds a link held waits in the link's queue
+// (FIFO), keeping the links it has taken, and sends nothing. Only a flow
+// that holds all its links shares bandwidth; it releases them when its last
+// byte leaves its source, and each goes to the first flow waiting for it.
+// The links are those the unit model routes the message over, so the two
+// models agree on what blocks: the virtual channels of a torus's dateline
+// and of each traffic class, and a network interface's ports. Buffered
+// links (a switch's output queue, a ring's bypass FIFO) do not block the
+// links behind them on the unit model; flows share them without holding.
+// A message of at most Config.FlowShareMin payload bytes neither holds
+// nor waits.
+//
 // What packets do (reordering, CRC errors, links going down, a ring's bypass
-// priority, virtual channels' buffers and wormhole holding) is not in the
-// flow model: machines reject a scenario that asks for both.
+// priority) is not in the flow model: machines reject a scenario that asks
+// for both.
 
 // flowRes is a bandwidth a flow uses: a physical Channel, or a Link that is
 // its own physical channel.
@@ -62,6 +78,10 @@ type flow struct {
 	net   *Network
 	msg   *Message
 	res   []*flowRes // the distinct bandwidths of its route
+	hold  []*Link    // the wormhole links of its route, in route order
+	from  []*Link    // from[i]: the input port it enters hold[i] from (nil: its source)
+	held  int32      // hold[:held] are its; it waits for hold[held] if not all
+	s     sim.Time   // its duration alone
 	pos   []int32    // pos[i]: its index in res[i].flows
 	lat   sim.Time   // the route's latencies: its head's time to the destination
 	limit float64    // its own limit, bytes per second
@@ -164,11 +184,18 @@ func (n *Network) sendFlow(m *Message) {
 	wire := m.Bytes + n.cfg.Header*m.npackets
 	s := n.unitTime(m.Bytes, m.Rate, bw)
 	var lat sim.Time
-	f.res, f.pos = f.res[:0], f.pos[:0]
-	for _, l := range route {
+	f.res, f.pos, f.hold, f.from, f.held = f.res[:0], f.pos[:0], f.hold[:0], f.from[:0], 0
+	for i, l := range route {
 		lat += l.kind.latency
 		l.units++
 		l.bytes += uint64(wire)
+		if !l.Buffered && !slices.Contains(f.hold, l) {
+			var from *Link
+			if i > 0 {
+				from = route[i-1]
+			}
+			f.hold, f.from = append(f.hold, l), append(f.from, from)
+		}
 		r := resOf(l)
 		if r == nil || slices.Contains(f.res, r) {
 			continue // unlimited, or a wire the route crosses twice
@@ -179,13 +206,69 @@ func (n *Network) sendFlow(m *Message) {
 	if s <= 0 || len(f.res) == 0 || m.Bytes <= n.cfg.FlowShareMin {
 		// Nothing limits it but its own duration (or it is too short
 		// to share, Config.FlowShareMin): it shares nothing.
-		f.res = f.res[:0]
+		f.res, f.hold = f.res[:0], f.hold[:0]
 		f.limit, f.rate = math.Inf(1), math.Inf(1)
 		f.finishAt(n.eng.Now() + s)
 		return
 	}
 	f.limit = float64(wire) * float64(sim.Second) / float64(s)
-	f.rate = 0
+	f.rate, f.s = 0, s
+	if f.take() {
+		f.start()
+	}
+}
+
+// take takes the flow's links from hold[held] on, in route order, until
+// one is held by flows from another input port or has flows waiting (it
+// then waits in that link's queue and take reports false) or it has them
+// all.
+func (f *flow) take() bool {
+	for int(f.held) < len(f.hold) {
+		x := f.hold[f.held].rare()
+		from := f.from[f.held]
+		if x.fholders > 0 && (x.fport != from || len(x.fwaiters) > 0) {
+			x.fwaiters = append(x.fwaiters, f)
+			return false
+		}
+		x.fholders++
+		x.fport = from
+		f.held++
+	}
+	return true
+}
+
+// release gives up the flow's links; a link no flow holds any more goes to
+// the first flow waiting for it, and to those after it from the same input
+// port; a flow that then has all its links starts.
+func (f *flow) release() {
+	for i, l := range f.hold[:f.held] {
+		x := l.x
+		x.fholders--
+		for len(x.fwaiters) > 0 {
+			g := x.fwaiters[0]
+			from := g.from[g.held]
+			if x.fholders > 0 && x.fport != from {
+				break
+			}
+			copy(x.fwaiters, x.fwaiters[1:])
+			x.fwaiters[len(x.fwaiters)-1] = nil
+			x.fwaiters = x.fwaiters[:len(x.fwaiters)-1]
+			x.fholders++
+			x.fport = from
+			g.held++
+			if g.take() {
+				g.start()
+			}
+		}
+		f.hold[i], f.from[i] = nil, nil
+	}
+	f.hold, f.from, f.held = f.hold[:0], f.from[:0], 0
+}
+
+// start: the flow holds all its links; it shares their bandwidth from now.
+func (f *flow) start() {
+	n := f.net
+	f.upd = n.eng.Now()
 	fs := n.fl
 	alone := true
 	for _, r := range f.res {
@@ -200,7 +283,7 @@ func (n *Network) sendFlow(m *Message) {
 		// Alone on every link: its own limit, until another flow meets
 		// it (which recomputes it).
 		f.rate = f.limit
-		f.finishAt(n.eng.Now() + s)
+		f.finishAt(n.eng.Now() + f.s)
 		return
 	}
 	fs.newbies = append(fs.newbies, f)
@@ -260,6 +343,7 @@ func (f *flow) end() {
 	}
 	f.res = f.res[:0]
 	f.left, f.rate, f.sent = 0, 0, true
+	f.release()
 	m := f.msg
 	if !m.sent {
 		m.sent = true
