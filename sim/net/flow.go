@@ -30,29 +30,36 @@ import (
 // Channel.
 //
 // A message of at most Config.FlowShareMin payload bytes (a protocol's
-// control message) crosses at its own limit and takes no share.
+// control message) crosses at its own limit and takes no share, once it
+// holds its links.
 //
-// The shares change only when a flow starts or ends, and only for the flows
+// The shares change only when a flow starts, ends or gives its links up
+// (below), and only for the flows
 // that change can reach: those tied to it through links that more than
 // one flow uses (a link with one flow limits nobody). A start or an end
 // recomputes that component, nothing else; starts and ends at one
 // simulated time are recomputed together, once.
 //
-// A flow holds virtual channels as a worm does. Every wormhole link of its
-// route (a Link that is not Buffered: a virtual channel, or a physical
-// channel of its own) is held by one flow at a time, as the unit model
-// holds it for one unit. A flow takes its route's links in route order, as
-// a worm's head would; one that finds a link held waits in the link's queue
-// (FIFO), keeping the links it has taken, and sends nothing. Only a flow
-// that holds all its links shares bandwidth; it releases them when its last
-// byte leaves its source, and each goes to the first flow waiting for it.
-// The links are those the unit model routes the message over, so the two
-// models agree on what blocks: the virtual channels of a torus's dateline
-// and of each traffic class, and a network interface's ports. Buffered
-// links (a switch's output queue, a ring's bypass FIFO) do not block the
-// links behind them on the unit model; flows share them without holding.
-// A message of at most Config.FlowShareMin payload bytes neither holds
-// nor waits.
+// A flow holds links as a worm does. Every wormhole link of its route (a
+// Link that is not Buffered: a virtual channel, or a physical channel of
+// its own) is held by the flows of one input port at a time (the previous
+// link of their routes, or their source), as the unit model's link is held
+// by one unit and serves one port's units in order. A flow takes its
+// route's links in route order, as a worm's head would; one that finds a
+// link held by another port's flows, or flows waiting for it, waits in the
+// link's queue (FIFO), keeping the links it has taken, and sends nothing.
+// Only a flow that holds all its links shares their bandwidth. A holder of
+// a link that others wait for gives all its links up at its next unit
+// boundary (every unit's wire bytes, the unit model's unit: Config.Unit,
+// or a packet in the packet model) and takes them again behind the
+// waiters, as the unit model's next unit would ask for them again; with
+// whole messages (no unit) a flow keeps them until its last byte has left
+// its source. The links are those the unit model routes the message over,
+// so the two models agree on what blocks: the virtual channels of a
+// torus's dateline and of each traffic class, and a network interface's
+// ports. Buffered links (a switch's output queue, a ring's bypass FIFO) do
+// not hold the links behind a waiting unit on the unit model; flows share
+// them without holding them.
 //
 // What packets do (reordering, CRC errors, links going down, a ring's bypass
 // priority) is not in the flow model: machines reject a scenario that asks
@@ -94,6 +101,16 @@ type flow struct {
 	idx   int32 // its index in the component being recomputed
 	fixed bool  // its rate is set in the current filling
 	sent  bool  // its last byte has left: ev is its arrival
+	// active: it holds all its links and shares their bandwidth (or,
+	// short, crosses in its own time).
+	active bool
+	// yield: a flow from another input port waits for one of its links:
+	// at its next unit boundary (yieldEv) it gives them all up and takes
+	// them again, as the unit model's next unit would.
+	yield   bool
+	yieldEv sim.Handle
+	yieldFn func()
+	wire    float64 // its bytes on a link, headers included
 }
 
 // flowState is a network's flows.
@@ -145,6 +162,7 @@ func (n *Network) newFlow() *flow {
 		}
 		f.end()
 	}
+	f.yieldFn = f.yieldNow
 	return f
 }
 
@@ -203,12 +221,23 @@ func (n *Network) sendFlow(m *Message) {
 		f.res = append(f.res, r)
 	}
 	f.lat, f.upd, f.left = lat, n.eng.Now(), float64(wire)
-	if s <= 0 || len(f.res) == 0 || m.Bytes <= n.cfg.FlowShareMin {
-		// Nothing limits it but its own duration (or it is too short
-		// to share, Config.FlowShareMin): it shares nothing.
+	f.wire, f.active, f.yield = float64(wire), false, false
+	if s <= 0 || len(f.res) == 0 {
+		// Nothing limits it but its own duration: it shares and
+		// holds nothing.
 		f.res, f.hold = f.res[:0], f.hold[:0]
 		f.limit, f.rate = math.Inf(1), math.Inf(1)
 		f.finishAt(n.eng.Now() + s)
+		return
+	}
+	if m.Bytes <= n.cfg.FlowShareMin {
+		// Too short to share (Config.FlowShareMin): it crosses in its
+		// own duration once it holds its links.
+		f.res = f.res[:0]
+		f.limit, f.rate, f.s = math.Inf(1), 0, s
+		if f.take() {
+			f.start()
+		}
 		return
 	}
 	f.limit = float64(wire) * float64(sim.Second) / float64(s)
@@ -220,17 +249,23 @@ func (n *Network) sendFlow(m *Message) {
 
 // take takes the flow's links from hold[held] on, in route order, until
 // one is held by flows from another input port or has flows waiting (it
-// then waits in that link's queue and take reports false) or it has them
-// all.
+// then waits in that link's queue, its holders yield at their next unit
+// boundary, and take reports false) or it has them all.
 func (f *flow) take() bool {
 	for int(f.held) < len(f.hold) {
 		x := f.hold[f.held].rare()
 		from := f.from[f.held]
-		if x.fholders > 0 && (x.fport != from || len(x.fwaiters) > 0) {
+		if len(x.fholders) > 0 && (x.fport != from || len(x.fwaiters) > 0) {
 			x.fwaiters = append(x.fwaiters, f)
+			for _, h := range x.fholders {
+				if !h.yield {
+					h.yield = true
+					h.planYield()
+				}
+			}
 			return false
 		}
-		x.fholders++
+		x.fholders = append(x.fholders, f)
 		x.fport = from
 		f.held++
 	}
@@ -241,36 +276,93 @@ func (f *flow) take() bool {
 // the first flow waiting for it, and to those after it from the same input
 // port; a flow that then has all its links starts.
 func (f *flow) release() {
-	for i, l := range f.hold[:f.held] {
+	for _, l := range f.hold[:f.held] {
 		x := l.x
-		x.fholders--
+		k := slices.Index(x.fholders, f)
+		last := len(x.fholders) - 1
+		x.fholders[k] = x.fholders[last]
+		x.fholders[last] = nil
+		x.fholders = x.fholders[:last]
 		for len(x.fwaiters) > 0 {
 			g := x.fwaiters[0]
 			from := g.from[g.held]
-			if x.fholders > 0 && x.fport != from {
+			if len(x.fholders) > 0 && x.fport != from {
 				break
 			}
 			copy(x.fwaiters, x.fwaiters[1:])
 			x.fwaiters[len(x.fwaiters)-1] = nil
 			x.fwaiters = x.fwaiters[:len(x.fwaiters)-1]
-			x.fholders++
+			x.fholders = append(x.fholders, g)
 			x.fport = from
 			g.held++
 			if g.take() {
 				g.start()
 			}
 		}
-		f.hold[i], f.from[i] = nil, nil
 	}
-	f.hold, f.from, f.held = f.hold[:0], f.from[:0], 0
+	f.held = 0
+}
+
+// planYield schedules the flow's yield at its next unit boundary at its
+// rate now (again when its rate changes).
+func (f *flow) planYield() {
+	n := f.net
+	if !f.yield || !f.active || f.rate <= 0 || math.IsInf(f.rate, 1) || n.unitBytes <= 0 {
+		return
+	}
+	now := n.eng.Now()
+	sent := f.wire - (f.left - f.rate*float64(now-f.upd)/float64(sim.Second))
+	uw := float64(n.unitWire)
+	next := (math.Floor(sent/uw+1e-9) + 1) * uw
+	if next >= f.wire {
+		return // its end comes first and releases its links
+	}
+	n.eng.Cancel(f.yieldEv)
+	d := max(sim.Time(math.Ceil((next-sent)*float64(sim.Second)/f.rate-1e-6)), 1)
+	f.yieldEv = n.eng.At(now+d, f.yieldFn)
+}
+
+// yieldNow: the flow's unit ends while others wait for one of its links:
+// it gives its links up and takes them again from its first, waiting
+// behind them.
+func (f *flow) yieldNow() {
+	f.yieldEv = sim.Handle{}
+	if !f.active || f.sent || f.msg == nil {
+		return
+	}
+	waited := false
+	for _, l := range f.hold[:f.held] {
+		waited = waited || len(l.x.fwaiters) > 0
+	}
+	f.yield = false
+	if !waited {
+		return
+	}
+	n := f.net
+	now := n.eng.Now()
+	if f.rate > 0 {
+		f.left = max(f.left-f.rate*float64(now-f.upd)/float64(sim.Second), 0)
+	}
+	f.upd, f.rate, f.active = now, 0, false
+	n.eng.Cancel(f.ev)
+	f.ev = sim.Handle{}
+	f.leave()
+	f.release()
+	if f.take() {
+		f.start()
+	}
 }
 
 // start: the flow holds all its links; it shares their bandwidth from now.
 func (f *flow) start() {
 	n := f.net
-	f.upd = n.eng.Now()
+	f.upd, f.active = n.eng.Now(), true
+	for _, l := range f.hold {
+		f.yield = f.yield || len(l.x.fwaiters) > 0
+	}
 	fs := n.fl
 	alone := true
+	f.pos = f.pos[:0]
 	for _, r := range f.res {
 		f.pos = append(f.pos, int32(len(r.flows)))
 		r.flows = append(r.flows, f)
@@ -283,7 +375,12 @@ func (f *flow) start() {
 		// Alone on every link: its own limit, until another flow meets
 		// it (which recomputes it).
 		f.rate = f.limit
-		f.finishAt(n.eng.Now() + f.s)
+		if f.left == f.wire {
+			f.finishAt(n.eng.Now() + f.s)
+		} else {
+			f.finishAt(n.eng.Now() + sim.Time(math.Ceil(f.left*float64(sim.Second)/f.rate-1e-6)))
+		}
+		f.planYield()
 		return
 	}
 	fs.newbies = append(fs.newbies, f)
@@ -318,8 +415,31 @@ func (f *flow) finishAt(t sim.Time) {
 // and its tail arrives after the route's latencies.
 func (f *flow) end() {
 	n := f.net
-	fs := n.fl
 	now := n.eng.Now()
+	f.leave()
+	f.res = f.res[:0]
+	f.left, f.rate, f.sent, f.active, f.yield = 0, 0, true, false, false
+	n.eng.Cancel(f.yieldEv)
+	f.yieldEv = sim.Handle{}
+	f.release()
+	clear(f.hold)
+	clear(f.from)
+	f.hold, f.from = f.hold[:0], f.from[:0]
+	m := f.msg
+	if !m.sent {
+		m.sent = true
+		if !m.quiet && !m.done {
+			m.Handler.Sent(m)
+		}
+	}
+	f.ev = n.eng.At(now+f.lat, f.evFn)
+}
+
+// leave takes the flow off its resources' flows (it sends nothing more
+// for now) and marks them for recomputation.
+func (f *flow) leave() {
+	n := f.net
+	fs := n.fl
 	for i, r := range f.res {
 		if r.tight() {
 			fs.seed(r)
@@ -341,17 +461,6 @@ func (f *flow) end() {
 	if len(f.res) > 0 && len(fs.seeds) > 0 {
 		n.schedule()
 	}
-	f.res = f.res[:0]
-	f.left, f.rate, f.sent = 0, 0, true
-	f.release()
-	m := f.msg
-	if !m.sent {
-		m.sent = true
-		if !m.quiet && !m.done {
-			m.Handler.Sent(m)
-		}
-	}
-	f.ev = n.eng.At(now+f.lat, f.evFn)
 }
 
 // arrive: the flow's tail reaches the destination.
@@ -399,7 +508,7 @@ func (n *Network) recomputeNow() {
 		}
 	}
 	for _, f := range fs.newbies {
-		if !f.sent && f.msg != nil {
+		if f.active && !f.sent && f.msg != nil {
 			add(f)
 		}
 	}
@@ -438,6 +547,7 @@ func (n *Network) recomputeNow() {
 		n.eng.Cancel(f.ev)
 		d := math.Ceil(f.left*float64(sim.Second)/rate - 1e-6)
 		f.finishAt(now + sim.Time(d))
+		f.planYield()
 	}
 	fs.comp, fs.cres = comp[:0], cres[:0]
 }

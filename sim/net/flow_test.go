@@ -214,9 +214,9 @@ func TestFlowConfig(t *testing.T) {
 func TestFlowShareMin(t *testing.T) {
 	us := sim.Microsecond
 	eng := sim.NewEngine(1)
-	links := line("l", 3, 0, 100)
-	// The short one neither shares nor waits for the link the long one holds.
-	n := mustNet(t, eng, routes{{0, 1}: {links[0], links[1]}, {2, 1}: {links[2], links[1]}}, Config{Flow: true, FlowShareMin: 32})
+	// On another virtual channel of the long one's physical channel.
+	links := vcLines(3, 2, 0, 100)
+	n := mustNet(t, eng, routes{{0, 1}: {links[0][0], links[1][0]}, {2, 1}: {links[2][0], links[1][1]}}, Config{Flow: true, FlowShareMin: 32})
 	a := sendAt(t, eng, n, 0, 0, 1, 1000, 0)
 	b := sendAt(t, eng, n, 0, 2, 1, 32, 0)
 	run(t, eng)
@@ -275,5 +275,32 @@ func TestFlowHolding(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFlowHoldsPerUnit: flows from two input ports that need one link take
+// it in turns, a unit (Config.Unit) at a time, as the unit model's units
+// do, and end when the unit model's messages do; whole messages (Unit 0)
+// take it one after the other on both models.
+func TestFlowHoldsPerUnit(t *testing.T) {
+	us := sim.Microsecond
+	for _, tc := range []struct {
+		unit int
+		want [2]sim.Time
+	}{
+		{unit: 100, want: [2]sim.Time{19 * us, 20 * us}},
+		{unit: 0, want: [2]sim.Time{10 * us, 20 * us}},
+	} {
+		for _, flow := range []bool{false, true} {
+			eng := sim.NewEngine(1)
+			ls := line("l", 3, 0, 100)
+			n := mustNet(t, eng, routes{{0, 10}: {ls[0], ls[2]}, {1, 10}: {ls[1], ls[2]}}, Config{Unit: tc.unit, Flow: flow})
+			a := sendAt(t, eng, n, 0, 0, 10, 1000, 0)
+			b := sendAt(t, eng, n, 0, 1, 10, 1000, 0)
+			run(t, eng)
+			if got := [2]sim.Time{a.delivered, b.delivered}; got != tc.want {
+				t.Errorf("unit %d, flow %v: delivered at %v, want %v", tc.unit, flow, got, tc.want)
+			}
+		}
 	}
 }

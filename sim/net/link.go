@@ -141,9 +141,9 @@ type linkRare struct {
 	inputs  []input // input ports seen besides in, with their last grant
 	grantFn func()
 	crc     *crcFaults // injected CRC errors, nil without (the common case)
-	// The flow model: the flows holding the link (fholders of them, all
-	// entering it from input port fport), and those waiting for it, FIFO.
-	fholders int32
+	// The flow model: the flows holding the link (all entering it from
+	// input port fport), and those waiting for it, FIFO.
+	fholders []*flow
 	fport    *Link
 	fwaiters []*flow
 	waits    uint64
