@@ -40,26 +40,26 @@ import (
 // recomputes that component, nothing else; starts and ends at one
 // simulated time are recomputed together, once.
 //
-// A flow holds links as a worm does. Every wormhole link of its route (a
-// Link that is not Buffered: a virtual channel, or a physical channel of
-// its own) is held by the flows of one input port at a time (the previous
-// link of their routes, or their source), as the unit model's link is held
-// by one unit and serves one port's units in order. A flow takes its
-// route's links in route order, as a worm's head would; one that finds a
-// link held by another port's flows, or flows waiting for it, waits in the
-// link's queue (FIFO), keeping the links it has taken, and sends nothing.
-// Only a flow that holds all its links shares their bandwidth. A holder of
-// a link that others wait for gives all its links up at its next unit
-// boundary (every unit's wire bytes, the unit model's unit: Config.Unit,
-// or a packet in the packet model) and takes them again behind the
-// waiters, as the unit model's next unit would ask for them again; with
-// whole messages (no unit) a flow keeps them until its last byte has left
-// its source. The links are those the unit model routes the message over,
-// so the two models agree on what blocks: the virtual channels of a
-// torus's dateline and of each traffic class, and a network interface's
-// ports. Buffered links (a switch's output queue, a ring's bypass FIFO) do
-// not hold the links behind a waiting unit on the unit model; flows share
-// them without holding them.
+// A flow holds links as a worm does. Every link of its route (a virtual
+// channel, a physical channel of its own, a port) is held by the flows of
+// one input port at a time (the previous link of their routes, or their
+// source), as the unit model's link is held by one unit and serves one
+// port's units in order. A flow takes its route's links in route order, as
+// a worm's head would; one that finds a link held by another port's flows,
+// or flows waiting for it, waits in the link's queue (FIFO) and sends
+// nothing. Waiting for a wormhole link it keeps the links it has taken;
+// waiting for a Buffered link (a switch's output queue, a ring's bypass
+// FIFO) it gives them up, its body being in the link's input buffer. Only
+// a flow that holds all its links from the last it waited for on shares
+// their bandwidth. A holder of a link that others wait for gives all its
+// links up at its next unit boundary (every unit's wire bytes, the unit
+// model's unit: Config.Unit, or a packet in the packet model) and takes
+// them again from its first, behind the waiters, as the unit model's next
+// unit asks for them again; with whole messages (no unit) a flow keeps
+// them until its last byte has left its source. The links are those the
+// unit model routes the message over, so the two models agree on what
+// blocks: the virtual channels of a torus's dateline and of each traffic
+// class, and a network interface's ports.
 //
 // What packets do (reordering, CRC errors, links going down, a ring's bypass
 // priority) is not in the flow model: machines reject a scenario that asks
@@ -87,7 +87,8 @@ type flow struct {
 	res   []*flowRes // the distinct bandwidths of its route
 	hold  []*Link    // the wormhole links of its route, in route order
 	from  []*Link    // from[i]: the input port it enters hold[i] from (nil: its source)
-	held  int32      // hold[:held] are its; it waits for hold[held] if not all
+	held  int32      // hold[base:held] are its; it waits for hold[held] if not all
+	base  int32      // hold[:base] it gave up, waiting for a Buffered link
 	s     sim.Time   // its duration alone
 	pos   []int32    // pos[i]: its index in res[i].flows
 	lat   sim.Time   // the route's latencies: its head's time to the destination
@@ -202,12 +203,12 @@ func (n *Network) sendFlow(m *Message) {
 	wire := m.Bytes + n.cfg.Header*m.npackets
 	s := n.unitTime(m.Bytes, m.Rate, bw)
 	var lat sim.Time
-	f.res, f.pos, f.hold, f.from, f.held = f.res[:0], f.pos[:0], f.hold[:0], f.from[:0], 0
+	f.res, f.pos, f.hold, f.from, f.held, f.base = f.res[:0], f.pos[:0], f.hold[:0], f.from[:0], 0, 0
 	for i, l := range route {
 		lat += l.kind.latency
 		l.units++
 		l.bytes += uint64(wire)
-		if !l.Buffered && !slices.Contains(f.hold, l) {
+		if !slices.Contains(f.hold, l) {
 			var from *Link
 			if i > 0 {
 				from = route[i-1]
@@ -256,6 +257,12 @@ func (f *flow) take() bool {
 		x := f.hold[f.held].rare()
 		from := f.from[f.held]
 		if len(x.fholders) > 0 && (x.fport != from || len(x.fwaiters) > 0) {
+			if f.hold[f.held].Buffered {
+				// It waits in the link's input buffer, its body
+				// out of the links behind it: it gives them up.
+				f.releaseRange(f.base, f.held)
+				f.base = f.held
+			}
 			x.fwaiters = append(x.fwaiters, f)
 			for _, h := range x.fholders {
 				if !h.yield {
@@ -276,7 +283,13 @@ func (f *flow) take() bool {
 // the first flow waiting for it, and to those after it from the same input
 // port; a flow that then has all its links starts.
 func (f *flow) release() {
-	for _, l := range f.hold[:f.held] {
+	f.releaseRange(f.base, f.held)
+	f.held, f.base = 0, 0
+}
+
+// releaseRange gives up hold[lo:hi] (see release).
+func (f *flow) releaseRange(lo, hi int32) {
+	for _, l := range f.hold[lo:hi] {
 		x := l.x
 		k := slices.Index(x.fholders, f)
 		last := len(x.fholders) - 1
@@ -300,7 +313,6 @@ func (f *flow) release() {
 			}
 		}
 	}
-	f.held = 0
 }
 
 // planYield schedules the flow's yield at its next unit boundary at its
@@ -331,7 +343,7 @@ func (f *flow) yieldNow() {
 		return
 	}
 	waited := false
-	for _, l := range f.hold[:f.held] {
+	for _, l := range f.hold[f.base:f.held] {
 		waited = waited || len(l.x.fwaiters) > 0
 	}
 	f.yield = false
@@ -357,7 +369,7 @@ func (f *flow) yieldNow() {
 func (f *flow) start() {
 	n := f.net
 	f.upd, f.active = n.eng.Now(), true
-	for _, l := range f.hold {
+	for _, l := range f.hold[f.base:] {
 		f.yield = f.yield || len(l.x.fwaiters) > 0
 	}
 	fs := n.fl

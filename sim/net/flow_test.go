@@ -230,21 +230,22 @@ func TestFlowShareMin(t *testing.T) {
 // waits for B, keeping A, so flow 2 (A then C), which needs A and enters it
 // from another input port, waits for it
 // although C is free, until flow 1 has sent its bytes at 20 us. On another
-// virtual channel of A's physical channel, or where A is buffered (it then
-// holds nothing), or when flow 2 enters A from flow 1's port, flow 2 runs at once: a waiting flow sends nothing, so A's
+// virtual channel of A's physical channel, or where B is buffered (flow 1
+// then waits in B's input buffer, holding nothing behind it), or when flow 2
+// enters A from flow 1's port, flow 2 runs at once: a waiting flow sends nothing, so A's
 // bandwidth is all flow 2's until flow 1 starts at 10 us and takes half.
 func TestFlowHolding(t *testing.T) {
 	us := sim.Microsecond
 	for _, tc := range []struct {
 		name      string
 		otherVC   bool // flow 2 uses A's other virtual channel
-		bufferedA bool
+		bufferedB bool
 		samePort  bool // flow 2 enters A from flow 1's source link
 		want      [3]sim.Time
 	}{
 		{name: "a waiting flow keeps its upstream link", want: [3]sim.Time{10 * us, 20 * us, 30 * us}},
 		{name: "another virtual channel of the wire is free", otherVC: true, want: [3]sim.Time{10 * us, 22 * us, 14 * us}},
-		{name: "a buffered link is not held", bufferedA: true, want: [3]sim.Time{10 * us, 22 * us, 14 * us}},
+		{name: "a flow waiting for a buffered link holds none behind it", bufferedB: true, want: [3]sim.Time{10 * us, 22 * us, 14 * us}},
 		// Units from one input port take a link in turn: flows from one
 		// port hold it together.
 		{name: "flows from one input port share it", samePort: true, want: [3]sim.Time{10 * us, 22 * us, 14 * us}},
@@ -254,7 +255,7 @@ func TestFlowHolding(t *testing.T) {
 			ls := vcLines(5, 2, 0, 100)
 			a, b, c := ls[0], ls[1][0], ls[2][0]
 			s1, s2 := ls[3][0], ls[4][0] // flows 1 and 2 enter A from their own sources' links
-			a[0].Buffered, a[1].Buffered = tc.bufferedA, tc.bufferedA
+			b.Buffered = tc.bufferedB
 			a2 := a[0]
 			if tc.otherVC {
 				a2 = a[1]
