@@ -30,17 +30,40 @@ import (
 // Channel.
 //
 // A message of at most Config.FlowShareMin payload bytes (a protocol's
-// control message) crosses at its own limit and takes no share.
+// control message) crosses at its own limit and takes no share, once it
+// holds its links.
 //
-// The shares change only when a flow starts or ends, and only for the flows
+// The shares change only when a flow starts, ends or gives its links up
+// (below), and only for the flows
 // that change can reach: those tied to it through links that more than
 // one flow uses (a link with one flow limits nobody). A start or an end
 // recomputes that component, nothing else; starts and ends at one
 // simulated time are recomputed together, once.
 //
+// A flow holds links as a worm does. Every link of its route (a virtual
+// channel, a physical channel of its own, a port) is held by the flows of
+// one input port at a time (the previous link of their routes, or their
+// source), as the unit model's link is held by one unit and serves one
+// port's units in order. A flow takes its route's links in route order, as
+// a worm's head would; one that finds a link held by another port's flows,
+// or flows waiting for it, waits in the link's queue (FIFO) and sends
+// nothing. Waiting for a wormhole link it keeps the links it has taken;
+// waiting for a Buffered link (a switch's output queue, a ring's bypass
+// FIFO) it gives them up, its body being in the link's input buffer. Only
+// a flow that holds all its links from the last it waited for on shares
+// their bandwidth. A holder of a link that others wait for gives all its
+// links up at its next unit boundary (every unit's wire bytes, the unit
+// model's unit: Config.Unit, or a packet in the packet model) and takes
+// them again from its first, behind the waiters, as the unit model's next
+// unit asks for them again; with whole messages (no unit) a flow keeps
+// them until its last byte has left its source. The links are those the
+// unit model routes the message over, so the two models agree on what
+// blocks: the virtual channels of a torus's dateline and of each traffic
+// class, and a network interface's ports.
+//
 // What packets do (reordering, CRC errors, links going down, a ring's bypass
-// priority, virtual channels' buffers and wormhole holding) is not in the
-// flow model: machines reject a scenario that asks for both.
+// priority) is not in the flow model: machines reject a scenario that asks
+// for both.
 
 // flowRes is a bandwidth a flow uses: a physical Channel, or a Link that is
 // its own physical channel.
@@ -62,6 +85,11 @@ type flow struct {
 	net   *Network
 	msg   *Message
 	res   []*flowRes // the distinct bandwidths of its route
+	hold  []*Link    // the wormhole links of its route, in route order
+	from  []*Link    // from[i]: the input port it enters hold[i] from (nil: its source)
+	held  int32      // hold[base:held] are its; it waits for hold[held] if not all
+	base  int32      // hold[:base] it gave up, waiting for a Buffered link
+	s     sim.Time   // its duration alone
 	pos   []int32    // pos[i]: its index in res[i].flows
 	lat   sim.Time   // the route's latencies: its head's time to the destination
 	limit float64    // its own limit, bytes per second
@@ -74,6 +102,16 @@ type flow struct {
 	idx   int32 // its index in the component being recomputed
 	fixed bool  // its rate is set in the current filling
 	sent  bool  // its last byte has left: ev is its arrival
+	// active: it holds all its links and shares their bandwidth (or,
+	// short, crosses in its own time).
+	active bool
+	// yield: a flow from another input port waits for one of its links:
+	// at its next unit boundary (yieldEv) it gives them all up and takes
+	// them again, as the unit model's next unit would.
+	yield   bool
+	yieldEv sim.Handle
+	yieldFn func()
+	wire    float64 // its bytes on a link, headers included
 }
 
 // flowState is a network's flows.
@@ -125,6 +163,7 @@ func (n *Network) newFlow() *flow {
 		}
 		f.end()
 	}
+	f.yieldFn = f.yieldNow
 	return f
 }
 
@@ -164,11 +203,18 @@ func (n *Network) sendFlow(m *Message) {
 	wire := m.Bytes + n.cfg.Header*m.npackets
 	s := n.unitTime(m.Bytes, m.Rate, bw)
 	var lat sim.Time
-	f.res, f.pos = f.res[:0], f.pos[:0]
-	for _, l := range route {
+	f.res, f.pos, f.hold, f.from, f.held, f.base = f.res[:0], f.pos[:0], f.hold[:0], f.from[:0], 0, 0
+	for i, l := range route {
 		lat += l.kind.latency
 		l.units++
 		l.bytes += uint64(wire)
+		if !slices.Contains(f.hold, l) {
+			var from *Link
+			if i > 0 {
+				from = route[i-1]
+			}
+			f.hold, f.from = append(f.hold, l), append(f.from, from)
+		}
 		r := resOf(l)
 		if r == nil || slices.Contains(f.res, r) {
 			continue // unlimited, or a wire the route crosses twice
@@ -176,18 +222,159 @@ func (n *Network) sendFlow(m *Message) {
 		f.res = append(f.res, r)
 	}
 	f.lat, f.upd, f.left = lat, n.eng.Now(), float64(wire)
-	if s <= 0 || len(f.res) == 0 || m.Bytes <= n.cfg.FlowShareMin {
-		// Nothing limits it but its own duration (or it is too short
-		// to share, Config.FlowShareMin): it shares nothing.
-		f.res = f.res[:0]
+	f.wire, f.active, f.yield = float64(wire), false, false
+	if s <= 0 || len(f.res) == 0 {
+		// Nothing limits it but its own duration: it shares and
+		// holds nothing.
+		f.res, f.hold = f.res[:0], f.hold[:0]
 		f.limit, f.rate = math.Inf(1), math.Inf(1)
 		f.finishAt(n.eng.Now() + s)
 		return
 	}
+	if m.Bytes <= n.cfg.FlowShareMin {
+		// Too short to share (Config.FlowShareMin): it crosses in its
+		// own duration once it holds its links.
+		f.res = f.res[:0]
+		f.limit, f.rate, f.s = math.Inf(1), 0, s
+		if f.take() {
+			f.start()
+		}
+		return
+	}
 	f.limit = float64(wire) * float64(sim.Second) / float64(s)
-	f.rate = 0
+	f.rate, f.s = 0, s
+	if f.take() {
+		f.start()
+	}
+}
+
+// take takes the flow's links from hold[held] on, in route order, until
+// one is held by flows from another input port or has flows waiting (it
+// then waits in that link's queue, its holders yield at their next unit
+// boundary, and take reports false) or it has them all.
+func (f *flow) take() bool {
+	for int(f.held) < len(f.hold) {
+		x := f.hold[f.held].rare()
+		from := f.from[f.held]
+		if len(x.fholders) > 0 && (x.fport != from || len(x.fwaiters) > 0) {
+			if f.hold[f.held].Buffered {
+				// It waits in the link's input buffer, its body
+				// out of the links behind it: it gives them up.
+				f.releaseRange(f.base, f.held)
+				f.base = f.held
+			}
+			x.fwaiters = append(x.fwaiters, f)
+			for _, h := range x.fholders {
+				if !h.yield {
+					h.yield = true
+					h.planYield()
+				}
+			}
+			return false
+		}
+		x.fholders = append(x.fholders, f)
+		x.fport = from
+		f.held++
+	}
+	return true
+}
+
+// release gives up the flow's links; a link no flow holds any more goes to
+// the first flow waiting for it, and to those after it from the same input
+// port; a flow that then has all its links starts.
+func (f *flow) release() {
+	f.releaseRange(f.base, f.held)
+	f.held, f.base = 0, 0
+}
+
+// releaseRange gives up hold[lo:hi] (see release).
+func (f *flow) releaseRange(lo, hi int32) {
+	for _, l := range f.hold[lo:hi] {
+		x := l.x
+		k := slices.Index(x.fholders, f)
+		last := len(x.fholders) - 1
+		x.fholders[k] = x.fholders[last]
+		x.fholders[last] = nil
+		x.fholders = x.fholders[:last]
+		for len(x.fwaiters) > 0 {
+			g := x.fwaiters[0]
+			from := g.from[g.held]
+			if len(x.fholders) > 0 && x.fport != from {
+				break
+			}
+			copy(x.fwaiters, x.fwaiters[1:])
+			x.fwaiters[len(x.fwaiters)-1] = nil
+			x.fwaiters = x.fwaiters[:len(x.fwaiters)-1]
+			x.fholders = append(x.fholders, g)
+			x.fport = from
+			g.held++
+			if g.take() {
+				g.start()
+			}
+		}
+	}
+}
+
+// planYield schedules the flow's yield at its next unit boundary at its
+// rate now (again when its rate changes).
+func (f *flow) planYield() {
+	n := f.net
+	if !f.yield || !f.active || f.rate <= 0 || math.IsInf(f.rate, 1) || n.unitBytes <= 0 {
+		return
+	}
+	now := n.eng.Now()
+	sent := f.wire - (f.left - f.rate*float64(now-f.upd)/float64(sim.Second))
+	uw := float64(n.unitWire)
+	next := (math.Floor(sent/uw+1e-9) + 1) * uw
+	if next >= f.wire {
+		return // its end comes first and releases its links
+	}
+	n.eng.Cancel(f.yieldEv)
+	d := max(sim.Time(math.Ceil((next-sent)*float64(sim.Second)/f.rate-1e-6)), 1)
+	f.yieldEv = n.eng.At(now+d, f.yieldFn)
+}
+
+// yieldNow: the flow's unit ends while others wait for one of its links:
+// it gives its links up and takes them again from its first, waiting
+// behind them.
+func (f *flow) yieldNow() {
+	f.yieldEv = sim.Handle{}
+	if !f.active || f.sent || f.msg == nil {
+		return
+	}
+	waited := false
+	for _, l := range f.hold[f.base:f.held] {
+		waited = waited || len(l.x.fwaiters) > 0
+	}
+	f.yield = false
+	if !waited {
+		return
+	}
+	n := f.net
+	now := n.eng.Now()
+	if f.rate > 0 {
+		f.left = max(f.left-f.rate*float64(now-f.upd)/float64(sim.Second), 0)
+	}
+	f.upd, f.rate, f.active = now, 0, false
+	n.eng.Cancel(f.ev)
+	f.ev = sim.Handle{}
+	f.leave()
+	f.release()
+	if f.take() {
+		f.start()
+	}
+}
+
+// start: the flow holds all its links; it shares their bandwidth from now.
+func (f *flow) start() {
+	n := f.net
+	f.upd, f.active = n.eng.Now(), true
+	for _, l := range f.hold[f.base:] {
+		f.yield = f.yield || len(l.x.fwaiters) > 0
+	}
 	fs := n.fl
 	alone := true
+	f.pos = f.pos[:0]
 	for _, r := range f.res {
 		f.pos = append(f.pos, int32(len(r.flows)))
 		r.flows = append(r.flows, f)
@@ -200,7 +387,12 @@ func (n *Network) sendFlow(m *Message) {
 		// Alone on every link: its own limit, until another flow meets
 		// it (which recomputes it).
 		f.rate = f.limit
-		f.finishAt(n.eng.Now() + s)
+		if f.left == f.wire {
+			f.finishAt(n.eng.Now() + f.s)
+		} else {
+			f.finishAt(n.eng.Now() + sim.Time(math.Ceil(f.left*float64(sim.Second)/f.rate-1e-6)))
+		}
+		f.planYield()
 		return
 	}
 	fs.newbies = append(fs.newbies, f)
@@ -235,8 +427,31 @@ func (f *flow) finishAt(t sim.Time) {
 // and its tail arrives after the route's latencies.
 func (f *flow) end() {
 	n := f.net
-	fs := n.fl
 	now := n.eng.Now()
+	f.leave()
+	f.res = f.res[:0]
+	f.left, f.rate, f.sent, f.active, f.yield = 0, 0, true, false, false
+	n.eng.Cancel(f.yieldEv)
+	f.yieldEv = sim.Handle{}
+	f.release()
+	clear(f.hold)
+	clear(f.from)
+	f.hold, f.from = f.hold[:0], f.from[:0]
+	m := f.msg
+	if !m.sent {
+		m.sent = true
+		if !m.quiet && !m.done {
+			m.Handler.Sent(m)
+		}
+	}
+	f.ev = n.eng.At(now+f.lat, f.evFn)
+}
+
+// leave takes the flow off its resources' flows (it sends nothing more
+// for now) and marks them for recomputation.
+func (f *flow) leave() {
+	n := f.net
+	fs := n.fl
 	for i, r := range f.res {
 		if r.tight() {
 			fs.seed(r)
@@ -258,16 +473,6 @@ func (f *flow) end() {
 	if len(f.res) > 0 && len(fs.seeds) > 0 {
 		n.schedule()
 	}
-	f.res = f.res[:0]
-	f.left, f.rate, f.sent = 0, 0, true
-	m := f.msg
-	if !m.sent {
-		m.sent = true
-		if !m.quiet && !m.done {
-			m.Handler.Sent(m)
-		}
-	}
-	f.ev = n.eng.At(now+f.lat, f.evFn)
 }
 
 // arrive: the flow's tail reaches the destination.
@@ -315,7 +520,7 @@ func (n *Network) recomputeNow() {
 		}
 	}
 	for _, f := range fs.newbies {
-		if !f.sent && f.msg != nil {
+		if f.active && !f.sent && f.msg != nil {
 			add(f)
 		}
 	}
@@ -354,6 +559,7 @@ func (n *Network) recomputeNow() {
 		n.eng.Cancel(f.ev)
 		d := math.Ceil(f.left*float64(sim.Second)/rate - 1e-6)
 		f.finishAt(now + sim.Time(d))
+		f.planYield()
 	}
 	fs.comp, fs.cres = comp[:0], cres[:0]
 }

@@ -14,6 +14,24 @@ func flowNet(t *testing.T, eng *sim.Engine, r routes) *Network {
 	return mustNet(t, eng, r, Config{Header: 0, Flow: true})
 }
 
+// vcLines is n physical channels of latency lat at mbps with vcs virtual
+// channels each: vc[k][i] is channel k's virtual channel i. Flows on
+// distinct virtual channels of one channel share its bandwidth and never
+// wait for each other's virtual channel.
+func vcLines(n, vcs int, lat sim.Time, mbps float64) [][]*Link {
+	ls := make([][]*Link, n)
+	for k := range ls {
+		c := NewChannel(fmt.Sprintf("c%d", k))
+		kind := NewLinkKind(fixedName(c.Name()), lat, mbps)
+		for i := 0; i < vcs; i++ {
+			l := kind.Link(uint32(i))
+			l.Phys = c
+			ls[k] = append(ls[k], l)
+		}
+	}
+	return ls
+}
+
 // TestFlowSharing: flows share a link's bandwidth max-min fairly, only
 // where they meet, and a flow that ends gives its share back at its end.
 func TestFlowSharing(t *testing.T) {
@@ -73,11 +91,12 @@ func TestFlowSharing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			eng := sim.NewEngine(1)
-			links := line("l", 5, us, mbps)
+			// Each flow on its own virtual channel of each link.
+			links := vcLines(5, len(tc.routes), us, mbps)
 			rt := routes{}
 			for i, r := range tc.routes {
 				for _, k := range r {
-					rt[[2]int{i, 100 + i}] = append(rt[[2]int{i, 100 + i}], links[k])
+					rt[[2]int{i, 100 + i}] = append(rt[[2]int{i, 100 + i}], links[k][i])
 				}
 			}
 			n := flowNet(t, eng, rt)
@@ -106,8 +125,8 @@ func TestFlowSharing(t *testing.T) {
 func TestFlowLateArrival(t *testing.T) {
 	us := sim.Microsecond
 	eng := sim.NewEngine(1)
-	links := line("l", 3, 0, 100)
-	n := flowNet(t, eng, routes{{0, 1}: {links[0], links[1]}, {2, 1}: {links[2], links[1]}})
+	links := vcLines(3, 2, 0, 100)
+	n := flowNet(t, eng, routes{{0, 1}: {links[0][0], links[1][0]}, {2, 1}: {links[2][0], links[1][1]}})
 	a := sendAt(t, eng, n, 0, 0, 1, 1000, 0)   // alone 0-5 us (500 bytes), then half
 	b := sendAt(t, eng, n, 5*us, 2, 1, 500, 0) // half from 5 us: 500 bytes by 15 us
 	run(t, eng)
@@ -122,8 +141,8 @@ func TestFlowLateArrival(t *testing.T) {
 func TestFlowSourceRate(t *testing.T) {
 	us := sim.Microsecond
 	eng := sim.NewEngine(1)
-	links := line("l", 3, 0, 100)
-	n := flowNet(t, eng, routes{{0, 1}: {links[0], links[1]}, {2, 1}: {links[2], links[1]}})
+	links := vcLines(3, 2, 0, 100)
+	n := flowNet(t, eng, routes{{0, 1}: {links[0][0], links[1][0]}, {2, 1}: {links[2][0], links[1][1]}})
 	// Half the link's time each: a at 12.5 MB/s, b at 50. b ends at 15
 	// us; a has 62.5 bytes left, at 25 MB/s: 2.5 us more.
 	a := sendAt(t, eng, n, 0, 0, 1, 250, 25e6)
@@ -195,12 +214,94 @@ func TestFlowConfig(t *testing.T) {
 func TestFlowShareMin(t *testing.T) {
 	us := sim.Microsecond
 	eng := sim.NewEngine(1)
-	links := line("l", 3, 0, 100)
-	n := mustNet(t, eng, routes{{0, 1}: {links[0], links[1]}, {2, 1}: {links[2], links[1]}}, Config{Flow: true, FlowShareMin: 32})
+	// On another virtual channel of the long one's physical channel.
+	links := vcLines(3, 2, 0, 100)
+	n := mustNet(t, eng, routes{{0, 1}: {links[0][0], links[1][0]}, {2, 1}: {links[2][0], links[1][1]}}, Config{Flow: true, FlowShareMin: 32})
 	a := sendAt(t, eng, n, 0, 0, 1, 1000, 0)
 	b := sendAt(t, eng, n, 0, 2, 1, 32, 0)
 	run(t, eng)
 	if a.delivered != 10*us || b.delivered != 320*sim.Nanosecond {
 		t.Errorf("delivered at %v and %v, want 10us and 320ns", a.delivered, b.delivered)
+	}
+}
+
+// TestFlowHolding: a flow holds its route's links as a worm does. Flow 0
+// holds link B from 0 to 10 us. Flow 1 (A then B) takes A at 1 us and
+// waits for B, keeping A, so flow 2 (A then C), which needs A and enters it
+// from another input port, waits for it
+// although C is free, until flow 1 has sent its bytes at 20 us. On another
+// virtual channel of A's physical channel, or where B is buffered (flow 1
+// then waits in B's input buffer, holding nothing behind it), or when flow 2
+// enters A from flow 1's port, flow 2 runs at once: a waiting flow sends nothing, so A's
+// bandwidth is all flow 2's until flow 1 starts at 10 us and takes half.
+func TestFlowHolding(t *testing.T) {
+	us := sim.Microsecond
+	for _, tc := range []struct {
+		name      string
+		otherVC   bool // flow 2 uses A's other virtual channel
+		bufferedB bool
+		samePort  bool // flow 2 enters A from flow 1's source link
+		want      [3]sim.Time
+	}{
+		{name: "a waiting flow keeps its upstream link", want: [3]sim.Time{10 * us, 20 * us, 30 * us}},
+		{name: "another virtual channel of the wire is free", otherVC: true, want: [3]sim.Time{10 * us, 22 * us, 14 * us}},
+		{name: "a flow waiting for a buffered link holds none behind it", bufferedB: true, want: [3]sim.Time{10 * us, 22 * us, 14 * us}},
+		// Units from one input port take a link in turn: flows from one
+		// port hold it together.
+		{name: "flows from one input port share it", samePort: true, want: [3]sim.Time{10 * us, 22 * us, 14 * us}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eng := sim.NewEngine(1)
+			ls := vcLines(5, 2, 0, 100)
+			a, b, c := ls[0], ls[1][0], ls[2][0]
+			s1, s2 := ls[3][0], ls[4][0] // flows 1 and 2 enter A from their own sources' links
+			b.Buffered = tc.bufferedB
+			a2 := a[0]
+			if tc.otherVC {
+				a2 = a[1]
+			}
+			if tc.samePort {
+				s2 = s1
+			}
+			n := flowNet(t, eng, routes{{0, 10}: {b}, {1, 11}: {s1, a[0], b}, {2, 12}: {s2, a2, c}})
+			recs := [3]*record{
+				sendAt(t, eng, n, 0, 0, 10, 1000, 0),
+				sendAt(t, eng, n, us, 1, 11, 1000, 0),
+				sendAt(t, eng, n, 2*us, 2, 12, 1000, 0),
+			}
+			run(t, eng)
+			for i, r := range recs {
+				if !r.done || r.err != nil || r.delivered != tc.want[i] {
+					t.Errorf("flow %d: done %v, err %v, delivered at %v, want %v", i, r.done, r.err, r.delivered, tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestFlowHoldsPerUnit: flows from two input ports that need one link take
+// it in turns, a unit (Config.Unit) at a time, as the unit model's units
+// do, and end when the unit model's messages do; whole messages (Unit 0)
+// take it one after the other on both models.
+func TestFlowHoldsPerUnit(t *testing.T) {
+	us := sim.Microsecond
+	for _, tc := range []struct {
+		unit int
+		want [2]sim.Time
+	}{
+		{unit: 100, want: [2]sim.Time{19 * us, 20 * us}},
+		{unit: 0, want: [2]sim.Time{10 * us, 20 * us}},
+	} {
+		for _, flow := range []bool{false, true} {
+			eng := sim.NewEngine(1)
+			ls := line("l", 3, 0, 100)
+			n := mustNet(t, eng, routes{{0, 10}: {ls[0], ls[2]}, {1, 10}: {ls[1], ls[2]}}, Config{Unit: tc.unit, Flow: flow})
+			a := sendAt(t, eng, n, 0, 0, 10, 1000, 0)
+			b := sendAt(t, eng, n, 0, 1, 10, 1000, 0)
+			run(t, eng)
+			if got := [2]sim.Time{a.delivered, b.delivered}; got != tc.want {
+				t.Errorf("unit %d, flow %v: delivered at %v, want %v", tc.unit, flow, got, tc.want)
+			}
+		}
 	}
 }

@@ -137,10 +137,15 @@ type Link struct {
 // linkRare is the part of a Link that only contention, faults and links
 // with more than one input port use.
 type linkRare struct {
-	waiters  []*unit
-	inputs   []input // input ports seen besides in, with their last grant
-	grantFn  func()
-	crc      *crcFaults // injected CRC errors, nil without (the common case)
+	waiters []*unit
+	inputs  []input // input ports seen besides in, with their last grant
+	grantFn func()
+	crc     *crcFaults // injected CRC errors, nil without (the common case)
+	// The flow model: the flows holding the link (all entering it from
+	// input port fport), and those waiting for it, FIFO.
+	fholders []*flow
+	fport    *Link
+	fwaiters []*flow
 	waits    uint64
 	waited   sim.Time
 	maxQueue int

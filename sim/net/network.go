@@ -98,12 +98,14 @@ type Config struct {
 	// Flow: each message is one flow whose bytes share the links of its
 	// route max-min fairly with the other flows (the flow model, flow.go)
 	// instead of units that take links one after the other; Packets and
-	// Unit then change nothing, and Jitter must be 0 (the flow model does
+	// Unit then only say how long a flow holds a link others wait for (a
+	// unit's bytes at a time), and Jitter must be 0 (the flow model does
 	// not reorder).
 	Flow bool
 	// FlowShareMin: on the flow model, a message of at most this many
-	// payload bytes crosses at its own limit for its own duration without
-	// taking a share of its links (0: every message shares). Control
+	// payload bytes crosses at its own limit for its own duration, once it
+	// holds its links, without taking a share of them (0: every message
+	// shares). Control
 	// messages (requests, acknowledgements, swaps) hold a link for tens of
 	// nanoseconds; recomputing the sharing when each starts and ends is
 	// most of the flow model's work and moves little.
