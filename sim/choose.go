@@ -169,9 +169,6 @@ func (e *Engine) SetMemoryPoints(on bool) {
 // every operation and calls Proc.MemoryPoint only when it is true.
 func (e *Engine) MemoryPoints() bool { return e.memPts }
 
-// Exploring reports whether a Chooser is installed.
-func (e *Engine) Exploring() bool { return e.chooser != nil }
-
 // SetStepByStep turns off (on: true) every mechanism that runs several
 // timed steps of a process as one event (mem.CPU.ScanUncached's run of
 // loads, a machine's merged operations): each step is then its own event.
@@ -361,7 +358,7 @@ func (p *Proc) alt() Alt {
 // this run: a run that drew none is decided by its schedule alone.
 func (e *Engine) RandDrawn() bool { return e.src.seen }
 
-// Positions is a hash of where every process is: its state, the
+// positions is a hash of where every process is: its state, the
 // scheduling point it waits at or what it is blocked on, and, when busy,
 // how long until it resumes (relative to now, so that the same positions
 // at two times hash alike), and the number of choices so far that were
@@ -372,7 +369,7 @@ func (e *Engine) RandDrawn() bool { return e.src.seen }
 // the hash leaves out does not matter there. It
 // describes only the processes: what the model keeps elsewhere (its Go
 // variables, memory it does not hash) is the model's to add or leave out.
-func (e *Engine) Positions() uint64 {
+func (e *Engine) positions() uint64 {
 	h := uint64(14695981039346656037)
 	mix := func(v uint64) { h = (h ^ v) * 1099511628211 }
 	mix(e.deviations)
@@ -391,4 +388,31 @@ func (e *Engine) Positions() uint64 {
 		mix(Key(p.object()))
 	}
 	return h
+}
+
+// StateSet is the states a model's loop met at its head, each the model's
+// hash of its shared state with where every process is (positions). A
+// model that retries a loop asks Repeats at its head: under a schedule
+// explorer, meeting a state again is a cycle the scheduler can repeat for
+// ever, a livelock found in a few rounds instead of by a retry count.
+// Without an explorer it never repeats: the model keeps its own count.
+type StateSet struct{ seen map[uint64]bool }
+
+// Repeats records p's engine's current state, the model's hash state
+// mixed with every process's position, and reports whether the set met it
+// before. It is always false when no explorer chooses the schedule.
+func (s *StateSet) Repeats(p *Proc, state uint64) bool {
+	e := p.eng
+	if e.chooser == nil {
+		return false
+	}
+	h := (e.positions() ^ state) * 1099511628211
+	if s.seen == nil {
+		s.seen = map[uint64]bool{}
+	}
+	if s.seen[h] {
+		return true
+	}
+	s.seen[h] = true
+	return false
 }

@@ -367,7 +367,7 @@ func (c *Comm) ctxSingle(p *sim.Proc) (int, error) {
 func (c *Comm) ctxMulti(p *sim.Proc) (int, error) {
 	r, s := c.r, &c.r.ctx
 	contextID := 0
-	var seen stateSet
+	var seen sim.StateSet
 	for tries := 0; contextID == 0; tries++ {
 		if tries == 1 {
 			s.contention++
@@ -375,7 +375,7 @@ func (c *Comm) ctxMulti(p *sim.Proc) (int, error) {
 		if tries >= s.maxRetries {
 			return 0, c.livelock(p, tries)
 		}
-		if tries > 0 && seen.repeat(r, p) {
+		if tries > 0 && seen.Repeats(p, r.ctxState()) {
 			return 0, c.stateRepeat(p, tries)
 		}
 		var local [maskWords]uint64
@@ -530,22 +530,12 @@ func (c *Comm) noProgress(p *sim.Proc, rounds int) error {
 	return &sim.LivelockError{At: p.Now(), Waiting: ws}
 }
 
-// stateSet is the states a thread's Figure 3 loop met at its head, where
-// its own variables are reset: every process's context-id variables and
-// every thread's position (sim.Engine.Positions). Meeting one again
-// under a schedule explorer, with nothing random drawn, is a cycle the
-// scheduler can repeat for ever: a livelock found in a few rounds
-// instead of maxContextRetries. Other state (message queues, Go
-// bookkeeping) is left out: at the loop head the previous round's
-// allreduce is over.
-type stateSet struct{ seen map[uint64]bool }
-
-func (s *stateSet) repeat(r *Rank, p *sim.Proc) bool {
-	e := p.Engine()
-	if !e.Exploring() {
-		return false
-	}
-	h := e.Positions()
+// ctxState is a hash of every process's context-id variables (read
+// untimed), the shared state of Figure 3's loop at its head, where the
+// thread's own variables are reset. Other state (message queues) is left
+// out: at the loop head the previous round's allreduce is over.
+func (r *Rank) ctxState() uint64 {
+	h := uint64(14695981039346656037)
 	var raw [ctxBlockBytes]byte
 	for _, q := range r.w.ranks {
 		if !q.ctx.allocated {
@@ -556,17 +546,11 @@ func (s *stateSet) repeat(r *Rank, p *sim.Proc) bool {
 			h = (h ^ uint64(b)) * 1099511628211
 		}
 	}
-	if s.seen == nil {
-		s.seen = map[uint64]bool{}
-	}
-	if s.seen[h] {
-		return true
-	}
-	s.seen[h] = true
-	return false
+	return h
 }
 
-// stateRepeat reports the livelock stateSet found.
+// stateRepeat reports the livelock a sim.StateSet found: the loop back at
+// a state it met before under a schedule explorer.
 func (c *Comm) stateRepeat(p *sim.Proc, tries int) error {
 	r := c.r
 	var ws []sim.Waiter
