@@ -18,7 +18,7 @@ func sendTime(t *testing.T, n int, unpacked bool) (sim.Time, [2]mem.Stats) {
 	e := sim.NewEngine(1)
 	w := newT3DWorld(t, e, 2, DefaultParamsFor(DeviceT3D))
 	if unpacked {
-		w.Rank(0).dev.(*t3dDevice).stage = mem.Region{}
+		t3dOf(w.Rank(0).dev).stage = mem.Region{}
 	}
 	var took sim.Time
 	var before [2]mem.Stats
@@ -178,17 +178,20 @@ func (m *swapCounter) Swap(p *sim.Proc, pe, target int, a mem.Addr, v uint64) ui
 	return m.Machine.Swap(p, pe, target, a, v)
 }
 
-// TestT3DReceiveQueueTakesNoRemoteLock: ch_t3d's default receive queue is
-// a ring per sender in the receiver's memory, written only by that sender's
-// puts (ACLMPL's single-writer request blocks, papers/aclmpl-t3d.txt 4.1:
-// "This avoids the need for locks"): an all-to-all takes no remote lock,
-// where the shared queue (receive_queue shared) swaps for one on every
-// packet.
+// TestT3DReceiveQueueTakesNoRemoteLock: ch_t3d's default receive queue,
+// a pool whose slots senders claim with the receiver's
+// fetch-and-increment register (papers/aclmpl-t3d.txt 4.2), and the
+// per-sender rings, each slot written by one sender (4.1: "This avoids the
+// need for locks"), take no remote lock in an all-to-all, where the shared
+// queue (receive_queue shared) swaps for one on every packet.
 func TestT3DReceiveQueueTakesNoRemoteLock(t *testing.T) {
+	if q := DefaultParamsFor(DeviceT3D).ReceiveQueue; q != QueueFetchInc {
+		t.Errorf("ch_t3d's default receive_queue is %s, want %s", q, QueueFetchInc)
+	}
 	for _, tc := range []struct {
 		queue string
 		none  bool
-	}{{QueuePerSender, true}, {QueueShared, false}} {
+	}{{QueueFetchInc, true}, {QueuePerSender, true}, {QueueShared, false}} {
 		e := sim.NewEngine(1)
 		tm, err := t3d.New(e, 8, t3d.DefaultParams())
 		if err != nil {
@@ -196,9 +199,6 @@ func TestT3DReceiveQueueTakesNoRemoteLock(t *testing.T) {
 		}
 		m := &swapCounter{Machine: tm}
 		params := DefaultParamsFor(DeviceT3D)
-		if tc.none && params.ReceiveQueue != tc.queue {
-			t.Errorf("ch_t3d's default receive_queue is %s, want %s", params.ReceiveQueue, tc.queue)
-		}
 		params.ReceiveQueue = tc.queue
 		w, err := NewWorld(m, params)
 		if err != nil {
