@@ -387,3 +387,70 @@ func TestT3DFetchIncQueue(t *testing.T) {
 	}
 	t.Logf("overflow: %d resets, %d out-of-bounds register reads", st.Resets, full)
 }
+
+// TestT3DFetchIncAllToAll: an all-to-all on 64 PEs in which every PE
+// sends to PE 0 first, then to PE 1, and so on (nonblocking sends, then
+// the receives), into pools of two packets each, so that 63 senders keep
+// exhausting each receiver's pool: every message arrives intact, nothing
+// deadlocks (senders reading out-of-bounds values go on reading their own
+// pools while they back off), and every pool was reset many times.
+func TestT3DFetchIncAllToAll(t *testing.T) {
+	const pes, n = 64, 64
+	e := sim.NewEngine(1)
+	w, _ := fiWorld(t, e, pes, 2, QueueFetchInc)
+	for me := 0; me < pes; me++ {
+		r := w.Rank(me)
+		e.Spawn(fmt.Sprint("rank", me), func(p *sim.Proc) {
+			var qs []stacks.Request
+			for to := 0; to < pes; to++ {
+				if to == me {
+					continue
+				}
+				b, _ := r.Buffer(n)
+				fillT3D(b.Bytes(), uint64(me*pes+to))
+				q, err := r.Isend(p, b, to, 0)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				qs = append(qs, q)
+			}
+			rb, _ := r.Buffer(n)
+			want := make([]byte, n)
+			for from := 0; from < pes; from++ {
+				if from == me {
+					continue
+				}
+				if _, err := r.Recv(p, rb, from, 0); err != nil {
+					t.Error(err)
+					return
+				}
+				fillT3D(want, uint64(from*pes+me))
+				if string(rb.Bytes()) != string(want) {
+					t.Errorf("PE %d: message from PE %d corrupted", me, from)
+				}
+			}
+			for _, q := range qs {
+				if _, err := q.Wait(p); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var full, resets uint64
+	for pe := 0; pe < pes; pe++ {
+		st := w.Rank(pe).dev.(*t3dFIDevice).stats
+		if st.Taken != pes-1 {
+			t.Errorf("PE %d took %d packets, want %d", pe, st.Taken, pes-1)
+		}
+		full += st.Full
+		resets += st.Resets
+	}
+	if full == 0 || resets != pes*((pes-1)/2) {
+		t.Errorf("%d out-of-bounds register reads, %d resets (want %d): the pools were not exhausted", full, resets, pes*((pes-1)/2))
+	}
+	t.Logf("%d out-of-bounds register reads, %d resets", full, resets)
+}
