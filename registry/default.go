@@ -35,7 +35,7 @@ func Default() *Registry {
 	}
 	for _, e := range []StackEntry{
 		Stack(mpich.Name, "MPICH: short, eager and rendezvous protocols over ch_shmem and ch_lfshmem (one node's shared segment; ch_lfshmem's slots by remote writes across nodes), ch_t3d (remote writes) and MPICH2's ch3:sock (TCP sockets, poll())", mpich.ParamsFromYAMLAt, mpich.Open,
-			Needs(mpich.Needs()...), Variants("{device: ch_shmem}", "{device: ch_shmem, lock: sysv}", "{device: ch_lfshmem}", "{device: ch_lfshmem, lock: sysv}", "{device: ch_t3d}", "{device: ch_t3d, receive_queue: shared}", `{device: "ch3:sock"}`)),
+			Needs(mpich.Needs()...), Variants("{device: ch_shmem}", "{device: ch_shmem, lock: sysv}", "{device: ch_lfshmem}", "{device: ch_lfshmem, lock: sysv}", "{device: ch_t3d}", "{device: ch_t3d, receive_queue: per-sender}", "{device: ch_t3d, receive_queue: shared}", `{device: "ch3:sock"}`)),
 		Stack(aclmpl.Name, "ACLMPL: synchronous and asynchronous put-based protocols, tree and binary-swap collectives", aclmpl.ParseParams, aclmpl.Open,
 			Needs(aclmpl.Needs()...)),
 		Stack(shmem.Name, "raw SHMEM: put, get, quiet, fetch-and-increment, symmetric memory; no messages", Decode(shmem.DefaultParams), shmem.Open,

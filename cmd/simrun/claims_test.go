@@ -183,7 +183,7 @@ func TestFailingClaimIsNotAFailedRun(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "FAILS  alltoall-4-7x-sync-mpi (ratio, alltoall_MBps): sync-aclmpl / sync-mpi = 3.423 at bytes=1024 (want 4..7)") ||
+	if !strings.Contains(stdout, "FAILS  alltoall-4-7x-sync-mpi (ratio, alltoall_MBps): sync-aclmpl / sync-mpi = 3.2112 at bytes=1024 (want 4..7)") ||
 		!strings.Contains(stdout, "Result: ok") {
 		t.Errorf("summary:\n%s", stdout)
 	}
@@ -208,7 +208,7 @@ func TestFailingClaimIsNotAFailedRun(t *testing.T) {
 		t.Fatalf("results.json has %d claims, the scenario %d", len(doc.Claims), len(s.Claims))
 	}
 	c := doc.Claims[0]
-	if c.Claim.Name != "alltoall-4-7x-sync-mpi" || c.Holds || c.Value < 3.42 || c.Value > 3.43 || c.Measured == "" {
+	if c.Claim.Name != "alltoall-4-7x-sync-mpi" || c.Holds || c.Value < 3.21 || c.Value > 3.22 || c.Measured == "" {
 		t.Errorf("first claim in results.json: %+v", c)
 	}
 }

@@ -394,11 +394,11 @@ func TestEveryPairingPingPong(t *testing.T) {
 			}
 		}
 	}
-	// ch_t3d's shared receive queue needs an atomic swap and remote
-	// reads, which the toy lacks (a missing verb); its default per-sender
-	// rings need only puts.
+	// ch_t3d's default receive queue needs a fetch-and-increment and its
+	// shared queue an atomic swap and remote reads, which the toy lacks (a
+	// missing verb); its per-sender rings need only puts.
 	for _, want := range []string{"sx4/mpich{device: ch_shmem}", "sx4/mpich{device: ch_lfshmem}", "t3d/mpich{device: ch_t3d}",
-		"t3d/mpich{device: ch_t3d, receive_queue: shared}", "t3d/aclmpl", "toy/aclmpl", "toy/mpich{device: ch_t3d}",
+		"t3d/mpich{device: ch_t3d, receive_queue: shared}", "t3d/aclmpl", "toy/aclmpl", "toy/mpich{device: ch_t3d, receive_queue: per-sender}",
 		"toy/mailbox", "t3d/mailbox", "sp/mailbox", "sci/scampi", "sci/mailbox",
 		"toynode/mpich{device: ch_lfshmem}", "sci/mpich{device: ch_lfshmem}", "sci/mpich{device: ch_t3d}",
 		// The what-ifs the verbs open: ScaMPI with puts and quiet, and in

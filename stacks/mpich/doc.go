@@ -63,14 +63,19 @@
 //     into its memory once the slot is empty, so every process polls only
 //     its own memory, and a write the fabric lands twice is seen as old.
 //     Message data goes as ch_t3d's does.
-//   - ch_t3d (t3d.go; machines.RemoteWrite). Section 5's single-writer
-//     slots, made a ring of ring_packets per ordered pair, live in the
-//     receiver's memory: the sender puts the packet's data, waits with
-//     quiet, then puts the header whose ready word (the packet's number)
-//     marks the slot full; the receiver scans the next slot of every
-//     sender's ring with uncached loads (remote puts leave its cache
-//     stale) and puts the count it consumed back into the sender's memory
-//     (the sender's credit). The header's put relies on the machine
+//   - ch_t3d (t3d.go, t3dfiqueue.go; machines.RemoteWrite). Its packets
+//     go into a pool of queue_packets slots in the receiver's memory
+//     (receive_queue fetch-inc, the default): a sender claims a slot by
+//     reading the receiver's fetch-and-increment register
+//     (machines.FetchIncRegister, the T3D's; elsewhere
+//     machines.RemoteFetchInc on a word), the buffer management of
+//     papers/aclmpl-t3d.txt 4.2; it puts the packet's data, waits with
+//     quiet, then puts the header whose ready word marks the slot full; a
+//     value past the pool means it is exhausted, and the sender backs off
+//     and reads again. The receiver polls its pool's next slot with one
+//     uncached load (remote puts leave its cache stale), copies the packet
+//     out, clears the ready word, and resets its register once it has
+//     taken the pool's last slot. The header's put relies on the machine
 //     landing a pair's puts in order (machines.OrderedWrites: the T3D's
 //     torus); on a machine without it (the SCI cluster reorders packets)
 //     the ready word is put by itself after a quiet.
@@ -86,21 +91,23 @@
 //     it together), and eager data is first packed into the library's
 //     send buffer with the machine's memcpy (PutData), so a buffered
 //     message pays two library copies at the T3D's 170 MB/s.
-//     The receiver's scan is the CPU's run of uncached loads
-//     (mem.CPU.ScanUncached: one timed operation where the engine merges
-//     steps, a put landing mid-scan seen by the loads after it) and its
-//     waits sleep until a ready word or credit of its word set moves
-//     (mem.WordSet): events follow the packets, not the number of senders
-//     scanned. That is receive_queue per-sender, the default: every ring
-//     has one writer, so no lock (ACLMPL's request blocks, "indexed by
-//     receiving PE. This avoids the need for locks", papers/aclmpl-t3d.txt
-//     4.1). receive_queue shared (t3dqueue.go) is MPICH's ch_shmem queue
-//     design on remote memory instead, kept as an option: one packet
-//     queue per PE in its memory, which a sender appends to under a lock
-//     taken with an atomic swap (machines.Swap), reading tail and head
-//     with one remote read (machines.RemoteRead) and backing off while
-//     the queue is full; the receiver polls one slot, not p-1 rings. With
-//     collectives shmem (the default, t3dcoll.go) ch_t3d's ranks offer
+//     Two other receive queues are options. receive_queue per-sender is
+//     section 5's single-writer slots, made a ring of ring_packets per
+//     ordered pair in the receiver's memory, so no lock (ACLMPL's request
+//     blocks, "indexed by receiving PE. This avoids the need for locks",
+//     papers/aclmpl-t3d.txt 4.1); the receiver scans the next slot of
+//     every sender's ring and puts the count it consumed back into the
+//     sender's memory (the sender's credit). The scan is the CPU's run of
+//     uncached loads (mem.CPU.ScanUncached: one timed operation where the
+//     engine merges steps, a put landing mid-scan seen by the loads after
+//     it) and its waits sleep until a ready word or credit of its word set
+//     moves (mem.WordSet): events follow the packets, not the number of
+//     senders scanned. receive_queue shared (t3dqueue.go) is MPICH's
+//     ch_shmem queue design on remote memory: one packet queue per PE in
+//     its memory, which a sender appends to under a lock taken with an
+//     atomic swap (machines.Swap), reading tail and head with one remote
+//     read (machines.RemoteRead) and backing off while the queue is full.
+//     With collectives shmem (the default, t3dcoll.go) ch_t3d's ranks offer
 //     MPI_Bcast and MPI_Reduce built on remote writes (binomial trees of
 //     puts into a system buffer per PE, copied out;
 //     stacks.SoleCollectives) instead of leaving the workload to build

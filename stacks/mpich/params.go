@@ -56,8 +56,11 @@ type Params struct {
 	// (section 5). Must be at least the number of processes.
 	SlotProcs int `yaml:"slot_procs"`
 	// QueuePackets is the length of each ch_shmem incoming packet queue,
-	// and of ch_t3d's with receive_queue shared. MPICH's value is not in
-	// the paper; 16 assumed (ping-pong never fills it).
+	// and of ch_t3d's receive queue (receive_queue fetch-inc: the pool of
+	// slots its fetch-and-increment register hands out; shared: the locked
+	// queue). MPICH's value is not in the paper, nor EPCC's, nor the size
+	// of ACLMPL's "fixed sized pool" (papers/aclmpl-t3d.txt 4.2); 16
+	// assumed (ping-pong never fills it).
 	QueuePackets int `yaml:"queue_packets"`
 	// RingPackets is the number of packet slots each sender has in a
 	// receiver's memory (ch_t3d only): the lock-free single-writer slot of
@@ -121,14 +124,20 @@ type Params struct {
 	// offers no collectives: a workload builds its trees over MPI_Send and
 	// MPI_Recv, the behaviour before; the SX-4 devices' only one).
 	Collectives string `yaml:"collectives"`
-	// ReceiveQueue is how ch_t3d's control packets reach a PE: per-sender
-	// (default: a ring of ring_packets per ordered pair in the receiver's
-	// memory, written only by that sender's puts, so no lock: the
-	// single-writer design of ACLMPL's request blocks, papers/aclmpl-t3d.txt
-	// 4.1, and of section 5 of papers/mpich-sx4.txt, t3d.go) or shared (one
-	// queue per receiver of queue_packets packets, appended to under a lock
-	// taken with the T3D's atomic swap: MPICH's ch_shmem queue on remote
-	// memory, t3dqueue.go; our construction, described by neither paper).
+	// ReceiveQueue is how ch_t3d's control packets reach a PE: fetch-inc
+	// (default: a pool of queue_packets slots in the receiver's memory,
+	// each claimed by a sender's read of the receiver's
+	// fetch-and-increment register and read in order by the receiver, the
+	// buffer management of Illinois Fast Messages and ACLMPL's asynchronous
+	// protocol, papers/aclmpl-t3d.txt 4.2 and 7, t3dfiqueue.go), per-sender
+	// (a ring of ring_packets per ordered pair in the receiver's memory,
+	// written only by that sender's puts, so no lock: the single-writer
+	// design of ACLMPL's request blocks, 4.1, and of section 5 of
+	// papers/mpich-sx4.txt, which the receiver must scan, t3d.go) or
+	// shared (one queue per receiver of queue_packets packets, appended to
+	// under a lock taken with the T3D's atomic swap: MPICH's ch_shmem queue
+	// on remote memory, t3dqueue.go; our construction, described by neither
+	// paper).
 	ReceiveQueue string `yaml:"receive_queue"`
 }
 
@@ -160,13 +169,14 @@ func DefaultParams() Params {
 		SharedMemoryBytes: 4 << 20, SlotProcs: 32, QueuePackets: 16,
 		RingPackets: 2, Fences: true,
 		Threads: BuildRuntime, ThreadWait: WaitYield, ThreadLocking: LockingProgress, ContextIDs: ContextMulti, Allreduce: AllreduceLinear,
-		Collectives: CollectivesP2P, ReceiveQueue: QueuePerSender,
+		Collectives: CollectivesP2P, ReceiveQueue: QueueFetchInc,
 	}
 }
 
 // DefaultParamsFor is the default configuration of a device: DefaultParams
 // with the device set, for ch_t3d its own eager_bytes (16 KB) and the
-// SHMEM collectives (its receive queue is DefaultParams' per-sender rings),
+// SHMEM collectives (its receive queue is DefaultParams' fetch-and-increment
+// pool),
 // for ch3:sock ch3's eager limit (sockEagerBytes) as both short_bytes and
 // eager_bytes (ch3 sends an eager message with its envelope: there is no
 // data memory between them).
@@ -265,8 +275,8 @@ func (p Params) check() error {
 	if p.Collectives != CollectivesShmem && p.Collectives != CollectivesP2P {
 		bad("collectives", "must be %q or %q, got %q", CollectivesShmem, CollectivesP2P, p.Collectives)
 	}
-	if p.ReceiveQueue != QueueShared && p.ReceiveQueue != QueuePerSender {
-		bad("receive_queue", "must be %q or %q, got %q", QueueShared, QueuePerSender, p.ReceiveQueue)
+	if !slices.Contains([]string{QueueFetchInc, QueuePerSender, QueueShared}, p.ReceiveQueue) {
+		bad("receive_queue", "must be %q, %q or %q, got %q", QueueFetchInc, QueuePerSender, QueueShared, p.ReceiveQueue)
 	}
 	if p.Allreduce != AllreduceLinear && p.Allreduce != AllreduceRecursiveDoubling {
 		bad("allreduce", "must be %q or %q, got %q", AllreduceLinear, AllreduceRecursiveDoubling, p.Allreduce)
@@ -306,6 +316,9 @@ func (p Params) checkMemory(memBytes, procs int) error {
 	switch {
 	case p.EagerBytes > memBytes:
 		errs = append(errs, paramErrorf("eager_bytes", "%d exceeds the machine's memory (%d bytes)", p.EagerBytes, memBytes))
+	case p.Device == DeviceT3D && p.ReceiveQueue != QueuePerSender && p.QueuePackets > (memBytes-procs*ctlBytes-p.EagerBytes)/p.slotBytes():
+		errs = append(errs, paramErrorf("queue_packets", "%s's receive queue of %d packets of %d bytes, the control blocks of %d processes and one %d-byte eager buffer do not fit a PE's %d bytes",
+			DeviceT3D, p.QueuePackets, p.slotBytes(), procs, p.EagerBytes, memBytes))
 	case p.Device == DeviceT3D:
 		// Every PE holds the rings and control blocks of all peers and at
 		// least one sender's eager buffer (bounds above keep this exact).

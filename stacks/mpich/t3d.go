@@ -89,7 +89,9 @@ func (l *t3dLayout) eagerSender(to int, a mem.Addr) (int, bool) {
 // released.
 func (l *t3dLayout) credit(at, peer int) mem.Addr { return l.ctl[at] + mem.Addr(peer*ctlBytes) }
 
-// t3dDevice is ch_t3d for one PE, an MPICH-style device of ours standing in
+// t3dDevice is ch_t3d for one PE with receive_queue per-sender, and the
+// data half of ch_t3d with its other receive queues (t3dfiqueue.go, the
+// default, and t3dqueue.go): an MPICH-style device of ours standing in
 // for the T3D MPI baseline (EPCC's, not modelled): section 5's lock-free
 // single-writer slots (p x (p-1) of them, here a short ring per ordered
 // pair) placed in the receiver's memory and filled with remote writes
@@ -142,8 +144,9 @@ type t3dDevice struct {
 
 // newT3DDevices sets up ch_t3d's per-PE state on every process of m: the
 // control blocks and, with rings, the packet rings (without them, the data
-// half of a device whose packets take another path: ch_t3d's shared
-// receive queue, ch_lfshmem's remote slots). Memory other processes write
+// half of a device whose packets take another path: ch_t3d's
+// fetch-and-increment pool or shared receive queue, ch_lfshmem's remote
+// slots). Memory other processes write
 // is mapped for them (machines.MapRemote).
 func newT3DDevices(m machines.RemoteWrite, params Params, rings bool) ([]*t3dDevice, error) {
 	n := m.Procs()

@@ -106,11 +106,12 @@ func TestT3DRandomMessages(t *testing.T) {
 
 // TestT3DRandomTraffic: the shared-memory devices' random traffic test on
 // ch_t3d (receives posted first, by source and tag and by wildcards), with
-// one-packet rings, or a one-packet shared queue whose lock every sender
-// contends for, so senders often wait for room.
+// one-packet rings, a one-packet shared queue whose lock every sender
+// contends for, or a one-slot fetch-and-increment pool reset after every
+// packet, so senders often wait for room.
 func TestT3DRandomTraffic(t *testing.T) {
 	const procs, perPair = 4, 20
-	for _, queue := range []string{QueuePerSender, QueueShared} {
+	for _, queue := range []string{QueueFetchInc, QueuePerSender, QueueShared} {
 		for seed := uint64(1); seed <= 2; seed++ {
 			for _, anySource := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/seed%d/any=%v", queue, seed, anySource), func(t *testing.T) {
@@ -219,6 +220,10 @@ func TestT3DLatencyRegression(t *testing.T) {
 		// receive paths (6.8 KB of code each) evicting each other from the
 		// 8 KB instruction cache (4 x 170 line fills a round trip), puts,
 		// line invalidations, copies
+		{QueueFetchInc, 2, 8, 80.708},   // per packet a fetch-and-increment round trip instead of a credit load; one load per poll
+		{QueueFetchInc, 128, 8, 80.708}, // the receiver polls one slot, however many PEs (t3d-table1)
+		{QueueFetchInc, 2, 1024, 103.276},
+		{QueueFetchInc, 2, 65536, 763.301},
 		{QueuePerSender, 2, 8, 80.006},
 		{QueuePerSender, 128, 8, 124.529},   // + scanning 127 rings with uncached loads (t3d-table1)
 		{QueuePerSender, 2, 1024, 102.574},  // eager: packed into the library's send buffer, put into the per-sender buffer, then a packet; a cache flush before the copy-out
@@ -357,11 +362,11 @@ func TestT3DEagerBuffersOnFirstUse(t *testing.T) {
 // stale header, reported as a corrupted packet with rank, offset and time,
 // and a reused eager buffer gives the previous message's bytes.
 func TestT3DStaleLinesWithoutInvalidation(t *testing.T) {
-	for _, queue := range []string{QueuePerSender, QueueShared} {
+	for _, queue := range []string{QueueFetchInc, QueuePerSender, QueueShared} {
 		params := DefaultParamsFor(DeviceT3D)
 		params.ReceiveQueue = queue
 		slots := params.RingPackets
-		if queue == QueueShared {
+		if queue != QueuePerSender {
 			slots = params.QueuePackets
 		}
 		testT3DStaleLines(t, params, slots)
@@ -428,10 +433,10 @@ func testT3DStaleLines(t *testing.T, params Params, slots int) {
 				t.Errorf("%s: run %v, receive %v, first wrong byte %d; want every message intact", tc.name, err, recvErr, stale)
 			}
 		case "packet":
-			// A shared queue's packet names its sender only in its
-			// header: a stale header may name none (from -1; the report
-			// names the slot).
-			fromOK := errors.As(recvErr, &ce) && (ce.From == 0 || params.ReceiveQueue == QueueShared && ce.From == -1)
+			// A shared queue's or pool's packet names its sender only in
+			// its header: a stale header may name none (from -1; the
+			// report names the slot).
+			fromOK := errors.As(recvErr, &ce) && (ce.From == 0 || params.ReceiveQueue != QueuePerSender && ce.From == -1)
 			if !fromOK || ce.Rank != 1 || ce.At <= 0 {
 				t.Errorf("%s: receive %v (run %v), want a corrupted packet at rank 1 from rank 0", tc.name, recvErr, err)
 			} else if !strings.Contains(ce.Error(), fmt.Sprintf("byte offset %d", ce.Offset)) {
@@ -610,7 +615,8 @@ func TestT3DScanMatchesLoadByLoad(t *testing.T) {
 		seed  uint64
 		queue string
 	}{{2, 2, 1, QueuePerSender}, {3, 1, 2, QueuePerSender}, {5, 1, 3, QueuePerSender}, {8, 2, 4, QueuePerSender},
-		{8, 1, 5, QueuePerSender}, {13, 2, 6, QueuePerSender}, {3, 1, 7, QueueShared}, {8, 2, 8, QueueShared}} {
+		{8, 1, 5, QueuePerSender}, {13, 2, 6, QueuePerSender}, {3, 1, 7, QueueShared}, {8, 2, 8, QueueShared},
+		{3, 1, 9, QueueFetchInc}, {8, 2, 10, QueueFetchInc}} {
 		t.Run(fmt.Sprintf("%dPEs/ring%d/seed%d/%s", tc.pes, tc.ring, tc.seed, tc.queue), func(t *testing.T) {
 			params := DefaultParamsFor(DeviceT3D)
 			params.RingPackets, params.ReceiveQueue = tc.ring, tc.queue
@@ -638,9 +644,12 @@ func TestT3DScanMatchesLoadByLoad(t *testing.T) {
 }
 
 // t3dOf is the per-sender ch_t3d device of dev, which a shared receive
-// queue wraps.
+// queue and a fetch-and-increment pool wrap.
 func t3dOf(dev Device) *t3dDevice {
-	if q, ok := dev.(*t3dQueueDevice); ok {
+	switch q := dev.(type) {
+	case *t3dQueueDevice:
+		return q.d
+	case *t3dFIDevice:
 		return q.d
 	}
 	return dev.(*t3dDevice)

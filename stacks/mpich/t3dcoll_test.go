@@ -115,7 +115,7 @@ func TestT3DCollectivesParam(t *testing.T) {
 		{"device: ch_lfshmem\ncollectives: shmem", "s.yaml:2:14: field stack.params.collectives: device ch_lfshmem does not use it"},
 		{"device: ch_t3d\ncollectives: tree", `s.yaml:2:14: field stack.params.collectives: must be "shmem" or "p2p"`},
 		{"device: ch_shmem\nreceive_queue: shared", "s.yaml:2:16: field stack.params.receive_queue: device ch_shmem does not use it"},
-		{"device: ch_t3d\nreceive_queue: pairs", `s.yaml:2:16: field stack.params.receive_queue: must be "shared" or "per-sender"`},
+		{"device: ch_t3d\nreceive_queue: pairs", `s.yaml:2:16: field stack.params.receive_queue: must be "fetch-inc", "per-sender" or "shared"`},
 	} {
 		_, err := parseParams(t, tc.src)
 		if err == nil || !bytes.Contains([]byte(err.Error()), []byte(tc.want)) {

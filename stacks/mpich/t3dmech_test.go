@@ -8,6 +8,7 @@ import (
 	"github.com/msgsim/msgsim/machines/t3d"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
+	"github.com/msgsim/msgsim/stacks"
 )
 
 // sendTime is the time rank 0's MPI_Send of n bytes takes on a 2-PE T3D
@@ -18,7 +19,7 @@ func sendTime(t *testing.T, n int, unpacked bool) (sim.Time, [2]mem.Stats) {
 	e := sim.NewEngine(1)
 	w := newT3DWorld(t, e, 2, DefaultParamsFor(DeviceT3D))
 	if unpacked {
-		w.Rank(0).dev.(*t3dDevice).stage = mem.Region{}
+		t3dOf(w.Rank(0).dev).stage = mem.Region{}
 	}
 	var took sim.Time
 	var before [2]mem.Stats
@@ -178,17 +179,20 @@ func (m *swapCounter) Swap(p *sim.Proc, pe, target int, a mem.Addr, v uint64) ui
 	return m.Machine.Swap(p, pe, target, a, v)
 }
 
-// TestT3DReceiveQueueTakesNoRemoteLock: ch_t3d's default receive queue is
-// a ring per sender in the receiver's memory, written only by that sender's
-// puts (ACLMPL's single-writer request blocks, papers/aclmpl-t3d.txt 4.1:
-// "This avoids the need for locks"): an all-to-all takes no remote lock,
-// where the shared queue (receive_queue shared) swaps for one on every
-// packet.
+// TestT3DReceiveQueueTakesNoRemoteLock: ch_t3d's default receive queue,
+// a pool whose slots senders claim with the receiver's
+// fetch-and-increment register (papers/aclmpl-t3d.txt 4.2), and the
+// per-sender rings, each slot written by one sender (4.1: "This avoids the
+// need for locks"), take no remote lock in an all-to-all, where the shared
+// queue (receive_queue shared) swaps for one on every packet.
 func TestT3DReceiveQueueTakesNoRemoteLock(t *testing.T) {
+	if q := DefaultParamsFor(DeviceT3D).ReceiveQueue; q != QueueFetchInc {
+		t.Errorf("ch_t3d's default receive_queue is %s, want %s", q, QueueFetchInc)
+	}
 	for _, tc := range []struct {
 		queue string
 		none  bool
-	}{{QueuePerSender, true}, {QueueShared, false}} {
+	}{{QueueFetchInc, true}, {QueuePerSender, true}, {QueueShared, false}} {
 		e := sim.NewEngine(1)
 		tm, err := t3d.New(e, 8, t3d.DefaultParams())
 		if err != nil {
@@ -196,9 +200,6 @@ func TestT3DReceiveQueueTakesNoRemoteLock(t *testing.T) {
 		}
 		m := &swapCounter{Machine: tm}
 		params := DefaultParamsFor(DeviceT3D)
-		if tc.none && params.ReceiveQueue != tc.queue {
-			t.Errorf("ch_t3d's default receive_queue is %s, want %s", params.ReceiveQueue, tc.queue)
-		}
 		params.ReceiveQueue = tc.queue
 		w, err := NewWorld(m, params)
 		if err != nil {
@@ -225,4 +226,231 @@ func TestT3DReceiveQueueTakesNoRemoteLock(t *testing.T) {
 			t.Errorf("receive_queue %s: %d remote swaps in an 8-PE all-to-all", tc.queue, m.swaps)
 		}
 	}
+}
+
+// fiCounter is a T3D that counts the fetch-and-increment register's reads
+// by other PEs and resets by its owner, per PE.
+type fiCounter struct {
+	*t3d.Machine
+	reads, resets []int
+}
+
+func (m *fiCounter) FetchInc(p *sim.Proc, pe, target int) uint64 {
+	m.reads[pe]++
+	return m.Machine.FetchInc(p, pe, target)
+}
+
+func (m *fiCounter) SetFetchInc(p *sim.Proc, pe int, v uint64) {
+	m.resets[pe]++
+	m.Machine.SetFetchInc(p, pe, v)
+}
+
+// fiWorld is ch_t3d with receive_queue fetch-inc and a pool of depth slots
+// on a pes-PE T3D whose register accesses are counted.
+func fiWorld(t *testing.T, e *sim.Engine, pes, depth int, queue string) (*World, *fiCounter) {
+	t.Helper()
+	tm, err := t3d.New(e, pes, t3d.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &fiCounter{Machine: tm, reads: make([]int, pes), resets: make([]int, pes)}
+	params := DefaultParamsFor(DeviceT3D)
+	params.ReceiveQueue, params.QueuePackets = queue, depth
+	w, err := NewWorld(m, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, m
+}
+
+// TestT3DFetchIncQueue: ch_t3d's default receive queue (t3dfiqueue.go). A
+// sender claims a slot of the receiver's pool with one read of its
+// fetch-and-increment register per packet (papers/aclmpl-t3d.txt 4.2); the
+// receiver reads its pool in order, one load per poll, so what it loads
+// does not grow with the partition (the per-sender rings' scan does); and
+// when senders exhaust the pool they get out-of-bounds values and retry,
+// and the receiver resets its register each time it has drained the pool,
+// every message arriving intact.
+func TestT3DFetchIncQueue(t *testing.T) {
+	// Ping-pong of 8-byte messages between PEs 0 and 1, reps each way.
+	const reps = 20
+	pingPong := func(pes int, queue string) (*World, *fiCounter) {
+		e := sim.NewEngine(1)
+		w, m := fiWorld(t, e, pes, 16, queue)
+		for me := 0; me < 2; me++ {
+			r := w.Rank(me)
+			e.Spawn(fmt.Sprint("rank", me), func(p *sim.Proc) {
+				b, _ := r.Buffer(8)
+				for i := 0; i < reps; i++ {
+					var err error
+					if me == 0 {
+						if err = r.Send(p, b, 1, 0); err == nil {
+							_, err = r.Recv(p, b, 1, 0)
+						}
+					} else if _, err = r.Recv(p, b, 0, 0); err == nil {
+						err = r.Send(p, b, 0, 0)
+					}
+					if err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		return w, m
+	}
+	w2, m2 := pingPong(2, QueueFetchInc)
+	for pe := 0; pe < 2; pe++ {
+		st := w2.Rank(pe).dev.(*t3dFIDevice).stats
+		if m2.reads[pe] != reps || st.FetchIncs != reps || st.Full != 0 {
+			t.Errorf("PE %d: %d register reads (%d counted, %d out of bounds) for %d packets, want one each, none out of bounds", pe, m2.reads[pe], st.FetchIncs, st.Full, reps)
+		}
+		if st.Taken != reps || st.Resets != reps/16 || m2.resets[pe] != reps/16 {
+			t.Errorf("PE %d: took %d packets, %d resets (%d of the register), want %d and %d", pe, st.Taken, st.Resets, m2.resets[pe], reps, reps/16)
+		}
+	}
+	w128, _ := pingPong(128, QueueFetchInc)
+	u2, u128 := w2.Rank(1).CPU().Stats().Uncached, w128.Rank(1).CPU().Stats().Uncached
+	if polls := w128.Rank(1).dev.(*t3dFIDevice).stats.Polls; u2 != u128 || u128 != polls {
+		t.Errorf("PE 1's uncached loads: %d on 2 PEs, %d on 128 PEs, %d polls; want one per poll, the same on both", u2, u128, polls)
+	}
+	r2, _ := pingPong(2, QueuePerSender)
+	r128, _ := pingPong(128, QueuePerSender)
+	if a, b := r2.Rank(1).CPU().Stats().Uncached, r128.Rank(1).CPU().Stats().Uncached; b < 50*a {
+		t.Errorf("per-sender rings: PE 1's uncached loads %d on 2 PEs, %d on 128 PEs; want the scan of 127 rings to show", a, b)
+	}
+
+	// Overflow: three senders post msgs messages each to PE 0, whose pool
+	// holds depth packets, while PE 0 computes; then PE 0 receives them.
+	const depth, msgs, senders = 4, 6, 3
+	e := sim.NewEngine(1)
+	w, m := fiWorld(t, e, senders+1, depth, QueueFetchInc)
+	for me := 0; me <= senders; me++ {
+		r := w.Rank(me)
+		e.Spawn(fmt.Sprint("rank", me), func(p *sim.Proc) {
+			b, _ := r.Buffer(64)
+			if me == 0 {
+				p.Sleep(200 * sim.Microsecond)
+				for s := 1; s <= senders; s++ {
+					for k := 0; k < msgs; k++ {
+						if _, err := r.Recv(p, b, s, k); err != nil {
+							t.Error(err)
+							return
+						}
+						want := make([]byte, 64)
+						fillT3D(want, uint64(100*s+k))
+						if string(b.Bytes()) != string(want) {
+							t.Errorf("message %d from PE %d corrupted", k, s)
+						}
+					}
+				}
+				return
+			}
+			var qs []stacks.Request
+			for k := 0; k < msgs; k++ {
+				bk, _ := r.Buffer(64)
+				fillT3D(bk.Bytes(), uint64(100*me+k))
+				q, err := r.Isend(p, bk, 0, k)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				qs = append(qs, q)
+			}
+			for _, q := range qs {
+				if _, err := q.Wait(p); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	st := w.Rank(0).dev.(*t3dFIDevice).stats
+	if st.Taken != senders*msgs || st.Resets != senders*msgs/depth || m.resets[0] != int(st.Resets) {
+		t.Errorf("PE 0 took %d packets with %d resets (%d of the register), want %d and %d", st.Taken, st.Resets, m.resets[0], senders*msgs, senders*msgs/depth)
+	}
+	var full uint64
+	for s := 1; s <= senders; s++ {
+		ss := w.Rank(s).dev.(*t3dFIDevice).stats
+		if ss.FetchIncs != msgs+ss.Full || m.reads[s] != int(ss.FetchIncs) {
+			t.Errorf("PE %d: %d register reads (%d at the machine) for %d packets and %d out-of-bounds tries", s, ss.FetchIncs, m.reads[s], msgs, ss.Full)
+		}
+		full += ss.Full
+	}
+	if full == 0 {
+		t.Error("no sender found PE 0's pool exhausted")
+	}
+	t.Logf("overflow: %d resets, %d out-of-bounds register reads", st.Resets, full)
+}
+
+// TestT3DFetchIncAllToAll: an all-to-all on 64 PEs in which every PE
+// sends to PE 0 first, then to PE 1, and so on (nonblocking sends, then
+// the receives), into pools of two packets each, so that 63 senders keep
+// exhausting each receiver's pool: every message arrives intact, nothing
+// deadlocks (senders reading out-of-bounds values go on reading their own
+// pools while they back off), and every pool was reset many times.
+func TestT3DFetchIncAllToAll(t *testing.T) {
+	const pes, n = 64, 64
+	e := sim.NewEngine(1)
+	w, _ := fiWorld(t, e, pes, 2, QueueFetchInc)
+	for me := 0; me < pes; me++ {
+		r := w.Rank(me)
+		e.Spawn(fmt.Sprint("rank", me), func(p *sim.Proc) {
+			var qs []stacks.Request
+			for to := 0; to < pes; to++ {
+				if to == me {
+					continue
+				}
+				b, _ := r.Buffer(n)
+				fillT3D(b.Bytes(), uint64(me*pes+to))
+				q, err := r.Isend(p, b, to, 0)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				qs = append(qs, q)
+			}
+			rb, _ := r.Buffer(n)
+			want := make([]byte, n)
+			for from := 0; from < pes; from++ {
+				if from == me {
+					continue
+				}
+				if _, err := r.Recv(p, rb, from, 0); err != nil {
+					t.Error(err)
+					return
+				}
+				fillT3D(want, uint64(from*pes+me))
+				if string(rb.Bytes()) != string(want) {
+					t.Errorf("PE %d: message from PE %d corrupted", me, from)
+				}
+			}
+			for _, q := range qs {
+				if _, err := q.Wait(p); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var full, resets uint64
+	for pe := 0; pe < pes; pe++ {
+		st := w.Rank(pe).dev.(*t3dFIDevice).stats
+		if st.Taken != pes-1 {
+			t.Errorf("PE %d took %d packets, want %d", pe, st.Taken, pes-1)
+		}
+		full += st.Full
+		resets += st.Resets
+	}
+	if full == 0 || resets != pes*((pes-1)/2) {
+		t.Errorf("%d out-of-bounds register reads, %d resets (want %d): the pools were not exhausted", full, resets, pes*((pes-1)/2))
+	}
+	t.Logf("%d out-of-bounds register reads, %d resets", full, resets)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/msgsim/msgsim/sim/mem"
 )
 
-// ch_t3d with receive_queue shared (an option; the default is per-sender):
+// ch_t3d with receive_queue shared (an option; the default is fetch-inc):
 // one incoming packet queue per PE, which every sender appends to under a
 // lock taken with the T3D's atomic swap, instead of a ring per ordered pair
 // (receive_queue per-sender). Neither paper describes such a queue on the
@@ -48,6 +48,7 @@ import (
 
 // Receive queue kinds (Params.ReceiveQueue).
 const (
+	QueueFetchInc  = "fetch-inc"  // one pool per receiver, slots claimed with its fetch-and-increment register (t3dfiqueue.go)
 	QueueShared    = "shared"     // one queue per receiver, locked with atomic swap (t3dqueue.go)
 	QueuePerSender = "per-sender" // a ring per ordered pair, no lock (t3d.go)
 )

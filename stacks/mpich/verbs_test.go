@@ -192,7 +192,8 @@ func pingPongOutcome(t *testing.T, e *sim.Engine, mach machines.Machine, params 
 // TestRemoteDevicesRandomTraffic: ch_lfshmem's remote slots on the T3D,
 // the SCI cluster (packets reordered) and the SP, and ch_t3d where remote
 // writes may land out of order (its puts ordered by quiets), on the SCI
-// cluster and on the SP with both receive queues, under random traffic of
+// cluster and on the SP with its receive queues (the fetch-and-increment
+// pool's register built from a word there), under random traffic of
 // all three protocols with receives by source and tag and by
 // AnySource/AnyTag: nothing lost, nothing corrupted, FIFO order per pair.
 func TestRemoteDevicesRandomTraffic(t *testing.T) {
@@ -207,6 +208,7 @@ func TestRemoteDevicesRandomTraffic(t *testing.T) {
 	}{
 		{"t3d", DeviceLFShmem, ""}, {"sci", DeviceLFShmem, ""}, {"sp", DeviceLFShmem, ""},
 		{"sci", DeviceT3D, QueuePerSender}, {"sp", DeviceT3D, QueuePerSender}, {"sp", DeviceT3D, QueueShared},
+		{"sci", DeviceT3D, QueueFetchInc}, {"sp", DeviceT3D, QueueFetchInc},
 	} {
 		for seed := uint64(1); seed <= 2; seed++ {
 			for _, anySource := range []bool{false, true} {

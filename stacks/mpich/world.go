@@ -24,8 +24,9 @@ type World struct {
 // (Needs): ch_shmem a shared segment with every process on one node
 // (machines.SharedSegments; machines.Semaphores for lock sysv);
 // ch_lfshmem that, or else remote writes (machines.RemoteWrite);
-// ch_t3d remote writes, and with receive_queue shared remote read and
-// swap. A machine without them gives a *machines.MissingCapability error
+// ch_t3d remote writes, with receive_queue fetch-inc (the default) a
+// fetch-and-increment register or a remote fetch-and-increment, with
+// receive_queue shared remote read and swap. A machine without them gives a *machines.MissingCapability error
 // naming the verb.
 func NewWorld(mach machines.Machine, params Params) (*World, error) {
 	if err := params.Validate(mach.Procs()); err != nil {
@@ -69,18 +70,22 @@ func NewWorld(mach machines.Machine, params Params) (*World, error) {
 	return w, nil
 }
 
-// newT3DWorldDevices sets up ch_t3d on mach: per-sender rings, or a shared
-// receive queue per PE.
+// newT3DWorldDevices sets up ch_t3d on mach: a fetch-and-increment pool
+// per PE, per-sender rings, or a shared receive queue per PE.
 func newT3DWorldDevices(mach machines.Machine, params Params) (machines.Local, []Device, error) {
 	m, err := machines.Need[machines.RemoteWrite](mach, "mpich "+params.Device, machines.VerbRemoteWrite)
 	if err != nil {
 		return nil, nil, err
 	}
-	t3d, err := newT3DDevices(m, params, true)
+	t3d, err := newT3DDevices(m, params, params.ReceiveQueue == QueuePerSender)
 	if err != nil {
 		return nil, nil, err
 	}
-	if params.ReceiveQueue == QueueShared {
+	switch params.ReceiveQueue {
+	case QueueFetchInc:
+		devs, err := newT3DFIDevices(m, params, t3d)
+		return m, devs, err
+	case QueueShared:
 		devs, err := newT3DQueueDevices(m, params, t3d)
 		return m, devs, err
 	}
@@ -148,6 +153,8 @@ func Needs() []machines.Capability {
 		need(machines.VerbSemaphores, "for lock "+LockSysV+" there"),
 		need(machines.VerbRemoteWrite, "for "+DeviceT3D+", and "+DeviceLFShmem+" across nodes"),
 		need(machines.VerbOrderedWrites, "used by "+DeviceT3D+" where present (else a quiet orders its puts)"),
+		need(machines.VerbFetchIncReg, "for "+DeviceT3D+" with receive_queue "+QueueFetchInc+" (the default)"),
+		need(machines.VerbRemoteFetchInc, "for "+DeviceT3D+" with receive_queue "+QueueFetchInc+" where there is no register (one built from a word in each PE's memory)"),
 		need(machines.VerbRemoteRead, "for "+DeviceT3D+" with receive_queue "+QueueShared),
 		need(machines.VerbSwap, "for "+DeviceT3D+" with receive_queue "+QueueShared),
 		need(machines.VerbSockets, "for "+DeviceSock),
@@ -165,8 +172,9 @@ func (w *World) Comms() []stacks.Comm {
 }
 
 // FootprintBytes is what the device holds in the rank's memory
-// (stacks.Footprint): with ch_t3d, the packet rings and control blocks of
-// every peer and the shared receive queue; with ch_lfshmem across nodes,
+// (stacks.Footprint): with ch_t3d, the control blocks of every peer and
+// its receive queue (the fetch-and-increment pool, the packet rings of
+// every peer, or the shared queue); with ch_lfshmem across nodes,
 // its slots, the counts of slots its peers emptied and the control
 // blocks; on a
 // shared segment, the segment (in the node's memory, which all processes
@@ -184,9 +192,17 @@ func (r *Rank) FootprintBytes(nonblocking bool) int {
 	if p.Device == DeviceLFShmem {
 		return line(n*p.slotBytes()) + line(8*n) + line(n*ctlBytes)
 	}
-	b := line(n*p.RingPackets*p.slotBytes()) + line(n*ctlBytes)
-	if p.ReceiveQueue == QueueShared {
+	b := line(n * ctlBytes)
+	switch p.ReceiveQueue {
+	case QueuePerSender:
+		b += line(n * p.RingPackets * p.slotBytes())
+	case QueueShared:
 		b += line(qSlots+p.QueuePackets*p.slotBytes()) + line(qGetSize)
+	case QueueFetchInc:
+		b += line(p.QueuePackets * p.slotBytes())
+		if _, hw := r.w.host.(machines.FetchIncRegister); !hw {
+			b += line(8) // the word a remote fetch-and-increment builds the register from
+		}
 	}
 	return b
 }
