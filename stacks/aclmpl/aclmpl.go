@@ -22,8 +22,9 @@
 //     Calls: AsyncSend (Isend), AsyncRecv (Irecv; its Test is the receive
 //     that returns at once), BlockingAsyncRecv (Irecv + Wait).
 //   - the global operations of 4.3 (global.go), built on the synchronous
-//     primitives: tree broadcast, tree reduce with a user-supplied operator,
-//     and binary-swap reduce with its final gather.
+//     primitives: tree broadcast, and a reduce with a user-supplied
+//     operator that runs the tree below binary_swap_from_elems elements and
+//     the binary swap with its final gather from there.
 //
 // The two protocols share nothing ("with no overlap", section 4): a message
 // sent with Send must be received with Recv, one sent with Isend with Irecv.
@@ -105,11 +106,18 @@ type Params struct {
 	// greatly affect these timings" (section 5). Set false to watch the
 	// stale lines show up as corrupted deliveries.
 	InvalidateReceive bool `yaml:"invalidate_receive"`
+	// BinarySwapFromElems is the array length, in elements, from which
+	// Reduce runs the binary-swap algorithm instead of the tree: 1024,
+	// where section 4.3 found it faster on the T3D ("On the T3D we have
+	// found that N >= 1024 is sufficient for binary swap reduction to
+	// outperform the simple tree based algorithm"). 0 keeps the tree at
+	// every length.
+	BinarySwapFromElems int `yaml:"binary_swap_from_elems"`
 }
 
 // DefaultParams returns the library's default options.
 func DefaultParams() Params {
-	return Params{PoolSlots: 64, SlotBytes: 8192, RetryUs: 2, MaxBackoffUs: 128, InvalidateReceive: true}
+	return Params{PoolSlots: 64, SlotBytes: 8192, RetryUs: 2, MaxBackoffUs: 128, InvalidateReceive: true, BinarySwapFromElems: 1024}
 }
 
 // ParseParams decodes stack params over the defaults.
@@ -127,6 +135,8 @@ func ParseParams(file, field string, node *yaml.Node) (Params, error) {
 		return Params{}, fmt.Errorf("%s: %s.retry_us must be positive and at most 1e6, got %g", file, field, p.RetryUs)
 	case !(p.MaxBackoffUs >= p.RetryUs) || p.MaxBackoffUs > 1e9:
 		return Params{}, fmt.Errorf("%s: %s.max_backoff_us must be at least retry_us (%g) and at most 1e9, got %g", file, field, p.RetryUs, p.MaxBackoffUs)
+	case p.BinarySwapFromElems < 0 || p.BinarySwapFromElems > 1<<40:
+		return Params{}, fmt.Errorf("%s: %s.binary_swap_from_elems must be 0 (never) or a positive number of elements, got %d", file, field, p.BinarySwapFromElems)
 	}
 	return p, nil
 }

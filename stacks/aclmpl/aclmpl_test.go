@@ -327,7 +327,7 @@ func TestGlobalOperations(t *testing.T) {
 						case "bcast":
 							err = x.Bcast(p, buf, root)
 						case "tree":
-							err = x.Reduce(p, buf, maxOp, root)
+							err = x.TreeReduce(p, buf, maxOp, root)
 						default:
 							err = x.BinarySwapReduce(p, buf, maxOp, root)
 						}
@@ -422,5 +422,51 @@ func TestSpinWhyText(t *testing.T) {
 		if got := c.why.String(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.why, got, c.want)
 		}
+	}
+}
+
+// TestReduceSwitchesToBinarySwap: the reduce primitive runs the tree below
+// binary_swap_from_elems elements and the binary swap from there (4.3),
+// taking exactly the time of the algorithm it picks; 0 keeps the tree.
+func TestReduceSwitchesToBinarySwap(t *testing.T) {
+	const pes = 8
+	run := func(params Params, elems int, reduce func(x *PE, p *sim.Proc, buf mem.Region) error) sim.Time {
+		eng, _, l := setup(t, pes, 1, params)
+		for me := 0; me < pes; me++ {
+			x := l.PE(me)
+			eng.Spawn(fmt.Sprint("pe", me), func(p *sim.Proc) {
+				buf := buffer(t, x, 4*elems)
+				must(t, reduce(x, p, buf))
+			})
+		}
+		if err := eng.Run(); err != nil {
+			t.Fatal(err)
+		}
+		return eng.Now()
+	}
+	prim := func(x *PE, p *sim.Proc, buf mem.Region) error { return x.Reduce(p, buf, maxOp, 0) }
+	tree := func(x *PE, p *sim.Proc, buf mem.Region) error { return x.TreeReduce(p, buf, maxOp, 0) }
+	swap := func(x *PE, p *sim.Proc, buf mem.Region) error { return x.BinarySwapReduce(p, buf, maxOp, 0) }
+	def := DefaultParams()
+	never := DefaultParams()
+	never.BinarySwapFromElems = 0
+	for _, tc := range []struct {
+		name   string
+		params Params
+		elems  int
+		want   func(x *PE, p *sim.Proc, buf mem.Region) error
+	}{
+		{"below the threshold: tree", def, def.BinarySwapFromElems - 1, tree},
+		{"at the threshold: binary swap", def, def.BinarySwapFromElems, swap},
+		{"above: binary swap", def, 4 * def.BinarySwapFromElems, swap},
+		{"0: tree at any length", never, 4 * def.BinarySwapFromElems, tree},
+	} {
+		got, want := run(tc.params, tc.elems, prim), run(tc.params, tc.elems, tc.want)
+		if got != want {
+			t.Errorf("%s (%d elements): Reduce took %v, the algorithm it should pick %v", tc.name, tc.elems, got, want)
+		}
+	}
+	if a, b := run(def, 4096, tree), run(def, 4096, swap); a == b {
+		t.Fatalf("tree and binary swap take the same time (%v): the test cannot tell them apart", a)
 	}
 }

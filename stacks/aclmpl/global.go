@@ -61,10 +61,22 @@ func (x *PE) reduceArgs(buf mem.Region, op stacks.Op, root int) (mem.Region, err
 	return x.scratchOf(buf.Len)
 }
 
-// Reduce combines every PE's buf with op into root's buf along TreeReduce's
-// tree with the synchronous send and receive. Non-root buffers are
-// overwritten with partial results.
+// Reduce is ACLMPL's reduce primitive (4.3): the binary-swap algorithm
+// (BinarySwapReduce) for arrays of binary_swap_from_elems elements or more,
+// where the paper found it faster on the T3D, and the tree otherwise
+// (TreeReduce).
 func (x *PE) Reduce(p *sim.Proc, buf mem.Region, op stacks.Op, root int) error {
+	if from := x.lib.params.BinarySwapFromElems; from > 0 && op.ElemBytes > 0 && buf.Len/op.ElemBytes >= from {
+		return x.BinarySwapReduce(p, buf, op, root)
+	}
+	return x.TreeReduce(p, buf, op, root)
+}
+
+// TreeReduce combines every PE's buf with op into root's buf along
+// stacks.TreeReduce's tree with the synchronous send and receive (4.3: the
+// broadcast's tree "in reverse"). Non-root buffers are overwritten with
+// partial results.
+func (x *PE) TreeReduce(p *sim.Proc, buf mem.Region, op stacks.Op, root int) error {
 	in, err := x.reduceArgs(buf, op, root)
 	if err != nil {
 		return err

@@ -90,7 +90,12 @@ func TestShapeBinarySwapBeatsTreeFrom1024Elements(t *testing.T) {
 		swapWins bool
 	}{{64, false}, {8192, true}, {65536, true}} {
 		w := fmt.Sprintf("{pes: [32], bytes: [%d]", c.bytes)
-		tree := value(t, RunReduce, "aclmpl", w+"}")
+		treeSpec := specOn(t, "t3d", "aclmpl", "{binary_swap_from_elems: 0}", w+"}")
+		res, err := RunReduce(treeSpec)
+		if err != nil || len(res.Failures) > 0 || len(res.Rows) != 1 {
+			t.Fatalf("tree reduce of %d bytes: %v %v", c.bytes, err, res.Failures)
+		}
+		tree := res.Rows[0].Value
 		swap := value(t, RunReduce, "aclmpl", w+", reduce: binary-swap}")
 		t.Logf("%d elements: tree %.3g s, binary swap %.3g s", c.bytes/8, tree, swap)
 		if (swap < tree) != c.swapWins {
