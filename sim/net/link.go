@@ -116,7 +116,7 @@ type Link struct {
 	bytes     uint64    // LinkStats.Bytes
 	busy      sim.Time  // LinkStats.Busy
 	id        uint32    // the link's name is kind.names' name of id
-	fr        *flowRes  // the flow model's use of the link (when it has no Phys)
+	fl        *flowLink // the flow model's state of the link (nil until a flow uses it)
 
 	// Ring names the ring the link belongs to (PassThroughFirst); 0: none.
 	Ring int32
@@ -137,15 +137,10 @@ type Link struct {
 // linkRare is the part of a Link that only contention, faults and links
 // with more than one input port use.
 type linkRare struct {
-	waiters []*unit
-	inputs  []input // input ports seen besides in, with their last grant
-	grantFn func()
-	crc     *crcFaults // injected CRC errors, nil without (the common case)
-	// The flow model: the flows holding the link (all entering it from
-	// input port fport), and those waiting for it, FIFO.
-	fholders []*flow
-	fport    *Link
-	fwaiters []*flow
+	waiters  []*unit
+	inputs   []input // input ports seen besides in, with their last grant
+	grantFn  func()
+	crc      *crcFaults // injected CRC errors, nil without (the common case)
 	waits    uint64
 	waited   sim.Time
 	maxQueue int
