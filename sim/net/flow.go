@@ -76,6 +76,20 @@ type flowRes struct {
 	cnt int32   // flows on it not yet fixed (0 when it is not tight)
 }
 
+// flowLink is a link's state on the flow model. The network keeps them
+// side by side (flowState.linkSlab), apart from the Links, so that a flow
+// reads one small record per link of its route.
+type flowLink struct {
+	link *Link
+	res  *flowRes // the bandwidth its bytes use; nil: unlimited
+	lat  sim.Time // its latency
+	// The flows holding the link (all entering it from input port port),
+	// and those waiting for it, FIFO.
+	holders []*flow
+	port    *Link
+	waiters []*flow
+}
+
 // tight reports whether the resource may limit one of its flows: more
 // than one flow uses it (each would use all of it alone).
 func (r *flowRes) tight() bool { return len(r.flows) > 1 }
@@ -84,17 +98,17 @@ func (r *flowRes) tight() bool { return len(r.flows) > 1 }
 type flow struct {
 	net   *Network
 	msg   *Message
-	res   []*flowRes // the distinct bandwidths of its route
-	hold  []*Link    // the wormhole links of its route, in route order
-	from  []*Link    // from[i]: the input port it enters hold[i] from (nil: its source)
-	held  int32      // hold[base:held] are its; it waits for hold[held] if not all
-	base  int32      // hold[:base] it gave up, waiting for a Buffered link
-	s     sim.Time   // its duration alone
-	pos   []int32    // pos[i]: its index in res[i].flows
-	lat   sim.Time   // the route's latencies: its head's time to the destination
-	limit float64    // its own limit, bytes per second
-	rate  float64    // its share now, bytes per second
-	left  float64    // wire bytes not yet sent at upd
+	res   []*flowRes  // the distinct bandwidths of its route
+	hold  []*flowLink // the wormhole links of its route, in route order
+	from  []*Link     // from[i]: the input port it enters hold[i] from (nil: its source)
+	held  int32       // hold[base:held] are its; it waits for hold[held] if not all
+	base  int32       // hold[:base] it gave up, waiting for a Buffered link
+	s     sim.Time    // its duration alone
+	pos   []int32     // pos[i]: its index in res[i].flows
+	lat   sim.Time    // the route's latencies: its head's time to the destination
+	limit float64     // its own limit, bytes per second
+	rate  float64     // its share now, bytes per second
+	left  float64     // wire bytes not yet sent at upd
 	upd   sim.Time
 	ev    sim.Handle // its end (last byte sent), or its arrival
 	evFn  func()
@@ -125,27 +139,46 @@ type flowState struct {
 	cres      []*flowRes // scratch: its tight resources
 	rateBuf   []float64  // scratch: its rates
 	recompute func()
+	// linkSlab and resSlab hold the flowLinks and the flowRes (a chunk
+	// at a time, so that those of one network lie together).
+	linkSlab []flowLink
+	resSlab  []flowRes
 	// Recomputations and flows recomputed, for tests and profiles.
 	recomputes, recomputed uint64
 }
 
-// resOf is the bandwidth link l's bytes use: its physical Channel's, or
-// its own; nil for an unlimited link.
-func resOf(l *Link) *flowRes {
-	bw := l.kind.bytesPerSec
-	if bw <= 0 {
-		return nil
+// flowLinkOf is link l's state on the flow model, made the first time.
+func (fs *flowState) flowLinkOf(l *Link) *flowLink {
+	if l.fl != nil {
+		return l.fl
 	}
-	if p := l.Phys; p != nil {
-		if p.fr == nil {
-			p.fr = &flowRes{}
+	if len(fs.linkSlab) == cap(fs.linkSlab) {
+		fs.linkSlab = make([]flowLink, 0, 256)
+	}
+	fs.linkSlab = append(fs.linkSlab, flowLink{link: l, lat: l.kind.latency})
+	fl := &fs.linkSlab[len(fs.linkSlab)-1]
+	// The bandwidth its bytes use: its physical Channel's, or its own;
+	// none for an unlimited link.
+	if l.kind.bytesPerSec > 0 {
+		if p := l.Phys; p != nil {
+			if p.fr == nil {
+				p.fr = fs.newRes()
+			}
+			fl.res = p.fr
+		} else {
+			fl.res = fs.newRes()
 		}
-		return p.fr
 	}
-	if l.fr == nil {
-		l.fr = &flowRes{}
+	l.fl = fl
+	return fl
+}
+
+func (fs *flowState) newRes() *flowRes {
+	if len(fs.resSlab) == cap(fs.resSlab) {
+		fs.resSlab = make([]flowRes, 0, 256)
 	}
-	return l.fr
+	fs.resSlab = append(fs.resSlab, flowRes{})
+	return &fs.resSlab[len(fs.resSlab)-1]
 }
 
 func (n *Network) newFlow() *flow {
@@ -204,18 +237,23 @@ func (n *Network) sendFlow(m *Message) {
 	s := n.unitTime(m.Bytes, m.Rate, bw)
 	var lat sim.Time
 	f.res, f.pos, f.hold, f.from, f.held, f.base = f.res[:0], f.pos[:0], f.hold[:0], f.from[:0], 0, 0
+	fs := n.fl
 	for i, l := range route {
-		lat += l.kind.latency
 		l.units++
 		l.bytes += uint64(wire)
-		if !slices.Contains(f.hold, l) {
+		fl := l.fl
+		if fl == nil {
+			fl = fs.flowLinkOf(l)
+		}
+		lat += fl.lat
+		if !slices.Contains(f.hold, fl) {
 			var from *Link
 			if i > 0 {
 				from = route[i-1]
 			}
-			f.hold, f.from = append(f.hold, l), append(f.from, from)
+			f.hold, f.from = append(f.hold, fl), append(f.from, from)
 		}
-		r := resOf(l)
+		r := fl.res
 		if r == nil || slices.Contains(f.res, r) {
 			continue // unlimited, or a wire the route crosses twice
 		}
@@ -254,17 +292,17 @@ func (n *Network) sendFlow(m *Message) {
 // boundary, and take reports false) or it has them all.
 func (f *flow) take() bool {
 	for int(f.held) < len(f.hold) {
-		x := f.hold[f.held].rare()
+		x := f.hold[f.held]
 		from := f.from[f.held]
-		if len(x.fholders) > 0 && (x.fport != from || len(x.fwaiters) > 0) {
-			if f.hold[f.held].Buffered {
+		if len(x.holders) > 0 && (x.port != from || len(x.waiters) > 0) {
+			if x.link.Buffered {
 				// It waits in the link's input buffer, its body
 				// out of the links behind it: it gives them up.
 				f.releaseRange(f.base, f.held)
 				f.base = f.held
 			}
-			x.fwaiters = append(x.fwaiters, f)
-			for _, h := range x.fholders {
+			x.waiters = append(x.waiters, f)
+			for _, h := range x.holders {
 				if !h.yield {
 					h.yield = true
 					h.planYield()
@@ -272,8 +310,8 @@ func (f *flow) take() bool {
 			}
 			return false
 		}
-		x.fholders = append(x.fholders, f)
-		x.fport = from
+		x.holders = append(x.holders, f)
+		x.port = from
 		f.held++
 	}
 	return true
@@ -289,24 +327,23 @@ func (f *flow) release() {
 
 // releaseRange gives up hold[lo:hi] (see release).
 func (f *flow) releaseRange(lo, hi int32) {
-	for _, l := range f.hold[lo:hi] {
-		x := l.x
-		k := slices.Index(x.fholders, f)
-		last := len(x.fholders) - 1
-		x.fholders[k] = x.fholders[last]
-		x.fholders[last] = nil
-		x.fholders = x.fholders[:last]
-		for len(x.fwaiters) > 0 {
-			g := x.fwaiters[0]
+	for _, x := range f.hold[lo:hi] {
+		k := slices.Index(x.holders, f)
+		last := len(x.holders) - 1
+		x.holders[k] = x.holders[last]
+		x.holders[last] = nil
+		x.holders = x.holders[:last]
+		for len(x.waiters) > 0 {
+			g := x.waiters[0]
 			from := g.from[g.held]
-			if len(x.fholders) > 0 && x.fport != from {
+			if len(x.holders) > 0 && x.port != from {
 				break
 			}
-			copy(x.fwaiters, x.fwaiters[1:])
-			x.fwaiters[len(x.fwaiters)-1] = nil
-			x.fwaiters = x.fwaiters[:len(x.fwaiters)-1]
-			x.fholders = append(x.fholders, g)
-			x.fport = from
+			copy(x.waiters, x.waiters[1:])
+			x.waiters[len(x.waiters)-1] = nil
+			x.waiters = x.waiters[:len(x.waiters)-1]
+			x.holders = append(x.holders, g)
+			x.port = from
 			g.held++
 			if g.take() {
 				g.start()
@@ -343,8 +380,8 @@ func (f *flow) yieldNow() {
 		return
 	}
 	waited := false
-	for _, l := range f.hold[f.base:f.held] {
-		waited = waited || len(l.x.fwaiters) > 0
+	for _, x := range f.hold[f.base:f.held] {
+		waited = waited || len(x.waiters) > 0
 	}
 	f.yield = false
 	if !waited {
@@ -369,8 +406,8 @@ func (f *flow) yieldNow() {
 func (f *flow) start() {
 	n := f.net
 	f.upd, f.active = n.eng.Now(), true
-	for _, l := range f.hold[f.base:] {
-		f.yield = f.yield || len(l.x.fwaiters) > 0
+	for _, x := range f.hold[f.base:] {
+		f.yield = f.yield || len(x.waiters) > 0
 	}
 	fs := n.fl
 	alone := true

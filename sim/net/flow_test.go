@@ -305,3 +305,49 @@ func TestFlowHoldsPerUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowLinkState: the flow state of a link is made once, stays where it
+// is as the network makes more (past a slab chunk), and the virtual
+// channels of one Channel share its bandwidth while a link without one has
+// its own; an unlimited link has none.
+func TestFlowLinkState(t *testing.T) {
+	eng := sim.NewEngine(1)
+	n := flowNet(t, eng, routes{})
+	vcs := vcLines(300, 2, sim.Microsecond, 100)
+	own := NewLinkKind(fixedName("own"), sim.Microsecond, 100)
+	free := NewLinkKind(fixedName("free"), sim.Microsecond, 0)
+	var all []*Link
+	for _, c := range vcs {
+		all = append(all, c...)
+	}
+	for i := 0; i < 300; i++ {
+		all = append(all, own.Link(uint32(i)), free.Link(uint32(i)))
+	}
+	first := make([]*flowLink, len(all))
+	for i, l := range all {
+		first[i] = n.fl.flowLinkOf(l)
+	}
+	for i, l := range all {
+		fl := n.fl.flowLinkOf(l)
+		if fl != first[i] || l.fl != fl || fl.link != l || fl.lat != sim.Microsecond {
+			t.Fatalf("link %d: flow state moved or not its own", i)
+		}
+	}
+	for k, c := range vcs {
+		if c[0].fl.res == nil || c[0].fl.res != c[1].fl.res {
+			t.Errorf("channel %d: its virtual channels do not share its bandwidth", k)
+		}
+		if k > 0 && c[0].fl.res == vcs[k-1][0].fl.res {
+			t.Errorf("channels %d and %d share a bandwidth", k-1, k)
+		}
+	}
+	for i := 0; i < 300; i++ {
+		o, f := all[600+2*i], all[600+2*i+1]
+		if o.fl.res == nil || (i > 0 && o.fl.res == all[600+2*i-2].fl.res) {
+			t.Errorf("link own%d: no bandwidth of its own", i)
+		}
+		if f.fl.res != nil {
+			t.Errorf("unlimited link free%d has a bandwidth", i)
+		}
+	}
+}

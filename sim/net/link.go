@@ -105,21 +105,16 @@ type Link struct {
 	// whose bandwidth it shares with the channel's other virtual channels;
 	// nil: the link is a physical channel of its own.
 	Phys *Channel
+	// What every unit or flow crossing the link reads or counts comes
+	// first, in the link's first cache line.
+	units uint64    // LinkStats.Units
+	bytes uint64    // LinkStats.Bytes
+	fl    *flowLink // the flow model's state of the link (nil until a flow uses it)
 
-	holder    *unit    // the unit granted last; it holds the link until freeAt
-	freeAt    sim.Time // sim.Forever while the holder's release is unknown
-	grantedAt sim.Time
-	grants    uint64
-	in        [2]input  // the input ports granted last and before (grants > 0); the others are in x.inputs
-	x         *linkRare // nil until contention, a fault or a third input port needs it
-	units     uint64    // LinkStats.Units
-	bytes     uint64    // LinkStats.Bytes
-	busy      sim.Time  // LinkStats.Busy
-	id        uint32    // the link's name is kind.names' name of id
-	fr        *flowRes  // the flow model's use of the link (when it has no Phys)
-
-	// Ring names the ring the link belongs to (PassThroughFirst); 0: none.
-	Ring int32
+	pending bool // a grant event is scheduled
+	down    bool // see Network.LinkDown
+	faulty  bool // CRC errors are injected (x.crc is set): units crossing draw them
+	queued  bool // units wait in x.waiters (kept here: every unit asking reads it)
 	// Buffered: a unit waiting for this link waits in a buffer at its
 	// input (an output-queued switch port, a ring's bypass FIFO) and does
 	// not hold the links behind it. False: wormhole, the waiting head
@@ -127,25 +122,26 @@ type Link struct {
 	Buffered bool
 	// Policy chooses among waiting units.
 	Policy Policy
+	// Ring names the ring the link belongs to (PassThroughFirst); 0: none.
+	Ring int32
 
-	pending bool // a grant event is scheduled
-	down    bool // see Network.LinkDown
-	faulty  bool // CRC errors are injected (x.crc is set): units crossing draw them
-	queued  bool // units wait in x.waiters (kept here: every unit asking reads it)
+	holder    *unit    // the unit granted last; it holds the link until freeAt
+	freeAt    sim.Time // sim.Forever while the holder's release is unknown
+	grantedAt sim.Time
+	grants    uint64
+	in        [2]input  // the input ports granted last and before (grants > 0); the others are in x.inputs
+	x         *linkRare // nil until contention, a fault or a third input port needs it
+	busy      sim.Time  // LinkStats.Busy
+	id        uint32    // the link's name is kind.names' name of id
 }
 
 // linkRare is the part of a Link that only contention, faults and links
 // with more than one input port use.
 type linkRare struct {
-	waiters []*unit
-	inputs  []input // input ports seen besides in, with their last grant
-	grantFn func()
-	crc     *crcFaults // injected CRC errors, nil without (the common case)
-	// The flow model: the flows holding the link (all entering it from
-	// input port fport), and those waiting for it, FIFO.
-	fholders []*flow
-	fport    *Link
-	fwaiters []*flow
+	waiters  []*unit
+	inputs   []input // input ports seen besides in, with their last grant
+	grantFn  func()
+	crc      *crcFaults // injected CRC errors, nil without (the common case)
 	waits    uint64
 	waited   sim.Time
 	maxQueue int
