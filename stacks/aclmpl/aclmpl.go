@@ -84,8 +84,10 @@ type Params struct {
 	// The paper says only "a fixed sized pool of buffers" (4.2); 64 assumed.
 	PoolSlots int `yaml:"pool_slots"`
 	// SlotBytes is the data capacity of one pool buffer; longer messages
-	// travel as several buffers. Not given in the paper; 8192 assumed (the
-	// paper's asynchronous curves change behaviour near 8K bytes, section 5).
+	// travel as several buffers. Not given in the paper; 8192 assumed, one
+	// page of the Alpha 21064 (the Alpha architecture's 8 KB page). Not a
+	// neutral choice: where asynchronous ACLMPL crosses MPI in Figures 5
+	// and 6 moves with it (docs/t3d-mpi.md, "The asynchronous pool").
 	SlotBytes int `yaml:"slot_bytes"`
 	// RetryUs is a blocked asynchronous sender's first back-off before it
 	// reads the receiver's register again. Not given in the paper; assumed.
