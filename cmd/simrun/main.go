@@ -176,8 +176,11 @@ monotone trend, a fit (a*ln(x)+b or a*x+b) with a minimum R², a crossover,
 a value within a band. Prints every claim with the measured figure and
 "holds" or "FAILS"; a failing claim does not change the exit status (a
 failed run does: 1). REGEXP selects scenarios by name; --fast skips those
-whose declared cost (cost.wall_seconds, cost.memory_gb) exceeds 10 s or
-2 GB: the 128-PE T3D figures take 5 s to a minute and several GB each.
+whose declared cost (cost.wall_seconds, cost.memory_gb) exceeds 5 s or
+2 GB (the 128-PE T3D figures and ScaMPI's 96-node all-to-all, 6 s to a
+minute and a half each, up to about 1 GB; simrun show NAME gives a
+scenario's cost). A scenario's claims are also in its summary.txt and
+results.json.
 Example:
   simrun claims --fast
   simrun claims 't3d-fig[59]' --failing`, cmdClaims},
