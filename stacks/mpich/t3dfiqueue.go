@@ -180,11 +180,7 @@ func (x *t3dFIDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error
 	if !ready {
 		return 0, false, nil
 	}
-	if err := copyOut(p, putCopy{d}, d.rank, pkt, slot, -1, d.l.procs, x.q.slotBytes); err != nil {
-		var ce *CorruptionError
-		if errors.As(err, &ce) && ce.From < 0 {
-			ce.Where = fmt.Sprintf("fetch-and-increment pool of rank %d, slot %d", d.rank, x.head)
-		}
+	if err := d.copySlot(p, pkt, slot, x.q.slotBytes, "fetch-and-increment pool", x.head); err != nil {
 		return -1, false, err
 	}
 	d.cpu.Store(p, slot+8*wReady, 8, 0)
@@ -202,4 +198,16 @@ func (x *t3dFIDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error
 func (x *t3dFIDevice) WaitControl(p *sim.Proc) {
 	slot := x.q.slot(x.d.rank, x.head) + 8*wReady
 	x.d.cpu.SpinUntil(p, x.waitPacket, func() bool { return x.d.peek(p, slot) == x.head+1 }, slot)
+}
+
+// copySlot copies the packet in a receive-queue slot (number k of the
+// receiver's queue named what) out into pkt, checking it: a corrupted
+// packet is reported with where it lay.
+func (d *t3dDevice) copySlot(p *sim.Proc, pkt mem.Region, slot mem.Addr, slotBytes int, what string, k uint64) error {
+	err := copyOut(p, putCopy{d}, d.rank, pkt, slot, -1, d.l.procs, slotBytes)
+	var ce *CorruptionError
+	if errors.As(err, &ce) && ce.From < 0 {
+		ce.Where = fmt.Sprintf("%s of rank %d, slot %d", what, d.rank, k)
+	}
+	return err
 }

@@ -1,7 +1,6 @@
 package mpich
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/msgsim/msgsim/machines"
@@ -172,11 +171,7 @@ func (x *t3dQueueDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, er
 	if !ready {
 		return 0, false, nil
 	}
-	if err := copyOut(p, putCopy{d}, d.rank, pkt, slot, -1, d.l.procs, x.q.slotBytes); err != nil {
-		var ce *CorruptionError
-		if errors.As(err, &ce) && ce.From < 0 {
-			ce.Where = fmt.Sprintf("shared queue of rank %d, slot %d", d.rank, x.head%uint64(x.q.depth))
-		}
+	if err := d.copySlot(p, pkt, slot, x.q.slotBytes, "shared queue", x.head%uint64(x.q.depth)); err != nil {
 		return -1, false, err
 	}
 	x.head++
