@@ -123,6 +123,7 @@ type Rank struct {
 	stats     Stats
 	th        threadState // threads of this process (threads.go)
 	ctx       ctxState    // context ids (contextid.go)
+	mpir      mpir        // MPICH2's communicator objects (commobj.go)
 }
 
 // pktID names an outgoing packet: its destination and sequence number

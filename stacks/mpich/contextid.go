@@ -183,6 +183,7 @@ type Comm struct {
 	ctx  int
 	refs int // reference count (section 4.1), atomic under thread locks
 	ref  mem.Addr
+	obj  mem.Addr      // MPICH2 (ch3:sock): the MPID_Comm object (commobj.go)
 	buf  [2]mem.Region // the allreduce's send and receive buffers
 }
 
@@ -224,21 +225,39 @@ func (c *Comm) addRef(p *sim.Proc, delta int) {
 }
 
 // Free is MPI_Comm_free: the reference is dropped and, at zero, the context
-// id returned to the mask.
+// id returned to the mask. With MPICH2's MPI layer (ch3:sock) it is the
+// binding and MPIR_Comm_release (commobj.go).
 func (c *Comm) Free(p *sim.Proc) error {
+	r := c.r
 	if c.ctx == 0 {
-		return fmt.Errorf("mpich: rank %d: MPI_Comm_free of MPI_COMM_WORLD", c.r.rank)
+		return fmt.Errorf("mpich: rank %d: MPI_Comm_free of MPI_COMM_WORLD", r.rank)
+	}
+	if c.refs <= 0 {
+		return fmt.Errorf("mpich: rank %d: MPI_Comm_free of communicator %d, already freed", r.rank, c.ctx)
+	}
+	if r.mpich2() {
+		if err := r.enter(p, "MPI_Comm_free"); err != nil {
+			return err
+		}
+		defer r.exit(p)
+		r.cpu.Compute(p, bindingCycles)
+		return c.release(p)
 	}
 	c.addRef(p, -1)
 	if c.refs > 0 {
 		return nil
 	}
-	r := c.r
-	r.ctxLock(p)
-	w := (c.ctx / 64) * 8
-	r.ctxStore(p, w, r.ctxLoad(p, w)|1<<(c.ctx%64))
-	r.ctxUnlock(p)
+	r.freeContextID(p, c.ctx)
 	return nil
+}
+
+// freeContextID is MPIR_Free_contextid: the id's bit set again in the
+// mask, under the context-id lock.
+func (r *Rank) freeContextID(p *sim.Proc, id int) {
+	r.ctxLock(p)
+	w := (id / 64) * 8
+	r.ctxStore(p, w, r.ctxLoad(p, w)|1<<(id%64))
+	r.ctxUnlock(p)
 }
 
 func (r *Rank) ctxLock(p *sim.Proc) {
@@ -288,6 +307,15 @@ func (c *Comm) Dup(p *sim.Proc) (stacks.Communicator, error) {
 	if err := r.ctxVars(); err != nil {
 		return nil, err
 	}
+	if r.mpich2() {
+		// MPICH2: the binding, then MPIR_Comm_copy, which agrees on the
+		// context id first (commobj.go).
+		if err := r.mpirInit(); err != nil {
+			return nil, err
+		}
+		r.cpu.Compute(p, bindingCycles+callCycles)
+		r.cpu.Load(p, c.obj+commKind, 8) // an intracommunicator: MPIR_Get_contextid
+	}
 	var id int
 	var err error
 	switch r.ctx.variant {
@@ -302,6 +330,13 @@ func (c *Comm) Dup(p *sim.Proc) (stacks.Communicator, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if r.mpich2() {
+		n, err := c.commCopy(p, id)
+		if err != nil {
+			return nil, err
+		}
+		return n, nil
 	}
 	n, err := r.newComm(p, id)
 	if err != nil {

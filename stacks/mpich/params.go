@@ -117,6 +117,17 @@ type Params struct {
 	// operations in MPICH", IJHPCA 19(1), 2005; the default of ch3:sock,
 	// MPICH2's channel).
 	Allreduce string `yaml:"allreduce"`
+	// CommDup is how much of MPI_Comm_dup and MPI_Comm_free runs as code:
+	// mpich2 (MPICH2 1.0's MPI layer: the context id, then the
+	// communicator object from its handle pool, the fields copied, the
+	// process group shared by reference, the attributes' copy callbacks,
+	// and on MPI_Comm_free their release: commobj.go; the default of
+	// ch3:sock, MPICH2's channel) or context-id (the context-id agreement
+	// and its mask only: the default of the MPICH 1 devices, whose own
+	// MPI_Comm_dup is not modelled, and the choice of a schedule
+	// exploration of Figure 3, whose properties do not depend on the
+	// object code that follows it).
+	CommDup string `yaml:"comm_dup"`
 	// Collectives is how MPI_Bcast and MPI_Reduce move data (ch_t3d
 	// only): shmem (default for ch_t3d: binomial trees of puts into a
 	// system buffer of eager_bytes per PE, copied out at memcpy speed, one
@@ -169,6 +180,7 @@ func DefaultParams() Params {
 		SharedMemoryBytes: 4 << 20, SlotProcs: 32, QueuePackets: 16,
 		RingPackets: 2, Fences: true,
 		Threads: BuildRuntime, ThreadWait: WaitYield, ThreadLocking: LockingProgress, ContextIDs: ContextMulti, Allreduce: AllreduceLinear,
+		CommDup:     CommDupContextID,
 		Collectives: CollectivesP2P, ReceiveQueue: QueueFetchInc,
 	}
 }
@@ -190,6 +202,7 @@ func DefaultParamsFor(device string) Params {
 	if device == DeviceSock {
 		p.ShortBytes, p.EagerBytes = sockEagerBytes, sockEagerBytes
 		p.Allreduce = AllreduceRecursiveDoubling
+		p.CommDup = CommDupMPICH2
 	}
 	return p
 }
@@ -280,6 +293,9 @@ func (p Params) check() error {
 	}
 	if p.Allreduce != AllreduceLinear && p.Allreduce != AllreduceRecursiveDoubling {
 		bad("allreduce", "must be %q or %q, got %q", AllreduceLinear, AllreduceRecursiveDoubling, p.Allreduce)
+	}
+	if p.CommDup != CommDupMPICH2 && p.CommDup != CommDupContextID {
+		bad("comm_dup", "must be %q or %q, got %q", CommDupMPICH2, CommDupContextID, p.CommDup)
 	}
 	if !slices.Contains(contextAlgorithms, p.ContextIDs) {
 		bad("context_ids", "must be one of %s, got %q", strings.Join(contextAlgorithms, ", "), p.ContextIDs)

@@ -6,10 +6,18 @@
 // duplicating a different communicator (Multi2). Each process asks
 // MPI_Init_thread for the level param (Multi1 asks for multiple with one
 // thread: the multithreaded algorithm with its locks, as the paper
-// measured it). Every new communicator
-// carries a message around the ring before it is freed (real traffic on
-// the new context), and its context id is checked to agree on every
-// process.
+// measured it). Each thread frees every new communicator before its next
+// MPI_Comm_dup (MPI_Comm_free), and every context id is checked to agree
+// on every process.
+//
+// The paper does not say over what "the average time for a single call"
+// is taken when a process has two threads. The average param chooses:
+// process (the time from the start of a process's loop until its last
+// thread has finished, divided by the calls of all its threads: the
+// process's throughput of calls) or thread (each thread's own loop time
+// divided by its own calls, averaged over the process's threads: what a
+// thread timing its loop sees). With one thread the two are equal. Both
+// report the slowest process.
 //
 // Layer: a workload: imports workloads, stacks, sim and report; never a
 // concrete machine or stack.
@@ -44,7 +52,16 @@ type Params struct {
 	// thread, multiple with two (the only level at which two threads may
 	// call MPI at once).
 	Level string `yaml:"level"`
+	// Average is what the time per call averages over: process (default)
+	// or thread (see the package comment).
+	Average string `yaml:"average"`
 }
+
+// Averages (Params.Average).
+const (
+	AverageProcess = "process"
+	AverageThread  = "thread"
+)
 
 // level is the level asked for.
 func (p Params) level() stacks.ThreadLevel {
@@ -61,7 +78,9 @@ func (p Params) level() stacks.ThreadLevel {
 
 // DefaultParams: Figure 4's loop on 2 to 16 processes (the SX-4 node has
 // at most 32 CPUs).
-func DefaultParams() Params { return Params{Procs: []int{2, 4, 8, 16}, Threads: 1, Dups: 10} }
+func DefaultParams() Params {
+	return Params{Procs: []int{2, 4, 8, 16}, Threads: 1, Dups: 10, Average: AverageProcess}
+}
 
 func (p Params) validate() error {
 	switch {
@@ -73,6 +92,8 @@ func (p Params) validate() error {
 		return fmt.Errorf("dups must be between 1 and 500, got %d", p.Dups)
 	case p.Level != "" && p.level().String() != p.Level:
 		return fmt.Errorf("level must be single, funneled, serialized or multiple, got %q", p.Level)
+	case p.Average != AverageProcess && p.Average != AverageThread:
+		return fmt.Errorf("average must be %s or %s, got %q", AverageProcess, AverageThread, p.Average)
 	case p.Threads > 1 && p.level() != stacks.ThreadMultiple:
 		return fmt.Errorf("level %s with %d threads: two threads calling MPI_Comm_dup at once need multiple", p.Level, p.Threads)
 	}
@@ -127,9 +148,11 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 		}
 		var elapsed sim.Time
 		fail := eng.Fail
-		ids := make([][][]int, n) // ids[rank][thread]
+		ids := make([][][]int, n)      // ids[rank][thread]
+		loops := make([][]sim.Time, n) // loops[rank][thread]: the thread's loop time
 		for i, r := range rs {
 			ids[i] = make([][]int, params.Threads)
+			loops[i] = make([]sim.Time, params.Threads)
 			eng.Spawn(fmt.Sprintf("rank%d.t0", i), func(p *sim.Proc) {
 				if _, err := r.InitThread(p, params.level()); err != nil {
 					fail(err)
@@ -160,6 +183,7 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 							}
 						}
 						elapsed = max(elapsed, p.Now()-start)
+						loops[i][j] = p.Now() - start
 					}
 				}
 				if params.Threads > 1 {
@@ -192,6 +216,16 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 			}
 		}
 		avg := elapsed / sim.Time(params.Dups*params.Threads)
+		if params.Average == AverageThread {
+			avg = 0
+			for _, ls := range loops {
+				var sum sim.Time
+				for _, l := range ls {
+					sum += l
+				}
+				avg = max(avg, sum/sim.Time(params.Dups*params.Threads))
+			}
+		}
 		res.Rows = append(res.Rows, report.Row{Series: s.Series, XName: "procs", X: float64(n), Metric: Metric, Value: avg.Micros(), Unit: "us"})
 		if s.Progress != nil {
 			s.Progress(fmt.Sprintf("%s: %d processes: %.1f us", s.Series, n, avg.Micros()))

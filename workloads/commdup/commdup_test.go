@@ -39,3 +39,26 @@ func TestLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestAverage: the average param is process (the default) or thread;
+// anything else is refused, naming the field.
+func TestAverage(t *testing.T) {
+	for _, c := range []struct {
+		average string
+		err     string
+	}{
+		{AverageProcess, ""},
+		{AverageThread, ""},
+		{"rank", "average must be"},
+	} {
+		p := DefaultParams()
+		p.Threads, p.Average = 2, c.average
+		err := p.validate()
+		if (err == nil) != (c.err == "") || (err != nil && !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("average %q: %v, want %q", c.average, err, c.err)
+		}
+	}
+	if DefaultParams().Average != AverageProcess {
+		t.Errorf("default average %q, want %q", DefaultParams().Average, AverageProcess)
+	}
+}
