@@ -18,7 +18,8 @@ import (
 //
 //   - MPI_Comm_dup: the binding (handle decoding, argument checks), then
 //     MPIR_Comm_copy: the context id (MPIR_Get_contextid: Figure 3, or
-//     5.1's), MPIR_Comm_create (an object from the communicators' handle
+//     5.1's, whose allreduce is a nested call of MPI_Allreduce's binding,
+//     NMPI_Allreduce, section 4.2's nesting level), MPIR_Comm_create (an object from the communicators' handle
 //     pool, MPIU_Handle_obj_alloc, its reference count set to 1 and its
 //     fields cleared), the context id, kind, rank and sizes copied, the
 //     parent's virtual-connection table shared (MPID_VCRT_Add_ref: the

@@ -621,6 +621,16 @@ func (c *Comm) allreduceAnd(p *sim.Proc, m [maskWords]uint64) ([maskWords]uint64
 	if c.Size() == 1 {
 		return m, nil
 	}
+	if r.mpich2() {
+		// MPIR_Get_contextid calls MPI_Allreduce through its binding
+		// (NMPI_Allreduce): a nested MPI call, whose nesting level is
+		// thread-private (section 4.2).
+		if err := r.enter(p, "MPI_Allreduce"); err != nil {
+			return m, err
+		}
+		defer r.exit(p)
+		r.cpu.Compute(p, bindingCycles)
+	}
 	if r.w.params.Allreduce == AllreduceRecursiveDoubling {
 		return c.allreduceRD(p, m, put, get)
 	}
