@@ -53,8 +53,14 @@ type Free struct {
 	Max   *float64 `yaml:"max" required:"true"`
 	Start *float64 `yaml:"start"` // the first guess (default: the midpoint)
 	Step  float64  `yaml:"step"`  // >0: values are rounded to a multiple of it (an integer param: 1)
-	Why   string   `yaml:"why" required:"true"`
+	// Also are params (COMPONENT.FIELD) that take the same value: a cost
+	// split evenly between two params by assumption (say so in why).
+	Also []string `yaml:"also"`
+	Why  string   `yaml:"why" required:"true"`
 }
+
+// Params is Param and the params of Also.
+func (f Free) Params() []string { return append([]string{f.Param}, f.Also...) }
 
 // Component is the machine or stack of the parameter (before the first dot).
 func (f Free) Component() string { c, _, _ := strings.Cut(f.Param, "."); return c }
@@ -267,15 +273,23 @@ func (f *File) validate() error {
 		bad("free", "at least one free parameter is needed")
 	}
 	seen := map[string]bool{}
+	fitted := map[string]bool{} // the params fitted: values are stored
 	for i, p := range f.Free {
 		at := fmt.Sprintf("free[%d]", i)
-		if c, fl, ok := strings.Cut(p.Param, "."); !ok || c == "" || fl == "" {
-			bad(at+".param", "%q must be COMPONENT.FIELD: a machine or stack name, a dot, then its param's YAML name (e.g. sx4.semop_us)", p.Param)
+		for k, name := range p.Params() {
+			field := at + ".param"
+			if k > 0 {
+				field = fmt.Sprintf("%s.also[%d]", at, k-1)
+			}
+			if c, fl, ok := strings.Cut(name, "."); !ok || c == "" || fl == "" {
+				bad(field, "%q must be COMPONENT.FIELD: a machine or stack name, a dot, then its param's YAML name (e.g. sx4.semop_us)", name)
+			}
+			if seen[name] {
+				bad(field, "%q is listed twice", name)
+			}
+			seen[name] = true
 		}
-		if seen[p.Param] {
-			bad(at+".param", "%q is listed twice", p.Param)
-		}
-		seen[p.Param] = true
+		fitted[p.Param] = true
 		lo, hi := *p.Min, *p.Max
 		if !finite(lo) || !finite(hi) || lo >= hi {
 			bad(at+".max", "the bounds must be finite numbers with min < max (min %g, max %g)", lo, hi)
@@ -331,8 +345,8 @@ func (f *File) validate() error {
 			bad("fitted.tolerance", "tolerance %g must be a relative change in [0, 1) (0: the default %g)", fd.Tolerance, DefaultTolerance)
 		}
 		for _, k := range sortedKeys(fd.Values) {
-			if !seen[k] {
-				bad("fitted.values."+k, "%q is not a free parameter of this file", k)
+			if !fitted[k] {
+				bad("fitted.values."+k, "%q is not a free parameter of this file (free[].param)", k)
 			} else if v := fd.Values[k]; !finite(v) {
 				bad("fitted.values."+k, "value %g is not a finite number", v)
 			}
