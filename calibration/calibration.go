@@ -290,6 +290,10 @@ func (f *File) validate() error {
 			seen[name] = true
 		}
 		fitted[p.Param] = true
+		if p.Min == nil || p.Max == nil {
+			bad(at, "a free parameter needs param, min, max and why")
+			continue
+		}
 		lo, hi := *p.Min, *p.Max
 		if !finite(lo) || !finite(hi) || lo >= hi {
 			bad(at+".max", "the bounds must be finite numbers with min < max (min %g, max %g)", lo, hi)
@@ -344,11 +348,22 @@ func (f *File) validate() error {
 		if !finite(fd.Tolerance) || fd.Tolerance < 0 || fd.Tolerance >= 1 {
 			bad("fitted.tolerance", "tolerance %g must be a relative change in [0, 1) (0: the default %g)", fd.Tolerance, DefaultTolerance)
 		}
+		// Keys hold dots (sx4.semop_us): found by hand, not by path.
+		at := func(k string) *yaml.Node {
+			if m := strictyaml.Find(f.root, "fitted.values"); m != nil && m.Kind == yaml.MappingNode {
+				for i := 0; i+1 < len(m.Content); i += 2 {
+					if m.Content[i].Value == k {
+						return m.Content[i]
+					}
+				}
+			}
+			return strictyaml.Find(f.root, "fitted.values")
+		}
 		for _, k := range sortedKeys(fd.Values) {
 			if !fitted[k] {
-				bad("fitted.values."+k, "%q is not a free parameter of this file (free[].param)", k)
+				errs = append(errs, strictyaml.Errorf(f.Path, at(k), "fitted.values."+k, "%q is not a free parameter of this file (free[].param)", k))
 			} else if v := fd.Values[k]; !finite(v) {
-				bad("fitted.values."+k, "value %g is not a finite number", v)
+				errs = append(errs, strictyaml.Errorf(f.Path, at(k), "fitted.values."+k, "value %g is not a finite number", v))
 			}
 		}
 	}

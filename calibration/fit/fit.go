@@ -162,6 +162,18 @@ func Check(reg *registry.Registry, f *calibration.File) error {
 			errs = append(errs, f.FieldError(at+".claim", "a references selector takes no claim"))
 		}
 	}
+	slices.SortStableFunc(errs, func(a, b error) int {
+		var x, y *strictyaml.Error
+		errors.As(a, &x)
+		errors.As(b, &y)
+		if x == nil || y == nil {
+			return 0
+		}
+		if x.Line != y.Line {
+			return x.Line - y.Line
+		}
+		return x.Column - y.Column
+	})
 	return errors.Join(errs...)
 }
 

@@ -22,7 +22,7 @@ import "github.com/msgsim/msgsim/sim/mem"
 // between sending and receiving refetches the lines the other path
 // evicted ("the T3D is extremely instruction cache sensitive", section 5,
 // Table 1). Where the machine models no instruction cache (the SX-4,
-// whose packet_cycles is calibrated there) Execute is the same Compute as
+// where calibration/mpich-packet.yaml fits packet_cycles) Execute is the same Compute as
 // before.
 const instrBytes = 4 // an Alpha instruction
 
