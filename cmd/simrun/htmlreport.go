@@ -114,10 +114,10 @@ func valueTables(rows report.Results) []valueTable {
 }
 
 var reportFuncs = template.FuncMap{
-	"pct": func(x float64) string { return fmt.Sprintf("%+.1f %%", 100*x) },
+	"pct":   func(x float64) string { return fmt.Sprintf("%+.1f %%", 100*x) },
 	"minus": func(a, b int) int { return a - b },
-	"num": func(x float64) string { return fmt.Sprintf("%.4g", x) },
-	"ok":  func(verdict string) bool { return !strings.HasPrefix(verdict, "FAILED") },
+	"num":   func(x float64) string { return fmt.Sprintf("%.4g", x) },
+	"ok":    func(verdict string) bool { return !strings.HasPrefix(verdict, "FAILED") },
 }
 
 const pageHead = `<!DOCTYPE html>
