@@ -6,11 +6,14 @@
 // residual)², the relative residual being (simulated − value)/value; a
 // claim used as training contributes its relative distance to its band
 // (0 when it holds). The search is gonum's Nelder–Mead on the parameters
-// mapped into [0, 1] by their bounds (clamped, and rounded to their step
-// before a run), from a fixed start simplex, within a bounded number of
-// evaluations: the same file gives the same values, byte for byte. Every
-// simulation of an evaluation (each target's series) runs in parallel on
-// -j workers, and so do the start simplex's evaluations.
+// mapped into [0, 1] by their bounds (clamped; six significant digits, an
+// integer param an integer), from a fixed start simplex, within a bounded
+// number of evaluations; its best point is rounded to each parameter's
+// step and polished on the steps' grid (the points one step away along
+// each parameter, evaluated at once, while one improves). The same file
+// gives the same values, byte for byte. Every simulation of an evaluation
+// (each target's series) runs in parallel on -j workers, and so do the
+// start simplex's and each polishing round's evaluations.
 //
 // Layer: imports calibration, runner, registry, scenarios and report;
 // cmd/simrun imports it.

@@ -85,7 +85,7 @@ type Params struct {
 	// them (the sim/am pipelining). Latency assumed 5 us (AIX interrupt
 	// delivery); InterruptUs calibrated to the 90 us first LAPI_Get
 	// (armci-sp.txt section 1; calibration.yaml sp_armci.lapi_get_first_us)
-	// by calibration/sp-lapi.yaml: 35.5 us; 34 kept, within its tolerance.
+	// by calibration/sp-lapi.yaml: 34.5 us; 34 kept, within its tolerance.
 	InterruptUs        float64 `yaml:"interrupt_us"`
 	InterruptLatencyUs float64 `yaml:"interrupt_latency_us"`
 	// CompletionUs is the hand-off of a completion handler to LAPI's
