@@ -78,6 +78,9 @@ func cmdParams(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// sourcesNote tells where the sources a parameter cites are.
+const sourcesNote = "Sources: papers/NAME.txt is a paper of docs/references.md; hardware.yaml and calibration.yaml are reference/'s."
+
 // writeParams lists c's parameters: each with its default, its range and
 // unit (when the component states them) and its documentation, which
 // cites the default's source.
@@ -91,6 +94,7 @@ func writeParams(w io.Writer, c component) error {
 		title += ": " + c.summary
 	}
 	fmt.Fprintf(w, "%s\nSet in a scenario under %s; each line: name, default, plausible range and unit.\n", title, c.field)
+	fmt.Fprintln(w, sourcesNote)
 	ranges := map[string]string{}
 	if r, ok := d.(interface {
 		Ranges() ([]machines.FloatRange, []machines.IntRange)
