@@ -56,6 +56,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 			errs = append(errs, e)
 		}
 	}
+	s.leaveOutForeign()
 	if len(errs) > 0 {
 		return s, errors.Join(errs...)
 	}
@@ -163,6 +164,7 @@ func (s *Scenario) Validate() error {
 	v.claims()
 	v.expect()
 	v.limits()
+	v.measuredOn()
 	return errors.Join(v.errs...)
 }
 

@@ -33,7 +33,12 @@ type Scenario struct {
 	Expect      *Expect     `yaml:"expect"`     // set when the run is expected to fail
 	Limits      Limits      `yaml:"limits"`     // bounds so that no run hangs
 	Cost        Cost        `yaml:"cost"`       // approximate host cost of a run, for picking fast scenarios
+	MeasuredOn  *System     `yaml:"measured_on"` // the system the references and claims were measured on (default: the scenario's own)
 	File        string      `yaml:"-"`          // where it was loaded from ("builtin/NAME.yaml" for built-ins)
+	// LeftOut, when not empty, is the line that says which references
+	// and claims were left out because they belong to another system
+	// (LeaveOutForeign).
+	LeftOut string `yaml:"-"`
 
 	root *yaml.Node // parsed document, for positions in validation errors
 }

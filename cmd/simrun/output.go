@@ -39,6 +39,9 @@ func writeOutputs(dir string, s *scenarios.Scenario, runs []seriesRun, v verdict
 	}
 	var rows report.Results
 	var notes []string
+	if s.LeftOut != "" {
+		notes = append(notes, s.LeftOut)
+	}
 	var series []string
 	for _, r := range runs {
 		rows = append(rows, r.res.Rows...)

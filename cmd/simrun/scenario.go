@@ -83,8 +83,33 @@ func cmdShow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun show: %v\n", err)
 		return exitFailed
 	}
-	stdout.Write(data)
+	stdout.Write(withMeasuredOn(data))
 	return exitOK
+}
+
+// withMeasuredOn is a built-in's source with a measured_on line before
+// its top-level machine, when it has references or claims and does not
+// say already: the copy a user edits then knows the system its paper's
+// values were measured on, and leaves them out when it runs another.
+func withMeasuredOn(data []byte) []byte {
+	s, err := scenarios.Parse("show", data)
+	if err != nil || s.MeasuredOn != nil || (len(s.References) == 0 && len(s.Claims) == 0) || s.Machine.Name == "" {
+		return data
+	}
+	sys := "machine: " + s.Machine.Name
+	if s.Stack.Name != "" {
+		sys += ", stack: " + s.Stack.Name
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "machine:") {
+			ins := "# The references and claims below were measured on this machine and stack;\n" +
+				"# a copy that runs another leaves them out (docs/references.md).\n" +
+				"measured_on: {" + sys + "}\n"
+			return []byte(strings.Join(lines[:i], "") + ins + strings.Join(lines[i:], ""))
+		}
+	}
+	return data
 }
 
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
@@ -103,5 +128,8 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d series, about %.1e events)\n", s.File, len(sp), runner.Estimated(builtins(), sp))
+	if s.LeftOut != "" {
+		fmt.Fprintln(stdout, s.LeftOut)
+	}
 	return exitOK
 }

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/msgsim/msgsim/scenarios"
+)
+
+// topMachine matches a scenario's top-level machine name as simrun show
+// prints it.
+var topMachine = regexp.MustCompile(`(?m)^machine:\n  name: ([a-z0-9]+)$`)
+
+// TestCopiedBuiltinJudgesNothingForeign copies every built-in with
+// references or claims (simrun show) onto another machine: the copy says
+// which system they were measured on, leaves out every reference and
+// claim of a series that now runs elsewhere, and says so in one line.
+func TestCopiedBuiltinJudgesNothingForeign(t *testing.T) {
+	names, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var machines []string
+	for _, m := range builtins().Machines() {
+		machines = append(machines, m.Name)
+	}
+	copied := 0
+	for _, name := range names {
+		code, out, errs := simrun(t, "show", name)
+		if code != exitOK {
+			t.Fatalf("show %s: %s", name, errs)
+		}
+		orig, err := scenarios.Parse(name, []byte(out))
+		if err != nil {
+			t.Fatalf("show %s does not parse: %v", name, err)
+		}
+		judged := len(orig.Claims) > 0
+		for _, r := range orig.References {
+			judged = judged || r.System == ""
+		}
+		if !judged {
+			continue
+		}
+		if orig.MeasuredOn == nil || orig.MeasuredOn.Machine != orig.Machine.Name || orig.MeasuredOn.Stack != orig.Stack.Name || orig.LeftOut != "" {
+			t.Errorf("show %s: measured_on %v, want the scenario's own system (%s, %s), nothing left out", name, orig.MeasuredOn, orig.Machine.Name, orig.Stack.Name)
+			continue
+		}
+		m := topMachine.FindStringSubmatch(out)
+		if m == nil {
+			t.Errorf("show %s: no top-level machine name", name)
+			continue
+		}
+		other := machines[0]
+		if other == m[1] {
+			other = machines[1]
+		}
+		cp, err := scenarios.Parse("copy.yaml", []byte(strings.Replace(out, m[0], "machine:\n  name: "+other, 1)))
+		if cp == nil {
+			t.Fatalf("%s on %s: %v", name, other, err)
+		}
+		copied++
+		ownMachine := map[string]bool{}
+		for _, se := range cp.Series {
+			ownMachine[se.Name] = se.Machine != nil && se.Machine.Name != ""
+		}
+		for _, r := range cp.References {
+			if r.System == "" && !ownMachine[r.Series] {
+				t.Errorf("%s on %s: the reference %s %s at %g (measured on %s) is still judged", name, other, r.Series, r.Metric, r.X, orig.Machine.Name)
+			}
+		}
+		for _, c := range cp.Claims {
+			if !ownMachine[c.Series] || (c.Other != "" && !ownMachine[c.Other]) {
+				t.Errorf("%s on %s: the claim %s (measured on %s) is still judged", name, other, c.Name, orig.Machine.Name)
+			}
+		}
+		if want := "were measured on " + orig.MeasuredOn.String() + "; this copy runs them on " + other; !strings.Contains(cp.LeftOut, want) || strings.Contains(cp.LeftOut, "\n") {
+			t.Errorf("%s on %s: the line left out is %q, want one line containing %q", name, other, cp.LeftOut, want)
+		}
+	}
+	if copied < 25 {
+		t.Errorf("only %d built-ins with references or claims copied", copied)
+	}
+}
+
+// TestCopiedBuiltinRunSaysWhatIsLeftOut runs sx4-fig1 copied onto the
+// Power Challenge: its summary lists no paper value and no claim, and one
+// note says why.
+func TestCopiedBuiltinRunSaysWhatIsLeftOut(t *testing.T) {
+	_, out, _ := simrun(t, "show", "sx4-fig1")
+	dir := t.TempDir()
+	f := write(t, dir, "mine.yaml", strings.Replace(out, "machine:\n  name: sx4", "machine:\n  name: challenge", 1))
+	code, stdout, stderr := simrun(t, "run", f, "--out", filepath.Join(dir, "out"), "-j", "1", "--quiet")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	summary, err := os.ReadFile(filepath.Join(dir, "out", "summary.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{string(summary), stdout} {
+		if strings.Contains(s, "holds") || strings.Contains(s, "FAILS") || strings.Contains(s, "paper ") {
+			t.Errorf("the copy on challenge still judges sx4's paper:\n%s", s)
+		}
+		if n := strings.Count(s, "were measured on sx4 with mpich; this copy runs them on challenge with mpich, so they are left out"); n != 1 {
+			t.Errorf("the line that says what is left out appears %d times:\n%s", n, s)
+		}
+	}
+}
