@@ -26,15 +26,15 @@ type Scenario struct {
 	Machine     Component   `yaml:"machine"`              // name + params, decoded by the machine
 	Stack       Component   `yaml:"stack"`                // name + params (options), decoded by the stack
 	Workload    Component   `yaml:"workload" required:"true"`
-	Series      []Series    `yaml:"series"`     // several configurations in one run (curves of one figure)
-	Figures     []Figure    `yaml:"figures"`    // figures to draw from the results
-	References  []Reference `yaml:"references"` // published points to overlay and score
-	Claims      []Claim     `yaml:"claims"`     // the paper's statements, checked on the results
-	Expect      *Expect     `yaml:"expect"`     // set when the run is expected to fail
-	Limits      Limits      `yaml:"limits"`     // bounds so that no run hangs
-	Cost        Cost        `yaml:"cost"`       // approximate host cost of a run, for picking fast scenarios
+	Series      []Series    `yaml:"series"`      // several configurations in one run (curves of one figure)
+	Figures     []Figure    `yaml:"figures"`     // figures to draw from the results
+	References  []Reference `yaml:"references"`  // published points to overlay and score
+	Claims      []Claim     `yaml:"claims"`      // the paper's statements, checked on the results
+	Expect      *Expect     `yaml:"expect"`      // set when the run is expected to fail
+	Limits      Limits      `yaml:"limits"`      // bounds so that no run hangs
+	Cost        Cost        `yaml:"cost"`        // approximate host cost of a run, for picking fast scenarios
 	MeasuredOn  *System     `yaml:"measured_on"` // the system the references and claims were measured on (default: the scenario's own)
-	File        string      `yaml:"-"`          // where it was loaded from ("builtin/NAME.yaml" for built-ins)
+	File        string      `yaml:"-"`           // where it was loaded from ("builtin/NAME.yaml" for built-ins)
 	// LeftOut, when not empty, is the line that says which references
 	// and claims were left out because they belong to another system
 	// (LeaveOutForeign).
