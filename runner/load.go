@@ -173,6 +173,10 @@ func Specs(reg *registry.Registry, s *scenarios.Scenario) ([]workloads.Spec, err
 			msg := fmt.Sprintf("unknown workload %q", r.Workload.Name)
 			msg += suggest.Hint(r.Workload.Name, names)
 			errs = append(errs, s.FieldError(field, "%s; workloads: %s", msg, strings.Join(names, ", ")))
+			// The machine and stack are still checked (every problem at once).
+			if _, err := reg.Resolve(s.File, ref(s, r, r.Machine, "machine"), ref(s, r, r.Stack, "stack")); err != nil {
+				errs = append(errs, err)
+			}
 			continue
 		}
 		open, err := reg.Resolve(s.File, ref(s, r, r.Machine, "machine"), ref(s, r, r.Stack, "stack"))

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/msgsim/msgsim/internal/suggest"
 	"io"
 	"maps"
 	"slices"
@@ -216,7 +217,7 @@ func adapterFlags(fs *flag.FlagSet, adapters []registry.LitmusEntry) map[string]
 // threads threads, and says whether it is a machine of remote writes.
 func litmusMachine(reg *registry.Registry, name string, set []registry.LitmusParam, threads int, machineNames []string) (litmus.Machine, bool, error) {
 	if _, ok := reg.LookupLitmus(name); !ok {
-		return litmus.Machine{}, false, fmt.Errorf("--machine: unknown machine %q (machines: %s)", name, strings.Join(machineNames, ", "))
+		return litmus.Machine{}, false, fmt.Errorf("--machine: unknown machine %q%s (machines: %s)", name, suggest.Hint(name, machineNames), strings.Join(machineNames, ", "))
 	}
 	mc, err := reg.LitmusMachine(name, set)
 	if err != nil {

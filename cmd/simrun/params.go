@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/msgsim/msgsim/internal/suggest"
 	"io"
 	"reflect"
 	"regexp"
@@ -72,7 +73,7 @@ func cmdParams(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if !found {
-		fmt.Fprintf(stderr, "simrun params: no machine, stack or workload %q (there are: %s)\n", pos[0], strings.Join(names, ", "))
+		fmt.Fprintf(stderr, "simrun params: no machine, stack or workload %q%s (there are: %s)\n", pos[0], suggest.Hint(pos[0], names), strings.Join(names, ", "))
 		return exitUsage
 	}
 	return exitOK

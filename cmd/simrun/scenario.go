@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/msgsim/msgsim/internal/suggest"
 	"io"
 	"slices"
 	"strings"
@@ -75,7 +76,11 @@ func cmdShow(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	if !slices.Contains(names, pos[0]) {
-		fmt.Fprintf(stderr, "simrun show: no built-in scenario %s; built-ins: %s\n(show prints built-ins only; a scenario file is already YAML)\n", pos[0], strings.Join(names, ", "))
+		if h := suggest.Hint(pos[0], names); h != "" {
+			fmt.Fprintf(stderr, "simrun show: no built-in scenario %s%s; simrun list prints the built-ins\n", pos[0], h)
+		} else {
+			fmt.Fprintf(stderr, "simrun show: no built-in scenario %s; built-ins: %s\n(show prints built-ins only; a scenario file is already YAML)\n", pos[0], strings.Join(names, ", "))
+		}
 		return exitUsage
 	}
 	data, err := scenarios.BuiltinSource(pos[0])
