@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/scenarios"
 )
 
@@ -107,5 +108,54 @@ func TestCopiedBuiltinRunSaysWhatIsLeftOut(t *testing.T) {
 		if n := strings.Count(s, "were measured on sx4 with mpich; this copy runs them on challenge with mpich, so they are left out"); n != 1 {
 			t.Errorf("the line that says what is left out appears %d times:\n%s", n, s)
 		}
+	}
+}
+
+// TestSeriesStylesMeanOneThing: within every built-in, a colour is one
+// series name, or on a scenario across machines one stack (whatif-stacks:
+// "sx4 armci" and "t3d armci" alike), never two; and a colour and mark
+// together are one series name, or one variant of a stack.
+func TestSeriesStylesMeanOneThing(t *testing.T) {
+	names, err := scenarios.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		s, err := scenarios.LoadBuiltin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		styles := seriesStyles(s)
+		machines := map[string]bool{}
+		for _, r := range s.Resolved() {
+			machines[r.Machine.Name] = true
+		}
+		colour := map[int]string{}
+		both := map[report.Style]string{}
+		for _, r := range s.Resolved() {
+			c, key := r.Name, r.Name
+			if len(machines) > 1 {
+				c, key = r.Stack.Name, r.Stack.Name+"/"+variantName(r.Name, r.Machine.Name)
+			}
+			st, ok := styles[r.Name]
+			if !ok {
+				t.Errorf("%s: series %s has no style", name, r.Name)
+				continue
+			}
+			if m, ok := colour[st.Color%report.Colors]; ok && m != c {
+				t.Errorf("%s: colour %d means %q and %q", name, st.Color, m, c)
+			}
+			colour[st.Color%report.Colors] = c
+			if m, ok := both[st]; ok && m != key {
+				t.Errorf("%s: style %v means %q and %q", name, st, m, key)
+			}
+			both[st] = key
+		}
+	}
+	s, _ := scenarios.LoadBuiltin("whatif-stacks")
+	st := seriesStyles(s)
+	if st["sx4 armci"] != st["t3d armci"] || st["sx4 mpich"] != st["sp mpich"] || st["t3d armci"] == st["t3d aclmpl"] ||
+		st["t3d aclmpl"].Color != st["t3d aclmpl async"].Color || st["t3d aclmpl"] == st["t3d aclmpl async"] {
+		t.Errorf("whatif-stacks: styles %v: a stack's style differs between machines, two stacks share one, or a variant is not told apart", st)
 	}
 }
