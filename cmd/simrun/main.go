@@ -279,6 +279,7 @@ First steps:
   simrun run litmus-mp                 run one; see results/litmus-mp/
   simrun litmus SB --model tso         a litmus test on a CPU model
   simrun help run                      help on one command
+  simrun --version                     the version it was built from
 
 Exit status: 0 ok (validate: valid), 1 a run failed (unless the scenario
 expects it), 2 bad input (usage, scenario, params, model; validate: invalid).
@@ -297,6 +298,8 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	}
 	name := args[0]
 	switch name {
+	case "--version", "-version", "version":
+		return printVersion(stdout)
 	case "-h", "-help", "--help", "help":
 		if len(args) > 1 {
 			for _, c := range commands() {
