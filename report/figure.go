@@ -868,10 +868,10 @@ func (o *offsetLabels) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// table reports whether the rows are a table's column: more than one
-// row, all at one x.
+// table reports whether the rows are a table's column: all at one x (a
+// single value too: a bar reads better than a lone point).
 func table(sel []Row) bool {
-	if len(sel) < 2 {
+	if len(sel) < 1 {
 		return false
 	}
 	for _, r := range sel {
