@@ -235,3 +235,12 @@ func TestFigurePNGGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestOneValueIsABar: a panel with one value (one series at one x, as
+// simrun explore --series draws) is a bar, not a lone point.
+func TestOneValueIsABar(t *testing.T) {
+	one := []Row{{Series: "lock-per-call", XName: "bound", X: 3, Metric: "failing", Value: 29, Unit: "count"}}
+	if !table(one) || table(nil) {
+		t.Error("one value is not drawn as a table's bar")
+	}
+}
