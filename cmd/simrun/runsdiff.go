@@ -273,7 +273,8 @@ func relWord(r float64) string {
 }
 
 // overlay writes dir/compare.png and .svg: each metric of either run in
-// a panel, A's series under their names and B's with " (B)".
+// a panel, A's series under their names and B's with " (B)", a series in
+// one colour in both, B's with another marker and dashes.
 func overlay(dir string, a, b runData) error {
 	var rows []report.Row
 	rows = append(rows, a.rows...)
@@ -290,7 +291,23 @@ func overlay(dir string, a, b runData) error {
 	if len(metrics) == 0 {
 		return fmt.Errorf("neither run has a value")
 	}
-	fig := report.Figure{Title: "A: " + a.label + "   B: " + b.label}
+	// A series has one colour in both runs: A's mark first, B's second.
+	styles := map[string]report.Style{}
+	for _, r := range a.rows {
+		if _, ok := styles[r.Series]; !ok {
+			c := len(styles) / 2
+			styles[r.Series] = report.Style{Color: c, Mark: 0}
+			styles[r.Series+" (B)"] = report.Style{Color: c, Mark: 1}
+		}
+	}
+	for _, r := range b.rows {
+		if _, ok := styles[r.Series+" (B)"]; !ok {
+			c := len(styles) / 2
+			styles[r.Series] = report.Style{Color: c, Mark: 0}
+			styles[r.Series+" (B)"] = report.Style{Color: c, Mark: 1}
+		}
+	}
+	fig := report.Figure{Title: "A: " + a.label + "   B: " + b.label, Styles: styles}
 	for _, m := range metrics {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, r := range rows {
