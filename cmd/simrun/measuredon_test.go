@@ -159,3 +159,31 @@ func TestSeriesStylesMeanOneThing(t *testing.T) {
 		t.Errorf("whatif-stacks: styles %v: a stack's style differs between machines, two stacks share one, or a variant is not told apart", st)
 	}
 }
+
+// TestCopiedSeriesMovedJudgesNothingForeign: a copy of t3d-table1 whose
+// series sync-mpi runs ScaMPI instead of MPI leaves out that series'
+// paper values and claims, keeps the others', and says so in one line.
+func TestCopiedSeriesMovedJudgesNothingForeign(t *testing.T) {
+	_, out, _ := simrun(t, "show", "t3d-table1")
+	old := "  - name: sync-mpi\n    stack: {name: mpich, params: {device: ch_t3d}}\n"
+	if !strings.Contains(out, old) {
+		t.Fatalf("t3d-table1 no longer has %q", old)
+	}
+	cp, err := scenarios.Parse("copy.yaml", []byte(strings.Replace(out, old, "  - name: sync-mpi\n    stack: {name: scampi}\n", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := map[string]bool{}
+	for _, c := range cp.Claims {
+		if c.Series == "sync-mpi" || c.Other == "sync-mpi" {
+			t.Errorf("claim %s of the moved series is still judged", c.Name)
+		}
+		kept[c.Name] = true
+	}
+	if !kept["sync-aclmpl-4.5us"] || !kept["async-mpi-significant-overhead"] {
+		t.Errorf("claims of the series that did not move were left out: kept %v", kept)
+	}
+	if !strings.Contains(cp.LeftOut, "claims (1) of series sync-mpi were measured on another machine or stack than this copy runs them on") {
+		t.Errorf("left out: %q", cp.LeftOut)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/msgsim/msgsim/internal/suggest"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/msgsim/msgsim/runner"
@@ -104,6 +105,22 @@ func withMeasuredOn(data []byte) []byte {
 	sys := "machine: " + s.Machine.Name
 	if s.Stack.Name != "" {
 		sys += ", stack: " + s.Stack.Name
+	}
+	var own []string // the series measured on a machine or stack of their own
+	for _, se := range s.Series {
+		var parts []string
+		if se.Machine != nil && se.Machine.Name != "" {
+			parts = append(parts, "machine: "+se.Machine.Name)
+		}
+		if se.Stack != nil && se.Stack.Name != "" {
+			parts = append(parts, "stack: "+strconv.Quote(se.Stack.Name))
+		}
+		if len(parts) > 0 {
+			own = append(own, strconv.Quote(se.Name)+": {"+strings.Join(parts, ", ")+"}")
+		}
+	}
+	if len(own) > 0 || len(s.Series) > 0 {
+		sys += ", series: {" + strings.Join(own, ", ") + "}"
 	}
 	lines := strings.SplitAfter(string(data), "\n")
 	for i, l := range lines {
