@@ -30,6 +30,7 @@ import (
 	"strings"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/internal/suggest"
 	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
@@ -258,22 +259,33 @@ func (r *Registry) Resolve(file string, machine, stack Ref) (Opener, error) {
 		if at == nil {
 			at = ref.Node
 		}
-		return strictyaml.Errorf(file, at, field+".name", "%s; %ss: %s", what, kind, strings.Join(known, ", "))
+		return strictyaml.Errorf(file, at, field+".name", "%s%s; %ss: %s", what, suggest.Hint(name, known), kind, strings.Join(known, ", "))
 	}
-	me, ok := r.LookupMachine(machine.Name)
-	if !ok {
-		return nil, unknown(machine, mf, "machine", machine.Name, names(r.machines, func(e MachineEntry) string { return e.Name }))
+	// Every problem of the series at once: an unknown machine does not
+	// hide the stack's (or the other way round), and the params of each
+	// known one are decoded.
+	var errs []error
+	me, mok := r.LookupMachine(machine.Name)
+	if !mok {
+		errs = append(errs, unknown(machine, mf, "machine", machine.Name, names(r.machines, func(e MachineEntry) string { return e.Name })))
 	}
-	se, ok := r.LookupStack(stack.Name)
-	if !ok {
-		return nil, unknown(stack, sf, "stack", stack.Name, names(r.stacks, func(e StackEntry) string { return e.Name }))
+	se, sok := r.LookupStack(stack.Name)
+	if !sok {
+		errs = append(errs, unknown(stack, sf, "stack", stack.Name, names(r.stacks, func(e StackEntry) string { return e.Name })))
 	}
-	// Both params are decoded before either error is returned: a user
-	// sees every problem of the series at once.
-	mp, merr := me.decode(file, mf+".params", machine.Params)
-	sp, serr := se.decode(file, sf+".params", stack.Params)
-	if merr != nil || serr != nil {
-		return nil, errors.Join(merr, serr)
+	var mp, sp any
+	if mok {
+		var err error
+		mp, err = me.decode(file, mf+".params", machine.Params)
+		errs = append(errs, err)
+	}
+	if sok {
+		var err error
+		sp, err = se.decode(file, sf+".params", stack.Params)
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	open := func(eng *sim.Engine, procs int) (*stacks.World, error) {
 		m, err := me.build(eng, procs, mp)

@@ -76,10 +76,28 @@ func relErr(sim, ref float64) float64 {
 
 // WriteSummary writes comparisons as an aligned text table with one line per
 // reference: series, metric, x, paper value, simulated value, relative error
-// (in percent) and unit. Unmatched references show "missing".
+// (in percent) and unit. Unmatched references show "missing". When two
+// references share series, metric and x (the same point in two places of
+// a paper), a last column gives each one's source.
 func WriteSummary(w io.Writer, comparisons []Comparison) error {
+	type key struct {
+		series, metric string
+		x              float64
+	}
+	seen := map[key]int{}
+	for _, c := range comparisons {
+		seen[key{c.Reference.Series, c.Reference.Metric, c.Reference.X}]++
+	}
+	sources := false
+	for _, n := range seen {
+		sources = sources || n > 1
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "series\tmetric\tx\tpaper\tsimulated\terror\tunit\t")
+	head := "series\tmetric\tx\tpaper\tsimulated\terror\tunit\t"
+	if sources {
+		head += "source\t"
+	}
+	fmt.Fprintln(tw, head)
 	for _, c := range comparisons {
 		r := c.Reference
 		sim, errs := "missing", "-"
@@ -87,8 +105,16 @@ func WriteSummary(w io.Writer, comparisons []Comparison) error {
 			sim = Short(c.Simulated)
 			errs = fmt.Sprintf("%+.1f%%", 100*c.RelErr)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t",
 			r.Series, r.Metric, FormatFloat(r.X), FormatFloat(r.Value), sim, errs, r.Unit)
+		if sources {
+			src := shortSource(r.Source)
+			if src == "" {
+				src = r.Source
+			}
+			fmt.Fprintf(tw, "%s\t", src)
+		}
+		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("report: writing summary: %w", err)

@@ -41,7 +41,29 @@ type Panel struct {
 	// XMin and XMax bound the x axis; 0 means automatic. Points outside
 	// the bounds are left out.
 	XMin, XMax float64
+
+	styles map[string]Style // the figure's Styles
 }
+
+// Style is how a series is drawn: its colour and its mark (the marker
+// and the dash pattern of its line), each an index into the figures'
+// palettes.
+type Style struct{ Color, Mark int }
+
+// style is the style of series s, the i-th of the panel: the figure's,
+// else the i-th colour and mark.
+func (p Panel) style(s string, i int) Style {
+	if st, ok := p.styles[s]; ok {
+		return st
+	}
+	return Style{i, i}
+}
+
+// seriesColor is the colour of index k.
+func seriesColor(k int) color.Color { return plotutil.DarkColors[k%len(plotutil.DarkColors)] }
+
+// Colors is the number of colours series are told apart by.
+var Colors = len(plotutil.DarkColors)
 
 // Figure is a set of panels laid side by side under an optional title,
 // like Figure 7 of papers/mpich-sx4.txt (latency left, bandwidth right).
@@ -51,6 +73,10 @@ type Figure struct {
 	// Bands are one-sided statements of the papers ("greater than 100
 	// MB/s"), drawn as dashed lines on the panels of their metric.
 	Bands []Band
+	// Styles, when set, gives a series its style (colour, marker and
+	// dashes) by name, the same on every panel and every figure of a
+	// scenario; a series not in it takes its position in the panel.
+	Styles map[string]Style
 }
 
 // Band is a one-sided value stated in a paper's prose: the values of
@@ -104,6 +130,7 @@ func (f Figure) layout(rows []Row, refs []Reference) (vg.Length, vg.Length, func
 		if p.Title == f.Title {
 			p.Title = "" // said once, above the panels
 		}
+		p.styles = f.Styles
 		pp, err := p.plot(rows, refs, f.Bands)
 		if err != nil {
 			return 0, 0, nil, fmt.Errorf("report: figure %q, panel %d (%s): %w", f.Title, i, p.Metric, err)
@@ -274,25 +301,40 @@ func (pp *panelPlot) breaks(data draw.Canvas) {
 func (p Panel) plot(rows []Row, refs []Reference, bands []Band) (*panelPlot, error) {
 	pl := plot.New()
 	pl.Legend.Top, pl.Legend.Left = true, true
-	pl.Add(plotter.NewGrid())
+	grid := plotter.NewGrid()
+	pl.Add(grid)
 	sel, prefs, series := p.selectRows(rows, refs)
 	p.labels(pl, sel)
 	pp := &panelPlot{Plot: pl, title: p.Title}
 	switch {
 	case states(p, sel):
-		if err := p.bars(pl, sel, series); err != nil {
+		if err := p.bars(pl, sel, series, rows); err != nil {
 			return nil, err
 		}
+		categorical(pl, grid)
 	case table(sel):
 		if err := p.tableBars(pl, sel, prefs, series); err != nil {
 			return nil, err
 		}
+		categorical(pl, grid)
 	default:
 		if err := p.curves(pp, sel, prefs, series, bands); err != nil {
 			return nil, err
 		}
 	}
 	return pp, nil
+}
+
+// categorical sets a panel of named categories (bars) on its axes: the
+// x range one bar's slot wider on each side than the bars' centres, the y
+// axis at the data's edge, so that the horizontal gridlines start at the
+// axis; no vertical gridlines (the categories have no scale).
+func categorical(pl *plot.Plot, grid *plotter.Grid) {
+	if ticks, ok := pl.X.Tick.Marker.(plot.ConstantTicks); ok && len(ticks) > 0 {
+		pl.X.Min, pl.X.Max = ticks[0].Value-0.5, ticks[len(ticks)-1].Value+0.5
+	}
+	pl.Y.Padding = 0
+	grid.Vertical.Color = nil
 }
 
 // curves draws the rows of each series as a line with points, the
@@ -303,15 +345,16 @@ func (p Panel) curves(pp *panelPlot, sel []Row, prefs []Reference, series []stri
 	z := p.zeros(sel, prefs)
 	same := identical(p, z, sel, series)
 	for i, s := range series {
-		col := plotutil.DarkColors[i%len(plotutil.DarkColors)]
+		k := p.style(s, i)
+		col := seriesColor(k.Color)
 		label := s
 		if o := same[s]; o != "" {
 			label = s + " (= " + o + ")"
 		}
-		if err := p.curve(pl, z, i, s, label, col, sel); err != nil {
+		if err := p.curve(pl, z, k.Mark, s, label, col, sel); err != nil {
 			return err
 		}
-		if err := p.paperPoints(pl, z, i, s, col, prefs); err != nil {
+		if err := p.paperPoints(pl, z, k.Mark, s, col, prefs); err != nil {
 			return err
 		}
 	}
@@ -561,7 +604,7 @@ func (p Panel) bands(pl *plot.Plot, z logZero, sel []Row, series []string, bands
 		if err != nil {
 			return fmt.Errorf("band of %q: %w", b.Series, err)
 		}
-		line.Color = plotutil.DarkColors[i%len(plotutil.DarkColors)]
+		line.Color = seriesColor(p.style(b.Series, i).Color)
 		line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 		line.Width = vg.Points(1.5)
 		rel := ">"
@@ -651,11 +694,14 @@ func states(p Panel, sel []Row) bool {
 const NoFinalState = -1
 
 // bars draws a panel of categorical x (litmus final states) as grouped
-// bars, one group per state (labelled with its register values, "01"),
-// one bar per series; states no series reached are left out, and the runs
-// with no final state (x NoFinalState) are the last group.
-func (p Panel) bars(pl *plot.Plot, sel []Row, series []string) error {
-	regs := strings.Count(strings.TrimPrefix(sel[0].XName, "state_"), "r")
+// bars, one group per state (labelled with its register values, "01",
+// StateLabel), one bar per series, each labelled with its count; states
+// no series reached are left out, and the runs with no final state (x
+// NoFinalState) are the last group. The states the test's condition asks
+// about (rows of metric Witness among all) say "(asked)" under their group
+// and their bars are outlined.
+func (p Panel) bars(pl *plot.Plot, sel []Row, series []string, all []Row) error {
+	xname := sel[0].XName
 	var xs []float64
 	for _, r := range sel {
 		if !slices.Contains(xs, r.X) && !math.IsNaN(r.X) {
@@ -671,44 +717,161 @@ func (p Panel) bars(pl *plot.Plot, sel []Row, series []string) error {
 		}
 		return cmp.Or(cmp.Compare(last(a), last(b)), cmp.Compare(a, b))
 	})
+	asked := map[float64]bool{}
+	for _, r := range all {
+		if r.Metric == Witness && r.XName == xname && r.Value != 0 {
+			asked[r.X] = true
+		}
+	}
 	names := make([]string, len(xs))
 	for i, x := range xs {
-		names[i] = fmt.Sprintf("%0*d", regs, int64(x))
-		if x == NoFinalState {
-			names[i] = "no final state"
+		names[i] = StateLabel(xname, x)
+		if asked[x] {
+			names[i] += " (asked)"
 		}
 	}
 	width := vg.Points(40) / vg.Length(max(1, len(series)))
+	var labels plotter.XYLabels
+	var offsets []vg.Length
+	top := 0.0
 	for i, s := range series {
 		vals := make(plotter.Values, len(xs))
+		got := make([]bool, len(xs))
 		for _, r := range sel {
 			if r.Series == s {
-				vals[slices.Index(xs, r.X)] = r.Value
+				j := slices.Index(xs, r.X)
+				vals[j], got[j] = r.Value, true
 			}
 		}
-		b, err := plotter.NewBarChart(vals, width)
-		if err != nil {
-			return fmt.Errorf("series %q: %w", s, err)
+		off := width * (vg.Length(i) - vg.Length(len(series)-1)/2)
+		first := true
+		for j := range xs {
+			if !got[j] {
+				continue
+			}
+			b, err := plotter.NewBarChart(plotter.Values{vals[j]}, width)
+			if err != nil {
+				return fmt.Errorf("series %q: %w", s, err)
+			}
+			b.XMin = float64(j)
+			b.Color = seriesColor(p.style(s, i).Color)
+			b.LineStyle.Width = 0
+			if asked[xs[j]] {
+				b.LineStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(1.5)}
+			}
+			b.Offset = off
+			pl.Add(b)
+			if first {
+				thumb := *b // the legend's, never outlined
+				thumb.LineStyle.Width = 0
+				pl.Legend.Add(s, &thumb)
+				first = false
+			}
+			labels.XYs = append(labels.XYs, plotter.XY{X: float64(j), Y: vals[j]})
+			labels.Labels = append(labels.Labels, Short(vals[j]))
+			offsets = append(offsets, off)
+			top = math.Max(top, vals[j])
 		}
-		b.Color = plotutil.DarkColors[i%len(plotutil.DarkColors)]
-		b.LineStyle.Width = 0
-		b.Offset = width * (vg.Length(i) - vg.Length(len(series)-1)/2)
-		pl.Add(b)
-		pl.Legend.Add(s, b)
+	}
+	if err := barLabels(pl, labels, offsets, len(series)); err != nil {
+		return err
 	}
 	pl.NominalX(names...)
 	if p.XLabel == "" {
-		pl.X.Label.Text = "final state (" + strings.TrimPrefix(sel[0].XName, "state_") + ")"
+		pl.X.Label.Text = "final state (" + strings.TrimPrefix(xname, "state_") + ")"
 	}
-	pl.Y.Min = 0
-	pl.Y.Max *= 1.05 // the tallest bar below the frame
+	pl.Y.Min, pl.Y.Max = 0, roomAbove(top)
+	pl.Y.Tick.Marker = plainTicks{}
 	return nil
 }
 
-// table reports whether the rows are a table's column: more than one
-// row, all at one x.
+// plainTicks are gonum's default ticks labelled as the numbers are
+// written elsewhere (750, not 750.00).
+type plainTicks struct{}
+
+// Ticks returns the default ticks between min and max, relabelled.
+func (plainTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
+		}
+	}
+	return ts
+}
+
+// roomAbove is the top of a bar panel's y axis whose tallest bar is top:
+// 12 % above it for the labels, rounded up to two significant digits so
+// that the axis's ticks read as whole numbers.
+func roomAbove(top float64) float64 {
+	if top <= 0 {
+		return 1
+	}
+	v := top * 1.12
+	p := math.Pow(10, math.Floor(math.Log10(v))-1)
+	return math.Ceil(v/p) * p
+}
+
+// Witness is the metric of a litmus test's rows that mark the final
+// states its condition asks about (value 1, x the state).
+const Witness = "witness"
+
+// StateLabel writes the final state x of a litmus test (x_name
+// "state_r0r1") as its register values, one digit each ("01"; each
+// register as many digits as the widest needs is not known here, so a
+// code of more digits is written whole), or "no final state".
+func StateLabel(xname string, x float64) string {
+	if x == NoFinalState {
+		return "no final state"
+	}
+	regs := strings.Count(strings.TrimPrefix(xname, "state_"), "r")
+	return fmt.Sprintf("%0*d", regs, int64(x))
+}
+
+// barLabels writes each bar's value above it: labels at the bars'
+// centres, shifted by their offsets within the group (n bars a group).
+func barLabels(pl *plot.Plot, labels plotter.XYLabels, offsets []vg.Length, n int) error {
+	if len(labels.XYs) == 0 {
+		return nil
+	}
+	l, err := plotter.NewLabels(labels)
+	if err != nil {
+		return fmt.Errorf("value labels: %w", err)
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].XAlign = draw.XCenter
+		if n > 2 {
+			l.TextStyle[i].Font.Size = vg.Points(8)
+		}
+	}
+	l.Offset.Y = vg.Points(3)
+	pl.Add(&offsetLabels{Labels: l, dx: offsets})
+	return nil
+}
+
+// offsetLabels are labels each shifted along x by its own length (a bar's
+// offset within its group).
+type offsetLabels struct {
+	*plotter.Labels
+	dx []vg.Length
+}
+
+// Plot draws each label at its point shifted by its offset.
+func (o *offsetLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for i, xy := range o.XYs {
+		pt := vg.Point{X: trX(xy.X) + o.dx[i] + o.Offset.X, Y: trY(xy.Y) + o.Offset.Y}
+		if !c.Contains(pt) {
+			continue
+		}
+		c.FillText(o.TextStyle[i], pt, o.Labels.Labels[i])
+	}
+}
+
+// table reports whether the rows are a table's column: all at one x (a
+// single value too: a bar reads better than a lone point).
 func table(sel []Row) bool {
-	if len(sel) < 2 {
+	if len(sel) < 1 {
 		return false
 	}
 	for _, r := range sel {
@@ -721,20 +884,26 @@ func table(sel []Row) bool {
 
 // tableBars draws a table's column (every row at one x) as bars, one per
 // series, named below it and labelled with its value; the paper's values
-// are marked on the bar of their series by a black line across it.
+// are marked on the bar of their series by a black line across it, which
+// the legend names once.
+// Seconds below one are drawn in ms or µs (timeScale), and the y axis is
+// labelled with the panel's words (its title) and the unit.
 func (p Panel) tableBars(pl *plot.Plot, sel []Row, prefs []Reference, series []string) error {
 	x := sel[0].X
+	unit, f := timeScale(sel, prefs)
 	width := min(vg.Points(48), panelWidth*0.6/vg.Length(len(series)))
 	var labels plotter.XYLabels
+	var mark *plotter.Scatter
+	var allSrcs []string
 	top := 0.0
 	for i, s := range series {
 		v, ok := 0.0, false
 		for _, r := range sel {
 			if r.Series == s && !math.IsNaN(r.Value) && !math.IsInf(r.Value, 0) {
-				v, ok = r.Value, true
+				v, ok = r.Value*f, true
 			}
 		}
-		col := plotutil.DarkColors[i%len(plotutil.DarkColors)]
+		col := seriesColor(p.style(s, i).Color)
 		if ok {
 			b, err := plotter.NewBarChart(plotter.Values{v}, width)
 			if err != nil {
@@ -752,8 +921,8 @@ func (p Panel) tableBars(pl *plot.Plot, sel []Row, prefs []Reference, series []s
 		var srcs []string
 		for _, r := range prefs {
 			if r.Series == s && r.X == x {
-				rxys = append(rxys, plotter.XY{X: float64(i), Y: r.Value})
-				top = math.Max(top, r.Value)
+				rxys = append(rxys, plotter.XY{X: float64(i), Y: r.Value * f})
+				top = math.Max(top, r.Value*f)
 				if src := shortSource(r.Source); src != "" && !slices.Contains(srcs, src) {
 					srcs = append(srcs, src)
 				}
@@ -768,14 +937,24 @@ func (p Panel) tableBars(pl *plot.Plot, sel []Row, prefs []Reference, series []s
 			sc.Radius = width / 2
 			sc.Shape = barMark{}
 			pl.Add(sc)
-			label := s + " (paper)"
-			if len(srcs) > 0 {
-				label = s + " (paper, " + strings.Join(srcs, ", ") + ")"
+			if mark == nil {
+				thumb := *sc
+				thumb.Radius = vg.Points(5) // within the legend's thumbnail
+				mark = &thumb
 			}
-			thumb := *sc
-			thumb.Radius = vg.Points(5) // within the legend's thumbnail
-			pl.Legend.Add(label, &thumb)
+			for _, src := range srcs {
+				if !slices.Contains(allSrcs, src) {
+					allSrcs = append(allSrcs, src)
+				}
+			}
 		}
+	}
+	if mark != nil { // one entry: the mark is black on every bar
+		label := "paper"
+		if len(allSrcs) > 0 {
+			label = "paper (" + strings.Join(allSrcs, ", ") + ")"
+		}
+		pl.Legend.Add(label, mark)
 	}
 	if len(labels.XYs) > 0 {
 		l, err := plotter.NewLabels(labels)
@@ -790,11 +969,48 @@ func (p Panel) tableBars(pl *plot.Plot, sel []Row, prefs []Reference, series []s
 	}
 	pl.NominalX(series...)
 	pl.X.Label.Text += " = " + FormatFloat(x)
-	pl.Y.Min, pl.Y.Max = 0, top*1.12 // room for the value labels
-	if top <= 0 {
-		pl.Y.Max = 1
+	if p.YLabel == "" {
+		words := strings.TrimSpace(trailingParen.ReplaceAllString(p.Title, "")) // its unit is said below
+		if words == "" {
+			words = p.Metric
+		}
+		pl.Y.Label.Text = words
+		if unit != "" {
+			pl.Y.Label.Text += " (" + unit + ")"
+		}
 	}
+	pl.Y.Min, pl.Y.Max = 0, roomAbove(top)
+	pl.Y.Tick.Marker = plainTicks{}
 	return nil
+}
+
+// trailingParen is a parenthesised ending, such as a title's unit.
+var trailingParen = regexp.MustCompile(`\s*\([^()]*\)\s*$`)
+
+// timeScale is the unit a table of times is drawn in and the factor
+// from the rows' unit: seconds below a millisecond in µs, below a second
+// in ms; any other unit as it is.
+func timeScale(sel []Row, prefs []Reference) (string, float64) {
+	unit := sel[0].Unit
+	if unit != "s" {
+		return unit, 1
+	}
+	top := 0.0
+	for _, r := range sel {
+		if !math.IsNaN(r.Value) && !math.IsInf(r.Value, 0) {
+			top = math.Max(top, math.Abs(r.Value))
+		}
+	}
+	for _, r := range prefs {
+		top = math.Max(top, math.Abs(r.Value))
+	}
+	switch {
+	case top < 1e-3:
+		return "µs", 1e6
+	case top < 1:
+		return "ms", 1e3
+	}
+	return unit, 1
 }
 
 // barMark marks a paper's value on a bar: a thick black line across it

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/image/font/sfnt"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/recorder"
 )
@@ -64,7 +65,18 @@ func trustFigures() map[string]struct {
 		tab.Add(s, "bytes", 8, "latency_us", []float64{4.64, 7.18, 1.51}[i], "us")
 	}
 	st.Add("MP", "state_r0r1", 1, "count", 60, "runs")
-	st.Add("MP", "state_r0r1", NoFinalState, "count", 40, "runs")
+	st.Add("MP", "state_r0r1", 10, "count", 2, "runs")
+	st.Add("MP", "state_r0r1", NoFinalState, "count", 38, "runs")
+	st.Add("MP", "state_r0r1", 10, Witness, 1, "bool")
+	var secs, styled Results
+	for i, s := range []string{"sync-aclmpl", "sync-mpi"} {
+		secs.Add(s, "bytes", 1024, "bcast_s", []float64{7.08e-5, 1.17e-4}[i], "s")
+	}
+	for _, x := range []float64{1, 10, 100} {
+		styled.Add("t3d aclmpl", "bytes", x, "t3d", x, "us")
+		styled.Add("t3d armci", "bytes", x, "t3d", 2*x, "us")
+		styled.Add("sx4 armci", "bytes", x, "sx4", 3*x, "us")
+	}
 	type fig = struct {
 		fig  Figure
 		rows Results
@@ -78,6 +90,12 @@ func trustFigures() map[string]struct {
 		"same":   {Figure{Title: "same", Panels: []Panel{{Title: "bw", Metric: "bw", XLog: true, YLog: true}}}, same, nil},
 		"table":  {Figure{Title: "Table 1", Panels: []Panel{{Title: "latency", Metric: "latency_us", XLabel: "message size (bytes)"}}}, tab, []Reference{{Series: "sync-aclmpl", Metric: "latency_us", X: 8, Value: 4.5, Source: "section 4.1"}}},
 		"states": {Figure{Title: "MP+spin", Panels: []Panel{{Title: "final states", Metric: "count"}}}, st, nil},
+		"seconds": {Figure{Title: "Table 2", Panels: []Panel{{Title: "broadcast", Metric: "bcast_s"}}}, secs,
+			[]Reference{{Series: "sync-mpi", Metric: "bcast_s", X: 1024, Value: 1e-4, Source: "Table 2"}}},
+		// One style per stack on every panel: armci is the second style on
+		// both machines' panels, though it is the first series of sx4's.
+		"styles": {Figure{Title: "styles", Styles: map[string]Style{"t3d aclmpl": {0, 0}, "t3d armci": {1, 1}, "sx4 armci": {1, 1}},
+			Panels: []Panel{{Title: "t3d", Metric: "t3d"}, {Title: "sx4", Metric: "sx4"}}}, styled, nil},
 	}
 }
 
@@ -133,11 +151,32 @@ func TestFigureReadsRight(t *testing.T) {
 	})
 	t.Run("a table: bars named by series, with values", func(t *testing.T) {
 		has(t, strs("table"), "sync-aclmpl", "async-aclmpl", "shmem", "4.64", "7.18", "1.51",
-			"message size (bytes) = 8", "sync-aclmpl (paper, section 4.1)")
+			"message size (bytes) = 8", "paper (section 4.1)")
 	})
-	t.Run("litmus: runs without a final state are a bar", func(t *testing.T) {
-		has(t, strs("states"), "01", "no final state")
+	t.Run("litmus: runs without a final state are a bar, every bar has its count, the asked state says so", func(t *testing.T) {
+		has(t, strs("states"), "01", "10 (asked)", "no final state", "60", "2", "38")
 	})
+	t.Run("a table of seconds: in µs, labelled in words, the paper's mark named once", func(t *testing.T) {
+		has(t, strs("seconds"), "broadcast (µs)", "70.8", "117", "paper (Table 2)")
+	})
+}
+
+// TestStylesByName: a series keeps the style Figure.Styles gives it on
+// every panel; a series it does not name takes its place in the panel.
+func TestStylesByName(t *testing.T) {
+	p := Panel{styles: map[string]Style{"t3d armci": {1, 0}, "sx4 armci": {1, 0}}}
+	for _, c := range []struct {
+		s    string
+		i    int
+		want Style
+	}{{"sx4 armci", 0, Style{1, 0}}, {"t3d armci", 1, Style{1, 0}}, {"other", 4, Style{4, 4}}} {
+		if got := p.style(c.s, c.i); got != c.want {
+			t.Errorf("style(%q, %d) = %v, want %v", c.s, c.i, got, c.want)
+		}
+	}
+	if seriesColor(1) != seriesColor(1+len(plotutil.DarkColors)) {
+		t.Error("colours do not cycle")
+	}
 }
 
 // TestPanelTitlesAligned: the panels' titles are drawn at one height,
@@ -175,7 +214,7 @@ func TestTitleFits(t *testing.T) {
 // with go test ./report -update, and look at the images).
 func TestFigurePNGGolden(t *testing.T) {
 	figs := trustFigures()
-	for _, name := range []string{"powers", "zero", "table"} {
+	for _, name := range []string{"powers", "zero", "table", "states", "seconds", "styles"} {
 		t.Run(name, func(t *testing.T) {
 			c := figs[name]
 			dir := t.TempDir()
@@ -194,5 +233,14 @@ func TestFigurePNGGolden(t *testing.T) {
 				t.Errorf("%s differs from %s (go test ./report -update, then look at the image)", name, golden)
 			}
 		})
+	}
+}
+
+// TestOneValueIsABar: a panel with one value (one series at one x, as
+// simrun explore --series draws) is a bar, not a lone point.
+func TestOneValueIsABar(t *testing.T) {
+	one := []Row{{Series: "lock-per-call", XName: "bound", X: 3, Metric: "failing", Value: 29, Unit: "count"}}
+	if !table(one) || table(nil) {
+		t.Error("one value is not drawn as a table's bar")
 	}
 }

@@ -25,9 +25,16 @@ func WriteTable(w io.Writer, rows Results, metric string) error {
 		}
 	}
 	slices.Sort(xs)
+	if strings.HasPrefix(mr[0].XName, "state_") && len(xs) > 0 && xs[0] == NoFinalState {
+		xs = append(xs[1:], NoFinalState) // last, as the figures draw it
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{fmt.Sprintf("%s (%s) \\ %s", metric, mr[0].Unit, mr[0].XName)}
 	for _, x := range xs {
+		if strings.HasPrefix(mr[0].XName, "state_") {
+			head = append(head, StateLabel(mr[0].XName, x)) // as the figures write it
+			continue
+		}
 		head = append(head, FormatFloat(x))
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))

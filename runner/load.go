@@ -10,6 +10,7 @@ import (
 
 	"github.com/msgsim/msgsim/calibration"
 	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/internal/suggest"
 	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/scenarios"
@@ -51,11 +52,10 @@ func Load(reg *registry.Registry, arg string, o LoadOptions) (*scenarios.Scenari
 		o.Adjust(s)
 	}
 	sp, err := Specs(reg, s)
-	check := Check(reg, s, sp)
-	errs = append(errs, err, check)
-	if err == nil && check == nil {
-		errs = append(errs, CheckCost(reg, s, sp, o.MaxEvents))
-	}
+	// Every kind of problem in one pass: schema, registry, pairing, the
+	// workloads' ranges and the cost estimate of every series whose
+	// workload params decode.
+	errs = append(errs, err, Check(reg, s, sp), CheckCost(reg, s, sp, o.MaxEvents))
 	all := InputErrors(s, errors.Join(errs...))
 	sortByPosition(all)
 	if len(all) > strictyaml.MaxErrors {
@@ -87,7 +87,7 @@ func Check(reg *registry.Registry, s *scenarios.Scenario, sp []workloads.Spec) e
 				pos := s.FieldError(x.Workload.Field+".name", "").(*strictyaml.Error)
 				errs = append(errs, &registry.PairingError{Pos: pos, Err: mc})
 			default:
-				errs = append(errs, locateParams(x, err))
+				errs = append(errs, derivedParams(s, x, locateParams(x, err)))
 			}
 		}
 	}
@@ -174,10 +174,12 @@ func Specs(reg *registry.Registry, s *scenarios.Scenario) ([]workloads.Spec, err
 			slices.Sort(names)
 			field := r.Workload.Field + ".name"
 			msg := fmt.Sprintf("unknown workload %q", r.Workload.Name)
-			if sg := closest(r.Workload.Name, names); sg != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", sg)
-			}
+			msg += suggest.Hint(r.Workload.Name, names)
 			errs = append(errs, s.FieldError(field, "%s; workloads: %s", msg, strings.Join(names, ", ")))
+			// The machine and stack are still checked (every problem at once).
+			if _, err := reg.Resolve(s.File, ref(s, r, r.Machine, "machine"), ref(s, r, r.Stack, "stack")); err != nil {
+				errs = append(errs, err)
+			}
 			continue
 		}
 		open, err := reg.Resolve(s.File, ref(s, r, r.Machine, "machine"), ref(s, r, r.Stack, "stack"))
@@ -323,39 +325,54 @@ func hasPosition(n *yaml.Node, line, col, depth int) bool {
 	return false
 }
 
-// closest is the name of names nearest to name (a prefix or within two
-// edits), or "".
-func closest(name string, names []string) string {
-	best, bestD := "", 3
-	for _, n := range names {
-		if strings.HasPrefix(n, name) || strings.HasPrefix(name, n) {
-			return n
-		}
-		if d := levenshtein(name, n); d < bestD {
-			best, bestD = n, d
+// machineParam matches the field of a machine's param: the param's name.
+var machineParam = regexp.MustCompile(`^(?:series\[\d+\]\.)?machine\.params\.([A-Za-z0-9_]+)$`)
+
+// sizeParams are the workload params that set how many processes a
+// series runs, from which a machine derives its size (a torus's width).
+var sizeParams = []string{"pes", "procs", "ranks", "nodes", "threads"}
+
+// derivedParams moves an error about a machine param the user did not
+// write (one the machine derives from the process count: the torus's
+// width from pes) to the workload param that set the count, at its line:
+// the field the user wrote and can change.
+func derivedParams(s *scenarios.Scenario, x workloads.Spec, err error) error {
+	var machineNode *yaml.Node
+	for _, r := range s.Resolved() {
+		if r.Name == x.Series {
+			machineNode = &r.Machine.Params
 		}
 	}
-	return best
+	var out []error
+	for _, e := range strictyaml.Errors(err) {
+		se, ok := e.(*strictyaml.Error)
+		m := machineParam.FindStringSubmatch(fieldOf(se, ok))
+		if m == nil || machineNode == nil || strictyaml.Find(machineNode, m[1]) != nil || x.Workload.Params == nil {
+			out = append(out, e)
+			continue
+		}
+		moved := false
+		for _, p := range sizeParams {
+			if n := strictyaml.Find(x.Workload.Params, p); n != nil && n.Line > 0 {
+				out = append(out, strictyaml.Errorf(se.File, n, x.Workload.ParamsField("workload")+"."+p,
+					"%s: %s, which you did not set, follows from %s", se.Msg, se.Field, p))
+				moved = true
+				break
+			}
+		}
+		if !moved {
+			out = append(out, e)
+		}
+	}
+	return errors.Join(out...)
 }
 
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+// fieldOf is se's field, or "" when e is not a *strictyaml.Error.
+func fieldOf(se *strictyaml.Error, ok bool) string {
+	if !ok {
+		return ""
 	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return se.Field
 }
 
 // paramsMsg matches a workload's unpositioned error "FILE: PATH: MSG" where

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"embed"
 	"fmt"
+	"github.com/msgsim/msgsim/internal/suggest"
 	"io/fs"
 	"os"
 	"path"
@@ -56,6 +57,9 @@ func unknownBuiltin(name string) error {
 	names, err := Builtin()
 	if err != nil {
 		return fmt.Errorf("scenario %q: not a file, and the built-ins cannot be listed: %w", name, err)
+	}
+	if h := suggest.Hint(name, names); h != "" {
+		return fmt.Errorf("scenario %q: no such file and no such built-in scenario%s; simrun list prints the built-ins", name, h)
 	}
 	return fmt.Errorf("scenario %q: no such file and no such built-in scenario; built-ins: %s",
 		name, strings.Join(names, ", "))

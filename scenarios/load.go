@@ -56,6 +56,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 			errs = append(errs, e)
 		}
 	}
+	s.leaveOutForeign()
 	if len(errs) > 0 {
 		return s, errors.Join(errs...)
 	}
@@ -164,6 +165,7 @@ func (s *Scenario) Validate() error {
 	v.expect()
 	v.limits()
 	v.calibration()
+	v.measuredOn()
 	return errors.Join(v.errs...)
 }
 

@@ -38,12 +38,17 @@ type Scenario struct {
 	// stack they fit; the scenario's own params win. The runner turns
 	// them into Settings.
 	Calibration []string `yaml:"calibration"`
-	File        string   `yaml:"-"` // where it was loaded from ("builtin/NAME.yaml" for built-ins)
+	MeasuredOn  *System  `yaml:"measured_on"` // the system the references and claims were measured on (default: the scenario's own)
+	File        string   `yaml:"-"`           // where it was loaded from ("builtin/NAME.yaml" for built-ins)
 	// Settings are param values applied to every series whose machine or
 	// stack is their component, when the series are resolved: the
 	// included calibrations' fitted values (under the scenario's params),
 	// or a fit's trial values (over them).
 	Settings []Setting `yaml:"-"`
+	// LeftOut, when not empty, is the line that says which references
+	// and claims were left out because they belong to another system
+	// (LeaveOutForeign).
+	LeftOut string `yaml:"-"`
 
 	root *yaml.Node // parsed document, for positions in validation errors
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -20,7 +21,7 @@ import (
 // of one series instead (the workload's schedule parameter).
 func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
-	out := fs.String("out", "", "output directory (default results/<scenario-name>)")
+	out := fs.String("out", "", "output directory (default results/<scenario-name>, or results/<scenario-name>-<series> with --series, -schedule added with --schedule)")
 	seed := fs.Uint64("seed", 0, "override the scenario's seed")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	schedule := fs.String("schedule", "", "replay this schedule (as a failing exploration prints it) instead of exploring; with several series, name one with --series")
@@ -71,7 +72,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	_, specs, code := load(pos[0], flag.NewFlagSet("explore", flag.ContinueOnError), 0, -1, stderr, adjust)
+	sc, specs, code := load(pos[0], flag.NewFlagSet("explore", flag.ContinueOnError), 0, -1, stderr, adjust)
 	if adjustErr != nil {
 		fmt.Fprintf(stderr, "simrun explore: %s: %v\n", pos[0], adjustErr)
 		return exitUsage
@@ -86,8 +87,16 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	runArgs := []string{pos[0]}
-	if *out != "" {
+	switch {
+	case *out != "":
 		runArgs = append(runArgs, "--out", *out)
+	case *series != "":
+		// One series (or its replay) goes beside the full run, not over it.
+		dir := sc.Name + "-" + unsafeName.ReplaceAllString(*series, "_")
+		if *schedule != "" {
+			dir += "-schedule"
+		}
+		runArgs = append(runArgs, "--out", filepath.Join("results", dir))
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "seed" {

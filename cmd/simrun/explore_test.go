@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -49,5 +50,32 @@ func TestExploreReplay(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, "simrun explore") {
 			t.Errorf("%v: exit %d: %s", tc.args, code, stderr)
 		}
+	}
+}
+
+// TestExploreEmptyScheduleReplays: threads-fig2's shortest failing
+// schedule is the engine's own order, printed "0" with the command that
+// replays it, and that command, run without --out, writes beside the full
+// run (results/threads-fig2-lock-per-call-schedule), not over it.
+func TestExploreEmptyScheduleReplays(t *testing.T) {
+	t.Chdir(t.TempDir())
+	code, stdout, stderr := simrun(t, "explore", "threads-fig2", "--quiet")
+	cmd := regexp.MustCompile(`lock-per-call: replay: simrun (explore threads-fig2 --series lock-per-call --schedule 0)\n`).FindStringSubmatch(stdout)
+	if code != exitOK || !strings.Contains(stdout, `shortest failing schedule "0":`) || cmd == nil {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	dl := regexp.MustCompile(`deadlock at [^:]*:`).FindString(stdout)
+	code, replay, stderr := simrun(t, append(strings.Fields(cmd[1]), "--quiet")...)
+	if code != exitOK || !strings.Contains(replay, `lock-per-call: schedule "0":`) || dl == "" || !strings.Contains(replay, dl) {
+		t.Fatalf("replaying: exit %d\n%s\n%s", code, replay, stderr)
+	}
+	for _, f := range []string{"results/threads-fig2/summary.txt", "results/threads-fig2-lock-per-call-schedule/summary.txt"} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	full, _ := os.ReadFile("results/threads-fig2/summary.txt")
+	if !strings.Contains(string(full), "progress-lock") {
+		t.Error("the replay overwrote the full run's summary")
 	}
 }

@@ -72,6 +72,11 @@ type reportPage struct {
 	Summary string // summary.txt, if present
 	Holds   int    // claims that hold, training claims apart
 	Train   int    // training claims: fitted to, never counted as holding
+	// Anchor is the page's id in the report: the scenario's name, or,
+	// when several directories hold runs of one scenario, the name and
+	// the directory (Shared set), so that every anchor is unique.
+	Anchor string
+	Shared bool
 }
 
 // valueTable is one metric's values: x down, series across.
@@ -132,34 +137,34 @@ section{border-top:2px solid #ddd;margin-top:2em}</style>
 
 // scenarioBody is a scenario's section: on its own page (--pages) and in
 // the index.
-const scenarioBody = `{{define "scenario"}}<h2 id="{{.Doc.Scenario.Name}}">{{.Doc.Scenario.Name}}: {{.Doc.Scenario.Title}}</h2>
+const scenarioBody = `{{define "scenario"}}<h2 id="{{.Anchor}}">{{.Doc.Scenario.Name}}: {{.Doc.Scenario.Title}}{{if .Shared}} ({{.Dir}}){{end}}</h2>
 <p>{{.Doc.Scenario.Description}}</p>
 <p>File <code>{{.Doc.Scenario.File}}</code>, seed {{.Doc.Seed}}; series: {{range $i, $s := .Doc.Scenario.Series}}{{if $i}}, {{end}}{{$s}}{{end}}; results in <code>{{.Dir}}</code></p>
-<p id="verdict-{{.Doc.Scenario.Name}}" class="{{if ok .Doc.Scenario.Verdict}}ok{{else}}bad{{end}}">Result: {{.Doc.Scenario.Verdict}}</p>
+<p id="verdict-{{.Anchor}}" class="{{if ok .Doc.Scenario.Verdict}}ok{{else}}bad{{end}}">Result: {{.Doc.Scenario.Verdict}}</p>
 <h3>Figures</h3>
 {{range .Figures}}<p><img src="{{.}}" alt="{{.}}"></p>
 {{else}}<p>none</p>
 {{end}}<h3>Values</h3>
-<div id="values-{{.Doc.Scenario.Name}}">{{range .Values}}<table><caption>{{.Metric}}{{if .Unit}} ({{.Unit}}){{end}}</caption>
+<div id="values-{{.Anchor}}">{{range .Values}}<table><caption>{{.Metric}}{{if .Unit}} ({{.Unit}}){{end}}</caption>
 <tr><th>{{.XName}}</th>{{range .Series}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr><td class="v">{{.X}}</td>{{range .Values}}<td class="v">{{.}}</td>{{end}}</tr>
 {{end}}</table>
 {{else}}<p>none</p>
 {{end}}</div>
 <h3>Paper vs simulated</h3>
-{{if .Doc.Comparisons}}<table id="references-{{.Doc.Scenario.Name}}"><tr><th>series</th><th>metric</th><th>x</th><th>paper</th><th>simulated</th><th>error</th><th>source</th></tr>
+{{if .Doc.Comparisons}}<table id="references-{{.Anchor}}"><tr><th>series</th><th>metric</th><th>x</th><th>paper</th><th>simulated</th><th>error</th><th>source</th></tr>
 {{range .Doc.Comparisons}}<tr><td>{{.Reference.Series}}</td><td>{{.Reference.Metric}}</td><td class="v">{{num .Reference.X}}</td><td class="v">{{num .Reference.Value}} {{.Reference.Unit}}</td><td class="v">{{if .Found}}{{num .Simulated}}{{else}}missing{{end}}</td><td class="v">{{if .Found}}{{pct .RelErr}}{{end}}</td><td>{{.Reference.Source}}{{if .Training}} <small class="train">(training: fitted by calibration/{{.Training}}.yaml)</small>{{end}}</td></tr>
 {{end}}</table>
 {{else}}<p>none</p>
 {{end}}<h3>Claims of the paper</h3>
-{{if .Doc.Claims}}<table id="claims-{{.Doc.Scenario.Name}}"><tr><th>claim</th><th>status</th><th>measured</th><th>the paper's words</th></tr>
+{{if .Doc.Claims}}<table id="claims-{{.Anchor}}"><tr><th>claim</th><th>status</th><th>measured</th><th>the paper's words</th></tr>
 {{range .Doc.Claims}}<tr><td>{{.Claim.Name}}</td><td class="{{if .Training}}train{{else if .Holds}}ok{{else}}bad{{end}}">{{if .Training}}training (fitted: calibration/{{.Training}}.yaml){{if not .Holds}}, FAILS{{end}}{{else if .Holds}}holds{{else}}FAILS{{end}}</td><td>{{.Measured}}{{.Missing}}</td><td>“{{.Claim.Quote}}” ({{.Claim.Section}}){{if .Claim.Note}}<br><small>{{.Claim.Note}}</small>{{end}}</td></tr>
 {{end}}</table>
 {{else}}<p>none</p>
 {{end}}<h3>Failures</h3>
-{{if .Doc.Failures}}<ul id="failures-{{.Doc.Scenario.Name}}">{{range .Doc.Failures}}<li><pre>{{.}}</pre></li>{{end}}</ul>{{else}}<p>none</p>{{end}}
+{{if .Doc.Failures}}<ul id="failures-{{.Anchor}}">{{range .Doc.Failures}}<li><pre>{{.}}</pre></li>{{end}}</ul>{{else}}<p>none</p>{{end}}
 <h3>Notes</h3>
-{{if .Doc.Notes}}<pre id="notes-{{.Doc.Scenario.Name}}">{{range .Doc.Notes}}{{.}}
+{{if .Doc.Notes}}<pre id="notes-{{.Anchor}}">{{range .Doc.Notes}}{{.}}
 {{end}}</pre>{{else}}<p>none</p>{{end}}
 {{if .Summary}}<details><summary>summary.txt</summary><pre>{{.Summary}}</pre></details>{{end}}
 {{end}}`
@@ -171,7 +176,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(reportFuncs).Parse(pageH
 var indexTmpl = template.Must(template.New("index").Funcs(reportFuncs).Parse(pageHead + `<h1>{{.Title}}</h1>
 <p>{{len .Pages}} scenario(s) simulated by msgsim, read from <code>{{.Root}}</code>: what each ran, its figures and values, the paper's values against the simulated ones, and the paper's claims.</p>
 <table id="scenarios"><tr><th>scenario</th><th>title</th><th>result</th><th>claims</th><th>references</th></tr>
-{{range .Pages}}<tr><td><a href="{{if .Page}}{{.Page}}{{else}}#{{.Doc.Scenario.Name}}{{end}}">{{.Doc.Scenario.Name}}</a></td><td>{{.Doc.Scenario.Title}}</td><td class="{{if ok .Doc.Scenario.Verdict}}ok{{else}}bad{{end}}">{{.Doc.Scenario.Verdict}}</td><td>{{if .Doc.Claims}}{{.Holds}} of {{minus (len .Doc.Claims) .Train}} hold{{if .Train}}, {{.Train}} training (fitted){{end}}{{end}}</td><td>{{len .Doc.Comparisons}}</td></tr>
+{{range .Pages}}<tr><td><a href="{{if .Page}}{{.Page}}{{else}}#{{.Anchor}}{{end}}">{{.Doc.Scenario.Name}}{{if .Shared}} ({{.Dir}}){{end}}</a></td><td>{{.Doc.Scenario.Title}}</td><td class="{{if ok .Doc.Scenario.Verdict}}ok{{else}}bad{{end}}">{{.Doc.Scenario.Verdict}}</td><td>{{if .Doc.Claims}}{{.Holds}} of {{minus (len .Doc.Claims) .Train}} hold{{if .Train}}, {{.Train}} training (fitted){{end}}{{end}}</td><td>{{len .Doc.Comparisons}}</td></tr>
 {{end}}</table>
 {{range .Pages}}<section>{{template "scenario" .}}</section>
 {{end}}</body></html>
@@ -290,7 +295,7 @@ func writeReport(root string, opts reportOptions) (int, string, error) {
 		if opts.pages && !single {
 			// The scenario's own page, in its directory, as asked.
 			own := p
-			own.Dir = "."
+			own.Dir, own.Anchor = ".", p.Doc.Scenario.Name
 			for _, f := range pngs {
 				own.Figures = append(own.Figures, filepath.Base(f))
 			}
@@ -321,6 +326,7 @@ func writeReport(root string, opts reportOptions) (int, string, error) {
 		}
 		pages = append(pages, p)
 	}
+	setAnchors(pages)
 	title := opts.title
 	if title == "" {
 		title = reportTitle(pages)
@@ -333,6 +339,31 @@ func writeReport(root string, opts reportOptions) (int, string, error) {
 		return 0, "", fmt.Errorf("writing the report: %w", err)
 	}
 	return len(pages), out, nil
+}
+
+// setAnchors gives every page a unique anchor: its scenario's name, or
+// the name and its directory when several pages run one scenario (a run
+// and its copy with a parameter changed), numbered if still not unique.
+func setAnchors(pages []reportPage) {
+	n := map[string]int{}
+	for _, p := range pages {
+		n[p.Doc.Scenario.Name]++
+	}
+	used := map[string]bool{}
+	for i := range pages {
+		p := &pages[i]
+		a := p.Doc.Scenario.Name
+		if n[a] > 1 {
+			p.Shared = true
+			a += "--" + unsafeName.ReplaceAllString(strings.Trim(p.Dir, "./"), "-")
+		}
+		base := a
+		for k := 2; used[a]; k++ {
+			a = fmt.Sprintf("%s-%d", base, k)
+		}
+		used[a] = true
+		p.Anchor = a
+	}
 }
 
 // reportTitle is the default title: "msgsim results: " and the scenarios'

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -202,5 +203,39 @@ func TestReportScreenshot(t *testing.T) {
 	}
 	if st, err := os.Stat(shot); err != nil || st.Size() < 1000 {
 		t.Errorf("no screenshot: %v", err)
+	}
+}
+
+// TestReportAnchorsUnique: two results directories of one scenario (a run
+// and a copy) get anchors of their own, named by their directories, and
+// the index links each to its section.
+func TestReportAnchorsUnique(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "results")
+	for _, d := range []string{"a", "b"} {
+		if code, _, errs := simrun(t, "run", "litmus-sb-tso", "--quiet", "--out", filepath.Join(root, d)); code != exitOK {
+			t.Fatalf("run: %s", errs)
+		}
+	}
+	if code, _, errs := simrun(t, "report", root); code != exitOK {
+		t.Fatalf("report: %s", errs)
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]int{}
+	for _, m := range regexp.MustCompile(` id="([^"]*)"`).FindAllStringSubmatch(string(raw), -1) {
+		ids[m[1]]++
+	}
+	for id, n := range ids {
+		if n > 1 || id == "" {
+			t.Errorf("id %q used %d times", id, n)
+		}
+	}
+	doc := parseHTML(t, filepath.Join(root, "index.html"))
+	for _, want := range []string{"#litmus-sb-tso--a", "#litmus-sb-tso--b"} {
+		if !slices.Contains(doc.hrefs, want) || ids[strings.TrimPrefix(want, "#")] != 1 {
+			t.Errorf("no link %s to a section of that id (links %v)", want, doc.hrefs)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/msgsim/msgsim/internal/suggest"
 	"io"
 	"maps"
 	"slices"
@@ -159,14 +160,15 @@ func litmusCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) 
 			opts.DrainJitterCycles = *drainJ
 		}
 	})
-	return litmusRun(t, *model, cfg, opts, *exhaustive, stdout, stderr)
+	return litmusRun(t, *model, *machine, cfg, opts, *exhaustive, stdout, stderr)
 }
 
 // litmusRun runs (or, exhaustive, explores) test t on a model and writes
 // its outcome: exit 1 when a run failed.
-func litmusRun(t litmus.Test, model string, cfg mem.Config, opts litmus.Options, exhaustive bool, stdout, stderr io.Writer) int {
+func litmusRun(t litmus.Test, model, machine string, cfg mem.Config, opts litmus.Options, exhaustive bool, stdout, stderr io.Writer) int {
 	var err error
 	start := time.Now()
+	opts.Progress = litmusProgress(stderr, opts.Runs, time.Now, progressEvery)
 	var o *litmus.Outcome
 	if exhaustive {
 		o, err = litmus.Explore(t, model, cfg, opts.Warm)
@@ -186,6 +188,9 @@ func litmusRun(t litmus.Test, model string, cfg mem.Config, opts litmus.Options,
 		fmt.Fprintf(stderr, "simrun litmus: %d states explored in %.3fs\n", o.Explored, wall.Seconds())
 	} else {
 		fmt.Fprintf(stderr, "simrun litmus: %d runs, %d events in %.3fs\n", opts.Runs, o.Events, wall.Seconds())
+		if n := oneStateNote(o, machine, opts.Runs, opts); n != "" {
+			fmt.Fprintln(stderr, n)
+		}
 	}
 	if o.Failed > 0 {
 		return exitFailed
@@ -216,7 +221,7 @@ func adapterFlags(fs *flag.FlagSet, adapters []registry.LitmusEntry) map[string]
 // threads threads, and says whether it is a machine of remote writes.
 func litmusMachine(reg *registry.Registry, name string, set []registry.LitmusParam, threads int, machineNames []string) (litmus.Machine, bool, error) {
 	if _, ok := reg.LookupLitmus(name); !ok {
-		return litmus.Machine{}, false, fmt.Errorf("--machine: unknown machine %q (machines: %s)", name, strings.Join(machineNames, ", "))
+		return litmus.Machine{}, false, fmt.Errorf("--machine: unknown machine %q%s (machines: %s)", name, suggest.Hint(name, machineNames), strings.Join(machineNames, ", "))
 	}
 	mc, err := reg.LitmusMachine(name, set)
 	if err != nil {
@@ -415,6 +420,7 @@ func litmusRemote(t litmus.Test, mc litmus.Machine, f remoteFlags, fs *flag.Flag
 		}
 	})
 	start := time.Now()
+	opts.Progress = litmusProgress(stderr, opts.Runs, time.Now, progressEvery)
 	o, err := litmus.RunMachine(t, mc, homes, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
@@ -442,6 +448,9 @@ func litmusRemote(t litmus.Test, mc litmus.Machine, f remoteFlags, fs *flag.Flag
 		return exitFailed
 	}
 	fmt.Fprintf(stderr, "simrun litmus: %d runs, %d events, %v simulated, in %.3fs\n", f.runs, o.Events, o.SimTime, wall.Seconds())
+	if n := oneStateNote(o, mc.Name, f.runs, opts); n != "" {
+		fmt.Fprintln(stderr, n)
+	}
 	if o.Failed > 0 {
 		return exitFailed
 	}

@@ -6,6 +6,7 @@
 //	simrun validate FILE-or-NAME        strict load and check, exit 0 or 2
 //	simrun run FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--cpuprofile FILE] [--memprofile FILE] [--eventprofile FILE] [-j N] [--shard I/N]
 //	simrun merge [--out DIR] SHARD-DIR... the outputs of a sharded run
+//	simrun compare A B [--tolerance R]  two runs point by point (exit 1 if they differ)
 //	simrun suite [REGEXP] [--out DIR] [-j N] every built-in scenario, on all cores
 //	simrun claims [REGEXP] [--fast] [--skip REGEXP] [--failing]
 //	                                    the papers' claims of the built-ins, checked
@@ -172,6 +173,7 @@ Example:
 the outputs are those of a run without shards, byte for byte.
 Example:
   simrun merge --out results/t3d-fig5 /tmp/s0 /tmp/s1`, cmdMerge},
+		{"compare", compareArgs, compareSummary, compareHelp, cmdCompare},
 		{"claims", "[REGEXP] [--fast] [--skip REGEXP] [--failing]", "run the built-in scenarios that carry claims and say which hold", `Each claim is a statement of a paper (quoted, with its section) checked on
 the results: a ratio of two series, one series above or below another, a
 monotone trend, a fit (a*ln(x)+b or a*x+b) with a minimum R², a crossover,
@@ -280,6 +282,7 @@ First steps:
   simrun run litmus-mp                 run one; see results/litmus-mp/
   simrun litmus SB --model tso         a litmus test on a CPU model
   simrun help run                      help on one command
+  simrun --version                     the version it was built from
 
 Exit status: 0 ok (validate: valid), 1 a run failed (unless the scenario
 expects it), 2 bad input (usage, scenario, params, model; validate: invalid).
@@ -298,6 +301,8 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	}
 	name := args[0]
 	switch name {
+	case "--version", "-version", "version":
+		return printVersion(stdout)
 	case "-h", "-help", "--help", "help":
 		if len(args) > 1 {
 			for _, c := range commands() {

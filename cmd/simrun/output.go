@@ -39,6 +39,9 @@ func writeOutputs(dir string, s *scenarios.Scenario, runs []seriesRun, v verdict
 	}
 	var rows report.Results
 	var notes []string
+	if s.LeftOut != "" {
+		notes = append(notes, s.LeftOut)
+	}
 	var series []string
 	for _, r := range runs {
 		rows = append(rows, r.res.Rows...)
@@ -71,8 +74,10 @@ func writeOutputs(dir string, s *scenarios.Scenario, runs []seriesRun, v verdict
 	}
 
 	figs := figures(s, rows)
+	styles := seriesStyles(s)
 	for i := range figs {
 		figs[i].fig.Bands = bands(s)
+		figs[i].fig.Styles = styles
 	}
 	var written []string
 	for _, f := range figs {
@@ -192,7 +197,7 @@ func figures(s *scenarios.Scenario, rows report.Results) []namedFigure {
 	// other metrics (positive, negative, observed) are single numbers,
 	// which the summary shows.
 	for _, m := range rows.Metrics() {
-		if mr := rows.ByMetric(m); strings.HasPrefix(mr[0].XName, "state_") {
+		if mr := rows.ByMetric(m); strings.HasPrefix(mr[0].XName, "state_") && m != report.Witness {
 			out = append(out, namedFigure{
 				base: "states",
 				fig:  report.Figure{Title: s.Name + ": runs per final state", Panels: []report.Panel{{Metric: m, XName: mr[0].XName}}},
@@ -210,6 +215,71 @@ func figures(s *scenarios.Scenario, rows report.Results) []namedFigure {
 		})
 	}
 	return out
+}
+
+// seriesStyles gives every series of s one style on every panel and
+// figure. On one machine each series name has its own colour and mark.
+// A scenario across machines (whatif-stacks) gives each stack one colour
+// on every machine's panel and each of its variants ("aclmpl async",
+// "mpich ch3:sock": the series' name without its machine's) one mark.
+// The series of references of another system come after.
+func seriesStyles(s *scenarios.Scenario) map[string]report.Style {
+	res := s.Resolved()
+	machines := map[string]bool{}
+	for _, r := range res {
+		machines[r.Machine.Name] = true
+	}
+	out := map[string]report.Style{}
+	colors := map[string]int{}           // by stack, or by series name
+	marks := map[string]map[string]int{} // variants within a colour
+	style := func(name, color, variant string) {
+		if _, ok := out[name]; ok {
+			return
+		}
+		c, ok := colors[color]
+		if !ok {
+			c = len(colors)
+			colors[color] = c
+			marks[color] = map[string]int{}
+		}
+		m, ok := marks[color][variant]
+		if !ok {
+			m = len(marks[color])
+			if len(machines) == 1 {
+				m = c // one machine: a mark per series, as its colour
+			}
+			marks[color][variant] = m
+		}
+		out[name] = report.Style{Color: c, Mark: m}
+	}
+	for _, r := range res {
+		if len(machines) == 1 {
+			style(r.Name, r.Name, r.Name)
+			continue
+		}
+		style(r.Name, r.Stack.Name, variantName(r.Name, r.Machine.Name))
+	}
+	for _, r := range s.References {
+		if r.System != "" {
+			style(r.Series, "\x00"+r.Series, r.Series)
+		}
+	}
+	return out
+}
+
+// variantName is a series' name without its machine's (a word that is
+// the machine's name or begins it: "tcp" of tcpcluster).
+func variantName(series, machine string) string {
+	var words []string
+	for _, w := range strings.Fields(series) {
+		if w != machine && !strings.HasPrefix(machine, w) {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		return series
+	}
+	return strings.Join(words, " ")
 }
 
 // summarize writes the human summary: what ran, the references against

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/msgsim/msgsim/internal/suggest"
 	"io"
 	"reflect"
 	"regexp"
@@ -72,11 +73,14 @@ func cmdParams(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if !found {
-		fmt.Fprintf(stderr, "simrun params: no machine, stack or workload %q (there are: %s)\n", pos[0], strings.Join(names, ", "))
+		fmt.Fprintf(stderr, "simrun params: no machine, stack or workload %q%s (there are: %s)\n", pos[0], suggest.Hint(pos[0], names), strings.Join(names, ", "))
 		return exitUsage
 	}
 	return exitOK
 }
+
+// sourcesNote tells where the sources a parameter cites are.
+const sourcesNote = "Sources: papers/NAME.txt is a paper of docs/references.md; hardware.yaml and calibration.yaml are reference/'s."
 
 // writeParams lists c's parameters: each with its default, its range and
 // unit (when the component states them) and its documentation, which
@@ -91,6 +95,7 @@ func writeParams(w io.Writer, c component) error {
 		title += ": " + c.summary
 	}
 	fmt.Fprintf(w, "%s\nSet in a scenario under %s; each line: name, default, plausible range and unit.\n", title, c.field)
+	fmt.Fprintln(w, sourcesNote)
 	ranges := map[string]string{}
 	if r, ok := d.(interface {
 		Ranges() ([]machines.FloatRange, []machines.IntRange)

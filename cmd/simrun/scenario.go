@@ -3,8 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/msgsim/msgsim/internal/suggest"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/msgsim/msgsim/runner"
@@ -75,7 +77,11 @@ func cmdShow(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	if !slices.Contains(names, pos[0]) {
-		fmt.Fprintf(stderr, "simrun show: no built-in scenario %s; built-ins: %s\n(show prints built-ins only; a scenario file is already YAML)\n", pos[0], strings.Join(names, ", "))
+		if h := suggest.Hint(pos[0], names); h != "" {
+			fmt.Fprintf(stderr, "simrun show: no built-in scenario %s%s; simrun list prints the built-ins\n", pos[0], h)
+		} else {
+			fmt.Fprintf(stderr, "simrun show: no built-in scenario %s; built-ins: %s\n(show prints built-ins only; a scenario file is already YAML)\n", pos[0], strings.Join(names, ", "))
+		}
 		return exitUsage
 	}
 	data, err := scenarios.BuiltinSource(pos[0])
@@ -83,8 +89,49 @@ func cmdShow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun show: %v\n", err)
 		return exitFailed
 	}
-	stdout.Write(data)
+	stdout.Write(withMeasuredOn(data))
 	return exitOK
+}
+
+// withMeasuredOn is a built-in's source with a measured_on line before
+// its top-level machine, when it has references or claims and does not
+// say already: the copy a user edits then knows the system its paper's
+// values were measured on, and leaves them out when it runs another.
+func withMeasuredOn(data []byte) []byte {
+	s, err := scenarios.Parse("show", data)
+	if err != nil || s.MeasuredOn != nil || (len(s.References) == 0 && len(s.Claims) == 0) || s.Machine.Name == "" {
+		return data
+	}
+	sys := "machine: " + s.Machine.Name
+	if s.Stack.Name != "" {
+		sys += ", stack: " + s.Stack.Name
+	}
+	var own []string // the series measured on a machine or stack of their own
+	for _, se := range s.Series {
+		var parts []string
+		if se.Machine != nil && se.Machine.Name != "" {
+			parts = append(parts, "machine: "+se.Machine.Name)
+		}
+		if se.Stack != nil && se.Stack.Name != "" {
+			parts = append(parts, "stack: "+strconv.Quote(se.Stack.Name))
+		}
+		if len(parts) > 0 {
+			own = append(own, strconv.Quote(se.Name)+": {"+strings.Join(parts, ", ")+"}")
+		}
+	}
+	if len(own) > 0 || len(s.Series) > 0 {
+		sys += ", series: {" + strings.Join(own, ", ") + "}"
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "machine:") {
+			ins := "# The references and claims below were measured on this machine and stack;\n" +
+				"# a copy that runs another leaves them out (docs/references.md).\n" +
+				"measured_on: {" + sys + "}\n"
+			return []byte(strings.Join(lines[:i], "") + ins + strings.Join(lines[i:], ""))
+		}
+	}
+	return data
 }
 
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
@@ -103,5 +150,8 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d series, about %.1e events)\n", s.File, len(sp), runner.Estimated(builtins(), sp))
+	if s.LeftOut != "" {
+		fmt.Fprintln(stdout, s.LeftOut)
+	}
 	return exitOK
 }

@@ -250,6 +250,10 @@ func soak(ps []soakPairing, runs int, seed uint64, stdout, progress io.Writer) i
 		for _, l := range fails {
 			fmt.Fprintf(stdout, "FAIL\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", l.pairing, l.kind, l.f.count, l.runs, l.f.seed, l.f.procs, soakReplay(l.pairing, l.f.seed))
 		}
+	} else {
+		// Said, so that a reader (or a script) looking for the FAIL lines
+		// knows there are none rather than that they went missing.
+		fmt.Fprintln(stdout, "failures by pairing and kind: none (each failing pairing and kind would have a tab-separated line here)")
 	}
 	fmt.Fprintf(stdout, "%d runs on %d pairings in %.1fs: %d failed (loss, duplication, corruption, deadlock, livelock, limit or error)\n",
 		runs, len(ps), time.Since(start).Seconds(), failed)

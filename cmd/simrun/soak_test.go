@@ -31,7 +31,8 @@ func TestSoak(t *testing.T) {
 		}
 	}
 	code, out, errs := simrun(t, "soak", "--runs", "1300", "--seed", "1")
-	if code != exitOK || !strings.Contains(out, "1300 runs on") || !strings.Contains(out, ": 0 failed") || !strings.Contains(out, "seeds 1 to 1300") || strings.Contains(out, "FAIL") {
+	if code != exitOK || !strings.Contains(out, "1300 runs on") || !strings.Contains(out, ": 0 failed") || !strings.Contains(out, "seeds 1 to 1300") || strings.Contains(out, "FAIL") ||
+		!strings.Contains(out, "\nfailures by pairing and kind: none (") {
 		t.Errorf("soak: exit %d\n%s%s", code, out, errs)
 	}
 	for _, st := range []string{"mpich", "scampi", "aclmpl"} {

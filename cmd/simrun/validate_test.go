@@ -63,6 +63,19 @@ func TestValidateAllErrors(t *testing.T) {
 			`10:26: field series[2].machine.params.cache_kb: expected an integer, got "abc"`,
 			`12:29: field series[2].workload.params.repetitions: repetitions must be at least 1, got 0`,
 		}},
+		{"four mistakes in one pass", "name: four\ncolour: blue\nmachine:\n  name: sic\nstack:\n  name: scampi\n  params:\n    slots: lots\nworkload:\n  name: pingpong\n  params:\n    repetitions: 1e12\n", []string{
+			`2:1: field colour: unknown field "colour"`,
+			`4:9: field machine.name: unknown machine "sic" (did you mean "sci"?)`,
+			`8:12: field stack.params.slots: expected an integer, got "lots"`,
+			`12:18: field workload.params.repetitions: series four would take about 1.1e+17 events`,
+		}},
+		{"unknown stack beside a machine's bad param", "name: x\nmachine: {name: sx4, params: {semop_us: a}}\nstack: {name: mpch}\nworkload: {name: pingpong}\n", []string{
+			`2:41: field machine.params.semop_us: expected a number, got "a"`,
+			`3:15: field stack.name: unknown stack "mpch" (did you mean "mpich"?)`,
+		}},
+		{"a derived param at the field written", "name: x\nmachine: {name: sci}\nstack: {name: aclmpl}\nworkload:\n  name: word-latency\n  params: {pes: [128]}\n", []string{
+			`6:17: field workload.params.pes: 128 processes at procs_per_node 1 need 128 nodes; the 8x12 torus has 96 (sci): machine.params.torus_w, which you did not set, follows from pes`,
+		}},
 		{"over-long name", "name: " + strings.Repeat("a", 300) + "\n" + head + "workload: {name: pingpong}\n", []string{
 			`1:7: field name: 300 characters long; at most 100`,
 		}},

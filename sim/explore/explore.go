@@ -78,7 +78,7 @@ func (x Result) String() string {
 		s += "\n" + x.Nondet.Error()
 	}
 	if x.Err != nil {
-		s += fmt.Sprintf("\nshortest failing schedule %q:\n  %s\n%v", x.Shortest, strings.Join(x.Steps, "\n  "), x.Err)
+		s += fmt.Sprintf("\nshortest failing schedule %q:\n  %s\n%v", Printable(x.Shortest), strings.Join(x.Steps, "\n  "), x.Err)
 	}
 	return s
 }
@@ -423,6 +423,18 @@ type Schedule struct {
 
 // NewSchedule returns a sim.Chooser replaying s.
 func NewSchedule(s string) *Schedule { return &Schedule{s: s} }
+
+// Printable is schedule s as printed for a user to replay: the empty
+// schedule (the engine's own order at every choice point) is "0", the
+// first alternative at the first point and by default after it, which
+// NewSchedule replays alike; an empty string would be no schedule at all
+// on a command line or in a scenario.
+func Printable(s string) string {
+	if s == "" {
+		return "0"
+	}
+	return s
+}
 
 // Pick implements sim.Chooser.
 func (s *Schedule) Pick(alts []sim.Alt) int {

@@ -218,6 +218,13 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	}
 	res.Rows = append(res.Rows, row("schedules", x.Schedules), row("pruned", x.Pruned), row("states", x.States), row("points", x.Points), row("failing", x.Failures))
 	res.Notes = append(res.Notes, fmt.Sprintf("%s: %v", s.Series, x))
+	if x.Err != nil {
+		name := s.File
+		if strings.HasPrefix(name, "builtin/") {
+			name = s.Scenario
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: replay: simrun explore %s --series %s --schedule %s", s.Series, name, s.Series, explore.Printable(x.Shortest)))
+	}
 	return res, nil
 }
 

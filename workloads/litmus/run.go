@@ -40,6 +40,9 @@ type Options struct {
 	// DefaultLimits). Runners pass workloads.Spec.NewEngine so that limits
 	// and observers apply.
 	NewEngine func(seed uint64) *sim.Engine
+	// Progress, if not nil, is called after each run with the number of
+	// runs done (simrun litmus prints a progress line from it).
+	Progress func(done int)
 }
 
 // DefaultRuns is the number of runs of simrun litmus and of the workload
@@ -245,10 +248,16 @@ func batch(t Test, model string, opts Options, r *runner, once func(seed uint64)
 			if o.FirstFailure == nil {
 				o.FirstFailure = fmt.Errorf("litmus %s on %s, run %d (seed %d): %w", t.Name, model, i, seed, err)
 			}
+			if opts.Progress != nil {
+				opts.Progress(i + 1)
+			}
 			continue
 		}
 		if !t.kept(regs, locs) {
 			o.Filtered++
+			if opts.Progress != nil {
+				opts.Progress(i + 1)
+			}
 			continue
 		}
 		ok := t.Cond.Prop.Eval(regs, locs)
@@ -268,6 +277,9 @@ func batch(t Test, model string, opts Options, r *runner, once func(seed uint64)
 			counts[key] = s
 		}
 		s.Count++
+		if opts.Progress != nil {
+			opts.Progress(i + 1)
+		}
 	}
 	o.Events, o.SimTime = r.events, r.simTime
 	for _, s := range counts {

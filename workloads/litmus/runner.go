@@ -111,7 +111,8 @@ func prepare(s workloads.Spec) (job, error) {
 // ended with no final state (deadlock, livelock or limit), so that the
 // counts sum to the runs; and at x_name "runs", x = runs, the
 // metrics "positive", "negative" and "observed" (1 if the condition was
-// seen)), the litmus7-style output as notes, and, if some run deadlocked or
+// seen); metric report.Witness (1) at each final state reached that
+// satisfies the condition), the litmus7-style output as notes, and, if some run deadlocked or
 // livelocked, the first such error (wrapping the engine's error). With
 // params.exhaustive it explores instead: "count" is 1 per reachable final
 // state, x at x_name "runs" the number of states, and the notes are
@@ -151,6 +152,12 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 			return workloads.Result{}, fmt.Errorf("litmus %s: state %s has values too wide for a state code (x of the count rows)", t.Name, st.Text)
 		}
 		rows.Add(s.Series, t.StateName(), float64(st.Code), "count", float64(st.Count), "runs")
+	}
+	for _, st := range o.States {
+		if st.Cond {
+			// The states the condition asks about, which the figures mark.
+			rows.Add(s.Series, t.StateName(), float64(st.Code), report.Witness, 1, "bool")
+		}
 	}
 	if o.Failed > 0 {
 		n := o.Failed
