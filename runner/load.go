@@ -32,6 +32,9 @@ type LoadOptions struct {
 	// MaxEvents is the largest estimated size of a series, in events
 	// (0: DefaultMaxEvents; negative: no limit).
 	MaxEvents float64
+	// MaxInputBytes caps the size of a scenario file (0:
+	// inputfile.DefaultMaxBytes).
+	MaxInputBytes int64
 }
 
 // Load loads the scenario arg (a file, or a built-in's name: see
@@ -41,7 +44,7 @@ type LoadOptions struct {
 // Validating and running a scenario both go through Load, so that a run
 // never fails on an input validation accepted.
 func Load(reg *registry.Registry, arg string, o LoadOptions) (*scenarios.Scenario, []workloads.Spec, []error) {
-	s, err := scenarios.Lookup(arg)
+	s, err := scenarios.LookupCapped(arg, o.MaxInputBytes)
 	if s == nil {
 		return nil, nil, InputErrors(nil, err)
 	}
@@ -133,6 +136,9 @@ func Estimated(reg *registry.Registry, sp []workloads.Spec) float64 {
 	}
 	return total
 }
+
+// CPUTime says seconds in the largest fitting unit ("3.2 hours").
+func CPUTime(sec float64) string { return cpuTime(sec) }
 
 // cpuTime says seconds in the largest fitting unit.
 func cpuTime(sec float64) string {

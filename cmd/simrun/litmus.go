@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/msgsim/msgsim/internal/inputfile"
 	"github.com/msgsim/msgsim/registry"
+	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/workloads/litmus"
 )
@@ -75,7 +77,8 @@ func litmusCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) 
 	list := fs.Bool("list", false, "list the tests, the built-in models and the machines")
 	model := fs.String("model", "sc", "CPU model: a built-in (sc, tso, pso, noncoherent, nmca) or a YAML file")
 	exhaustive := fs.Bool("exhaustive", false, "enumerate every final state the model allows (herd7-style output) instead of sampling runs")
-	runs := fs.Int("runs", litmus.DefaultRuns, "number of runs")
+	runs := countFlag(fs, "runs", litmus.DefaultRuns, 1, "runs", "number of runs (estimated, like a scenario's series, against --max-events)")
+	maxEvents := maxEventsFlag(fs)
 	seed := fs.Uint64("seed", 1, "seed of the runs")
 	startJ := fs.Float64("start-jitter-cycles", 0, "random start delay range per thread, in CPU cycles (default: from the model)")
 	opJ := fs.Float64("op-jitter-cycles", 0, "random delay range before each instruction, in CPU cycles (default: from the model)")
@@ -87,6 +90,7 @@ func litmusCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) 
 	fs.Var(&params, "param", "with --machine: a machine param, `KEY=VALUE` with the YAML key and value of the machine's params (as in a scenario's machine.params); repeatable")
 	named := adapterFlags(fs, adapters)
 	cold := fs.Bool("cold", false, "start with empty caches (default: each thread has loaded its locations)")
+	maxInput := inputfile.Flag(fs)
 	pos, code, ok := parseFlags(fs, "litmus", args, stdout, stderr)
 	if !ok {
 		return code
@@ -98,7 +102,12 @@ func litmusCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) 
 	if !wantArgs("litmus", pos, 1, stderr) {
 		return exitUsage
 	}
-	t, err := litmus.LoadTest(pos[0], "")
+	if e := litmus.EstimateRuns(*runs); !*exhaustive && *maxEvents >= 0 && e > *maxEvents {
+		fmt.Fprintf(stderr, "simrun litmus: --runs %d would take about %.1e events (at ~100 ns an event, %s of CPU), more than the limit of %.0e: lower --runs, or raise the limit with --max-events\n",
+			*runs, e, runner.CPUTime(e*100e-9), *maxEvents)
+		return exitUsage
+	}
+	t, err := litmus.LoadTestCapped(pos[0], "", *maxInput)
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
 		return exitUsage
@@ -149,6 +158,7 @@ func litmusCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) 
 	}
 	opts := litmus.DefaultOptions(t, cfg)
 	opts.Runs, opts.Seed, opts.Warm = *runs, *seed, !*cold
+	opts.Progress = litmusProgress(t.Name, *runs, stderr)
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "start-jitter-cycles":
@@ -192,6 +202,23 @@ func litmusRun(t litmus.Test, model string, cfg mem.Config, opts litmus.Options,
 	}
 	return exitOK
 }
+
+// litmusProgress returns the progress callback of a litmus run of runs
+// runs: a line on stderr when litmusHeartbeat has passed since the start
+// or the last line, as simrun run's heartbeat.
+func litmusProgress(test string, runs int, stderr io.Writer) func(int) {
+	last := time.Now()
+	return func(done int) {
+		if time.Since(last) < litmusHeartbeat {
+			return
+		}
+		last = time.Now()
+		fmt.Fprintf(stderr, "simrun litmus: %s: %d of %d runs (%.0f%%)\n", test, done, runs, 100*float64(done)/float64(runs))
+	}
+}
+
+// litmusHeartbeat is the wall time between two progress lines.
+const litmusHeartbeat = 5 * time.Second
 
 // adapterFlags defines on fs the litmus adapters' named flags, each once
 // for every machine that has it, and returns them by name.
@@ -241,7 +268,7 @@ func litmusModel(fs *flag.FlagSet, model string, stderr io.Writer) (mem.Config, 
 	if !set["model"] && !set["machine"] {
 		fmt.Fprintf(stderr, "simrun litmus: no --model given: using %s (sequential consistency, which never shows a relaxed outcome); try --model tso, pso, noncoherent or nmca\n", model)
 	}
-	cfg, err := litmus.LoadModel(model, "")
+	cfg, err := litmus.LoadModelCapped(model, "", inputfile.FromFlags(fs))
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun litmus: --model: %v\n", err)
 		return cfg, false
@@ -405,7 +432,7 @@ func litmusRemote(t litmus.Test, mc litmus.Machine, f remoteFlags, fs *flag.Flag
 			}
 		}
 	}
-	opts := litmus.Options{Runs: f.runs, Seed: f.seed, Warm: f.warm, StartJitterCycles: j, OpJitterCycles: opDef, Place: f.placed}
+	opts := litmus.Options{Runs: f.runs, Seed: f.seed, Warm: f.warm, StartJitterCycles: j, OpJitterCycles: opDef, Place: f.placed, Progress: litmusProgress(t.Name, f.runs, stderr)}
 	fs.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
 		case "start-jitter-cycles":

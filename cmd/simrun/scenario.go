@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/msgsim/msgsim/internal/inputfile"
 	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 )
@@ -90,6 +91,7 @@ func cmdShow(args []string, stdout, stderr io.Writer) int {
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	maxEvents := maxEventsFlag(fs)
+	inputfile.Flag(fs)
 	pos, code, ok := parseFlags(fs, "validate", args, stdout, stderr)
 	if !ok {
 		return code
@@ -97,7 +99,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	if !wantArgs("validate", pos, 1, stderr) {
 		return exitUsage
 	}
-	s, sp, errs := runner.Load(builtins(), pos[0], runner.LoadOptions{MaxEvents: *maxEvents})
+	s, sp, errs := runner.Load(builtins(), pos[0], runner.LoadOptions{MaxEvents: *maxEvents, MaxInputBytes: inputfile.FromFlags(fs)})
 	if len(errs) > 0 {
 		io.WriteString(stderr, joinLines(errs))
 		return exitUsage
