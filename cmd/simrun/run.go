@@ -291,5 +291,3 @@ func mkdir(dir string) error {
 	}
 	return nil
 }
-
-
