@@ -59,6 +59,15 @@ type MachineEntry struct {
 	build  func(eng *sim.Engine, procs int, params any) (machines.Machine, error)
 }
 
+// setupOf is the set-up memory params state (machines.SetupSizer), or
+// none.
+func setupOf(params any) machines.Setup {
+	if s, ok := params.(machines.SetupSizer); ok {
+		return s.SetupMemory()
+	}
+	return machines.Setup{}
+}
+
 // MachineOption sets an optional field of a MachineEntry.
 type MachineOption func(*MachineEntry)
 
@@ -238,15 +247,23 @@ type Opener = func(eng *sim.Engine, procs int) (*stacks.World, error)
 // pairing on (the fewest any workload runs).
 const ProbeProcs = 2
 
-// Resolve decodes the params of machine and stack (errors name file, line
+// Resolve is ResolveSetup without the set-up memory.
+func (r *Registry) Resolve(file string, machine, stack Ref) (Opener, error) {
+	open, _, err := r.ResolveSetup(file, machine, stack)
+	return open, err
+}
+
+// ResolveSetup decodes the params of machine and stack (errors name file, line
 // and field), checks that the stack can be opened on the machine (on a
 // throwaway instance of ProbeProcs processes: a missing capability is a
 // *machines.MissingCapability), and returns the opener that workloads
-// call. A series with neither a machine nor a stack (a litmus test)
-// resolves to a nil opener.
-func (r *Registry) Resolve(file string, machine, stack Ref) (Opener, error) {
+// call, with the memory the machine and the stack state their set-up
+// takes (machines.SetupSizer; a component that states none adds nothing).
+// A series with neither a machine nor a stack (a litmus test) resolves to
+// a nil opener.
+func (r *Registry) ResolveSetup(file string, machine, stack Ref) (Opener, machines.Setup, error) {
 	if machine.Name == "" && stack.Name == "" {
-		return nil, nil
+		return nil, machines.Setup{}, nil
 	}
 	mf, sf := machine.field("machine"), stack.field("stack")
 	unknown := func(ref Ref, field, kind, name string, known []string) error {
@@ -262,23 +279,23 @@ func (r *Registry) Resolve(file string, machine, stack Ref) (Opener, error) {
 	}
 	me, ok := r.LookupMachine(machine.Name)
 	if !ok {
-		return nil, unknown(machine, mf, "machine", machine.Name, names(r.machines, func(e MachineEntry) string { return e.Name }))
+		return nil, machines.Setup{}, unknown(machine, mf, "machine", machine.Name, names(r.machines, func(e MachineEntry) string { return e.Name }))
 	}
 	se, ok := r.LookupStack(stack.Name)
 	if !ok {
-		return nil, unknown(stack, sf, "stack", stack.Name, names(r.stacks, func(e StackEntry) string { return e.Name }))
+		return nil, machines.Setup{}, unknown(stack, sf, "stack", stack.Name, names(r.stacks, func(e StackEntry) string { return e.Name }))
 	}
 	// Both params are decoded before either error is returned: a user
 	// sees every problem of the series at once.
 	mp, merr := me.decode(file, mf+".params", machine.Params)
 	sp, serr := se.decode(file, sf+".params", stack.Params)
 	if merr != nil || serr != nil {
-		return nil, errors.Join(merr, serr)
+		return nil, machines.Setup{}, errors.Join(merr, serr)
 	}
 	open := func(eng *sim.Engine, procs int) (*stacks.World, error) {
 		m, err := me.build(eng, procs, mp)
 		if err != nil {
-			return nil, machines.Locate(file, mf+".params", machine.Params, err)
+			return nil, locateAt(machines.Locate(file, mf+".params", machine.Params, err), file, mf, machine.Node)
 		}
 		w, err := se.open(m, sp)
 		var mc *machines.MissingCapability
@@ -294,9 +311,23 @@ func (r *Registry) Resolve(file string, machine, stack Ref) (Opener, error) {
 		return w, nil
 	}
 	if _, err := open(sim.NewEngine(1), ProbeProcs); err != nil {
-		return nil, err
+		return nil, machines.Setup{}, err
 	}
-	return open, nil
+	return open, setupOf(mp).Plus(setupOf(sp)), nil
+}
+
+// locateAt gives err, an error about the component at field, the line of
+// node when it has none (a machine refusing a number of processes names
+// no param: it points at the machine).
+func locateAt(err error, file, field string, node *yaml.Node) error {
+	var se *strictyaml.Error
+	if errors.As(err, &se) || node == nil {
+		return err
+	}
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, file+": ")
+	msg = strings.TrimPrefix(msg, field+".params: ")
+	return strictyaml.Errorf(file, node, field, "%s", msg)
 }
 
 // PairingError is a stack that cannot be opened on a machine (it wraps the

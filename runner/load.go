@@ -35,6 +35,10 @@ type LoadOptions struct {
 	// MaxInputBytes caps the size of a scenario file (0:
 	// inputfile.DefaultMaxBytes).
 	MaxInputBytes int64
+	// MaxMemory is the most memory, in bytes, a series' machine and stack
+	// may take to set up its largest point (0: DefaultMaxMemory; negative:
+	// no limit).
+	MaxMemory float64
 }
 
 // Load loads the scenario arg (a file, or a built-in's name: see
@@ -53,9 +57,19 @@ func Load(reg *registry.Registry, arg string, o LoadOptions) (*scenarios.Scenari
 		o.Adjust(s)
 	}
 	sp, err := Specs(reg, s)
-	check := Check(reg, s, sp)
-	errs = append(errs, err, check)
-	if err == nil && check == nil {
+	budget := o.MaxMemory
+	if budget == 0 {
+		budget = DefaultMaxMemory()
+	}
+	for i := range sp {
+		sp[i].MaxSetupBytes = max(budget, 0)
+	}
+	// The set-up memory is checked first: a series refused there is not
+	// checked further (its check would build it).
+	fits, memErr := CheckMemory(reg, s, sp)
+	check := Check(reg, s, fits)
+	errs = append(errs, err, memErr, check)
+	if err == nil && check == nil && memErr == nil {
 		errs = append(errs, CheckCost(reg, s, sp, o.MaxEvents))
 	}
 	all := InputErrors(s, errors.Join(errs...))
@@ -94,6 +108,51 @@ func Check(reg *registry.Registry, s *scenarios.Scenario, sp []workloads.Spec) e
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// CheckMemory refuses every series whose workload states the most
+// processes a point opens (workloads.Estimate.Procs) and whose machine and
+// stack would take more than the spec's MaxSetupBytes to set up that many,
+// at the workload param that sets it, with what fits. It returns the
+// specs not refused.
+func CheckMemory(reg *registry.Registry, s *scenarios.Scenario, sp []workloads.Spec) ([]workloads.Spec, error) {
+	var errs []error
+	var fits []workloads.Spec
+	for _, x := range sp {
+		if x.MaxSetupBytes <= 0 {
+			fits = append(fits, x)
+			continue
+		}
+		w, _ := reg.LookupWorkload(x.Workload.Name)
+		if w.Estimate == nil {
+			fits = append(fits, x)
+			continue
+		}
+		e, err := w.Estimate(x)
+		b := x.Setup.Bytes(e.Procs)
+		if err != nil || e.Procs == 0 || b <= x.MaxSetupBytes {
+			fits = append(fits, x)
+			continue
+		}
+		errs = append(errs, s.FieldError(x.Workload.Field+".params."+e.ProcsParam,
+			"series %s: setting up %d processes takes about %s of memory (%s: %s), more than the limit of %s: at most %d fit; lower %s, or raise the limit with --max-memory",
+			x.Series, e.Procs, machines.Bytes(b), x.Setup.Describe(), x.Setup.What, machines.Bytes(x.MaxSetupBytes), x.Setup.Fit(x.MaxSetupBytes), e.ProcsParam))
+	}
+	return fits, errors.Join(errs...)
+}
+
+// EstimatedSetup is the most set-up memory, in bytes, of a point of the
+// series whose workloads state their processes.
+func EstimatedSetup(reg *registry.Registry, sp []workloads.Spec) float64 {
+	most := 0.0
+	for _, x := range sp {
+		if w, _ := reg.LookupWorkload(x.Workload.Name); w.Estimate != nil {
+			if e, err := w.Estimate(x); err == nil {
+				most = max(most, x.Setup.Bytes(e.Procs))
+			}
+		}
+	}
+	return most
 }
 
 // CheckCost refuses every series whose workload estimates it at more than
@@ -183,7 +242,7 @@ func Specs(reg *registry.Registry, s *scenarios.Scenario) ([]workloads.Spec, err
 			errs = append(errs, s.FieldError(field, "%s; workloads: %s", msg, strings.Join(names, ", ")))
 			continue
 		}
-		open, err := reg.Resolve(s.File, ref(s, r, r.Machine, "machine"), ref(s, r, r.Stack, "stack"))
+		open, setup, err := reg.ResolveSetup(s.File, ref(s, r, r.Machine, "machine"), ref(s, r, r.Stack, "stack"))
 		if err != nil {
 			errs = append(errs, err)
 			// The workload's params are still checked (every problem at once).
@@ -191,7 +250,7 @@ func Specs(reg *registry.Registry, s *scenarios.Scenario) ([]workloads.Spec, err
 		}
 		out = append(out, workloads.Spec{
 			Scenario: s.Name, Series: r.Name, File: s.File, Seed: s.Seed, Limits: lim,
-			Machine: r.Machine.Name, Stack: r.Stack.Name, Open: open, Run: w.Run,
+			Machine: r.Machine.Name, Stack: r.Stack.Name, Open: open, Run: w.Run, Setup: setup,
 			Workload: component(r.Workload),
 		})
 	}

@@ -81,3 +81,49 @@ func maxEventsFlag(fs *flag.FlagSet) *float64 {
 	fs.Var(v, "max-events", "refuse a series whose workload estimates it at more events than this (a rough count: messages times their events); -1: no limit")
 	return &v.v
 }
+
+// memoryValue is --max-memory: a positive number of GB, or -1 for no
+// limit; 0 (not given) leaves the default to runner.DefaultMaxMemory.
+type memoryValue struct{ bytes float64 }
+
+func (m *memoryValue) String() string {
+	if m == nil || m.bytes == 0 {
+		return ""
+	}
+	if m.bytes < 0 {
+		return "-1"
+	}
+	return strconv.FormatFloat(m.bytes/1e9, 'g', -1, 64)
+}
+
+func (m *memoryValue) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err == nil && v == -1:
+		m.bytes = -1
+		return nil
+	case err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0:
+		return fmt.Errorf("want a number of GB above 0 (e.g. 8 or 0.5) or -1 for no limit, got %q", s)
+	}
+	m.bytes = v * 1e9
+	return nil
+}
+
+// maxMemoryFlag defines --max-memory on fs: the most memory, in bytes, a
+// series' machine and stack may take to set up (0: the default).
+func maxMemoryFlag(fs *flag.FlagSet) *float64 {
+	v := &memoryValue{}
+	fs.Var(v, "max-memory", "refuse a series whose machine and stack would take more than this many GB to set up its largest point (default: 3/4 of the memory available now); -1: no limit")
+	return &v.bytes
+}
+
+// memoryFromFlags is the --max-memory fs holds, in bytes (0 when fs has
+// none or it was not given).
+func memoryFromFlags(fs *flag.FlagSet) float64 {
+	if f := fs.Lookup("max-memory"); f != nil {
+		if m, ok := f.Value.(*memoryValue); ok {
+			return m.bytes
+		}
+	}
+	return 0
+}

@@ -114,6 +114,7 @@ func runWith(args []string, stdout, stderr io.Writer, adjust ...func(*scenarios.
 	reduceTo := fs.String("reduce", "", "with --compare-network: a YAML mapping merged over the workload params (the scenario's and every series' own), e.g. \"{pes: [16]}\", to compare at a reduced size")
 	evprofile := fs.String("eventprofile", "", "write the run's events counted by what each ran (a callback by its function, a process's resumption by why) to this CSV file: series,what,events,share")
 	maxEvents := maxEventsFlag(fs)
+	maxMemoryFlag(fs)
 	inputfile.Flag(fs)
 	pos, code, ok := parseFlags(fs, "run", args, stdout, stderr)
 	if !ok {
@@ -260,7 +261,7 @@ func load(arg string, fs *flag.FlagSet, seed uint64, maxEvents float64, stderr i
 			f(s)
 		}
 	}
-	s, sp, errs := runner.Load(builtins(), arg, runner.LoadOptions{Adjust: adjust, MaxEvents: maxEvents, MaxInputBytes: inputfile.FromFlags(fs)})
+	s, sp, errs := runner.Load(builtins(), arg, runner.LoadOptions{Adjust: adjust, MaxEvents: maxEvents, MaxInputBytes: inputfile.FromFlags(fs), MaxMemory: memoryFromFlags(fs)})
 	if len(errs) > 0 {
 		io.WriteString(stderr, joinLines(errs))
 		return nil, nil, exitUsage

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/msgsim/msgsim/internal/inputfile"
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 )
@@ -91,6 +92,7 @@ func cmdShow(args []string, stdout, stderr io.Writer) int {
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	maxEvents := maxEventsFlag(fs)
+	maxMemory := maxMemoryFlag(fs)
 	inputfile.Flag(fs)
 	pos, code, ok := parseFlags(fs, "validate", args, stdout, stderr)
 	if !ok {
@@ -99,11 +101,15 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	if !wantArgs("validate", pos, 1, stderr) {
 		return exitUsage
 	}
-	s, sp, errs := runner.Load(builtins(), pos[0], runner.LoadOptions{MaxEvents: *maxEvents, MaxInputBytes: inputfile.FromFlags(fs)})
+	s, sp, errs := runner.Load(builtins(), pos[0], runner.LoadOptions{MaxEvents: *maxEvents, MaxInputBytes: inputfile.FromFlags(fs), MaxMemory: *maxMemory})
 	if len(errs) > 0 {
 		io.WriteString(stderr, joinLines(errs))
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "%s: ok (%d series, about %.1e events)\n", s.File, len(sp), runner.Estimated(builtins(), sp))
+	fmt.Fprintf(stdout, "%s: ok (%d series, about %.1e events", s.File, len(sp), runner.Estimated(builtins(), sp))
+	if m := runner.EstimatedSetup(builtins(), sp); m > 0 {
+		fmt.Fprintf(stdout, ", set-up memory about %s", machines.Bytes(m))
+	}
+	fmt.Fprintln(stdout, ")")
 	return exitOK
 }
