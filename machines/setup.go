@@ -20,6 +20,32 @@ type Setup struct {
 	// What names the state, for the refusal ("t3d: CPU, memory and
 	// router of each PE").
 	What string
+	// MaxProcs, if not 0, is the most processes the machine takes: a
+	// larger number is the machine's to refuse (with its own reason),
+	// not the memory check's.
+	MaxProcs int
+	// Attempts, if not nil, is the expected number of attempts a
+	// transfer of n bytes takes under the machine's faults, when the
+	// stack retries failed transfers (a machine's FaultSizer, kept only
+	// for a stack that is a Retrier): the estimate multiplies a series'
+	// events by it.
+	Attempts func(n int) float64
+}
+
+// FaultSizer is implemented by the Params of a machine that injects
+// faults a stack may retry after.
+type FaultSizer interface {
+	// ExpectedAttempts is the expected number of attempts until a write
+	// of n bytes gets through with no fault.
+	ExpectedAttempts(n int) float64
+}
+
+// Retrier is implemented by the Params of a stack that retries a
+// transfer that failed (ScaMPI's checkpointed writes).
+type Retrier interface {
+	// RetryBytes is the largest transfer retried as a whole (a message
+	// longer than it goes as several): 0 if the stack retries nothing.
+	RetryBytes() int
 }
 
 // SetupSizer is implemented by the Params of a machine or a stack that
@@ -44,7 +70,11 @@ func (s Setup) Plus(o Setup) Setup {
 		}
 		what += o.What
 	}
-	return Setup{PerProc: s.PerProc + o.PerProc, PerPair: s.PerPair + o.PerPair, What: what}
+	att := s.Attempts
+	if att == nil {
+		att = o.Attempts
+	}
+	return Setup{PerProc: s.PerProc + o.PerProc, PerPair: s.PerPair + o.PerPair, What: what, MaxProcs: max(s.MaxProcs, o.MaxProcs), Attempts: att}
 }
 
 // Fit is the most processes whose set-up memory is within budget bytes

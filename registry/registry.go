@@ -295,7 +295,7 @@ func (r *Registry) ResolveSetup(file string, machine, stack Ref) (Opener, machin
 	open := func(eng *sim.Engine, procs int) (*stacks.World, error) {
 		m, err := me.build(eng, procs, mp)
 		if err != nil {
-			return nil, locateAt(machines.Locate(file, mf+".params", machine.Params, err), file, mf, machine.Node)
+			return nil, machines.Locate(file, mf+".params", machine.Params, err)
 		}
 		w, err := se.open(m, sp)
 		var mc *machines.MissingCapability
@@ -313,21 +313,14 @@ func (r *Registry) ResolveSetup(file string, machine, stack Ref) (Opener, machin
 	if _, err := open(sim.NewEngine(1), ProbeProcs); err != nil {
 		return nil, machines.Setup{}, err
 	}
-	return open, setupOf(mp).Plus(setupOf(sp)), nil
-}
-
-// locateAt gives err, an error about the component at field, the line of
-// node when it has none (a machine refusing a number of processes names
-// no param: it points at the machine).
-func locateAt(err error, file, field string, node *yaml.Node) error {
-	var se *strictyaml.Error
-	if errors.As(err, &se) || node == nil {
-		return err
+	setup := setupOf(mp).Plus(setupOf(sp))
+	if f, ok := mp.(machines.FaultSizer); ok {
+		if r, ok := sp.(machines.Retrier); ok && r.RetryBytes() > 0 {
+			unit := r.RetryBytes()
+			setup.Attempts = func(n int) float64 { return f.ExpectedAttempts(min(n, unit)) }
+		}
 	}
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, file+": ")
-	msg = strings.TrimPrefix(msg, field+".params: ")
-	return strictyaml.Errorf(file, node, field, "%s", msg)
+	return open, setup, nil
 }
 
 // PairingError is a stack that cannot be opened on a machine (it wraps the

@@ -130,7 +130,7 @@ func CheckMemory(reg *registry.Registry, s *scenarios.Scenario, sp []workloads.S
 		}
 		e, err := w.Estimate(x)
 		b := x.Setup.Bytes(e.Procs)
-		if err != nil || e.Procs == 0 || b <= x.MaxSetupBytes {
+		if err != nil || e.Procs == 0 || b <= x.MaxSetupBytes || (x.Setup.MaxProcs > 0 && e.Procs > x.Setup.MaxProcs) {
 			fits = append(fits, x)
 			continue
 		}
@@ -183,17 +183,48 @@ func CheckCost(reg *registry.Registry, s *scenarios.Scenario, sp []workloads.Spe
 }
 
 // Estimated is the scenario's estimated size in events: the sum of its
-// series' workload estimates (those that have one).
+// series' workload estimates (those that have one), each with the
+// expected retries of its transfers under its machine's faults.
 func Estimated(reg *registry.Registry, sp []workloads.Spec) float64 {
 	total := 0.0
 	for _, x := range sp {
 		if w, _ := reg.LookupWorkload(x.Workload.Name); w.Estimate != nil {
 			if e, err := w.Estimate(x); err == nil {
-				total += e.Events
+				total += e.Events * e.Attempts(x.Setup.Attempts)
 			}
 		}
 	}
 	return total
+}
+
+// FaultWarnings says, for every series whose machine's faults make its
+// stack retry so often that its estimate with the expected retries
+// exceeds maxEvents (0: DefaultMaxEvents; negative: no limit), that
+// completion is unlikely: the run will likely end as a livelock (retries
+// with no progress, sim.DefaultNoProgress) or at a limit. Not an error:
+// the run may be what the user wants to see.
+func FaultWarnings(reg *registry.Registry, s *scenarios.Scenario, sp []workloads.Spec, maxEvents float64) []string {
+	if maxEvents == 0 {
+		maxEvents = DefaultMaxEvents
+	}
+	var out []string
+	for _, x := range sp {
+		w, _ := reg.LookupWorkload(x.Workload.Name)
+		if w.Estimate == nil || x.Setup.Attempts == nil {
+			continue
+		}
+		e, err := w.Estimate(x)
+		if err != nil {
+			continue
+		}
+		a := e.Attempts(x.Setup.Attempts)
+		if a <= 1 || (maxEvents > 0 && e.Events*a <= maxEvents) || maxEvents < 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: warning: series %s: the machine's faults make %s retry each transfer about %.3g times on average (%.1e events with the retries, more than the limit of %.0e): completion is unlikely; expect a livelock report (retries with no progress for %v of simulated time) or a limit",
+			s.File, x.Series, x.Stack, a, e.Events*a, maxEvents, sim.DefaultNoProgress))
+	}
+	return out
 }
 
 // CPUTime says seconds in the largest fitting unit ("3.2 hours").

@@ -91,7 +91,7 @@ func (s Spec) OpenWorld(eng *sim.Engine, procs int) (*stacks.World, error) {
 	if s.Open == nil {
 		return nil, strictyaml.Errorf(s.File, nil, "machine", "workload %s needs a machine and a stack (machine.name, stack.name)", s.Workload.Name)
 	}
-	if b := s.Setup.Bytes(procs); s.MaxSetupBytes > 0 && b > s.MaxSetupBytes {
+	if b := s.Setup.Bytes(procs); s.MaxSetupBytes > 0 && b > s.MaxSetupBytes && (s.Setup.MaxProcs == 0 || procs <= s.Setup.MaxProcs) {
 		at := s.Workload.Params
 		if at != nil && at.Kind == 0 {
 			at = nil
@@ -186,6 +186,23 @@ type Estimate struct {
 	// before anything is built), and ProcsParam the param that sets it.
 	Procs      int
 	ProcsParam string
+	// Sizes, if any, are the messages' lengths, equally likely: under a
+	// machine's faults a stack that retries pays the expected attempts of
+	// a transfer of each (machines.Setup.Attempts), on average.
+	Sizes []int
+}
+
+// Attempts is the expected attempts of e's messages under attempts (1
+// when either is unknown): their mean over e.Sizes.
+func (e Estimate) Attempts(attempts func(n int) float64) float64 {
+	if attempts == nil || len(e.Sizes) == 0 {
+		return 1
+	}
+	sum := 0.0
+	for _, n := range e.Sizes {
+		sum += attempts(n)
+	}
+	return sum / float64(len(e.Sizes))
 }
 
 // MessageEvents is the rough number of events one message of n bytes

@@ -136,6 +136,9 @@ func runWith(args []string, stdout, stderr io.Writer, adjust ...func(*scenarios.
 	if s == nil {
 		return code
 	}
+	for _, w := range runner.FaultWarnings(builtins(), s, sp, *maxEvents) {
+		fmt.Fprintln(stderr, w)
+	}
 	dir := *outDir
 	if dir == "" {
 		dir = filepath.Join("results", s.Name)

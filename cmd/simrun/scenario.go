@@ -106,6 +106,9 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, joinLines(errs))
 		return exitUsage
 	}
+	for _, w := range runner.FaultWarnings(builtins(), s, sp, *maxEvents) {
+		fmt.Fprintln(stderr, w)
+	}
 	fmt.Fprintf(stdout, "%s: ok (%d series, about %.1e events", s.File, len(sp), runner.Estimated(builtins(), sp))
 	if m := runner.EstimatedSetup(builtins(), sp); m > 0 {
 		fmt.Fprintf(stdout, ", set-up memory about %s", machines.Bytes(m))

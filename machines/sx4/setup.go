@@ -7,5 +7,5 @@ import "github.com/msgsim/msgsim/machines"
 // about 1.5 KB a CPU (TestSetupMemoryStated in registry), stated with a
 // margin.
 func (Params) SetupMemory() machines.Setup {
-	return machines.Setup{PerProc: 2e3, What: "sx4: each CPU's model (cache, store buffer)"}
+	return machines.Setup{PerProc: 2e3, MaxProcs: MaxCPUs, What: "sx4: each CPU's model (cache, store buffer)"}
 }

@@ -7,5 +7,5 @@ import "github.com/msgsim/msgsim/machines"
 // and NIC; measured about 1.9 KB a process (TestSetupMemoryStated in
 // registry), stated with a margin.
 func (Params) SetupMemory() machines.Setup {
-	return machines.Setup{PerProc: 2.5e3, What: "tcpcluster: each process's CPU, kernel state and NIC share"}
+	return machines.Setup{PerProc: 2.5e3, MaxProcs: MaxProcs, What: "tcpcluster: each process's CPU, kernel state and NIC share"}
 }

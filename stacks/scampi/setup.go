@@ -10,3 +10,8 @@ import "github.com/msgsim/msgsim/machines"
 func (Params) SetupMemory() machines.Setup {
 	return machines.Setup{PerProc: 1e3, PerPair: 16, What: "scampi: each rank's channel table and per-peer sequence numbers"}
 }
+
+// RetryBytes: ScaMPI writes a transfer again while its checkpoint fails
+// (Figure 1.2's loop), a data buffer (buffer_bytes) at most, so a
+// machine's faults multiply its work.
+func (p Params) RetryBytes() int { return p.BufferBytes }
