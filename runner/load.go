@@ -333,6 +333,9 @@ func InputErrors(s *scenarios.Scenario, err error) []error {
 	seen := map[string]bool{}
 	for _, e := range strictyaml.Errors(err) {
 		e = attribute(s, e)
+		if se, ok := e.(*strictyaml.Error); ok && s != nil && se.File == s.File {
+			e = strictyaml.AtAliasUse(s.Node(""), se) // at the use and the anchor
+		}
 		if msg := e.Error(); !seen[msg] {
 			seen[msg] = true
 			out = append(out, e)
