@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -172,8 +173,14 @@ func CheckCost(reg *registry.Registry, s *scenarios.Scenario, sp []workloads.Spe
 			continue
 		}
 		e, err := w.Estimate(x)
-		if err != nil || e.Events <= maxEvents {
+		if err != nil {
 			continue // a bad param is Check's to report
+		}
+		if e.Events < 0 || math.IsNaN(e.Events) {
+			e.Events = math.Inf(1) // a count that overflowed: beyond any limit
+		}
+		if e.Events <= maxEvents {
+			continue
 		}
 		errs = append(errs, s.FieldError(x.Workload.Field+".params."+e.Param,
 			"series %s would take about %.1e events (at ~100 ns an event, %s of CPU), more than the limit of %.0e: lower %s, or raise the limit with --max-events",

@@ -330,6 +330,9 @@ func writeReport(root string, opts reportOptions) (int, string, error) {
 	if err := indexTmpl.Execute(&b, map[string]any{"Title": title, "Root": root, "Pages": pages}); err != nil {
 		return 0, "", err
 	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return 0, "", fmt.Errorf("writing the report: %w", err)
+	}
 	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
 		return 0, "", fmt.Errorf("writing the report: %w", err)
 	}
