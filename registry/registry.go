@@ -295,7 +295,7 @@ func (r *Registry) ResolveSetup(file string, machine, stack Ref) (Opener, machin
 	open := func(eng *sim.Engine, procs int) (*stacks.World, error) {
 		m, err := me.build(eng, procs, mp)
 		if err != nil {
-			return nil, machines.Locate(file, mf+".params", machine.Params, err)
+			return nil, atComponent(machines.Locate(file, mf+".params", machine.Params, err), machine.Node)
 		}
 		w, err := se.open(m, sp)
 		var mc *machines.MissingCapability
@@ -321,6 +321,19 @@ func (r *Registry) ResolveSetup(file string, machine, stack Ref) (Opener, machin
 		}
 	}
 	return open, setup, nil
+}
+
+// atComponent gives a located error that has no line (its params were
+// not written: the defaults refused the number of processes) the line of
+// the component's node.
+func atComponent(err error, node *yaml.Node) error {
+	var se *strictyaml.Error
+	if node == nil || !errors.As(err, &se) || se.Line != 0 || se != err {
+		return err
+	}
+	c := *se
+	c.Line, c.Column = node.Line, node.Column
+	return &c
 }
 
 // PairingError is a stack that cannot be opened on a machine (it wraps the
