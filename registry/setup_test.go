@@ -31,12 +31,12 @@ func TestSetupMemoryStated(t *testing.T) {
 	for _, me := range r.Machines() {
 		mp, _ := me.Defaults()
 		if _, ok := mp.(machines.SetupSizer); !ok {
-			t.Errorf("machine %s states no set-up memory (machines.SetupSizer)", me.Name)
+			t.Errorf("machine %s states no set-up memory: give its Params a SetupMemory method (machines.SetupSizer; e.g. machines/t3d/setup.go), with the figures this test measures", me.Name)
 		}
 		for _, se := range r.Stacks() {
 			if sp, _ := se.Defaults(); sp != nil {
 				if _, ok := sp.(machines.SetupSizer); !ok {
-					t.Errorf("stack %s states no set-up memory (machines.SetupSizer)", se.Name)
+					t.Errorf("stack %s states no set-up memory: give its Params a SetupMemory method (machines.SetupSizer; e.g. stacks/scampi/setup.go), with the figures this test measures", se.Name)
 				}
 			}
 			vs := se.Variants

@@ -161,7 +161,8 @@ var hostileLitmus = map[string]struct {
 
 // hostileCommand is a command of the corpus: args with {h} the corpus
 // directory, {f} the directory of the fixtures made by hostileFixtures
-// and {out} the case's output directory (the only place it may write).
+// {out} the case's output directory (the only place it may write) and
+// {nowrite} a path outside it, which a refused command must not create.
 type hostileCommand struct {
 	args string
 	exit int
@@ -213,10 +214,10 @@ var hostileCommands = []hostileCommand{
 	{"validate litmus-mp --max-memory NaN", 2, `invalid value "NaN" for flag -max-memory`},
 	{"validate litmus-mp --max-memory -2", 2, `invalid value "-2" for flag -max-memory`},
 	{"validate {h}/t3d-mpi-million-4096.yaml --max-memory 1", 2, "more than the limit of 1 GB: at most"},
-	{"run sci-pingpong --shard 5/2 --out {out}/never", 2, "--shard"},
-	{"run sci-pingpong --shard 0/0 --out {out}/never", 2, "--shard"},
-	{"run sci-pingpong --shard x --out {out}/never", 2, "--shard"},
-	{"run sci-pingpong --shard 5/2 --cpuprofile {out}/never.prof", 2, "--shard"},
+	{"run sci-pingpong --shard 5/2 --out {nowrite}", 2, "--shard"},
+	{"run sci-pingpong --shard 0/0 --out {nowrite}", 2, "--shard"},
+	{"run sci-pingpong --shard x --out {nowrite}", 2, "--shard"},
+	{"run sci-pingpong --shard 5/2 --cpuprofile {nowrite}.prof", 2, "--shard"},
 	{"run litmus-mp --seed -1 --out {out}", 2, "invalid value \"-1\" for flag -seed"},
 	{"run litmus-mp --bogus --out {out}", 2, "flag provided but not defined: -bogus"},
 	{"run", 2, "expected 1 argument(s), got 0"},
@@ -358,7 +359,7 @@ func TestHostileInputs(t *testing.T) {
 	long := strings.Repeat("0", 100_000)
 	for i, c := range cases {
 		out := filepath.Join(work, fmt.Sprintf("out%03d", i))
-		r := strings.NewReplacer("{h}", corpus, "{f}", fixtures, "{out}", out, "{relout}", filepath.Base(out), "{long}", long)
+		r := strings.NewReplacer("{h}", corpus, "{f}", fixtures, "{out}", out, "{relout}", filepath.Base(out), "{nowrite}", filepath.Join(work, "never-written"), "{long}", long)
 		args := strings.Fields(r.Replace(c.args))
 		want := r.Replace(c.want)
 		name := c.args
