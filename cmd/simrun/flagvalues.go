@@ -78,7 +78,7 @@ func (e *eventsValue) Set(s string) error {
 // a series that validate and run accept.
 func maxEventsFlag(fs *flag.FlagSet) *float64 {
 	v := &eventsValue{v: runner.DefaultMaxEvents}
-	fs.Var(v, "max-events", "refuse a series whose workload estimates it at more events than this (a rough count: messages times their events); -1: no limit")
+	fs.Var(v, "max-events", "refuse a series whose workload estimates it at more than `N` events (a rough count: messages times their events); -1: no limit")
 	return &v.v
 }
 
@@ -113,7 +113,7 @@ func (m *memoryValue) Set(s string) error {
 // series' machine and stack may take to set up (0: the default).
 func maxMemoryFlag(fs *flag.FlagSet) *float64 {
 	v := &memoryValue{}
-	fs.Var(v, "max-memory", "refuse a series whose machine and stack would take more than this many GB to set up its largest point (default: 3/4 of the memory available now); -1: no limit")
+	fs.Var(v, "max-memory", "refuse a series whose machine and stack would take more than `GB` gigabytes to set up its largest point (default: 3/4 of the memory available now); -1: no limit")
 	return &v.bytes
 }
 

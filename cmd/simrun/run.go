@@ -108,7 +108,7 @@ func runWith(args []string, stdout, stderr io.Writer, adjust ...func(*scenarios.
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file (go tool pprof)")
 	memprofile := fs.String("memprofile", "", "write a Go heap profile to this file when the run ends: every allocation's bytes and call stack (go tool pprof -sample_index=alloc_space)")
-	jobs := jobsFlag(fs, "series run at once (default GOMAXPROCS); a 128-PE T3D point can take up to a GB of memory")
+	jobs := jobsFlag(fs, "`N` series run at once (default GOMAXPROCS); a 128-PE T3D point can take up to a GB of memory")
 	shard := fs.String("shard", "", "run only shard I/N of the series (I from 0) and write DIR/shard.json for simrun merge")
 	compare := fs.Bool("compare-network", false, "run the scenario on the unit and on the flow network model and print, per series, the largest and median relative difference of its values and the claims' verdicts on both (Markdown); writes no outputs")
 	reduceTo := fs.String("reduce", "", "with --compare-network: a YAML mapping merged over the workload params (the scenario's and every series' own), e.g. \"{pes: [16]}\", to compare at a reduced size")

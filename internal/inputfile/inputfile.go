@@ -181,7 +181,7 @@ func mb(n int64) string {
 // is not a positive number of MB).
 func Flag(fs *flag.FlagSet) *int64 {
 	v := &capValue{bytes: DefaultMaxBytes}
-	fs.Var(v, FlagName, "refuse an input file (scenario, litmus test, model, trace, calibration or results file) larger than this many MB")
+	fs.Var(v, FlagName, "refuse an input file (scenario, litmus test, model, trace, calibration or results file) larger than `MB` megabytes")
 	return &v.bytes
 }
 
