@@ -13,5 +13,5 @@ func Estimate(s workloads.Spec) (workloads.Estimate, error) {
 	for _, n := range p.Sizes {
 		ev += (float64(p.Repetitions) + float64(p.Warmup)) * 2 * workloads.MessageEvents(n)
 	}
-	return workloads.Estimate{Events: ev, Param: "repetitions"}, nil
+	return workloads.Estimate{Events: ev, Param: "repetitions", Procs: p.Ranks, ProcsParam: "ranks"}, nil
 }

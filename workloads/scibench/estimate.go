@@ -27,7 +27,10 @@ func Estimate(kind string) func(workloads.Spec) (workloads.Estimate, error) {
 				ev, param = ev+float64(p.Messages)*workloads.MessageEvents(p.BlockBytes), "messages"
 			}
 		}
-		e := workloads.Estimate{Events: ev, Param: param}
+		e := workloads.Estimate{Events: ev, Param: param, ProcsParam: "procs"}
+		for _, n := range p.Procs {
+			e.Procs = max(e.Procs, n)
+		}
 		if kind == "random" {
 			e.Sizes = randomSizes
 		} else if kind == "alltoall" {
