@@ -60,6 +60,15 @@ type MachineEntry struct {
 	build  func(eng *sim.Engine, procs int, params any) (machines.Machine, error)
 }
 
+// setupOf is the set-up memory params state (machines.SetupSizer), or
+// none.
+func setupOf(params any) machines.Setup {
+	if s, ok := params.(machines.SetupSizer); ok {
+		return s.SetupMemory()
+	}
+	return machines.Setup{}
+}
+
 // MachineOption sets an optional field of a MachineEntry.
 type MachineOption func(*MachineEntry)
 
@@ -239,15 +248,23 @@ type Opener = func(eng *sim.Engine, procs int) (*stacks.World, error)
 // pairing on (the fewest any workload runs).
 const ProbeProcs = 2
 
-// Resolve decodes the params of machine and stack (errors name file, line
+// Resolve is ResolveSetup without the set-up memory.
+func (r *Registry) Resolve(file string, machine, stack Ref) (Opener, error) {
+	open, _, err := r.ResolveSetup(file, machine, stack)
+	return open, err
+}
+
+// ResolveSetup decodes the params of machine and stack (errors name file, line
 // and field), checks that the stack can be opened on the machine (on a
 // throwaway instance of ProbeProcs processes: a missing capability is a
 // *machines.MissingCapability), and returns the opener that workloads
-// call. A series with neither a machine nor a stack (a litmus test)
-// resolves to a nil opener.
-func (r *Registry) Resolve(file string, machine, stack Ref) (Opener, error) {
+// call, with the memory the machine and the stack state their set-up
+// takes (machines.SetupSizer; a component that states none adds nothing).
+// A series with neither a machine nor a stack (a litmus test) resolves to
+// a nil opener.
+func (r *Registry) ResolveSetup(file string, machine, stack Ref) (Opener, machines.Setup, error) {
 	if machine.Name == "" && stack.Name == "" {
-		return nil, nil
+		return nil, machines.Setup{}, nil
 	}
 	mf, sf := machine.field("machine"), stack.field("stack")
 	unknown := func(ref Ref, field, kind, name string, known []string) error {
@@ -285,12 +302,12 @@ func (r *Registry) Resolve(file string, machine, stack Ref) (Opener, error) {
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return nil, machines.Setup{}, err
 	}
 	open := func(eng *sim.Engine, procs int) (*stacks.World, error) {
 		m, err := me.build(eng, procs, mp)
 		if err != nil {
-			return nil, machines.Locate(file, mf+".params", machine.Params, err)
+			return nil, atComponent(machines.Locate(file, mf+".params", machine.Params, err), machine.Node)
 		}
 		w, err := se.open(m, sp)
 		var mc *machines.MissingCapability
@@ -306,9 +323,29 @@ func (r *Registry) Resolve(file string, machine, stack Ref) (Opener, error) {
 		return w, nil
 	}
 	if _, err := open(sim.NewEngine(1), ProbeProcs); err != nil {
-		return nil, err
+		return nil, machines.Setup{}, err
 	}
-	return open, nil
+	setup := setupOf(mp).Plus(setupOf(sp))
+	if f, ok := mp.(machines.FaultSizer); ok {
+		if r, ok := sp.(machines.Retrier); ok && r.RetryBytes() > 0 {
+			unit := r.RetryBytes()
+			setup.Attempts = func(n int) float64 { return f.ExpectedAttempts(min(n, unit)) }
+		}
+	}
+	return open, setup, nil
+}
+
+// atComponent gives a located error that has no line (its params were
+// not written: the defaults refused the number of processes) the line of
+// the component's node.
+func atComponent(err error, node *yaml.Node) error {
+	var se *strictyaml.Error
+	if node == nil || !errors.As(err, &se) || se.Line != 0 || se != err {
+		return err
+	}
+	c := *se
+	c.Line, c.Column = node.Line, node.Column
+	return &c
 }
 
 // PairingError is a stack that cannot be opened on a machine (it wraps the

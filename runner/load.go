@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -34,6 +35,13 @@ type LoadOptions struct {
 	// MaxEvents is the largest estimated size of a series, in events
 	// (0: DefaultMaxEvents; negative: no limit).
 	MaxEvents float64
+	// MaxInputBytes caps the size of a scenario file (0:
+	// inputfile.DefaultMaxBytes).
+	MaxInputBytes int64
+	// MaxMemory is the most memory, in bytes, a series' machine and stack
+	// may take to set up its largest point (0: DefaultMaxMemory; negative:
+	// no limit).
+	MaxMemory float64
 }
 
 // Load loads the scenario arg (a file, or a built-in's name: see
@@ -43,7 +51,7 @@ type LoadOptions struct {
 // Validating and running a scenario both go through Load, so that a run
 // never fails on an input validation accepted.
 func Load(reg *registry.Registry, arg string, o LoadOptions) (*scenarios.Scenario, []workloads.Spec, []error) {
-	s, err := scenarios.Lookup(arg)
+	s, err := scenarios.LookupCapped(arg, o.MaxInputBytes)
 	if s == nil {
 		return nil, nil, InputErrors(nil, err)
 	}
@@ -52,10 +60,19 @@ func Load(reg *registry.Registry, arg string, o LoadOptions) (*scenarios.Scenari
 		o.Adjust(s)
 	}
 	sp, err := Specs(reg, s)
+	budget := o.MaxMemory
+	if budget == 0 {
+		budget = DefaultMaxMemory()
+	}
+	for i := range sp {
+		sp[i].MaxSetupBytes = max(budget, 0)
+	}
 	// Every kind of problem in one pass: schema, registry, pairing, the
-	// workloads' ranges and the cost estimate of every series whose
-	// workload params decode.
-	errs = append(errs, err, Check(reg, s, sp), CheckCost(reg, s, sp, o.MaxEvents))
+	// set-up memory, the workloads' ranges and the cost estimate of every
+	// series whose workload params decode. A series refused for its set-up
+	// memory is not checked further (its check would build it).
+	fits, memErr := CheckMemory(reg, s, sp)
+	errs = append(errs, err, memErr, Check(reg, s, fits), CheckCost(reg, s, sp, o.MaxEvents))
 	all := InputErrors(s, errors.Join(errs...))
 	sortByPosition(all)
 	if len(all) > strictyaml.MaxErrors {
@@ -94,6 +111,51 @@ func Check(reg *registry.Registry, s *scenarios.Scenario, sp []workloads.Spec) e
 	return errors.Join(errs...)
 }
 
+// CheckMemory refuses every series whose workload states the most
+// processes a point opens (workloads.Estimate.Procs) and whose machine and
+// stack would take more than the spec's MaxSetupBytes to set up that many,
+// at the workload param that sets it, with what fits. It returns the
+// specs not refused.
+func CheckMemory(reg *registry.Registry, s *scenarios.Scenario, sp []workloads.Spec) ([]workloads.Spec, error) {
+	var errs []error
+	var fits []workloads.Spec
+	for _, x := range sp {
+		if x.MaxSetupBytes <= 0 {
+			fits = append(fits, x)
+			continue
+		}
+		w, _ := reg.LookupWorkload(x.Workload.Name)
+		if w.Estimate == nil {
+			fits = append(fits, x)
+			continue
+		}
+		e, err := w.Estimate(x)
+		b := x.Setup.Bytes(e.Procs)
+		if err != nil || e.Procs == 0 || b <= x.MaxSetupBytes || (x.Setup.MaxProcs > 0 && e.Procs > x.Setup.MaxProcs) {
+			fits = append(fits, x)
+			continue
+		}
+		errs = append(errs, s.FieldError(x.Workload.Field+".params."+e.ProcsParam,
+			"series %s: setting up %d processes takes about %s of memory (%s: %s), more than the limit of %s: at most %d fit; lower %s, or raise the limit with --max-memory",
+			x.Series, e.Procs, machines.Bytes(b), x.Setup.Describe(), x.Setup.What, machines.Bytes(x.MaxSetupBytes), x.Setup.Fit(x.MaxSetupBytes), e.ProcsParam))
+	}
+	return fits, errors.Join(errs...)
+}
+
+// EstimatedSetup is the most set-up memory, in bytes, of a point of the
+// series whose workloads state their processes.
+func EstimatedSetup(reg *registry.Registry, sp []workloads.Spec) float64 {
+	most := 0.0
+	for _, x := range sp {
+		if w, _ := reg.LookupWorkload(x.Workload.Name); w.Estimate != nil {
+			if e, err := w.Estimate(x); err == nil {
+				most = max(most, x.Setup.Bytes(e.Procs))
+			}
+		}
+	}
+	return most
+}
+
 // CheckCost refuses every series whose workload estimates it at more than
 // maxEvents events (0: DefaultMaxEvents; negative: no limit), naming the
 // workload param that drives the estimate, at its line.
@@ -111,8 +173,14 @@ func CheckCost(reg *registry.Registry, s *scenarios.Scenario, sp []workloads.Spe
 			continue
 		}
 		e, err := w.Estimate(x)
-		if err != nil || e.Events <= maxEvents {
+		if err != nil {
 			continue // a bad param is Check's to report
+		}
+		if e.Events < 0 || math.IsNaN(e.Events) {
+			e.Events = math.Inf(1) // a count that overflowed: beyond any limit
+		}
+		if e.Events <= maxEvents {
+			continue
 		}
 		errs = append(errs, s.FieldError(x.Workload.Field+".params."+e.Param,
 			"series %s would take about %.1e events (at ~100 ns an event, %s of CPU), more than the limit of %.0e: lower %s, or raise the limit with --max-events",
@@ -122,18 +190,52 @@ func CheckCost(reg *registry.Registry, s *scenarios.Scenario, sp []workloads.Spe
 }
 
 // Estimated is the scenario's estimated size in events: the sum of its
-// series' workload estimates (those that have one).
+// series' workload estimates (those that have one), each with the
+// expected retries of its transfers under its machine's faults.
 func Estimated(reg *registry.Registry, sp []workloads.Spec) float64 {
 	total := 0.0
 	for _, x := range sp {
 		if w, _ := reg.LookupWorkload(x.Workload.Name); w.Estimate != nil {
 			if e, err := w.Estimate(x); err == nil {
-				total += e.Events
+				total += e.Events * e.Attempts(x.Setup.Attempts)
 			}
 		}
 	}
 	return total
 }
+
+// FaultWarnings says, for every series whose machine's faults make its
+// stack retry so often that its estimate with the expected retries
+// exceeds maxEvents (0: DefaultMaxEvents; negative: no limit), that
+// completion is unlikely: the run will likely end as a livelock (retries
+// with no progress, sim.DefaultNoProgress) or at a limit. Not an error:
+// the run may be what the user wants to see.
+func FaultWarnings(reg *registry.Registry, s *scenarios.Scenario, sp []workloads.Spec, maxEvents float64) []string {
+	if maxEvents == 0 {
+		maxEvents = DefaultMaxEvents
+	}
+	var out []string
+	for _, x := range sp {
+		w, _ := reg.LookupWorkload(x.Workload.Name)
+		if w.Estimate == nil || x.Setup.Attempts == nil {
+			continue
+		}
+		e, err := w.Estimate(x)
+		if err != nil {
+			continue
+		}
+		a := e.Attempts(x.Setup.Attempts)
+		if a <= 1 || (maxEvents > 0 && e.Events*a <= maxEvents) || maxEvents < 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: warning: series %s: the machine's faults make %s retry each transfer about %.3g times on average (%.1e events with the retries, more than the limit of %.0e): completion is unlikely; expect a livelock report (retries with no progress for %v of simulated time) or a limit",
+			s.File, x.Series, x.Stack, a, e.Events*a, maxEvents, sim.DefaultNoProgress))
+	}
+	return out
+}
+
+// CPUTime says seconds in the largest fitting unit ("3.2 hours").
+func CPUTime(sec float64) string { return cpuTime(sec) }
 
 // cpuTime says seconds in the largest fitting unit.
 func cpuTime(sec float64) string {
@@ -182,7 +284,7 @@ func Specs(reg *registry.Registry, s *scenarios.Scenario) ([]workloads.Spec, err
 			}
 			continue
 		}
-		open, err := reg.Resolve(s.File, ref(s, r, r.Machine, "machine"), ref(s, r, r.Stack, "stack"))
+		open, setup, err := reg.ResolveSetup(s.File, ref(s, r, r.Machine, "machine"), ref(s, r, r.Stack, "stack"))
 		if err != nil {
 			errs = append(errs, err)
 			// The workload's params are still checked (every problem at once).
@@ -190,7 +292,7 @@ func Specs(reg *registry.Registry, s *scenarios.Scenario) ([]workloads.Spec, err
 		}
 		out = append(out, workloads.Spec{
 			Scenario: s.Name, Series: r.Name, File: s.File, Seed: s.Seed, Limits: lim,
-			Machine: r.Machine.Name, Stack: r.Stack.Name, Open: open, Run: w.Run,
+			Machine: r.Machine.Name, Stack: r.Stack.Name, Open: open, Run: w.Run, Setup: setup,
 			Workload: component(r.Workload),
 		})
 	}
@@ -267,6 +369,9 @@ func InputErrors(s *scenarios.Scenario, err error) []error {
 	seen := map[string]bool{}
 	for _, e := range strictyaml.Errors(err) {
 		e = attribute(s, e)
+		if se, ok := e.(*strictyaml.Error); ok && s != nil && se.File == s.File {
+			e = strictyaml.AtAliasUse(s.Node(""), se) // at the use and the anchor
+		}
 		if msg := e.Error(); !seen[msg] {
 			seen[msg] = true
 			out = append(out, e)

@@ -46,9 +46,14 @@ func LoadBuiltin(name string) (*Scenario, error) {
 // anything else is a built-in name, and an unknown one is an error listing
 // the built-ins.
 func Lookup(nameOrFile string) (*Scenario, error) {
+	return LookupCapped(nameOrFile, 0)
+}
+
+// LookupCapped is Lookup reading a file with LoadCapped's cap.
+func LookupCapped(nameOrFile string, maxBytes int64) (*Scenario, error) {
 	ext := strings.ToLower(path.Ext(nameOrFile))
 	if st, err := os.Stat(nameOrFile); (err == nil && !st.IsDir()) || ext == ".yaml" || ext == ".yml" {
-		return Load(nameOrFile)
+		return LoadCapped(nameOrFile, maxBytes)
 	}
 	return LoadBuiltin(nameOrFile)
 }

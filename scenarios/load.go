@@ -4,21 +4,29 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/msgsim/msgsim/internal/inputfile"
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"gopkg.in/yaml.v3"
 )
 
-// Load reads, decodes and validates a scenario file.
+// Load reads, decodes and validates a scenario file of at most
+// inputfile.DefaultMaxBytes.
 func Load(file string) (*Scenario, error) {
-	data, err := os.ReadFile(file)
+	return LoadCapped(file, 0)
+}
+
+// LoadCapped is Load refusing a file larger than maxBytes (0:
+// inputfile.DefaultMaxBytes) and anything that is not a regular file (a
+// device, a FIFO), which it never opens.
+func LoadCapped(file string, maxBytes int64) (*Scenario, error) {
+	data, err := inputfile.Read(file, maxBytes)
 	if err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
+		return nil, fmt.Errorf("scenario %w", err)
 	}
 	return Parse(file, data)
 }

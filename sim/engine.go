@@ -26,6 +26,10 @@ type Limits struct {
 	MaxEvents uint64        // events executed
 	MaxTime   Time          // simulated time
 	MaxWall   time.Duration // wall-clock time
+	// NoProgress is how long processes may retry with no progress before
+	// the run is a livelock (Engine.Retry; 0: DefaultNoProgress; negative:
+	// never).
+	NoProgress Time
 }
 
 // Engine runs one simulation. It is a value: nothing about it is global.
@@ -46,12 +50,15 @@ type Engine struct {
 	maxEv      uint64 // limits.MaxEvents, or no limit: no more events run
 	events     uint64
 	resumes    uint64 // coroutine entries (Resumes)
-	check      uint64 // the next event count at which Run looks at the limits (a multiple of 4,096, or maxEv+1)
-	err        error
-	stopped    bool
-	halt       bool        // err, stopped or then is set: the loops look at them
-	trace      Tracer      // records process states (SetTracer), or nil
-	src        *drawSource // rng's source: notes the first draw (ReportRandUse)
+	// lastProgress and retries are the livelock detector's (Retry).
+	lastProgress Time
+	retries      []retrying
+	check        uint64 // the next event count at which Run looks at the limits (a multiple of 4,096, or maxEv+1)
+	err          error
+	stopped      bool
+	halt         bool        // err, stopped or then is set: the loops look at them
+	trace        Tracer      // records process states (SetTracer), or nil
+	src          *drawSource // rng's source: notes the first draw (ReportRandUse)
 
 	chooser Chooser // picks among same-time ready processes (choose.go); nil: engine order
 	cands   []candidate
@@ -481,9 +488,18 @@ func (d *DeadlockError) Error() string {
 type LivelockError struct {
 	At      Time
 	Waiting []Waiter
+	// Retries, when the livelock is retries with no progress for Window
+	// (Engine.Retry): who retried what, how often, since when; no
+	// progress since NoProgressSince.
+	Retries         []string
+	NoProgressSince Time
+	Window          Time
 }
 
 func (l *LivelockError) Error() string {
+	if len(l.Retries) > 0 {
+		return fmt.Sprintf("livelock at %v: process(es) retrying with no progress:%s\nprocesses:%s", l.At, l.retryReport(), listWaiters(l.Waiting))
+	}
 	return fmt.Sprintf("livelock at %v: process(es) spinning with no possible progress:%s", l.At, listWaiters(l.Waiting))
 }
 

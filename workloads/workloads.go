@@ -20,6 +20,7 @@ import (
 	"fmt"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
@@ -73,6 +74,12 @@ type Spec struct {
 	// Pool, if not nil, is the run's pool of simulation tokens, of which
 	// the series holds one: Points runs sweep points on the free ones.
 	Pool *Pool
+	// Setup is the memory the machine and the stack state their set-up
+	// takes (per process and per pair of processes); MaxSetupBytes, if
+	// positive, is the most OpenWorld lets a world take: a larger one is
+	// refused before anything is built.
+	Setup         machines.Setup
+	MaxSetupBytes float64
 }
 
 // Opener builds a machine and opens a stack on it: one rank per process.
@@ -83,6 +90,15 @@ type Opener = func(eng *sim.Engine, procs int) (*stacks.World, error)
 func (s Spec) OpenWorld(eng *sim.Engine, procs int) (*stacks.World, error) {
 	if s.Open == nil {
 		return nil, strictyaml.Errorf(s.File, nil, "machine", "workload %s needs a machine and a stack (machine.name, stack.name)", s.Workload.Name)
+	}
+	if b := s.Setup.Bytes(procs); s.MaxSetupBytes > 0 && b > s.MaxSetupBytes && (s.Setup.MaxProcs == 0 || procs <= s.Setup.MaxProcs) {
+		at := s.Workload.Params
+		if at != nil && at.Kind == 0 {
+			at = nil
+		}
+		return nil, strictyaml.Errorf(s.File, at, s.Workload.ParamsField("workload"),
+			"series %s: setting up %d processes takes about %s of memory (%s: %s), more than the limit of %s: at most %d processes fit; lower the workload's processes, or raise the limit with --max-memory",
+			s.Series, procs, machines.Bytes(b), s.Setup.Describe(), s.Setup.What, machines.Bytes(s.MaxSetupBytes), s.Setup.Fit(s.MaxSetupBytes))
 	}
 	return s.Open(eng, procs)
 }
@@ -165,6 +181,28 @@ type Estimate struct {
 	Events float64
 	// Param is the workload param that drives it (e.g. "repetitions").
 	Param string
+	// Procs, if not 0, is the most processes a point of the series opens
+	// (its machine's and stack's set-up memory is checked at that size
+	// before anything is built), and ProcsParam the param that sets it.
+	Procs      int
+	ProcsParam string
+	// Sizes, if any, are the messages' lengths, equally likely: under a
+	// machine's faults a stack that retries pays the expected attempts of
+	// a transfer of each (machines.Setup.Attempts), on average.
+	Sizes []int
+}
+
+// Attempts is the expected attempts of e's messages under attempts (1
+// when either is unknown): their mean over e.Sizes.
+func (e Estimate) Attempts(attempts func(n int) float64) float64 {
+	if attempts == nil || len(e.Sizes) == 0 {
+		return 1
+	}
+	sum := 0.0
+	for _, n := range e.Sizes {
+		sum += attempts(n)
+	}
+	return sum / float64(len(e.Sizes))
 }
 
 // MessageEvents is the rough number of events one message of n bytes

@@ -14,7 +14,7 @@ import (
 // forth through Block/Wake).
 func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	n := fs.Int("n", 1_000_000, "events per measurement")
+	n := countFlag(fs, "n", 1_000_000, 1, "events", "events per measurement")
 	pos, code, ok := parseFlags(fs, "bench", args, stdout, stderr)
 	if !ok {
 		return code

@@ -10,8 +10,10 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/msgsim/msgsim/internal/inputfile"
 	"github.com/msgsim/msgsim/scenarios"
-	"github.com/msgsim/msgsim/workloads/explore"
+	"github.com/msgsim/msgsim/sim/explore"
+	wexplore "github.com/msgsim/msgsim/workloads/explore"
 )
 
 // cmdExplore is simrun explore: run a scenario whose workload is explore
@@ -26,6 +28,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	schedule := fs.String("schedule", "", "replay this schedule (as a failing exploration prints it) instead of exploring; with several series, name one with --series")
 	series := fs.String("series", "", "run only this series")
+	maxInput := inputfile.Flag(fs)
 	pos, code, ok := parseFlags(fs, "explore", args, stdout, stderr)
 	if !ok {
 		return code
@@ -35,6 +38,10 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	if strings.Trim(*schedule, "0123456789abcdefghijklmnopqrstuvwxyz") != "" {
 		fmt.Fprintf(stderr, "simrun explore: --schedule %q: a schedule is the digits and letters 0-9a-z an exploration prints\n", *schedule)
+		return exitUsage
+	}
+	if len(*schedule) > explore.MaxScheduleLen {
+		fmt.Fprintf(stderr, "simrun explore: --schedule: %d characters; a schedule has at most %d choices\n", len(*schedule), explore.MaxScheduleLen)
 		return exitUsage
 	}
 	var adjustErr error
@@ -72,7 +79,10 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	sc, specs, code := load(pos[0], flag.NewFlagSet("explore", flag.ContinueOnError), 0, -1, stderr, adjust)
+	lfs := flag.NewFlagSet("explore", flag.ContinueOnError)
+	inputfile.Flag(lfs)
+	lfs.Set(inputfile.FlagName, strconv.FormatInt(*maxInput>>20, 10))
+	sc, specs, code := load(pos[0], lfs, 0, -1, stderr, adjust)
 	if adjustErr != nil {
 		fmt.Fprintf(stderr, "simrun explore: %s: %v\n", pos[0], adjustErr)
 		return exitUsage
@@ -81,8 +91,8 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	for _, sp := range specs {
-		if sp.Workload.Name != explore.Name {
-			fmt.Fprintf(stderr, "simrun explore: %s: series %s runs workload %s, not %s (simrun run runs it)\n", pos[0], sp.Series, sp.Workload.Name, explore.Name)
+		if sp.Workload.Name != wexplore.Name {
+			fmt.Fprintf(stderr, "simrun explore: %s: series %s runs workload %s, not %s (simrun run runs it)\n", pos[0], sp.Series, sp.Workload.Name, wexplore.Name)
 			return exitUsage
 		}
 	}
@@ -106,6 +116,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if *quiet {
 		runArgs = append(runArgs, "--quiet")
 	}
+	runArgs = append(runArgs, "--"+inputfile.FlagName, strconv.FormatInt(*maxInput>>20, 10))
 	return runWith(runArgs, stdout, stderr, adjust)
 }
 

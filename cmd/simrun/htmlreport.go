@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/msgsim/msgsim/calibration"
+	"github.com/msgsim/msgsim/internal/inputfile"
 	"github.com/msgsim/msgsim/report"
 )
 
@@ -187,6 +188,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "the report's file (default DIR/index.html; DIR.html when DIR is itself a results directory)")
 	title := fs.String("title", "", "the report's title (default: msgsim results, and the scenarios when they are few)")
 	pages := fs.Bool("pages", false, "also write a page per results directory, DIR/NAME/index.html")
+	maxInput := inputfile.Flag(fs)
 	pos, code, ok := parseFlags(fs, "report", args, stdout, stderr)
 	if !ok {
 		return code
@@ -199,7 +201,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	if len(pos) == 1 {
 		root = pos[0]
 	}
-	n, file, err := writeReport(root, reportOptions{out: *out, title: *title, pages: *pages})
+	n, file, err := writeReport(root, reportOptions{out: *out, title: *title, pages: *pages, maxInput: *maxInput})
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun report: %v\n", err)
 		return exitUsage
@@ -212,6 +214,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 type reportOptions struct {
 	out, title string
 	pages      bool
+	maxInput   int64 // cap on a results.json or summary.txt read (inputfile.Read)
 }
 
 // writeReport writes one HTML file (opts.out, by default root/index.html,
@@ -252,9 +255,18 @@ func writeReport(root string, opts reportOptions) (int, string, error) {
 	default:
 		out = filepath.Join(root, "index.html")
 	}
-	base := filepath.Dir(out)
+	// Links go from the report's directory to the results: both made
+	// absolute, so that a relative and an absolute path mix freely.
+	base, err := filepath.Abs(filepath.Dir(out))
+	if err != nil {
+		return 0, "", fmt.Errorf("--out %s: %w", out, err)
+	}
 	rel := func(path string) (string, error) {
-		r, err := filepath.Rel(base, path)
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return "", err
+		}
+		r, err := filepath.Rel(base, abs)
 		if err != nil {
 			return "", fmt.Errorf("%s from %s: %w", path, base, err)
 		}
@@ -263,7 +275,7 @@ func writeReport(root string, opts reportOptions) (int, string, error) {
 	var pages []reportPage
 	for _, d := range dirs {
 		dir := filepath.Join(root, d)
-		data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+		data, err := inputfile.Read(filepath.Join(dir, "results.json"), opts.maxInput)
 		if err != nil {
 			return 0, "", err
 		}
@@ -271,7 +283,7 @@ func writeReport(root string, opts reportOptions) (int, string, error) {
 		if err := json.Unmarshal(data, &p.Doc); err != nil {
 			return 0, "", fmt.Errorf("%s: %w", filepath.Join(dir, "results.json"), err)
 		}
-		if sum, err := os.ReadFile(filepath.Join(dir, "summary.txt")); err == nil {
+		if sum, err := inputfile.Read(filepath.Join(dir, "summary.txt"), opts.maxInput); err == nil {
 			p.Summary = string(sum)
 		}
 		name := p.Doc.Scenario.Name
@@ -299,7 +311,15 @@ func writeReport(root string, opts reportOptions) (int, string, error) {
 			for _, f := range pngs {
 				own.Figures = append(own.Figures, filepath.Base(f))
 			}
-			up, err := filepath.Rel(dir, out)
+			absDir, err := filepath.Abs(dir)
+			if err != nil {
+				return 0, "", err
+			}
+			absOut, err := filepath.Abs(out)
+			if err != nil {
+				return 0, "", err
+			}
+			up, err := filepath.Rel(absDir, absOut)
 			if err != nil {
 				return 0, "", err
 			}
@@ -334,6 +354,9 @@ func writeReport(root string, opts reportOptions) (int, string, error) {
 	var b bytes.Buffer
 	if err := indexTmpl.Execute(&b, map[string]any{"Title": title, "Root": root, "Pages": pages}); err != nil {
 		return 0, "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return 0, "", fmt.Errorf("writing the report: %w", err)
 	}
 	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
 		return 0, "", fmt.Errorf("writing the report: %w", err)

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/msgsim/msgsim/internal/inputfile"
 	"github.com/msgsim/msgsim/registry"
+	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/workloads/litmus"
 )
@@ -76,7 +78,8 @@ func litmusCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) 
 	list := fs.Bool("list", false, "list the tests, the built-in models and the machines")
 	model := fs.String("model", "sc", "CPU model: a built-in (sc, tso, pso, noncoherent, nmca) or a YAML file")
 	exhaustive := fs.Bool("exhaustive", false, "enumerate every final state the model allows (herd7-style output) instead of sampling runs")
-	runs := fs.Int("runs", litmus.DefaultRuns, "number of runs")
+	runs := countFlag(fs, "runs", litmus.DefaultRuns, 1, "runs", "number of runs (estimated, like a scenario's series, against --max-events)")
+	maxEvents := maxEventsFlag(fs)
 	seed := fs.Uint64("seed", 1, "seed of the runs")
 	startJ := fs.Float64("start-jitter-cycles", 0, "random start delay range per thread, in CPU cycles (default: from the model)")
 	opJ := fs.Float64("op-jitter-cycles", 0, "random delay range before each instruction, in CPU cycles (default: from the model)")
@@ -88,6 +91,7 @@ func litmusCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) 
 	fs.Var(&params, "param", "with --machine: a machine param, `KEY=VALUE` with the YAML key and value of the machine's params (as in a scenario's machine.params); repeatable")
 	named := adapterFlags(fs, adapters)
 	cold := fs.Bool("cold", false, "start with empty caches (default: each thread has loaded its locations)")
+	maxInput := inputfile.Flag(fs)
 	pos, code, ok := parseFlags(fs, "litmus", args, stdout, stderr)
 	if !ok {
 		return code
@@ -99,7 +103,12 @@ func litmusCmd(reg *registry.Registry, args []string, stdout, stderr io.Writer) 
 	if !wantArgs("litmus", pos, 1, stderr) {
 		return exitUsage
 	}
-	t, err := litmus.LoadTest(pos[0], "")
+	if e := litmus.EstimateRuns(*runs); !*exhaustive && *maxEvents >= 0 && e > *maxEvents {
+		fmt.Fprintf(stderr, "simrun litmus: --runs %d would take about %.1e events (at ~100 ns an event, %s of CPU), more than the limit of %.0e: lower --runs, or raise the limit with --max-events\n",
+			*runs, e, runner.CPUTime(e*100e-9), *maxEvents)
+		return exitUsage
+	}
+	t, err := litmus.LoadTestCapped(pos[0], "", *maxInput)
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun litmus: %v\n", err)
 		return exitUsage
@@ -246,7 +255,7 @@ func litmusModel(fs *flag.FlagSet, model string, stderr io.Writer) (mem.Config, 
 	if !set["model"] && !set["machine"] {
 		fmt.Fprintf(stderr, "simrun litmus: no --model given: using %s (sequential consistency, which never shows a relaxed outcome); try --model tso, pso, noncoherent or nmca\n", model)
 	}
-	cfg, err := litmus.LoadModel(model, "")
+	cfg, err := litmus.LoadModelCapped(model, "", inputfile.FromFlags(fs))
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun litmus: --model: %v\n", err)
 		return cfg, false

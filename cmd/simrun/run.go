@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/msgsim/msgsim/internal/inputfile"
 	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 	"github.com/msgsim/msgsim/workloads"
@@ -107,17 +108,25 @@ func runWith(args []string, stdout, stderr io.Writer, adjust ...func(*scenarios.
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file (go tool pprof)")
 	memprofile := fs.String("memprofile", "", "write a Go heap profile to this file when the run ends: every allocation's bytes and call stack (go tool pprof -sample_index=alloc_space)")
-	jobs := fs.Int("j", 0, "series run at once (default GOMAXPROCS); a 128-PE T3D point can take up to a GB of memory")
+	jobs := jobsFlag(fs, "`N` series run at once (default GOMAXPROCS); a 128-PE T3D point can take up to a GB of memory")
 	shard := fs.String("shard", "", "run only shard I/N of the series (I from 0) and write DIR/shard.json for simrun merge")
 	compare := fs.Bool("compare-network", false, "run the scenario on the unit and on the flow network model and print, per series, the largest and median relative difference of its values and the claims' verdicts on both (Markdown); writes no outputs")
 	reduceTo := fs.String("reduce", "", "with --compare-network: a YAML mapping merged over the workload params (the scenario's and every series' own), e.g. \"{pes: [16]}\", to compare at a reduced size")
 	evprofile := fs.String("eventprofile", "", "write the run's events counted by what each ran (a callback by its function, a process's resumption by why) to this CSV file: series,what,events,share")
 	maxEvents := maxEventsFlag(fs)
+	maxMemoryFlag(fs)
+	inputfile.Flag(fs)
 	pos, code, ok := parseFlags(fs, "run", args, stdout, stderr)
 	if !ok {
 		return code
 	}
 	if !wantArgs("run", pos, 1, stderr) {
+		return exitUsage
+	}
+	// Every flag is checked before anything is written.
+	sh, err := parseShard(*shard)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun run: --shard: %v\n", err)
 		return exitUsage
 	}
 	if *compare {
@@ -126,6 +135,9 @@ func runWith(args []string, stdout, stderr io.Writer, adjust ...func(*scenarios.
 	s, sp, code := load(pos[0], fs, *seed, *maxEvents, stderr, adjust...)
 	if s == nil {
 		return code
+	}
+	for _, w := range runner.FaultWarnings(builtins(), s, sp, *maxEvents) {
+		fmt.Fprintln(stderr, w)
 	}
 	dir := *outDir
 	if dir == "" {
@@ -148,11 +160,6 @@ func runWith(args []string, stdout, stderr io.Writer, adjust ...func(*scenarios.
 			return code
 		}
 		defer stop()
-	}
-	sh, err := parseShard(*shard)
-	if err != nil {
-		fmt.Fprintf(stderr, "simrun run: --shard: %v\n", err)
-		return exitUsage
 	}
 	if *memprofile != "" {
 		write, code := heapProfile(*memprofile, stderr)
@@ -257,7 +264,7 @@ func load(arg string, fs *flag.FlagSet, seed uint64, maxEvents float64, stderr i
 			f(s)
 		}
 	}
-	s, sp, errs := runner.Load(builtins(), arg, runner.LoadOptions{Adjust: adjust, MaxEvents: maxEvents})
+	s, sp, errs := runner.Load(builtins(), arg, runner.LoadOptions{Adjust: adjust, MaxEvents: maxEvents, MaxInputBytes: inputfile.FromFlags(fs), MaxMemory: memoryFromFlags(fs)})
 	if len(errs) > 0 {
 		io.WriteString(stderr, joinLines(errs))
 		return nil, nil, exitUsage
@@ -287,10 +294,4 @@ func mkdir(dir string) error {
 		return fmt.Errorf("creating the output directory: %w", err)
 	}
 	return nil
-}
-
-// maxEventsFlag defines --max-events on fs: the largest estimated size of
-// a series that validate and run accept.
-func maxEventsFlag(fs *flag.FlagSet) *float64 {
-	return fs.Float64("max-events", runner.DefaultMaxEvents, "refuse a series whose workload estimates it at more events than this (a rough count: messages times their events); -1: no limit")
 }

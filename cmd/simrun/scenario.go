@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/msgsim/msgsim/internal/inputfile"
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 )
@@ -137,6 +139,8 @@ func withMeasuredOn(data []byte) []byte {
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	maxEvents := maxEventsFlag(fs)
+	maxMemory := maxMemoryFlag(fs)
+	inputfile.Flag(fs)
 	pos, code, ok := parseFlags(fs, "validate", args, stdout, stderr)
 	if !ok {
 		return code
@@ -144,12 +148,19 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	if !wantArgs("validate", pos, 1, stderr) {
 		return exitUsage
 	}
-	s, sp, errs := runner.Load(builtins(), pos[0], runner.LoadOptions{MaxEvents: *maxEvents})
+	s, sp, errs := runner.Load(builtins(), pos[0], runner.LoadOptions{MaxEvents: *maxEvents, MaxInputBytes: inputfile.FromFlags(fs), MaxMemory: *maxMemory})
 	if len(errs) > 0 {
 		io.WriteString(stderr, joinLines(errs))
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "%s: ok (%d series, about %.1e events)\n", s.File, len(sp), runner.Estimated(builtins(), sp))
+	for _, w := range runner.FaultWarnings(builtins(), s, sp, *maxEvents) {
+		fmt.Fprintln(stderr, w)
+	}
+	fmt.Fprintf(stdout, "%s: ok (%d series, about %.1e events", s.File, len(sp), runner.Estimated(builtins(), sp))
+	if m := runner.EstimatedSetup(builtins(), sp); m > 0 {
+		fmt.Fprintf(stdout, ", set-up memory about %s", machines.Bytes(m))
+	}
+	fmt.Fprintln(stdout, ")")
 	if s.LeftOut != "" {
 		fmt.Fprintln(stdout, s.LeftOut)
 	}

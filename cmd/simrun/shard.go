@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/msgsim/msgsim/internal/inputfile"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
@@ -126,6 +127,7 @@ func writeShard(dir, arg string, s *scenarios.Scenario, sh shard, runs []seriesR
 func cmdMerge(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	outDir := fs.String("out", "", "output directory (default results/<scenario-name>)")
+	maxInput := inputfile.Flag(fs)
 	pos, code, ok := parseFlags(fs, "merge", args, stdout, stderr)
 	if !ok {
 		return code
@@ -139,12 +141,14 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 			p = filepath.Join(p, shardFile)
 		}
-		b, err := os.ReadFile(p)
+		b, err := inputfile.Read(p, *maxInput) // names p
 		if err == nil {
-			err = json.Unmarshal(b, &docs[k])
+			if err = json.Unmarshal(b, &docs[k]); err != nil {
+				err = fmt.Errorf("%s: %w", p, err)
+			}
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "simrun merge: %s: %v\n", p, err)
+			fmt.Fprintf(stderr, "simrun merge: %v\n", err)
 			return exitUsage
 		}
 	}

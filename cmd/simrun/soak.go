@@ -107,7 +107,7 @@ const soakProgress = 5 * time.Second
 
 func cmdSoak(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("soak", flag.ContinueOnError)
-	runs := fs.Int("runs", 1000, "runs in all, spread over the pairings")
+	runs := countFlag(fs, "runs", 1000, 1, "runs", "runs in all, spread over the pairings")
 	seed := fs.Uint64("seed", 1, "seed of the first run (run i uses seed+i)")
 	only := fs.String("only", "", "regexp: the pairings (machine/stack{params}) to soak")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")

@@ -52,7 +52,7 @@ func builtinSelection(cmd string, pos []string, skip string, stderr io.Writer) (
 func cmdSuite(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("suite", flag.ContinueOnError)
 	outDir := fs.String("out", "results", "directory for the outputs: DIR/<scenario>/ for each")
-	jobs := fs.Int("j", 0, "simulations run at once, over all scenarios (default GOMAXPROCS)")
+	jobs := jobsFlag(fs, "`N` simulations run at once, over all scenarios (default GOMAXPROCS)")
 	skip := fs.String("skip", "", "skip the scenarios whose name matches this regular expression")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	pos, code, ok := parseFlags(fs, "suite", args, stdout, stderr)

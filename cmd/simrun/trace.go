@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/msgsim/msgsim/internal/inputfile"
 	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/trace"
@@ -16,6 +17,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
 	out := fs.String("out", "trace.json", "Chrome Trace Event JSON file to write")
 	seed := fs.Uint64("seed", 0, "override the scenario's seed")
+	inputfile.Flag(fs)
 	pos, code, ok := parseFlags(fs, "trace", args, stdout, stderr)
 	if !ok {
 		return code

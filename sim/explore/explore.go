@@ -419,7 +419,13 @@ type Schedule struct {
 	s     string
 	k     int
 	steps []string
+	err   error // the first character naming an alternative the point lacks
 }
+
+// MaxScheduleLen is the longest schedule a replay accepts: far more
+// choices than a bounded exploration's runs make (a schedule longer
+// than the run's choice points is refused anyway, by Err).
+const MaxScheduleLen = 10000
 
 // NewSchedule returns a sim.Chooser replaying s.
 func NewSchedule(s string) *Schedule { return &Schedule{s: s} }
@@ -446,13 +452,32 @@ func (s *Schedule) Pick(alts []sim.Alt) int {
 		j = max(strings.IndexByte(digits, s.s[s.k]), 0)
 	}
 	s.k++
-	j = min(j, len(alts)-1)
+	if j >= len(alts) {
+		if s.err == nil {
+			s.err = fmt.Errorf("schedule choice %d is %q (alternative %d), but that choice point offers %d alternatives (%q to %q): %s",
+				s.k, s.s[s.k-1], j+1, len(alts), digits[0], digits[min(len(alts), len(digits))-1], altLabels(alts))
+		}
+		j = 0
+	}
 	s.steps = append(s.steps, fmt.Sprintf("%d. %s (%d of %d)", len(s.steps)+1, alts[j].Label, j+1, len(alts)))
 	return j
 }
 
 // Ran implements sim.Chooser (a replay needs no footprints).
 func (s *Schedule) Ran(int, []uint64, bool) {}
+
+// Err reports a schedule that does not fit the run it replayed: a
+// choice beyond its point's alternatives (with the choice and its
+// bound), or more choices than the run had choice points.
+func (s *Schedule) Err() error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.k < len(s.s) {
+		return fmt.Errorf("schedule has %d choices, but the run made only %d choices (among several alternatives); drop the last %d", len(s.s), s.k, len(s.s)-s.k)
+	}
+	return nil
+}
 
 // Steps describes each choice made.
 func (s *Schedule) Steps() []string { return s.steps }

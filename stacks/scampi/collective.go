@@ -136,9 +136,11 @@ func (x *Rank) secureBarrier(p *sim.Proc) {
 			w.rw.Quiet(p, x.id)
 		}
 		if w.cp == nil || w.cp.EndCheckPoint(p, x.id, b.tok) {
+			p.Engine().Progress()
 			break
 		}
 		w.counts.Retries++
+		p.Engine().Retry(p, "its barrier flags (checkpointed, Figure 1.2's loop)")
 		b.tok = w.cp.StartCheckPoint(p, x.id)
 		for _, d := range b.dests {
 			w.rw.Put(p, x.id, d.to.id, d.a, b.out.Addr, 8)

@@ -784,6 +784,7 @@ func (x *Rank) matchFirst(p *sim.Proc, c *channel, tag, n int) bool {
 // tag, from src) into the receive or the unexpected message it continues;
 // it reports false on a chunk that does not continue it (a corruption).
 func (x *Rank) deliver(p *sim.Proc, c *channel, src mem.Addr, tag, n, off, chunk int) bool {
+	p.Engine().Progress() // a chunk arrived: the engine's livelock detector
 	if q := c.cur; q != nil {
 		if q.st.Tag != tag || q.st.Len != n || off != q.off {
 			return x.corrupt(p, c, fmt.Sprintf("chunk (tag %d, %d bytes, offset %d) of a message (tag %d, %d bytes) at offset %d", tag, n, off, q.st.Tag, q.st.Len, q.off))
@@ -906,9 +907,11 @@ func (x *Rank) secureAcks(p *sim.Proc) {
 		}
 		if w.cp == nil || w.cp.EndCheckPoint(p, x.id, x.ackTok) {
 			x.acks = x.acks[:0]
+			p.Engine().Progress()
 			return
 		}
 		w.counts.Retries++
+		p.Engine().Retry(p, "its acknowledgements (checkpointed, Figure 1.2's loop)")
 		x.ackTok = w.cp.StartCheckPoint(p, x.id)
 		for _, c := range x.acks {
 			x.postAck(p, c)
@@ -919,7 +922,7 @@ func (x *Rank) secureAcks(p *sim.Proc) {
 // secure is Figure 1.2's loop around one remote write: StartCheckPoint; do
 // { write; MemBarrier } while EndCheckPoint fails. Without checkpoints it
 // is the write and MemBarrier, once.
-func (x *Rank) secure(p *sim.Proc, write func()) {
+func (x *Rank) secure(p *sim.Proc, what string, to int, write func()) {
 	w := x.w
 	if w.cp == nil {
 		write()
@@ -935,9 +938,11 @@ func (x *Rank) secure(p *sim.Proc, write func()) {
 			w.rw.Quiet(p, x.id)
 		}
 		if w.cp.EndCheckPoint(p, x.id, tok) {
+			p.Engine().Progress()
 			return
 		}
 		w.counts.Retries++
+		p.Engine().Retry(p, fmt.Sprintf("its write of %s to rank %d (checkpointed, Figure 1.2's loop)", what, to))
 		tok = w.cp.StartCheckPoint(p, x.id)
 	}
 }
@@ -994,7 +999,7 @@ func (x *Rank) copyOut(p *sim.Proc, c *channel, dst, src mem.Addr, k int) {
 		x.memcpy(p, dst, src, k)
 		return
 	}
-	x.secure(p, func() { x.w.rw.Put(p, x.id, c.r, dst, src, k) })
+	x.secure(p, "a data chunk", c.r, func() { x.w.rw.Put(p, x.id, c.r, dst, src, k) })
 }
 
 // sendEnvelope builds the next envelope of c in the sender's envelope
@@ -1020,7 +1025,7 @@ func (x *Rank) sendEnvelope(p *sim.Proc, c *channel, q *request, kind uint16, b,
 	if c.local {
 		x.memcpy(p, slot, c.envBuf.Addr, envBytes)
 	} else {
-		x.secure(p, func() { w.rw.Put(p, x.id, c.r, slot, c.envBuf.Addr, envBytes) })
+		x.secure(p, "an envelope", c.r, func() { w.rw.Put(p, x.id, c.r, slot, c.envBuf.Addr, envBytes) })
 	}
 	if w.p.WriteIndex != "" {
 		x.writeIndex(p, c, uint16(c.seq))
@@ -1040,11 +1045,11 @@ func (x *Rank) writeIndex(p *sim.Proc, c *channel, v uint16) {
 	rw := x.w.rw
 	if x.w.p.WriteIndex == "bytewise" {
 		for i := 0; i < 2; i++ {
-			x.secure(p, func() { rw.Put(p, x.id, c.r, c.index.Addr+mem.Addr(i), c.idxBuf.Addr+mem.Addr(i), 1) })
+			x.secure(p, "the write index", c.r, func() { rw.Put(p, x.id, c.r, c.index.Addr+mem.Addr(i), c.idxBuf.Addr+mem.Addr(i), 1) })
 		}
 		return
 	}
-	x.secure(p, func() { rw.Put(p, x.id, c.r, c.index.Addr, c.idxBuf.Addr, 2) })
+	x.secure(p, "the write index", c.r, func() { rw.Put(p, x.id, c.r, c.index.Addr, c.idxBuf.Addr, 2) })
 }
 
 // memcpy is the library memcpy (machines.Memcpy) of the rank's process.

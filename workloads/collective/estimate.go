@@ -14,8 +14,9 @@ func Estimate(kind string) func(workloads.Spec) (workloads.Estimate, error) {
 		if err != nil {
 			return workloads.Estimate{}, err
 		}
-		ev := 0.0
+		ev, most := 0.0, 0
 		for _, pes := range p.PEs {
+			most = max(most, pes)
 			n := float64(pes)
 			msgs := n - 1 // one-to-all, all-to-one, the latency ring
 			switch kind {
@@ -30,6 +31,6 @@ func Estimate(kind string) func(workloads.Spec) (workloads.Estimate, error) {
 				ev += msgs * workloads.MessageEvents(b)
 			}
 		}
-		return workloads.Estimate{Events: ev, Param: "pes"}, nil
+		return workloads.Estimate{Events: ev, Param: "pes", Procs: most, ProcsParam: "pes"}, nil
 	}
 }

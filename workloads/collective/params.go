@@ -44,7 +44,9 @@
 package collective
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/machines"
@@ -191,7 +193,16 @@ func configureKeep(s workloads.Spec, kind string, keep bool) (config, error) {
 			eng = s.NewEngine(s.Seed)
 		}
 		w, err := s.OpenWorld(eng, pes)
-		if err != nil {
+		var se *strictyaml.Error
+		var mc *machines.MissingCapability
+		switch {
+		case err != nil && !errors.As(err, &se) && !errors.As(err, &mc):
+			// The machine cannot be built with this many PEs: the
+			// workload's pes are at fault, at their line.
+			why := strings.TrimPrefix(strings.TrimPrefix(err.Error(), s.File+": "), "machine.params: ")
+			at := fmt.Sprintf("pes[%d]", i)
+			return c, strictyaml.Errorf(s.File, strictyaml.Find(s.Workload.Params, at), s.Workload.ParamsField("workload")+"."+at, "%d PEs cannot run on this machine: %s", pes, why)
+		case err != nil:
 			return c, err
 		}
 		y, err := newSystem(w, user(s), c.params.Mode, c.params.Reduce)

@@ -11,7 +11,7 @@ func Estimate(s workloads.Spec) (workloads.Estimate, error) {
 	}
 	ev := 0.0
 	for _, n := range p.Procs {
-		ev += float64(p.Dups*p.Threads) * 2 * float64(n) * workloads.MessageEvents(8)
+		ev += float64(p.Dups) * float64(p.Threads) * 2 * float64(n) * workloads.MessageEvents(8)
 	}
 	return workloads.Estimate{Events: ev, Param: "dups"}, nil
 }

@@ -10,5 +10,5 @@ func Estimate(s workloads.Spec) (workloads.Estimate, error) {
 		return workloads.Estimate{}, err
 	}
 	n := float64(p.Procs)
-	return workloads.Estimate{Events: n * workloads.MessageEvents(p.Bytes), Param: "procs"}, nil
+	return workloads.Estimate{Events: n * workloads.MessageEvents(p.Bytes), Param: "procs", Procs: p.Procs, ProcsParam: "procs"}, nil
 }

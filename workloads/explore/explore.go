@@ -64,6 +64,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/explore"
@@ -110,6 +111,10 @@ func (p Params) validate() error {
 		return errors.New("figure2 runs on 2 processes of 2 threads")
 	case p.Procs < 1 || p.Procs > 8 || p.Threads < 1 || p.Threads > 4:
 		return fmt.Errorf("procs must be 1 to 8 and threads 1 to 4, got %d and %d", p.Procs, p.Threads)
+	case len(p.Schedule) > explore.MaxScheduleLen:
+		return fmt.Errorf("schedule is %d characters long; a schedule has at most %d choices", len(p.Schedule), explore.MaxScheduleLen)
+	case strings.Trim(p.Schedule, "0123456789abcdefghijklmnopqrstuvwxyz") != "":
+		return fmt.Errorf("schedule %.40q: a schedule is the digits and letters 0-9a-z an exploration prints", p.Schedule)
 	case p.Bound < 0 || p.Bound > 6 || p.MaxSchedules < 0:
 		return fmt.Errorf("bound must be 0 to 6 and max_schedules not negative, got %d and %d", p.Bound, p.MaxSchedules)
 	}
@@ -197,6 +202,10 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 		err := run(c)
 		if setup != nil {
 			return res, setup
+		}
+		if serr := c.Err(); serr != nil {
+			field := s.Workload.ParamsField("workload") + ".schedule"
+			return res, strictyaml.Errorf(s.File, strictyaml.Find(s.Workload.Params, "schedule"), field, "%v", serr)
 		}
 		note := fmt.Sprintf("%s: schedule %q:\n  %s", s.Series, params.Schedule, strings.Join(c.Steps(), "\n  "))
 		if err != nil {

@@ -13,5 +13,9 @@ func Estimate(s workloads.Spec) (workloads.Estimate, error) {
 	if err != nil || p.Exhaustive {
 		return workloads.Estimate{Param: "runs"}, err
 	}
-	return workloads.Estimate{Events: float64(p.Runs) * runEvents, Param: "runs"}, nil
+	return workloads.Estimate{Events: EstimateRuns(p.Runs), Param: "runs"}, nil
 }
+
+// EstimateRuns forecasts the events of runs sampled runs of a test (simrun
+// litmus --runs checks it against --max-events as run does a series).
+func EstimateRuns(runs int) float64 { return float64(runs) * runEvents }

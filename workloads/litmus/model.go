@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/msgsim/msgsim/internal/inputfile"
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/sim/mem"
 )
@@ -28,6 +29,12 @@ type modelFile struct {
 // (the scenario's directory), then in the working directory. Errors name
 // the file, line and field.
 func LoadModel(name, dir string) (mem.Config, error) {
+	return LoadModelCapped(name, dir, 0)
+}
+
+// LoadModelCapped is LoadModel refusing a file larger than maxBytes (0:
+// inputfile.DefaultMaxBytes) and a path that is not a regular file.
+func LoadModelCapped(name, dir string, maxBytes int64) (mem.Config, error) {
 	if name == NMCA { // an operational model of its own, with no mem.Config
 		return mem.Config{}, nil
 	}
@@ -40,7 +47,7 @@ func LoadModel(name, dir string) (mem.Config, error) {
 			file = filepath.Join(dir, name)
 		}
 	}
-	data, err := os.ReadFile(file)
+	data, err := inputfile.Read(file, maxBytes)
 	if err != nil {
 		return mem.Config{}, fmt.Errorf("model %q is neither a built-in model (%s) nor a readable file: %w",
 			name, strings.Join(append(mem.BuiltinNames(), NMCA), ", "), err)

@@ -149,7 +149,8 @@ func TestParseErrors(t *testing.T) {
 // and evaluates.
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.litmus"))
-	for _, file := range files {
+	hostile, _ := filepath.Glob(filepath.Join("testdata", "hostile", "*.litmus")) // cmd/simrun's TestHostileInputs runs them
+	for _, file := range append(files, hostile...) {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)

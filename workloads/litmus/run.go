@@ -40,10 +40,13 @@ type Options struct {
 	// DefaultLimits). Runners pass workloads.Spec.NewEngine so that limits
 	// and observers apply.
 	NewEngine func(seed uint64) *sim.Engine
-	// Progress, if not nil, is called after each run with the number of
-	// runs done (simrun litmus prints a progress line from it).
+	// Progress, if not nil, is called with the number of runs done after
+	// every ProgressEvery runs (simrun litmus prints a line from it).
 	Progress func(done int)
 }
+
+// ProgressEvery is how many runs go between two calls of Options.Progress.
+const ProgressEvery = 1024
 
 // DefaultRuns is the number of runs of simrun litmus and of the workload
 // when none is given.
@@ -241,6 +244,9 @@ func batch(t Test, model string, opts Options, r *runner, once func(seed uint64)
 	digits := t.CodeDigits()
 	seeds := sim.NewEngine(opts.Seed).Rand()
 	for i := 0; i < opts.Runs; i++ {
+		if opts.Progress != nil && i > 0 && i%ProgressEvery == 0 {
+			opts.Progress(i)
+		}
 		seed := seeds.Uint64()
 		regs, locs, err := once(seed)
 		if err != nil {

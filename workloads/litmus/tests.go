@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/msgsim/msgsim/internal/inputfile"
 )
 
 // Kind is what an instruction does.
@@ -280,6 +282,13 @@ func (t Test) locsOf(prog []Instr) []int {
 // ".litmus", the test in that file (a relative path is looked up in dir
 // first, then in the working directory). Errors name file:line:column.
 func LoadTest(name, dir string) (Test, error) {
+	return LoadTestCapped(name, dir, 0)
+}
+
+// LoadTestCapped is LoadTest refusing a file larger than maxBytes (0:
+// inputfile.DefaultMaxBytes) and a path that is not a regular file (a
+// device, a FIFO), which it never opens.
+func LoadTestCapped(name, dir string, maxBytes int64) (Test, error) {
 	if !strings.HasSuffix(name, ".litmus") {
 		return Lookup(name)
 	}
@@ -289,9 +298,9 @@ func LoadTest(name, dir string) (Test, error) {
 			file = filepath.Join(dir, name)
 		}
 	}
-	data, err := os.ReadFile(file)
+	data, err := inputfile.Read(file, maxBytes)
 	if err != nil {
-		return Test{}, fmt.Errorf("litmus file: %w", err)
+		return Test{}, fmt.Errorf("litmus file %w", err)
 	}
 	return Parse(file, data)
 }

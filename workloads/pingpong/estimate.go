@@ -11,7 +11,7 @@ func Estimate(s workloads.Spec) (workloads.Estimate, error) {
 	}
 	ev := 0.0
 	for _, n := range p.Sizes {
-		ev += float64(p.Repetitions+p.Warmup) * 2 * workloads.MessageEvents(n)
+		ev += (float64(p.Repetitions) + float64(p.Warmup)) * 2 * workloads.MessageEvents(n)
 	}
-	return workloads.Estimate{Events: ev, Param: "repetitions"}, nil
+	return workloads.Estimate{Events: ev, Param: "repetitions", Procs: p.Ranks, ProcsParam: "ranks"}, nil
 }

@@ -25,7 +25,7 @@ func EstimateContention(s workloads.Spec) (workloads.Estimate, error) {
 	}
 	ev := 0.0
 	for _, n := range p.Ranks {
-		ev += float64(n*p.Rounds) * 2 * workloads.MessageEvents(8*p.Elems)
+		ev += float64(n) * float64(p.Rounds) * 2 * workloads.MessageEvents(8*p.Elems)
 	}
 	return workloads.Estimate{Events: ev, Param: "rounds"}, nil
 }

@@ -27,6 +27,15 @@ func Estimate(kind string) func(workloads.Spec) (workloads.Estimate, error) {
 				ev, param = ev+float64(p.Messages)*workloads.MessageEvents(p.BlockBytes), "messages"
 			}
 		}
-		return workloads.Estimate{Events: ev, Param: param}, nil
+		e := workloads.Estimate{Events: ev, Param: param, ProcsParam: "procs"}
+		for _, n := range p.Procs {
+			e.Procs = max(e.Procs, n)
+		}
+		if kind == "random" {
+			e.Sizes = randomSizes
+		} else if kind == "alltoall" {
+			e.Sizes = []int{p.BlockBytes}
+		}
+		return e, nil
 	}
 }
