@@ -91,7 +91,7 @@ var hostileFiles = map[string]struct {
 	"scalar-doc":               {2, `expected a mapping (name: value lines), got "hello"`},
 	"sci-crc-0.5-big":          {0, "warning: series x: the machine's faults make scampi retry each transfer about"},
 	"sci-crc-above-range":      {2, "outside the plausible range [0, 0.5]"},
-	"sci-procs-huge":           {2, ":2:10: field machine.params.torus_w: 100000 processes at procs_per_node 1 need 100000 nodes"},
+	"sci-procs-huge":           {2, ":4:51: field workload.params.procs: 100000 processes at procs_per_node 1 need 100000 nodes"},
 	"exchange-procs-huge":      {2, ":4:44: field workload.params.procs: procs must be between 2 and 64"},
 	"series-bad-machine":       {2, `field series[0].machine.name: unknown machine "cray9"`},
 	"series-dup":               {2, `series "a" is already defined`},
