@@ -91,8 +91,8 @@ func TestValidateBadPairing(t *testing.T) {
 			"workload explore cannot run on stack shmem (machine t3d): it needs MPI threads and MPI_Comm_dup (stacks.Threaded)"},
 		{"machine: {name: vax}\nstack: {name: mpich}\nworkload: {name: onetoall}\n",
 			`field machine.name: unknown machine "vax"; machines: sx4, t3d, sp`},
-		{"machine: {name: sx4}\nstack: {name: pvm}\nworkload: {name: onetoall}\n",
-			`field stack.name: unknown stack "pvm"; stacks: mpich, aclmpl, shmem`},
+		{"machine: {name: sx4}\nstack: {name: cmmd}\nworkload: {name: onetoall}\n",
+			`field stack.name: unknown stack "cmmd"; stacks: mpich, aclmpl, shmem`},
 	} {
 		f := write(t, dir, "bad.yaml", "name: bad\n"+c.yaml)
 		for _, cmd := range []string{"validate", "run"} {

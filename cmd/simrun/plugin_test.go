@@ -404,7 +404,9 @@ func TestEveryPairingPingPong(t *testing.T) {
 		// The what-ifs the verbs open: ScaMPI with puts and quiet, and in
 		// one node's shared memory; ACLMPL on posted writes and on LAPI;
 		// ARMCI and raw SHMEM on SCI and the SP.
-		"t3d/scampi", "sx4/scampi", "sp/scampi", "sci/aclmpl", "sp/aclmpl", "sci/armci", "sci/shmem", "sp/shmem", "sp/armci", "sx4/armci", "t3d/shmem", "t3d/armci"} {
+		"t3d/scampi", "sx4/scampi", "sp/scampi", "sci/aclmpl", "sp/aclmpl", "sci/armci", "sci/shmem", "sp/shmem", "sp/armci", "sx4/armci", "t3d/shmem", "t3d/armci",
+		// PVM on every machine with remote writes.
+		"t3d/pvm", "sci/pvm", "sp/pvm", "toy/pvm"} {
 		if !ran[want] {
 			t.Errorf("%s did not run", want)
 		}

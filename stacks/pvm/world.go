@@ -52,6 +52,6 @@ func (x *Task) ProgressRule() stacks.Progress {
 		Rule: "any send matches any receive; psend completes without a receive (the receiver queues what arrives), " +
 			"waiting only while the receiver's ring of slots for it is full; a task blocked in any call takes every " +
 			"arrived message; assumes every remote write lands exactly once",
-		Source: "hardware.yaml t3d_pvm.psend_precv (PVM book, MPP ports); the public PVM 3.3 design",
+		Source: "hardware.yaml t3d_pvm.psend_precv: the PVM book, section on the MPP ports; PVM 3.3's receive list",
 	}
 }
