@@ -52,7 +52,7 @@ func (x *Task) head(s int) mem.Addr {
 
 // message is a message whose first part has been taken from its ring:
 // either claimed by a receive (req) or held in the receive queue (data, a
-// buffer of the task's memory).
+// buffer of the task's memory that holds its first part).
 type message struct {
 	src, tag, total int
 	got             int // bytes taken so far
@@ -165,19 +165,22 @@ func (x *Task) awaitSlot(p *sim.Proc, dst int) error {
 }
 
 // awaitArrival spin-waits until a part is in the head slot of one of the
-// task's rings, or (when more is given) more reports true: every poll
+// task's rings that is not held, or (when more is given) more reports true: every poll
 // loads each ring's head flag uncached, as the library's receive loop
 // polls every sender's slot.
 func (x *Task) awaitArrival(p *sim.Proc, why spinWhy, extra mem.Addr, more func() bool) {
 	x.watch = x.watch[:0]
 	for s := 0; s < x.size; s++ {
-		x.watch = append(x.watch, x.head(s))
+		if !x.held(s) {
+			x.watch = append(x.watch, x.head(s))
+		}
 	}
+	heads := len(x.watch)
 	if more != nil {
 		x.watch = append(x.watch, extra)
 	}
 	x.cpu.SpinUntilWhy(p, why, func() bool {
-		for _, a := range x.watch[:x.size] {
+		for _, a := range x.watch[:heads] {
 			if x.cpu.LoadUncached(p, a, 8) == flagDone {
 				return true
 			}
@@ -196,15 +199,34 @@ func (x *Task) sweep(p *sim.Proc) (bool, error) {
 	for i := 0; i < x.size; i++ {
 		s := (start + i) % x.size
 		x.cpu.Compute(p, x.lib.params.ScanCycles)
+		if x.held(s) {
+			continue
+		}
 		for x.cpu.LoadUncached(p, x.head(s), 8) == flagDone {
 			if err := x.takePart(p, s); err != nil {
 				return took, err
 			}
 			took = true
+			if x.held(s) {
+				break
+			}
 		}
 	}
 	x.scanFrom = (start + 1) % x.size
 	return took, nil
+}
+
+// held reports whether ring s is held: its next part belongs to a message
+// whose first part is in the receive queue, unclaimed. Only a message's
+// first part (at most DataMaxBytes) is queued before its receive: the
+// later parts stay in the sender's ring, and the sender waits for free
+// slots, until a receive claims the message ("data larger than it is
+// divided into parts sent as separate messages until all is delivered",
+// hardware.yaml t3d_pvm.data_max_bytes). The queue's memory is bounded by
+// one part per pending message.
+func (x *Task) held(s int) bool {
+	m := x.inflight[s]
+	return m != nil && m.req == nil
 }
 
 // takePart takes the part in the head slot of ring s: it reads the header
@@ -263,8 +285,8 @@ func (x *Task) takePart(p *sim.Proc, s int) error {
 }
 
 // route decides where a message whose first part has come goes: to the
-// first posted receive that matches it, else into the receive queue, in a
-// buffer of the task's memory.
+// first posted receive that matches it, else into the receive queue, whose
+// buffer in the task's memory holds the first part (see held).
 func (x *Task) route(p *sim.Proc, m *message) error {
 	for i, r := range x.posted {
 		x.cpu.Compute(p, x.lib.params.ScanCycles)
@@ -274,7 +296,7 @@ func (x *Task) route(p *sim.Proc, m *message) error {
 			return nil
 		}
 	}
-	b, err := x.queueBuffer(m.total)
+	b, err := x.queueBuffer(min(m.total, x.lib.params.DataMaxBytes))
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,10 @@
 //     t3d_pvm.data_max_bytes) "is divided into parts sent as separate
 //     messages until all is delivered": each part takes its own slot and
 //     pays the per-message software of both sides (footnote 7 of the paper
-//     points to this variable for the kink in PVM's curves).
+//     points to this variable for the kink in PVM's curves). Before its
+//     receive only the first part is queued: the later parts wait in the
+//     sender's ring (the sender waiting for free slots) until a receive
+//     claims the message.
 //   - The group library (group.go): pvm_bcast as pvm_mcast does it on an
 //     MPP (the root sends to every other member in turn), pvm_reduce's
 //     "very simple" algorithm (the root collects every member's

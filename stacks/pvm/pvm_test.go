@@ -147,6 +147,42 @@ func TestQueuedSendBeforeRecv(t *testing.T) {
 	}
 }
 
+// TestLargeWaitsForItsReceive: a message of more parts than the ring
+// holds, sent before its receive: its first part is queued (the queue
+// holds no more than data_max_bytes of it), its later parts wait in the
+// sender's ring, and the send completes only once the receive has claimed
+// the message; delivered intact.
+func TestLargeWaitsForItsReceive(t *testing.T) {
+	const n = 40000 // 10 parts, 4 slots
+	eng, l := setup(t, 2, DefaultParams())
+	var sentAt sim.Time
+	eng.Spawn("sender", func(p *sim.Proc) {
+		x := l.Task(0)
+		buf := buffer(t, x, n)
+		fill(x, buf, 5)
+		must(t, x.Send(p, buf, 1, 1))
+		sentAt = p.Now()
+	})
+	eng.Spawn("receiver", func(p *sim.Proc) {
+		x := l.Task(1)
+		p.Sleep(sim.Millisecond)
+		if _, err := x.sweep(p); err != nil {
+			t.Fatal(err)
+		}
+		if len(x.queue) != 1 || x.queue[0].got != DefaultParams().DataMaxBytes {
+			t.Errorf("queue before the receive: %d messages, first holding %d bytes; want 1 holding its first part", len(x.queue), x.queue[0].got)
+		}
+		buf := buffer(t, x, n)
+		_, err := x.Recv(p, buf, 0, 1)
+		must(t, err)
+		check(t, x, buf, 5, "large message sent before its receive")
+	})
+	run(t, eng)
+	if sentAt < sim.Millisecond {
+		t.Errorf("a 10-part send completed at %v, before its receive was called", sentAt)
+	}
+}
+
 // TestMatching: any-source and tag matching. Three senders send messages
 // with several tags; the receiver takes them by tag in an order unlike
 // their arrival, by source, and by any source and any tag, each delivered
@@ -251,15 +287,15 @@ func TestPartsEachPaid(t *testing.T) {
 	}
 }
 
-// TestFullRingBothWays: two tasks each send more messages than a ring
-// holds to the other before receiving any: a send blocked on a full ring
+// TestFullRingBothWays: two tasks each send more one-part messages than
+// a ring holds to the other before receiving any: a send blocked on a full ring
 // pulls its own arrivals meanwhile, so neither waits for the other
 // forever, and every message arrives intact in order.
 func TestFullRingBothWays(t *testing.T) {
 	params := DefaultParams()
 	params.Slots = 2
 	eng, l := setup(t, 2, params)
-	const msgs, n = 9, 5000 // 2 parts each: 18 parts through 2 slots
+	const msgs, n = 9, 3000 // 9 one-part messages through 2 slots
 	for me := range 2 {
 		eng.Spawn(fmt.Sprint("task", me), func(p *sim.Proc) {
 			x := l.Task(me)
