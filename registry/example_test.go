@@ -99,11 +99,11 @@ func ExampleRegistry_Probe() {
 	}
 	// Output:
 	// mpich on sx4: runs
-	// aclmpl on sx4: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
-	// shmem on sx4: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
+	// aclmpl on sx4: runs
+	// shmem on sx4: runs
 	// armci on sx4: runs
 	// scampi on sx4: runs
-	// pvm on sx4: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
+	// pvm on sx4: runs
 	// mpich on t3d: runs
 	// aclmpl on t3d: runs
 	// shmem on t3d: runs

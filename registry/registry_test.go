@@ -49,7 +49,7 @@ func TestResolve(t *testing.T) {
 		{Ref{Name: "t3d", Params: params(t, "{torus_nodes: [1, 1, 1], pes_per_node: 1}")}, Ref{Name: "aclmpl"}, "field machine.params.torus_nodes"},
 		{Ref{Name: "sx4"}, Ref{Name: "mpich", Params: params(t, "{lock: spin}")}, "field stack.params.lock"},
 		{Ref{Name: "sx4"}, Ref{Name: "shmem", Params: params(t, "{x: 1}")}, `field stack.params.x: unknown field "x"`},
-		{Ref{Name: "sx4"}, Ref{Name: "aclmpl"}, "s.yaml: field stack: aclmpl cannot run on machine sx4: it needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)"},
+		{Ref{Name: "challenge"}, Ref{Name: "aclmpl"}, "s.yaml: field stack: aclmpl cannot run on machine challenge: it needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)"},
 	} {
 		_, err := r.Resolve("s.yaml", c.machine, c.stack)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -258,7 +258,7 @@ func (x *Task) takePart(p *sim.Proc, s int) error {
 		return x.corrupt(s, k, fmt.Sprintf("header tag %d, total %d, offset %d, length %d; expected tag %d, total %d, offset %d", tag, total, off, n, m.tag, m.total, m.got))
 	}
 	data := slot + hdrBytes
-	if n > 0 && l.params.InvalidateReceive {
+	if n > 0 && l.params.InvalidateReceive && !machines.CopyBypassesCache(l.m) {
 		x.cpu.InvalidateRange(p, data, n)
 	}
 	switch {

@@ -10,6 +10,7 @@ import (
 	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/machines/sci"
 	"github.com/msgsim/msgsim/machines/sp"
+	"github.com/msgsim/msgsim/machines/sx4"
 	"github.com/msgsim/msgsim/machines/t3d"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
@@ -33,6 +34,7 @@ var machinesUnderTest = []struct {
 	{"t3d", func(eng *sim.Engine, n int) (machines.Machine, error) { return t3d.New(eng, n, t3d.DefaultParams()) }},
 	{"sci", func(eng *sim.Engine, n int) (machines.Machine, error) { return sci.New(eng, n, sci.DefaultParams()) }},
 	{"sp", func(eng *sim.Engine, n int) (machines.Machine, error) { return sp.New(eng, n, sp.DefaultParams()) }},
+	{"sx4", func(eng *sim.Engine, n int) (machines.Machine, error) { return sx4.New(eng, n, sx4.DefaultParams()) }},
 }
 
 func setup(t *testing.T, pes int, params Params) (*sim.Engine, *Lib) {
@@ -409,8 +411,8 @@ func TestBarrierHolds(t *testing.T) {
 
 // TestPingPongOnEveryMachine: a ping-pong of 0, 8, 4097 and 20000 bytes
 // on every machine with remote writes (the T3D's ordered puts; SCI's and
-// LAPI's, where the header's flag waits for a quiet), every delivery
-// checked.
+// LAPI's, where the header's flag waits for a quiet; the SX-4's vector
+// moves into a symmetric heap), every delivery checked.
 func TestPingPongOnEveryMachine(t *testing.T) {
 	for _, mc := range machinesUnderTest {
 		for _, n := range []int{0, 8, 4097, 20000} {
