@@ -142,7 +142,11 @@ func (x *Task) sendPart(p *sim.Proc, dst, tag, total, off int, data mem.Region) 
 func (x *Task) awaitSlot(p *sim.Proc, dst int) error {
 	slots := x.lib.params.Slots
 	word := x.freed + mem.Addr(dst*8)
-	free := func() bool { return x.sent[dst]-int(x.cpu.LoadUncached(p, word, 8)) < slots }
+	free := func() bool {
+		v := x.cpu.LoadUncached(p, word, 8)
+		x.sawFreed(dst, v)
+		return x.sent[dst]-int(v) < slots
+	}
 	if free() {
 		return nil
 	}
@@ -156,64 +160,101 @@ func (x *Task) awaitSlot(p *sim.Proc, dst int) error {
 			return nil
 		}
 		if !took {
-			x.awaitArrival(p, spinWhy{rank: int32(x.rank), peer: int32(dst), kind: waitSlot}, word, free)
-			if free() {
-				return nil
-			}
+			x.awaitWords(p, true)
 		}
 	}
 }
 
-// awaitArrival spin-waits until a part is in the head slot of one of the
-// task's rings that is not held, or (when more is given) more reports true: every poll
-// loads each ring's head flag uncached, as the library's receive loop
-// polls every sender's slot.
-func (x *Task) awaitArrival(p *sim.Proc, why spinWhy, extra mem.Addr, more func() bool) {
-	x.watch = x.watch[:0]
-	for s := 0; s < x.size; s++ {
-		if !x.held(s) {
-			x.watch = append(x.watch, x.head(s))
+// words is the task's set of polled words (mem.WordSet): entry s is the
+// flag of the head slot of ring s (ready when DONE; never while the ring
+// is held), entry size+d the count of this task's parts task d has freed
+// (ready when it moved since last loaded). Built on first use from the
+// current state.
+func (x *Task) words() *mem.WordSet {
+	if x.ws != nil {
+		return x.ws
+	}
+	l, n := x.lib, x.size
+	x.ws = x.cpu.NewWordSet(2 * n)
+	for s := 0; s < n; s++ {
+		x.ws.Watch(s, l.slot(x.rank, s, 0), l.params.Slots*l.stride())
+		x.expectHead(s)
+		f := x.freed + mem.Addr(8*s)
+		x.ws.Watch(n+s, f, 8)
+		x.ws.ExpectChange(n+s, f, x.seenFreed[s])
+	}
+	return x.ws
+}
+
+// expectHead makes ring s's entry wait for its head slot's DONE flag, or
+// for nothing while the ring is held.
+func (x *Task) expectHead(s int) {
+	if x.ws == nil {
+		return
+	}
+	if x.held(s) {
+		x.ws.Expect(s, x.head(s), ^uint64(0))
+		return
+	}
+	x.ws.Expect(s, x.head(s), flagDone)
+}
+
+// sawFreed records task d's freed count as last loaded: a wait for a free
+// slot ends when it moves.
+func (x *Task) sawFreed(d int, v uint64) {
+	x.seenFreed[d] = v
+	if x.ws != nil {
+		x.ws.ExpectChange(x.size+d, x.freed+mem.Addr(8*d), v)
+	}
+}
+
+// awaitWords sleeps until a part is in the head slot of a ring that is not
+// held, or (slots) a freed count has moved (mem.CPU.WaitWords: the polls
+// cost nothing; the sweep that follows pays the loads). Freed counts that
+// moved while the task was not waiting for a slot are taken as seen.
+func (x *Task) awaitWords(p *sim.Proc, slots bool) {
+	w, n := x.words(), x.size
+	hi := n
+	if slots {
+		hi = 2 * n
+		for i := w.FirstReady(n, hi, n); i >= 0; i = w.FirstReady(n, hi, i) {
+			x.sawFreed(i-n, x.cpu.Memory().Load64(w.Word(i)))
+			return
 		}
 	}
-	heads := len(x.watch)
-	if more != nil {
-		x.watch = append(x.watch, extra)
+	x.cpu.WaitWords(p, x.waitReason(slots), w, 0, hi)
+}
+
+func (x *Task) waitReason(slots bool) string {
+	if slots {
+		return fmt.Sprintf("pvm task %d: psend waits for a free slot in a receiver's ring (or a message)", x.rank)
 	}
-	x.cpu.SpinUntilWhy(p, why, func() bool {
-		for _, a := range x.watch[:heads] {
-			if x.cpu.LoadUncached(p, a, 8) == flagDone {
-				return true
-			}
-		}
-		return more != nil && more()
-	}, x.watch...)
+	return fmt.Sprintf("pvm task %d: precv waits for a message", x.rank)
 }
 
 // sweep pulls every part that has arrived into the library: the receive
-// loop of the PVM library, which visits each sender's ring in turn
-// (starting after the one it visited first last time) and takes every part
-// in it. It reports whether it took any.
+// loop of the PVM library, which polls each sender's ring in turn
+// (starting after the one it started from last time) with uncached loads
+// of the head slots' flags (mem.CPU.ScanUncached: one timed run of loads)
+// and takes every part it finds, until a round finds none. It reports
+// whether it took any.
 func (x *Task) sweep(p *sim.Proc) (bool, error) {
 	took := false
-	start := x.scanFrom
-	for i := 0; i < x.size; i++ {
-		s := (start + i) % x.size
-		x.cpu.Compute(p, x.lib.params.ScanCycles)
-		if x.held(s) {
-			continue
+	w := x.words()
+	from := x.scanFrom
+	x.scanFrom = (x.scanFrom + 1) % x.size
+	for {
+		s, loads, ok := x.cpu.ScanUncached(p, w, 0, x.size, from)
+		x.cpu.Compute(p, x.lib.params.ScanCycles*float64(loads))
+		if !ok {
+			return took, nil
 		}
-		for x.cpu.LoadUncached(p, x.head(s), 8) == flagDone {
-			if err := x.takePart(p, s); err != nil {
-				return took, err
-			}
-			took = true
-			if x.held(s) {
-				break
-			}
+		if err := x.takePart(p, s); err != nil {
+			return took, err
 		}
+		took = true
+		from = s
 	}
-	x.scanFrom = (start + 1) % x.size
-	return took, nil
 }
 
 // held reports whether ring s is held: its next part belongs to a message
@@ -281,6 +322,7 @@ func (x *Task) takePart(p *sim.Proc, s int) error {
 	} else {
 		x.inflight[s] = m
 	}
+	x.expectHead(s)
 	return nil
 }
 
@@ -366,6 +408,9 @@ func (x *Task) post(p *sim.Proc, r *recvReq) {
 		x.free = append(x.free, m.data)
 		m.data = mem.Region{}
 		r.claim(m)
+		if x.inflight[m.src] == m {
+			x.expectHead(m.src) // its ring is no longer held
+		}
 		return
 	}
 	x.posted = append(x.posted, r)
@@ -379,7 +424,7 @@ func (x *Task) wait(p *sim.Proc, r *recvReq) (stacks.Status, error) {
 			return r.status(), err
 		}
 		if !took && !r.done {
-			x.awaitArrival(p, spinWhy{rank: int32(x.rank), peer: int32(r.src), kind: waitRecv}, 0, nil)
+			x.awaitWords(p, false)
 		}
 	}
 	return r.status(), r.err
@@ -480,27 +525,3 @@ type doneReq struct{ st stacks.Status }
 
 func (d doneReq) Wait(*sim.Proc) (stacks.Status, error)       { return d.st, nil }
 func (d doneReq) Test(*sim.Proc) (bool, stacks.Status, error) { return true, d.st, nil }
-
-// spinWhy is what a task spins on, formatted only when a report needs it.
-type spinWhy struct {
-	rank, peer int32
-	kind       spinKind
-}
-
-type spinKind uint8
-
-const (
-	waitRecv spinKind = iota // a receive waits for a part
-	waitSlot                 // a send waits for a free slot in peer's ring
-)
-
-func (w spinWhy) String() string {
-	if w.kind == waitSlot {
-		return fmt.Sprintf("pvm task %d: psend to task %d waits for a free slot in its ring", w.rank, w.peer)
-	}
-	from := fmt.Sprintf("task %d", w.peer)
-	if w.peer < 0 {
-		from = "any task"
-	}
-	return fmt.Sprintf("pvm task %d: precv from %s waits for a message", w.rank, from)
-}

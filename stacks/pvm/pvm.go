@@ -193,13 +193,14 @@ type Task struct {
 	next []int // parts this task has taken out of each task's ring
 	// inflight[s] is the message from task s whose later parts are still
 	// to come (its first part has been taken), or nil.
-	inflight []*message
-	queue    []*message // the receive queue: arrived, not yet received, in arrival order
-	posted   []*recvReq // receives waiting for a message, in post order
-	free     []mem.Region
-	watch    []mem.Addr // every ring's first slot flags, for spin-waits
-	scanFrom int        // ring where the next sweep starts (round robin)
-	scratch  *mem.Region
+	inflight  []*message
+	queue     []*message // the receive queue: arrived, not yet received, in arrival order
+	posted    []*recvReq // receives waiting for a message, in post order
+	free      []mem.Region
+	ws        *mem.WordSet // the polled words (words), nil until first used
+	seenFreed []uint64     // each task's freed count as last loaded
+	scanFrom  int          // ring where the next sweep starts (round robin)
+	scratch   *mem.Region
 
 	stats Stats
 }
@@ -238,6 +239,7 @@ func (x *Task) setUp() error {
 	x.sent = make([]int, x.size)
 	x.next = make([]int, x.size)
 	x.inflight = make([]*message, x.size)
+	x.seenFreed = make([]uint64, x.size)
 	return nil
 }
 
