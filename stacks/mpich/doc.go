@@ -145,11 +145,11 @@
 //
 // # Calibration
 //
-// The only time the stack charges itself is packetCycles (1700 cycles,
+// The only time the stack charges itself is packet_cycles (1700 cycles,
 // 13.6 us on the SX-4, 11.3 us on the T3D's 150 MHz Alpha) of software
-// per control packet on each side, calibrated to Figure 6 at 0 bytes
-// (37 us), and ch_t3d's pollCycles (4, assumed) per ring scanned. ch_t3d
-// reuses the SX-4-calibrated packetCycles (assumed: the same C code, the
+// per control packet on each side, fitted to Figure 6 at 0 bytes (37 us)
+// by calibration/mpich-packet.yaml, and ch_t3d's pollCycles (4, assumed)
+// per ring scanned. ch_t3d reuses the SX-4's packet_cycles (assumed: the same C code, the
 // same cycle count on the Alpha; charged once per MPI_Bcast or MPI_Reduce
 // call too) and assumes eager_bytes 16 KB (also the collectives' system
 // buffer), ring_packets 2 and queue_packets 16 (see Params). That
@@ -158,8 +158,9 @@
 // "the T3D is extremely instruction cache sensitive", which the model
 // does not represent. No T3D MPI figure is calibrated to (the
 // paper's are held out, and they measure EPCC's MPI, not this device). The other
-// calibrated values are machine parameters (machines/sx4): semop_us <-
-// Figure 1, cache_flush_us <- Figure 5. Everything else (the 40 us of Figure 4, 90 us at 1 KB in
+// fitted values are machine parameters (machines/sx4): semop_us by
+// calibration/sx4-semop.yaml, cache_flush_us by
+// calibration/sx4-cache-flush.yaml. Everything else (the 40 us of Figure 4, 90 us at 1 KB in
 // Figure 6, 120 us with two locks in Figure 5, 1.2 GB/s, the 3 MB dip, the
 // rising Figure 1 bandwidth) follows from the protocol code.
 //

@@ -139,6 +139,20 @@ type Params struct {
 	// on remote memory, t3dqueue.go; our construction, described by neither
 	// paper).
 	ReceiveQueue string `yaml:"receive_queue"`
+	// PacketCycles is MPICH's software per control packet on each side,
+	// in cycles of the process's CPU: the path from MPI_Send down to the
+	// device, and again from the device up to a completed MPI_Recv on the
+	// other side (envelope building, matching, request bookkeeping, the
+	// debugging hooks the paper mentions in section 8); a collective call
+	// (ch_t3d's shmem collectives) pays it once on each PE. Calibrated:
+	// calibration/mpich-packet.yaml fits it to Figure 6 at 0 bytes (37 us
+	// half round trip, of which the machine operations of Figures 2 and 3
+	// take about 10 us): 1700 cycles, 13.6 us at 125 MHz. On the T3D
+	// (ch_t3d) the same code on the 150 MHz Alpha is taken to need the
+	// same number of cycles (assumed: the same portable C code; no T3D
+	// figure isolates it). The code's footprint in an instruction cache is
+	// this many 4-byte instructions per path (code.go).
+	PacketCycles float64 `yaml:"packet_cycles"`
 }
 
 // devices are the device names.
@@ -170,6 +184,7 @@ func DefaultParams() Params {
 		RingPackets: 2, Fences: true,
 		Threads: BuildRuntime, ThreadWait: WaitYield, ThreadLocking: LockingProgress, ContextIDs: ContextMulti, Allreduce: AllreduceLinear,
 		Collectives: CollectivesP2P, ReceiveQueue: QueueFetchInc,
+		PacketCycles: 1700,
 	}
 }
 
@@ -205,6 +220,9 @@ const (
 	maxSharedBytes = 1 << 40 // 1 TiB: likewise
 	maxSlotProcs   = 1 << 12 // 4096 processes: the SX-4 has at most 32 CPUs a node
 	maxRingPackets = 1 << 10 // 1024 packets per sender ring (the default is 2)
+	// maxPacketCycles is 1e7 cycles (80 ms at 125 MHz) of software per
+	// packet: its code footprint (4 bytes a cycle) stays far from overflow.
+	maxPacketCycles = 1e7
 )
 
 // paramErrorf is an invalid stack param, named by its YAML name:
@@ -283,6 +301,9 @@ func (p Params) check() error {
 	}
 	if !slices.Contains(contextAlgorithms, p.ContextIDs) {
 		bad("context_ids", "must be one of %s, got %q", strings.Join(contextAlgorithms, ", "), p.ContextIDs)
+	}
+	if !(p.PacketCycles >= 0 && p.PacketCycles <= maxPacketCycles) {
+		bad("packet_cycles", "must be between 0 and %g, got %g", float64(maxPacketCycles), p.PacketCycles)
 	}
 	sharedOK := p.SharedMemoryBytes > 0 && p.SharedMemoryBytes <= maxSharedBytes
 	if !sharedOK {
