@@ -106,8 +106,8 @@ func (m *toy) Quiet(p *sim.Proc, pe int) {
 // (copied out of the sender's memory and into the receiver's) to the
 // receiver after a fixed delay. It needs mailboxMachine, a capability of
 // its own: per-PE CPUs and allocation on a machine with a network (remote
-// writes: the toy, the T3D, the SP and the SCI cluster have it, the
-// one-node SX-4 does not).
+// writes: the toy, the T3D, the SP, the SCI cluster and the SX-4's
+// symmetric heap have it, the Power Challenge does not).
 type mailboxMachine interface {
 	machines.RemoteWrite
 }
@@ -332,7 +332,7 @@ stack: {name: mailbox}
 	for _, c := range []struct{ yaml, want string }{
 		{"machine: {name: toy, params: {latency_ns: -1}}\nstack: {name: mailbox}\n" + pp, "bad.yaml:2:43: field machine.params.latency_ns: -1 ns is outside the plausible range"},
 		{"machine: {name: toy}\nstack: {name: mailbox, params: {delay: 3}}\n" + pp, `field stack.params.delay: unknown field "delay"`},
-		{"machine: {name: sx4}\nstack: {name: mailbox}\n" + pp, "stack mailbox cannot run on machine sx4: it needs per-PE CPUs and allocation with a network (mailboxMachine)"},
+		{"machine: {name: challenge}\nstack: {name: mailbox}\n" + pp, "stack mailbox cannot run on machine challenge: it needs per-PE CPUs and allocation with a network (mailboxMachine)"},
 		{"machine: {name: toy}\nstack: {name: aclmpl}\n" + async, "fetch-inc-register or remote-fetch-inc: a fetch-and-increment register per process (machines.FetchIncRegister)"},
 	} {
 		_, err := runScenario(t, reg, "name: bad\n"+c.yaml)
