@@ -3,18 +3,23 @@ package pvm
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/machines/challenge"
 	"github.com/msgsim/msgsim/machines/sci"
 	"github.com/msgsim/msgsim/machines/sp"
 	"github.com/msgsim/msgsim/machines/sx4"
 	"github.com/msgsim/msgsim/machines/t3d"
+	"github.com/msgsim/msgsim/machines/tcpcluster"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
+	"gopkg.in/yaml.v3"
 )
 
 var (
@@ -473,13 +478,29 @@ func TestSelfSend(t *testing.T) {
 	run(t, eng)
 }
 
-// TestParams: bad params are errors naming the field.
+// TestParams: bad params are errors naming the file and the field.
 func TestParams(t *testing.T) {
 	if _, err := ParseParams("s.yaml", "stack.params", nil); err != nil {
 		t.Fatal(err)
 	}
 	if DefaultParams().DataMaxBytes != 4096 {
 		t.Error("data_max_bytes default is not CRI's published 4,096 bytes")
+	}
+	for src, want := range map[string]string{
+		"{data_max_bytes: 4}":   "stack.params.data_max_bytes",
+		"{slots: 0}":            "stack.params.slots",
+		"{part_cycles: -1}":     "stack.params.part_cycles",
+		"{scan_cycles: 1e9}":    "stack.params.scan_cycles",
+		"{data_max_byte: 4096}": "data_max_byte",
+	} {
+		var n yaml.Node
+		if err := yaml.Unmarshal([]byte(src), &n); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ParseParams("s.yaml", "stack.params", n.Content[0])
+		if err == nil || !strings.Contains(err.Error(), "s.yaml") || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error naming s.yaml and %s", src, err, want)
+		}
 	}
 }
 
@@ -569,6 +590,26 @@ func TestMergedMatchesStepByStep(t *testing.T) {
 					t.Errorf("merged run took %d events, more than step by step (%d)", ev1, evN)
 				}
 			})
+		}
+	}
+}
+
+// TestRefusalNamesTheVerb: on machines without remote writes (the Power
+// Challenge, the TCP cluster) Open fails with a *machines.MissingCapability
+// naming remote-write.
+func TestRefusalNamesTheVerb(t *testing.T) {
+	for _, build := range []func(*sim.Engine) (machines.Machine, error){
+		func(e *sim.Engine) (machines.Machine, error) { return challenge.New(e, 2, challenge.DefaultParams()) },
+		func(e *sim.Engine) (machines.Machine, error) { return tcpcluster.New(e, 2, tcpcluster.DefaultParams()) },
+	} {
+		m, err := build(sim.NewEngine(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Open(m, DefaultParams())
+		var mc *machines.MissingCapability
+		if !errors.As(err, &mc) || !strings.Contains(mc.Capability, machines.VerbRemoteWrite.Name) || !strings.Contains(err.Error(), m.Name()) {
+			t.Errorf("%s: %v, want a missing remote-write", m.Name(), err)
 		}
 	}
 }
