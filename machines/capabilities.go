@@ -52,6 +52,19 @@ type OrderedWrites interface {
 	WritesInOrder()
 }
 
+// SymmetricHeap is a machine whose processes share one memory but whose
+// remote verbs (RemoteWrite, RemoteRead, RemoteFetchInc) address another
+// process's copy of the caller's remotely written memory: an address in
+// memory the caller had mapped for itself (Map) names the same offset of
+// the target's, as the same address names the same word on every PE of a
+// T3D. Processes that make the same allocations in the same order get the
+// same offsets (a SHMEM symmetric heap in shared segments, the SX-4's).
+// SymmetricHeap does nothing; having it is the property.
+type SymmetricHeap interface {
+	RemoteWrite
+	SymmetricHeap()
+}
+
 // RemoteRead is one-sided remote read: Get copies n bytes at src in process
 // from's memory to dst in pe's memory and returns when they are there.
 type RemoteRead interface {

@@ -12,6 +12,7 @@ import (
 	"github.com/msgsim/msgsim/stacks/aclmpl"
 	"github.com/msgsim/msgsim/stacks/armci"
 	"github.com/msgsim/msgsim/stacks/mpich"
+	"github.com/msgsim/msgsim/stacks/pvm"
 	"github.com/msgsim/msgsim/stacks/scampi"
 	"github.com/msgsim/msgsim/stacks/shmem"
 	"github.com/msgsim/msgsim/workloads/litmus"
@@ -44,6 +45,8 @@ func Default() *Registry {
 			Needs(armci.Needs()...)),
 		Stack(scampi.Name, "ScaMPI: write-only protocol over remote writes, 64-byte self-synchronizing envelopes with CRC, idempotent transfers (checkpointed where the machine has checkpoints), shared memory within a node", Decode(scampi.DefaultParams), scampi.Open,
 			Needs(scampi.Needs()...)),
+		Stack(pvm.Name, "PVM 3.3's direct route (CRI's for the T3D): psend/precv with tags and any-source over remote writes, a receive queue for early messages, data above PVM_DATA_MAX sent as separate parts; the group library's linear broadcast, root-collects reduce and barrier", pvm.ParseParams, pvm.Open,
+			Needs(pvm.Needs()...)),
 	} {
 		must(r.AddStack(e))
 	}

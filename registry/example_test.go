@@ -99,33 +99,39 @@ func ExampleRegistry_Probe() {
 	}
 	// Output:
 	// mpich on sx4: runs
-	// aclmpl on sx4: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
-	// shmem on sx4: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
+	// aclmpl on sx4: runs
+	// shmem on sx4: runs
 	// armci on sx4: runs
 	// scampi on sx4: runs
+	// pvm on sx4: runs
 	// mpich on t3d: runs
 	// aclmpl on t3d: runs
 	// shmem on t3d: runs
 	// armci on t3d: runs
 	// scampi on t3d: runs
+	// pvm on t3d: runs
 	// mpich on sp: runs
 	// aclmpl on sp: runs
 	// shmem on sp: runs
 	// armci on sp: runs
 	// scampi on sp: runs
+	// pvm on sp: runs
 	// mpich on sci: runs
 	// aclmpl on sci: runs
 	// shmem on sci: runs
 	// armci on sci: runs
 	// scampi on sci: runs
+	// pvm on sci: runs
 	// mpich on challenge: runs
 	// aclmpl on challenge: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
 	// shmem on challenge: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
 	// armci on challenge: runs
 	// scampi on challenge: runs
+	// pvm on challenge: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
 	// mpich on tcpcluster: needs shared-segments: memory segments shared by the processes of a node (machines.SharedSegments), with every process on one node (processes 0 and 1 are on nodes 0 and 1); or remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
 	// aclmpl on tcpcluster: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
 	// shmem on tcpcluster: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
 	// armci on tcpcluster: needs the verbs of one of its ports: the SP port's active-messages; the shared-memory port's shared-segments with every process on one node (they are on 2 nodes); the SHMEM port's remote-write, remote-read, swap or remote-fetch-inc
 	// scampi on tcpcluster: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
+	// pvm on tcpcluster: needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)
 }

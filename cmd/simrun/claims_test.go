@@ -172,7 +172,7 @@ func TestClaimsCommand(t *testing.T) {
 		", 1 training (fitted)\n",
 		"FAILS  alltoall-4-7x-sync-mpi (ratio, alltoall_MBps): sync-aclmpl / sync-mpi = ",
 		"\"For the first three cases, the synchronous functions in ACLMPL are approximately between 4 and 7 times faster than the other message passing systems\" (aclmpl-t3d.txt, section 5, Table 2)",
-		"skipped (--fast): t3d-fig4 (~80s, ~0.9 GB)",
+		"skipped (--fast): t3d-fig4 (~86s, ~0.9 GB)",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)

@@ -18,7 +18,7 @@ func TestListMachinesAndStacks(t *testing.T) {
 	}
 	for _, want := range []string{
 		"sx4         NEC SX-4 node",
-		"            offers: local, shared-segments, semaphores, memory\n            lacks:  remote-write, ordered-writes, remote-read, remote-fetch-inc, fetch-inc-register, swap, barrier, checkpoints, delivered, sockets, scheduler, active-messages\n",
+		"            offers: local, remote-write, remote-read, remote-fetch-inc, shared-segments, semaphores, memory\n            lacks:  ordered-writes, fetch-inc-register, swap, barrier, checkpoints, delivered, sockets, scheduler, active-messages\n",
 		"t3d         Cray T3D",
 		"            offers: local, remote-write, ordered-writes, remote-read, fetch-inc-register, swap, barrier, memory, delivered\n            lacks:  remote-fetch-inc, shared-segments, semaphores, checkpoints, sockets, scheduler, active-messages\n",
 		"sp          IBM SP",
@@ -46,7 +46,8 @@ func TestListMachinesAndStacks(t *testing.T) {
 	for _, want := range []string{
 		"mpich   MPICH",
 		"        on sx4 {device: ch_lfshmem}: offers comm, threads, schedule\n",
-		"        on sx4 {device: ch_t3d}: missing remote-write: one-sided remote write (put)",
+		"        on sx4 {device: ch_t3d}: offers comm, bcast, reduce, threads, schedule\n",
+		"        on challenge {device: ch_t3d}: missing remote-write: one-sided remote write (put)",
 		"        on t3d {device: ch_shmem}: missing shared-segments: ",
 		"        on t3d {device: ch_lfshmem}: offers comm, threads, schedule\n",
 		"        on sci {device: ch_t3d, receive_queue: shared}: missing swap: ",
@@ -54,10 +55,14 @@ func TestListMachinesAndStacks(t *testing.T) {
 		"        on t3d {device: ch_t3d, receive_queue: shared}: offers comm, bcast, reduce, threads, schedule\n",
 		"aclmpl  ACLMPL",
 		"        needs: remote-write: ",
-		"        on sx4: missing remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)\n",
+		"        on sx4: offers comm, sendrecv, bcast, reduce, binary-swap\n",
+		"        on challenge: missing remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite)\n",
 		"        on t3d: offers comm, sendrecv, bcast, reduce, binary-swap\n",
 		"shmem   raw SHMEM",
 		"        on t3d: offers one-sided, swap\n",
+		"        on sx4: offers one-sided\n",
+		"pvm     PVM 3.3",
+		"        on t3d: offers comm, bcast, reduce\n",
 		"  binary-swap binary-swap reduce (stacks.BinarySwapReducer)",
 	} {
 		if !strings.Contains(out, want) {
@@ -75,8 +80,8 @@ func TestListMachinesAndStacks(t *testing.T) {
 func TestValidateBadPairing(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct{ yaml, want string }{
-		{"machine: {name: sx4}\nstack: {name: aclmpl}\nworkload: {name: pingpong, params: {sizes: [8]}}\n",
-			"bad.yaml:3:8: field stack: aclmpl cannot run on machine sx4: it needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite), which sx4 does not provide"},
+		{"machine: {name: challenge}\nstack: {name: aclmpl}\nworkload: {name: pingpong, params: {sizes: [8]}}\n",
+			"bad.yaml:3:8: field stack: aclmpl cannot run on machine challenge: it needs remote-write: one-sided remote write (put) with its completion (quiet) (machines.RemoteWrite), which challenge does not provide"},
 		{"machine: {name: t3d}\nstack: {name: mpich, params: {device: ch_shmem}}\nworkload: {name: onetoall}\n",
 			"bad.yaml:3:30: field stack.params: mpich ch_shmem cannot run on machine t3d: it needs shared-segments: memory segments shared by the processes of a node"},
 		{"machine: {name: t3d}\nstack: {name: shmem}\nworkload: {name: pingpong, params: {sizes: [8]}}\n",
@@ -91,8 +96,8 @@ func TestValidateBadPairing(t *testing.T) {
 			"workload explore cannot run on stack shmem (machine t3d): it needs MPI threads and MPI_Comm_dup (stacks.Threaded)"},
 		{"machine: {name: vax}\nstack: {name: mpich}\nworkload: {name: onetoall}\n",
 			`field machine.name: unknown machine "vax"; machines: sx4, t3d, sp`},
-		{"machine: {name: sx4}\nstack: {name: pvm}\nworkload: {name: onetoall}\n",
-			`field stack.name: unknown stack "pvm"; stacks: mpich, aclmpl, shmem`},
+		{"machine: {name: sx4}\nstack: {name: cmmd}\nworkload: {name: onetoall}\n",
+			`field stack.name: unknown stack "cmmd"; stacks: mpich, aclmpl, shmem`},
 	} {
 		f := write(t, dir, "bad.yaml", "name: bad\n"+c.yaml)
 		for _, cmd := range []string{"validate", "run"} {

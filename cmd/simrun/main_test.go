@@ -411,14 +411,17 @@ type reduction struct {
 var goldenReduced = []reduction{
 	// 16 PEs instead of 128; 4 sizes up to 64 KB instead of 11 up to 1 MB.
 	{name: "t3d-fig4", workload: "{pes: [16], bytes: [1, 256, 4096, 65536]}",
-		series: map[string]string{"async-aclmpl": "{bytes: [1, 256, 4096, 65536]}"}},
+		series: map[string]string{"async-aclmpl": "{bytes: [1, 256, 4096, 65536]}", "pvm": "{bytes: [1, 256, 1024, 4096, 16384]}"}},
 	// 32 PEs instead of 128; 5 sizes up to 1 MB instead of 13 up to 10 MB.
 	{name: "t3d-fig5", workload: "{pes: [32], bytes: [1, 256, 4096, 65536, 1048576]}",
-		series: map[string]string{"async-aclmpl": "{bytes: [1, 256, 4096, 65536]}"}},
-	{name: "t3d-fig6", workload: "{pes: [32], bytes: [1, 256, 4096, 65536, 1048576]}"},
-	{name: "t3d-fig8", workload: "{pes: [32], bytes: [1, 256, 4096, 65536, 1048576]}"},
+		series: map[string]string{"async-aclmpl": "{bytes: [1, 256, 4096, 65536]}", "pvm": "{bytes: [1, 256, 4096, 65536]}"}},
+	{name: "t3d-fig6", workload: "{pes: [32], bytes: [1, 256, 4096, 65536, 1048576]}",
+		series: map[string]string{"pvm": "{bytes: [1, 256, 1024, 4096, 65536]}", "pvm-all-to-one": "{bytes: [1024, 4096]}"}},
+	{name: "t3d-fig8", workload: "{pes: [32], bytes: [1, 256, 4096, 65536, 1048576]}",
+		series: map[string]string{"pvm": "{bytes: [1, 256, 4096, 16384, 65536]}"}},
 	// 32 PEs instead of 128; 4 sizes up to 256 KB instead of 11 up to 4 MB.
-	{name: "t3d-fig9", workload: "{pes: [32], bytes: [8, 1024, 16384, 262144]}"},
+	{name: "t3d-fig9", workload: "{pes: [32], bytes: [8, 1024, 16384, 262144]}",
+		series: map[string]string{"pvm": "{bytes: [8, 64, 1024, 16384, 65536]}"}},
 	// Partitions of 2 to 16 PEs instead of 2 to 128.
 	{name: "t3d-partitions-alltoall", workload: "{pes: [2, 4, 8, 16]}"},
 	{name: "t3d-partitions-bcast", workload: "{pes: [2, 4, 8, 16]}"},

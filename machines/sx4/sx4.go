@@ -57,6 +57,9 @@ type Machine struct {
 	shmMax int
 	nshm   int
 	sems   *sysv.Set // its System V semaphores
+
+	heaps   []heap   // each process's symmetric heap (remote.go), nil until memory is first mapped
+	incLock mem.Addr // the lock word of FetchIncAt
 }
 
 // New builds a node with procs processes (one per CPU).

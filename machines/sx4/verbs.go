@@ -7,7 +7,8 @@ import (
 
 // The generic verbs (package machines) on the SX-4: one node whose
 // processes share its memory through System V segments, with System V
-// semaphores and the library memcpy's vector move.
+// semaphores and the library memcpy's vector move; its remote writes and
+// reads are in remote.go.
 var (
 	_ machines.Local          = (*Machine)(nil)
 	_ machines.SharedSegments = (*Machine)(nil)

@@ -9,6 +9,7 @@ import (
 	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/machines/sci"
 	"github.com/msgsim/msgsim/machines/sp"
+	"github.com/msgsim/msgsim/machines/sx4"
 	"github.com/msgsim/msgsim/machines/t3d"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
@@ -220,5 +221,22 @@ func TestAsyncNamesMissingVerb(t *testing.T) {
 	var mc *machines.MissingCapability
 	if !errors.As(err, &mc) || !strings.Contains(mc.Capability, machines.VerbRemoteWrite.Name) {
 		t.Errorf("without remote writes: %v, want a missing capability naming %s", err, machines.VerbRemoteWrite.Name)
+	}
+}
+
+// TestSX4PingPong: on the SX-4, whose remote writes are vector moves into
+// each process's symmetric heap in System V segments (quiet the NEC
+// fence), both protocols deliver every byte; the asynchronous one's
+// register is a word in the heap, incremented under the test-and-set lock.
+func TestSX4PingPong(t *testing.T) {
+	build := func(eng *sim.Engine, n int) (machines.Machine, error) { return sx4.New(eng, n, sx4.DefaultParams()) }
+	for _, async := range []bool{false, true} {
+		for _, n := range []int{0, 8, 20000} {
+			lat, l := pingPongOn(t, build, async, n)
+			if _, word := l.reg.(wordRegister); !word || lat <= 0 {
+				t.Errorf("async=%v %d bytes: one-way %v, register %T", async, n, lat, l.reg)
+			}
+			t.Logf("sx4 async=%v %d bytes: one-way %v", async, n, lat)
+		}
 	}
 }

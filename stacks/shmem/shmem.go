@@ -17,7 +17,10 @@
 //
 // Symmetric memory is each PE's own memory, allocated in the same order on
 // every PE: on a machine whose nodes hold several processes in one memory
-// it could not be at the same address on each, and Open refuses it.
+// it could not be at the same address on each, and Open refuses it, unless
+// the machine's remote verbs address the same offset of each process's
+// symmetric heap (machines.SymmetricHeap: the SX-4's, in System V shared
+// segments, as SGI's SMP SHMEM).
 //
 // It charges no CPU time of its own: the machine charges every call.
 //
@@ -75,7 +78,8 @@ func Open(m machines.Machine, _ Params) (*stacks.World, error) {
 		return nil, err
 	}
 	mm := m.(Machine)
-	for pe := 1; pe < m.Procs(); pe++ {
+	_, symmetric := m.(machines.SymmetricHeap)
+	for pe := 1; pe < m.Procs() && !symmetric; pe++ {
 		if n := machines.NodeOf(m, pe); n == machines.NodeOf(m, pe-1) {
 			return nil, fmt.Errorf("shmem: PEs %d and %d share node %d's memory: symmetric memory needs a memory per PE (one process per node)", pe-1, pe, n)
 		}

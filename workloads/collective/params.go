@@ -32,7 +32,9 @@
 // gets and fetch-and-increment. A stack without what a case needs is a
 // *machines.MissingCapability naming it.
 //
-// PVM is not modelled. Every delivered payload is checked against a seeded
+// PVM (stacks/pvm) is message passing like MPI: its Send and Recv are
+// psend and precv, its broadcast and reduce the group library's, called in
+// either mode (stacks.SoleCollectives). Every delivered payload is checked against a seeded
 // pattern shared read-only by all senders (each source sends its own
 // window of one random stream); receivers reuse one buffer and compare it
 // after every delivery. A corrupted or missing message becomes a Failure

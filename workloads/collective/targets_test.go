@@ -121,7 +121,7 @@ func TestBadParams(t *testing.T) {
 		{"aclmpl", "{pes: [1]}", "pes"},
 		{"aclmpl", "{pes: [2], bogus: 1}", "bogus"},
 		{"shmem", "{pes: [2], bytes: [8], reduce: binary-swap}", "binary-swap"},
-		{"pvm", "{pes: [2]}", "stack"},
+		{"cmmd", "{pes: [2]}", "stack"},
 	} {
 		s, err := resolve(t, "t3d", c.stack, "", c.w)
 		if err == nil {

@@ -104,7 +104,7 @@ func (mc Machine) Units(procs int) (unit, thread string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if _, ok := m.(machines.RemoteWrite); !ok && oneNode(m) && mc.Unit == "" {
+	if !remoteWrites(m) && oneNode(m) && mc.Unit == "" {
 		unit = "CPU"
 	} else {
 		unit = mc.unit(m)
@@ -114,6 +114,18 @@ func (mc Machine) Units(procs int) (unit, thread string, err error) {
 		thread = unit
 	}
 	return unit, thread, nil
+}
+
+// remoteWrites reports whether litmus tests run on m's remote writes: m
+// has them (machines.RemoteWrite), and they are not copies within the one
+// node's memory its processes share (machines.SymmetricHeap on one node:
+// the SX-4's, whose tests run on its processor model).
+func remoteWrites(m machines.Machine) bool {
+	if _, ok := m.(machines.RemoteWrite); !ok {
+		return false
+	}
+	_, heap := m.(machines.SymmetricHeap)
+	return !(heap && oneNode(m))
 }
 
 // oneNode reports whether m's processes all share node 0's memory.
@@ -137,7 +149,7 @@ func (mc Machine) Remote(procs int) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if _, ok := m.(machines.RemoteWrite); ok {
+	if remoteWrites(m) {
 		return true, nil
 	}
 	if oneNode(m) {

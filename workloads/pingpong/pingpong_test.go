@@ -249,8 +249,8 @@ func TestACLMPL(t *testing.T) {
 		}
 	}
 
-	if _, err := run(t, "sx4", "aclmpl", "{}", "{sizes: [8]}"); err == nil || !strings.Contains(err.Error(), "remote-write") {
-		t.Errorf("aclmpl on sx4: got %v, want the missing capability named", err)
+	if _, err := run(t, "challenge", "aclmpl", "{}", "{sizes: [8]}"); err == nil || !strings.Contains(err.Error(), "remote-write") {
+		t.Errorf("aclmpl on challenge: got %v, want the missing capability named", err)
 	}
 	if _, err := Run(spec(t, "{}", "{mode: eager}")); err == nil || !strings.Contains(err.Error(), "mode") {
 		t.Errorf("mode eager: got %v, want an error naming mode", err)
