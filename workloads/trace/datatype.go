@@ -2,7 +2,7 @@ package trace
 
 // datatypeBytes are the sizes of MPI's predefined datatypes by the number
 // SimGrid 3.32 writes for them in a time-independent trace (the datatype's
-// id: each one traced by bench/traces/datatypes.c, whose sends of one
+// id: each one traced by bench/traces/src/datatypes.c, whose sends of one
 // element of every type give the id, and MPI_Type_size the bytes). A
 // derived datatype has an id of its own that a replay cannot size: it is
 // an error naming the id.

@@ -21,7 +21,7 @@ type (
 		op string
 		x  expr
 	}
-	binary struct {
+	binop struct {
 		op   string
 		x, y expr
 	}
@@ -59,7 +59,7 @@ func (u unary) eval(env map[string]int64) (int64, error) {
 	return b2i(x == 0), nil
 }
 
-func (b binary) eval(env map[string]int64) (int64, error) {
+func (b binop) eval(env map[string]int64) (int64, error) {
 	x, err := b.x.eval(env)
 	if err != nil {
 		return 0, err
@@ -223,7 +223,7 @@ func (p *exprParser) binary(min int) expr {
 		}
 		p.i += len(op)
 		y := p.binary(prec + 1)
-		x = binary{op, x, y}
+		x = binop{op, x, y}
 	}
 	return x
 }
