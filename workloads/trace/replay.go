@@ -118,7 +118,7 @@ func replay(eng *sim.Engine, w *stacks.World, prog *Program, seed uint64, second
 		return nil, err
 	}
 	x := &replayer{eng: eng, prog: prog, seed: seed, scale: secondsPerFlop, split: stacks.ProgressOf(w).Split,
-		out: &Outcome{End: make([]sim.Time, n), Time: make([][3]sim.Time, n), Matrix: make([][]int64, n), Algorithms: map[Kind]string{}},
+		out:     &Outcome{End: make([]sim.Time, n), Time: make([][3]sim.Time, n), Matrix: make([][]int64, n), Algorithms: map[Kind]string{}},
 		current: make([]string, n)}
 	for r := range n {
 		x.out.Matrix[r] = make([]int64, n)
