@@ -392,7 +392,7 @@ var goldenFull = []string{
 	"sx4-collectives", "sx4-fig1", "sx4-fig4", "sx4-fig5", "sx4-fig6", "sx4-fig7", "sx4-lockfree-nofence", "sx4-spin-cached",
 	"t3d-fig3", "t3d-fig7", "t3d-table1", "t3d-table2",
 	"threads-fig1", "threads-fig2", "threads-fig3", "threads-fig4", "threads-fig4-sx4", "threads-fig1-shm",
-	"whatif-stacks", "whatif-flow-bcast",
+	"whatif-stacks", "whatif-flow-bcast", "whatif-trace",
 }
 
 // reduction is how the golden test shrinks a slow built-in.
