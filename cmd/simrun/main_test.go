@@ -521,7 +521,8 @@ func checkGolden(t *testing.T, dir, base string) {
 // docFigures are the figures the docs show, by the built-in that draws
 // them: the file the run writes and the docs' copy.
 var docFigures = map[string][2]string{
-	"sx4-fig7": {"fig7.png", "../../docs/sx4-fig7.png"},
+	"sx4-fig7":     {"fig7.png", "../../docs/sx4-fig7.png"},
+	"whatif-trace": {"whatif-trace.png", "../../docs/whatif-trace.png"},
 }
 
 // checkDocFigure compares the figures of built-in name drawn in dir with

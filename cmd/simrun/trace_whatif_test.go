@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -62,6 +67,121 @@ func TestWhatifTracePairings(t *testing.T) {
 			}
 			if why = strings.TrimSpace(why); !strings.Contains(err.Error(), why) {
 				t.Errorf("%s: the description says %q, the refusal is %v", pair, why, err)
+			}
+		}
+	}
+}
+
+// TestTraceDoc runs docs/trace.md: its YAML blocks that start with a
+// "# FILE" comment are written to FILE, its "cp -r bench/traces/..." lines
+// copy the checked-in trace, and its "go run ./cmd/simrun" lines run and
+// must exit 0; the outputs the page describes must exist.
+func TestTraceDoc(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs docs/trace.md's commands (seconds)")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := filepath.Join(root, "docs", "trace.md")
+	yamls, _ := fenced(t, doc, "yaml")
+	shs, _ := fenced(t, doc, "sh")
+	t.Chdir(t.TempDir())
+	files := 0
+	for _, y := range yamls {
+		first, _, _ := strings.Cut(y, "\n")
+		if name, ok := strings.CutPrefix(first, "# "); ok && strings.HasSuffix(name, ".yaml") {
+			if err := os.WriteFile(name, []byte(y), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			files++
+		}
+	}
+	n := 0
+	for _, b := range shs {
+		for _, line := range strings.Split(b, "\n") {
+			cmd, _, _ := strings.Cut(line, "#")
+			f := strings.Fields(cmd)
+			switch {
+			case len(f) == 4 && f[0] == "cp" && f[1] == "-r" && strings.HasPrefix(f[2], "bench/traces/"):
+				if err := os.CopyFS(f[3], os.DirFS(filepath.Join(root, f[2]))); err != nil {
+					t.Fatal(err)
+				}
+			case len(f) >= 3 && f[0] == "go" && f[1] == "run" && f[2] == "./cmd/simrun":
+				args := f[3:]
+				var code int
+				var out, errs string
+				if len(args) == 4 && args[0] == "run" && args[2] == "--out" && slices.Contains(goldenFull, args[1]) {
+					r := runBuiltin(t, args[1])
+					code, out, errs = r.code, r.stdout, r.stderr
+				} else {
+					code, out, errs = simrun(t, args...)
+				}
+				if code != exitOK {
+					t.Errorf("docs/trace.md: simrun %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errs)
+				}
+				n++
+			}
+		}
+	}
+	if n < 6 || files < 2 {
+		t.Fatalf("found %d simrun commands and %d scenario files in docs/trace.md", n, files)
+	}
+	for _, want := range []string{"results/my-jacobi/summary.txt", "results/my-jacobi/mpich-comm-matrix.csv", "results/my-jacobi/aclmpl-comm-matrix.png", "results/my-ring/my-ring-comm-matrix.csv", "trace.json"} {
+		if _, err := os.Stat(want); err != nil {
+			t.Errorf("docs/trace.md's commands did not write %s: %v", want, err)
+		}
+	}
+}
+
+// TestTraceReplayDeterministic: a replay's outputs (results, summary,
+// figures, communication matrices) are byte-identical across runs and
+// across -j.
+func TestTraceReplayDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	index, err := filepath.Abs(filepath.Join("..", "..", "bench", "traces", "jacobi", "4", "jacobi.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := write(t, dir, "jac.yaml", `name: jac
+machine: {name: t3d}
+stack: {name: mpich}
+workload:
+  name: trace
+  params: {index: `+index+`}
+series:
+  - name: mpich
+    stack: {name: mpich, params: {device: ch_t3d}}
+  - name: aclmpl
+    stack: {name: aclmpl}
+  - name: scampi
+    machine: {name: sci}
+    stack: {name: scampi}
+`)
+	var outs []map[string][]byte
+	for _, j := range []string{"1", "2", "1"} {
+		out := filepath.Join(dir, "out"+j+strconv.Itoa(len(outs)))
+		if code, o, e := simrun(t, "run", f, "--out", out, "-j", j, "--quiet"); code != exitOK {
+			t.Fatalf("exit %d\n%s%s", code, o, e)
+		}
+		got := map[string][]byte{}
+		entries, err := os.ReadDir(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			got[e.Name()] = read(t, filepath.Join(out, e.Name()))
+		}
+		outs = append(outs, got)
+	}
+	if len(outs[0]) < 10 {
+		t.Fatalf("%d files", len(outs[0]))
+	}
+	for i := 1; i < len(outs); i++ {
+		for name, b := range outs[0] {
+			if !bytes.Equal(b, outs[i][name]) {
+				t.Errorf("%s differs between run 1 (-j 1) and run %d", name, i+1)
 			}
 		}
 	}
