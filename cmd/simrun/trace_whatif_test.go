@@ -186,3 +186,43 @@ series:
 		}
 	}
 }
+
+// TestTraceMalformedExit2: 20 malformed traces are bad input: simrun run
+// exits 2 before anything runs, with the error located at file, line and
+// column (or at the index's line), never a panic or a hang.
+func TestTraceMalformedExit2(t *testing.T) {
+	for i, tc := range []struct{ index, r0, r1, want string }{
+		{"r0.txt\nr1.txt\n", "0 init\n0 frob", "1 init", "r0.txt:2:3: unknown action \"frob\""},
+		{"r0.txt\nr1.txt\n", "0 send 1 0", "1 recv 0 0 1", "r0.txt:1:11: action send: 2 arguments, at least 3"},
+		{"r0.txt\nr1.txt\n", "0 send 2 0 1", "1 recv 0 0 1", "r0.txt:1:8: action send: destination must be a rank from 0 to 1, got 2"},
+		{"r0.txt\nr1.txt\n", "0 send 1 t 1", "1 recv 0 0 1", "r0.txt:1:10: action send: tag must be an integer"},
+		{"r0.txt\nr1.txt\n", "0 send 1 0 -1", "1 recv 0 0 1", "r0.txt:1:12: action send: count must be between"},
+		{"r0.txt\nr1.txt\n", "0 send 1 0 1 77", "1 recv 0 0 1", "r0.txt:1:14: action send: datatype 77 is not one of MPI's predefined"},
+		{"r0.txt\nr1.txt\n", "0 init", "0 init", "r1.txt:1:1: the line's rank is \"0\", but this is rank 1's file"},
+		{"r0.txt\nr1.txt\n", "0 compute x", "1 init", "r0.txt:1:11: action compute: flops must be a non-negative number"},
+		{"r0.txt\nr1.txt\n", "0 sleep -2", "1 init", "r0.txt:1:9: action sleep: seconds must be a non-negative number"},
+		{"r0.txt\nr1.txt\n", "0 bcast 4 3", "1 bcast 4 3", "r0.txt:1:11: action bcast: root must be a rank from 0 to 1, got 3"},
+		{"r0.txt\nr1.txt\n", "0 bcast 4 0", "1 barrier", "r1.txt:1:3: action barrier: rank 1's collective number 1 is barrier"},
+		{"r0.txt\nr1.txt\n", "0 bcast 4 0", "1 bcast 4 1", "r1.txt:1:3: action bcast: rank 1's root is 1"},
+		{"r0.txt\nr1.txt\n", "0 allreduce 2 0 0", "1 allreduce 3 0 0", "r1.txt:1:3: action allreduce: rank 1's 24 bytes differ"},
+		{"r0.txt\nr1.txt\n", "0 barrier\n0 barrier", "1 barrier", "rank 1 calls 1 collectives, rank 0 calls 2"},
+		{"r0.txt\nr1.txt\n", "0 wait 0 1 3", "1 init", "r0.txt:1:3: action wait: rank 0 posted no isend or irecv"},
+		{"r0.txt\nr1.txt\n", "0 gatherv 2 2 2", "1 gatherv 2 2 2 0", "r0.txt:1:16: action gatherv: 3 arguments, at least 4"},
+		{"r0.txt\nr1.txt\n", "0 alltoallv 4 1 2 3 1 2", "1 alltoallv 3 2 1 3 2 1", "r0.txt:1:13: action alltoallv: send total 4 is not the sum"},
+		{"r0.txt\nmissing.txt\n", "0 init", "1 init", "idx.txt:2:1: rank 1's file missing.txt"},
+		{"\n\n", "0 init", "1 init", "idx.txt:1:1: the index lists no rank's file"},
+		{" r0.txt\nr1.txt\n", "0 init", "1 init", "idx.txt:1:1: a rank's file name has leading or trailing blanks"},
+	} {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, "idx.txt", tc.index)
+			write(t, dir, "r0.txt", tc.r0)
+			write(t, dir, "r1.txt", tc.r1)
+			f := write(t, dir, "bad.yaml", "name: bad\nmachine: {name: t3d}\nstack: {name: aclmpl}\nworkload: {name: trace, params: {index: idx.txt}}\n")
+			code, _, errs := simrun(t, "run", f, "--out", filepath.Join(dir, "out"), "--quiet")
+			if code != exitUsage || !strings.Contains(errs, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errs, exitUsage, tc.want)
+			}
+		})
+	}
+}
