@@ -44,6 +44,7 @@ func Heatmap(title, xlabel, ylabel, unit string, m [][]float64) (png, svg []byte
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
 	h := plotter.NewHeatMap(matrixGrid(m), whiteToRed(64))
 	h.Min, h.Max = 0, max(hi, 1)
+	h.Rasterized = true // one image, not a rectangle per cell: a 1,024-rank matrix has a million
 	p.Add(h)
 	p.X.Min, p.X.Max = -0.5, float64(n)-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5

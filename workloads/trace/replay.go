@@ -81,7 +81,7 @@ type replayer struct {
 	split   bool    // blocking calls run as nonblocking call + wait
 	ranks   []*rankState
 	out     *Outcome
-	current []string // what each rank is in, for a deadlock's report
+	current []*Op // the op each rank is in (nil: done), for a deadlock's report
 	stopped bool
 	own     own
 }
@@ -119,7 +119,7 @@ func replay(eng *sim.Engine, w *stacks.World, prog *Program, seed uint64, second
 	}
 	x := &replayer{eng: eng, prog: prog, seed: seed, scale: secondsPerFlop, split: stacks.ProgressOf(w).Split,
 		out:     &Outcome{End: make([]sim.Time, n), Time: make([][3]sim.Time, n), Matrix: make([][]int64, n), Algorithms: map[Kind]string{}},
-		current: make([]string, n)}
+		current: make([]*Op, n)}
 	for r := range n {
 		x.out.Matrix[r] = make([]int64, n)
 		x.ranks = append(x.ranks, &rankState{x: x, r: r, c: comms[r], cpu: comms[r].CPU(), free: map[int][]mem.Region{},
@@ -147,9 +147,9 @@ func replay(eng *sim.Engine, w *stacks.World, prog *Program, seed uint64, second
 // waiting lists what each unfinished rank waits on, in the trace's terms.
 func (x *replayer) waiting() string {
 	var b strings.Builder
-	for r, c := range x.current {
-		if c != "" {
-			fmt.Fprintf(&b, "\n  rank %d waits in %s", r, c)
+	for r, o := range x.current {
+		if o != nil {
+			fmt.Fprintf(&b, "\n  rank %d waits in %s (%s)", r, o, o.At)
 		}
 	}
 	if b.Len() == 0 {
@@ -221,11 +221,13 @@ func (x *replayer) p2pPattern(src, dst, tag int, k uint64) payload.Pattern {
 // run replays the rank's ops.
 func (rs *rankState) run(p *sim.Proc) {
 	x := rs.x
-	for _, o := range x.prog.Ranks[rs.r] {
+	ops := x.prog.Ranks[rs.r]
+	for i := range ops {
+		o := ops[i]
 		if x.stopped {
 			return
 		}
-		x.current[rs.r] = fmt.Sprintf("%s (%s)", o, o.At)
+		x.current[rs.r] = &ops[i]
 		t0 := p.Now()
 		ok := rs.op(p, o)
 		dt := p.Now() - t0
@@ -236,7 +238,7 @@ func (rs *rankState) run(p *sim.Proc) {
 			return
 		}
 	}
-	x.current[rs.r] = ""
+	x.current[rs.r] = nil
 	x.out.End[rs.r] = p.Now()
 }
 
