@@ -49,7 +49,7 @@ var programArgs = map[Kind][]string{
 }
 
 // maxProgramOps bounds the ops a program compiles to, over every rank.
-const maxProgramOps = 20_000_000
+const maxProgramOps = 2_000_000
 
 // stmt is a compiled program item: an op or a loop.
 type stmt struct {
@@ -77,8 +77,19 @@ type value struct {
 type programCompiler struct {
 	l    *errList
 	file string
-	seen map[Pos]bool // errors of evaluation reported once per place
-	ops  int
+	seen  map[Pos]bool // errors of evaluation reported once per place
+	ops   int
+	steps int // items evaluated, loops' iterations included
+}
+
+// maxProgramSteps bounds the items a program evaluates over every rank
+// (an op, an if that is false, a loop's iteration): a loop of empty or
+// skipped bodies runs no op but must end.
+const maxProgramSteps = 4 * maxProgramOps
+
+// over reports whether the program ran past its bounds.
+func (c *programCompiler) over() bool {
+	return c.l.full() || c.ops > maxProgramOps || c.steps > maxProgramSteps
 }
 
 // CompileProgram compiles a program (a YAML list node, from file) for
@@ -98,12 +109,12 @@ func CompileProgram(file string, node *yaml.Node, size int) (*Program, error) {
 	for r := range size {
 		env := map[string]int64{"rank": int64(r), "size": int64(size)}
 		p.Ranks[r] = c.run(body, env, r, size, nil)
-		if l.full() || c.ops > maxProgramOps {
+		if c.over() {
 			break
 		}
 	}
-	if c.ops > maxProgramOps {
-		l.add(Pos{file, node.Line, node.Column}, "", "the program runs more than %d ops over its %d ranks", maxProgramOps, size)
+	if c.ops > maxProgramOps || c.steps > maxProgramSteps {
+		l.add(Pos{file, node.Line, node.Column}, "", "the program runs more than %d ops (or %d steps of its loops) over its %d ranks", maxProgramOps, maxProgramSteps, size)
 	}
 	if len(l.errs) == 0 {
 		checkProgram(&l, p)
@@ -303,7 +314,8 @@ func (c *programCompiler) bad(v *value, action, format string, a ...any) {
 // run emits the ops of body for rank.
 func (c *programCompiler) run(body []stmt, env map[string]int64, rank, size int, out []Op) []Op {
 	for _, s := range body {
-		if c.l.full() || c.ops > maxProgramOps {
+		c.steps++
+		if c.over() {
 			return out
 		}
 		if s.cond != nil {
@@ -326,8 +338,9 @@ func (c *programCompiler) run(body []stmt, env map[string]int64, rank, size int,
 				if s.v != "" {
 					env[s.v] = i
 				}
+				c.steps++
 				out = c.run(s.body, env, rank, size, out)
-				if c.l.full() || c.ops > maxProgramOps {
+				if c.over() {
 					break
 				}
 			}

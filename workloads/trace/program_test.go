@@ -117,3 +117,25 @@ func TestProgramErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzProgram: no program text makes the compiler panic or hang.
+func FuzzProgram(f *testing.F) {
+	f.Add("- send: {to: \"(rank+1) % size\", bytes: 8}\n- recv: {from: \"(rank+size-1)%size\", bytes: 8}")
+	f.Add(butterfly)
+	f.Add(halo2D)
+	f.Add("- repeat: \"1 << 40\"\n  do: [barrier: ]")
+	f.Add("- if: rank == 0 && !(size > 2 || 1/0)\n  compute: {flops: 1e9}")
+	f.Fuzz(func(t *testing.T, src string) {
+		var n yaml.Node
+		if yaml.Unmarshal([]byte(src), &n) != nil {
+			return
+		}
+		if n.Kind == 0 {
+			return
+		}
+		p, err := CompileProgram("f.yaml", &n, 4)
+		if err == nil && p.Size() != 4 {
+			t.Fatalf("%d ranks", p.Size())
+		}
+	})
+}
