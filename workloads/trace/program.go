@@ -75,8 +75,8 @@ type value struct {
 
 // programCompiler collects errors and emits ops.
 type programCompiler struct {
-	l    *errList
-	file string
+	l     *errList
+	file  string
 	seen  map[Pos]bool // errors of evaluation reported once per place
 	ops   int
 	steps int // items evaluated, loops' iterations included
