@@ -44,17 +44,23 @@ var pairings = []struct{ machine, stack, params string }{
 }
 
 // TestReplayCheckedIn: every checked-in trace at 4 ranks (and the
-// ping-pongs, every action, every datatype) replays on each target
-// pairing with every delivery checked, every op counted.
+// ping-pongs, every action, every datatype, and testdata/misc: the actions
+// SimGrid's tracing does not write, sleep and the communicator calls, and
+// the v-variants at the root's edge cases) replays on each target pairing
+// with every delivery checked, every op counted.
 func TestReplayCheckedIn(t *testing.T) {
-	traces := []string{"actions/4/actions.txt", "datatypes/2/datatypes.txt", "jacobi/4/jacobi.txt", "cg/4/cg.txt", "ring/4/ring.txt", "pingpong/8/pingpong.txt", "pingpong/1024/pingpong.txt"}
+	traces := []string{"testdata/misc/misc.txt", "actions/4/actions.txt", "datatypes/2/datatypes.txt", "jacobi/4/jacobi.txt", "cg/4/cg.txt", "ring/4/ring.txt", "pingpong/8/pingpong.txt", "pingpong/1024/pingpong.txt"}
 	if !testing.Short() {
 		traces = append(traces, "jacobi/16/jacobi.txt", "cg/16/cg.txt", "ring/16/ring.txt")
 	}
 	for _, pr := range pairings {
 		for _, tr := range traces {
 			t.Run(pr.machine+"/"+pr.stack+"/"+tr, func(t *testing.T) {
-				s := spec(t, "builtin/test.yaml", pr.machine, pr.stack, pr.params, "{index: "+tr+"}")
+				file := "builtin/test.yaml" // the checked-in traces of bench/traces
+				if strings.HasPrefix(tr, "testdata/") {
+					file = "test.yaml"
+				}
+				s := spec(t, file, pr.machine, pr.stack, pr.params, "{index: "+tr+"}")
 				_, prog, err := Load(s)
 				if err != nil {
 					t.Fatal(err)
