@@ -82,12 +82,11 @@ func (x *replayer) chooseAlgorithms(w *stacks.World, shared bool) {
 	pick(Scan, false, "", algoChain)
 	pick(Exscan, false, "", algoChain)
 	pick(SendRecv, x.own.sendrecv != nil, "send-and-receive (stacks.SendRecver)", algoSendRecv)
+	// Allreduce and reduce-scatter run a reduce, allreduce a broadcast
+	// too: name the algorithms they run on.
 	if used[Allreduce] || used[ReduceScatter] {
-		if _, ok := x.out.Algorithms[Reduce]; !ok {
-			pick(Reduce, true, "", "")
-			used[Reduce] = true
-			pick(Reduce, x.own.reduce != nil, "reduce (stacks.Reducer), int64 sums", algoTreeReduce)
-		}
+		used[Reduce] = true
+		pick(Reduce, x.own.reduce != nil, "reduce (stacks.Reducer), int64 sums", algoTreeReduce)
 	}
 	if used[Allreduce] {
 		used[Bcast] = true

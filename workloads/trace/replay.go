@@ -244,17 +244,11 @@ func (rs *rankState) run(p *sim.Proc) {
 
 // op replays one op; false stops the rank (the run is ending).
 func (rs *rankState) op(p *sim.Proc, o Op) bool {
-	x := rs.x
 	switch o.Kind {
 	case Init, Finalize, CommSize, CommSplit, CommDup:
 		return true
 	case Compute:
-		secs := o.Flops * x.scale
-		if rs.cpu != nil {
-			rs.cpu.Compute(p, secs*1e12/float64(rs.cpu.Clock().Period))
-		} else {
-			p.Sleep(sim.Time(secs * 1e12))
-		}
+		rs.compute(p, o.Flops)
 		return true
 	case Sleep:
 		p.Sleep(sim.Time(o.Seconds * 1e12))

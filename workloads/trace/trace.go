@@ -182,7 +182,7 @@ func Check(s workloads.Spec) error {
 
 // Estimate forecasts the series' events: every message of the program.
 func Estimate(s workloads.Spec) (workloads.Estimate, error) {
-	_, prog, err := Load(s)
+	params, prog, err := Load(s)
 	if err != nil {
 		return workloads.Estimate{}, err
 	}
@@ -203,7 +203,11 @@ func Estimate(s workloads.Spec) (workloads.Estimate, error) {
 			}
 		}
 	}
-	return workloads.Estimate{Events: ev, Param: "index"}, nil
+	param := "index"
+	if params.Index == "" {
+		param = "program"
+	}
+	return workloads.Estimate{Events: ev, Param: param}, nil
 }
 
 // Metrics of the rows.
