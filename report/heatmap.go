@@ -21,19 +21,20 @@ func (g matrixGrid) X(c int) float64    { return float64(c) }
 func (g matrixGrid) Y(r int) float64    { return float64(r) }
 
 // Heatmap draws a square matrix (m[i][j]: row i, column j) as a heat map
-// and returns it as PNG and SVG: the communication matrix of a trace
-// replay (bytes rank i sent rank j), rows top to bottom. The colour scale
+// and returns it as PNG (one raster image: a 1,024-rank matrix has a
+// million cells): the communication matrix of a trace replay (bytes rank
+// i sent rank j), rows top to bottom. The colour scale
 // runs from zero (white) to the matrix's largest value; its range is in
 // the title.
-func Heatmap(title, xlabel, ylabel, unit string, m [][]float64) (png, svg []byte, err error) {
+func Heatmap(title, xlabel, ylabel, unit string, m [][]float64) ([]byte, error) {
 	n := len(m)
 	if n == 0 {
-		return nil, nil, fmt.Errorf("heatmap: empty matrix")
+		return nil, fmt.Errorf("heatmap: empty matrix")
 	}
 	hi := 0.0
 	for _, row := range m {
 		if len(row) != n {
-			return nil, nil, fmt.Errorf("heatmap: matrix is not square")
+			return nil, fmt.Errorf("heatmap: matrix is not square")
 		}
 		for _, v := range row {
 			hi = max(hi, v)
@@ -44,7 +45,7 @@ func Heatmap(title, xlabel, ylabel, unit string, m [][]float64) (png, svg []byte
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
 	h := plotter.NewHeatMap(matrixGrid(m), whiteToRed(64))
 	h.Min, h.Max = 0, max(hi, 1)
-	h.Rasterized = true // one image, not a rectangle per cell: a 1,024-rank matrix has a million
+	h.Rasterized = true
 	p.Add(h)
 	p.X.Min, p.X.Max = -0.5, float64(n)-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
@@ -63,21 +64,15 @@ func Heatmap(title, xlabel, ylabel, unit string, m [][]float64) (png, svg []byte
 		}
 	}
 	p.X.Tick.Marker, p.Y.Tick.Marker = ticks(false), ticks(true)
-	for _, f := range []struct {
-		format string
-		out    *[]byte
-	}{{"png", &png}, {"svg", &svg}} {
-		w, err := p.WriterTo(5*vg.Inch, 5*vg.Inch, f.format)
-		if err != nil {
-			return nil, nil, err
-		}
-		var b bytes.Buffer
-		if _, err := w.WriteTo(&b); err != nil {
-			return nil, nil, err
-		}
-		*f.out = b.Bytes()
+	w, err := p.WriterTo(5*vg.Inch, 5*vg.Inch, "png")
+	if err != nil {
+		return nil, err
 	}
-	return png, svg, nil
+	var b bytes.Buffer
+	if _, err := w.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // whiteToRed is n colours from white (nothing) to dark red (the most).

@@ -171,23 +171,36 @@ func (rs *rankState) check(p *sim.Proc, o Op, b mem.Region, pat payload.Pattern,
 // words is n rounded up to whole 8-byte words: a reduction adds int64s.
 func words(n int) int { return (n + 7) &^ 7 }
 
-// sums are the expected bytes of the int64 sum of ranks' patterns of a
-// reduction (words bytes), from offset off for n bytes.
-func (x *replayer) sums(c int, ranks []int, off, n int) []byte {
-	out := make([]byte, n)
-	var w [8]byte
-	for i := range n {
-		j := (off + i) / 8
-		if i == 0 || (off+i)%8 == 0 {
+// sums are the first n expected bytes of the int64 sum of the patterns of
+// ranks 0 .. upto of collective c. The ranks that check a reduction check
+// the same sums: they are computed once and kept until the last of its
+// readers has read them.
+func (x *replayer) sums(c, upto, n, readers int) []byte {
+	key := [2]int{c, upto}
+	e, ok := x.sumCache[key]
+	if !ok || n > len(e.b) {
+		words := (n + 7) / 8
+		b := make([]byte, 8*words)
+		for j := range words {
 			var s uint64
-			for _, r := range ranks {
+			for r := 0; r <= upto; r++ {
 				s += x.collPattern(c, r).Word(j)
 			}
-			binary.LittleEndian.PutUint64(w[:], s)
+			binary.LittleEndian.PutUint64(b[8*j:], s)
 		}
-		out[i] = w[(off+i)%8]
+		e = &sumEntry{b: b, left: readers}
+		x.sumCache[key] = e
 	}
-	return out
+	if e.left--; e.left <= 0 {
+		delete(x.sumCache, key)
+	}
+	return e.b[:n]
+}
+
+// sumEntry is a collective's expected sums and the ranks yet to read them.
+type sumEntry struct {
+	b    []byte
+	left int
 }
 
 // checkBytes compares b with want.
@@ -214,14 +227,6 @@ func (rs *rankState) compute(p *sim.Proc, flops float64) {
 	} else {
 		p.Sleep(sim.Time(secs * 1e12))
 	}
-}
-
-func allRanks(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
 }
 
 // collective replays a collective op or a sendRecv.
@@ -319,7 +324,11 @@ func (rs *rankState) collectiveErr(p *sim.Proc, o Op, c int, get func(int) mem.R
 				return err
 			}
 		}
-		if (o.Kind == Allreduce || r == root) && !rs.checkBytes(p, o, b, x.sums(c, allRanks(n), 0, b.Len), "reduced data") {
+		readers := 1
+		if o.Kind == Allreduce {
+			readers = n
+		}
+		if (o.Kind == Allreduce || r == root) && !rs.checkBytes(p, o, b, x.sums(c, n-1, b.Len, readers), "reduced data") {
 			return errStop
 		}
 		return nil
@@ -353,7 +362,7 @@ func (rs *rankState) collectiveErr(p *sim.Proc, o Op, c int, get func(int) mem.R
 				} else if err := rs.crecv(p, 0, mine); err != nil {
 					return err
 				}
-				if !rs.checkBytes(p, o, mine, x.sums(c, allRanks(n), off, k), "reduce-scatter block") {
+				if !rs.checkBytes(p, o, mine, x.sums(c, n-1, total, n)[off:off+k], "reduce-scatter block") {
 					return errStop
 				}
 			}
@@ -489,7 +498,7 @@ func (rs *rankState) scan(p *sim.Proc, o Op, c int, get func(int) mem.Region) er
 		}
 		upto, res = r-1, part
 	}
-	if !rs.checkBytes(p, o, res, x.sums(c, allRanks(upto+1), 0, res.Len), "scan prefix") {
+	if !rs.checkBytes(p, o, res, x.sums(c, upto, res.Len, 1), "scan prefix") {
 		return errStop
 	}
 	return nil

@@ -84,6 +84,8 @@ type replayer struct {
 	current []*Op // the op each rank is in (nil: done), for a deadlock's report
 	stopped bool
 	own     own
+	// sumCache holds the expected sums of reductions (sums).
+	sumCache map[[2]int]*sumEntry
 }
 
 type rankState struct {
@@ -119,7 +121,7 @@ func replay(eng *sim.Engine, w *stacks.World, prog *Program, seed uint64, second
 	}
 	x := &replayer{eng: eng, prog: prog, seed: seed, scale: secondsPerFlop, split: stacks.ProgressOf(w).Split,
 		out:     &Outcome{End: make([]sim.Time, n), Time: make([][3]sim.Time, n), Matrix: make([][]int64, n), Algorithms: map[Kind]string{}},
-		current: make([]*Op, n)}
+		current: make([]*Op, n), sumCache: map[[2]int]*sumEntry{}}
 	for r := range n {
 		x.out.Matrix[r] = make([]int64, n)
 		x.ranks = append(x.ranks, &rankState{x: x, r: r, c: comms[r], cpu: comms[r].CPU(), free: map[int][]mem.Region{},

@@ -324,9 +324,9 @@ func matrixFiles(s workloads.Spec, out *Outcome) ([]workloads.File, error) {
 		b.WriteString("\n")
 	}
 	base := fileBase(s) + "-comm-matrix"
-	png, svg, err := report.Heatmap(s.Series+": bytes sent, rank (row) to rank (column)", "to rank", "from rank", "bytes", m)
+	png, err := report.Heatmap(s.Series+": bytes sent, rank (row) to rank (column)", "to rank", "from rank", "bytes", m)
 	if err != nil {
 		return nil, fmt.Errorf("%s: series %s: communication matrix: %w", s.File, s.Series, err)
 	}
-	return []workloads.File{{Name: base + ".csv", Data: b.Bytes()}, {Name: base + ".png", Data: png}, {Name: base + ".svg", Data: svg}}, nil
+	return []workloads.File{{Name: base + ".csv", Data: b.Bytes()}, {Name: base + ".png", Data: png}}, nil
 }
