@@ -27,6 +27,8 @@
 # below and by msgsim on the T3D with MPICH (ch_t3d) on the unit and on
 # the flow network model, compute charged at 150 Mflop/s by both (the
 # platform's host speed, the trace workload's flops_per_second).
+# BENCH_TRACE_COMPUTE=0 leaves compute out of both (SimGrid's hosts at
+# 10^15 flop/s, msgsim's compute_scale 0): the communication alone.
 #
 # Installs what it needs: SimGrid's smpicc/smpirun from Debian's
 # libsimgrid-dev when missing (apt-get, with sudo only when not root) and
@@ -114,8 +116,13 @@ scenario() { # NAME PES MODEL STACK -> file
 if [ "${1:-}" = traces ]; then
 	tpes=${BENCH_TRACE_PES:-"64 256 1024"}
 	configs=()
+	scale=1
 	for p in $tpes; do
 		torus "$p"
+		if [ "${BENCH_TRACE_COMPUTE:-1}" = 0 ]; then
+			sed -i 's/speed="150Mf"/speed="1000000Gf"/' "$work/torus-$p.xml"
+			scale=0
+		fi
 		tdir="$root/bench/traces/jacobi/$p"
 		if [ ! -f "$tdir/jacobi.txt" ]; then
 			echo "tracing jacobi at $p ranks (bench/traces/make.sh)" >&2
@@ -128,7 +135,7 @@ if [ "${1:-}" = traces ]; then
 name: jacobi-$p-$m
 machine: {name: t3d, params: {network_model: $m}}
 stack: {name: mpich, params: {device: ch_t3d}}
-workload: {name: trace, params: {index: $tdir/jacobi.txt}}
+workload: {name: trace, params: {index: $tdir/jacobi.txt, compute_scale: $scale}}
 YAML
 		done
 		configs+=("sg-replay-$p" "ms-units-$p" "ms-flow-$p")
