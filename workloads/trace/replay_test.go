@@ -96,7 +96,7 @@ func TestReplayCheckedIn(t *testing.T) {
 				if pred <= 0 {
 					t.Errorf("predicted time %v", pred)
 				}
-				if len(res.Files) != 2 || !strings.HasSuffix(res.Files[0].Name, "-comm-matrix.csv") {
+				if len(res.Files) != 3 || !strings.HasSuffix(res.Files[0].Name, "-comm-matrix.csv") {
 					t.Errorf("files %v", res.Files)
 				}
 			})

@@ -262,7 +262,14 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	if err != nil {
 		return res, err
 	}
-	res.Files = files
+	var acts bytes.Buffer
+	acts.WriteString("action,count,time_us\n")
+	for _, k := range Kinds() {
+		if out.Count[k] > 0 {
+			fmt.Fprintf(&acts, "%s,%d,%s\n", k, out.Count[k], report.FormatFloat(out.KindTime[k].Micros()))
+		}
+	}
+	res.Files = append(files, workloads.File{Name: fileBase(s) + "-actions.csv", Data: acts.Bytes()})
 	return res, nil
 }
 
