@@ -46,8 +46,8 @@ func category(k Kind) int {
 	return catComm
 }
 
-// Outcome is what a replay measured.
-type Outcome struct {
+// outcome is what a replay measured.
+type outcome struct {
 	// End is each rank's end; Predicted the last one.
 	End       []sim.Time
 	Predicted sim.Time
@@ -80,7 +80,7 @@ type replayer struct {
 	scale   float64 // simulated seconds per flop
 	split   bool    // blocking calls run as nonblocking call + wait
 	ranks   []*rankState
-	out     *Outcome
+	out     *outcome
 	current []*Op // the op each rank is in (nil: done), for a deadlock's report
 	stopped bool
 	own     own
@@ -113,14 +113,14 @@ type pending struct {
 }
 
 // replay runs prog on world w in eng (spawned and run here).
-func replay(eng *sim.Engine, w *stacks.World, prog *Program, seed uint64, secondsPerFlop float64, sharedColl bool) (*Outcome, error) {
+func replay(eng *sim.Engine, w *stacks.World, prog *Program, seed uint64, secondsPerFlop float64, sharedColl bool) (*outcome, error) {
 	n := prog.Size()
 	comms, err := commsOf(w)
 	if err != nil {
 		return nil, err
 	}
 	x := &replayer{eng: eng, prog: prog, seed: seed, scale: secondsPerFlop, split: stacks.ProgressOf(w).Split,
-		out:     &Outcome{End: make([]sim.Time, n), Time: make([][3]sim.Time, n), Matrix: make([][]int64, n), Algorithms: map[Kind]string{}},
+		out:     &outcome{End: make([]sim.Time, n), Time: make([][3]sim.Time, n), Matrix: make([][]int64, n), Algorithms: map[Kind]string{}},
 		current: make([]*Op, n), sumCache: map[[2]int]*sumEntry{}}
 	for r := range n {
 		x.out.Matrix[r] = make([]int64, n)

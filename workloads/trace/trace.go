@@ -274,7 +274,7 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 }
 
 // notes describe the replay: the program, the algorithms, the actions.
-func notes(s workloads.Spec, prog *Program, out *Outcome) []string {
+func notes(s workloads.Spec, prog *Program, out *outcome) []string {
 	var ns []string
 	ops := 0
 	for _, r := range prog.Ranks {
@@ -312,7 +312,7 @@ func fileBase(s workloads.Spec) string {
 // matrixFiles are the communication matrix as CSV (bytes rank i sent rank
 // j: point-to-point messages and the shared collective layer's) and its
 // heatmap.
-func matrixFiles(s workloads.Spec, out *Outcome) ([]workloads.File, error) {
+func matrixFiles(s workloads.Spec, out *outcome) ([]workloads.File, error) {
 	var b bytes.Buffer
 	n := len(out.Matrix)
 	b.WriteString("from\\to")
