@@ -2,15 +2,17 @@
 // time-independent trace (what smpirun -trace-ti writes: an index file
 // naming one file per rank) or a short hand-written op list in YAML (one
 // list for every rank, with loops, and peers and sizes as expressions in
-// rank and size). Both compile to the same op stream (Program), which
-// Replay runs through the scenario's stack on the scenario's machine:
+// rank and size). Both compile to the same op stream (Program: ParseIndex,
+// CompileProgram), which Run replays through the scenario's stack on the
+// scenario's machine:
 // point-to-point ops call the stack's Send, Recv, Isend and Irecv;
 // collectives use the stack's own algorithm where its ranks offer one
 // (stacks.Bcaster, stacks.Reducer, a Barrier, an Alltoall), else a shared
 // layer built from point-to-point that names its algorithm; compute is
 // charged to the rank's CPU at the flops_per_second param. Every payload
 // is a seeded pattern checked on delivery. A trace that cannot complete is
-// a deadlock naming each waiting rank and what it waits on.
+// a deadlock (or a livelock of a spinning stack) naming each waiting rank
+// and the op it waits in. docs/trace.md is the user's guide.
 //
 // Layer: a workload: imports workloads, stacks, machines, sim, sim/mem,
 // report, workloads/payload, internal/strictyaml and the checked-in traces
