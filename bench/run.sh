@@ -20,6 +20,16 @@
 #   BENCH_PES="128 256 1024" bench/run.sh
 #   BENCH_BYTES=65536 BENCH_REPS=3
 #
+# bench/run.sh traces compares trace replays instead: the 2D Jacobi of
+# bench/traces/src/jacobi.c traced by smpirun -trace-ti at 64, 256 and
+# 1,024 ranks (BENCH_TRACE_PES; bench/traces/make.sh, the checked-in trace
+# at 64), replayed by SimGrid (smpireplaymain) on the T3D torus platform
+# below and by msgsim on the T3D with MPICH (ch_t3d) on the unit and on
+# the flow network model, compute charged at 150 Mflop/s by both (the
+# platform's host speed, the trace workload's flops_per_second).
+# BENCH_TRACE_COMPUTE=0 leaves compute out of both (SimGrid's hosts at
+# 10^15 flop/s, msgsim's compute_scale 0): the communication alone.
+#
 # Installs what it needs: SimGrid's smpicc/smpirun from Debian's
 # libsimgrid-dev when missing (apt-get, with sudo only when not root) and
 # GNU time when /usr/bin/time is missing. msgsim is built from this checkout.
@@ -102,6 +112,70 @@ scenario() { # NAME PES MODEL STACK -> file
 	sed -e "s/@PES@/$2/g" -e "s/@BYTES@/$bytes/g" -e "s/@MODEL@/$3/g" -e "s/@STACK@/$4/g" "$here/$1.yaml" >"$work/$1-$2-$3.yaml"
 	echo "$work/$1-$2-$3.yaml"
 }
+
+if [ "${1:-}" = traces ]; then
+	tpes=${BENCH_TRACE_PES:-"64 256 1024"}
+	configs=()
+	scale=1
+	for p in $tpes; do
+		torus "$p"
+		if [ "${BENCH_TRACE_COMPUTE:-1}" = 0 ]; then
+			sed -i 's/speed="150Mf"/speed="1000000Gf"/' "$work/torus-$p.xml"
+			scale=0
+		fi
+		tdir="$root/bench/traces/jacobi/$p"
+		if [ ! -f "$tdir/jacobi.txt" ]; then
+			echo "tracing jacobi at $p ranks (bench/traces/make.sh)" >&2
+			RANKS=$p OUT="$work/traces" "$here/traces/make.sh" jacobi >&2
+			tdir="$work/traces/jacobi/$p"
+		fi
+		echo "$tdir" >"$work/tdir-$p"
+		for m in units flow; do
+			cat >"$work/jacobi-$p-$m.yaml" <<YAML
+name: jacobi-$p-$m
+machine: {name: t3d, params: {network_model: $m}}
+stack: {name: mpich, params: {device: ch_t3d}}
+workload: {name: trace, params: {index: $tdir/jacobi.txt, compute_scale: $scale}}
+YAML
+		done
+		configs+=("sg-replay-$p" "ms-units-$p" "ms-flow-$p")
+	done
+	for r in $(seq 1 "$reps"); do
+		echo "round $r of $reps: ${configs[*]}" >&2
+		for c in "${configs[@]}"; do
+			p=${c##*-}
+			case $c in
+			sg-replay-*) (cd "$(cat "$work/tdir-$p")" && measure "$c" smpirun --cfg=smpi/display-timing:yes -platform "$work/torus-$p.xml" \
+				-hostfile "$work/torus-$p.hosts" -np "$p" -replay jacobi.txt /usr/lib/x86_64-linux-gnu/simgrid/smpireplaymain) ;;
+			ms-units-*) measure "$c" "$work/simrun" run "$work/jacobi-$p-units.yaml" --out "$work/$c" -j 1 ;;
+			ms-flow-*) measure "$c" "$work/simrun" run "$work/jacobi-$p-flow.yaml" --out "$work/$c" -j 1 ;;
+			esac
+		done
+	done
+	echo
+	echo "2D Jacobi trace replayed: CPU (user + system) and wall seconds, the minimum of $reps"
+	echo "interleaved runs; peak RSS in MB; predicted run time in ms."
+	printf "%-16s %8s %8s %7s %10s %s\n" "run" "cpu" "wall" "MB" "predicted" "vs SimGrid (cpu, predicted)"
+	for p in $tpes; do
+		read -r tg _ _ < <(best "sg-replay-$p")
+		sgt=$(sed -n 's/.*Simulated time: \([0-9.e+-]*\) seconds.*/\1/p' "$work/sg-replay-$p.out" | head -1)
+		sgt=$(awk -v s="$sgt" 'BEGIN { printf "%.3f", s * 1000 }')
+		for c in "sg-replay-$p" "ms-units-$p" "ms-flow-$p"; do
+			read -r cpu wall mb < <(best "$c")
+			pred=$sgt
+			ratio=""
+			if [ "${c:0:2}" = ms ]; then
+				pred=$(awk -F, '$4 == "predicted_time_us" { printf "%.3f", $5 / 1000 }' "$work/$c/results.csv")
+				ratio=$(awk -v a="$cpu" -v g="$tg" -v m="$pred" -v s="$sgt" 'BEGIN { printf "cpu %.2fx, predicted %.2fx", a / g, m / s }')
+			fi
+			printf "%-16s %8.2f %8.2f %7.0f %10s %s\n" "$c" "$cpu" "$wall" "$mb" "$pred" "$ratio"
+		done
+	done
+	echo "SimGrid: $(smpirun -version 2>/dev/null | head -1 || true); replay on the T3D torus platform"
+	echo "msgsim: $(cd "$root" && git describe --always --dirty 2>/dev/null || echo unknown), T3D, MPICH ch_t3d"
+	echo "host: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	exit 0
+fi
 
 configs=()
 for p in $pes; do

@@ -130,13 +130,23 @@ type Failure struct {
 
 func (f Failure) String() string { return fmt.Sprintf("%s: %s", f.Kind, f.Detail) }
 
+// File is an output a workload writes beside the results (a trace
+// replay's communication matrix and its heatmap), Name relative to the
+// output directory.
+type File struct {
+	Name string
+	Data []byte
+}
+
 // Result is what a workload run produced.
 type Result struct {
 	Rows     []report.Row
 	Failures []Failure
 	Notes    []string
-	Events   uint64   // engine events executed, summed over runs
-	SimTime  sim.Time // simulated time, summed over runs
+	// Files are written to the output directory as they are.
+	Files   []File
+	Events  uint64   // engine events executed, summed over runs
+	SimTime sim.Time // simulated time, summed over runs
 }
 
 // Runner runs one series.

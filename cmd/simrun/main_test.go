@@ -392,7 +392,7 @@ var goldenFull = []string{
 	"sx4-collectives", "sx4-fig1", "sx4-fig4", "sx4-fig5", "sx4-fig6", "sx4-fig7", "sx4-lockfree-nofence", "sx4-spin-cached",
 	"t3d-fig3", "t3d-fig7", "t3d-table1", "t3d-table2",
 	"threads-fig1", "threads-fig2", "threads-fig3", "threads-fig4", "threads-fig4-sx4", "threads-fig1-shm",
-	"whatif-stacks", "whatif-flow-bcast",
+	"whatif-stacks", "whatif-flow-bcast", "whatif-trace",
 }
 
 // reduction is how the golden test shrinks a slow built-in.
@@ -524,7 +524,8 @@ func checkGolden(t *testing.T, dir, base string) {
 // docFigures are the figures the docs show, by the built-in that draws
 // them: the file the run writes and the docs' copy.
 var docFigures = map[string][2]string{
-	"sx4-fig7": {"fig7.png", "../../docs/sx4-fig7.png"},
+	"sx4-fig7":     {"fig7.png", "../../docs/sx4-fig7.png"},
+	"whatif-trace": {"whatif-trace.png", "../../docs/whatif-trace.png"},
 }
 
 // checkDocFigure compares the figures of built-in name drawn in dir with

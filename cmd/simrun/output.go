@@ -93,6 +93,19 @@ func writeOutputs(dir string, s *scenarios.Scenario, runs []seriesRun, v verdict
 		written = append(written, f.base+".png", f.base+".svg")
 	}
 
+	for _, r := range runs {
+		for _, f := range r.res.Files {
+			name := filepath.Join(dir, filepath.FromSlash(f.Name))
+			if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+				return "", fmt.Errorf("%s: %w", f.Name, err)
+			}
+			if err := os.WriteFile(name, f.Data, 0o644); err != nil {
+				return "", fmt.Errorf("writing %s: %w", f.Name, err)
+			}
+			written = append(written, f.Name)
+		}
+	}
+
 	summary := summarize(s, runs, rows, cmps, claims, v, notes, written)
 	if err := os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(summary), 0o644); err != nil {
 		return "", fmt.Errorf("writing summary.txt: %w", err)

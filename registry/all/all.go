@@ -19,6 +19,7 @@ import (
 	"github.com/msgsim/msgsim/workloads/remap"
 	"github.com/msgsim/msgsim/workloads/remotecopy"
 	"github.com/msgsim/msgsim/workloads/scibench"
+	"github.com/msgsim/msgsim/workloads/trace"
 )
 
 // Default is registry.Default with the built-in workloads.
@@ -58,5 +59,6 @@ func Workloads() []registry.WorkloadEntry {
 		w("barrier-time", scibench.RunBarrier, scibench.Check, registry.Params(scibench.DefaultParams), est(scibench.Estimate("barrier"))),
 		w("alltoall-mbps", scibench.RunAlltoall, scibench.Check, registry.Params(scibench.DefaultParams), est(scibench.Estimate("alltoall"))),
 		w("random-messages", scibench.RunRandom, scibench.Check, registry.Params(scibench.DefaultParams), est(scibench.Estimate("random"))),
+		w(trace.Name, trace.Run, trace.Check, registry.Params(trace.DefaultParams), est(trace.Estimate)),
 	}
 }

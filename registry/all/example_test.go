@@ -81,4 +81,5 @@ func ExampleWorkloads() {
 	// barrier-time
 	// alltoall-mbps
 	// random-messages
+	// trace
 }

@@ -1,0 +1,17 @@
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int r, n; MPI_Comm_rank(MPI_COMM_WORLD, &r); MPI_Comm_size(MPI_COMM_WORLD, &n);
+  char buf[4096], rb[4096];
+  MPI_Datatype t[] = {MPI_CHAR, MPI_SHORT, MPI_INT, MPI_LONG, MPI_LONG_LONG, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_UNSIGNED_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_WCHAR, MPI_C_BOOL, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_BYTE, MPI_PACKED, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_2FLOAT, MPI_2DOUBLE, MPI_2LONG, MPI_REAL, MPI_REAL4, MPI_REAL8, MPI_INTEGER, MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_AINT, MPI_OFFSET, MPI_COUNT};
+  int nt = sizeof(t)/sizeof(t[0]);
+  for (int i=0;i<nt;i++) { int sz; MPI_Type_size(t[i], &sz); if (r==0) { MPI_Send(buf, 1, t[i], 1, i, MPI_COMM_WORLD); printf("%d size %d\n", i, sz);} else MPI_Recv(rb, 1, t[i], 0, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE); }
+  MPI_Sendrecv(buf, 3, MPI_INT, 1-r, 5, rb, 3, MPI_INT, 1-r, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Scan(buf, rb, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Exscan(buf, rb, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Comm c; MPI_Comm_split(MPI_COMM_WORLD, 0, r, &c); MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Bcast(buf, 3, MPI_INT, 0, c);
+  MPI_Request q; MPI_Irecv(rb, 2, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &q); MPI_Send(buf, 2, MPI_INT, 1-r, 1, MPI_COMM_WORLD); MPI_Wait(&q, MPI_STATUS_IGNORE); if(r==0) MPI_Send(buf,2,MPI_INT,1,8,MPI_COMM_WORLD);
+  if(r==1) MPI_Recv(rb, 2, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ;
+  MPI_Finalize(); return 0; }
