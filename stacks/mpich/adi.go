@@ -566,7 +566,7 @@ func (r *Rank) build(p *sim.Proc, dest int, o *outPkt) int {
 	}
 	c := r.cpu
 	if !o.charged {
-		c.Execute(p, sendCode(), packetCycles)
+		c.Execute(p, sendCode(), r.w.sendCycles())
 		o.charged = true
 	}
 	w := o.h.words()
@@ -628,7 +628,7 @@ func (r *Rank) readIncoming(p *sim.Proc) (bool, error) {
 				What: fmt.Sprintf("holds sequence number %d, expected %d (a stale or lost packet)", h.seq, r.seqIn[from]+1)}
 		}
 		r.seqIn[from]++
-		r.cpu.Execute(p, recvCode(), packetCycles)
+		r.cpu.Execute(p, recvCode(), r.w.recvCycles())
 		keep, err := r.handle(p, h, pkt)
 		if err != nil {
 			return did, err

@@ -139,6 +139,25 @@ type Params struct {
 	// on remote memory, t3dqueue.go; our construction, described by neither
 	// paper).
 	ReceiveQueue string `yaml:"receive_queue"`
+	// T3DSendCycles is the software a ch_t3d process runs for each control
+	// packet it sends, from MPI_Send down to the device (envelope
+	// building, request bookkeeping, the device's packet header), charged
+	// through the CPU on the send path's code (build, adi.go) once per
+	// packet: one short or eager message, a rendezvous request, its
+	// ok-to-send, its data packet. EPCC's per-message work is not
+	// described by papers/aclmpl-t3d.txt (footnote 5: "The T3D MPI
+	// implementation was from EPCC"); the default is MPICH's packetCycles
+	// (1700, calibrated on the SX-4), the same portable code taken to
+	// need the same cycles on the Alpha. A free parameter of
+	// calibration/t3d-mpi.yaml, which says what bounds it.
+	T3DSendCycles float64 `yaml:"t3d_send_cycles"`
+	// T3DRecvCycles is the software a ch_t3d process runs for each control
+	// packet it takes from its receive queue, from the device up to a
+	// completed receive (decoding, matching against the posted receives,
+	// completing the request), charged on the receive path's code
+	// (readIncoming, adi.go). Default packetCycles, as T3DSendCycles; a
+	// free parameter of calibration/t3d-mpi.yaml.
+	T3DRecvCycles float64 `yaml:"t3d_recv_cycles"`
 }
 
 // devices are the device names.
@@ -159,6 +178,8 @@ var deviceOnly = []struct {
 	{"ring_packets", []string{DeviceT3D}},
 	{"collectives", []string{DeviceT3D}},
 	{"receive_queue", []string{DeviceT3D}},
+	{"t3d_send_cycles", []string{DeviceT3D}},
+	{"t3d_recv_cycles", []string{DeviceT3D}},
 }
 
 // DefaultParams is the paper's final version (Figure 6).
@@ -186,6 +207,7 @@ func DefaultParamsFor(device string) Params {
 	if device == DeviceT3D {
 		p.EagerBytes = 16 << 10
 		p.Collectives = CollectivesShmem
+		p.T3DSendCycles, p.T3DRecvCycles = packetCycles, packetCycles
 	}
 	if device == DeviceSock {
 		p.ShortBytes, p.EagerBytes = sockEagerBytes, sockEagerBytes
@@ -205,6 +227,7 @@ const (
 	maxSharedBytes = 1 << 40 // 1 TiB: likewise
 	maxSlotProcs   = 1 << 12 // 4096 processes: the SX-4 has at most 32 CPUs a node
 	maxRingPackets = 1 << 10 // 1024 packets per sender ring (the default is 2)
+	maxPathCycles  = 1e9     // about 7 s of a 150 MHz Alpha per packet: far above any library's path
 )
 
 // paramErrorf is an invalid stack param, named by its YAML name:
@@ -277,6 +300,14 @@ func (p Params) check() error {
 	}
 	if !slices.Contains([]string{QueueFetchInc, QueuePerSender, QueueShared}, p.ReceiveQueue) {
 		bad("receive_queue", "must be %q, %q or %q, got %q", QueueFetchInc, QueuePerSender, QueueShared, p.ReceiveQueue)
+	}
+	for _, c := range []struct {
+		field string
+		v     float64
+	}{{"t3d_send_cycles", p.T3DSendCycles}, {"t3d_recv_cycles", p.T3DRecvCycles}} {
+		if !(c.v >= 0 && c.v <= maxPathCycles) {
+			bad(c.field, "must be between 0 and %g cycles, got %g", float64(maxPathCycles), c.v)
+		}
 	}
 	if p.Allreduce != AllreduceLinear && p.Allreduce != AllreduceRecursiveDoubling {
 		bad("allreduce", "must be %q or %q, got %q", AllreduceLinear, AllreduceRecursiveDoubling, p.Allreduce)
