@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/msgsim/msgsim/calibration"
 	"github.com/msgsim/msgsim/internal/strictyaml"
 	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/registry"
@@ -160,8 +161,10 @@ func Specs(reg *registry.Registry, s *scenarios.Scenario) ([]workloads.Spec, err
 		MaxTime:   sim.Micro(s.Limits.MaxSimTimeUS),
 	}
 	var out []workloads.Spec
-	var errs []error
-	for _, r := range s.Resolved() {
+	settings, errs := Included(s)
+	rs := *s
+	rs.Settings = append(settings, s.Settings...)
+	for _, r := range rs.Resolved() {
 		w, ok := reg.LookupWorkload(r.Workload.Name)
 		if !ok {
 			var names []string
@@ -190,6 +193,31 @@ func Specs(reg *registry.Registry, s *scenarios.Scenario) ([]workloads.Spec, err
 		})
 	}
 	return out, errors.Join(errs...)
+}
+
+// Included are the fitted values of the calibration files the scenario
+// includes (calibration: [NAME]), as defaults under its own params, and
+// an error at the name of each file that cannot be loaded or was never
+// fitted.
+func Included(s *scenarios.Scenario) ([]scenarios.Setting, []error) {
+	var out []scenarios.Setting
+	var errs []error
+	for i, name := range s.Calibration {
+		field := fmt.Sprintf("calibration[%d]", i)
+		f, err := calibration.LoadBuiltin(name)
+		switch {
+		case err != nil:
+			errs = append(errs, s.FieldError(field, "%v", err))
+			continue
+		case len(f.Values()) == 0:
+			errs = append(errs, s.FieldError(field, "calibration %q has no fitted values: run simrun calibrate %s", name, name))
+			continue
+		}
+		for _, v := range f.Values() {
+			out = append(out, scenarios.Setting{Component: v.Component, Field: v.Field, Node: v.Node()})
+		}
+	}
+	return out, errs
 }
 
 func component(c scenarios.Component) workloads.Component {

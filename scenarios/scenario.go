@@ -33,7 +33,17 @@ type Scenario struct {
 	Expect      *Expect     `yaml:"expect"`     // set when the run is expected to fail
 	Limits      Limits      `yaml:"limits"`     // bounds so that no run hangs
 	Cost        Cost        `yaml:"cost"`       // approximate host cost of a run, for picking fast scenarios
-	File        string      `yaml:"-"`          // where it was loaded from ("builtin/NAME.yaml" for built-ins)
+	// Calibration names calibration files (calibration/NAME.yaml) whose
+	// fitted values are the defaults of every series whose machine or
+	// stack they fit; the scenario's own params win. The runner turns
+	// them into Settings.
+	Calibration []string `yaml:"calibration"`
+	File        string   `yaml:"-"` // where it was loaded from ("builtin/NAME.yaml" for built-ins)
+	// Settings are param values applied to every series whose machine or
+	// stack is their component, when the series are resolved: the
+	// included calibrations' fitted values (under the scenario's params),
+	// or a fit's trial values (over them).
+	Settings []Setting `yaml:"-"`
 
 	root *yaml.Node // parsed document, for positions in validation errors
 }
@@ -151,6 +161,39 @@ type Cost struct {
 	MemoryGB    float64 `yaml:"memory_gb"`    // peak resident memory
 }
 
+// Setting is one param value for every series whose machine or stack is
+// named Component: Field set to Node, under the series' own params
+// (Override false: a default, as a calibration file's fitted value) or
+// over them (Override true: a fit's trial value, which must move the
+// param whatever the scenario says).
+type Setting struct {
+	Component string
+	Field     string
+	Node      *yaml.Node
+	Override  bool
+}
+
+// apply merges the settings for component c's name into its params.
+func apply(c *Component, settings []Setting) {
+	for _, st := range settings {
+		if st.Component != c.Name || c.Name == "" {
+			continue
+		}
+		m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: st.Field}, st.Node,
+		}}
+		var n *yaml.Node
+		if st.Override {
+			n = strictyaml.Merge(&c.Params, m)
+		} else {
+			n = strictyaml.Merge(m, &c.Params)
+		}
+		if n != nil {
+			c.Params = *n
+		}
+	}
+}
+
 // Resolved is one configuration to run: the scenario's components with a
 // series' overrides applied.
 type Resolved struct {
@@ -188,8 +231,9 @@ func (s *Scenario) Resolved() []Resolved {
 }
 
 // component applies an optional series override to a base component.
-func (s *Scenario) component(base Component, over *Component, key string, i int) Component {
-	c := Component{Name: base.Name, File: s.File, Field: key}
+func (s *Scenario) component(base Component, over *Component, key string, i int) (c Component) {
+	c = Component{Name: base.Name, File: s.File, Field: key}
+	defer apply(&c, s.Settings)
 	if over == nil {
 		if n := strictyaml.Merge(&base.Params, nil); n != nil {
 			c.Params = *n

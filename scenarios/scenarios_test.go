@@ -166,7 +166,7 @@ func TestErrors(t *testing.T) {
 		name, yaml string
 		want       string // exact error text (first error when joined)
 	}{
-		{"unknown field", base + "seeds: 3\n", `t.yaml:3:1: field seeds: unknown field "seeds" (did you mean "seed"?); valid fields: name, title, description, seed, machine, stack, workload, series, figures, references, claims, expect, limits, cost`},
+		{"unknown field", base + "seeds: 3\n", `t.yaml:3:1: field seeds: unknown field "seeds" (did you mean "seed"?); valid fields: name, title, description, seed, machine, stack, workload, series, figures, references, claims, expect, limits, cost, calibration`},
 		{"unknown component field", "name: x\nworkload: {name: w, param: {}}\n", `t.yaml:2:21: field workload.param: unknown field "param" (did you mean "params"?); valid fields: name, params`},
 		{"wrong type", base + "seed: abc\n", `t.yaml:3:7: field seed: expected a non-negative integer, got "abc"`},
 		{"wrong type limits", base + "limits:\n  max_wall_seconds: soon\n", `t.yaml:4:21: field limits.max_wall_seconds: expected a number, got "soon"`},

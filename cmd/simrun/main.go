@@ -9,6 +9,8 @@
 //	simrun suite [REGEXP] [--out DIR] [-j N] every built-in scenario, on all cores
 //	simrun claims [REGEXP] [--fast] [--skip REGEXP] [--failing]
 //	                                    the papers' claims of the built-ins, checked
+//	simrun calibrate FILE-or-NAME [--out DIR] [-j N] [--quiet] [--dry-run] (calibrate --check [FILES...], --list)
+//	                                    fit a calibration file's parameters, judge them
 //	simrun litmus TEST|FILE.litmus --model M [--exhaustive] [--machine NAME [--param KEY=VALUE]] (litmus --list)
 //	simrun trace FILE-or-NAME [--out trace.json] [--seed N]
 //	simrun report [DIR]                 a static HTML report of results directories
@@ -184,6 +186,7 @@ results.json.
 Example:
   simrun claims --fast
   simrun claims 't3d-fig[59]' --failing`, cmdClaims},
+		{"calibrate", "FILE-or-NAME [--out DIR] [-j N] [--quiet] [--dry-run] | --check [FILE-or-NAME...] | --list", "fit a calibration file's free parameters to its training data and judge them on its validation", calibrateHelp, cmdCalibrate},
 		{"litmus", "TEST|FILE.litmus --model M [--exhaustive] [--runs N] [--seed N] | --list", "run a litmus test: sample runs (litmus7-style counts) or enumerate every outcome (herd7-style)", `TEST is a built-in test or a herd7 .litmus file (X86 subset or C syntax:
 WRITE_ONCE, READ_ONCE, smp_mb, smp_wmb, smp_rmb, xchg, ...).
 M is a built-in model (sc, tso, pso, noncoherent, nmca) or a YAML file of
