@@ -68,6 +68,11 @@ const (
 	// by the asynchronous receive (the loads themselves are charged by the
 	// machine). Assumed: a compare and a branch or two.
 	scanCycles = 4
+	// slotCycles is the default slot_cycles: calibrated by
+	// calibration/t3d-mpi.yaml (aclmpl.slot_cycles) to the asynchronous
+	// column of Table 2's one-to-all row (60.61 MB/s), about 3.1 us a
+	// buffer on each side at 150 MHz.
+	slotCycles = 468
 )
 
 // Machine is what ACLMPL needs of a machine: per-PE memory and CPU, and
@@ -122,16 +127,16 @@ type Params struct {
 	// of a buffer (matching the header against the request, marking the
 	// buffer RECEIVED, advancing past received buffers). Section 4.2
 	// names the work ("buffer management, race conditions, and
-	// synchronization issues") but gives no instruction count; the
-	// default 0 charges only callCycles per call and scanCycles per
-	// buffer examined. A free parameter of calibration/t3d-mpi.yaml,
-	// which says what bounds it.
+	// synchronization issues") but gives no instruction count. Default
+	// slotCycles, calibrated by calibration/t3d-mpi.yaml (a free
+	// parameter there, with its bounds); 0 charges only callCycles per
+	// call and scanCycles per buffer examined.
 	SlotCycles float64 `yaml:"slot_cycles"`
 }
 
 // DefaultParams returns the library's default options.
 func DefaultParams() Params {
-	return Params{PoolSlots: 64, SlotBytes: 8192, RetryUs: 2, MaxBackoffUs: 128, InvalidateReceive: true, BinarySwapFromElems: 1024}
+	return Params{PoolSlots: 64, SlotBytes: 8192, RetryUs: 2, MaxBackoffUs: 128, InvalidateReceive: true, BinarySwapFromElems: 1024, SlotCycles: slotCycles}
 }
 
 // ParseParams decodes stack params over the defaults.

@@ -155,6 +155,7 @@ func TestAsyncCostsOfA1KBExchange(t *testing.T) {
 func TestAsyncSlotCycles(t *testing.T) {
 	for _, tc := range []struct{ n, pieces int }{{1024, 1}, {20 << 10, 3}} {
 		p := DefaultParams()
+		p.SlotCycles = 0
 		_, _, base := asyncExchangeWith(t, tc.n, 1, p, 1000, 170)
 		p.SlotCycles = 1500
 		_, _, end := asyncExchangeWith(t, tc.n, 1, p, 1000, 170)

@@ -19,9 +19,9 @@ const (
 	// bookkeeping, the debugging hooks the paper mentions in section 8).
 	// Calibrated to Figure 6 at 0 bytes (37 us half round trip, of which
 	// the machine operations of Figures 2 and 3 take about 10 us). On the
-	// T3D (ch_t3d) the same code on the 150 MHz Alpha is taken to need the
-	// same number of cycles (assumed: the same portable C code; no T3D
-	// figure isolates it); not tuned to any T3D MPI figure (held out).
+	// T3D, ch_t3d charges EPCC's per-packet software instead
+	// (Params.T3DSendCycles, T3DRecvCycles: calibration/t3d-mpi.yaml);
+	// its collectives charge this once per call.
 	packetCycles = 1700
 	// minSegment is the smallest piece of a rendezvous message worth moving
 	// through the pool when it cannot take the whole remainder. Assumed:
