@@ -53,8 +53,14 @@ type Free struct {
 	Max   *float64 `yaml:"max" required:"true"`
 	Start *float64 `yaml:"start"` // the first guess (default: the midpoint)
 	Step  float64  `yaml:"step"`  // >0: values are rounded to a multiple of it (an integer param: 1)
-	Why   string   `yaml:"why" required:"true"`
+	// Also are params (COMPONENT.FIELD) that take the same value: a cost
+	// split evenly between two params by assumption (say so in why).
+	Also []string `yaml:"also"`
+	Why  string   `yaml:"why" required:"true"`
 }
+
+// Params is Param and the params of Also.
+func (f Free) Params() []string { return append([]string{f.Param}, f.Also...) }
 
 // Component is the machine or stack of the parameter (before the first dot).
 func (f Free) Component() string { c, _, _ := strings.Cut(f.Param, "."); return c }
@@ -267,15 +273,27 @@ func (f *File) validate() error {
 		bad("free", "at least one free parameter is needed")
 	}
 	seen := map[string]bool{}
+	fitted := map[string]bool{} // the params fitted: values are stored
 	for i, p := range f.Free {
 		at := fmt.Sprintf("free[%d]", i)
-		if c, fl, ok := strings.Cut(p.Param, "."); !ok || c == "" || fl == "" {
-			bad(at+".param", "%q must be COMPONENT.FIELD: a machine or stack name, a dot, then its param's YAML name (e.g. sx4.semop_us)", p.Param)
+		for k, name := range p.Params() {
+			field := at + ".param"
+			if k > 0 {
+				field = fmt.Sprintf("%s.also[%d]", at, k-1)
+			}
+			if c, fl, ok := strings.Cut(name, "."); !ok || c == "" || fl == "" {
+				bad(field, "%q must be COMPONENT.FIELD: a machine or stack name, a dot, then its param's YAML name (e.g. sx4.semop_us)", name)
+			}
+			if seen[name] {
+				bad(field, "%q is listed twice", name)
+			}
+			seen[name] = true
 		}
-		if seen[p.Param] {
-			bad(at+".param", "%q is listed twice", p.Param)
+		fitted[p.Param] = true
+		if p.Min == nil || p.Max == nil {
+			bad(at, "a free parameter needs param, min, max and why")
+			continue
 		}
-		seen[p.Param] = true
 		lo, hi := *p.Min, *p.Max
 		if !finite(lo) || !finite(hi) || lo >= hi {
 			bad(at+".max", "the bounds must be finite numbers with min < max (min %g, max %g)", lo, hi)
@@ -330,11 +348,22 @@ func (f *File) validate() error {
 		if !finite(fd.Tolerance) || fd.Tolerance < 0 || fd.Tolerance >= 1 {
 			bad("fitted.tolerance", "tolerance %g must be a relative change in [0, 1) (0: the default %g)", fd.Tolerance, DefaultTolerance)
 		}
+		// Keys hold dots (sx4.semop_us): found by hand, not by path.
+		at := func(k string) *yaml.Node {
+			if m := strictyaml.Find(f.root, "fitted.values"); m != nil && m.Kind == yaml.MappingNode {
+				for i := 0; i+1 < len(m.Content); i += 2 {
+					if m.Content[i].Value == k {
+						return m.Content[i]
+					}
+				}
+			}
+			return strictyaml.Find(f.root, "fitted.values")
+		}
 		for _, k := range sortedKeys(fd.Values) {
-			if !seen[k] {
-				bad("fitted.values."+k, "%q is not a free parameter of this file", k)
+			if !fitted[k] {
+				errs = append(errs, strictyaml.Errorf(f.Path, at(k), "fitted.values."+k, "%q is not a free parameter of this file (free[].param)", k))
 			} else if v := fd.Values[k]; !finite(v) {
-				bad("fitted.values."+k, "value %g is not a finite number", v)
+				errs = append(errs, strictyaml.Errorf(f.Path, at(k), "fitted.values."+k, "value %g is not a finite number", v))
 			}
 		}
 	}

@@ -32,8 +32,12 @@ func (f *File) WithFitted(values map[string]float64) []byte {
 
 	lines := bytes.SplitAfter(f.data, []byte("\n"))
 	start, end := -1, len(lines)
-	if doc := f.root; doc != nil && len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode {
-		m := doc.Content[0].Content
+	top := f.root
+	if top != nil && top.Kind == yaml.DocumentNode && len(top.Content) == 1 {
+		top = top.Content[0]
+	}
+	if top != nil && top.Kind == yaml.MappingNode {
+		m := top.Content
 		for i := 0; i+1 < len(m); i += 2 {
 			if m[i].Value == "fitted" {
 				start = m[i].Line - 1
@@ -93,8 +97,8 @@ type Value struct {
 	Step             float64
 }
 
-// Values are the file's fitted values, in the order of free: (none when
-// it was never fitted).
+// Values are the file's fitted values, in the order of free: (each
+// free param's also: params with it; none when it was never fitted).
 func (f *File) Values() []Value {
 	if f.Fitted == nil {
 		return nil
@@ -102,7 +106,10 @@ func (f *File) Values() []Value {
 	var out []Value
 	for _, p := range f.Free {
 		if v, ok := f.Fitted.Values[p.Param]; ok {
-			out = append(out, Value{p.Component(), p.Field(), v, p.Step})
+			for _, name := range p.Params() {
+				c, fl, _ := strings.Cut(name, ".")
+				out = append(out, Value{c, fl, v, p.Step})
+			}
 		}
 	}
 	return out

@@ -98,11 +98,21 @@ type ClaimResult struct {
 	Value    float64 `json:"value"`    // the key figure: a ratio, R², a crossing x, a value
 	Measured string  `json:"measured"` // the figure in words, e.g. "2.28 at bytes=1024"
 	Missing  string  `json:"missing,omitempty"`
+	// Training is set when a calibration file fits its parameters to the
+	// claim: the claim is then counted as "training (fitted)", never as
+	// holding (the claim's verdict is still Holds).
+	Training bool `json:"-"`
 }
 
-// Status is "holds", "FAILS", or "FAILS (missing data)".
+// Status is "holds", "FAILS", or "FAILS (missing data)"; for a training
+// claim "training (fitted)", or "training (fitted), FAILS" when the fit
+// left it failing.
 func (r ClaimResult) Status() string {
 	switch {
+	case r.Training && r.Holds:
+		return "training (fitted)"
+	case r.Training:
+		return "training (fitted), FAILS"
 	case r.Holds:
 		return "holds"
 	case r.Missing != "":

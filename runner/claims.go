@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/msgsim/msgsim/calibration"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/workloads"
 )
@@ -19,6 +20,16 @@ func Claims(claims []report.Claim, results []workloads.Result) []report.ClaimRes
 	return report.EvaluateClaims(rows, claims)
 }
 
+// MarkTraining marks the claims of scenario that a calibration file fits
+// to (t) as training: they count as "training (fitted)", never as holding.
+func MarkTraining(t *calibration.Training, scenario string, results []report.ClaimResult) {
+	for i := range results {
+		if t.Claim(scenario, results[i].Claim.Name) != "" {
+			results[i].Training = true
+		}
+	}
+}
+
 // ScenarioClaims is one scenario's claims evaluated on a run of it.
 type ScenarioClaims struct {
 	Name    string
@@ -29,10 +40,15 @@ type ScenarioClaims struct {
 
 // SuiteClaims runs the scenarios as a suite (Suite: one pool of jobs
 // workers, the largest first) and evaluates each one's claims on its
-// rows, the non-finite ones dropped (DropNonFinite). progress (if not
+// rows, the non-finite ones dropped (DropNonFinite), those a built-in
+// calibration file trains on marked as training (MarkTraining). progress (if not
 // nil) gets the suite's progress lines (Run). err is a *WallError when a
 // watchdog abandoned the run.
 func SuiteClaims(all []Scenario, jobs int, progress io.Writer) ([]ScenarioClaims, error) {
+	training, err := calibration.BuiltinTraining()
+	if err != nil {
+		return nil, err
+	}
 	runs, err := Suite(all, jobs, progress)
 	if err != nil {
 		return nil, err
@@ -50,6 +66,7 @@ func SuiteClaims(all []Scenario, jobs int, progress io.Writer) ([]ScenarioClaims
 			results[k] = runs[i][k].Result
 		}
 		out[i].Results = Claims(x.Scenario.Claims, results)
+		MarkTraining(training, x.Name, out[i].Results)
 		out[i].Verdict = Judge(x.Scenario, runs[i])
 	}
 	return out, nil

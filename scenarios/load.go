@@ -163,6 +163,7 @@ func (s *Scenario) Validate() error {
 	v.claims()
 	v.expect()
 	v.limits()
+	v.calibration()
 	return errors.Join(v.errs...)
 }
 
@@ -333,6 +334,22 @@ func (v *validator) expect() {
 			v.errorf("expect.failure", "%q is not a failure kind; expected one of %s, %s, %s, %s",
 				s.Expect.Failure, FailureCorruption, FailureLoss, FailureLivelock, FailureDeadlock)
 		}
+	}
+}
+
+// calibration checks the names of the included calibration files (that
+// each exists and was fitted is the runner's: it reads them).
+func (v *validator) calibration() {
+	seen := map[string]bool{}
+	for i, n := range v.s.Calibration {
+		field := fmt.Sprintf("calibration[%d]", i)
+		switch {
+		case n == "" || strings.ContainsAny(n, "/\\ \t\n"):
+			v.errorf(field, "%q is not a calibration file's name (calibration/NAME.yaml: NAME)", n)
+		case seen[n]:
+			v.errorf(field, "%q is included twice", n)
+		}
+		seen[n] = true
 	}
 }
 

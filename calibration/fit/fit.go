@@ -6,11 +6,14 @@
 // residual)², the relative residual being (simulated − value)/value; a
 // claim used as training contributes its relative distance to its band
 // (0 when it holds). The search is gonum's Nelder–Mead on the parameters
-// mapped into [0, 1] by their bounds (clamped, and rounded to their step
-// before a run), from a fixed start simplex, within a bounded number of
-// evaluations: the same file gives the same values, byte for byte. Every
-// simulation of an evaluation (each target's series) runs in parallel on
-// -j workers, and so do the start simplex's evaluations.
+// mapped into [0, 1] by their bounds (clamped; six significant digits, an
+// integer param an integer), from a fixed start simplex, within a bounded
+// number of evaluations; its best point is rounded to each parameter's
+// step and polished on the steps' grid (the points one step away along
+// each parameter, evaluated at once, while one improves). The same file
+// gives the same values, byte for byte. Every simulation of an evaluation
+// (each target's series) runs in parallel on -j workers, and so do the
+// start simplex's and each polishing round's evaluations.
 //
 // Layer: imports calibration, runner, registry, scenarios and report;
 // cmd/simrun imports it.
@@ -125,18 +128,24 @@ func Check(reg *registry.Registry, f *calibration.File) error {
 		}
 	}
 	for i, p := range f.Free {
-		at := fmt.Sprintf("free[%d].param", i)
-		def, kind, err := defaults(reg, p.Component())
-		if err != nil {
-			errs = append(errs, f.FieldError(at, "%v", err))
-			continue
-		}
-		if _, ok := fieldValue(def, p.Field()); !ok {
-			errs = append(errs, f.FieldError(at, "%s %s has no param %q (simrun params %s lists them)", kind, p.Component(), p.Field(), p.Component()))
-			continue
-		}
-		if !used[p.Component()] {
-			errs = append(errs, f.FieldError(at, "no training target runs %s: the fit could not move %s", p.Component(), p.Param))
+		for k, name := range p.Params() {
+			at := fmt.Sprintf("free[%d].param", i)
+			if k > 0 {
+				at = fmt.Sprintf("free[%d].also[%d]", i, k-1)
+			}
+			comp, field, _ := strings.Cut(name, ".")
+			def, kind, err := defaults(reg, comp)
+			if err != nil {
+				errs = append(errs, f.FieldError(at, "%v", err))
+				continue
+			}
+			if _, ok := fieldValue(def, field); !ok {
+				errs = append(errs, f.FieldError(at, "%s %s has no numeric param %q (simrun params %s lists them)", kind, comp, field, comp))
+				continue
+			}
+			if !used[comp] {
+				errs = append(errs, f.FieldError(at, "no training target runs %s: the fit could not move %s", comp, name))
+			}
 		}
 	}
 	for i, sel := range f.Validation.Claims {
@@ -156,6 +165,18 @@ func Check(reg *registry.Registry, f *calibration.File) error {
 			errs = append(errs, f.FieldError(at+".claim", "a references selector takes no claim"))
 		}
 	}
+	slices.SortStableFunc(errs, func(a, b error) int {
+		var x, y *strictyaml.Error
+		errors.As(a, &x)
+		errors.As(b, &y)
+		if x == nil || y == nil {
+			return 0
+		}
+		if x.Line != y.Line {
+			return x.Line - y.Line
+		}
+		return x.Column - y.Column
+	})
 	return errors.Join(errs...)
 }
 
@@ -212,6 +233,27 @@ func Default(reg *registry.Registry, param string) (float64, error) {
 		return 0, fmt.Errorf("%s %s has no numeric param %q", kind, c, fl)
 	}
 	return v, nil
+}
+
+// isInt reports whether the field of the struct v whose yaml tag is name
+// is an integer.
+func isInt(v any, name string) bool {
+	if _, ok := fieldValue(v, name); !ok {
+		return false
+	}
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Interface {
+		rv = rv.Elem()
+	}
+	t := rv.Type()
+	for i := 0; i < t.NumField(); i++ {
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if tag == name {
+			k := t.Field(i).Type.Kind()
+			return k != reflect.Float32 && k != reflect.Float64
+		}
+	}
+	return false
 }
 
 // fieldValue is the numeric field of the struct v whose yaml tag is name.
@@ -307,6 +349,9 @@ type evaluator struct {
 	f       *calibration.File
 	targets []target
 	jobs    int
+	ints    []bool // which free params are integers
+	// recorded are the points already in the result's evaluations.
+	recorded map[string]bool
 
 	mu    sync.Mutex
 	cache map[string]point
@@ -330,14 +375,37 @@ func key(v []float64) string {
 	return b.String()
 }
 
-// values maps a point of [0,1]^n to parameter values (clamped, rounded).
+// values maps a point of [0,1]^n to parameter values: clamped, rounded
+// to six significant digits (what a scenario's YAML carries), and to an
+// integer for an integer param. The search runs on these; only its result
+// is rounded to each parameter's step (Run).
 func (e *evaluator) values(u []float64) []float64 {
 	v := make([]float64, len(u))
 	for i, p := range e.f.Free {
 		x := math.Min(math.Max(u[i], 0), 1)
-		v[i] = p.Round(*p.Min + x*(*p.Max-*p.Min))
+		v[i] = round6(*p.Min + x*(*p.Max-*p.Min))
+		if e.ints[i] {
+			v[i] = math.Round(v[i])
+		}
 	}
 	return v
+}
+
+// rounded is v rounded to each parameter's step.
+func (e *evaluator) rounded(v []float64) []float64 {
+	r := make([]float64, len(v))
+	for i, p := range e.f.Free {
+		r[i] = p.Round(v[i])
+		if e.ints[i] {
+			r[i] = math.Round(r[i])
+		}
+	}
+	return r
+}
+
+func round6(v float64) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
+	return r
 }
 
 // run evaluates several parameter vectors at once (their simulations on
@@ -364,10 +432,7 @@ func (e *evaluator) run(vs [][]float64) ([]point, error) {
 		for _, t := range e.targets {
 			s := *t.s
 			s.Settings = nil
-			for i, p := range e.f.Free {
-				cv := calibration.Value{Component: p.Component(), Field: p.Field(), Value: v[i], Step: p.Step}
-				s.Settings = append(s.Settings, scenarios.Setting{Component: cv.Component, Field: cv.Field, Node: cv.Node(), Override: true})
-			}
+			s.Settings = settings(e.f, v, false)
 			sp, err := runner.Specs(e.reg, &s)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", t.t.Label(), err)
@@ -483,6 +548,10 @@ func Run(reg *registry.Registry, f *calibration.File, o Options) (*Result, error
 		return nil, err
 	}
 	e := &evaluator{reg: reg, f: f, targets: targets, jobs: o.Jobs, cache: map[string]point{}}
+	for _, p := range f.Free {
+		def, _, _ := defaults(reg, p.Component())
+		e.ints = append(e.ints, isInt(def, p.Field()))
+	}
 	maxEval := o.MaxEvaluations
 	if maxEval <= 0 {
 		maxEval = DefaultMaxEvaluations
@@ -514,12 +583,14 @@ func Run(reg *registry.Registry, f *calibration.File, o Options) (*Result, error
 	}
 	var firstErr error
 	res := &Result{File: f}
+	e.recorded = map[string]bool{}
 	record := func(v []float64, obj float64) {
+		e.recorded[key(v)] = true
 		res.Evaluations = append(res.Evaluations, Evaluation{N: len(res.Evaluations) + 1, Params: v, Objective: obj})
 		if o.Progress != nil {
 			var ps []string
 			for i, p := range f.Free {
-				ps = append(ps, p.Param+"="+calibration.FormatValue(v[i], p.Step))
+				ps = append(ps, p.Param+"="+calibration.FormatValue(v[i], 0))
 			}
 			fmt.Fprintf(o.Progress, "simrun calibrate %s: evaluation %d: %s: objective %.4g\n", f.Name, len(res.Evaluations), strings.Join(ps, " "), obj)
 		}
@@ -551,7 +622,9 @@ func Run(reg *registry.Registry, f *calibration.File, o Options) (*Result, error
 	method := &optimize.NelderMead{InitialVertices: verts, InitialValues: initVals}
 	settings := &optimize.Settings{
 		FuncEvaluations: 4 * maxEval, // cached repeats included; the fresh ones are bounded below
-		Converger:       &budget{max: maxEval, evals: func() int { return len(res.Evaluations) }, conv: &optimize.FunctionConverge{Absolute: 1e-10, Iterations: 20}},
+		Converger: &budget{max: maxEval, evals: func() int { return len(res.Evaluations) },
+			conv:  &optimize.FunctionConverge{Absolute: 1e-9, Relative: 1e-4, Iterations: 10},
+			round: func(u []float64) string { return key(e.rounded(e.values(u))) }, stall: 4 + 2*n},
 	}
 	r, err := optimize.Minimize(problem, u0, settings, method)
 	if firstErr != nil {
@@ -560,15 +633,61 @@ func Run(reg *registry.Registry, f *calibration.File, o Options) (*Result, error
 	if err != nil && r == nil {
 		return nil, fmt.Errorf("calibrate %s: %w", f.Name, err)
 	}
-	// The best point evaluated (Nelder–Mead's, or an earlier equal one).
+	// The best point evaluated, rounded to the steps; then the rounded
+	// points one step away along each parameter, all at once: the best
+	// of them is the fit (the first among equals).
 	best := 0
 	for i, ev := range res.Evaluations {
 		if ev.Objective < res.Evaluations[best].Objective {
 			best = i
 		}
 	}
-	res.Params = res.Evaluations[best].Params
-	res.Objective = res.Evaluations[best].Objective
+	centre := e.rounded(res.Evaluations[best].Params)
+	cp, err := e.run([][]float64{centre})
+	if err != nil {
+		return nil, err
+	}
+	if _, seen := e.recorded[key(centre)]; !seen {
+		record(centre, cp[0].obj)
+	}
+	obj := cp[0].obj
+	for round := 0; round < maxPolish; round++ {
+		var cands [][]float64
+		for i, p := range f.Free {
+			if p.Step <= 0 {
+				continue
+			}
+			for _, d := range []float64{-p.Step, p.Step} {
+				c := slices.Clone(centre)
+				c[i] = p.Round(c[i] + d)
+				if c[i] != centre[i] {
+					cands = append(cands, c)
+				}
+			}
+		}
+		if len(cands) == 0 {
+			break
+		}
+		cp, err := e.run(cands)
+		if err != nil {
+			return nil, err
+		}
+		pick := -1
+		for i, c := range cands {
+			if _, seen := e.recorded[key(c)]; !seen {
+				record(c, cp[i].obj)
+			}
+			if cp[i].obj < obj && (pick < 0 || cp[i].obj < cp[pick].obj) {
+				pick = i
+			}
+		}
+		if pick < 0 {
+			break
+		}
+		centre, obj = cands[pick], cp[pick].obj
+	}
+	res.Params = centre
+	res.Objective = obj
 	res.Status = r.Status.String()
 	res.Values = map[string]float64{}
 	for i, p := range f.Free {
@@ -579,23 +698,66 @@ func Run(reg *registry.Registry, f *calibration.File, o Options) (*Result, error
 	return res, nil
 }
 
+// Settings are the scenario settings that put each free parameter (and
+// its also: params) at v[i], rounded to its step, over every value the
+// scenario sets.
+func Settings(f *calibration.File, v []float64) []scenarios.Setting { return settings(f, v, true) }
+
+// settings are Settings, the values rounded to their steps or (a search's
+// trial) written as they are (six significant digits).
+func settings(f *calibration.File, v []float64, steps bool) []scenarios.Setting {
+	var out []scenarios.Setting
+	for i, p := range f.Free {
+		step := 0.0
+		if steps {
+			step = p.Step
+		}
+		for _, name := range p.Params() {
+			c, fl, _ := strings.Cut(name, ".")
+			cv := calibration.Value{Component: c, Field: fl, Value: v[i], Step: step}
+			out = append(out, scenarios.Setting{Component: c, Field: fl, Node: cv.Node(), Override: true})
+		}
+	}
+	return out
+}
+
+// maxPolish bounds the rounds of the search on the steps' grid that
+// follows Nelder–Mead: each round evaluates the points one step away along
+// each parameter (at once) and moves to the best if it improves.
+const maxPolish = 30
+
 // simplexSize is the start simplex's edge, in the [0, 1] range of each
 // parameter.
 const simplexSize = 0.05
 
-// budget stops the search after max fresh evaluations, or when conv
-// says it converged.
+// budget stops the search after max fresh evaluations, when the best
+// point, rounded to the steps, has not changed for stall iterations (a
+// finer search could not change the result), or when conv says it
+// converged.
 type budget struct {
 	max   int
 	evals func() int
 	conv  optimize.Converger
+	round func([]float64) string
+	stall int
+
+	last string
+	same int
 }
 
-func (b *budget) Init(dim int) { b.conv.Init(dim) }
+func (b *budget) Init(dim int) { b.conv.Init(dim); b.last, b.same = "", 0 }
 
 func (b *budget) Converged(loc *optimize.Location) optimize.Status {
 	if b.evals() >= b.max {
 		return optimize.FunctionEvaluationLimit
+	}
+	if r := b.round(loc.X); r == b.last {
+		b.same++
+		if b.same >= b.stall {
+			return optimize.FunctionConvergence
+		}
+	} else {
+		b.last, b.same = r, 0
 	}
 	return b.conv.Converged(loc)
 }

@@ -63,14 +63,11 @@ func Validate(reg *registry.Registry, f *calibration.File, values map[string]flo
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range f.Free {
-			v, ok := values[p.Param]
-			if !ok {
-				continue
-			}
-			cv := calibration.Value{Component: p.Component(), Field: p.Field(), Value: v, Step: p.Step}
-			s.Settings = append(s.Settings, scenarios.Setting{Component: cv.Component, Field: cv.Field, Node: cv.Node(), Override: true})
+		v := make([]float64, len(f.Free))
+		for i, p := range f.Free {
+			v[i] = values[p.Param]
 		}
+		s.Settings = Settings(f, v)
 		sp, err := runner.Specs(reg, s)
 		if err != nil {
 			return nil, fmt.Errorf("validation scenario %s: %w", name, err)

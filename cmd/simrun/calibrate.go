@@ -65,8 +65,9 @@ DIR/residuals.csv (each target: value, simulated, relative residual),
 DIR/validation.csv and DIR/validation.txt (each validation claim's verdict
 and reference's error at the fitted values), DIR/summary.txt (printed),
 and rewrites the file's fitted: block (values and tolerance) in place,
-every other byte unchanged (a built-in: ./calibration/NAME.yaml when it
-exists, else DIR/NAME.yaml), unless --dry-run. A scenario includes fitted
+every other byte unchanged, unless --dry-run. A built-in's NAME run in the
+repository reads and rewrites ./calibration/NAME.yaml (as edited);
+elsewhere the copy in the binary is fitted and written to DIR/NAME.yaml. A scenario includes fitted
 values by name: calibration: [sx4-semop]. A claim named as training counts
 as "training (fitted)" in simrun claims and the report, never as holding.
 
@@ -157,7 +158,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 	}
 	stdout.Write(summary.Bytes())
 	if !*dry {
-		target := calibrationTarget(f, pos[0], dir)
+		target := calibrationTarget(f, dir)
 		if err := os.WriteFile(target, f.WithFitted(res.Values), 0o644); err != nil {
 			fmt.Fprintf(stderr, "simrun calibrate: %v\n", err)
 			return exitFailed
@@ -171,6 +172,13 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 // loadCalibration parses and checks a calibration file: every problem,
 // located.
 func loadCalibration(reg *registry.Registry, arg string) (*calibration.File, []error) {
+	// A built-in's name, run in the repository: the file as it is on
+	// disk (perhaps edited since the build), which is the one rewritten.
+	if local := "calibration/" + arg + ".yaml"; !strings.ContainsAny(arg, `/\.`) {
+		if st, err := os.Stat(local); err == nil && !st.IsDir() {
+			arg = local
+		}
+	}
 	f, err := calibration.Lookup(arg)
 	if f == nil {
 		return nil, strictyaml.Errors(err)
@@ -182,12 +190,11 @@ func loadCalibration(reg *registry.Registry, arg string) (*calibration.File, []e
 	return f, errs
 }
 
-// calibrationTarget is where the fitted file is written: the file given,
-// or for a built-in ./calibration/NAME.yaml when it exists, else DIR/NAME.yaml.
-func calibrationTarget(f *calibration.File, arg, dir string) string {
-	if !strings.HasPrefix(f.Path, "calibration/") || arg != f.Name {
-		return f.Path
-	}
+// calibrationTarget is where the fitted file is written: the file it was
+// read from (for a built-in's name, ./calibration/NAME.yaml when it
+// exists: loadCalibration read that one), else, for a built-in read from
+// the binary, DIR/NAME.yaml.
+func calibrationTarget(f *calibration.File, dir string) string {
 	if st, err := os.Stat(f.Path); err == nil && !st.IsDir() {
 		return f.Path
 	}
@@ -303,8 +310,8 @@ func fitCSV(r *fit.Result) []byte {
 	rows := [][]string{append(head, "objective")}
 	for _, e := range r.Evaluations {
 		row := []string{strconv.Itoa(e.N)}
-		for i, p := range r.File.Free {
-			row = append(row, calibration.FormatValue(e.Params[i], p.Step))
+		for i := range r.File.Free {
+			row = append(row, calibration.FormatValue(e.Params[i], 0))
 		}
 		rows = append(rows, append(row, g(e.Objective)))
 	}

@@ -60,7 +60,7 @@ func cmdClaims(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	code = exitOK
-	var total, holding, scen int
+	var total, holding, training, scen int
 	var skipped []string
 	var sel []runner.Scenario
 	for _, name := range names {
@@ -107,7 +107,10 @@ func cmdClaims(args []string, stdout, stderr io.Writer) int {
 		var show []report.ClaimResult
 		for _, r := range sc.Results {
 			total++
-			if r.Holds {
+			switch {
+			case r.Training:
+				training++
+			case r.Holds:
 				holding++
 			}
 			if !*failing || !r.Holds {
@@ -130,7 +133,7 @@ func cmdClaims(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	fmt.Fprintf(stdout, "%d claims in %d scenarios: %d hold, %d fail\n", total, scen, holding, total-holding)
+	fmt.Fprintf(stdout, "%d claims in %d scenarios: %d hold, %d fail, %d training (fitted)\n", total, scen, holding, total-holding-training, training)
 	if len(skipped) > 0 {
 		fmt.Fprintf(stdout, "skipped (--fast): %s\n", strings.Join(skipped, ", "))
 	}

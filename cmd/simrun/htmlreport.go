@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/msgsim/msgsim/calibration"
 	"github.com/msgsim/msgsim/report"
 )
 
@@ -43,6 +44,7 @@ type resultsDoc struct {
 		Found     bool    `json:"found"`
 		Simulated float64 `json:"simulated"`
 		RelErr    float64 `json:"rel_err"`
+		Training  string  `json:"-"` // the calibration file fitted to it, if any
 	} `json:"comparisons"`
 	Claims []struct {
 		Claim struct {
@@ -54,6 +56,7 @@ type resultsDoc struct {
 		Holds    bool   `json:"holds"`
 		Measured string `json:"measured"`
 		Missing  string `json:"missing"`
+		Training string `json:"-"` // the calibration file fitted to it, if any
 	} `json:"claims"`
 	Failures []string `json:"failures"`
 	Notes    []string `json:"notes"`
@@ -67,7 +70,8 @@ type reportPage struct {
 	Figures []string // PNG files, relative to the page showing them
 	Values  []valueTable
 	Summary string // summary.txt, if present
-	Holds   int
+	Holds   int    // claims that hold, training claims apart
+	Train   int    // training claims: fitted to, never counted as holding
 }
 
 // valueTable is one metric's values: x down, series across.
@@ -110,9 +114,10 @@ func valueTables(rows report.Results) []valueTable {
 }
 
 var reportFuncs = template.FuncMap{
-	"pct": func(x float64) string { return fmt.Sprintf("%+.1f %%", 100*x) },
-	"num": func(x float64) string { return fmt.Sprintf("%.4g", x) },
-	"ok":  func(verdict string) bool { return !strings.HasPrefix(verdict, "FAILED") },
+	"pct":   func(x float64) string { return fmt.Sprintf("%+.1f %%", 100*x) },
+	"minus": func(a, b int) int { return a - b },
+	"num":   func(x float64) string { return fmt.Sprintf("%.4g", x) },
+	"ok":    func(verdict string) bool { return !strings.HasPrefix(verdict, "FAILED") },
 }
 
 const pageHead = `<!DOCTYPE html>
@@ -120,7 +125,7 @@ const pageHead = `<!DOCTYPE html>
 <style>body{font-family:sans-serif;max-width:70em;margin:1em auto;padding:0 1em}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
 td.v{text-align:right;font-variant-numeric:tabular-nums}
-.ok{color:#060}.bad{color:#a00}img{max-width:100%;border:1px solid #eee}pre{white-space:pre-wrap}
+.ok{color:#060}.bad{color:#a00}.train{color:#555}img{max-width:100%;border:1px solid #eee}pre{white-space:pre-wrap}
 section{border-top:2px solid #ddd;margin-top:2em}</style>
 </head><body>
 `
@@ -143,12 +148,12 @@ const scenarioBody = `{{define "scenario"}}<h2 id="{{.Doc.Scenario.Name}}">{{.Do
 {{end}}</div>
 <h3>Paper vs simulated</h3>
 {{if .Doc.Comparisons}}<table id="references-{{.Doc.Scenario.Name}}"><tr><th>series</th><th>metric</th><th>x</th><th>paper</th><th>simulated</th><th>error</th><th>source</th></tr>
-{{range .Doc.Comparisons}}<tr><td>{{.Reference.Series}}</td><td>{{.Reference.Metric}}</td><td class="v">{{num .Reference.X}}</td><td class="v">{{num .Reference.Value}} {{.Reference.Unit}}</td><td class="v">{{if .Found}}{{num .Simulated}}{{else}}missing{{end}}</td><td class="v">{{if .Found}}{{pct .RelErr}}{{end}}</td><td>{{.Reference.Source}}</td></tr>
+{{range .Doc.Comparisons}}<tr><td>{{.Reference.Series}}</td><td>{{.Reference.Metric}}</td><td class="v">{{num .Reference.X}}</td><td class="v">{{num .Reference.Value}} {{.Reference.Unit}}</td><td class="v">{{if .Found}}{{num .Simulated}}{{else}}missing{{end}}</td><td class="v">{{if .Found}}{{pct .RelErr}}{{end}}</td><td>{{.Reference.Source}}{{if .Training}} <small class="train">(training: fitted by calibration/{{.Training}}.yaml)</small>{{end}}</td></tr>
 {{end}}</table>
 {{else}}<p>none</p>
 {{end}}<h3>Claims of the paper</h3>
 {{if .Doc.Claims}}<table id="claims-{{.Doc.Scenario.Name}}"><tr><th>claim</th><th>status</th><th>measured</th><th>the paper's words</th></tr>
-{{range .Doc.Claims}}<tr><td>{{.Claim.Name}}</td><td class="{{if .Holds}}ok{{else}}bad{{end}}">{{if .Holds}}holds{{else}}FAILS{{end}}</td><td>{{.Measured}}{{.Missing}}</td><td>“{{.Claim.Quote}}” ({{.Claim.Section}}){{if .Claim.Note}}<br><small>{{.Claim.Note}}</small>{{end}}</td></tr>
+{{range .Doc.Claims}}<tr><td>{{.Claim.Name}}</td><td class="{{if .Training}}train{{else if .Holds}}ok{{else}}bad{{end}}">{{if .Training}}training (fitted: calibration/{{.Training}}.yaml){{if not .Holds}}, FAILS{{end}}{{else if .Holds}}holds{{else}}FAILS{{end}}</td><td>{{.Measured}}{{.Missing}}</td><td>“{{.Claim.Quote}}” ({{.Claim.Section}}){{if .Claim.Note}}<br><small>{{.Claim.Note}}</small>{{end}}</td></tr>
 {{end}}</table>
 {{else}}<p>none</p>
 {{end}}<h3>Failures</h3>
@@ -166,7 +171,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(reportFuncs).Parse(pageH
 var indexTmpl = template.Must(template.New("index").Funcs(reportFuncs).Parse(pageHead + `<h1>{{.Title}}</h1>
 <p>{{len .Pages}} scenario(s) simulated by msgsim, read from <code>{{.Root}}</code>: what each ran, its figures and values, the paper's values against the simulated ones, and the paper's claims.</p>
 <table id="scenarios"><tr><th>scenario</th><th>title</th><th>result</th><th>claims</th><th>references</th></tr>
-{{range .Pages}}<tr><td><a href="{{if .Page}}{{.Page}}{{else}}#{{.Doc.Scenario.Name}}{{end}}">{{.Doc.Scenario.Name}}</a></td><td>{{.Doc.Scenario.Title}}</td><td class="{{if ok .Doc.Scenario.Verdict}}ok{{else}}bad{{end}}">{{.Doc.Scenario.Verdict}}</td><td>{{if .Doc.Claims}}{{.Holds}} of {{len .Doc.Claims}} hold{{end}}</td><td>{{len .Doc.Comparisons}}</td></tr>
+{{range .Pages}}<tr><td><a href="{{if .Page}}{{.Page}}{{else}}#{{.Doc.Scenario.Name}}{{end}}">{{.Doc.Scenario.Name}}</a></td><td>{{.Doc.Scenario.Title}}</td><td class="{{if ok .Doc.Scenario.Verdict}}ok{{else}}bad{{end}}">{{.Doc.Scenario.Verdict}}</td><td>{{if .Doc.Claims}}{{.Holds}} of {{minus (len .Doc.Claims) .Train}} hold{{if .Train}}, {{.Train}} training (fitted){{end}}{{end}}</td><td>{{len .Doc.Comparisons}}</td></tr>
 {{end}}</table>
 {{range .Pages}}<section>{{template "scenario" .}}</section>
 {{end}}</body></html>
@@ -213,6 +218,10 @@ type reportOptions struct {
 // Static files only: no server, no network, no script. It returns the
 // number of scenarios and the file written.
 func writeReport(root string, opts reportOptions) (int, string, error) {
+	training, err := calibration.BuiltinTraining()
+	if err != nil {
+		return 0, "", err
+	}
 	single := false
 	var dirs []string
 	if _, err := os.Stat(filepath.Join(root, "results.json")); err == nil {
@@ -260,10 +269,20 @@ func writeReport(root string, opts reportOptions) (int, string, error) {
 		if sum, err := os.ReadFile(filepath.Join(dir, "summary.txt")); err == nil {
 			p.Summary = string(sum)
 		}
-		for _, c := range p.Doc.Claims {
-			if c.Holds {
+		name := p.Doc.Scenario.Name
+		for i := range p.Doc.Claims {
+			c := &p.Doc.Claims[i]
+			c.Training = training.Claim(name, c.Claim.Name)
+			switch {
+			case c.Training != "":
+				p.Train++
+			case c.Holds:
 				p.Holds++
 			}
+		}
+		for i := range p.Doc.Comparisons {
+			r := &p.Doc.Comparisons[i].Reference
+			p.Doc.Comparisons[i].Training = training.Value(name, r.Series, r.Metric, r.X)
 		}
 		p.Values = valueTables(p.Doc.Rows)
 		pngs, _ := filepath.Glob(filepath.Join(dir, "*.png"))

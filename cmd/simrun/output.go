@@ -277,11 +277,17 @@ func summarize(s *scenarios.Scenario, runs []seriesRun, rows report.Results, cmp
 
 // claimCount says how many claims hold, e.g. "3 of 5 hold".
 func claimCount(claims []report.ClaimResult) string {
-	n := 0
+	n, train := 0, 0
 	for _, c := range claims {
-		if c.Holds {
+		switch {
+		case c.Training:
+			train++
+		case c.Holds:
 			n++
 		}
+	}
+	if train > 0 {
+		return fmt.Sprintf("%d of %d hold, %d training (fitted)", n, len(claims)-train, train)
 	}
 	return fmt.Sprintf("%d of %d hold", n, len(claims))
 }

@@ -31,7 +31,8 @@ type Params struct {
 	// MemcpyMBps is a local memory-to-memory copy on a node. No Pentium II
 	// 450 / 440BX memcpy figure was found (hardware.yaml
 	// sci.host_memcpy_MBps, bounded by the 800 MB/s FSB peak): calibrated
-	// to the 130 MB/s intra-node ping-pong bandwidth (scampi-sci.txt 1.6;
+	// by calibration/sci-scampi.yaml to the 130 MB/s intra-node ping-pong
+	// bandwidth (scampi-sci.txt 1.6;
 	// calibration.yaml sci_scampi.intranode_bandwidth_MBps).
 	MemcpyMBps float64 `yaml:"memcpy_mbps"`
 	// LoadNs is a load that misses the caches: assumed 100 ns (a 100 MHz
@@ -43,7 +44,8 @@ type Params struct {
 	// window cross the PCI bus into the adapter's stream buffers (a 32-bit
 	// 33 MHz bus: 132 MB/s peak, hardware.yaml sci.pci_32_33_peak_MBps;
 	// "bandwidths up to 80 Mbytes/s into a single system" on an LC-2
-	// adapter, sci.lc2_remote_store_latency_us). Calibrated to the 76 MB/s
+	// adapter, sci.lc2_remote_store_latency_us). Calibrated by
+	// calibration/sci-scampi.yaml to the 76 MB/s
 	// inter-node ping-pong bandwidth (scampi-sci.txt 1.6; calibration.yaml
 	// sci_scampi.internode_bandwidth_MBps): 87, with the receiving node's
 	// PCI bus modelled (85 before it was).
@@ -64,7 +66,8 @@ type Params struct {
 	// stream buffer to the first SCI link at the sender, and from the last
 	// link through the PCI bridge into memory at the receiver. The LC-2
 	// remote store latency is 2.9 us end to end (hardware.yaml
-	// sci.lc2_remote_store_latency_us, UltraSparc hosts). Calibrated to the
+	// sci.lc2_remote_store_latency_us, UltraSparc hosts). Calibrated by
+	// calibration/sci-scampi.yaml to the
 	// 9.4 us inter-node ping-pong latency (scampi-sci.txt 1.6;
 	// calibration.yaml sci_scampi.internode_latency_us): 1780, the PCI
 	// burst of the envelope into the receiver's memory (0.58 us) being
@@ -267,7 +270,7 @@ func (p Params) Validate() error {
 // other CPU and with the adapter's DMA by snooping, so a poll of an
 // unchanged word hits (2 cycles assumed) and a first touch misses
 // (load_ns); stores visible in program order (no store buffer modelled:
-// assumed, the x86's processor ordering); memcpy at the calibrated rate.
+// assumed, the x86's processor ordering); memcpy at memcpy_mbps.
 func (p Params) memConfig() mem.Config {
 	cyc := 1000 / p.ClockMHz
 	return mem.Config{

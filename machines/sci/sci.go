@@ -45,14 +45,16 @@
 // target shares them rather than copying them, with Write's timing.
 //
 // Calibrated parameters (the rest come from hardware.yaml, the paper's
-// text, or are assumptions stated at their field):
+// text, or are assumptions stated at their field), fitted together by
+// simrun calibrate from calibration/sci-scampi.yaml:
 //
 //	memcpy_mbps     134  <- 130 MB/s intra-node ping-pong bandwidth at 1 MB (1.6)
 //	pci_write_mbps   87  <- 76 MB/s inter-node ping-pong bandwidth at 1 MB (1.6)
 //	adapter_ns     1780  <- 9.4 us inter-node ping-pong latency at 0 bytes (1.6)
 //
 // (ScaMPI's own software cost, stacks/scampi send_cycles and recv_cycles
-// 677 each, is calibrated to the 4.5 us intra-node latency.) The barrier
+// 677 each, is calibrated to the 4.5 us intra-node latency by the same
+// file.) The barrier
 // and all-to-all tables of the paper are held out: nothing is tuned to
 // them.
 //

@@ -34,11 +34,11 @@ type Params struct {
 	// addresses). Assumed: 64 bytes; no published format found.
 	PacketHeaderBytes int `yaml:"packet_header_bytes"`
 	// AdapterMBps is the rate at which a node's TB-3 adapter moves packets
-	// (payload and header) to or from the switch. Calibrated to "For the
-	// same amount of contiguous data, the rate is 30MB/s" (armci-sp.txt
-	// section 1; calibration.yaml sp_armci.contiguous_same_bytes_MBps),
-	// measured as a stream of 1600-byte gets from a sleeping node
-	// (armci-2x100): 34. Consistent with "A thin node ... is unable to
+	// (payload and header) to or from the switch. Calibrated by
+	// calibration/sp-lapi.yaml to "For the same amount of contiguous data,
+	// the rate is 30MB/s" (armci-sp.txt section 1; calibration.yaml
+	// sp_armci.contiguous_same_bytes_MBps), measured as a stream of
+	// 1600-byte gets from a sleeping node (armci-2x100): 34. Consistent with "A thin node ... is unable to
 	// deliver more than about 30 MB/s to or from the SP Switch"
 	// (hardware.yaml sp.tb3_node_throughput_MBps), counted in user data:
 	// 34 MB/s of 1088-byte packets carry 32 MB/s of data.
@@ -61,11 +61,13 @@ type Params struct {
 	// dispatcher): building its header and handing it to the adapter.
 	// ReceiveOverheadUs is LAPI's dispatcher time per incoming message
 	// before its handler runs. No figure found (hardware.yaml
-	// sp.lapi_latency_us unconfirmed): calibrated, 11 us each (split evenly:
-	// assumed), with interrupt_us, to the "90 uS latency for the first
-	// column and 30 uS for the next ones (pipelining)" of armci-sp.txt
-	// section 1 (calibration.yaml sp_armci.lapi_get_first_us and
-	// lapi_get_pipelined_us; measured 90.6 and 31.1 us). A pipelined get
+	// sp.lapi_latency_us unconfirmed): calibrated by
+	// calibration/sp-lapi.yaml, 11 us each (split evenly: assumed), with
+	// interrupt_us and adapter_mbps, to the "90 uS latency for the first
+	// column and 30 uS for the next ones (pipelining), the transfer rate is
+	// 0.5MB/s" of armci-sp.txt section 1 (calibration.yaml
+	// sp_armci.lapi_get_first_us and lapi_get_pipelined_us; measured 90.6
+	// and 31.1 us). A pipelined get
 	// costs its target one receive and one send, its origin one send and
 	// one receive; the 30 us emerge from that plus packets, copies and the
 	// origin's own interrupts.
@@ -82,7 +84,8 @@ type Params struct {
 	// (not processor time). Only the first request to a sleeping node pays
 	// them (the sim/am pipelining). Latency assumed 5 us (AIX interrupt
 	// delivery); InterruptUs calibrated to the 90 us first LAPI_Get
-	// (armci-sp.txt section 1; calibration.yaml sp_armci.lapi_get_first_us).
+	// (armci-sp.txt section 1; calibration.yaml sp_armci.lapi_get_first_us)
+	// by calibration/sp-lapi.yaml: 34.5 us; 34 kept, within its tolerance.
 	InterruptUs        float64 `yaml:"interrupt_us"`
 	InterruptLatencyUs float64 `yaml:"interrupt_latency_us"`
 	// CompletionUs is the hand-off of a completion handler to LAPI's

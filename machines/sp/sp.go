@@ -29,7 +29,8 @@
 // operations (what LAPI_Fence does); simrun litmus --machine sp shows it.
 //
 // Calibrated parameters (everything else comes from hardware.yaml or the
-// paper, or is an assumption stated at its field):
+// paper, or is an assumption stated at its field), fitted together by
+// simrun calibrate from calibration/sp-lapi.yaml:
 //
 //	send_overhead_us, receive_overhead_us  11 each  <- 30 us per pipelined LAPI_Get (section 1)
 //	interrupt_us                          34  <- 90 us first LAPI_Get to a sleeping node (section 1)

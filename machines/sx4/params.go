@@ -73,14 +73,16 @@ type Params struct {
 	// only to flush the entire cache", section 5). A general lock must
 	// flush ("because of the cost of flushing the cache, a general lock
 	// operation will always be relatively expensive"), so this is
-	// calibrated to Figure 5: ~40 us per test-and-set lock (80 us short,
-	// 120 us with the second lock).
+	// calibrated: calibration/sx4-cache-flush.yaml fits it to Figure 5's
+	// "about 80 microseconds" short and "about 120 microseconds" with the
+	// second lock (39.5 us; 40 kept, within its tolerance).
 	CacheFlushUs float64 `yaml:"cache_flush_us"`
 	// SemopUs is one System V semop system call ("such expensive system
 	// calls", section 10). No published SUPER-UX figure (hardware.yaml
-	// sx4.sysv_semaphore_op_us): calibrated to Figure 1 (750 us short
-	// latency: one lock per message, whose P is on the critical path; the
-	// V follows the packet and overlaps the reply).
+	// sx4.sysv_semaphore_op_us): calibrated: calibration/sx4-semop.yaml
+	// fits it to Figure 1's 750 us short latency (one lock per message,
+	// whose P is on the critical path; the V follows the packet and
+	// overlaps the reply): 673 us; 680 kept, within its tolerance.
 	SemopUs float64 `yaml:"semop_us"`
 }
 

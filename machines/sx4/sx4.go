@@ -11,10 +11,11 @@
 // one mem.Memory; each process has its own mem.CPU view of it.
 //
 // Calibrated parameters (everything else comes from hardware.yaml, the
-// paper's text, or is an assumption stated at its field):
+// paper's text, or is an assumption stated at its field), each fitted by
+// simrun calibrate from its file:
 //
-//	semop_us        680  <- Figure 1 (750 us short-message latency)
-//	cache_flush_us  40   <- Figure 5 (80 us short, 120 us with two locks)
+//	semop_us        680  <- Figure 1 (750 us short-message latency): calibration/sx4-semop.yaml
+//	cache_flush_us  40   <- Figure 5 (80 us short, 120 us with two locks): calibration/sx4-cache-flush.yaml
 //
 // Parameters are checked when the machine is built: a value that is not a
 // finite number in its plausible range is an error naming its YAML field
@@ -22,8 +23,9 @@
 // wrong result. The node's memory is bounded (node_memory_mb, an assumed
 // 2 GB): an allocation beyond it is an error wrapping ErrMemoryFull.
 //
-// The per-packet software overhead of MPICH is a constant of stacks/mpich,
-// calibrated to Figure 6 at 0 bytes.
+// The per-packet software overhead of MPICH is a param of stacks/mpich
+// (packet_cycles), fitted to Figure 6 at 0 bytes by
+// calibration/mpich-packet.yaml.
 //
 // Layer: a machine: imports machines, sim and sim/mem. Stacks reach it
 // through the machines interfaces only; the registry is the one package

@@ -21,10 +21,11 @@
 // whole by default (the fast path) or packet by packet (packet_mode).
 //
 // Calibrated parameters (everything else comes from hardware.yaml, the
-// paper's text, or is an assumption stated at its field):
+// paper's text, or is an assumption stated at its field), each fitted by
+// simrun calibrate from its file:
 //
-//	put_startup_ns  830  <- 4.5 us one-word synchronous ACLMPL latency between neighbours (4.1)
-//	put_mbps        125  <- "greater than 100MB/sec for one-to-all and all-to-one" (4.1)
+//	put_startup_ns  830  <- 4.5 us one-word synchronous ACLMPL latency between neighbours (4.1): calibration/t3d-put-startup.yaml
+//	put_mbps        125  <- "greater than 100MB/sec for one-to-all and all-to-one" (4.1): calibration/t3d-put-rate.yaml
 //
 // Parameters are checked when they are decoded and when the machine is
 // built: a value that is not a finite number in its plausible range, or a

@@ -13,22 +13,12 @@ import (
 // of the process's CPU clock: 125 MHz on the SX-4). Everything else is
 // machine operations.
 const (
-	// packetCycles is the software path from MPI_Send down to the device
-	// for one control packet, and again from the device up to a completed
-	// MPI_Recv on the other side (envelope building, matching, request
-	// bookkeeping, the debugging hooks the paper mentions in section 8).
-	// Calibrated to Figure 6 at 0 bytes (37 us half round trip, of which
-	// the machine operations of Figures 2 and 3 take about 10 us). On the
-	// T3D, ch_t3d charges EPCC's per-packet software instead
-	// (Params.T3DSendCycles, T3DRecvCycles: calibration/t3d-mpi.yaml);
-	// its collectives charge this once per call.
-	packetCycles = 1700
 	// minSegment is the smallest piece of a rendezvous message worth moving
 	// through the pool when it cannot take the whole remainder. Assumed:
 	// the paper gives no segment size; 64 KB is small next to the 3-4 MB
 	// pool (so a sender proceeds while another message holds part of it)
 	// and large enough that moving it (about 55 us at 1.2 GB/s) takes
-	// longer than its data packet's software (2 x 13.6 us of packetCycles).
+	// longer than its data packet's software (2 x 13.6 us of packet_cycles).
 	minSegment = 64 * 1024
 )
 
@@ -566,7 +556,7 @@ func (r *Rank) build(p *sim.Proc, dest int, o *outPkt) int {
 	}
 	c := r.cpu
 	if !o.charged {
-		c.Execute(p, sendCode(), r.w.sendCycles())
+		c.Execute(p, r.w.params.sendCode(), r.w.sendCycles())
 		o.charged = true
 	}
 	w := o.h.words()
@@ -628,7 +618,7 @@ func (r *Rank) readIncoming(p *sim.Proc) (bool, error) {
 				What: fmt.Sprintf("holds sequence number %d, expected %d (a stale or lost packet)", h.seq, r.seqIn[from]+1)}
 		}
 		r.seqIn[from]++
-		r.cpu.Execute(p, recvCode(), r.w.recvCycles())
+		r.cpu.Execute(p, r.w.params.recvCode(), r.w.recvCycles())
 		keep, err := r.handle(p, h, pkt)
 		if err != nil {
 			return did, err

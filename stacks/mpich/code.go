@@ -3,7 +3,7 @@ package mpich
 import "github.com/msgsim/msgsim/sim/mem"
 
 // MPICH's code as the processor's instruction cache sees it. The software
-// a packet pays (packetCycles on each side, and once per collective call)
+// a packet pays (packet_cycles on each side, and once per collective call)
 // runs through the layers of a portable library: the MPI binding with its
 // argument checks, the communicator and datatype handling that serves
 // MPI's goal of "supporting heterogeneous data types and computers"
@@ -22,16 +22,20 @@ import "github.com/msgsim/msgsim/sim/mem"
 // between sending and receiving refetches the lines the other path
 // evicted ("the T3D is extremely instruction cache sensitive", section 5,
 // Table 1). Where the machine models no instruction cache (the SX-4,
-// whose packetCycles this is calibrated on) Execute is the same Compute as
+// where calibration/mpich-packet.yaml fits packet_cycles) Execute is the same Compute as
 // before.
 const instrBytes = 4 // an Alpha instruction
 
-// codeBytes is the footprint of one path of packetCycles instructions.
-const codeBytes = packetCycles * instrBytes
+// codeBytes is the footprint of one path of packet_cycles instructions.
+func (p Params) codeBytes() int { return int(p.PacketCycles) * instrBytes }
 
 // sendCode, recvCode and collCode are the send path (MPI_Send down to the
 // device, one packet), the receive path (the device up to a completed
 // receive) and a collective call's entry.
-func sendCode() mem.Code { return mem.Code{Addr: 0, Bytes: codeBytes} }
-func recvCode() mem.Code { return mem.Code{Addr: codeBytes, Bytes: codeBytes} }
-func collCode() mem.Code { return mem.Code{Addr: 2 * codeBytes, Bytes: codeBytes} }
+func (p Params) sendCode() mem.Code { return mem.Code{Addr: 0, Bytes: p.codeBytes()} }
+func (p Params) recvCode() mem.Code {
+	return mem.Code{Addr: mem.Addr(p.codeBytes()), Bytes: p.codeBytes()}
+}
+func (p Params) collCode() mem.Code {
+	return mem.Code{Addr: mem.Addr(2 * p.codeBytes()), Bytes: p.codeBytes()}
+}

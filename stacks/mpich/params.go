@@ -139,6 +139,20 @@ type Params struct {
 	// on remote memory, t3dqueue.go; our construction, described by neither
 	// paper).
 	ReceiveQueue string `yaml:"receive_queue"`
+	// PacketCycles is MPICH's software per control packet on each side,
+	// in cycles of the process's CPU: the path from MPI_Send down to the
+	// device, and again from the device up to a completed MPI_Recv on the
+	// other side (envelope building, matching, request bookkeeping, the
+	// debugging hooks the paper mentions in section 8); a collective call
+	// (ch_t3d's shmem collectives) pays it once on each PE. Calibrated:
+	// calibration/mpich-packet.yaml fits it to Figure 6 at 0 bytes (37 us
+	// half round trip, of which the machine operations of Figures 2 and 3
+	// take about 10 us): 1700 cycles, 13.6 us at 125 MHz. On the T3D
+	// (ch_t3d) the same code on the 150 MHz Alpha is taken to need the
+	// same number of cycles (assumed: the same portable C code; no T3D
+	// figure isolates it). The code's footprint in an instruction cache is
+	// this many 4-byte instructions per path (code.go).
+	PacketCycles float64 `yaml:"packet_cycles"`
 	// T3DSendCycles is the software a ch_t3d process runs for each control
 	// packet it sends, from MPI_Send down to the device (envelope
 	// building, request bookkeeping, the device's packet header), charged
@@ -148,8 +162,8 @@ type Params struct {
 	// described by papers/aclmpl-t3d.txt (footnote 5: "The T3D MPI
 	// implementation was from EPCC"). Default t3dSendCycles, calibrated
 	// by calibration/t3d-mpi.yaml (a free parameter there, with its
-	// bounds and the sentences that set them); packetCycles (1700,
-	// MPICH's path calibrated on the SX-4) gives the device without
+	// bounds and the sentences that set them); packet_cycles (1700,
+	// MPICH's path fitted on the SX-4) gives the device without
 	// EPCC's extra work. The code it runs is the send path's 6.8 KB
 	// whatever the cycles (code.go): the fitted work is taken to loop in
 	// that code, not to add code to the instruction cache.
@@ -194,6 +208,11 @@ func DefaultParams() Params {
 		RingPackets: 2, Fences: true,
 		Threads: BuildRuntime, ThreadWait: WaitYield, ThreadLocking: LockingProgress, ContextIDs: ContextMulti, Allreduce: AllreduceLinear,
 		Collectives: CollectivesP2P, ReceiveQueue: QueueFetchInc,
+		// EPCC's per-packet software on ch_t3d (the only device that
+		// charges it), calibrated by calibration/t3d-mpi.yaml to Table 2's
+		// one-to-all row.
+		T3DSendCycles: t3dSendCycles, T3DRecvCycles: t3dRecvCycles,
+		PacketCycles: 1700,
 	}
 }
 
@@ -210,9 +229,6 @@ func DefaultParamsFor(device string) Params {
 	if device == DeviceT3D {
 		p.EagerBytes = 16 << 10
 		p.Collectives = CollectivesShmem
-		// EPCC's per-packet software, calibrated by calibration/t3d-mpi.yaml
-		// (simrun calibrate t3d-mpi) to Table 2's one-to-all row.
-		p.T3DSendCycles, p.T3DRecvCycles = t3dSendCycles, t3dRecvCycles
 	}
 	if device == DeviceSock {
 		p.ShortBytes, p.EagerBytes = sockEagerBytes, sockEagerBytes
@@ -227,7 +243,7 @@ func DefaultParamsFor(device string) Params {
 // to Table 2's one-to-all row (1 KB from PE 0 to 31 PEs) of
 // papers/aclmpl-t3d.txt, released as training data; Table 2's other rows
 // and the figures judge them. About 75 us on each side at 150 MHz, where
-// MPICH's own path (packetCycles) is 11.3 us: EPCC's work per message,
+// MPICH's own path (packet_cycles) is 11.3 us: EPCC's work per message,
 // which the paper does not describe.
 const (
 	t3dSendCycles = 11186
@@ -246,6 +262,9 @@ const (
 	maxSlotProcs   = 1 << 12 // 4096 processes: the SX-4 has at most 32 CPUs a node
 	maxRingPackets = 1 << 10 // 1024 packets per sender ring (the default is 2)
 	maxPathCycles  = 1e9     // about 7 s of a 150 MHz Alpha per packet: far above any library's path
+	// maxPacketCycles is 1e7 cycles (80 ms at 125 MHz) of software per
+	// packet: its code footprint (4 bytes a cycle) stays far from overflow.
+	maxPacketCycles = 1e7
 )
 
 // paramErrorf is an invalid stack param, named by its YAML name:
@@ -332,6 +351,9 @@ func (p Params) check() error {
 	}
 	if !slices.Contains(contextAlgorithms, p.ContextIDs) {
 		bad("context_ids", "must be one of %s, got %q", strings.Join(contextAlgorithms, ", "), p.ContextIDs)
+	}
+	if !(p.PacketCycles >= 0 && p.PacketCycles <= maxPacketCycles) {
+		bad("packet_cycles", "must be between 0 and %g, got %g", float64(maxPacketCycles), p.PacketCycles)
 	}
 	sharedOK := p.SharedMemoryBytes > 0 && p.SharedMemoryBytes <= maxSharedBytes
 	if !sharedOK {

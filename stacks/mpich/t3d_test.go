@@ -236,10 +236,10 @@ func TestT3DLatencyRegression(t *testing.T) {
 		params := DefaultParamsFor(DeviceT3D)
 		params.ReceiveQueue = tc.queue
 		// The mechanisms' costs with MPICH's own path on both sides
-		// (packetCycles), not the per-packet software fitted to the
+		// (packet_cycles), not the per-packet software fitted to the
 		// one-to-all row (calibration/t3d-mpi.yaml), which adds its
 		// cycles on top (TestT3DPathCycles).
-		params.T3DSendCycles, params.T3DRecvCycles = packetCycles, packetCycles
+		params.T3DSendCycles, params.T3DRecvCycles = params.PacketCycles, params.PacketCycles
 		got := pingPongT3DWith(t, tc.pes, tc.n, 3, params).Micros()
 		t.Logf("%s: %d PEs, %d bytes: %.3f us", tc.queue, tc.pes, tc.n, got)
 		if d := got/tc.want - 1; d > 0.001 || d < -0.001 {
@@ -254,7 +254,7 @@ func TestT3DLatencyRegression(t *testing.T) {
 // receive path at the Alpha's 150 MHz.
 func TestT3DPathCycles(t *testing.T) {
 	base := DefaultParamsFor(DeviceT3D)
-	base.T3DSendCycles, base.T3DRecvCycles = packetCycles, packetCycles
+	base.T3DSendCycles, base.T3DRecvCycles = base.PacketCycles, base.PacketCycles
 	t0 := pingPongT3DWith(t, 2, 8, 3, base).Micros()
 	for _, tc := range []struct{ send, recv float64 }{{1500, 0}, {0, 1500}, {3000, 1500}} {
 		p := base

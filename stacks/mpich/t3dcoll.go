@@ -28,7 +28,7 @@ import (
 // MPI still pays that ACLMPL's collectives do not:
 //
 //   - the software of an MPI call (communicator, datatype and argument
-//     handling): packetCycles once per call on each PE, the size of the
+//     handling): packet_cycles once per call on each PE, the size of the
 //     point-to-point software (assumed), run as the collective path's
 //     code through the instruction cache (code.go);
 //   - a system buffer between the tree's PEs: MPI_Bcast's caller names
@@ -142,7 +142,7 @@ func (c *collRank) begin(p *sim.Proc, call string, root int) error {
 	if root < 0 || root >= c.Size() {
 		return fmt.Errorf("mpich: rank %d: %s with invalid root %d", c.rank, call, root)
 	}
-	c.cpu.Execute(p, collCode(), packetCycles)
+	c.cpu.Execute(p, c.w.params.collCode(), c.w.params.PacketCycles)
 	return c.l.alloc(c.Size())
 }
 

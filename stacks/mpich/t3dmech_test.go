@@ -153,6 +153,7 @@ func iMisses(t *testing.T, icacheKB, reps int, pingPong bool) uint64 {
 // only the first use misses.
 func TestT3DInstructionCacheSensitivity(t *testing.T) {
 	const reps = 10
+	codeBytes := DefaultParams().codeBytes()
 	lines := uint64((codeBytes + 31) / 32) // one path's 32-byte lines
 	overlap := uint64((2*codeBytes - 8192 + 31) / 32)
 	if got := iMisses(t, 8, reps, false); got != lines {

@@ -23,9 +23,9 @@ type Params struct {
 	InitAllChannels bool `yaml:"init_all_channels"`
 	// SendCycles and RecvCycles are ScaMPI's software per message on the
 	// sending and the receiving side (MPI call, matching, envelope and its
-	// CRC, status). Calibrated to the 4.5 us intra-node ping-pong latency
-	// (scampi-sci.txt 1.6; calibration.yaml sci_scampi.intranode_latency_us),
-	// split evenly.
+	// CRC, status). Calibrated by calibration/sci-scampi.yaml to the 4.5
+	// us intra-node ping-pong latency (scampi-sci.txt 1.6; calibration.yaml
+	// sci_scampi.intranode_latency_us), split evenly.
 	SendCycles float64 `yaml:"send_cycles"`
 	RecvCycles float64 `yaml:"recv_cycles"`
 	// BarrierFanIn is the fan-in (and fan-out) of the barrier's tree

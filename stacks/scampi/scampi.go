@@ -46,7 +46,8 @@
 // corruption.
 //
 // The stack charges CPU time of its own only for its software per message
-// (send_cycles, recv_cycles, calibrated to the 4.5 us intra-node latency);
+// (send_cycles, recv_cycles, calibrated to the 4.5 us intra-node latency
+// by calibration/sci-scampi.yaml);
 // everything else is the machine's: PCI writes, packets, barriers,
 // checkpoints, local copies and polls.
 //
