@@ -49,6 +49,8 @@ const (
 	StatEach   = "each"
 	StatMax    = "max"
 	StatMin    = "min"
+	BestHigh   = "highest"
+	BestLow    = "lowest"
 )
 
 // Claim is a statement of a paper as a check on results: its quoted
@@ -66,6 +68,12 @@ type Claim struct {
 	Metric string `yaml:"metric" required:"true" json:"metric"`
 	Series string `yaml:"series" required:"true" json:"series"`
 	Other  string `yaml:"other" json:"other,omitempty"` // the second series (ratio, above, below, crossover)
+	// Others, instead of Other: several series, compared at each x by
+	// the best of them (Best: highest or lowest), for a sentence that
+	// compares one system with "the other systems" (ratio, above, below,
+	// crossover).
+	Others []string `yaml:"others" json:"others,omitempty"`
+	Best   string   `yaml:"best" json:"best,omitempty"` // others: highest|lowest is the best value of the metric
 
 	At      []float64 `yaml:"at" json:"at,omitempty"`             // the x values checked
 	OtherAt *float64  `yaml:"other_at" json:"other_at,omitempty"` // ratio: the denominator's x (default: the same x)
@@ -134,6 +142,49 @@ func curve(rows []Row, series, metric string) []xy {
 	}
 	slices.SortStableFunc(pts, func(a, b xy) int { return cmp.Compare(a.x, b.x) })
 	return pts
+}
+
+// bestCurve returns, at each x every one of series has a point at, the
+// best of their values (the highest, or the lowest with best "lowest").
+func bestCurve(rows []Row, series []string, metric, best string) ([]xy, error) {
+	var curves [][]xy
+	for _, s := range series {
+		c := curve(rows, s, metric)
+		if len(c) == 0 {
+			return nil, fmt.Errorf("no %s rows for series %s", metric, s)
+		}
+		curves = append(curves, c)
+	}
+	var out []xy
+	for _, p := range curves[0] {
+		y, ok := p.y, true
+		for _, c := range curves[1:] {
+			v, found := at(c, p.x)
+			if !found {
+				ok = false
+				break
+			}
+			if (best == BestLow && v < y) || (best != BestLow && v > y) {
+				y = v
+			}
+		}
+		if ok {
+			out = append(out, xy{p.x, y})
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("series %s share no x value", strings.Join(series, ", "))
+	}
+	return out, nil
+}
+
+// otherName names the claim's reference series in words: Other, or the
+// best of Others.
+func (c Claim) otherName() string {
+	if len(c.Others) > 0 {
+		return fmt.Sprintf("the %s of (%s)", c.Best, strings.Join(c.Others, ", "))
+	}
+	return c.Other
 }
 
 // at returns the value of pts at x, or at the nearest x within XRelTol.
@@ -206,6 +257,12 @@ func evaluate(rows []Row, c Claim) ClaimResult {
 			return e.missing("no %s rows for series %s", c.Metric, c.Other)
 		}
 	}
+	if len(c.Others) > 0 {
+		var err error
+		if e.other, err = bestCurve(rows, c.Others, c.Metric, c.Best); err != nil {
+			return e.missing("%v", err)
+		}
+	}
 	for _, r := range rows {
 		if r.Series == c.Series && r.Metric == c.Metric {
 			e.xname = r.XName
@@ -248,7 +305,7 @@ func (e *evaluation) pair(x float64) (float64, float64, error) {
 	}
 	b, ok := at(ref, ox)
 	if !ok {
-		name := c.Other
+		name := c.otherName()
 		if name == "" {
 			name = c.Series
 		}
@@ -311,7 +368,7 @@ func (e *evaluation) ratio() ClaimResult {
 			res.Holds = res.Holds && p.r < 1 && (c.Max == nil || p.r <= *c.Max)
 		}
 	}
-	den := c.Other
+	den := c.otherName()
 	if den == "" {
 		den = c.Series
 	}
@@ -420,7 +477,7 @@ func (e *evaluation) crossover() ClaimResult {
 		}
 	}
 	if len(ds) < 2 {
-		return e.missing("series %s and %s share %d x values, a crossover needs 2", c.Series, c.Other, len(ds))
+		return e.missing("series %s and %s share %d x values, a crossover needs 2", c.Series, c.otherName(), len(ds))
 	}
 	var cross []string
 	found := false
@@ -448,9 +505,9 @@ func (e *evaluation) crossover() ClaimResult {
 		if ds[0].y < 0 {
 			rel = "below"
 		}
-		res.Measured = fmt.Sprintf("%s stays %s %s over %s=%s..%s: no crossover (%s)", c.Series, rel, c.Other, xname, FormatFloat(ds[0].x), FormatFloat(ds[len(ds)-1].x), rng)
+		res.Measured = fmt.Sprintf("%s stays %s %s over %s=%s..%s: no crossover (%s)", c.Series, rel, c.otherName(), xname, FormatFloat(ds[0].x), FormatFloat(ds[len(ds)-1].x), rng)
 	} else {
-		res.Measured = fmt.Sprintf("%s crosses %s %s (%s)", c.Series, strings.Join(cross, ", then "), c.Other, rng)
+		res.Measured = fmt.Sprintf("%s crosses %s %s (%s)", c.Series, strings.Join(cross, ", then "), c.otherName(), rng)
 	}
 	return res
 }

@@ -10,7 +10,8 @@ func f(v float64) *float64 { return &v }
 
 // claimRows: "fast" is twice "slow" everywhere but at 64 where it is 3
 // times; "up" rises with a dip at 4; "lg" is 2*ln(x)+1 exactly; "a" and "b"
-// cross between 8 and 16 (a below, then above).
+// cross between 8 and 16 (a below, then above); the highest of "b" and "c"
+// is 10 but at 16 (30), their lowest 2 but at 16 (10).
 func claimRows() []Row {
 	var rows []Row
 	add := func(s string, pts ...float64) {
@@ -26,6 +27,7 @@ func claimRows() []Row {
 	}
 	add("a", 1, 1, 8, 5, 16, 20, 32, 40)
 	add("b", 1, 10, 8, 10, 16, 10, 32, 10)
+	add("c", 1, 2, 8, 2, 16, 30, 32, 2)
 	return rows
 }
 
@@ -62,6 +64,11 @@ func TestClaimKinds(t *testing.T) {
 		{"crossover holds", Claim{Kind: ClaimCrossover, Series: "a", Other: "b", Direction: DirAbove, XMin: f(8), XMax: f(16)}, true, false, 8 + 8*5.0/15, "above at bytes≈10.667 (between 8 and 16)"},
 		{"crossover outside range", Claim{Kind: ClaimCrossover, Series: "a", Other: "b", XMax: f(10)}, false, false, 8 + 8*5.0/15, ""},
 		{"crossover wrong direction", Claim{Kind: ClaimCrossover, Series: "a", Other: "b", Direction: DirBelow}, false, false, 0, ""},
+		{"crossover with the highest of others", Claim{Kind: ClaimCrossover, Series: "a", Others: []string{"b", "c"}, Best: BestHigh, Direction: DirAbove}, true, false, 16 + 16*10.0/40, "a crosses above at bytes≈20 (between 16 and 32) the highest of (b, c)"},
+		{"crossover with the lowest of others", Claim{Kind: ClaimCrossover, Series: "a", Others: []string{"b", "c"}, Best: BestLow, Direction: DirAbove}, true, false, 1 + 7*1.0/4, "the lowest of (b, c)"},
+		{"ratio to the highest of others", Claim{Kind: ClaimRatio, Series: "a", Others: []string{"b", "c"}, Best: BestHigh, At: []float64{16}, Max: f(1)}, true, false, 20.0 / 30, "a / the highest of (b, c) = 0.66667 at bytes=16"},
+		{"above the highest of others fails", Claim{Kind: ClaimAbove, Series: "a", Others: []string{"b", "c"}, Best: BestHigh, At: []float64{16}}, false, false, 20.0 / 30, ""},
+		{"others missing a series", Claim{Kind: ClaimAbove, Series: "a", Others: []string{"b", "pvm"}, Best: BestHigh}, false, true, 0, "no m rows for series pvm"},
 		{"no crossover", Claim{Kind: ClaimCrossover, Series: "fast", Other: "slow"}, false, false, 0, "stays above slow"},
 		{"band each holds", Claim{Kind: ClaimBand, Series: "slow", Min: f(10), Max: f(30)}, true, false, 10, "within 10..30 at all 3 points"},
 		{"band each fails", Claim{Kind: ClaimBand, Series: "slow", Min: f(15)}, false, false, 10, "10 at bytes=1"},

@@ -14,12 +14,12 @@ import (
 // x_max; any other field given is an error, so that a claim never carries
 // a bound that is silently not checked.
 var claimFields = map[string][]string{
-	report.ClaimRatio:     {"other", "other_at", "min", "max"},
-	report.ClaimAbove:     {"other", "min"},
-	report.ClaimBelow:     {"other", "max"},
+	report.ClaimRatio:     {"other", "others", "best", "other_at", "min", "max"},
+	report.ClaimAbove:     {"other", "others", "best", "min"},
+	report.ClaimBelow:     {"other", "others", "best", "max"},
 	report.ClaimMonotone:  {"direction", "tolerance"},
 	report.ClaimFit:       {"model", "min_r2"},
-	report.ClaimCrossover: {"other", "direction"},
+	report.ClaimCrossover: {"other", "others", "best", "direction"},
 	report.ClaimBand:      {"min", "max", "stat"},
 }
 
@@ -61,6 +61,44 @@ func (v *validator) claimText(f string, c report.Claim) {
 	if c.Other != "" && !v.valid(c.Other) {
 		v.errorf(f+".other", "unknown series %q (%s)", c.Other, v.known())
 	}
+	v.claimOthers(f, c)
+}
+
+// claimOthers checks claim c's others and best: two or more known series,
+// none of them the claim's own, instead of other, and which value is the
+// best.
+func (v *validator) claimOthers(f string, c report.Claim) {
+	if len(c.Others) == 0 {
+		if c.Best != "" && c.Kind != report.ClaimMonotone && c.Kind != report.ClaimFit && c.Kind != report.ClaimBand {
+			v.errorf(f+".best", "applies only with others (the series whose best is compared)")
+		}
+		return
+	}
+	if c.Other != "" {
+		v.errorf(f+".others", "give either other (one series) or others (the best of several), not both")
+	}
+	if len(c.Others) < 2 {
+		v.errorf(f+".others", "lists %d series; the best of several needs at least 2 (else use other)", len(c.Others))
+	}
+	seen := map[string]bool{}
+	for k, s := range c.Others {
+		switch {
+		case !v.valid(s):
+			v.errorf(fmt.Sprintf("%s.others[%d]", f, k), "unknown series %q (%s)", s, v.known())
+		case s == c.Series:
+			v.errorf(fmt.Sprintf("%s.others[%d]", f, k), "must differ from series %q", c.Series)
+		case seen[s]:
+			v.errorf(fmt.Sprintf("%s.others[%d]", f, k), "series %q is listed twice", s)
+		}
+		seen[s] = true
+	}
+	switch c.Best {
+	case report.BestHigh, report.BestLow:
+	case "":
+		v.errorf(f+".best", "others needs best: %q or %q (which value of %s is the best)", report.BestHigh, report.BestLow, c.Metric)
+	default:
+		v.errorf(f+".best", "%q: expected %q or %q (which value of %s is the best)", c.Best, report.BestHigh, report.BestLow, c.Metric)
+	}
 }
 
 // claimFieldsUsed checks that claim c gives only the fields its kind uses.
@@ -68,9 +106,9 @@ func (v *validator) claimFieldsUsed(f string, c report.Claim, uses []string) {
 	given := map[string]bool{
 		"other": c.Other != "", "other_at": c.OtherAt != nil, "min": c.Min != nil, "max": c.Max != nil,
 		"direction": c.Direction != "", "tolerance": c.Tolerance != 0, "model": c.Model != "",
-		"min_r2": c.MinR2 != 0, "stat": c.Stat != "",
+		"min_r2": c.MinR2 != 0, "stat": c.Stat != "", "others": len(c.Others) > 0, "best": c.Best != "",
 	}
-	for _, name := range []string{"other", "other_at", "min", "max", "direction", "tolerance", "model", "min_r2", "stat"} {
+	for _, name := range []string{"other", "others", "best", "other_at", "min", "max", "direction", "tolerance", "model", "min_r2", "stat"} {
 		if given[name] && !slices.Contains(uses, name) {
 			v.errorf(f+"."+name, "does not apply to a %s claim (it uses %s)", c.Kind, strings.Join(uses, ", "))
 		}
@@ -111,21 +149,21 @@ func (v *validator) claimNumbers(f string, c report.Claim) {
 func (v *validator) claimKind(f string, c report.Claim) {
 	switch c.Kind {
 	case report.ClaimRatio:
-		if c.Other == "" && c.OtherAt == nil {
-			v.errorf(f+".other", "a ratio needs a second series (other) or a second x of the same series (other_at)")
+		if c.Other == "" && len(c.Others) == 0 && c.OtherAt == nil {
+			v.errorf(f+".other", "a ratio needs a second series (other, or others) or a second x of the same series (other_at)")
 		}
 		if c.Min == nil && c.Max == nil {
 			v.errorf(f+".min", "a ratio needs min, max or both")
 		}
 	case report.ClaimAbove, report.ClaimBelow:
-		if c.Other == "" {
+		if c.Other == "" && len(c.Others) == 0 {
 			v.errorf(f+".other", "an %s claim needs the series it is compared with (other)", c.Kind)
 		} else if c.Other == c.Series {
 			v.errorf(f+".other", "must differ from series %q", c.Series)
 		}
 	case report.ClaimCrossover:
-		if c.Other == "" {
-			v.errorf(f+".other", "a crossover needs the series it crosses (other)")
+		if c.Other == "" && len(c.Others) == 0 {
+			v.errorf(f+".other", "a crossover needs the series it crosses (other, or others)")
 		} else if c.Other == c.Series {
 			v.errorf(f+".other", "must differ from series %q", c.Series)
 		}

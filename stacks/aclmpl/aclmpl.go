@@ -68,6 +68,11 @@ const (
 	// by the asynchronous receive (the loads themselves are charged by the
 	// machine). Assumed: a compare and a branch or two.
 	scanCycles = 4
+	// slotCycles is the default slot_cycles: calibrated by
+	// calibration/t3d-mpi.yaml (aclmpl.slot_cycles) to the asynchronous
+	// column of Table 2's one-to-all row (60.61 MB/s), about 3.1 us a
+	// buffer on each side at 150 MHz.
+	slotCycles = 468
 )
 
 // Machine is what ACLMPL needs of a machine: per-PE memory and CPU, and
@@ -115,11 +120,23 @@ type Params struct {
 	// outperform the simple tree based algorithm"). 0 keeps the tree at
 	// every length.
 	BinarySwapFromElems int `yaml:"binary_swap_from_elems"`
+	// SlotCycles is the asynchronous protocol's software per pool buffer,
+	// on each side: the sender's after it has claimed a buffer (the
+	// index arithmetic, the header it builds, the bookkeeping of a
+	// message sent as pieces), the receiver's as it takes a piece out
+	// of a buffer (matching the header against the request, marking the
+	// buffer RECEIVED, advancing past received buffers). Section 4.2
+	// names the work ("buffer management, race conditions, and
+	// synchronization issues") but gives no instruction count. Default
+	// slotCycles, calibrated by calibration/t3d-mpi.yaml (a free
+	// parameter there, with its bounds); 0 charges only callCycles per
+	// call and scanCycles per buffer examined.
+	SlotCycles float64 `yaml:"slot_cycles"`
 }
 
 // DefaultParams returns the library's default options.
 func DefaultParams() Params {
-	return Params{PoolSlots: 64, SlotBytes: 8192, RetryUs: 2, MaxBackoffUs: 128, InvalidateReceive: true, BinarySwapFromElems: 1024}
+	return Params{PoolSlots: 64, SlotBytes: 8192, RetryUs: 2, MaxBackoffUs: 128, InvalidateReceive: true, BinarySwapFromElems: 1024, SlotCycles: slotCycles}
 }
 
 // ParseParams decodes stack params over the defaults.
@@ -137,6 +154,8 @@ func ParseParams(file, field string, node *yaml.Node) (Params, error) {
 		return Params{}, fmt.Errorf("%s: %s.retry_us must be positive and at most 1e6, got %g", file, field, p.RetryUs)
 	case !(p.MaxBackoffUs >= p.RetryUs) || p.MaxBackoffUs > 1e9:
 		return Params{}, fmt.Errorf("%s: %s.max_backoff_us must be at least retry_us (%g) and at most 1e9, got %g", file, field, p.RetryUs, p.MaxBackoffUs)
+	case !(p.SlotCycles >= 0 && p.SlotCycles <= 1e9):
+		return Params{}, fmt.Errorf("%s: %s.slot_cycles must be between 0 and 1e9 cycles, got %g", file, field, p.SlotCycles)
 	case p.BinarySwapFromElems < 0 || p.BinarySwapFromElems > 1<<40:
 		return Params{}, fmt.Errorf("%s: %s.binary_swap_from_elems must be 0 (never) or a positive number of elements, got %d", file, field, p.BinarySwapFromElems)
 	}

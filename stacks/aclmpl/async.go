@@ -58,6 +58,7 @@ type asyncState struct {
 	word      mem.Addr // the register's word in this PE's memory (wordRegister)
 	slots     int
 	slotBytes int
+	slotCost  float64 // slot_cycles: the software per pool buffer, on each side
 	retry     sim.Time
 	maxRetry  sim.Time
 	pool      mem.Region
@@ -71,8 +72,17 @@ type asyncState struct {
 	low       int // every buffer below low has been received
 }
 
+// software charges x the protocol's software for one pool buffer
+// (slot_cycles), on the send side once it holds a buffer, on the receive
+// side as it takes a piece.
+func (a *asyncState) software(p *sim.Proc, x *PE) {
+	if a.slotCost > 0 {
+		x.cpu.Compute(p, a.slotCost)
+	}
+}
+
 func newAsync(x *PE, params Params) (*asyncState, error) {
-	a := &asyncState{reg: x.lib.reg, slots: params.PoolSlots, slotBytes: params.SlotBytes, fromSrc: make([][]uint64, x.size)}
+	a := &asyncState{reg: x.lib.reg, slots: params.PoolSlots, slotBytes: params.SlotBytes, slotCost: params.SlotCycles, fromSrc: make([][]uint64, x.size)}
 	var err error
 	if a.retry, err = sim.FromFloat(params.RetryUs, sim.Microsecond); err != nil {
 		return nil, fmt.Errorf("retry_us: %w", err)
@@ -241,6 +251,7 @@ func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) e
 		backoff = min(2*backoff, a.maxRetry)
 	}
 	rslot := dstPool.slot(int(idx))
+	a.software(p, x)
 	if data.Len > 0 { // an empty message is its header alone: no 0-byte put
 		x.lib.m.Put(p, x.rank, dst, rslot+hdrBytes, data.Addr, data.Len)
 		x.lib.m.Quiet(p, x.rank)
@@ -365,6 +376,7 @@ func (r *recvReq) take(p *sim.Proc, pc piece) {
 			r.err = fmt.Errorf("aclmpl: PE %d: asynchronous message of %d bytes from PE %d truncated to the %d-byte receive buffer", r.x.rank, pc.total, pc.src, r.buf.Len)
 		}
 	}
+	r.x.async.software(p, r.x)
 	if n := min(pc.n, r.buf.Len-pc.off); n > 0 {
 		if pc.pooled {
 			r.x.invalidate(p, r.x.async.region(pc.data, n))

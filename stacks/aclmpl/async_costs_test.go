@@ -37,6 +37,14 @@ func (m *fiCounter) SetFetchInc(p *sim.Proc, pe int, v uint64) {
 // counting machine, both PEs' CPU statistics and when each PE finished.
 func asyncExchange(t *testing.T, n, msgs, slots int, waitUs, memcpyMBps float64) (*fiCounter, [2]mem.Stats, [2]sim.Time) {
 	t.Helper()
+	params := DefaultParams()
+	params.PoolSlots = slots
+	return asyncExchangeWith(t, n, msgs, params, waitUs, memcpyMBps)
+}
+
+// asyncExchangeWith is asyncExchange with the library's params.
+func asyncExchangeWith(t *testing.T, n, msgs int, params Params, waitUs, memcpyMBps float64) (*fiCounter, [2]mem.Stats, [2]sim.Time) {
+	t.Helper()
 	e := sim.NewEngine(1)
 	mp := t3d.DefaultParams()
 	mp.MemcpyMBps = memcpyMBps
@@ -45,8 +53,6 @@ func asyncExchange(t *testing.T, n, msgs, slots int, waitUs, memcpyMBps float64)
 		t.Fatal(err)
 	}
 	m := &fiCounter{Machine: tm}
-	params := DefaultParams()
-	params.PoolSlots = slots
 	l, err := New(m, params)
 	if err != nil {
 		t.Fatal(err)
@@ -138,5 +144,27 @@ func TestAsyncCostsOfA1KBExchange(t *testing.T) {
 	// buffer, the third from the pool.
 	if st[0].Copies != 0 || st[1].Copies != 5 || st[1].CopiedBytes != 5*n {
 		t.Errorf("overflow: sender %d copies, receiver %d of %d bytes; want 0, and 5 of %d", st[0].Copies, st[1].Copies, st[1].CopiedBytes, 5*n)
+	}
+}
+
+// TestAsyncSlotCycles: slot_cycles is charged once per pool buffer on each
+// side: with the receiver posting after every piece has arrived, each
+// side's time grows by its own buffers' software, for a 1 KB message (one
+// buffer) and a 20 KB one (three 8 KB buffers). (1500 cycles at 150 MHz
+// are 10 us, within a nanosecond's rounding per charge.)
+func TestAsyncSlotCycles(t *testing.T) {
+	for _, tc := range []struct{ n, pieces int }{{1024, 1}, {20 << 10, 3}} {
+		p := DefaultParams()
+		p.SlotCycles = 0
+		_, _, base := asyncExchangeWith(t, tc.n, 1, p, 1000, 170)
+		p.SlotCycles = 1500
+		_, _, end := asyncExchangeWith(t, tc.n, 1, p, 1000, 170)
+		near := func(d, want sim.Time) bool { return d >= want && d <= want+sim.Time(tc.pieces)*sim.Nanosecond }
+		if d, want := end[0]-base[0], sim.Time(tc.pieces)*10*sim.Microsecond; !near(d, want) {
+			t.Errorf("%d bytes: the sender's time grew %v, want %v (%d buffers x 10 us)", tc.n, d, want, tc.pieces)
+		}
+		if d, want := end[1]-base[1], sim.Time(tc.pieces)*10*sim.Microsecond; !near(d, want) {
+			t.Errorf("%d bytes: the late receiver's time grew %v, want %v (%d buffers x 10 us of its own)", tc.n, d, want, tc.pieces)
+		}
 	}
 }

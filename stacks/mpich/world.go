@@ -206,3 +206,22 @@ func (r *Rank) FootprintBytes(nonblocking bool) int {
 	}
 	return b
 }
+
+// sendCycles is the software of the send path per control packet:
+// t3d_send_cycles on ch_t3d (EPCC's per-message work, fitted by
+// calibration/t3d-mpi.yaml), packet_cycles on the other devices.
+func (w *World) sendCycles() float64 {
+	if w.params.Device == DeviceT3D {
+		return w.params.T3DSendCycles
+	}
+	return w.params.PacketCycles
+}
+
+// recvCycles is the receive path's software per control packet:
+// t3d_recv_cycles on ch_t3d, packet_cycles on the other devices.
+func (w *World) recvCycles() float64 {
+	if w.params.Device == DeviceT3D {
+		return w.params.T3DRecvCycles
+	}
+	return w.params.PacketCycles
+}

@@ -200,12 +200,14 @@ func TestVerifyNamesOffset(t *testing.T) {
 }
 
 // TestT3D: the ping-pong runs on the T3D through mpich's ch_t3d device,
-// every payload verified; the times are ch_t3d's regression values
-// (stacks/mpich TestT3DLatencyRegression); the shared-memory devices on
+// every payload verified; the times are ch_t3d's regression values with
+// MPICH's own path on each side (stacks/mpich TestT3DLatencyRegression;
+// the fitted per-packet software of the defaults adds 129.6 us); the
+// shared-memory devices on
 // the T3D report the missing capability; reading the ready words through
 // the cache ends in a livelock.
 func TestT3D(t *testing.T) {
-	res, err := Run(on(t, "t3d", "mpich", "{device: ch_t3d}", "{sizes: [8, 1024, 65536], repetitions: 3}"))
+	res, err := Run(on(t, "t3d", "mpich", "{device: ch_t3d, t3d_send_cycles: 1700, t3d_recv_cycles: 1700}", "{sizes: [8, 1024, 65536], repetitions: 3}"))
 	if err != nil || len(res.Failures) > 0 {
 		t.Fatalf("%v %v", err, res.Failures)
 	}
