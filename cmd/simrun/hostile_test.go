@@ -80,7 +80,7 @@ var hostileFiles = map[string]struct {
 	"not-utf8":                 {2, "malformed YAML: invalid leading UTF-8 octet"},
 	"null-doc":                 {2, "field name"},
 	"only-comment":             {2, `missing required field "name"`},
-	"pairing-missing-verb":     {2, "aclmpl cannot run on machine sx4: it needs remote-write"},
+	"pairing-missing-verb":     {2, "aclmpl cannot run on machine challenge: it needs remote-write"},
 	"params-list":              {2, "expected a mapping of parameter names to values"},
 	"params-no-name":           {2, "params are given but no name"},
 	"params-scalar":            {2, "expected a mapping of parameter names to values"},

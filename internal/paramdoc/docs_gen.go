@@ -292,7 +292,7 @@ func table() map[string][]Field {
 			{YAML: "program", Go: "Program", Doc: "Program is a hand-written program (a YAML op list, program.go), run on Ranks ranks."},
 			{YAML: "program_file", Go: "ProgramFile", Doc: "ProgramFile is a YAML file holding a program, relative to the scenario file's directory."},
 			{YAML: "ranks", Go: "Ranks", Doc: "Ranks is the number of ranks of a program (a trace has its own)."},
-			{YAML: "flops_per_second", Go: "FlopsPerSecond", Doc: "FlopsPerSecond converts a trace's compute amounts into time on the replay's machine: 150e6, the Cray T3D's 150 MHz Alpha 21064 issuing one floating-point result per cycle (shared/reference/hardware.yaml t3d.clock_MHz), which is also the host speed of the SimGrid platform bench/run.sh replays the same traces on, so that both charge compute alike. The time is charged to the rank's CPU (Compute, in its clock's cycles)."},
+			{YAML: "flops_per_second", Go: "FlopsPerSecond", Doc: "FlopsPerSecond converts a trace's compute amounts into time on the replay's machine: 150e6, the Cray T3D's 150 MHz Alpha 21064 issuing one floating-point result per cycle (hardware.yaml t3d.clock_MHz), which is also the host speed of the SimGrid platform bench/run.sh replays the same traces on, so that both charge compute alike. The time is charged to the rank's CPU (Compute, in its clock's cycles)."},
 			{YAML: "compute_scale", Go: "ComputeScale", Doc: "ComputeScale multiplies every compute amount (0: communication alone; 2: a processor twice as slow)."},
 			{YAML: "collectives", Go: "Collectives", Doc: "Collectives is \"stack\" (the stack's own algorithm where its ranks offer one, else the shared layer) or \"shared\" (the shared layer always)."},
 		},

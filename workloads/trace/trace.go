@@ -38,7 +38,7 @@ type Params struct {
 	Ranks int `yaml:"ranks"`
 	// FlopsPerSecond converts a trace's compute amounts into time on the
 	// replay's machine: 150e6, the Cray T3D's 150 MHz Alpha 21064 issuing
-	// one floating-point result per cycle (shared/reference/hardware.yaml
+	// one floating-point result per cycle (hardware.yaml
 	// t3d.clock_MHz), which is also the host speed of the SimGrid
 	// platform bench/run.sh replays the same traces on, so that both
 	// charge compute alike. The time is charged to the rank's CPU
