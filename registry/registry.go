@@ -56,8 +56,11 @@ type MachineEntry struct {
 	// Faults are machine params (YAML) that turn on the faults and
 	// reordering the machine models, for soaks; none if it models none.
 	Faults []string
-	decode func(file, field string, node *yaml.Node) (any, error)
-	build  func(eng *sim.Engine, procs int, params any) (machines.Machine, error)
+	// Network is set for a machine with a network (its params implement
+	// machines.Networked): it runs on either network model.
+	Network *Network
+	decode  func(file, field string, node *yaml.Node) (any, error)
+	build   func(eng *sim.Engine, procs int, params any) (machines.Machine, error)
 }
 
 // setupOf is the set-up memory params state (machines.SetupSizer), or
@@ -94,10 +97,39 @@ func Machine[P any, M machines.Machine](name, summary string, defaults func() P,
 			return m, nil
 		},
 	}
+	if n, ok := any(defaults()).(machines.Networked); ok {
+		e.Network = network(n)
+	}
 	for _, o := range opts {
 		o(&e)
 	}
 	return e
+}
+
+// Network is how a machine with a network runs on each network model, as
+// machine params (YAML mappings) merged over a scenario's.
+type Network struct {
+	// Flow puts the machine on the flow model.
+	Flow string
+	// PacketOff turns off the packet-only features its defaults turn on
+	// (which the flow model refuses), for both runs of a comparison to
+	// differ in their network model only; "" if none is on.
+	PacketOff string
+}
+
+// network is the Network of a machine whose default params are n.
+func network(n machines.Networked) *Network {
+	var off []string
+	for _, f := range n.PacketFeatures() {
+		if f.On {
+			off = append(off, f.Field+": "+f.Off)
+		}
+	}
+	nw := &Network{Flow: "{network_model: " + machines.NetworkFlow + "}"}
+	if len(off) > 0 {
+		nw.PacketOff = "{" + strings.Join(off, ", ") + "}"
+	}
+	return nw
 }
 
 // Build builds the machine with its default params and procs processes in
