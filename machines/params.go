@@ -118,6 +118,17 @@ type PacketFeature struct {
 	Field string // YAML name
 	On    bool
 	What  string // what it does, e.g. "reorders packets"
+	Off   string // the YAML value that turns it off, e.g. "0"
+}
+
+// Networked is implemented by the params of a machine with a network, one
+// that runs on either network model (its network_model parameter,
+// NetworkUnits or NetworkFlow): the packet-only features as the params set
+// them, which CheckNetworkModel refuses on the flow model. The registry
+// reads it to tell which machines have a network (simrun run
+// --compare-network runs them on both models).
+type Networked interface {
+	PacketFeatures() []PacketFeature
 }
 
 // CheckNetworkModel returns a *ParamError when model is neither

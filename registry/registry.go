@@ -56,8 +56,11 @@ type MachineEntry struct {
 	// Faults are machine params (YAML) that turn on the faults and
 	// reordering the machine models, for soaks; none if it models none.
 	Faults []string
-	decode func(file, field string, node *yaml.Node) (any, error)
-	build  func(eng *sim.Engine, procs int, params any) (machines.Machine, error)
+	// Network is set for a machine with a network (its params implement
+	// machines.Networked): it runs on either network model.
+	Network *Network
+	decode  func(file, field string, node *yaml.Node) (any, error)
+	build   func(eng *sim.Engine, procs int, params any) (machines.Machine, error)
 }
 
 // setupOf is the set-up memory params state (machines.SetupSizer), or
@@ -94,10 +97,39 @@ func Machine[P any, M machines.Machine](name, summary string, defaults func() P,
 			return m, nil
 		},
 	}
+	if n, ok := any(defaults()).(machines.Networked); ok {
+		e.Network = network(n)
+	}
 	for _, o := range opts {
 		o(&e)
 	}
 	return e
+}
+
+// Network is how a machine with a network runs on each network model, as
+// machine params (YAML mappings) merged over a scenario's.
+type Network struct {
+	// Flow puts the machine on the flow model.
+	Flow string
+	// PacketOff turns off the packet-only features its defaults turn on
+	// (which the flow model refuses), for both runs of a comparison to
+	// differ in their network model only; "" if none is on.
+	PacketOff string
+}
+
+// network is the Network of a machine whose default params are n.
+func network(n machines.Networked) *Network {
+	var off []string
+	for _, f := range n.PacketFeatures() {
+		if f.On {
+			off = append(off, f.Field+": "+f.Off)
+		}
+	}
+	nw := &Network{Flow: "{network_model: " + machines.NetworkFlow + "}"}
+	if len(off) > 0 {
+		nw.PacketOff = "{" + strings.Join(off, ", ") + "}"
+	}
+	return nw
 }
 
 // Build builds the machine with its default params and procs processes in
@@ -124,8 +156,14 @@ type StackEntry struct {
 	// Variants are stack params (YAML) that listings and tests try on
 	// every machine, e.g. each device of MPICH; empty: the defaults only.
 	Variants []string
-	decode   func(file, field string, node *yaml.Node) (any, error)
-	open     func(m machines.Machine, params any) (*stacks.World, error)
+	// On names the registered stack this one is built on (StackOn), which
+	// the registry opens for it; "" for a stack on the machine alone.
+	On     string
+	decode func(file, field string, node *yaml.Node) (any, error)
+	open   func(m machines.Machine, params any) (*stacks.World, error)
+	// wire returns the open function of a stack built on another (On),
+	// given the lower stack's opener; AddStack calls it.
+	wire func(lower func(m machines.Machine) (*stacks.World, error)) func(m machines.Machine, params any) (*stacks.World, error)
 }
 
 // StackOption sets an optional part of a StackEntry.
@@ -152,6 +190,23 @@ func Stack[P any](name, summary string, decode func(file, field string, node *ya
 	}
 	for _, o := range opts {
 		o(&e)
+	}
+	return e
+}
+
+// StackOn is the entry of a stack built on the registered stack lower
+// (ARMCI's message-passing barriers on MPICH): the stack declares what it
+// needs as an opener of type L, and the registry wires it when the entry is
+// added, with lower opened on the same machine in its default params.
+// lower must be registered first.
+func StackOn[P any, L ~func(m machines.Machine) (*stacks.World, error)](name, summary, lower string, decode func(file, field string, node *yaml.Node) (P, error), open func(lower L) func(m machines.Machine, params P) (*stacks.World, error), opts ...StackOption) StackEntry {
+	e := Stack(name, summary, decode, func(machines.Machine, P) (*stacks.World, error) {
+		return nil, fmt.Errorf("registry: stack %s is built on %s, which is not wired", name, lower)
+	}, opts...)
+	e.On = lower
+	e.wire = func(lo func(m machines.Machine) (*stacks.World, error)) func(m machines.Machine, params any) (*stacks.World, error) {
+		o := open(L(lo))
+		return func(m machines.Machine, params any) (*stacks.World, error) { return o(m, params.(P)) }
 	}
 	return e
 }
@@ -192,6 +247,18 @@ func (r *Registry) AddMachine(e MachineEntry) error {
 func (r *Registry) AddStack(e StackEntry) error {
 	if e.Name == "" || slices.ContainsFunc(r.stacks, func(x StackEntry) bool { return x.Name == e.Name }) {
 		return fmt.Errorf("registry: stack name %q is empty or taken", e.Name)
+	}
+	if e.On != "" {
+		i := slices.IndexFunc(r.stacks, func(x StackEntry) bool { return x.Name == e.On })
+		if i < 0 {
+			return fmt.Errorf("registry: stack %s is built on stack %q, which is not registered before it", e.Name, e.On)
+		}
+		lower := r.stacks[i]
+		params, err := lower.Defaults()
+		if err != nil {
+			return fmt.Errorf("registry: stack %s is built on %s, whose defaults fail: %w", e.Name, lower.Name, err)
+		}
+		e.open = e.wire(func(m machines.Machine) (*stacks.World, error) { return lower.open(m, params) })
 	}
 	r.stacks = append(r.stacks, e)
 	return nil

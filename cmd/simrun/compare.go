@@ -10,27 +10,31 @@ import (
 	"strings"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
 	"gopkg.in/yaml.v3"
 )
 
-// flowParams are the machine params that run a machine with a network on
-// the flow model (machines.NetworkFlow); packetOff are the params both runs
-// of a comparison take, which turn off the packet-only features a machine's
-// defaults turn on (the SCI reorders packets by default), so that the two
-// runs differ in their network model only.
-var (
-	flowParams = map[string]string{
-		"t3d": "{network_model: flow}",
-		"sp":  "{network_model: flow}",
-		"sci": "{network_model: flow}",
+// networks returns, by machine name, the machine params that run each
+// machine of reg with a network (registry.Network) on the flow model, and
+// those both runs of a comparison take, which turn off the packet-only
+// features a machine's defaults turn on (the SCI reorders packets by
+// default), so that the two runs differ in their network model only.
+func networks(reg *registry.Registry) (flowParams, packetOff map[string]string) {
+	flowParams, packetOff = map[string]string{}, map[string]string{}
+	for _, m := range reg.Machines() {
+		if m.Network == nil {
+			continue
+		}
+		flowParams[m.Name] = m.Network.Flow
+		if m.Network.PacketOff != "" {
+			packetOff[m.Name] = m.Network.PacketOff
+		}
 	}
-	packetOff = map[string]string{
-		"sci": "{reorder_ns: 0}",
-	}
-)
+	return flowParams, packetOff
+}
 
 // mergeYAML merges the YAML mapping over into *c (strictyaml.Merge).
 func mergeYAML(c *yaml.Node, over string) error {
@@ -43,10 +47,6 @@ func mergeYAML(c *yaml.Node, over string) error {
 	}
 	return nil
 }
-
-// toFlow sets every networked machine of s on the flow model; it reports
-// whether there was one.
-func toFlow(s *scenarios.Scenario) bool { return setMachines(s, flowParams) }
 
 // setMachines merges params[name] over the params of every machine of s
 // named name; it reports whether there was one.
@@ -202,10 +202,11 @@ func diffSeries(units, flow []seriesRun) []seriesDiff {
 }
 
 // compareNetwork runs scenario arg on the unit and the flow network models
-// (both with the packet-only features of the machines' defaults off,
-// packetOff) and prints, per series, the largest and median relative difference of
+// (both with the packet-only features of the machines' defaults off:
+// networks) and prints, per series, the largest and median relative difference of
 // its values, and the claims' verdicts on both, as Markdown.
 func compareNetwork(arg string, fs *flag.FlagSet, seed uint64, reduceTo string, jobs int, stdout, stderr io.Writer) int {
+	flowParams, packetOff := networks(builtins())
 	base := func(s *scenarios.Scenario) error {
 		fs.Visit(func(f *flag.Flag) {
 			if f.Name == "seed" {
@@ -225,7 +226,7 @@ func compareNetwork(arg string, fs *flag.FlagSet, seed uint64, reduceTo string, 
 		return code
 	}
 	flow, code := runModel(arg, func(s *scenarios.Scenario) error {
-		if !toFlow(s) {
+		if !setMachines(s, flowParams) {
 			return fmt.Errorf("%s: no series runs on a machine with a network (%s)", s.File, strings.Join(slices.Sorted(maps.Keys(flowParams)), ", "))
 		}
 		return base(s)

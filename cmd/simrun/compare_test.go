@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,5 +58,18 @@ func TestCompareNetwork(t *testing.T) {
 	}
 	if code, _, stderr := simrun(t, "run", "sx4-fig1", "--compare-network"); code != exitUsage || !strings.Contains(stderr, "no series runs on a machine with a network") {
 		t.Errorf("sx4-fig1: exit %d, %s", code, stderr)
+	}
+}
+
+// TestNetworksFromRegistry: --compare-network learns from the registry
+// which machines have a network (their params implement
+// machines.Networked) and which packet-only features their defaults turn
+// on.
+func TestNetworksFromRegistry(t *testing.T) {
+	flow, off := networks(builtins())
+	wantFlow := map[string]string{"t3d": "{network_model: flow}", "sp": "{network_model: flow}", "sci": "{network_model: flow}"}
+	wantOff := map[string]string{"sci": "{reorder_ns: 0}"}
+	if !maps.Equal(flow, wantFlow) || !maps.Equal(off, wantOff) {
+		t.Errorf("networks: flow %v, packet-only off %v; want %v, %v", flow, off, wantFlow, wantOff)
 	}
 }

@@ -32,6 +32,30 @@ func (p toyParams) Validate() error {
 	return machines.CheckRanges("toy", []machines.FloatRange{machines.Float("latency_ns", p.LatencyNs, 1, 1e9, "ns")}, nil)
 }
 
+// toyNetParams are the params of the toy machine with a network: the toy's,
+// and its network model. A toy put is one message of fixed latency on a
+// network without contention, so both models deliver it at the same time.
+type toyNetParams struct {
+	toyParams `yaml:",inline"`
+	// NetworkModel is the network model, units or flow
+	// (machines.Networked). Assumed: a test machine.
+	NetworkModel string `yaml:"network_model"`
+}
+
+func defaultToyNetParams() toyNetParams {
+	return toyNetParams{toyParams: defaultToyParams(), NetworkModel: machines.NetworkUnits}
+}
+
+// PacketFeatures: the toy has none (machines.Networked).
+func (p toyNetParams) PacketFeatures() []machines.PacketFeature { return nil }
+
+func (p toyNetParams) Validate() error {
+	if err := p.toyParams.Validate(); err != nil {
+		return err
+	}
+	return machines.CheckNetworkModel("toy", p.NetworkModel, p.PacketFeatures()...)
+}
+
 // toy is a distributed-memory machine with one-sided puts that arrive
 // latency_ns after they are issued (no network model): machines.RemoteWrite
 // and nothing else.
@@ -43,7 +67,7 @@ type toy struct {
 	ackAt []sim.Time
 }
 
-func newToy(eng *sim.Engine, procs int, p toyParams) (*toy, error) {
+func newToy(eng *sim.Engine, procs int, p toyNetParams) (*toy, error) {
 	if procs < 1 || procs > 64 {
 		return nil, fmt.Errorf("toy: %d processes, 1 to 64 allowed", procs)
 	}
@@ -246,7 +270,7 @@ func (m *toyNode) SharedSegment(_ int, name string, n int) (mem.Region, error) {
 func testRegistry(t *testing.T) *registry.Registry {
 	t.Helper()
 	reg := all.Default()
-	if err := reg.AddMachine(registry.Machine("toy", "a test machine: one-sided puts with a fixed latency", defaultToyParams, newToy)); err != nil {
+	if err := reg.AddMachine(registry.Machine("toy", "a test machine: one-sided puts with a fixed latency", defaultToyNetParams, newToy)); err != nil {
 		t.Fatal(err)
 	}
 	if err := reg.AddMachine(registry.Machine("toynode", "a test machine: CPUs sharing one memory", defaultToyParams, newToyNode)); err != nil {
@@ -494,5 +518,32 @@ func TestPluggedLitmus(t *testing.T) {
 		if code != c.code || !strings.Contains(out+errs, c.want) {
 			t.Errorf("simrun litmus %s: exit %d, want %d with %q; got:\n%s%s", strings.Join(c.args, " "), code, c.code, c.want, out, errs)
 		}
+	}
+}
+
+// TestPluggedCompareNetwork: simrun run --compare-network runs a scenario
+// on the plugged toy machine on both network models, knowing from the
+// registry alone that the toy has a network; the one-node toy has none.
+func TestPluggedCompareNetwork(t *testing.T) {
+	reg := testRegistry(t)
+	old := builtins
+	builtins = func() *registry.Registry { return reg }
+	t.Cleanup(func() { builtins = old })
+	if flow, _ := networks(reg); flow["toy"] == "" || flow["toynode"] != "" {
+		t.Fatalf("networks: %v; want toy and not toynode", flow)
+	}
+	dir := t.TempDir()
+	const pp = "workload: {name: pingpong, params: {sizes: [0, 8, 4096], repetitions: 2}}\n"
+	f := write(t, dir, "toy.yaml", "name: toy-compare\ntitle: ping-pong on the toy\nmachine: {name: toy}\nstack: {name: mailbox}\n"+pp)
+	code, stdout, stderr := simrun(t, "run", f, "--compare-network")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "### toy-compare") || !strings.Contains(stdout, "| toy-compare | 5 | 0.00 % |") {
+		t.Errorf("no comparison of the series' 5 points, 0.00 %% apart, in\n%s", stdout)
+	}
+	f = write(t, dir, "toynode.yaml", "name: toynode-compare\ntitle: ping-pong on one node\nmachine: {name: toynode}\nstack: {name: mpich, params: {device: ch_shmem}}\n"+pp)
+	if code, _, stderr := simrun(t, "run", f, "--compare-network"); code != exitUsage || !strings.Contains(stderr, "no series runs on a machine with a network (sci, sp, t3d, toy)") {
+		t.Errorf("toynode: exit %d, %s", code, stderr)
 	}
 }

@@ -240,16 +240,23 @@ func (p Params) Ranges() ([]machines.FloatRange, []machines.IntRange) {
 		}
 }
 
+// PacketFeatures are the features only the unit network model does
+// (machines.Networked).
+func (p Params) PacketFeatures() []machines.PacketFeature {
+	return []machines.PacketFeature{
+		{Field: "reorder_ns", On: p.ReorderNs > 0, What: "reorder_ns reorders packets", Off: "0"},
+		{Field: "crc_error_rate", On: p.CRCErrorRate > 0, What: "crc_error_rate injects CRC errors on packets", Off: "0"},
+		{Field: "unplug_at_us", On: p.UnplugAtUs > 0, What: "unplug_at_us takes a link down", Off: "0"},
+	}
+}
+
 // Validate checks every value and names the first bad field.
 func (p Params) Validate() error {
 	floats, ints := p.Ranges()
 	if err := machines.CheckRanges(Name, floats, ints); err != nil {
 		return err
 	}
-	if err := machines.CheckNetworkModel(Name, p.NetworkModel,
-		machines.PacketFeature{Field: "reorder_ns", On: p.ReorderNs > 0, What: "reorder_ns reorders packets"},
-		machines.PacketFeature{Field: "crc_error_rate", On: p.CRCErrorRate > 0, What: "crc_error_rate injects CRC errors on packets"},
-		machines.PacketFeature{Field: "unplug_at_us", On: p.UnplugAtUs > 0, What: "unplug_at_us takes a link down"}); err != nil {
+	if err := machines.CheckNetworkModel(Name, p.NetworkModel, p.PacketFeatures()...); err != nil {
 		return err
 	}
 	if p.GrainBytes%64 != 0 {

@@ -190,14 +190,19 @@ func (p Params) Ranges() ([]machines.FloatRange, []machines.IntRange) {
 		}
 }
 
+// PacketFeatures are the features only the unit network model does
+// (machines.Networked).
+func (p Params) PacketFeatures() []machines.PacketFeature {
+	return []machines.PacketFeature{{Field: "switch_jitter_us", On: p.SwitchJitterUs > 0, What: "switch_jitter_us reorders packets", Off: "0"}}
+}
+
 // Validate reports the first parameter out of its plausible range.
 func (p Params) Validate() error {
 	floats, ints := p.Ranges()
 	if err := machines.CheckRanges(Name, floats, ints); err != nil {
 		return err
 	}
-	if err := machines.CheckNetworkModel(Name, p.NetworkModel,
-		machines.PacketFeature{Field: "switch_jitter_us", On: p.SwitchJitterUs > 0, What: "switch_jitter_us reorders packets"}); err != nil {
+	if err := machines.CheckNetworkModel(Name, p.NetworkModel, p.PacketFeatures()...); err != nil {
 		return err
 	}
 	if _, err := am.ParseMode(p.Progress); err != nil {

@@ -286,6 +286,12 @@ func (p Params) Ranges() ([]machines.FloatRange, []machines.IntRange) {
 		}
 }
 
+// PacketFeatures are the features only the unit network model does
+// (machines.Networked).
+func (p Params) PacketFeatures() []machines.PacketFeature {
+	return []machines.PacketFeature{{Field: "packet_mode", On: p.PacketMode, What: "packet_mode sends packets one by one", Off: "false"}}
+}
+
 // Validate names (by its YAML name, as a *ParamError) the first parameter
 // that is not a finite number in its plausible range.
 func (p Params) Validate() error {
@@ -293,8 +299,7 @@ func (p Params) Validate() error {
 	if err := machines.CheckRanges(Name, floats, ints); err != nil {
 		return err
 	}
-	if err := machines.CheckNetworkModel(Name, p.NetworkModel,
-		machines.PacketFeature{Field: "packet_mode", On: p.PacketMode, What: "packet_mode sends packets one by one"}); err != nil {
+	if err := machines.CheckNetworkModel(Name, p.NetworkModel, p.PacketFeatures()...); err != nil {
 		return err
 	}
 	switch {
