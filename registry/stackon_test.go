@@ -21,7 +21,10 @@ func TestStackOn(t *testing.T) {
 	errLower := errors.New("lower opened")
 	var gotDepth int
 	lower := Stack("lower", "a test stack", Decode(func() lowerParams { return lowerParams{Depth: 7} }),
-		func(m machines.Machine, p lowerParams) (*stacks.World, error) { gotDepth = p.Depth; return nil, errLower })
+		func(m machines.Machine, p lowerParams) (*stacks.World, error) {
+			gotDepth = p.Depth
+			return nil, errLower
+		})
 	upper := StackOn("upper", "a test stack on lower", "lower", Decode(func() struct{} { return struct{}{} }),
 		func(lo opener) func(m machines.Machine, p struct{}) (*stacks.World, error) {
 			return func(m machines.Machine, _ struct{}) (*stacks.World, error) { return lo(m) }
