@@ -44,7 +44,7 @@ series:
 			}
 		}
 	}
-	// The fitted 790 ns: 4.5 us; the series' own 830 ns: the default's 4.64 us.
+	// The fitted 790 ns: 4.5 us; the series' own 830 ns: 4.64 us.
 	if math.Abs(lat["fitted"]-4.5)/4.5 > 0.01 || math.Abs(lat["own"]-4.64)/4.64 > 0.01 {
 		t.Errorf("latencies %v, want fitted about 4.5 us and own about 4.64 us", lat)
 	}

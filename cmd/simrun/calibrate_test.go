@@ -88,8 +88,8 @@ func TestCalibrateBadInput(t *testing.T) {
 		t.Fatalf("exit %d, want %d\n%s%s", code, exitUsage, out, errs)
 	}
 	for _, want := range []string{
-		path + ":15:12: field free[0].param: machine t3d has no numeric param \"put_startup\"",
-		path + ":23:13: field training[0].series: scenario t3d-table1 has no series \"nosuch\"",
+		path + ":13:12: field free[0].param: machine t3d has no numeric param \"put_startup\"",
+		path + ":21:13: field training[0].series: scenario t3d-table1 has no series \"nosuch\"",
 	} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)

@@ -82,9 +82,7 @@ type Params struct {
 	// calibrated: calibration/t3d-put-startup.yaml fits it to the 4.5 us
 	// one-word synchronous latency "between direct neighbor PES"
 	// (aclmpl-t3d.txt 4.1; calibration.yaml
-	// t3d_aclmpl.sync_latency_one_word_neighbour_us): 790 ns. 830 is kept
-	// (4.64 us today): it was set on an earlier model, and moving it moves
-	// every T3D output; the file's tolerance states the gap.
+	// t3d_aclmpl.sync_latency_one_word_neighbour_us): 790 ns.
 	//
 	// The "direct neighbour" pair of that figure and of Table 1 is PEs 0
 	// and 1, which share a router node (pes_per_node 2) and so cross no
@@ -212,7 +210,7 @@ func DefaultParams() Params {
 		LinkMBps:           300,
 		HopNs:              20,
 		InterfaceNs:        167,
-		PutStartupNs:       830,
+		PutStartupNs:       790,
 		PutMBps:            125,
 		GetMBps:            32,
 		PacketHeaderBytes:  16,

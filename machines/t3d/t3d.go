@@ -24,7 +24,7 @@
 // paper's text, or is an assumption stated at its field), each fitted by
 // simrun calibrate from its file:
 //
-//	put_startup_ns  830  <- 4.5 us one-word synchronous ACLMPL latency between neighbours (4.1): calibration/t3d-put-startup.yaml
+//	put_startup_ns  790  <- 4.5 us one-word synchronous ACLMPL latency between neighbours (4.1): calibration/t3d-put-startup.yaml
 //	put_mbps        125  <- "greater than 100MB/sec for one-to-all and all-to-one" (4.1): calibration/t3d-put-rate.yaml
 //
 // Parameters are checked when they are decoded and when the machine is

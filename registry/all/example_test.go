@@ -51,10 +51,10 @@ func ExampleDefault() {
 		fmt.Printf("%s %s=%g: %s %.4g %s\n", r.Series, r.XName, r.X, r.Metric, r.Value, r.Unit)
 	}
 	// Output:
-	// shmem-t3d bytes=8: latency_us 3.296 us
-	// shmem-t3d bytes=8: bandwidth_MBps 2.427 MB/s
-	// shmem-t3d bytes=1024: latency_us 12.93 us
-	// shmem-t3d bytes=1024: bandwidth_MBps 79.19 MB/s
+	// shmem-t3d bytes=8: latency_us 3.181 us
+	// shmem-t3d bytes=8: bandwidth_MBps 2.515 MB/s
+	// shmem-t3d bytes=1024: latency_us 12.82 us
+	// shmem-t3d bytes=1024: bandwidth_MBps 79.9 MB/s
 }
 
 // The built-in workloads, by the name a scenario's workload.name gives.

@@ -72,7 +72,7 @@ const (
 	// calibration/t3d-mpi.yaml (aclmpl.slot_cycles) to the asynchronous
 	// column of Table 2's one-to-all row (60.61 MB/s), about 3.1 us a
 	// buffer on each side at 150 MHz.
-	slotCycles = 468
+	slotCycles = 486
 )
 
 // Machine is what ACLMPL needs of a machine: per-PE memory and CPU, and

@@ -150,7 +150,7 @@
 // per control packet on each side, fitted to Figure 6 at 0 bytes (37 us)
 // by calibration/mpich-packet.yaml, and ch_t3d's pollCycles (4, assumed)
 // per ring scanned. ch_t3d charges its own per-packet software instead,
-// t3d_send_cycles and t3d_recv_cycles (11186 and 11647 cycles, about 75 us
+// t3d_send_cycles and t3d_recv_cycles (11209 and 11454 cycles, about 75 us
 // each at 150 MHz), fitted by calibration/t3d-mpi.yaml to Table 2's
 // one-to-all row of papers/aclmpl-t3d.txt (training data; its other rows
 // and the figures judge the fit), run through the send and receive

@@ -259,8 +259,8 @@ func DefaultParamsFor(device string) Params {
 // MPICH's own path (packet_cycles) is 11.3 us: EPCC's work per message,
 // which the paper does not describe.
 const (
-	t3dSendCycles = 11186
-	t3dRecvCycles = 11647
+	t3dSendCycles = 11209
+	t3dRecvCycles = 11454
 )
 
 // Upper bounds of the params: far above anything the papers' machines

@@ -220,17 +220,17 @@ func TestT3DLatencyRegression(t *testing.T) {
 		// receive paths (6.8 KB of code each) evicting each other from the
 		// 8 KB instruction cache (4 x 170 line fills a round trip), puts,
 		// line invalidations, copies
-		{QueueFetchInc, 2, 8, 80.708},   // per packet a fetch-and-increment round trip instead of a credit load; one load per poll
-		{QueueFetchInc, 128, 8, 80.708}, // the receiver polls one slot, however many PEs (t3d-table1)
-		{QueueFetchInc, 2, 1024, 103.276},
+		{QueueFetchInc, 2, 8, 80.588},   // per packet a fetch-and-increment round trip instead of a credit load; one load per poll
+		{QueueFetchInc, 128, 8, 80.588}, // the receiver polls one slot, however many PEs (t3d-table1)
+		{QueueFetchInc, 2, 1024, 103.116},
 		{QueueFetchInc, 2, 65536, 763.301},
-		{QueuePerSender, 2, 8, 80.006},
+		{QueuePerSender, 2, 8, 79.886},
 		{QueuePerSender, 128, 8, 124.529},   // + scanning 127 rings with uncached loads (t3d-table1)
-		{QueuePerSender, 2, 1024, 102.574},  // eager: packed into the library's send buffer, put into the per-sender buffer, then a packet; a cache flush before the copy-out
+		{QueuePerSender, 2, 1024, 102.414},  // eager: packed into the library's send buffer, put into the per-sender buffer, then a packet; a cache flush before the copy-out
 		{QueuePerSender, 2, 65536, 761.197}, // rendezvous: one put into the receive buffer (~108 MB/s), then the receiver drops its stale lines (a cache flush)
-		{QueueShared, 2, 8, 83.209},         // per packet a swap for the lock, a get of tail and head, puts of tail and release; one load per poll
-		{QueueShared, 128, 8, 83.209},       // the receiver polls one queue, however many PEs
-		{QueueShared, 2, 1024, 105.777},
+		{QueueShared, 2, 8, 83.049},         // per packet a swap for the lock, a get of tail and head, puts of tail and release; one load per poll
+		{QueueShared, 128, 8, 83.049},       // the receiver polls one queue, however many PEs
+		{QueueShared, 2, 1024, 105.577},
 		{QueueShared, 2, 65536, 770.805},
 	} {
 		params := DefaultParamsFor(DeviceT3D)

@@ -96,7 +96,7 @@ type Params struct {
 	// CRI's PVM does not publish it and the paper gives no per-message
 	// time for PVM; calibrated by simrun calibrate from
 	// calibration/t3d-pvm.yaml (Table 2's one-to-all value for PVM,
-	// 57.02 MB/s at 1 KB on 32 PEs): 1015 cycles, 6.8 us at 150 MHz.
+	// 57.02 MB/s at 1 KB on 32 PEs): 1026 cycles, 6.8 us at 150 MHz.
 	PartCycles float64 `yaml:"part_cycles"`
 	// ScanCycles is the loop overhead per ring examined when the library
 	// pulls arrived messages into its queue, and per queue entry examined
@@ -112,7 +112,7 @@ type Params struct {
 
 // DefaultParams returns the library's default options.
 func DefaultParams() Params {
-	return Params{DataMaxBytes: 4096, Slots: 4, PartCycles: 1015, ScanCycles: 4, InvalidateReceive: true}
+	return Params{DataMaxBytes: 4096, Slots: 4, PartCycles: 1026, ScanCycles: 4, InvalidateReceive: true}
 }
 
 // ParseParams decodes stack params over the defaults.
