@@ -53,8 +53,8 @@
 //	adapter_ns     1780  <- 9.4 us inter-node ping-pong latency at 0 bytes (1.6)
 //
 // (ScaMPI's own software cost, stacks/scampi send_cycles and recv_cycles
-// 677 each, is calibrated to the 4.5 us intra-node latency by the same
-// file.) The barrier
+// 677 each, is fitted to the 4.5 us intra-node latency by
+// calibration/sci-scampi.yaml as well.) The barrier
 // and all-to-all tables of the paper are held out: nothing is tuned to
 // them.
 //

@@ -120,7 +120,7 @@ func (x *Task) sendPart(p *sim.Proc, dst, tag, total, off int, data mem.Region) 
 	if data.Len > 0 {
 		l.m.Put(p, x.rank, dst, slot+hdrBytes, data.Addr, data.Len)
 	}
-	x.cpu.StoreWords(p, x.stage, uint64(uint32(tag))|uint64(uint32(data.Len))<<32, uint64(total), uint64(off), flagDone)
+	x.stageHeader(p, uint64(uint32(tag))|uint64(uint32(data.Len))<<32, uint64(total), uint64(off), flagDone)
 	x.cpu.Fence(p)
 	if l.ordered {
 		l.m.Put(p, x.rank, dst, slot, x.stage, hdrBytes)
@@ -162,6 +162,15 @@ func (x *Task) awaitSlot(p *sim.Proc, dst int) error {
 		if !took {
 			x.awaitWords(p, true)
 		}
+	}
+}
+
+// stageHeader writes a part's header (tag and length, total, offset,
+// flag) into the task's staging words, one timed store a word, before it
+// is put to the receiver's slot.
+func (x *Task) stageHeader(p *sim.Proc, words ...uint64) {
+	for i, w := range words {
+		x.cpu.Store(p, x.stage+mem.Addr(8*i), 8, w)
 	}
 }
 
