@@ -247,7 +247,7 @@ func TestWriteTakesEffectTwice(t *testing.T) {
 		eng.Spawn("writer", func(pr *sim.Proc) { m.WriteWord(pr, 0, 1, seg.Addr, 1) })
 		eng.Spawn("reader", func(pr *sim.Proc) {
 			cpu := m.CPU(1)
-			cpu.SpinUntil(pr, "flag", func() bool { return cpu.LoadUncached(pr, seg.Addr, 8) == 1 }, seg.Addr)
+			cpu.SpinUntil(pr, sim.Reason("flag"), func() bool { return cpu.LoadUncached(pr, seg.Addr, 8) == 1 }, seg.Addr)
 			cpu.Store(pr, seg.Addr, 8, 0) // consumed
 			pr.Sleep(10 * sim.Microsecond)
 			if cpu.LoadUncached(pr, seg.Addr, 8) == 1 {
@@ -438,7 +438,7 @@ func TestWriteSharedMatchesWrite(t *testing.T) {
 				return s
 			}
 			for last := sum(); ; last = sum() {
-				cpu.SpinUntil(pr, "watch", func() bool { return cpu.LoadUncached(pr, watch[0], 8) >= 0 && sum() != last }, watch...)
+				cpu.SpinUntil(pr, sim.Reason("watch"), func() bool { return cpu.LoadUncached(pr, watch[0], 8) >= 0 && sum() != last }, watch...)
 				tr.wakes = append(tr.wakes, pr.Now())
 			}
 		})

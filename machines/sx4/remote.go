@@ -175,7 +175,7 @@ func (m *Machine) FetchIncAt(p *sim.Proc, pe, target int, a mem.Addr) uint64 {
 	}
 	lock := m.incLock
 	for c.TestAndSet(p, lock) != 0 {
-		c.SpinUntil(p, "sx4 fetch-and-increment: waiting for its lock", func() bool { return c.LoadUncached(p, lock, 8) == 0 }, lock)
+		c.SpinUntil(p, sim.Reason("sx4 fetch-and-increment: waiting for its lock"), func() bool { return c.LoadUncached(p, lock, 8) == 0 }, lock)
 	}
 	w := m.at(pe, target, a, 8)
 	v := c.LoadUncached(p, w, 8)

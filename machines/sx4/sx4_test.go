@@ -118,7 +118,7 @@ func TestReadyBitCoherence(t *testing.T) {
 			ready := seg.Addr(0)
 			e.Spawn("receiver", func(p *sim.Proc) {
 				c := m.CPU(0)
-				c.SpinUntil(p, "ready bit", func() bool {
+				c.SpinUntil(p, sim.Reason("ready bit"), func() bool {
 					if tc.uncached {
 						return c.LoadUncached(p, ready, 8) != 0
 					}

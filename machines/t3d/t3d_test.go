@@ -131,7 +131,7 @@ func TestRemoteWriteLeavesCacheStale(t *testing.T) {
 		cpu := m.CPU(1)
 		eng.Spawn("spinner", func(p *sim.Proc) {
 			cpu.Load(p, flag.Addr, 8) // the line is now cached
-			cpu.SpinUntil(p, "flag", func() bool {
+			cpu.SpinUntil(p, sim.Reason("flag"), func() bool {
 				if uncached {
 					return cpu.LoadUncached(p, flag.Addr, 8) == 1
 				}

@@ -759,14 +759,10 @@ func CopyWithin(m *Memory, dst, src Addr, n int) {
 // LoadUncached sees the write whatever stale copy the cache holds. A
 // spinner nothing can wake also ends in a livelock report when nothing else
 // is scheduled.
-func (c *CPU) SpinUntil(p *sim.Proc, reason string, check func() bool, watch ...Addr) {
-	c.spinUntil(p, reason, nil, check, watch)
-}
-
-// SpinUntilWhy is SpinUntil with a reason formatted (why.String) only when
-// a report or trace needs it (sim.Proc.BlockSpinning): for a spin on
-// every message, whose reason names the peers.
-func (c *CPU) SpinUntilWhy(p *sim.Proc, why fmt.Stringer, check func() bool, watch ...Addr) {
+//
+// why names the wait in deadlock and livelock reports, formatted only when
+// one needs it (sim.Reason for a fixed text).
+func (c *CPU) SpinUntil(p *sim.Proc, why fmt.Stringer, check func() bool, watch ...Addr) {
 	c.spinUntil(p, "", why, check, watch)
 }
 

@@ -141,7 +141,7 @@ func TestSpinWakesOnWriteWithFewEvents(t *testing.T) {
 	flag := seg.Addr(64)
 	var seen sim.Time
 	e.Spawn("spinner", func(p *sim.Proc) {
-		cpus[0].SpinUntil(p, "flag", func() bool { return cpus[0].Load(p, flag, 8) == 1 }, flag)
+		cpus[0].SpinUntil(p, sim.Reason("flag"), func() bool { return cpus[0].Load(p, flag, 8) == 1 }, flag)
 		seen = p.Now()
 	})
 	e.Spawn("setter", func(p *sim.Proc) {
@@ -163,7 +163,7 @@ func TestSpinOnStaleLineIsLivelock(t *testing.T) {
 	e, _, cpus, seg := setup(t, "noncoherent", 2)
 	flag := seg.Addr(64)
 	e.Spawn("reader", func(p *sim.Proc) {
-		cpus[0].SpinUntil(p, "waiting for flag", func() bool { return cpus[0].Load(p, flag, 8) == 1 }, flag)
+		cpus[0].SpinUntil(p, sim.Reason("waiting for flag"), func() bool { return cpus[0].Load(p, flag, 8) == 1 }, flag)
 	})
 	e.Spawn("writer", func(p *sim.Proc) {
 		p.Sleep(sim.Microsecond)
@@ -205,7 +205,7 @@ func TestSpinKeepsItsPhase(t *testing.T) {
 			flag := seg.Addr(64)
 			var seen sim.Time
 			e.Spawn("spinner", func(p *sim.Proc) {
-				cpus[0].SpinUntil(p, "flag", func() bool {
+				cpus[0].SpinUntil(p, sim.Reason("flag"), func() bool {
 					if tc.timed {
 						return cpus[0].LoadUncached(p, flag, 8) == 1
 					}
@@ -240,7 +240,7 @@ func TestSpinUncachedIgnoresStaleCopy(t *testing.T) {
 	e.Spawn("reader", func(p *sim.Proc) {
 		cpus[0].Load(p, flag, 8) // caches 0
 		p.Sleep(sim.Microsecond) // the word is 1 in memory now: the copy is stale
-		cpus[0].SpinUntil(p, "waiting for flag=2", func() bool {
+		cpus[0].SpinUntil(p, sim.Reason("waiting for flag=2"), func() bool {
 			return cpus[0].LoadUncached(p, flag, 8) == 2
 		}, flag)
 		seen = p.Now()
@@ -270,7 +270,7 @@ func TestSpinStaleOnlyForCachedReads(t *testing.T) {
 		cpus[0].Load(p, a, 8)
 		cpus[0].Load(p, b, 8)
 		p.Sleep(sim.Microsecond)
-		cpus[0].SpinUntil(p, "waiting for a=2 and b=1", func() bool {
+		cpus[0].SpinUntil(p, sim.Reason("waiting for a=2 and b=1"), func() bool {
 			x := cpus[0].LoadUncached(p, a, 8)
 			y := cpus[0].Load(p, b, 8)
 			return x == 2 && y == 1

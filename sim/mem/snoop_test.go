@@ -84,7 +84,7 @@ func TestSnoopSpinWakesOnInvalidation(t *testing.T) {
 	var woke sim.Time
 	e.Spawn("spinner", func(p *sim.Proc) {
 		c := cpus[0]
-		c.SpinUntil(p, "flag", func() bool { return c.Load(p, flag, 8) != 0 }, flag)
+		c.SpinUntil(p, sim.Reason("flag"), func() bool { return c.Load(p, flag, 8) != 0 }, flag)
 		woke = p.Now()
 	})
 	e.Spawn("writer", func(p *sim.Proc) {

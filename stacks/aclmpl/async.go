@@ -304,7 +304,7 @@ func (x *PE) checkOverflow(p *sim.Proc) error {
 	// flight to set their DONE flags.
 	for i := 0; i < a.slots; i++ {
 		f := a.flag(i)
-		x.cpu.SpinUntilWhy(p, spinWhy{rank: int32(x.rank), peer: int32(i), kind: waitOverflow}, func() bool {
+		x.cpu.SpinUntil(p, spinWhy{rank: int32(x.rank), peer: int32(i), kind: waitOverflow}, func() bool {
 			return x.cpu.LoadUncached(p, f, 8) != slotEmpty
 		}, f)
 	}
@@ -466,7 +466,7 @@ func (r *recvReq) Test(p *sim.Proc) (bool, stacks.Status, error) {
 func (r *recvReq) Wait(p *sim.Proc) (stacks.Status, error) {
 	x := r.x
 	var err error
-	x.cpu.SpinUntilWhy(p, spinWhy{rank: int32(x.rank), peer: int32(r.src), kind: waitAsyncRecv}, func() bool {
+	x.cpu.SpinUntil(p, spinWhy{rank: int32(x.rank), peer: int32(r.src), kind: waitAsyncRecv}, func() bool {
 		var done bool
 		done, err = r.progress(p)
 		return done || err != nil

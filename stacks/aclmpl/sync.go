@@ -41,7 +41,7 @@ func (x *PE) postRequest(p *sim.Proc, src int, buf mem.Region) {
 func (x *PE) awaitCompletion(p *sim.Proc, src int) (int, bool) {
 	a := x.comps + mem.Addr(src*compBytes)
 	var w uint64
-	x.cpu.SpinUntilWhy(p, spinWhy{rank: int32(x.rank), peer: int32(src), kind: waitDone}, func() bool {
+	x.cpu.SpinUntil(p, spinWhy{rank: int32(x.rank), peer: int32(src), kind: waitDone}, func() bool {
 		w = x.cpu.LoadUncached(p, a, 8)
 		return w>>32 != 0
 	}, a)
@@ -54,7 +54,7 @@ func (x *PE) awaitCompletion(p *sim.Proc, src int) (int, bool) {
 func (x *PE) awaitRequest(p *sim.Proc, dst int) (mem.Addr, int) {
 	blk := x.reqs + mem.Addr(dst*reqBytes)
 	var w uint64
-	x.cpu.SpinUntilWhy(p, spinWhy{rank: int32(x.rank), peer: int32(dst), kind: waitRequest}, func() bool {
+	x.cpu.SpinUntil(p, spinWhy{rank: int32(x.rank), peer: int32(dst), kind: waitRequest}, func() bool {
 		w = x.cpu.LoadUncached(p, blk+8, 8)
 		return w>>32 == flagRequest
 	}, blk+8)

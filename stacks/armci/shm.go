@@ -182,7 +182,7 @@ func (r *shmRank) lock(p *sim.Proc, i int) error {
 	}
 	a := r.w.lockWord(i)
 	for r.cpu.TestAndSet(p, a) != 0 {
-		r.cpu.SpinUntil(p, "armci: a lock held by another process", func() bool { return !readyIsSet(p, r.cpu, a) }, a)
+		r.cpu.SpinUntil(p, sim.Reason("armci: a lock held by another process"), func() bool { return !readyIsSet(p, r.cpu, a) }, a)
 	}
 	return nil
 }
@@ -311,7 +311,7 @@ func (r *shmRank) shmBarrier(p *sim.Proc) error {
 	if err := r.unlock(p, lk); err != nil {
 		return err
 	}
-	r.cpu.SpinUntil(p, "armci: barrier", func() bool { return syncLoad(p, r.cpu, sense) == r.sense }, sense)
+	r.cpu.SpinUntil(p, sim.Reason("armci: barrier"), func() bool { return syncLoad(p, r.cpu, sense) == r.sense }, sense)
 	return nil
 }
 

@@ -229,7 +229,7 @@ func (r *shmemRank) Barrier(p *sim.Proc) {
 		if r.w.cachedPolls {
 			load = r.cpu.Load
 		}
-		r.cpu.SpinUntil(p, "armci: dissemination barrier", func() bool { return load(p, flag, 8) >= r.episode }, flag)
+		r.cpu.SpinUntil(p, sim.Reason("armci: dissemination barrier"), func() bool { return load(p, flag, 8) >= r.episode }, flag)
 	}
 }
 
@@ -341,7 +341,7 @@ func (r *shmemRank) lockAt(p *sim.Proc, proc int) {
 	r.ticket = t
 	serving := lk + servingWord
 	if proc == r.id {
-		r.cpu.SpinUntil(p, "armci: a ticket lock held by another process", func() bool { return r.cpu.LoadUncached(p, serving, 8) == t }, serving)
+		r.cpu.SpinUntil(p, sim.Reason("armci: a ticket lock held by another process"), func() bool { return r.cpu.LoadUncached(p, serving, 8) == t }, serving)
 		return
 	}
 	for {

@@ -106,7 +106,7 @@ func (d *lfshmem) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 // WaitControl spins on the ready bits of my slots; each poll is a
 // PKT_READY_IS_SET of every slot.
 func (d *lfshmem) WaitControl(p *sim.Proc) {
-	d.cpu.SpinUntil(p, d.waitPacket, func() bool {
+	d.cpu.SpinUntil(p, sim.Reason(d.waitPacket), func() bool {
 		for i := 0; i < d.sh.procs; i++ {
 			if i != d.rank && d.w.ready(p, i, d.sh.slot(d.rank, i)) {
 				return true

@@ -57,7 +57,7 @@ type tasLock struct{ word mem.Addr }
 
 func (l *tasLock) acquire(p *sim.Proc, s *shm) error {
 	for s.cpu.TestAndSet(p, l.word) != 0 {
-		s.cpu.SpinUntil(p, "test-and-set lock held by another process", func() bool {
+		s.cpu.SpinUntil(p, sim.Reason("test-and-set lock held by another process"), func() bool {
 			return s.syncLoad(p, l.word) == 0
 		}, l.word)
 	}

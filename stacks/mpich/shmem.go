@@ -82,7 +82,7 @@ func (d *shmem) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 // WaitControl spins on my queue's tail.
 func (d *shmem) WaitControl(p *sim.Proc) {
 	q := &d.sh.queues[d.rank]
-	d.cpu.SpinUntil(p, d.waitPacket, func() bool {
+	d.cpu.SpinUntil(p, sim.Reason(d.waitPacket), func() bool {
 		return d.load(p, q.tail) != d.head
 	}, q.tail)
 }

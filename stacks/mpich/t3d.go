@@ -415,7 +415,7 @@ func (d *t3dDevice) WaitControl(p *sim.Proc) {
 		return
 	}
 	d.watchLists()
-	d.cpu.SpinUntil(p, d.waitPacket,
+	d.cpu.SpinUntil(p, sim.Reason(d.waitPacket),
 		func() bool { return d.arrived(p) }, d.watchPkts...)
 }
 
@@ -456,7 +456,7 @@ func (d *t3dDevice) waitRoomCached(p *sim.Proc) {
 		return
 	}
 	d.watchLists()
-	d.cpu.SpinUntil(p, d.waitRoom, func() bool {
+	d.cpu.SpinUntil(p, sim.Reason(d.waitRoom), func() bool {
 		for q := 0; q < d.l.procs; q++ {
 			if mm.Load64(d.l.credit(d.rank, q)) != d.seen[2*q] || mm.Load64(d.l.credit(d.rank, q)+8) != d.seen[2*q+1] {
 				return true

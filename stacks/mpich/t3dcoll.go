@@ -106,7 +106,7 @@ func (c *collRank) signal(p *sim.Proc, to int, arr []mem.Addr, k uint64) {
 // await spins until word from of this PE's array holds chunk k's number.
 func (c *collRank) await(p *sim.Proc, arr []mem.Addr, from int, k uint64, what string) {
 	a := arr[c.rank] + mem.Addr(8*from)
-	c.cpu.SpinUntil(p, fmt.Sprintf("rank %d: %s from rank %d (chunk %d, %s collectives)", c.rank, what, from, k, DeviceT3D),
+	c.cpu.SpinUntil(p, sim.Reason(fmt.Sprintf("rank %d: %s from rank %d (chunk %d, %s collectives)", c.rank, what, from, k, DeviceT3D)),
 		func() bool { return c.cpu.LoadUncached(p, a, 8) >= k }, a)
 }
 

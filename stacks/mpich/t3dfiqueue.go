@@ -197,7 +197,7 @@ func (x *t3dFIDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error
 // WaitControl spins on the ready word of my pool's next slot.
 func (x *t3dFIDevice) WaitControl(p *sim.Proc) {
 	slot := x.q.slot(x.d.rank, x.head) + 8*wReady
-	x.d.cpu.SpinUntil(p, x.waitPacket, func() bool { return x.d.peek(p, slot) == x.head+1 }, slot)
+	x.d.cpu.SpinUntil(p, sim.Reason(x.waitPacket), func() bool { return x.d.peek(p, slot) == x.head+1 }, slot)
 }
 
 // copySlot copies the packet in a receive-queue slot (number k of the

@@ -182,5 +182,5 @@ func (x *t3dQueueDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, er
 // WaitControl spins on the ready word of my queue's next slot.
 func (x *t3dQueueDevice) WaitControl(p *sim.Proc) {
 	slot := x.q.slot(x.d.rank, x.head)
-	x.d.cpu.SpinUntil(p, x.waitPacket, func() bool { return x.d.peek(p, slot) == x.head+1 }, slot)
+	x.d.cpu.SpinUntil(p, sim.Reason(x.waitPacket), func() bool { return x.d.peek(p, slot) == x.head+1 }, slot)
 }

@@ -96,7 +96,7 @@ func (x *Rank) Barrier(p *sim.Proc) error {
 // poller's cached copy: a poll after it is a memory access
 // (LoadUncached).
 func (x *Rank) waitWord(p *sim.Proc, a mem.Addr, v uint64, reason string) {
-	x.cpu.SpinUntil(p, fmt.Sprintf("scampi rank %d: %s", x.id, reason), func() bool {
+	x.cpu.SpinUntil(p, sim.Reason(fmt.Sprintf("scampi rank %d: %s", x.id, reason)), func() bool {
 		return x.cpu.LoadUncached(p, a, 8) == v
 	}, a)
 }

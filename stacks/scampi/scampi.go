@@ -581,7 +581,7 @@ func (x *Rank) spin(p *sim.Proc, q *request) {
 	}
 	x.watch, x.ackChans, x.ackWas = watch, acks, ackWas
 	x.why = spinWhy{x, q}
-	x.cpu.SpinUntilWhy(p, &x.why, func() bool {
+	x.cpu.SpinUntil(p, &x.why, func() bool {
 		if x.loadFresh(p, x.dir.Addr, 8) != dir {
 			return true
 		}

@@ -60,7 +60,7 @@ func (pt *point) latency(p *sim.Proc, pe int) error {
 				// Spin (uncached: remote writes leave the cache stale)
 				// until the round's word is there.
 				want := binary.LittleEndian.Uint64(word)
-				cpu.SpinUntil(p, "SHMEM latency: waiting for the word", func() bool {
+				cpu.SpinUntil(p, sim.Reason("SHMEM latency: waiting for the word"), func() bool {
 					return cpu.LoadUncached(p, buf.Addr, 8) == want
 				}, buf.Addr)
 				continue

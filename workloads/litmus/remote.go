@@ -161,7 +161,7 @@ func (x *remoteOnce) thread(p *sim.Proc, th int, prog []Instr, o remoteThread) {
 			o.fence(in.Kind)
 		case Spin:
 			if homes[in.Loc] == o.own {
-				cpu.SpinUntil(p, fmt.Sprintf("waiting for %s=%d", t.Locs[in.Loc], in.Val)+o.spinWhy, func() bool {
+				cpu.SpinUntil(p, sim.Reason(fmt.Sprintf("waiting for %s=%d", t.Locs[in.Loc], in.Val)+o.spinWhy), func() bool {
 					regs[in.Reg] = cpu.Load(p, addr[in.Loc], 8)
 					return regs[in.Reg] == in.Val
 				}, addr[in.Loc])

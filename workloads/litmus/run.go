@@ -568,7 +568,7 @@ func (r *runner) exec(p *sim.Proc, cpu *mem.CPU, in Instr, a mem.Addr) {
 		}
 	case Spin:
 		reason := fmt.Sprintf("waiting for %s=%d", r.t.Locs[in.Loc], in.Val)
-		cpu.SpinUntil(p, reason, func() bool {
+		cpu.SpinUntil(p, sim.Reason(reason), func() bool {
 			r.regs[in.Reg] = cpu.Load(p, a, 8)
 			return r.regs[in.Reg] == in.Val
 		}, a)

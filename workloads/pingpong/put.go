@@ -151,7 +151,7 @@ func MeasurePut(eng *sim.Engine, ones []Putter, n, reps, warmup int, seed uint64
 						x.PutWord(p, peer, peerFlag, msg+1)
 						continue
 					}
-					cpu.SpinUntil(p, fmt.Sprintf("rank %d: waiting for message %d's flag", rank, msg), func() bool {
+					cpu.SpinUntil(p, sim.Reason(fmt.Sprintf("rank %d: waiting for message %d's flag", rank, msg)), func() bool {
 						return cpu.LoadUncached(p, flag, 8) == msg+1
 					}, flag)
 					cpu.InvalidateRange(p, buf, n)
