@@ -46,6 +46,9 @@ type Processor interface {
 	// has one.
 	Compute(p *sim.Proc, cycles float64)
 	Execute(p *sim.Proc, code mem.Code, cycles float64)
+	// Delay waits d without touching memory: a back-off the protocol
+	// states in time ("a microsecond"), an idle wait.
+	Delay(p *sim.Proc, d sim.Time)
 	// Update is cycles of work on the n bytes at a: f sees them as the
 	// program does and what it leaves there is stored back (the program's
 	// own bytes: a mask, an envelope it builds). Reduce is cycles of work

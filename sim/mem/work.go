@@ -35,3 +35,7 @@ func (c *CPU) Reduce(p *sim.Proc, acc, in Addr, n, elem int, cycles float64, f f
 // nothing behind but what its result depends on: a machine may run it
 // again from the start.
 func (c *CPU) Poll(p *sim.Proc, check func() bool) bool { return check() }
+
+// Delay waits d without touching memory: a back-off stated in time, an
+// idle wait.
+func (c *CPU) Delay(p *sim.Proc, d sim.Time) { p.Sleep(d) }
