@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 )
@@ -87,9 +88,8 @@ var SumInt64 = Op{Name: "sum_int64", ElemBytes: 8, CyclesPerElem: combineCycles,
 // PE's program does: it reads both through the CPU (its cache, stale lines
 // included), writes the result through it, and is charged op's cycles per
 // element.
-func Combine(p *sim.Proc, cpu *mem.CPU, op Op, acc, in mem.Region) {
-	cpu.Compute(p, op.CyclesPerElem*float64(acc.Len/op.ElemBytes))
-	cpu.Fold(acc.Addr, in.Addr, acc.Len, op.ElemBytes, op.Combine)
+func Combine(p *sim.Proc, cpu machines.Processor, op Op, acc, in mem.Region) {
+	cpu.Reduce(p, acc.Addr, in.Addr, acc.Len, op.ElemBytes, op.CyclesPerElem*float64(acc.Len/op.ElemBytes), op.Combine)
 }
 
 // HighBit is the largest power of two not above n (1 for n < 2).

@@ -204,7 +204,7 @@ func (l *Lib) Size() int { return len(l.pes) }
 // and its protocol state. Its methods are called from that PE's process.
 type PE struct {
 	lib  *Lib
-	cpu  *mem.CPU
+	cpu  machines.Processor
 	rank int
 	size int
 
@@ -221,7 +221,7 @@ type PE struct {
 // PEs write remotely, and its staging block, which only it uses.
 func (l *Lib) newPE(x *PE, i int) error {
 	n := l.m.Procs()
-	*x = PE{lib: l, cpu: l.m.CPU(i), rank: i, size: n}
+	*x = PE{lib: l, cpu: machines.ProcessorOf(l.m, i), rank: i, size: n}
 	for _, b := range []struct {
 		at     *mem.Addr
 		name   string
@@ -255,7 +255,7 @@ func (x *PE) Size() int { return x.size }
 
 // CPU is the PE's processor (for workloads that fill and check buffers as
 // the PE's program sees them).
-func (x *PE) CPU() *mem.CPU { return x.cpu }
+func (x *PE) CPU() *mem.CPU { return x.lib.m.CPU(x.rank) }
 
 // Buffer allocates n bytes of the PE's memory for user data, where other
 // PEs' puts reach it (a synchronous send puts straight into the receive

@@ -247,7 +247,7 @@ func (x *PE) sendPiece(p *sim.Proc, data mem.Region, dst, tag, total, off int) e
 		if err := x.checkOverflow(p); err != nil {
 			return err
 		}
-		p.Sleep(backoff)
+		x.cpu.Delay(p, backoff)
 		backoff = min(2*backoff, a.maxRetry)
 	}
 	rslot := dstPool.slot(int(idx))
@@ -520,9 +520,11 @@ func (x *PE) Irecv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Request, e
 }
 
 // storeWords stores consecutive 8-byte words at a in the PE's staging
-// memory, one CPU store each (mem.CPU.StoreWords), and fences (the Alpha's
-// MB) so that they are in memory before a put reads them.
+// memory, one CPU store each, and fences (the Alpha's MB) so that they are
+// in memory before a put reads them.
 func (x *PE) storeWords(p *sim.Proc, a mem.Addr, words ...uint64) {
-	x.cpu.StoreWords(p, a, words...)
+	for i, w := range words {
+		x.cpu.Store(p, a+mem.Addr(8*i), 8, w)
+	}
 	x.cpu.Fence(p)
 }

@@ -65,7 +65,7 @@ func asyncExchangeWith(t *testing.T, n, msgs int, params Params, waitUs, memcpyM
 			b := buffer(t, x, n)
 			fill(b.Bytes(), 7)
 			must(t, x.needAsync("test")) // the pool, set up before the clock starts
-			before := x.cpu.Stats()
+			before := x.CPU().Stats()
 			for i := 0; i < msgs; i++ {
 				if me == 0 {
 					must(t, x.AsyncSend(p, b, 1, i))
@@ -84,7 +84,7 @@ func asyncExchangeWith(t *testing.T, n, msgs int, params Params, waitUs, memcpyM
 					t.Errorf("message %d: %+v, corrupted or short", i, st)
 				}
 			}
-			s := x.cpu.Stats()
+			s := x.CPU().Stats()
 			stats[me] = mem.Stats{Copies: s.Copies - before.Copies, CopiedBytes: s.CopiedBytes - before.CopiedBytes}
 			end[me] = p.Now()
 		})

@@ -294,7 +294,7 @@ func openLAPI(l LAPI, par Params, out *stacks.World) error {
 	w := &world{m: l, par: par}
 	n := l.Procs()
 	for i := 0; i < n; i++ {
-		r := &Rank{w: w, id: i, cpu: l.CPU(i),
+		r := &Rank{w: w, id: i, cpu: machines.ProcessorOf(l, i),
 			getC: l.NewCounter(i), reply: l.NewCounter(i), arrived: l.NewCounter(i), release: l.NewCounter(i),
 			cmpl: make([]*lapi.Counter, n), issued: make([]int, n), inbuf: make([]mem.Region, n),
 		}
@@ -334,7 +334,7 @@ type world struct {
 type Rank struct {
 	w   *world
 	id  int
-	cpu *mem.CPU
+	cpu machines.Processor
 	mu  lapi.Mutex // guards accumulate and read-modify-write at this rank
 	hh  lapi.AMHeader
 
@@ -359,7 +359,7 @@ func (r *Rank) Rank() int { return r.id }
 func (r *Rank) Size() int { return len(r.w.ranks) }
 
 // CPU is the rank's processor.
-func (r *Rank) CPU() *mem.CPU { return r.cpu }
+func (r *Rank) CPU() *mem.CPU { return r.w.m.CPU(r.id) }
 
 // Buffer allocates n bytes of private memory.
 func (r *Rank) Buffer(n int) (mem.Region, error) { return r.w.m.Alloc(r.id, "user", n) }

@@ -181,7 +181,7 @@ func TestAccumulateManyNodes(t *testing.T) {
 			r.AllFence(p)
 			r.Barrier(p)
 			if r.id == 0 {
-				x = append([]byte(nil), r.cpu.Memory().Bytes(addrs[0], sz)...)
+				x = append([]byte(nil), r.CPU().Memory().Bytes(addrs[0], sz)...)
 			}
 		})
 		_ = m

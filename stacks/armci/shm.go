@@ -44,7 +44,7 @@ import (
 // readySet is PKT_READY_SET: it stores v into the word at a so that every
 // earlier store of this process is visible first and the word itself is
 // visible on return (sync, store, sync).
-func readySet(p *sim.Proc, c *mem.CPU, a mem.Addr, v uint64) {
+func readySet(p *sim.Proc, c machines.Processor, a mem.Addr, v uint64) {
 	c.Fence(p)
 	c.Store(p, a, 8, v)
 	c.Fence(p)
@@ -52,14 +52,14 @@ func readySet(p *sim.Proc, c *mem.CPU, a mem.Addr, v uint64) {
 
 // readyIsSet is PKT_READY_IS_SET: it reads the word at a from memory, not
 // from a (stale) copy in the cache.
-func readyIsSet(p *sim.Proc, c *mem.CPU, a mem.Addr) bool {
+func readyIsSet(p *sim.Proc, c machines.Processor, a mem.Addr) bool {
 	return syncLoad(p, c, a) != 0
 }
 
 // syncLoad reads a word other processes write: from memory (an uncached
 // load), or, where the hardware keeps caches coherent (mem.CPU.Coherent:
 // a bus-snooping SMP), a plain load, which sees the last store.
-func syncLoad(p *sim.Proc, c *mem.CPU, a mem.Addr) uint64 {
+func syncLoad(p *sim.Proc, c machines.Processor, a mem.Addr) uint64 {
 	if c.Coherent() {
 		return c.Load(p, a, 8)
 	}
@@ -92,7 +92,7 @@ func (w *shmWorld) barrierWord(i int) mem.Addr {
 type shmRank struct {
 	w       *shmWorld
 	id      int
-	cpu     *mem.CPU
+	cpu     machines.Processor
 	tmp     mem.Region
 	nallocs int
 	sense   uint64
@@ -134,7 +134,7 @@ func openShared(m machines.SharedSegments, par Params, mp MessagePassing, out *s
 		}
 	}
 	for i := 0; i < m.Procs(); i++ {
-		r := &shmRank{w: w, id: i, cpu: m.CPU(i)}
+		r := &shmRank{w: w, id: i, cpu: machines.ProcessorOf(m, i)}
 		if r.tmp, err = m.Alloc(i, "armci buffer", par.BufferBytes); err != nil {
 			return fmt.Errorf("armci: %w", err)
 		}
@@ -146,7 +146,7 @@ func openShared(m machines.SharedSegments, par Params, mp MessagePassing, out *s
 
 func (r *shmRank) Rank() int                        { return r.id }
 func (r *shmRank) Size() int                        { return len(r.w.ranks) }
-func (r *shmRank) CPU() *mem.CPU                    { return r.cpu }
+func (r *shmRank) CPU() *mem.CPU                    { return r.w.m.CPU(r.id) }
 func (r *shmRank) Buffer(n int) (mem.Region, error) { return r.w.m.Alloc(r.id, "user", n) }
 
 // Malloc: each rank creates a shared segment for its part (shmget), writes
@@ -389,12 +389,9 @@ func (r *shmRank) acc(p *sim.Proc, t stacks.AccType, scale complex128, segs []se
 	for _, c := range chunks(segs, r.w.par.BufferBytes, t.Size()) {
 		for _, g := range c {
 			machines.Memcpy(m, p, r.id, r.tmp.Addr, g.dst, g.n)
-			x, y := make([]byte, g.n), make([]byte, g.n)
-			r.cpu.Peek(r.tmp.Addr, x)
-			r.cpu.Peek(g.src, y)
-			accumulate(t, scale, x, y)
-			r.cpu.Compute(p, float64(accCyclesPerElem*g.n/t.Size()))
-			r.cpu.Poke(r.tmp.Addr, x)
+			r.cpu.Reduce(p, r.tmp.Addr, g.src, g.n, t.Size(), float64(accCyclesPerElem*g.n/t.Size()), func(x, y []byte) {
+				accumulate(t, scale, x, y)
+			})
 			machines.Memcpy(m, p, r.id, g.dst, r.tmp.Addr, g.n)
 		}
 	}

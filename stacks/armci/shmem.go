@@ -92,7 +92,7 @@ type shmemWorld struct {
 type shmemRank struct {
 	w       *shmemWorld
 	id      int
-	cpu     *mem.CPU
+	cpu     machines.Processor
 	lock    mem.Addr   // this rank's lock word(s)
 	tmp     mem.Region // the requester's copy of a block being accumulated
 	flags   mem.Addr   // the dissemination barrier's flag words, one per round
@@ -119,7 +119,7 @@ func openSHMEM(m shmemVerbs, par Params, out *stacks.World) error {
 		lockBytes = 16
 	}
 	for i := 0; i < n; i++ {
-		r := &shmemRank{w: w, id: i, cpu: m.CPU(i), pending: make([]bool, n), flagged: make([]bool, n)}
+		r := &shmemRank{w: w, id: i, cpu: machines.ProcessorOf(m, i), pending: make([]bool, n), flagged: make([]bool, n)}
 		// Words others reach remotely are mapped where the machine must map
 		// them (set-up: no cost).
 		l, err := machines.MapRemote(m.RemoteWrite, nil, i, i, "armci lock", lockBytes)
@@ -145,7 +145,7 @@ func openSHMEM(m shmemVerbs, par Params, out *stacks.World) error {
 
 func (r *shmemRank) Rank() int                        { return r.id }
 func (r *shmemRank) Size() int                        { return len(r.w.ranks) }
-func (r *shmemRank) CPU() *mem.CPU                    { return r.cpu }
+func (r *shmemRank) CPU() *mem.CPU                    { return r.w.m.CPU(r.id) }
 func (r *shmemRank) Buffer(n int) (mem.Region, error) { return r.w.m.Alloc(r.id, "user", n) }
 
 // Malloc: the same allocations in the same order give the same address
@@ -388,12 +388,9 @@ func (r *shmemRank) acc(p *sim.Proc, t stacks.AccType, scale complex128, segs []
 			// T3D's caches are not coherent with them).
 			m.rd.Get(p, r.id, proc, r.tmp.Addr, g.dst, g.n)
 			r.cpu.InvalidateRange(p, r.tmp.Addr, g.n)
-			x, y := make([]byte, g.n), make([]byte, g.n)
-			r.cpu.Peek(r.tmp.Addr, x)
-			r.cpu.Peek(g.src, y)
-			accumulate(t, scale, x, y)
-			r.cpu.Compute(p, float64(accCyclesPerElem*g.n/t.Size()))
-			r.cpu.Poke(r.tmp.Addr, x)
+			r.cpu.Reduce(p, r.tmp.Addr, g.src, g.n, t.Size(), float64(accCyclesPerElem*g.n/t.Size()), func(x, y []byte) {
+				accumulate(t, scale, x, y)
+			})
 			m.Put(p, r.id, proc, g.dst, r.tmp.Addr, g.n)
 			r.quiet(p) // tmp is reused for the next block
 		}

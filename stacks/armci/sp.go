@@ -145,8 +145,7 @@ func (r *Rank) get(p *sim.Proc, segs []seg, s *stacks.Strided, proc int) error {
 		} else {
 			desc = encodeVector(nil, c, true)
 		}
-		r.cpu.Compute(p, float64(descCyclesPerBlock*len(c)))
-		r.out.Mem.Write(r.out.Addr, desc)
+		r.cpu.Update(p, r.out.Addr, len(desc), float64(descCyclesPerBlock*len(c)), func(b []byte) { copy(b, desc) })
 		uh := makeUhdr(opGet, 0, 0, r.id, r.out.Addr, 0, 0, len(desc))
 		m.Amsend(p, r.id, proc, r.w.ranks[proc].hh, uh, r.out.Addr, len(desc), nil, nil, nil)
 		m.Waitcntr(p, r.id, r.reply, 1)
@@ -168,7 +167,7 @@ func (r *Rank) put(p *sim.Proc, op byte, t stacks.AccType, scale complex128, seg
 	m := r.w.m
 	if proc == r.id {
 		if op == opAcc {
-			r.accLocal(p, t, scale, segs, func(g seg, y []byte) { r.cpu.Peek(g.src, y) })
+			r.accLocal(p, t, scale, segs, func(g seg) mem.Addr { return g.src })
 			return nil
 		}
 		for _, g := range segs {
@@ -205,8 +204,11 @@ func (r *Rank) put(p *sim.Proc, op byte, t stacks.AccType, scale complex128, seg
 			off += g.n
 		}
 		if op == opPut && off <= r.w.par.ShortPutBytes {
-			// Short: the descriptor and the data ride in the user header.
-			uh := append(makeUhdr(opPutShort, 0, 0, r.id, 0, 0, 0, len(desc)), r.out.Mem.Bytes(r.out.Addr, off)...)
+			// Short: the descriptor and the data ride in the user header,
+			// which LAPI_Amsend takes from the buffer (the program leaves
+			// the buffer's bytes as they are).
+			uh := makeUhdr(opPutShort, 0, 0, r.id, 0, 0, 0, len(desc))
+			r.cpu.Update(p, r.out.Addr, off, 0, func(b []byte) { uh = append(uh, b...) })
 			m.Amsend(p, r.id, proc, r.w.ranks[proc].hh, uh, 0, 0, nil, nil, r.cmpl[proc])
 			r.issued[proc]++
 			continue
@@ -218,18 +220,16 @@ func (r *Rank) put(p *sim.Proc, op byte, t stacks.AccType, scale complex128, seg
 	return nil
 }
 
-// accLocal accumulates into this rank's memory under its mutex; y fills
-// a block's operand.
-func (r *Rank) accLocal(p *sim.Proc, t stacks.AccType, scale complex128, segs []seg, y func(seg, []byte)) {
+// accLocal accumulates into this rank's memory under its mutex; src is
+// where a block's operand is. The blocks are combined in turn and their
+// work charged as one.
+func (r *Rank) accLocal(p *sim.Proc, t stacks.AccType, scale complex128, segs []seg, src func(seg) mem.Addr) {
 	m := r.w.m
 	m.Lock(p, &r.mu)
 	elems := 0
+	f := func(x, y []byte) { accumulate(t, scale, x, y) }
 	for _, g := range segs {
-		x, yb := make([]byte, g.n), make([]byte, g.n)
-		r.cpu.Peek(g.dst, x)
-		y(g, yb)
-		accumulate(t, scale, x, yb)
-		r.cpu.Poke(g.dst, x)
+		r.cpu.Reduce(p, g.dst, src(g), g.n, t.Size(), 0, f)
 		elems += g.n / t.Size()
 	}
 	r.cpu.Compute(p, float64(accCyclesPerElem*elems))
@@ -297,7 +297,7 @@ func (r *Rank) serve(p *sim.Proc, a *lapi.AM) {
 	in := r.inbuf[a.Src]
 	dlen := int(le.Uint32(a.Uhdr[40:]))
 	desc := make([]byte, dlen)
-	r.cpu.Peek(in.Addr, desc)
+	r.cpu.Update(p, in.Addr, dlen, 0, func(b []byte) { copy(desc, b) })
 	blocks, _, err := decode(desc)
 	if err != nil {
 		m.Engine().Fail(fmt.Errorf("armci: rank %d serving rank %d: %w", r.id, a.Src, err))
@@ -324,9 +324,10 @@ func (r *Rank) serve(p *sim.Proc, a *lapi.AM) {
 		t := stacks.AccType(a.Uhdr[1])
 		scale := complex(math.Float64frombits(le.Uint64(a.Uhdr[16:])), math.Float64frombits(le.Uint64(a.Uhdr[24:])))
 		off := in.Addr + mem.Addr(dlen)
-		r.accLocal(p, t, scale, blocks, func(g seg, y []byte) {
-			r.cpu.Peek(off, y)
+		r.accLocal(p, t, scale, blocks, func(g seg) mem.Addr {
+			a := off
 			off += mem.Addr(g.n)
+			return a
 		})
 	}
 }
@@ -347,7 +348,7 @@ func (r *Rank) putShort(p *sim.Proc, a *lapi.AM) {
 	le := binary.LittleEndian
 	in := r.inbuf[a.Src]
 	body := a.Uhdr[uhdrLen:]
-	r.cpu.Memory().Write(in.Addr, body)
+	r.cpu.Update(p, in.Addr, len(body), 0, func(b []byte) { copy(b, body) })
 	blocks, _, err := decode(body)
 	if err != nil {
 		r.w.m.Engine().Fail(fmt.Errorf("armci: rank %d: short put from rank %d: %w", r.id, a.Src, err))
