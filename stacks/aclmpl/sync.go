@@ -158,7 +158,7 @@ func (x *PE) SendRecv(p *sim.Proc, sbuf mem.Region, dst int, rbuf mem.Region, sr
 }
 
 // spinWhy is what a receive or send spins on, formatted only when a report
-// or trace needs it (mem.CPU.SpinUntilWhy): a spin on every message costs
+// or trace needs it (Processor.SpinUntil's why): a spin on every message costs
 // no formatting.
 type spinWhy struct {
 	rank, peer int32

@@ -57,7 +57,7 @@ func readyIsSet(p *sim.Proc, c machines.Processor, a mem.Addr) bool {
 }
 
 // syncLoad reads a word other processes write: from memory (an uncached
-// load), or, where the hardware keeps caches coherent (mem.CPU.Coherent:
+// load), or, where the hardware keeps caches coherent (Processor.Coherent:
 // a bus-snooping SMP), a plain load, which sees the last store.
 func syncLoad(p *sim.Proc, c machines.Processor, a mem.Addr) uint64 {
 	if c.Coherent() {
