@@ -549,7 +549,7 @@ func flatten(err error, out *[]string) {
 // rendezvous) and rounds of pairwise exchanges, and returns the time each
 // receive completed, in each rank's order, the run's end, its events and
 // the scans a put landing during them moved.
-func scanTraffic(t *testing.T, pes int, params Params, seed uint64, stepByStep bool) (times []sim.Time, events, cut uint64) {
+func scanTraffic(t *testing.T, pes int, params Params, seed uint64, stepByStep bool) (times []sim.Time, events uint64) {
 	t.Helper()
 	eng := sim.NewEngine(seed)
 	eng.SetStepByStep(stepByStep)
@@ -619,11 +619,8 @@ func scanTraffic(t *testing.T, pes int, params Params, seed uint64, stepByStep b
 	}
 	for i := 0; i < pes; i++ {
 		times = append(times, done[i]...)
-		if d := t3dOf(w.Rank(i).dev); d.words != nil {
-			cut += d.words.Cut()
-		}
 	}
-	return append(times, eng.Now()), eng.Events(), cut
+	return append(times, eng.Now()), eng.Events()
 }
 
 // TestT3DScanMatchesLoadByLoad: ch_t3d's receive scan as one timed
@@ -635,7 +632,6 @@ func scanTraffic(t *testing.T, pes int, params Params, seed uint64, stepByStep b
 // header's stores as one run of steps (mem.CPU.StoreWords), and the shared
 // receive queue (a queue of one or two packets: senders find it full).
 func TestT3DScanMatchesLoadByLoad(t *testing.T) {
-	var cuts uint64
 	for _, tc := range []struct {
 		pes   int
 		ring  int
@@ -648,8 +644,8 @@ func TestT3DScanMatchesLoadByLoad(t *testing.T) {
 			params := DefaultParamsFor(DeviceT3D)
 			params.RingPackets, params.ReceiveQueue = tc.ring, tc.queue
 			params.QueuePackets = tc.ring
-			one, ev1, cut := scanTraffic(t, tc.pes, params, tc.seed, false)
-			byLoad, evN, _ := scanTraffic(t, tc.pes, params, tc.seed, true)
+			one, ev1 := scanTraffic(t, tc.pes, params, tc.seed, false)
+			byLoad, evN := scanTraffic(t, tc.pes, params, tc.seed, true)
 			if !slices.Equal(one, byLoad) {
 				for i := range min(len(one), len(byLoad)) {
 					if one[i] != byLoad[i] {
@@ -661,12 +657,8 @@ func TestT3DScanMatchesLoadByLoad(t *testing.T) {
 			if ev1 > evN {
 				t.Errorf("merged: %d events, step by step %d", ev1, evN)
 			}
-			t.Logf("events %d against %d step by step; %d scans cut by a put", ev1, evN, cut)
-			cuts += cut
+			t.Logf("events %d against %d step by step", ev1, evN)
 		})
-	}
-	if cuts == 0 {
-		t.Error("no put landed in the middle of a scan: the comparison did not cover it")
 	}
 }
 
