@@ -623,14 +623,14 @@ func scanTraffic(t *testing.T, pes int, params Params, seed uint64, stepByStep b
 	return append(times, eng.Now()), eng.Events()
 }
 
-// TestT3DScanMatchesLoadByLoad: ch_t3d's receive scan as one timed
-// operation (mem.CPU.ScanUncached) gives the same simulated times, to the
-// picosecond, as the loads issued one by one when the engine runs step by
-// step (sim.Engine.SetStepByStep), on small partitions with short, eager
-// and rendezvous traffic, one-packet rings (senders wait for credit) and
-// puts that land in the middle of a scan; in fewer events. So do a packet
-// header's stores as one run of steps (mem.CPU.StoreWords), and the shared
-// receive queue (a queue of one or two packets: senders find it full).
+// TestT3DScanMatchesLoadByLoad: ch_t3d's receive path as the engine runs
+// it (its scan one poll, machines.Processor.Poll; its waits spins that
+// sleep until a watched word is written) gives the same simulated times,
+// to the picosecond, as step by step (sim.Engine.SetStepByStep), on small
+// partitions with short, eager and rendezvous traffic, one-packet rings
+// (senders wait for credit) and puts that land in the middle of a scan;
+// in no more events. So does the shared receive queue (a queue of one or
+// two packets: senders find it full) and the fetch-and-increment pool.
 func TestT3DScanMatchesLoadByLoad(t *testing.T) {
 	for _, tc := range []struct {
 		pes   int
