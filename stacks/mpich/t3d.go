@@ -139,7 +139,7 @@ type t3dDevice struct {
 	watchPkts, watchAll []mem.Addr
 	// The spin-wait reasons, formatted once: a wait is frequent, a report
 	// naming it rare.
-	waitPacket, waitRoom sim.Reason
+	waitPacket, waitRoom fmt.Stringer
 }
 
 // newT3DDevices sets up ch_t3d's per-PE state on every process of m: the

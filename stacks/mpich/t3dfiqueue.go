@@ -114,7 +114,7 @@ type t3dFIDevice struct {
 	head  uint64 // the slot to read next
 	stats FIStats
 	// The spin-wait reason, formatted once.
-	waitPacket sim.Reason
+	waitPacket fmt.Stringer
 }
 
 // newT3DFIDevices gives ch_t3d's devices (their data half) a pool of

@@ -87,7 +87,7 @@ type t3dQueueDevice struct {
 	head  uint64     // packets consumed from my queue
 	state mem.Region // where the get of a queue's tail and head lands
 	// The spin-wait reason, formatted once.
-	waitPacket sim.Reason
+	waitPacket fmt.Stringer
 }
 
 // newT3DQueueDevices gives ch_t3d's devices (their data half) shared
