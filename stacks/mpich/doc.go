@@ -97,13 +97,13 @@
 //     blocks, "indexed by receiving PE. This avoids the need for locks",
 //     papers/aclmpl-t3d.txt 4.1); the receiver scans the next slot of
 //     every sender's ring and puts the count it consumed back into the
-//     sender's memory (the sender's credit). The scan is the CPU's run of
-//     uncached loads (mem.CPU.ScanUncached: one timed operation where the
-//     engine merges steps, a put landing mid-scan seen by the loads after
-//     it) and its waits sleep until a ready word or credit of its word set
-//     moves (mem.WordSet): events follow the packets, not the number of
-//     senders scanned. receive_queue shared (t3dqueue.go) is MPICH's
-//     ch_shmem queue design on remote memory: one packet queue per PE in
+//     sender's memory (the sender's credit). The scan is one poll of
+//     uncached loads of the senders' next ready words
+//     (machines.Processor.Poll: a put landing mid-scan is seen by the loads
+//     after it), and its waits are spins on those words and the credits
+//     (Processor.SpinUntil), which sleep until one of them is written.
+//     receive_queue shared (t3dqueue.go) is MPICH's ch_shmem queue design
+//     on remote memory: one packet queue per PE in
 //     its memory, which a sender appends to under a lock taken with an
 //     atomic swap (machines.Swap), reading tail and head with one remote
 //     read (machines.RemoteRead) and backing off while the queue is full.

@@ -93,7 +93,7 @@ func (d *lfshmem) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 		if !d.w.ready(p, i, slot) { // PKT_READY_IS_SET(slots[i][myid].ready)
 			continue
 		}
-		if err := copyOut(p, d.w, d.rank, pkt, slot, i, d.sh.procs, d.sh.slotBytes); err != nil {
+		if _, err := copyOut(p, d.w, d.rank, pkt, slot, i, d.sh.procs, d.sh.slotBytes); err != nil {
 			return i, false, err
 		}
 		d.readySet(p, slot, 0) // the slot is empty again
@@ -258,21 +258,22 @@ type copier interface {
 
 // copyOut copies the packet in a slot (header, then its inline data) into
 // the private buffer pkt with the library memcpy (on the SX-4, vector
-// moves, which bypass the cache).
-func copyOut(p *sim.Proc, c copier, rank int, pkt mem.Region, slot mem.Addr, from, procs, slotBytes int) error {
+// moves, which bypass the cache). It returns the sender the header names
+// (from, where the caller knows it).
+func copyOut(p *sim.Proc, c copier, rank int, pkt mem.Region, slot mem.Addr, from, procs, slotBytes int) (int, error) {
 	c.memcpy(p, pkt.Addr, slot, HeaderBytes)
 	h, err := decode(pkt, rank, from, procs, p.Now())
 	if err != nil {
-		return err
+		return from, err
 	}
 	if h.kind == pktShort {
 		if h.len < 0 || HeaderBytes+h.len > slotBytes {
-			return &CorruptionError{Rank: rank, From: h.src, Offset: 8 * wLen, At: p.Now(),
+			return h.src, &CorruptionError{Rank: rank, From: h.src, Offset: 8 * wLen, At: p.Now(),
 				What: fmt.Sprintf("gives a short-message length of %d bytes (stale contents)", h.len)}
 		}
 		c.memcpy(p, pkt.Addr+HeaderBytes, slot+HeaderBytes, h.len)
 	}
-	return nil
+	return h.src, nil
 }
 
 // poolData is the data half of the Device of both shared-memory devices:

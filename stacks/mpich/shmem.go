@@ -66,7 +66,8 @@ func (d *shmem) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 	}
 	k := int(d.head % uint64(d.sh.depth))
 	slot := q.ring + mem.Addr(k*d.sh.slotBytes)
-	if err := copyOut(p, d.shm, d.rank, pkt, slot, -1, d.sh.procs, d.sh.slotBytes); err != nil {
+	from, err := copyOut(p, d.shm, d.rank, pkt, slot, -1, d.sh.procs, d.sh.slotBytes)
+	if err != nil {
 		var ce *CorruptionError
 		if errors.As(err, &ce) && ce.From < 0 {
 			ce.Where = fmt.Sprintf("queue of rank %d, slot %d", d.rank, k)
@@ -75,7 +76,6 @@ func (d *shmem) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 	}
 	d.head++
 	d.readySet(p, q.head, d.head)
-	from := int(pkt.Mem.Load64(pkt.Addr + 8*wSrc))
 	return from, true, nil
 }
 

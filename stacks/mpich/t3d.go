@@ -50,6 +50,7 @@ type t3dLayout struct {
 	procs, ring, slotBytes, eagerBytes int
 	device                             string             // the device whose data half this is (ch_t3d, or ch_lfshmem across nodes)
 	rings, ctl                         []mem.Addr         // base in each PE
+	mems                               []*mem.Memory      // each PE's memory (of its control blocks)
 	eager                              []map[int]mem.Addr // [receiver]: each sender's eager buffer, once used
 	eagerOf                            []map[mem.Addr]int // [receiver]: the sender of each eager buffer there
 }
@@ -107,7 +108,7 @@ func (l *t3dLayout) credit(at, peer int) mem.Addr { return l.ctl[at] + mem.Addr(
 type t3dDevice struct {
 	m      machines.RemoteWrite
 	rank   int
-	cpu    *mem.CPU
+	cpu    machines.Processor
 	l      *t3dLayout
 	fences bool
 	cached bool
@@ -128,18 +129,17 @@ type t3dDevice struct {
 	esent, erel []uint64 // eager buffers used at each PE, released to each PE
 	next        int      // the sender whose ring the scan looks at first
 	seen        []uint64 // control words as last loaded by a send or seen by WaitRoom
-	// words are the words the receive path polls, for the scan and the
-	// waits (mem.WordSet; built on first use). Entry s < procs is sender
-	// s's ring (its next slot's ready word), entry procs+2q and
-	// procs+2q+1 peer q's credit and released counts (ready when they
-	// moved since seen).
-	words *mem.WordSet
+	// watch lists the words the uncached waits read (listed on first
+	// use): first each other sender's ring, by the ready word of its next
+	// slot (moved on by take), then each peer's credit and released
+	// counts. WaitControl watches the rings, WaitRoom all.
+	watch []mem.Addr
 	// watchPkts and watchAll: the words the waits through the cache
 	// (ready_bit_cached) watch, listed on first use.
 	watchPkts, watchAll []mem.Addr
 	// The spin-wait reasons, formatted once: a wait is frequent, a report
 	// naming it rare.
-	waitPacket, waitRoom string
+	waitPacket, waitRoom fmt.Stringer
 }
 
 // newT3DDevices sets up ch_t3d's per-PE state on every process of m: the
@@ -166,15 +166,16 @@ func newT3DDevices(m machines.RemoteWrite, params Params, rings bool) ([]*t3dDev
 			return nil, fmt.Errorf("mpich %s: PE %d: control blocks: %w", params.Device, i, err)
 		}
 		l.ctl = append(l.ctl, ctl.Addr)
+		l.mems = append(l.mems, ctl.Mem)
 	}
 	devs := make([]*t3dDevice, n)
 	for i := range devs {
-		d := &t3dDevice{m: m, rank: i, cpu: m.CPU(i), l: l, fences: params.Fences, cached: params.ReadyBitCached,
+		d := &t3dDevice{m: m, rank: i, cpu: machines.ProcessorOf(m, i), l: l, fences: params.Fences, cached: params.ReadyBitCached,
 			quietOrder: !ordered,
 			esent:      make([]uint64, n), erel: make([]uint64, n),
 			seen:       make([]uint64, 2*n),
-			waitPacket: fmt.Sprintf("rank %d: waiting for a packet (%s rings)", i, params.Device),
-			waitRoom:   fmt.Sprintf("rank %d: waiting for a free packet slot or eager buffer (%s credits)", i, params.Device)}
+			waitPacket: sim.Reason(fmt.Sprintf("rank %d: waiting for a packet (%s rings)", i, params.Device)),
+			waitRoom:   sim.Reason(fmt.Sprintf("rank %d: waiting for a free packet slot or eager buffer (%s credits)", i, params.Device))}
 		if rings {
 			d.sent, d.recvd = make([]uint64, n), make([]uint64, n)
 		}
@@ -192,38 +193,44 @@ func newT3DDevices(m machines.RemoteWrite, params Params, rings bool) ([]*t3dDev
 
 func (d *t3dDevice) Name() string { return DeviceT3D }
 
-// wordSet is the device's word set, built on first use from the current
-// state: each sender's next ring slot, each peer's counts as last seen.
-func (d *t3dDevice) wordSet() *mem.WordSet {
-	if d.words != nil {
-		return d.words
+// readyWord is the ready word of sender s's next slot in this PE's ring:
+// what the receiver polls for s's next packet.
+func (d *t3dDevice) readyWord(s int) mem.Addr {
+	return d.l.slot(d.rank, s, d.recvd[s]) + 8*wReady
+}
+
+// watchIndex is sender s's entry in watch (the entries skip this PE).
+func (d *t3dDevice) watchIndex(s int) int {
+	if s > d.rank {
+		return s - 1
 	}
-	l, n := d.l, d.l.procs
-	w := d.cpu.NewWordSet(3 * n)
+	return s
+}
+
+// watched lists the words the uncached waits watch (see watch), on first
+// use: each other sender's next ready word, then each peer's counts.
+func (d *t3dDevice) watched() []mem.Addr {
+	if d.watch != nil {
+		return d.watch
+	}
+	n := d.l.procs
+	d.watch = make([]mem.Addr, 0, 3*(n-1))
+	for s := 0; s < n; s++ {
+		if s != d.rank {
+			d.watch = append(d.watch, d.readyWord(s))
+		}
+	}
 	for q := 0; q < n; q++ {
-		if q == d.rank {
-			continue
-		}
-		w.Watch(q, l.slot(d.rank, q, 0), l.ring*l.slotBytes)
-		w.Expect(q, l.slot(d.rank, q, d.recvd[q]), d.recvd[q]+1)
-		for k := 0; k < 2; k++ {
-			c := l.credit(d.rank, q) + mem.Addr(8*k)
-			w.Watch(n+2*q+k, c, 8)
-			w.ExpectChange(n+2*q+k, c, d.seen[2*q+k])
+		if q != d.rank {
+			d.watch = append(d.watch, d.l.credit(d.rank, q), d.l.credit(d.rank, q)+8)
 		}
 	}
-	d.words = w
-	return w
+	return d.watch
 }
 
 // saw records a control word (peer q's credit, k 0, or released count,
 // k 1) as last loaded: a wait for room ends when it moves.
-func (d *t3dDevice) saw(q, k int, v uint64) {
-	d.seen[2*q+k] = v
-	if d.words != nil && q != d.rank {
-		d.words.ExpectChange(d.l.procs+2*q+k, d.l.credit(d.rank, q)+mem.Addr(8*k), v)
-	}
-}
+func (d *t3dDevice) saw(q, k int, v uint64) { d.seen[2*q+k] = v }
 
 // watchLists lists the words the waits through the cache watch: every
 // slot of every sender's ring, and the control blocks.
@@ -255,15 +262,6 @@ func (d *t3dDevice) load(p *sim.Proc, a mem.Addr) uint64 {
 		return d.cpu.Load(p, a, 8)
 	}
 	return d.cpu.LoadUncached(p, a, 8)
-}
-
-// peek reads a ready word for the wake-up test of a spin-wait (untimed:
-// the scan that follows, ReadControl, issues and pays the real loads).
-func (d *t3dDevice) peek(p *sim.Proc, a mem.Addr) uint64 {
-	if d.cached {
-		return d.cpu.Load(p, a, 8)
-	}
-	return d.cpu.Memory().Load64(a)
 }
 
 // invalidate drops this PE's cached lines of [a, a+n), which another PE's
@@ -335,22 +333,41 @@ func (d *t3dDevice) putPacket(p *sim.Proc, dest int, slot mem.Addr, pkt mem.Regi
 	d.m.Put(p, d.rank, dest, slot, pkt.Addr, HeaderBytes)
 }
 
-// ready reports whether sender s's next packet is in its slot.
+// ready reports whether sender s's next packet is in its slot, read
+// through the cache (ready_bit_cached).
 func (d *t3dDevice) ready(p *sim.Proc, s int) bool {
-	return d.peek(p, d.l.slot(d.rank, s, d.recvd[s])) == d.recvd[s]+1
+	return d.cpu.Load(p, d.readyWord(s), 8) == d.recvd[s]+1
 }
 
 // ReadControl scans the next slot of each sender's ring, starting after the
 // sender it last read from; it copies the first full one out, and puts the
 // new consumed count (the credit) into the sender's memory. The scan is
-// the CPU's run of uncached loads of the ready words up to the full one
-// (mem.CPU.ScanUncached); with ready_bit_cached, cached loads one by one
-// (readCached).
+// one poll (machines.Processor.Poll): an uncached load of each sender's
+// next ready word in turn, up to the first that holds the packet's number,
+// then the loop's overhead for the rings it looked at; with
+// ready_bit_cached, cached loads (readCached).
 func (d *t3dDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 	if d.cached {
 		return d.readCached(p, pkt)
 	}
-	s, loads, ok := d.cpu.ScanUncached(p, d.wordSet(), 0, d.l.procs, d.next)
+	n := d.l.procs
+	var s, loads int
+	ok := d.cpu.Poll(p, func() bool {
+		loads = 0
+		for i := 0; i < n; i++ {
+			if s = d.next + i; s >= n {
+				s -= n
+			}
+			if s == d.rank {
+				continue
+			}
+			loads++
+			if d.cpu.LoadUncached(p, d.readyWord(s), 8) == d.recvd[s]+1 {
+				return true
+			}
+		}
+		return false
+	})
 	d.charge(p, loads)
 	if !ok {
 		return 0, false, nil
@@ -368,7 +385,7 @@ func (d *t3dDevice) readCached(p *sim.Proc, pkt mem.Region) (int, bool, error) {
 			continue
 		}
 		loads++
-		if d.load(p, d.l.slot(d.rank, s, d.recvd[s])) != d.recvd[s]+1 {
+		if d.load(p, d.readyWord(s)) != d.recvd[s]+1 {
 			continue
 		}
 		d.charge(p, loads)
@@ -384,18 +401,19 @@ func (d *t3dDevice) take(p *sim.Proc, pkt mem.Region, s int) (int, bool, error) 
 	n := d.l.procs
 	d.next = (s + 1) % n
 	slot := d.l.slot(d.rank, s, d.recvd[s])
-	if err := copyOut(p, putCopy{d}, d.rank, pkt, slot, s, n, d.l.slotBytes); err != nil {
+	if _, err := copyOut(p, putCopy{d}, d.rank, pkt, slot, s, n, d.l.slotBytes); err != nil {
 		return s, false, err
 	}
 	d.recvd[s]++
-	if d.words != nil {
-		d.words.Expect(s, d.l.slot(d.rank, s, d.recvd[s]), d.recvd[s]+1)
+	if d.watch != nil {
+		d.watch[d.watchIndex(s)] = d.readyWord(s)
 	}
 	d.m.PutWord(p, d.rank, s, d.l.credit(s, d.rank), d.recvd[s])
 	return s, true, nil
 }
 
-// arrived reports whether any sender's next packet is in its slot.
+// arrived reports whether any sender's next packet is in its slot, read
+// through the cache (ready_bit_cached).
 func (d *t3dDevice) arrived(p *sim.Proc) bool {
 	for s := 0; s < d.l.procs; s++ {
 		if s != d.rank && d.ready(p, s) {
@@ -405,60 +423,100 @@ func (d *t3dDevice) arrived(p *sim.Proc) bool {
 	return false
 }
 
-// WaitControl spins until a packet is in one of this PE's rings (the poll
-// that finds it is charged by ReadControl's scan): it sleeps until a put
-// fills a sender's next slot (mem.CPU.WaitWords; with ready_bit_cached, a
-// spin through the cache on every ring slot).
+// WaitControl spins until a packet is in one of this PE's rings: on the
+// ready word of each sender's next slot, read without time (the poll that
+// finds the packet is charged by ReadControl's scan, which follows), so
+// the spin ends at the instant a put fills a slot; with ready_bit_cached,
+// a spin through the cache on every ring slot.
 func (d *t3dDevice) WaitControl(p *sim.Proc) {
-	if !d.cached {
-		d.cpu.WaitWords(p, d.waitPacket, d.wordSet(), 0, d.l.procs)
+	if d.cached {
+		d.watchLists()
+		d.cpu.SpinUntil(p, d.waitPacket, func() bool { return d.arrived(p) }, d.watchPkts...)
 		return
 	}
-	d.watchLists()
-	d.cpu.SpinUntil(p, sim.Reason(d.waitPacket),
-		func() bool { return d.arrived(p) }, d.watchPkts...)
+	n := d.l.procs
+	w := d.watched()
+	d.cpu.SpinUntil(p, d.waitPacket, func() bool {
+		for s := 0; s < n; s++ {
+			if s != d.rank && d.cpu.PeekUncached(d.readyWord(s), 8) == d.recvd[s]+1 {
+				return true
+			}
+		}
+		return false
+	}, w[:n-1]...)
 }
 
 // WaitRoom spins until a packet arrives or a peer puts a new credit or
-// eager release count into this PE's control blocks. A count that changed
-// since the send that found no room loaded it (it arrived while that send
-// was deciding) ends the wait at once: comparing with the counts at the
-// start of the wait instead would lose that wake-up and spin for ever.
+// eager release count into this PE's control blocks, reading them without
+// time as WaitControl does. A count that changed since the send that found
+// no room loaded it (it arrived while that send was deciding) ends the
+// wait at once, at its first poll, which records it as seen: comparing
+// with the counts at the start of the wait instead would lose that wake-up
+// and spin for ever. Later polls end the wait when a count moves from what
+// is recorded, which the next send (or the next wait's first poll) records.
 func (d *t3dDevice) WaitRoom(p *sim.Proc) {
 	if d.cached {
 		d.waitRoomCached(p)
 		return
 	}
-	n, changed, w := d.l.procs, false, d.wordSet()
-	for i := w.FirstReady(n, 3*n, n); i >= 0; i = w.FirstReady(n, 3*n, i) {
-		q, k := (i-n)/2, (i-n)%2
-		d.saw(q, k, d.cpu.Memory().Load64(w.Word(i)))
-		changed = true
-	}
-	if changed {
-		return
-	}
-	d.cpu.WaitWords(p, d.waitRoom, w, 0, 3*n)
+	n, first := d.l.procs, true
+	d.cpu.SpinUntil(p, d.waitRoom, func() bool {
+		changed := false
+		for q := 0; q < n; q++ {
+			if q == d.rank {
+				continue
+			}
+			for k := 0; k < 2; k++ {
+				v := d.cpu.PeekUncached(d.l.credit(d.rank, q)+mem.Addr(8*k), 8)
+				if v == d.seen[2*q+k] {
+					continue
+				}
+				if !first {
+					return true
+				}
+				d.saw(q, k, v)
+				changed = true
+			}
+		}
+		if first {
+			first = false
+			if changed {
+				return true
+			}
+		}
+		for s := 0; s < n; s++ {
+			if s != d.rank && d.cpu.PeekUncached(d.readyWord(s), 8) == d.recvd[s]+1 {
+				return true
+			}
+		}
+		return false
+	}, d.watched()...)
 }
 
 // waitRoomCached is WaitRoom with ready_bit_cached: a spin through the
-// cache on every ring slot and control word.
+// cache on every ring slot and control word. Its first poll records every
+// control word as seen (and ends the wait if one changed).
 func (d *t3dDevice) waitRoomCached(p *sim.Proc) {
-	mm := d.cpu.Memory()
-	changed := false
-	for q := 0; q < d.l.procs; q++ {
-		c, r := mm.Load64(d.l.credit(d.rank, q)), mm.Load64(d.l.credit(d.rank, q)+8)
-		changed = changed || c != d.seen[2*q] || r != d.seen[2*q+1]
-		d.saw(q, 0, c)
-		d.saw(q, 1, r)
-	}
-	if changed {
-		return
-	}
 	d.watchLists()
-	d.cpu.SpinUntil(p, sim.Reason(d.waitRoom), func() bool {
+	first := true
+	d.cpu.SpinUntil(p, d.waitRoom, func() bool {
+		if first {
+			first = false
+			changed := false
+			for q := 0; q < d.l.procs; q++ {
+				a := d.l.credit(d.rank, q)
+				c, r := d.cpu.PeekUncached(a, 8), d.cpu.PeekUncached(a+8, 8)
+				changed = changed || c != d.seen[2*q] || r != d.seen[2*q+1]
+				d.saw(q, 0, c)
+				d.saw(q, 1, r)
+			}
+			if changed {
+				return true
+			}
+		}
 		for q := 0; q < d.l.procs; q++ {
-			if mm.Load64(d.l.credit(d.rank, q)) != d.seen[2*q] || mm.Load64(d.l.credit(d.rank, q)+8) != d.seen[2*q+1] {
+			a := d.l.credit(d.rank, q)
+			if d.cpu.PeekUncached(a, 8) != d.seen[2*q] || d.cpu.PeekUncached(a+8, 8) != d.seen[2*q+1] {
 				return true
 			}
 		}
@@ -494,7 +552,7 @@ func (d *t3dDevice) DataCapacity() int { return d.l.eagerBytes }
 
 // DataAt is eager data in this PE's memory.
 func (d *t3dDevice) DataAt(a mem.Addr, n int) mem.Region {
-	return mem.Region{Mem: d.cpu.Memory(), Addr: a, Len: n}
+	return mem.Region{Mem: d.l.mems[d.rank], Addr: a, Len: n}
 }
 
 // PutData puts src into the eager buffer at dest and waits for delivery.

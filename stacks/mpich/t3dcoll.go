@@ -55,9 +55,10 @@ import (
 // first collective call, in the PEs' memories, at no simulated cost (as
 // if reserved at MPI_Init), so runs without collectives hold none.
 type collLayout struct {
-	m                 machines.RemoteWrite
-	chunk             int
-	sys, ready, flags []mem.Addr
+	m            machines.RemoteWrite
+	chunk        int
+	sys          []mem.Region // each PE's system buffer
+	ready, flags []mem.Addr
 }
 
 func (l *collLayout) alloc(procs int) error {
@@ -73,7 +74,7 @@ func (l *collLayout) alloc(procs int) error {
 		if err != nil {
 			return fmt.Errorf("mpich %s: PE %d: collective flags: %w", DeviceT3D, i, err)
 		}
-		l.sys = append(l.sys, s.Addr)
+		l.sys = append(l.sys, s)
 		l.ready = append(l.ready, w.Addr)
 		l.flags = append(l.flags, w.Addr+mem.Addr(8*procs))
 	}
@@ -115,7 +116,7 @@ func (c *collRank) await(p *sim.Proc, arr []mem.Addr, from int, k uint64, what s
 func (c *collRank) putChunk(p *sim.Proc, to int, src mem.Region, k uint64) {
 	c.await(p, c.l.ready, to, k, "waiting for a free system buffer")
 	if src.Len > 0 {
-		c.l.m.Put(p, c.rank, to, c.l.sys[to], src.Addr, src.Len)
+		c.l.m.Put(p, c.rank, to, c.l.sys[to].Addr, src.Addr, src.Len)
 		c.l.m.Quiet(p, c.rank)
 	}
 	c.signal(p, to, c.l.flags, k)
@@ -128,12 +129,12 @@ func (c *collRank) getChunk(p *sim.Proc, from int, n int, k uint64) {
 	c.signal(p, from, c.l.ready, k)
 	c.await(p, c.l.flags, from, k, "waiting for collective data")
 	if n > 0 {
-		c.cpu.InvalidateRange(p, c.l.sys[c.rank], n)
+		c.cpu.InvalidateRange(p, c.l.sys[c.rank].Addr, n)
 	}
 }
 
 func (c *collRank) sysBuf(n int) mem.Region {
-	return mem.Region{Mem: c.cpu.Memory(), Addr: c.l.sys[c.rank], Len: n}
+	return c.l.sys[c.rank].Slice(0, n)
 }
 
 // begin is the entry of a collective call: MPI's software path, the

@@ -79,7 +79,9 @@ type wordFetchInc struct {
 func (r wordFetchInc) fetchInc(p *sim.Proc, pe, target int) uint64 {
 	return r.m.FetchIncAt(p, pe, target, r.word[target])
 }
-func (r wordFetchInc) reset(p *sim.Proc, pe int) { r.m.CPU(pe).Store(p, r.word[pe], 8, 0) }
+func (r wordFetchInc) reset(p *sim.Proc, pe int) {
+	machines.ProcessorOf(r.m, pe).Store(p, r.word[pe], 8, 0)
+}
 
 // t3dPools is the slot pool of every PE and the register that hands its
 // slots out.
@@ -112,7 +114,7 @@ type t3dFIDevice struct {
 	head  uint64 // the slot to read next
 	stats FIStats
 	// The spin-wait reason, formatted once.
-	waitPacket string
+	waitPacket fmt.Stringer
 }
 
 // newT3DFIDevices gives ch_t3d's devices (their data half) a pool of
@@ -148,7 +150,7 @@ func newT3DFIDevices(m machines.RemoteWrite, params Params, devs []*t3dDevice) (
 		}
 		q.base = append(q.base, r.Addr)
 		out[i] = &t3dFIDevice{putData: putData{devs[i]}, q: q,
-			waitPacket: fmt.Sprintf("rank %d: waiting for a packet (%s fetch-and-increment pool)", i, DeviceT3D)}
+			waitPacket: sim.Reason(fmt.Sprintf("rank %d: waiting for a packet (%s fetch-and-increment pool)", i, DeviceT3D))}
 	}
 	return out, nil
 }
@@ -180,7 +182,8 @@ func (x *t3dFIDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error
 	if !ready {
 		return 0, false, nil
 	}
-	if err := d.copySlot(p, pkt, slot, x.q.slotBytes, "fetch-and-increment pool", x.head); err != nil {
+	from, err := d.copySlot(p, pkt, slot, x.q.slotBytes, "fetch-and-increment pool", x.head)
+	if err != nil {
 		return -1, false, err
 	}
 	d.cpu.Store(p, slot+8*wReady, 8, 0)
@@ -191,23 +194,30 @@ func (x *t3dFIDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error
 		x.head = 0
 		x.stats.Resets++
 	}
-	return int(pkt.Mem.Load64(pkt.Addr + 8*wSrc)), true, nil
+	return from, true, nil
 }
 
-// WaitControl spins on the ready word of my pool's next slot.
+// WaitControl spins on the ready word of my pool's next slot: read
+// without time (ReadControl's load, which follows, is the poll that finds
+// the packet), or through the cache with ready_bit_cached.
 func (x *t3dFIDevice) WaitControl(p *sim.Proc) {
-	slot := x.q.slot(x.d.rank, x.head) + 8*wReady
-	x.d.cpu.SpinUntil(p, sim.Reason(x.waitPacket), func() bool { return x.d.peek(p, slot) == x.head+1 }, slot)
+	d, slot := x.d, x.q.slot(x.d.rank, x.head)+8*wReady
+	d.cpu.SpinUntil(p, x.waitPacket, func() bool {
+		if d.cached {
+			return d.cpu.Load(p, slot, 8) == x.head+1
+		}
+		return d.cpu.PeekUncached(slot, 8) == x.head+1
+	}, slot)
 }
 
 // copySlot copies the packet in a receive-queue slot (number k of the
-// receiver's queue named what) out into pkt, checking it: a corrupted
-// packet is reported with where it lay.
-func (d *t3dDevice) copySlot(p *sim.Proc, pkt mem.Region, slot mem.Addr, slotBytes int, what string, k uint64) error {
-	err := copyOut(p, putCopy{d}, d.rank, pkt, slot, -1, d.l.procs, slotBytes)
+// receiver's queue named what) out into pkt, checking it, and returns its
+// sender: a corrupted packet is reported with where it lay.
+func (d *t3dDevice) copySlot(p *sim.Proc, pkt mem.Region, slot mem.Addr, slotBytes int, what string, k uint64) (int, error) {
+	from, err := copyOut(p, putCopy{d}, d.rank, pkt, slot, -1, d.l.procs, slotBytes)
 	var ce *CorruptionError
 	if errors.As(err, &ce) && ce.From < 0 {
 		ce.Where = fmt.Sprintf("%s of rank %d, slot %d", what, d.rank, k)
 	}
-	return err
+	return from, err
 }

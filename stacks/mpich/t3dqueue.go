@@ -87,7 +87,7 @@ type t3dQueueDevice struct {
 	head  uint64     // packets consumed from my queue
 	state mem.Region // where the get of a queue's tail and head lands
 	// The spin-wait reason, formatted once.
-	waitPacket string
+	waitPacket fmt.Stringer
 }
 
 // newT3DQueueDevices gives ch_t3d's devices (their data half) shared
@@ -117,7 +117,7 @@ func newT3DQueueDevices(m machines.RemoteWrite, params Params, devs []*t3dDevice
 		}
 		q.base = append(q.base, r.Addr)
 		out[i] = &t3dQueueDevice{putData: putData{devs[i]}, q: q, state: st,
-			waitPacket: fmt.Sprintf("rank %d: waiting for a packet (%s shared queue)", i, DeviceT3D)}
+			waitPacket: sim.Reason(fmt.Sprintf("rank %d: waiting for a packet (%s shared queue)", i, DeviceT3D))}
 	}
 	return out, nil
 }
@@ -129,7 +129,7 @@ func (x *t3dQueueDevice) Name() string { return DeviceT3D }
 func (x *t3dQueueDevice) lock(p *sim.Proc, dest int) {
 	me := x.d.rank
 	for backoff := backoffMin; x.q.sw.Swap(p, me, dest, x.q.base[dest]+qLock, uint64(me+1)) != 0; backoff = min(2*backoff, backoffMax) {
-		p.Sleep(backoff)
+		x.d.cpu.Delay(p, backoff)
 	}
 }
 
@@ -171,16 +171,24 @@ func (x *t3dQueueDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, er
 	if !ready {
 		return 0, false, nil
 	}
-	if err := d.copySlot(p, pkt, slot, x.q.slotBytes, "shared queue", x.head%uint64(x.q.depth)); err != nil {
+	from, err := d.copySlot(p, pkt, slot, x.q.slotBytes, "shared queue", x.head%uint64(x.q.depth))
+	if err != nil {
 		return -1, false, err
 	}
 	x.head++
 	d.cpu.Store(p, x.q.base[d.rank]+qHead, 8, x.head)
-	return int(pkt.Mem.Load64(pkt.Addr + 8*wSrc)), true, nil
+	return from, true, nil
 }
 
-// WaitControl spins on the ready word of my queue's next slot.
+// WaitControl spins on the ready word of my queue's next slot: read
+// without time (ReadControl's load, which follows, is the poll that finds
+// the packet), or through the cache with ready_bit_cached.
 func (x *t3dQueueDevice) WaitControl(p *sim.Proc) {
-	slot := x.q.slot(x.d.rank, x.head)
-	x.d.cpu.SpinUntil(p, sim.Reason(x.waitPacket), func() bool { return x.d.peek(p, slot) == x.head+1 }, slot)
+	d, slot := x.d, x.q.slot(x.d.rank, x.head)+8*wReady
+	d.cpu.SpinUntil(p, x.waitPacket, func() bool {
+		if d.cached {
+			return d.cpu.Load(p, slot, 8) == x.head+1
+		}
+		return d.cpu.PeekUncached(slot, 8) == x.head+1
+	}, slot)
 }
