@@ -165,6 +165,29 @@ type Scheduler interface {
 	Resume(p *sim.Proc, pe int)
 }
 
+// Threads is a machine whose process runs its threads on its one CPU,
+// time-shared: NewThreadCore is process pe's CPU as its threads share it,
+// named name (a sim.Core without an application: their work serialized
+// first come, first served), each change of the thread working costing
+// the machine's thread switch. The caller binds the threads to it
+// (sim.Core.BindHandler).
+type Threads interface {
+	Machine
+	NewThreadCore(pe int, name string) *sim.Core
+}
+
+// Spawn starts fn as a thread of the process whose thread parent is: a
+// simulated process on m's engine sharing parent's state (for a schedule
+// explorer its steps depend on parent's, sim.Proc.ShareState). A nil
+// parent is a thread started before the process runs.
+func Spawn(m Machine, parent *sim.Proc, name string, fn func(p *sim.Proc)) *sim.Proc {
+	t := m.Engine().Spawn(name, fn)
+	if parent != nil {
+		t.ShareState(parent)
+	}
+	return t
+}
+
 // Mapper is a machine on which memory that other processes write remotely
 // must be created and mapped, at a cost: Map allocates n bytes of owner's
 // memory and p (pe's program; nil at set-up) pays for mapping it (the SCI
@@ -266,6 +289,7 @@ var (
 	VerbDelivered      = Cap[Delivered]("delivered", "a count of bytes delivered by remote writes, for the harness (machines.Delivered)")
 	VerbSockets        = Cap[Sockets]("sockets", "TCP connections between processes: write, read, poll() that sleeps in the kernel (machines.Sockets)")
 	VerbScheduler      = Cap[Scheduler]("scheduler", "a kernel that puts threads to sleep and wakes them, at a cost (machines.Scheduler)")
+	VerbThreads        = Cap[Threads]("threads", "a process's threads time-sharing its one CPU, each switch between them at the machine's cost (machines.Threads)")
 )
 
 // Capabilities are the verbs package machines defines, in the order
@@ -275,7 +299,7 @@ var (
 func Capabilities() []Capability {
 	return []Capability{
 		VerbLocal, VerbRemoteWrite, VerbOrderedWrites, VerbRemoteRead, VerbRemoteFetchInc, VerbFetchIncReg, VerbSwap,
-		VerbShared, VerbSemaphores, VerbBarrier, VerbCheckpoints, VerbMemory, VerbDelivered, VerbSockets, VerbScheduler,
+		VerbShared, VerbSemaphores, VerbBarrier, VerbCheckpoints, VerbMemory, VerbDelivered, VerbSockets, VerbScheduler, VerbThreads,
 	}
 }
 

@@ -58,8 +58,9 @@ type Threaded interface {
 	// InitThread is MPI_Init_thread, called by the thread that becomes the
 	// main thread: it returns the level provided.
 	InitThread(p *sim.Proc, required ThreadLevel) (ThreadLevel, error)
-	// SpawnThread starts another thread of the process on e.
-	SpawnThread(e *sim.Engine, name string, fn func(p *sim.Proc)) *sim.Proc
+	// SpawnThread starts another thread of the process from its thread
+	// p.
+	SpawnThread(p *sim.Proc, name string, fn func(p *sim.Proc)) *sim.Proc
 	// World is MPI_COMM_WORLD of the process.
 	World() Communicator
 }

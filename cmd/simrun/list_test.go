@@ -18,9 +18,9 @@ func TestListMachinesAndStacks(t *testing.T) {
 	}
 	for _, want := range []string{
 		"sx4         NEC SX-4 node",
-		"            offers: local, remote-write, remote-read, remote-fetch-inc, shared-segments, semaphores, memory\n            lacks:  ordered-writes, fetch-inc-register, swap, barrier, checkpoints, delivered, sockets, scheduler, active-messages\n",
+		"            offers: local, remote-write, remote-read, remote-fetch-inc, shared-segments, semaphores, memory\n            lacks:  ordered-writes, fetch-inc-register, swap, barrier, checkpoints, delivered, sockets, scheduler, threads, active-messages\n",
 		"t3d         Cray T3D",
-		"            offers: local, remote-write, ordered-writes, remote-read, fetch-inc-register, swap, barrier, memory, delivered\n            lacks:  remote-fetch-inc, shared-segments, semaphores, checkpoints, sockets, scheduler, active-messages\n",
+		"            offers: local, remote-write, ordered-writes, remote-read, fetch-inc-register, swap, barrier, memory, delivered, threads\n            lacks:  remote-fetch-inc, shared-segments, semaphores, checkpoints, sockets, scheduler, active-messages\n",
 		"sp          IBM SP",
 		"            offers: local, remote-write, remote-read, remote-fetch-inc, swap, memory, active-messages\n",
 		"sci         Scali PCI-SCI cluster",

@@ -191,6 +191,13 @@ type Params struct {
 	// by default). Assumed: one cycle per line; no published figure
 	// (hardware.yaml t3d.dcache_org gives only the organisation).
 	CacheFlushCyclesPerLine float64 `yaml:"cache_flush_cycles_per_line"`
+	// ThreadSwitchCycles is a switch between two threads time-sharing a
+	// PE's one Alpha 21064 (machines.Threads): saving and restoring its
+	// 32 integer and 32 floating-point registers (64 stores and 64 loads,
+	// at best one a cycle) and the thread scheduler's bookkeeping.
+	// Assumed 200 cycles (1.3 us at 150 MHz): no measured T3D
+	// thread-switch figure was found (hardware.yaml lists none).
+	ThreadSwitchCycles float64 `yaml:"thread_switch_cycles"`
 }
 
 // DefaultParams returns the model of the Cray T3D of the paper.
@@ -224,6 +231,7 @@ func DefaultParams() Params {
 		FenceCycles:             1,
 		CopyStartupCycles:       10,
 		CacheFlushCyclesPerLine: 1,
+		ThreadSwitchCycles:      200,
 	}
 }
 
@@ -270,6 +278,7 @@ func (p Params) Ranges() ([]machines.FloatRange, []machines.IntRange) {
 			machines.Float("fence_cycles", p.FenceCycles, 0, maxOpCycles, "cycles"),
 			machines.Float("copy_startup_cycles", p.CopyStartupCycles, 0, maxOpCycles, "cycles"),
 			machines.Float("cache_flush_cycles_per_line", p.CacheFlushCyclesPerLine, 0, maxFlushCycles, "cycles"),
+			machines.Float("thread_switch_cycles", p.ThreadSwitchCycles, 0, maxOpCycles, "cycles"),
 		}, []machines.IntRange{
 			machines.Int("max_pes", p.MaxPEs, 1, MaxWhatIfPEs, "PEs"),
 			machines.Int("pes_per_node", p.PEsPerNode, 1, MaxPEs, "PEs"),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/stacks"
@@ -83,7 +84,7 @@ type Rank struct {
 	w          *World
 	rank       int
 	dev        Device
-	cpu        *mem.CPU
+	cpu        machines.Processor
 	direct     DirectData // dev, if it can put into the receive buffer
 	room       RoomWaiter // dev, if it signals free room
 	perSender  bool       // dev's data memory is one buffer per sender
@@ -148,7 +149,7 @@ func (st *Stats) count(kind int) {
 
 func newRank(w *World, i int, dev Device) (*Rank, error) {
 	n := w.host.Procs()
-	r := &Rank{w: w, rank: i, dev: dev, cpu: w.host.CPU(i), out: make([][]outPkt, n), reqs: map[uint64]*request{},
+	r := &Rank{w: w, rank: i, dev: dev, cpu: machines.ProcessorOf(w.host, i), out: make([][]outPkt, n), reqs: map[uint64]*request{},
 		seqOut: make([]uint64, n), seqIn: make([]uint64, n), blocked: make([]bool, n),
 		queued: make([]uint64, (n+63)/64)}
 	r.direct, _ = dev.(DirectData)
@@ -172,7 +173,7 @@ func (r *Rank) Size() int { return len(r.w.ranks) }
 
 // CPU is the process's processor, for workloads that fill and check buffers
 // as the process's program sees them (through its cache and store buffer).
-func (r *Rank) CPU() *mem.CPU { return r.cpu }
+func (r *Rank) CPU() *mem.CPU { return r.w.host.CPU(r.rank) }
 
 // Memcpy is the library memcpy of the rank's machine (stacks.Copier).
 func (r *Rank) Memcpy(p *sim.Proc, dst, src mem.Addr, n int) { r.w.memcpy(p, r.rank, dst, src, n) }
@@ -350,7 +351,7 @@ func (r *Rank) waitUntil(p *sim.Proc, done func() bool) error {
 		case retry && r.room != nil:
 			r.room.WaitRoom(p)
 		case retry:
-			p.Sleep(backoff)
+			r.cpu.Delay(p, backoff)
 			backoff = min(2*backoff, backoffMax)
 		default:
 			r.dev.WaitControl(p)
@@ -560,8 +561,9 @@ func (r *Rank) build(p *sim.Proc, dest int, o *outPkt) int {
 		c.Execute(p, r.w.params.sendCode(), r.w.sendCycles())
 		o.charged = true
 	}
-	w := o.h.words()
-	c.StoreWords(p, r.sendPkt.Addr, w[:]...) // the rank's own packet buffer
+	for i, v := range o.h.words() { // the rank's own packet buffer, a word at a time
+		c.Store(p, r.sendPkt.Addr+mem.Addr(8*i), 8, v)
+	}
 	size := HeaderBytes
 	if o.h.kind == pktShort && o.data.Len > 0 {
 		r.w.memcpy(p, r.rank, r.sendPkt.Addr+HeaderBytes, o.data.Addr, o.data.Len)
@@ -610,7 +612,7 @@ func (r *Rank) readIncoming(p *sim.Proc) (bool, error) {
 			return did, err
 		}
 		did = true
-		h, err := decode(pkt, r.rank, from, r.Size(), p.Now())
+		h, err := readHeader(r.cpu, p, pkt, r.rank, from, r.Size())
 		if err != nil {
 			return did, err
 		}

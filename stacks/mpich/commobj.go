@@ -1,6 +1,7 @@
 package mpich
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/msgsim/msgsim/sim"
@@ -170,6 +171,7 @@ type handlePool struct {
 // mpir is a process's MPI-layer state (MPICH2 only).
 type mpir struct {
 	base    mem.Addr
+	mem     *mem.Memory // the process's memory the objects are in
 	ready   bool
 	comms   handlePool
 	attrs   handlePool
@@ -203,22 +205,21 @@ func (r *Rank) mpirInit() error {
 	m.comms = handlePool{name: "communicators", avail: b.Addr + mpirCommAvail, slot: commSlotBytes, next: commNext, prealloc: commPrealloc}
 	m.attrs = handlePool{name: "attributes", avail: b.Addr + mpirAttrAvail, slot: attrObjBytes, next: attrNext, prealloc: attrPrealloc}
 	w := b.Addr + mpirWorld
-	poke := func(a mem.Addr, v uint64) {
-		var raw [8]byte
-		for i := range raw {
-			raw[i] = byte(v >> (8 * i))
+	m.mem = b.Mem
+	r.cpu.Update(nil, b.Addr+mpirVCRTRef, mpirWorld+commVCR+8-mpirVCRTRef, 0, func(raw []byte) {
+		poke := func(a mem.Addr, v uint64) {
+			binary.LittleEndian.PutUint64(raw[a-(b.Addr+mpirVCRTRef):], v)
 		}
-		r.cpu.Poke(a, raw[:])
-	}
-	poke(b.Addr+mpirVCRTRef, 1)
-	poke(w+commHandle, 0x44000000) // MPI_COMM_WORLD's handle
-	poke(w+commRefCount, 1)
-	poke(w+commKind, intracomm)
-	poke(w+commRankF, uint64(r.rank))
-	poke(w+commLocalSize, uint64(r.Size()))
-	poke(w+commRemoteSize, uint64(r.Size()))
-	poke(w+commVCRT, uint64(b.Addr+mpirVCRTRef))
-	poke(w+commVCR, uint64(b.Addr+mpirVCRTRef+8))
+		poke(b.Addr+mpirVCRTRef, 1)
+		poke(w+commHandle, 0x44000000) // MPI_COMM_WORLD's handle
+		poke(w+commRefCount, 1)
+		poke(w+commKind, intracomm)
+		poke(w+commRankF, uint64(r.rank))
+		poke(w+commLocalSize, uint64(r.Size()))
+		poke(w+commRemoteSize, uint64(r.Size()))
+		poke(w+commVCRT, uint64(b.Addr+mpirVCRTRef))
+		poke(w+commVCR, uint64(b.Addr+mpirVCRTRef+8))
+	})
 	r.ctx.world.obj = w
 	return nil
 }
@@ -314,8 +315,8 @@ func (c *Comm) commCopy(p *sim.Proc, id int) (*Comm, error) {
 		r.refAdd(p, mem.Addr(eh)+8, 1)
 	}
 	n := &Comm{r: r, ctx: id, obj: obj, ref: o(commRefCount), refs: 1}
-	n.buf[0] = mem.Region{Mem: cpu.Memory(), Addr: obj + commObjBytes, Len: maskBytes}
-	n.buf[1] = mem.Region{Mem: cpu.Memory(), Addr: obj + commObjBytes + maskBytes, Len: maskBytes}
+	n.buf[0] = mem.Region{Mem: r.mpir.mem, Addr: obj + commObjBytes, Len: maskBytes}
+	n.buf[1] = mem.Region{Mem: r.mpir.mem, Addr: obj + commObjBytes + maskBytes, Len: maskBytes}
 	// MPI_Comm_dup: the attributes, through MPIR_Process.attr_dup.
 	if cpu.Load(p, r.mpir.base+mpirAttrDup, 8) != 0 {
 		if err := c.attrDupList(p, n); err != nil {
@@ -348,7 +349,7 @@ func (c *Comm) attrDupList(p *sim.Proc, n *Comm) error {
 		if err != nil {
 			return err
 		}
-		cpu.StoreWords(p, na+attrRefCount, 0, 0, uint64(k), value) // ref, next, keyval, value
+		r.attrInit(p, na, k, value)
 		r.refAdd(p, kv.obj+keyvalRefCount, 1)
 		cpu.Store(p, tail, 8, uint64(na))
 		tail = na + attrNext
@@ -460,32 +461,16 @@ func (c *Comm) SetAttr(p *sim.Proc, key int, value uint64) error {
 	if err != nil {
 		return err
 	}
-	cpu.StoreWords(p, na+attrRefCount, 0, 0, uint64(key), value)
+	r.attrInit(p, na, key, value)
 	r.refAdd(p, r.mpir.keyvals[key-1].obj+keyvalRefCount, 1)
 	cpu.Store(p, tail, 8, uint64(na))
 	return nil
 }
 
-// Attr is MPI_Comm_get_attr, untimed (for tests): the value and whether
-// the communicator has the attribute.
-func (c *Comm) Attr(key int) (uint64, bool) {
-	r := c.r
-	if !r.mpich2() || !r.mpir.ready {
-		return 0, false
+// attrInit stores a new attribute object's fields at obj, a word at a
+// time: its reference count and next link 0, its keyval and value.
+func (r *Rank) attrInit(p *sim.Proc, obj mem.Addr, key int, value uint64) {
+	for i, v := range [...]uint64{0, 0, uint64(key), value} { // ref, next, keyval, value
+		r.cpu.Store(p, obj+attrRefCount+mem.Addr(8*i), 8, v)
 	}
-	word := func(a mem.Addr) uint64 {
-		var raw [8]byte
-		r.cpu.Peek(a, raw[:])
-		var v uint64
-		for i := 7; i >= 0; i-- {
-			v = v<<8 | uint64(raw[i])
-		}
-		return v
-	}
-	for a := mem.Addr(word(c.obj + commAttributes)); a != 0; a = mem.Addr(word(a + attrNext)) {
-		if int(word(a+attrKeyval)) == key {
-			return word(a + attrValue), true
-		}
-	}
-	return 0, false
 }

@@ -20,6 +20,21 @@ func (r *Rank) word(a mem.Addr) uint64 {
 	return v
 }
 
+// Attr is MPI_Comm_get_attr, untimed (for tests): the value and whether
+// the communicator has the attribute.
+func (c *Comm) Attr(key int) (uint64, bool) {
+	r := c.r
+	if !r.mpich2() || !r.mpir.ready {
+		return 0, false
+	}
+	for a := mem.Addr(r.word(c.obj + commAttributes)); a != 0; a = mem.Addr(r.word(a + attrNext)) {
+		if int(r.word(a+attrKeyval)) == key {
+			return r.word(a + attrValue), true
+		}
+	}
+	return 0, false
+}
+
 // runSock runs body on every rank of a 2-process ch3:sock world (one
 // process per node) at the given level, and fails the test on an error.
 func runSock(t *testing.T, params Params, level Level, body func(p *sim.Proc, r *Rank) error) *World {
@@ -197,7 +212,7 @@ func TestCommDupCode(t *testing.T) {
 		params.CommDup = mode
 		var o out
 		runSock(t, params, level, func(p *sim.Proc, r *Rank) error {
-			s0, t0 := r.cpu.Stats(), p.Now()
+			s0, t0 := r.CPU().Stats(), p.Now()
 			for i := 0; i < 4; i++ {
 				c, err := dup(p, r.World())
 				if err != nil {
@@ -211,7 +226,7 @@ func TestCommDupCode(t *testing.T) {
 				}
 			}
 			if r.rank == 0 {
-				s := r.cpu.Stats()
+				s := r.CPU().Stats()
 				o.took, o.atomics = p.Now()-t0, s.Atomics-s0.Atomics
 				o.loadsSt = s.Loads + s.Stores - s0.Loads - s0.Stores
 			}

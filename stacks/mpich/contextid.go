@@ -88,8 +88,13 @@ type ctxState struct {
 	// base is the address of the variables in the process's memory
 	// (offInUse, offLowest; the mask at base, bit set: context id
 	// available), allocated by the first MPI_Comm_dup (ctxVars).
-	base       mem.Addr
-	allocated  bool
+	base      mem.Addr
+	allocated bool
+	// stored is what the process's program last stored in the variables
+	// (ctxVars, ctxStore), word by word: what the livelock checks
+	// compare, which are the simulator's, not the protocol's, and read no
+	// memory.
+	stored     [ctxBlockBytes / 8]uint64
 	lock       *threadMutex
 	world      *Comm
 	dups       int
@@ -126,16 +131,19 @@ func (r *Rank) ctxVars() error {
 	if err != nil {
 		return fmt.Errorf("mpich: rank %d: MPI_Comm_dup: %w", r.rank, err)
 	}
-	var raw [ctxBlockBytes]byte
 	for i := 0; i < maskWords; i++ {
 		w := ^uint64(0)
 		if i == 0 {
 			w &^= 1 // context id 0: MPI_COMM_WORLD
 		}
-		binary.LittleEndian.PutUint64(raw[8*i:], w)
+		s.stored[i] = w
 	}
-	binary.LittleEndian.PutUint64(raw[offLowest:], ContextIDs)
-	r.cpu.Poke(b.Addr, raw[:])
+	s.stored[offLowest/8] = ContextIDs
+	r.cpu.Update(nil, b.Addr, ctxBlockBytes, 0, func(raw []byte) {
+		for i, w := range s.stored {
+			binary.LittleEndian.PutUint64(raw[8*i:], w)
+		}
+	})
 	s.base, s.allocated = b.Addr, true
 	return nil
 }
@@ -148,6 +156,7 @@ func (r *Rank) ctxLoad(p *sim.Proc, off int) uint64 {
 
 func (r *Rank) ctxStore(p *sim.Proc, off int, v uint64) {
 	r.cpu.Store(p, r.ctx.base+mem.Addr(off), 8, v)
+	r.ctx.stored[off/8] = v
 }
 
 // readMask is local_mask = mask: a copy of the mask into the
@@ -158,17 +167,13 @@ func (c *Comm) readMask(p *sim.Proc) ([maskWords]uint64, error) {
 		return [maskWords]uint64{}, err
 	}
 	r.cpu.Memcpy(p, c.buf[0].Addr, r.ctx.base, maskBytes)
-	return c.get(c.buf[0]), nil
+	return c.get(p, c.buf[0]), nil
 }
 
-// peekMask is the mask as it is now, untimed: for the livelock checks,
-// which are the simulator's, not the protocol's.
-func (r *Rank) peekMask() (m [maskWords]uint64) {
-	var raw [maskBytes]byte
-	r.cpu.Peek(r.ctx.base, raw[:])
-	for i := range m {
-		m[i] = binary.LittleEndian.Uint64(raw[8*i:])
-	}
+// storedMask is the mask as the program last stored it: for the livelock
+// checks, which are the simulator's, not the protocol's.
+func (r *Rank) storedMask() (m [maskWords]uint64) {
+	copy(m[:], r.ctx.stored[:maskWords])
 	return m
 }
 
@@ -547,7 +552,7 @@ func (c *Comm) ctxNaiveTwo(p *sim.Proc) (int, error) {
 			r.ctxStore(p, w, r.ctxLoad(p, w)|1<<(id%64))
 			r.ctxUnlock(p)
 		}
-		if r.peekMask() == snap && len(s.active) > 1 {
+		if r.storedMask() == snap && len(s.active) > 1 {
 			return 0, c.noProgress(p, tries+1)
 		}
 	}
@@ -565,20 +570,23 @@ func (c *Comm) noProgress(p *sim.Proc, rounds int) error {
 	return &sim.LivelockError{At: p.Now(), Waiting: ws}
 }
 
-// ctxState is a hash of every process's context-id variables (read
-// untimed), the shared state of Figure 3's loop at its head, where the
-// thread's own variables are reset. Other state (message queues) is left
-// out: at the loop head the previous round's allreduce is over.
+// ctxState is a hash of every process's context-id variables (as each
+// program last stored them: the simulator's check reads no memory), the
+// shared state of Figure 3's loop at its head, where the thread's own
+// variables are reset. Other state (message queues) is left out: at the
+// loop head the previous round's allreduce is over.
 func (r *Rank) ctxState() uint64 {
 	h := uint64(14695981039346656037)
-	var raw [ctxBlockBytes]byte
+	var raw [8]byte
 	for _, q := range r.w.ranks {
 		if !q.ctx.allocated {
 			continue
 		}
-		q.cpu.Peek(q.ctx.base, raw[:])
-		for _, b := range raw {
-			h = (h ^ uint64(b)) * 1099511628211
+		for _, w := range q.ctx.stored {
+			binary.LittleEndian.PutUint64(raw[:], w)
+			for _, b := range raw {
+				h = (h ^ uint64(b)) * 1099511628211
+			}
 		}
 	}
 	return h
@@ -611,13 +619,13 @@ func (c *Comm) allreduceAnd(p *sim.Proc, m [maskWords]uint64) ([maskWords]uint64
 		return m, err
 	}
 	put := func(b mem.Region, m [maskWords]uint64) {
-		var raw [maskBytes]byte
-		for i, w := range m {
-			binary.LittleEndian.PutUint64(raw[8*i:], w)
-		}
-		r.cpu.Poke(b.Addr, raw[:])
+		r.cpu.Update(p, b.Addr, maskBytes, 0, func(raw []byte) {
+			for i, w := range m {
+				binary.LittleEndian.PutUint64(raw[8*i:], w)
+			}
+		})
 	}
-	get := c.get
+	get := func(b mem.Region) [maskWords]uint64 { return c.get(p, b) }
 	if c.Size() == 1 {
 		return m, nil
 	}
@@ -758,13 +766,15 @@ func (c *Comm) buffers() error {
 	return nil
 }
 
-// get reads a mask from b, untimed (the message's bytes as delivered).
-func (c *Comm) get(b mem.Region) (m [maskWords]uint64) {
-	var raw [maskBytes]byte
-	c.r.cpu.Peek(b.Addr, raw[:])
-	for i := range m {
-		m[i] = binary.LittleEndian.Uint64(raw[8*i:])
-	}
+// get reads a mask from b (the message's bytes as delivered): p's
+// program reading its buffer, whose cycles the caller charges with the
+// combine (maskCycles).
+func (c *Comm) get(p *sim.Proc, b mem.Region) (m [maskWords]uint64) {
+	c.r.cpu.Update(p, b.Addr, maskBytes, 0, func(raw []byte) {
+		for i := range m {
+			m[i] = binary.LittleEndian.Uint64(raw[8*i:])
+		}
+	})
 	return m
 }
 

@@ -98,7 +98,7 @@ func runDups(t testing.TB, s dupSpec, seed uint64, c sim.Chooser) error {
 				}
 			}
 			for j := 1; j < s.threads; j++ {
-				r.SpawnThread(e, fmt.Sprintf("t%d", j), body(j))
+				r.SpawnThread(p, fmt.Sprintf("t%d", j), body(j))
 			}
 			body(0)(p)
 		})

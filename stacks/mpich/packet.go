@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 )
@@ -99,11 +100,27 @@ func (e *CorruptionError) Error() string {
 	return fmt.Sprintf("rank %d: corrupted control packet from %s: byte offset %d of the packet %s, at %v", e.Rank, from, e.Offset, e.What, e.At)
 }
 
-// decode reads and checks the header in pkt (private memory written by a
-// vector move; read without timing: decoding is part of the per-packet
-// software overhead).
+// readHeader reads and checks the header of the packet in pkt (private
+// memory the device copied it into) as the process's program sees it.
+// Reading it costs no cycles of its own: decoding is part of the software
+// of the receive path, which the caller charges.
+func readHeader(c machines.Processor, p *sim.Proc, pkt mem.Region, rank, from, procs int) (h header, err error) {
+	c.Update(p, pkt.Addr, HeaderBytes, 0, func(b []byte) {
+		h, err = decodeBytes(b, rank, from, procs, p.Now())
+	})
+	return h, err
+}
+
+// decode is readHeader of the bytes in memory, read without a processor:
+// for a copy-out that has none at hand (ch_lfshmem's and ch_shmem's
+// copyOut). Protocol code reads its packets with readHeader.
 func decode(pkt mem.Region, rank, from int, procs int, now sim.Time) (header, error) {
-	b := pkt.Mem.Bytes(pkt.Addr, HeaderBytes)
+	return decodeBytes(pkt.Mem.Bytes(pkt.Addr, HeaderBytes), rank, from, procs, now)
+}
+
+// decodeBytes checks and decodes the header bytes b of a packet received
+// by rank from from (-1: unknown) at now.
+func decodeBytes(b []byte, rank, from int, procs int, now sim.Time) (header, error) {
 	w := func(i int) uint64 { return binary.LittleEndian.Uint64(b[8*i:]) }
 	bad := func(word int, format string, args ...any) error {
 		return &CorruptionError{Rank: rank, From: from, Offset: 8 * word, At: now, What: fmt.Sprintf(format, args...)}

@@ -1,8 +1,10 @@
 package mpich
 
 import (
+	"encoding/binary"
 	"fmt"
 
+	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/sim/mem"
 )
@@ -18,6 +20,7 @@ import (
 // the next allocation turns released blocks into free ones and merges
 // neighbours.
 type pool struct {
+	mem  *mem.Memory // the shared segment's
 	base mem.Addr
 	size int
 	lk   lock
@@ -32,15 +35,19 @@ const (
 	blockAlign    = 128
 )
 
-// newPool formats [base, base+size) as one free block (at set-up, untimed).
-func newPool(m *mem.Memory, base mem.Addr, size int, lk lock) (*pool, error) {
+// newPool formats [base, base+size) of the shared segment seg as one free
+// block: its initial contents, set up through c (process 0's processor)
+// before the run.
+func newPool(c machines.Processor, seg mem.Region, base mem.Addr, size int, lk lock) (*pool, error) {
 	size &^= blockAlign - 1
 	if size < 2*blockHdr {
 		return nil, fmt.Errorf("mpich: shared data pool of %d bytes is too small", size)
 	}
-	m.Store64(base, uint64(size))
-	m.Store64(base+8, blockFree)
-	return &pool{base: base, size: size, lk: lk}, nil
+	c.Update(nil, base, 16, 0, func(b []byte) {
+		binary.LittleEndian.PutUint64(b, uint64(size))
+		binary.LittleEndian.PutUint64(b[8:], blockFree)
+	})
+	return &pool{mem: seg.Mem, base: base, size: size, lk: lk}, nil
 }
 
 // Capacity is the largest block the pool can ever hand out.
@@ -116,7 +123,7 @@ func (pl *pool) take(p *sim.Proc, s *shm, a mem.Addr, size, n int) mem.Region {
 		c.Store(p, a, 8, uint64(need))
 	}
 	c.Store(p, a+8, 8, blockUsed)
-	return mem.Region{Mem: c.Memory(), Addr: a + blockHdr, Len: n}
+	return mem.Region{Mem: pl.mem, Addr: a + blockHdr, Len: n}
 }
 
 // free releases the block holding data (no lock: only its state word).

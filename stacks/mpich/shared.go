@@ -104,7 +104,7 @@ func newSegmentDevices(m machines.SharedSegments, params Params) ([]Device, erro
 		return nil, fmt.Errorf("mpich: shared_memory_bytes %d leaves no room for the data pool after the %s packet %s (%d bytes)",
 			params.SharedMemoryBytes, params.Device, map[bool]string{true: "slots", false: "queues"}[lf != nil], int(next-seg.Addr))
 	}
-	pool, err := newPool(seg.Mem, next, poolSize, poolLock)
+	pool, err := newPool(machines.ProcessorOf(m, 0), seg, next, poolSize, poolLock)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func newSegmentDevices(m machines.SharedSegments, params Params) ([]Device, erro
 type shm struct {
 	m      machines.Local
 	rank   int
-	cpu    *mem.CPU
+	cpu    machines.Processor
 	fences bool
 	cached bool
 	// coherent: the segment's words are read through caches the hardware
@@ -144,7 +144,7 @@ type shm struct {
 }
 
 func newShm(m machines.Local, rank int, params Params) *shm {
-	return &shm{m: m, rank: rank, cpu: m.CPU(rank), fences: params.Fences, cached: params.ReadyBitCached}
+	return &shm{m: m, rank: rank, cpu: machines.ProcessorOf(m, rank), fences: params.Fences, cached: params.ReadyBitCached}
 }
 
 // The synchronization routines NEC supplied (section 5): "we solve the
@@ -185,20 +185,17 @@ func (s *shm) load(p *sim.Proc, a mem.Addr) uint64 {
 }
 
 // copyIn is PKT_COPYIN: a fence (the packet was built with scalar stores,
-// which must be in memory), then a vector move, which bypasses the cache:
-// the data is visible to every processor when it returns. Without fences,
+// which must be in memory), then the library memcpy: on the SX-4 a vector
+// move, which bypasses the cache, so the data is visible to every
+// processor when it returns (machines.Copier); where caches are coherent,
+// the CPU's copy, its lines kept coherent by the hardware. Without fences,
 // the vector move alone, which does not see stores still in the store
-// buffer. Where caches are coherent, the library memcpy (the CPU's copy,
-// its lines kept coherent by the hardware).
+// buffer.
 func (s *shm) copyIn(p *sim.Proc, dst, src mem.Addr, n int) {
 	if s.fences {
 		s.cpu.Fence(p)
 	}
-	if s.coherent {
-		s.memcpy(p, dst, src, n)
-		return
-	}
-	s.cpu.VectorCopy(p, dst, src, n)
+	s.memcpy(p, dst, src, n)
 }
 
 // flush invalidates the whole scalar cache, as every lock acquisition

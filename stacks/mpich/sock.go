@@ -43,7 +43,7 @@ type sockDevice struct {
 	m         machines.Sockets
 	rank      int
 	procs     int
-	cpu       *mem.CPU
+	cpu       machines.Processor
 	slotBytes int
 	in        []sockIn
 	out       []sockOut
@@ -85,7 +85,7 @@ func newSockDevices(mach machines.Machine, params Params) (machines.Local, []Dev
 	n := m.Procs()
 	devs := make([]Device, n)
 	for i := range devs {
-		devs[i] = &sockDevice{m: m, rank: i, procs: n, cpu: m.CPU(i), slotBytes: params.slotBytes(),
+		devs[i] = &sockDevice{m: m, rank: i, procs: n, cpu: machines.ProcessorOf(m, i), slotBytes: params.slotBytes(),
 			in: make([]sockIn, n), out: make([]sockOut, n),
 			waitWhy: fmt.Sprintf("rank %d: waiting for a packet (%s poll())", i, DeviceSock)}
 	}
@@ -251,7 +251,7 @@ func (d *sockDevice) readFrom(p *sim.Proc, i int, pkt mem.Region) (bool, error) 
 // parse decodes a packet header read from sender i and returns the whole
 // packet's length.
 func (d *sockDevice) parse(p *sim.Proc, i int, b mem.Region) (header, int, error) {
-	h, err := decode(b, d.rank, i, d.procs, p.Now())
+	h, err := readHeader(d.cpu, p, b, d.rank, i, d.procs)
 	if err != nil {
 		return h, 0, err
 	}
@@ -322,8 +322,9 @@ func (d *sockDevice) PutDirect(p *sim.Proc, dest int, dst mem.Addr, src mem.Regi
 		}
 	}
 	h := header{kind: pktStream, src: d.rank, addr: dst, n: src.Len}
-	w := h.words()
-	d.cpu.StoreWords(p, hb.Addr, w[:]...)
+	for i, v := range h.words() {
+		d.cpu.Store(p, hb.Addr+mem.Addr(8*i), 8, v)
+	}
 	d.out[dest].queue = append(d.out[dest].queue, sockStream{hdr: hb, src: src})
 	return d.waiting(dest)
 }

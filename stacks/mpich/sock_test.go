@@ -109,7 +109,7 @@ func TestSockThreadsOverlap(t *testing.T) {
 				_, err := r1.InitThread(p, LevelMultiple)
 				fail(err)
 				b, _ := r1.Buffer(8)
-				r1.SpawnThread(e, "t1", func(p *sim.Proc) {
+				r1.SpawnThread(p, "t1", func(p *sim.Proc) {
 					p.Sleep(5 * sim.Microsecond) // t0 is in MPI_Recv
 					c, _ := r1.Buffer(8)
 					fail(r1.Send(p, c, 0, 2))
@@ -177,7 +177,7 @@ func TestSockCommDupSerialized(t *testing.T) {
 					loop(r.World(), 2*dups)(p)
 					return
 				}
-				r.SpawnThread(e, "t1", loop(parent, dups))
+				r.SpawnThread(p, "t1", loop(parent, dups))
 				loop(r.World(), dups)(p)
 			})
 		}

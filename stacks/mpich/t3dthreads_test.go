@@ -19,7 +19,7 @@ func TestT3DFigure2(t *testing.T) {
 			sb, _ := r.Buffer(4096)
 			rb, _ := r.Buffer(4096)
 			fill(r, sb, 1, rank, other, 0)
-			r.SpawnThread(e, "t1", func(p *sim.Proc) {
+			r.SpawnThread(p, "t1", func(p *sim.Proc) {
 				if err := r.Send(p, sb, other, 3); err != nil {
 					e.Fail(err)
 				}
@@ -47,7 +47,7 @@ func TestT3DThreadsSymmetric(t *testing.T) {
 	const work = 10 * sim.Microsecond
 	var end [2]sim.Time
 	e.Spawn("rank0.t0", func(p *sim.Proc) {
-		r.SpawnThread(e, "t1", func(p *sim.Proc) {
+		r.SpawnThread(p, "t1", func(p *sim.Proc) {
 			for range 4 {
 				p.Sleep(work / 4)
 			}
@@ -61,7 +61,7 @@ func TestT3DThreadsSymmetric(t *testing.T) {
 	if err := e.Run(); err != nil {
 		t.Fatal(err)
 	}
-	sw := r.cpu.Clock().Cycles(threadSwitchCycles)
+	sw := r.CPU().Clock().Cycles(t3d.DefaultParams().ThreadSwitchCycles)
 	st := r.th.core.Stats()
 	if st.Switches == 0 || max(end[0], end[1]) != 2*work+sim.Time(st.Switches)*sw {
 		t.Fatalf("threads ended at %v and %v with %d switches of %v, want the sum of their work (2 x %v) plus the switches", end[0], end[1], st.Switches, sw, work)

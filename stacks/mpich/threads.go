@@ -51,13 +51,6 @@ const (
 	// System V semaphore operation that is the SX-4's kernel-assisted
 	// blocking primitive (papers/mpich-sx4.txt section 4).
 	wakeCycles = 1000
-	// threadSwitchCycles is a switch between two threads time-sharing a
-	// T3D PE's one Alpha 21064: saving and restoring its 32 integer and
-	// 32 floating-point registers (64 stores and 64 loads, at best one a
-	// cycle) and the thread scheduler's bookkeeping. Assumed 200 cycles
-	// (1.3 us at 150 MHz): no measured T3D thread-switch figure was found
-	// (reference/hardware.yaml lists none).
-	threadSwitchCycles = 200
 	// threadPollCycles is the interval at which a spinning waiter
 	// (thread_wait: spin) re-enters the progress engine. Assumed: 200
 	// cycles, a short back-off loop.
@@ -163,28 +156,26 @@ func (r *Rank) Level() Level { return r.th.level }
 // LocksTaken reports whether MPI calls take thread locks.
 func (r *Rank) LocksTaken() bool { return r.th.locks }
 
-// SpawnThread starts another thread of this process: a simulated process
-// that shares the rank's memory and MPI state. A blocking MPI call blocks
-// only the thread that makes it.
+// SpawnThread starts another thread of this process, from its thread p:
+// a simulated process that shares the rank's memory and MPI state. A
+// blocking MPI call blocks only the thread that makes it.
 //
-// With ch_t3d the threads time-share the PE's single CPU (a T3D PE has one
-// Alpha) as equals (sim.Core without an application): the work of every
-// thread, the spawning one included, is serialized first come, first
-// served, and each change of the thread working costs a context switch
-// (threadSwitchCycles). On the shared-memory devices (the SX-4 node) each
-// thread runs on its own CPU of the node and nothing is serialized.
-func (r *Rank) SpawnThread(e *sim.Engine, name string, fn func(p *sim.Proc)) *sim.Proc {
+// With ch_t3d on a machine whose process runs its threads on its one CPU
+// (machines.Threads: a T3D PE has one Alpha) the threads time-share it as
+// equals (a sim.Core without an application): the work of every thread,
+// the spawning one included, is serialized first come, first served, and
+// each change of the thread working costs the machine's thread switch
+// (the T3D's thread_switch_cycles). On the shared-memory devices (the
+// SX-4 node), and on a machine that does not say its threads share a
+// CPU, each thread runs on its own CPU and nothing is serialized.
+func (r *Rank) SpawnThread(p *sim.Proc, name string, fn func(p *sim.Proc)) *sim.Proc {
 	r.th.threads++
-	t := e.Spawn(fmt.Sprintf("rank%d.%s", r.rank, name), fn)
-	if cur := e.Current(); cur != nil {
-		t.ShareState(cur) // the rank's queues and requests: steps dependent (sim/explore)
-	}
-	if r.w.params.Device == DeviceT3D {
+	t := machines.Spawn(r.w.host, p, fmt.Sprintf("rank%d.%s", r.rank, name), fn) // the rank's queues and requests: steps dependent (sim/explore)
+	if tm, ok := r.w.host.(machines.Threads); ok && r.w.params.Device == DeviceT3D {
 		if r.th.core == nil {
-			r.th.core = e.NewCore(fmt.Sprintf("PE %d", r.rank), false)
-			r.th.core.SetSwitch(r.cpu.Clock().Cycles(threadSwitchCycles))
-			if cur := e.Current(); cur != nil {
-				r.th.core.BindHandler(cur)
+			r.th.core = tm.NewThreadCore(r.rank, fmt.Sprintf("PE %d", r.rank))
+			if p != nil {
+				r.th.core.BindHandler(p)
 			}
 		}
 		r.th.core.BindHandler(t)
@@ -307,7 +298,7 @@ func (r *Rank) waitThreaded(p *sim.Proc, done func() bool) error {
 			if r.room != nil {
 				r.room.WaitRoom(p)
 			} else {
-				p.Sleep(backoff)
+				r.cpu.Delay(p, backoff)
 				backoff = min(2*backoff, backoffMax)
 			}
 			t.cs.lock(p)
@@ -343,7 +334,7 @@ func (r *Rank) waitThreaded(p *sim.Proc, done func() bool) error {
 // inter-process locks of lock.go.
 type threadMutex struct {
 	m      *sim.Mutex
-	cpu    *mem.CPU
+	cpu    machines.Processor
 	word   mem.Addr
 	resume func(p *sim.Proc) // a woken thread getting its CPU back
 }

@@ -66,7 +66,7 @@ func figure2C(t testing.TB, params Params, c sim.Chooser) error {
 				e.Fail(err)
 				return
 			}
-			r.SpawnThread(e, "t1", func(p *sim.Proc) {
+			r.SpawnThread(p, "t1", func(p *sim.Proc) {
 				if err := r.Send(p, sb, other, 7); err != nil {
 					e.Fail(err)
 				}
@@ -215,7 +215,7 @@ func TestThreadedRandomTraffic(t *testing.T) {
 							return
 						}
 						for th := 1; th < threads; th++ {
-							r.SpawnThread(e, fmt.Sprintf("t%d", th), body(th))
+							r.SpawnThread(p, fmt.Sprintf("t%d", th), body(th))
 						}
 						body(0)(p)
 					})
@@ -257,8 +257,8 @@ func TestWildcardThreads(t *testing.T) {
 		}
 		e.Spawn("rank0.t0", func(p *sim.Proc) {
 			r0.InitThread(p, LevelMultiple)
-			r0.SpawnThread(e, "t1", recv)
-			r0.SpawnThread(e, "t2", recv)
+			r0.SpawnThread(p, "t1", recv)
+			r0.SpawnThread(p, "t2", recv)
 			recv(p)
 		})
 		for s := 1; s < 4; s++ {
@@ -299,7 +299,7 @@ func TestLevelViolations(t *testing.T) {
 		var got error
 		e.Spawn("rank0.t0", func(p *sim.Proc) {
 			r0.InitThread(p, tc.level)
-			r0.SpawnThread(e, "t1", func(p *sim.Proc) {
+			r0.SpawnThread(p, "t1", func(p *sim.Proc) {
 				b, _ := r0.Buffer(8)
 				if err := r0.Send(p, b, 1, 2); err != nil {
 					got = err
@@ -340,7 +340,7 @@ func TestNesting(t *testing.T) {
 	var other int
 	e.Spawn("rank0.t0", func(p *sim.Proc) {
 		r0.InitThread(p, LevelMultiple)
-		r0.SpawnThread(e, "t1", func(q *sim.Proc) {
+		r0.SpawnThread(p, "t1", func(q *sim.Proc) {
 			q.Sleep(10 * sim.Microsecond)
 			other = r0.Nesting(p) + 10*r0.Nesting(q)
 		})
@@ -386,7 +386,7 @@ func TestT3DThreadsTimeShare(t *testing.T) {
 		var end sim.Time
 		e.Spawn("rank0.t0", func(p *sim.Proc) {
 			r.InitThread(p, LevelMultiple)
-			r.SpawnThread(e, "t1", func(p *sim.Proc) { p.Sleep(10 * sim.Microsecond); end = max(end, p.Now()) })
+			r.SpawnThread(p, "t1", func(p *sim.Proc) { p.Sleep(10 * sim.Microsecond); end = max(end, p.Now()) })
 			p.Sleep(10 * sim.Microsecond)
 			end = max(end, p.Now())
 		})
@@ -394,7 +394,7 @@ func TestT3DThreadsTimeShare(t *testing.T) {
 			t.Fatal(err)
 		}
 		if c := r.th.core; c != nil { // plus the context switches
-			tc.want += sim.Time(c.Stats().Switches) * r.cpu.Clock().Cycles(threadSwitchCycles)
+			tc.want += sim.Time(c.Stats().Switches) * r.CPU().Clock().Cycles(t3d.DefaultParams().ThreadSwitchCycles)
 		}
 		if end != tc.want {
 			t.Errorf("%s: two threads of 10 us end at %v, want %v", tc.dev, end, tc.want)

@@ -159,6 +159,7 @@ func Needs() []machines.Capability {
 		need(machines.VerbSwap, "for "+DeviceT3D+" with receive_queue "+QueueShared),
 		need(machines.VerbSockets, "for "+DeviceSock),
 		need(machines.VerbScheduler, "used where present for the cost of a thread woken from a mutex or condition variable"),
+		need(machines.VerbThreads, "used by "+DeviceT3D+" where present: a process's threads time-share its CPU"),
 	}
 }
 

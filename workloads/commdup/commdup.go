@@ -187,7 +187,7 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 					}
 				}
 				if params.Threads > 1 {
-					r.SpawnThread(eng, "t1", loop(1))
+					r.SpawnThread(p, "t1", loop(1))
 				}
 				loop(0)(p)
 			})

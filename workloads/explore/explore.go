@@ -255,7 +255,7 @@ func figure2(eng *sim.Engine, rs []rank) {
 				eng.Fail(err)
 				return
 			}
-			r.SpawnThread(eng, "t1", func(p *sim.Proc) {
+			r.SpawnThread(p, "t1", func(p *sim.Proc) {
 				if err := r.Send(p, sb, other, 7); err != nil {
 					eng.Fail(err)
 				}
@@ -302,7 +302,7 @@ func figure3(eng *sim.Engine, rs []rank, threads int) func() error {
 				}
 			}
 			for j := 1; j < threads; j++ {
-				r.SpawnThread(eng, fmt.Sprintf("t%d", j), body(j))
+				r.SpawnThread(p, fmt.Sprintf("t%d", j), body(j))
 			}
 			body(0)(p)
 		})
