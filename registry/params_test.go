@@ -61,6 +61,7 @@ func TestBadMachineParams(t *testing.T) {
 		{"t3d", "{fence_cycles: .nan}", 2, "fence_cycles"},
 		{"t3d", "{copy_startup_cycles: -3}", 2, "copy_startup_cycles"},
 		{"t3d", "{cache_flush_cycles_per_line: 1e30}", 2, "cache_flush_cycles_per_line"},
+		{"t3d", "{thread_switch_cycles: -1}", 2, "thread_switch_cycles"},
 		{"t3d", "{icache_kb: 0}", 2, "icache_kb"},
 		{"t3d", "{pes_per_node: 0}", 2, "pes_per_node"},
 		{"t3d", "{pes_per_node: 1000000000}", 2, "pes_per_node"},

@@ -39,45 +39,58 @@ func TestT3DFigure2(t *testing.T) {
 }
 
 // TestT3DThreadsSymmetric: two threads of a T3D PE computing at once take
-// the sum of their work plus the context switches, and each delays the
-// other (the time-sharing is symmetric).
+// the sum of their work plus the context switches, each switch costing
+// the machine's thread_switch_cycles, and each delays the other (the
+// time-sharing is symmetric).
 func TestT3DThreadsSymmetric(t *testing.T) {
-	e, w := t3dWorld2(t)
-	r := w.Rank(0)
-	const work = 10 * sim.Microsecond
-	var end [2]sim.Time
-	e.Spawn("rank0.t0", func(p *sim.Proc) {
-		r.SpawnThread(p, "t1", func(p *sim.Proc) {
-			for range 4 {
-				p.Sleep(work / 4)
+	for _, cycles := range []float64{t3d.DefaultParams().ThreadSwitchCycles, 0, 1000} {
+		t.Run(fmt.Sprint(cycles), func(t *testing.T) {
+			mp := t3d.DefaultParams()
+			mp.ThreadSwitchCycles = cycles
+			e, w := t3dWorld2With(t, mp)
+			r := w.Rank(0)
+			const work = 10 * sim.Microsecond
+			var end [2]sim.Time
+			e.Spawn("rank0.t0", func(p *sim.Proc) {
+				r.SpawnThread(p, "t1", func(p *sim.Proc) {
+					for range 4 {
+						p.Sleep(work / 4)
+					}
+					end[1] = p.Now()
+				})
+				for range 4 {
+					p.Sleep(work / 4)
+				}
+				end[0] = p.Now()
+			})
+			if err := e.Run(); err != nil {
+				t.Fatal(err)
 			}
-			end[1] = p.Now()
+			sw := r.CPU().Clock().Cycles(cycles)
+			st := r.th.core.Stats()
+			if cycles > 0 && st.Switches == 0 || max(end[0], end[1]) != 2*work+sim.Time(st.Switches)*sw {
+				t.Fatalf("threads ended at %v and %v with %d switches of %v, want the sum of their work (2 x %v) plus the switches", end[0], end[1], st.Switches, sw, work)
+			}
+			for i, x := range end {
+				if x <= work+sw {
+					t.Errorf("thread %d ended at %v: not delayed by the other's work", i, x)
+				}
+			}
 		})
-		for range 4 {
-			p.Sleep(work / 4)
-		}
-		end[0] = p.Now()
-	})
-	if err := e.Run(); err != nil {
-		t.Fatal(err)
-	}
-	sw := r.CPU().Clock().Cycles(t3d.DefaultParams().ThreadSwitchCycles)
-	st := r.th.core.Stats()
-	if st.Switches == 0 || max(end[0], end[1]) != 2*work+sim.Time(st.Switches)*sw {
-		t.Fatalf("threads ended at %v and %v with %d switches of %v, want the sum of their work (2 x %v) plus the switches", end[0], end[1], st.Switches, sw, work)
-	}
-	for i, x := range end {
-		if x <= work+sw {
-			t.Errorf("thread %d ended at %v: not delayed by the other's work", i, x)
-		}
 	}
 }
 
 // t3dWorld2 is an engine and an MPICH world over ch_t3d on two T3D PEs.
 func t3dWorld2(t *testing.T) (*sim.Engine, *World) {
 	t.Helper()
+	return t3dWorld2With(t, t3d.DefaultParams())
+}
+
+// t3dWorld2With is t3dWorld2 on a T3D of params mp.
+func t3dWorld2With(t *testing.T, mp t3d.Params) (*sim.Engine, *World) {
+	t.Helper()
 	e := sim.NewEngine(1)
-	m, err := t3d.New(e, 2, t3d.DefaultParams())
+	m, err := t3d.New(e, 2, mp)
 	if err != nil {
 		t.Fatal(err)
 	}
