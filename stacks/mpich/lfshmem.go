@@ -141,6 +141,8 @@ func (w sharedSlots) emptied(*sim.Proc, int) {}
 // memcpy: on the SX-4 a vector move, which bypasses the cache (section 5).
 func (w sharedSlots) memcpy(p *sim.Proc, dst, src mem.Addr, n int) { w.s.memcpy(p, dst, src, n) }
 
+func (w sharedSlots) processor() machines.Processor { return w.s.cpu }
+
 // remoteSlots writes slots that lie in the receiver's memory with remote
 // writes (machines.RemoteWrite): the sender writes the packet into its
 // slot, waits until it has landed (Quiet: SHMEM's quiet, SCI's MemBarrier,
@@ -202,6 +204,8 @@ func (w *remoteSlots) memcpy(p *sim.Proc, dst, src mem.Addr, n int) {
 	w.s.memcpy(p, dst, src, n)
 }
 
+func (w *remoteSlots) processor() machines.Processor { return w.s.cpu }
+
 // newRemoteSlotDevices sets up ch_lfshmem on a machine whose processes
 // share no segment: each receiver's slots and each sender's counts of
 // emptied slots in their own memory, mapped for the remote writes that
@@ -251,9 +255,11 @@ type lfPut struct {
 	putData
 }
 
-// copier is the library memcpy of the process that copies a packet out.
+// copier is the library memcpy of the process that copies a packet out,
+// and its processor (which reads the header).
 type copier interface {
 	memcpy(p *sim.Proc, dst, src mem.Addr, n int)
+	processor() machines.Processor
 }
 
 // copyOut copies the packet in a slot (header, then its inline data) into
@@ -262,7 +268,7 @@ type copier interface {
 // (from, where the caller knows it).
 func copyOut(p *sim.Proc, c copier, rank int, pkt mem.Region, slot mem.Addr, from, procs, slotBytes int) (int, error) {
 	c.memcpy(p, pkt.Addr, slot, HeaderBytes)
-	h, err := decode(pkt, rank, from, procs, p.Now())
+	h, err := readHeader(c.processor(), p, pkt, rank, from, procs)
 	if err != nil {
 		return from, err
 	}

@@ -111,13 +111,6 @@ func readHeader(c machines.Processor, p *sim.Proc, pkt mem.Region, rank, from, p
 	return h, err
 }
 
-// decode is readHeader of the bytes in memory, read without a processor:
-// for a copy-out that has none at hand (ch_lfshmem's and ch_shmem's
-// copyOut). Protocol code reads its packets with readHeader.
-func decode(pkt mem.Region, rank, from int, procs int, now sim.Time) (header, error) {
-	return decodeBytes(pkt.Mem.Bytes(pkt.Addr, HeaderBytes), rank, from, procs, now)
-}
-
 // decodeBytes checks and decodes the header bytes b of a packet received
 // by rank from from (-1: unknown) at now.
 func decodeBytes(b []byte, rank, from int, procs int, now sim.Time) (header, error) {

@@ -223,6 +223,9 @@ func (s *shm) fence(p *sim.Proc) {
 	}
 }
 
+// processor is the process's processor (copier).
+func (s *shm) processor() machines.Processor { return s.cpu }
+
 // memcpy is the library memcpy (on the SX-4 a vector move, which bypasses
 // the cache).
 func (s *shm) memcpy(p *sim.Proc, dst, src mem.Addr, n int) {

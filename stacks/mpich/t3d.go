@@ -31,6 +31,8 @@ func (c putCopy) memcpy(p *sim.Proc, dst, src mem.Addr, n int) {
 	machines.Memcpy(c.d.m, p, c.d.rank, dst, src, n)
 }
 
+func (c putCopy) processor() machines.Processor { return c.d.cpu }
+
 // t3dLayout is where ch_t3d's memory lies in every PE: the packet rings
 // (per sender, ring_packets slots), the eager buffers (per sender) and the
 // control blocks (per peer).
