@@ -160,13 +160,14 @@ type channel struct {
 	envBuf  mem.Region   // at the sender: the envelope it builds
 	recvEnv mem.Region   // at the receiver: the envelope it reads
 	// Sender side.
-	seq    uint64   // envelopes sent
-	chunks uint64   // data buffers used
-	bufSeq []uint64 // the envelope that last used each buffer
-	sendq  []*request
-	listed bool // in the sender's sending list
+	seq     uint64   // envelopes sent
+	ackSeen uint64   // the acknowledgement as advance last loaded it
+	chunks  uint64   // data buffers used
+	bufSeq  []uint64 // the envelope that last used each buffer
+	sendq   []*request
+	listed  bool // in the sender's sending list
 	// Receiver side.
-	in       int    // the channel's entry in the receiver's in and ready set
+	in       int    // the channel's entry in the receiver's in
 	expected uint64 // next envelope to consume
 	acked    uint64 // consumed count last acknowledged
 	cur      *request
@@ -341,7 +342,6 @@ type Rank struct {
 	// Scratch of spin, reused.
 	watch    []mem.Addr
 	ackChans []*channel
-	ackWas   []uint64
 	why      spinWhy
 	// env is the envelope sendEnvelope builds, before it is stored in
 	// the channel's envelope buffer.
@@ -561,41 +561,32 @@ func (x *Rank) unlistIdle() {
 
 // spin polls until something q's rank waits for may have changed: the
 // ready field (or write index) of the next envelope of a channel into it,
-// the acknowledgement of a channel with a pending send, or the directory.
+// the acknowledgement of a channel with a pending send (from what advance
+// last loaded), or the directory (from the channels the rank knows).
 func (x *Rank) spin(p *sim.Proc, q *request) {
 	watch := append(x.watch[:0], x.dir.Addr)
 	dir := uint64(len(x.in)) // what the directory word holds
 	for _, c := range x.in {
 		watch = append(watch, x.readyAddr(c))
 	}
-	acks, ackWas := x.ackChans[:0], x.ackWas[:0]
+	acks := x.ackChans[:0]
 	for _, c := range x.sending {
 		if len(c.sendq) > 0 {
 			acks = append(acks, c)
-			ackWas = append(ackWas, 0)
 			watch = append(watch, c.ack.Addr)
 		}
 	}
-	x.watch, x.ackChans, x.ackWas = watch, acks, ackWas
+	x.watch, x.ackChans = watch, acks
 	x.why = spinWhy{x, q}
-	first := true
 	x.cpu.SpinUntil(p, &x.why, func() bool {
-		if first {
-			// The acknowledgements as the spin starts: it waits for one
-			// of them to move.
-			for i, c := range acks {
-				ackWas[i] = x.cpu.PeekUncached(c.ack.Addr, 8)
-			}
-			first = false
-		}
 		if x.loadFresh(p, x.dir.Addr, 8) != dir {
 			return true
 		}
 		if x.scanReady(p, 0, len(x.in)) >= 0 {
 			return true
 		}
-		for i, c := range acks {
-			if x.loadFresh(p, c.ack.Addr, 8) != ackWas[i] {
+		for _, c := range acks {
+			if x.loadFresh(p, c.ack.Addr, 8) != c.ackSeen {
 				return true
 			}
 		}
@@ -959,6 +950,7 @@ func (x *Rank) advance(p *sim.Proc, c *channel) bool {
 		q := c.sendq[0]
 		n := q.buf.Len
 		ack := x.loadFresh(p, c.ack.Addr, 8)
+		c.ackSeen = ack
 		if ack > c.seq {
 			// The receiver consumed envelopes that were never sent:
 			// stale ones, taken as new (duplicated messages).
