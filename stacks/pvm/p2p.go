@@ -174,86 +174,90 @@ func (x *Task) stageHeader(p *sim.Proc, words ...uint64) {
 	}
 }
 
-// words is the task's set of polled words (mem.WordSet): entry s is the
-// flag of the head slot of ring s (ready when DONE; never while the ring
-// is held), entry size+d the count of this task's parts task d has freed
-// (ready when it moved since last loaded). Built on first use from the
-// current state.
-func (x *Task) words() *mem.WordSet {
-	if x.ws != nil {
-		return x.ws
-	}
-	l, n := x.lib, x.size
-	x.ws = x.cpu.NewWordSet(2 * n)
-	for s := 0; s < n; s++ {
-		x.ws.Watch(s, l.slot(x.rank, s, 0), l.params.Slots*l.stride())
-		x.expectHead(s)
-		f := x.freed + mem.Addr(8*s)
-		x.ws.Watch(n+s, f, 8)
-		x.ws.ExpectChange(n+s, f, x.seenFreed[s])
-	}
-	return x.ws
-}
-
-// expectHead makes ring s's entry wait for its head slot's DONE flag, or
-// for nothing while the ring is held.
-func (x *Task) expectHead(s int) {
-	if x.ws == nil {
-		return
-	}
-	if x.held(s) {
-		x.ws.Expect(s, x.head(s), ^uint64(0))
-		return
-	}
-	x.ws.Expect(s, x.head(s), flagDone)
-}
-
 // sawFreed records task d's freed count as last loaded: a wait for a free
 // slot ends when it moves.
-func (x *Task) sawFreed(d int, v uint64) {
-	x.seenFreed[d] = v
-	if x.ws != nil {
-		x.ws.ExpectChange(x.size+d, x.freed+mem.Addr(8*d), v)
-	}
-}
+func (x *Task) sawFreed(d int, v uint64) { x.seenFreed[d] = v }
 
-// awaitWords sleeps until a part is in the head slot of a ring that is not
-// held, or (slots) a freed count has moved (mem.CPU.WaitWords: the polls
-// cost nothing; the sweep that follows pays the loads). Freed counts that
-// moved while the task was not waiting for a slot are taken as seen.
+// awaitWords waits until a part is in the head slot of a ring that is not
+// held, or (slots) a freed count has moved since last loaded: a spin whose
+// polls read the watched words without time (the sweep that follows pays
+// the loads), so it ends at the instant a write makes one of them what it
+// waits for. Freed counts that moved while the task was not waiting for a
+// slot are taken as seen: the first one found ends the wait at once.
 func (x *Task) awaitWords(p *sim.Proc, slots bool) {
-	w, n := x.words(), x.size
-	hi := n
+	n := x.size
+	watch := x.watch[:n]
 	if slots {
-		hi = 2 * n
-		for i := w.FirstReady(n, hi, n); i >= 0; i = w.FirstReady(n, hi, i) {
-			x.sawFreed(i-n, x.cpu.Memory().Load64(w.Word(i)))
-			return
-		}
+		watch = x.watch[:2*n]
 	}
-	x.cpu.WaitWords(p, x.waitReason(slots), w, 0, hi)
+	first, moved, movedTo := true, -1, uint64(0)
+	x.cpu.SpinUntil(p, waitReason{x.rank, slots}, func() bool {
+		if slots {
+			for d := 0; d < n; d++ {
+				if v := x.cpu.PeekUncached(x.watch[n+d], 8); v != x.seenFreed[d] {
+					if first {
+						moved, movedTo = d, v
+					}
+					return true
+				}
+			}
+		}
+		first = false
+		for s := 0; s < n; s++ {
+			if !x.held(s) && x.cpu.PeekUncached(x.watch[s], 8) == flagDone {
+				return true
+			}
+		}
+		return false
+	}, watch...)
+	if moved >= 0 {
+		x.sawFreed(moved, movedTo)
+	}
 }
 
-func (x *Task) waitReason(slots bool) string {
-	if slots {
-		return fmt.Sprintf("pvm task %d: psend waits for a free slot in a receiver's ring (or a message)", x.rank)
+// waitReason names a task's wait in deadlock and livelock reports.
+type waitReason struct {
+	rank  int
+	slots bool
+}
+
+func (w waitReason) String() string {
+	if w.slots {
+		return fmt.Sprintf("pvm task %d: psend waits for a free slot in a receiver's ring (or a message)", w.rank)
 	}
-	return fmt.Sprintf("pvm task %d: precv waits for a message", x.rank)
+	return fmt.Sprintf("pvm task %d: precv waits for a message", w.rank)
 }
 
 // sweep pulls every part that has arrived into the library: the receive
 // loop of the PVM library, which polls each sender's ring in turn
 // (starting after the one it started from last time) with uncached loads
-// of the head slots' flags (mem.CPU.ScanUncached: one timed run of loads)
-// and takes every part it finds, until a round finds none. It reports
-// whether it took any.
+// of the head slots' flags and takes every part it finds, until a round
+// finds none. It reports whether it took any.
 func (x *Task) sweep(p *sim.Proc) (bool, error) {
 	took := false
-	w := x.words()
+	n := x.size
 	from := x.scanFrom
-	x.scanFrom = (x.scanFrom + 1) % x.size
+	x.scanFrom = (x.scanFrom + 1) % n
 	for {
-		s, loads, ok := x.cpu.ScanUncached(p, w, 0, x.size, from)
+		// One round: the head flag of every ring in cyclic order from
+		// from, until one holds a part (a held ring's flag is loaded too,
+		// and passed over).
+		s, loads := -1, 0
+		ok := x.cpu.Poll(p, func() bool {
+			s, loads = -1, 0
+			for k := 0; k < n; k++ {
+				i := from + k
+				if i >= n {
+					i -= n
+				}
+				loads++
+				if x.cpu.LoadUncached(p, x.watch[i], 8) == flagDone && !x.held(i) {
+					s = i
+					return true
+				}
+			}
+			return false
+		})
 		x.cpu.Compute(p, x.lib.params.ScanCycles*float64(loads))
 		if !ok {
 			return took, nil
@@ -331,7 +335,7 @@ func (x *Task) takePart(p *sim.Proc, s int) error {
 	} else {
 		x.inflight[s] = m
 	}
-	x.expectHead(s)
+	x.watch[s] = x.head(s)
 	return nil
 }
 
@@ -417,9 +421,6 @@ func (x *Task) post(p *sim.Proc, r *recvReq) {
 		x.free = append(x.free, m.data)
 		m.data = mem.Region{}
 		r.claim(m)
-		if x.inflight[m.src] == m {
-			x.expectHead(m.src) // its ring is no longer held
-		}
 		return
 	}
 	x.posted = append(x.posted, r)

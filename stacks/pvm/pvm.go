@@ -158,7 +158,7 @@ func New(m machines.Machine, params Params) (*Lib, error) {
 	n := m.Procs()
 	l.tasks = make([]*Task, n)
 	for i := range l.tasks {
-		x := &Task{lib: l, cpu: mm.CPU(i), rank: i, size: n}
+		x := &Task{lib: l, cpu: machines.ProcessorOf(mm, i), rank: i, size: n}
 		if err := x.setUp(); err != nil {
 			return nil, fmt.Errorf("pvm: task %d: %w", i, err)
 		}
@@ -181,7 +181,7 @@ func (l *Lib) stride() int { return (hdrBytes + l.params.DataMaxBytes + 63) &^ 6
 // methods are called from that task's process.
 type Task struct {
 	lib  *Lib
-	cpu  *mem.CPU
+	cpu  machines.Processor
 	rank int
 	size int
 
@@ -197,10 +197,12 @@ type Task struct {
 	queue     []*message // the receive queue: arrived, not yet received, in arrival order
 	posted    []*recvReq // receives waiting for a message, in post order
 	free      []mem.Region
-	ws        *mem.WordSet // the polled words (words), nil until first used
-	seenFreed []uint64     // each task's freed count as last loaded
-	scanFrom  int          // ring where the next sweep starts (round robin)
-	scratch   *mem.Region
+	seenFreed []uint64 // each task's freed count as last loaded
+	// watch is what a wait watches: entry s the head flag of ring s
+	// (head), entry size+d the freed count task d writes.
+	watch    []mem.Addr
+	scanFrom int // ring where the next sweep starts (round robin)
+	scratch  *mem.Region
 
 	stats Stats
 }
@@ -240,6 +242,11 @@ func (x *Task) setUp() error {
 	x.next = make([]int, x.size)
 	x.inflight = make([]*message, x.size)
 	x.seenFreed = make([]uint64, x.size)
+	x.watch = make([]mem.Addr, 2*x.size)
+	for s := 0; s < x.size; s++ {
+		x.watch[s] = x.rings + mem.Addr(s*ring) + flagOff // slot 0 of ring s
+		x.watch[x.size+s] = x.freed + mem.Addr(8*s)
+	}
 	return nil
 }
 
@@ -250,7 +257,7 @@ func (x *Task) Rank() int { return x.rank }
 func (x *Task) Size() int { return x.size }
 
 // CPU is the task's processor.
-func (x *Task) CPU() *mem.CPU { return x.cpu }
+func (x *Task) CPU() *mem.CPU { return x.lib.m.CPU(x.rank) }
 
 // Buffer allocates n bytes of the task's memory for user data.
 func (x *Task) Buffer(n int) (mem.Region, error) {

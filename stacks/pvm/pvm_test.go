@@ -564,11 +564,11 @@ func traffic(t *testing.T, build func(*sim.Engine, int) (machines.Machine, error
 	return append(all, fmt.Sprint("end ", eng.Now())), eng.Events()
 }
 
-// TestMergedMatchesStepByStep: PVM's receive loop (its polls as one run of
-// uncached loads, mem.CPU.ScanUncached; its waits on a word set) gives the
-// same simulated times and statuses, to the picosecond, as the engine run
-// step by step (with fewer events: a scan is one), with rings that fill,
-// on every machine.
+// TestMergedMatchesStepByStep: PVM's receive loop (its polls of uncached
+// loads, Processor.Poll; its waits, a SpinUntil on the watched words)
+// gives the same simulated times and statuses, to the picosecond, as the
+// engine run step by step (with no more events), with rings that fill, on
+// every machine.
 func TestMergedMatchesStepByStep(t *testing.T) {
 	for _, mc := range machinesUnderTest {
 		for _, tc := range []struct {

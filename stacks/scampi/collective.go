@@ -115,9 +115,7 @@ func (x *Rank) barrierWrite(p *sim.Proc, to *Rank, a mem.Addr, v uint64) {
 		}
 		b.pending = true
 	}
-	var buf [8]byte
-	binary.LittleEndian.PutUint64(buf[:], v)
-	x.cpu.Poke(b.out.Addr, buf[:])
+	x.cpu.Update(p, b.out.Addr, 8, 0, func(b []byte) { binary.LittleEndian.PutUint64(b, v) })
 	x.w.rw.Put(p, x.id, to.id, a, b.out.Addr, 8)
 	x.bar.dests = append(x.bar.dests, barrierDest{to, a})
 }

@@ -160,13 +160,14 @@ type channel struct {
 	envBuf  mem.Region   // at the sender: the envelope it builds
 	recvEnv mem.Region   // at the receiver: the envelope it reads
 	// Sender side.
-	seq    uint64   // envelopes sent
-	chunks uint64   // data buffers used
-	bufSeq []uint64 // the envelope that last used each buffer
-	sendq  []*request
-	listed bool // in the sender's sending list
+	seq     uint64   // envelopes sent
+	ackSeen uint64   // the acknowledgement as advance last loaded it
+	chunks  uint64   // data buffers used
+	bufSeq  []uint64 // the envelope that last used each buffer
+	sendq   []*request
+	listed  bool // in the sender's sending list
 	// Receiver side.
-	in       int    // the channel's entry in the receiver's in and ready set
+	in       int    // the channel's entry in the receiver's in
 	expected uint64 // next envelope to consume
 	acked    uint64 // consumed count last acknowledged
 	cur      *request
@@ -199,7 +200,7 @@ func Open(m machines.Machine, params Params) (*stacks.World, error) {
 	}
 	sw := &stacks.World{Stack: Name, Title: "ScaMPI", Machine: m}
 	for i := 0; i < n; i++ {
-		x := &Rank{w: w, id: i, node: machines.NodeOf(m, i), cpu: loc.CPU(i)}
+		x := &Rank{w: w, id: i, node: machines.NodeOf(m, i), cpu: machines.ProcessorOf(loc, i)}
 		if x.dir, err = loc.Alloc(i, "scampi.dir", 8); err != nil {
 			return nil, err
 		}
@@ -275,16 +276,12 @@ func (x *Rank) channel(p *sim.Proc, r int) (*channel, error) {
 	}
 	c.in = len(rr.in)
 	rr.in = append(rr.in, c)
-	if w.p.WriteIndex == "" {
-		if rr.readySet == nil {
-			rr.readySet = rr.cpu.NewWordSet(n)
-		}
-		rr.readySet.Watch(c.in, c.slots.Addr, c.slots.Len)
-		rr.expect(c)
-	}
 	// The driver tells the receiver a channel was created: its directory
-	// word changes (and wakes it if it polls).
-	rr.dir.Mem.Store64(rr.dir.Addr, uint64(len(rr.in)))
+	// word, the number of channels into it, changes (and wakes it if it
+	// polls). The driver's write, not the program's: it takes no time of
+	// the process that caused it (the mapping paid it, above).
+	k := uint64(len(rr.in))
+	rr.cpu.Update(nil, rr.dir.Addr, 8, 0, func(b []byte) { binary.LittleEndian.PutUint64(b, k) })
 	return c, nil
 }
 
@@ -321,17 +318,13 @@ func (x *Rank) channelMemory(p *sim.Proc, c *channel, name string) error {
 
 // Rank is one process's ScaMPI.
 type Rank struct {
-	w    *world
-	id   int
-	node int
-	cpu  *mem.CPU
-	dir  mem.Region // the number of channels into this rank
-	in   []*channel
-	// readySet holds the ready field of each channel's next envelope
-	// (entry c.in; not in write_index mode): a scan of the channels is
-	// one timed operation of the CPU (scanReady).
-	readySet *mem.WordSet
-	posted   []*request
+	w      *world
+	id     int
+	node   int
+	cpu    machines.Processor
+	dir    mem.Region // the number of channels into this rank (len(in))
+	in     []*channel
+	posted []*request
 	// sending are the channels from this rank that had a send pending
 	// when last looked at, in the order of their receivers (the order in
 	// which progress advances them and spin watches their
@@ -349,8 +342,10 @@ type Rank struct {
 	// Scratch of spin, reused.
 	watch    []mem.Addr
 	ackChans []*channel
-	ackWas   []uint64
 	why      spinWhy
+	// env is the envelope sendEnvelope builds, before it is stored in
+	// the channel's envelope buffer.
+	env [envBytes]byte
 }
 
 type request struct {
@@ -388,7 +383,7 @@ func (x *Rank) Rank() int { return x.id }
 func (x *Rank) Size() int { return len(x.w.ranks) }
 
 // CPU is the rank's processor.
-func (x *Rank) CPU() *mem.CPU { return x.cpu }
+func (x *Rank) CPU() *mem.CPU { return x.w.m.CPU(x.id) }
 
 // Buffer allocates n bytes of the rank's memory for user data.
 func (x *Rank) Buffer(n int) (mem.Region, error) { return x.w.m.Alloc(x.id, "user", n) }
@@ -507,14 +502,16 @@ func (q *request) Test(p *sim.Proc) (bool, stacks.Status, error) {
 // advances every pending send; it reports whether anything moved.
 func (x *Rank) progress(p *sim.Proc) bool {
 	moved := false
-	// Channel by channel, each as long as it has a whole envelope: the
-	// polls of the channels with nothing are one scan (scanReady).
-	for i := 0; x.readySet == nil && i < len(x.in); i++ {
+	// Channel by channel, each as long as it has a whole envelope: with
+	// a write index, each channel's index is loaded in turn; without,
+	// the polls of the channels with nothing are one poll (scanReady).
+	wi := x.w.p.WriteIndex != ""
+	for i := 0; wi && i < len(x.in); i++ {
 		for x.consume(p, x.in[i]) {
 			moved = true
 		}
 	}
-	for i := 0; x.readySet != nil && i < len(x.in); {
+	for i := 0; !wi && i < len(x.in); {
 		hi := len(x.in)
 		j := x.scanReady(p, i, hi)
 		if j < 0 {
@@ -564,22 +561,22 @@ func (x *Rank) unlistIdle() {
 
 // spin polls until something q's rank waits for may have changed: the
 // ready field (or write index) of the next envelope of a channel into it,
-// the acknowledgement of a channel with a pending send, or the directory.
+// the acknowledgement of a channel with a pending send (from what advance
+// last loaded), or the directory (from the channels the rank knows).
 func (x *Rank) spin(p *sim.Proc, q *request) {
 	watch := append(x.watch[:0], x.dir.Addr)
-	dir := x.dir.Mem.Load64(x.dir.Addr)
+	dir := uint64(len(x.in)) // what the directory word holds
 	for _, c := range x.in {
 		watch = append(watch, x.readyAddr(c))
 	}
-	acks, ackWas := x.ackChans[:0], x.ackWas[:0]
+	acks := x.ackChans[:0]
 	for _, c := range x.sending {
 		if len(c.sendq) > 0 {
 			acks = append(acks, c)
-			ackWas = append(ackWas, c.ack.Mem.Load64(c.ack.Addr))
 			watch = append(watch, c.ack.Addr)
 		}
 	}
-	x.watch, x.ackChans, x.ackWas = watch, acks, ackWas
+	x.watch, x.ackChans = watch, acks
 	x.why = spinWhy{x, q}
 	x.cpu.SpinUntil(p, &x.why, func() bool {
 		if x.loadFresh(p, x.dir.Addr, 8) != dir {
@@ -588,8 +585,8 @@ func (x *Rank) spin(p *sim.Proc, q *request) {
 		if x.scanReady(p, 0, len(x.in)) >= 0 {
 			return true
 		}
-		for i, c := range acks {
-			if x.loadFresh(p, c.ack.Addr, 8) != ackWas[i] {
+		for _, c := range acks {
+			if x.loadFresh(p, c.ack.Addr, 8) != c.ackSeen {
 				return true
 			}
 		}
@@ -619,21 +616,12 @@ func (x *Rank) readyAddr(c *channel) mem.Addr {
 	return c.slots.Addr + mem.Addr(envBytes*int((c.expected-1)%uint64(x.w.p.Slots)))
 }
 
-// expect makes c's entry of the ready set wait for its next envelope.
-func (x *Rank) expect(c *channel) {
-	if x.readySet != nil {
-		x.readySet.Expect(c.in, x.readyAddr(c), c.expected)
-	}
-}
-
 // scanReady polls channels x.in[from:hi] in order, one load each, until
 // one's next envelope looks ready (ready), and returns it, or -1. Without
-// a write index the loads are one timed operation of the CPU
-// (mem.CPU.ScanUncached): the same loads at the same times, read as the
-// loads issued one by one read them, for one event instead of one per
-// channel.
+// a write index the loads are uncached loads only, one poll of the CPU
+// (Processor.Poll), which the machine may run as one operation.
 func (x *Rank) scanReady(p *sim.Proc, from, hi int) int {
-	if x.readySet == nil {
+	if x.w.p.WriteIndex != "" {
 		for j := from; j < hi; j++ {
 			if x.ready(p, x.in[j]) {
 				return j
@@ -641,10 +629,18 @@ func (x *Rank) scanReady(p *sim.Proc, from, hi int) int {
 		}
 		return -1
 	}
-	if j, _, ok := x.cpu.ScanUncached(p, x.readySet, from, hi, from); ok {
-		return j
-	}
-	return -1
+	j := -1
+	x.cpu.Poll(p, func() bool {
+		j = -1
+		for k := from; k < hi; k++ {
+			if x.ready(p, x.in[k]) {
+				j = k
+				return true
+			}
+		}
+		return false
+	})
+	return j
 }
 
 // ready polls whether c's next envelope looks ready (a load).
@@ -688,7 +684,7 @@ func (x *Rank) take(p *sim.Proc, c *channel) bool {
 	x.freshChannel(p, slot, envBytes)
 	x.cpu.Memcpy(p, c.recvEnv.Addr, slot, envBytes)
 	var env [envBytes]byte
-	x.cpu.Peek(c.recvEnv.Addr, env[:])
+	x.cpu.Update(p, c.recvEnv.Addr, envBytes, 0, func(b []byte) { copy(env[:], b) })
 	if w.p.WriteIndex == "" {
 		if seq := binary.LittleEndian.Uint64(env[offSeq:]); seq != c.expected {
 			// The ready field said the envelope is there; the copy read
@@ -705,7 +701,6 @@ func (x *Rank) take(p *sim.Proc, c *channel) bool {
 		c.avail--
 	}
 	c.expected++
-	x.expect(c)
 	w.counts.Envelopes++
 	tag := int(int32(binary.LittleEndian.Uint32(env[offTag:])))
 	n := int(binary.LittleEndian.Uint32(env[offLen:]))
@@ -890,9 +885,8 @@ func (x *Rank) acknowledge(p *sim.Proc, c *channel, consumed uint64) {
 // postAck stores c's consumed count in the receiver's buffer and puts it
 // into the sender's acknowledgement word.
 func (x *Rank) postAck(p *sim.Proc, c *channel) {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], c.acked)
-	x.cpu.Poke(c.ackBuf.Addr, b[:])
+	v := c.acked
+	x.cpu.Update(p, c.ackBuf.Addr, 8, 0, func(b []byte) { binary.LittleEndian.PutUint64(b, v) })
 	x.w.rw.Put(p, x.id, c.s, c.ack.Addr, c.ackBuf.Addr, 8)
 }
 
@@ -956,6 +950,7 @@ func (x *Rank) advance(p *sim.Proc, c *channel) bool {
 		q := c.sendq[0]
 		n := q.buf.Len
 		ack := x.loadFresh(p, c.ack.Addr, 8)
+		c.ackSeen = ack
 		if ack > c.seq {
 			// The receiver consumed envelopes that were never sent:
 			// stale ones, taken as new (duplicated messages).
@@ -1008,7 +1003,8 @@ func (x *Rank) copyOut(p *sim.Proc, c *channel, dst, src mem.Addr, k int) {
 func (x *Rank) sendEnvelope(p *sim.Proc, c *channel, q *request, kind uint16, b, off, chunk int) {
 	w := x.w
 	c.seq++
-	var env [envBytes]byte
+	env := &x.env
+	*env = [envBytes]byte{}
 	binary.LittleEndian.PutUint64(env[offSeq:], c.seq)
 	binary.LittleEndian.PutUint32(env[offTag:], uint32(int32(q.tag)))
 	binary.LittleEndian.PutUint32(env[offLen:], uint32(q.buf.Len))
@@ -1017,10 +1013,12 @@ func (x *Rank) sendEnvelope(p *sim.Proc, c *channel, q *request, kind uint16, b,
 	binary.LittleEndian.PutUint32(env[offChunk:], uint32(chunk))
 	binary.LittleEndian.PutUint32(env[offOff:], uint32(off))
 	if kind == kindInline {
-		copy(env[offPayload:], x.cpu.Memory().Bytes(q.buf.Addr, q.buf.Len))
+		// The payload, read out of the user's buffer as the program
+		// sees it.
+		x.cpu.Update(p, q.buf.Addr, q.buf.Len, 0, func(b []byte) { copy(env[offPayload:], b) })
 	}
 	binary.LittleEndian.PutUint32(env[offCRC:], envCRC(env[:]))
-	x.cpu.Poke(c.envBuf.Addr, env[:])
+	x.cpu.Update(p, c.envBuf.Addr, envBytes, 0, func(b []byte) { copy(b, env[:]) })
 	slot := c.slots.Addr + mem.Addr(envBytes*int((c.seq-1)%uint64(w.p.Slots)))
 	if c.local {
 		x.memcpy(p, slot, c.envBuf.Addr, envBytes)
@@ -1035,9 +1033,7 @@ func (x *Rank) sendEnvelope(p *sim.Proc, c *channel, q *request, kind uint16, b,
 // writeIndex publishes the two-byte write index v: whole, or one byte at a
 // time (low byte first) with write_index: bytewise.
 func (x *Rank) writeIndex(p *sim.Proc, c *channel, v uint16) {
-	var b [2]byte
-	binary.LittleEndian.PutUint16(b[:], v)
-	x.cpu.Poke(c.idxBuf.Addr, b[:])
+	x.cpu.Update(p, c.idxBuf.Addr, 2, 0, func(b []byte) { binary.LittleEndian.PutUint16(b, v) })
 	if c.local {
 		x.cpu.Store(p, c.index.Addr, 2, uint64(v))
 		return
