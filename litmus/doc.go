@@ -97,7 +97,7 @@
 // A traced run (an engine with trace.Enable, as simrun trace makes) marks
 // each instruction on its thread's timeline, a load with the stores it may
 // have read from ("rf from P0's x=1"), and draws each reads-from edge as a
-// flow arrow (sim.Engine.Flow) from the store's mark to the load's, which
+// flow arrow (sim.Proc.Flow) from the store's mark to the load's, which
 // Perfetto shows as an arrow between the two threads.
 //
 // # A run
