@@ -68,7 +68,9 @@ type documented struct {
 	Sample sample `yaml:"sample"`
 }
 
-func (documented) ParamDocs() []Field { return []Field{{YAML: "sample", Go: "Sample", Doc: "A sample."}} }
+func (documented) ParamDocs() []Field {
+	return []Field{{YAML: "sample", Go: "Sample", Doc: "A sample."}}
+}
 
 // TestOf: a type is documented by its ParamDocs method, through pointers;
 // other types are not.
