@@ -13,12 +13,11 @@ import (
 	"github.com/msgsim/msgsim/stacks/pvm"
 	"github.com/msgsim/msgsim/stacks/scampi"
 	"github.com/msgsim/msgsim/stacks/shmem"
-	"github.com/msgsim/msgsim/workloads/litmus"
 )
 
-// Default returns a registry of the built-in machines, stacks and litmus
-// adapters (the built-in workloads are added by package registry/all).
-// Adding one is a line here.
+// Default returns a registry of the built-in machines and stacks (the
+// built-in workloads are added by package registry/all). Adding one is a
+// line here: a machine's litmus choices are in its own folder.
 func Default() *Registry {
 	r := New()
 	for _, e := range []MachineEntry{
@@ -51,56 +50,7 @@ func Default() *Registry {
 	} {
 		must(r.AddStack(e))
 	}
-	for _, e := range []LitmusEntry{
-		Litmus(sx4.Name, "each thread on a CPU of one node: non-coherent write-through scalar caches, stores to different lines drain out of order, the node's own costs", sx4Litmus),
-		Litmus(t3d.Name, "thread i on PE i, each location in one PE's memory (--home): remote stores are puts, remote loads gets, local loads go through a cache that puts do not update; smp_mb is shmem_quiet + cache flush", t3dLitmus),
-		Litmus(sci.Name, "thread i on node i of a Scali SCI cluster, each location in one node's memory (--home): remote stores are posted writes the fabric reorders (--reorder-ns), remote loads round trips; smp_mb is MemBarrier; shows MP, SB, 2+2W across nodes, not their MemBarrier versions", sciLitmus,
-			LitmusFlag{Name: "reorder-ns", Param: "reorder_ns", Usage: "with --machine sci: the largest extra delay of an SCI packet in the fabric (reorder_ns; the teaching scenarios use 3000)"}),
-		Litmus(sp.Name, "thread i on node i of an IBM SP, each location in one node's memory (--home): remote stores are LAPI_Puts, which LAPI does not order and the switch may reorder (--switch-jitter-us), remote loads LAPI_Get + LAPI_Waitcntr; smp_mb is LAPI_Fence; shows MP, SB, 2+2W, MP+spin across nodes, not their fenced versions (nor LB, IRIW, WRC); on a quiet switch (--switch-jitter-us 0) only SB", spLitmus,
-			LitmusFlag{Name: "progress", Param: "progress", Usage: "with --machine sp: how LAPI handles incoming messages, interrupt or polling (a node's program polls only inside LAPI calls)"},
-			// A packet queued behind one full packet of other traffic at
-			// an adapter (1088 bytes at adapter_mbps 34: 32 us), rounded
-			// up: what litmus runs default to.
-			LitmusFlag{Name: "switch-jitter-us", Param: "switch_jitter_us", Default: "40", Usage: "with --machine sp: the largest extra delay of a packet in the SP switch (switch_jitter_us: other traffic on the packet's route); 0 is a quiet switch, which delivers in order"}),
-		Litmus(challenge.Name, "each thread on a CPU of one Power Challenge: coherent caches snooping one bus, no store buffer others see past (the R10000 as the Challenge used it is sequentially consistent): the sc model", challengeLitmus),
-	} {
-		must(r.AddLitmus(e))
-	}
 	return r
-}
-
-// sx4Litmus runs litmus tests as the SX-4 CPU's own model: one node whose
-// CPUs reach its one memory through the same crossbar.
-func sx4Litmus(build litmus.Builder, _ sx4.Params) litmus.Machine {
-	return litmus.Machine{Build: build, Head: "SX-4", MaxUnits: sx4.MaxCPUs, Note: " (the CPUs are alike: one memory through one crossbar)"}
-}
-
-// challengeLitmus runs litmus tests as the Power Challenge CPU's own
-// model: one memory, caches kept coherent by the bus.
-func challengeLitmus(build litmus.Builder, _ challenge.Params) litmus.Machine {
-	return litmus.Machine{Build: build, Head: "Power Challenge", MaxUnits: challenge.MaxCPUs, Note: " (the CPUs are alike: one memory on one bus)"}
-}
-
-// t3dLitmus runs litmus tests on a T3D partition of up to MaxPEs PEs.
-func t3dLitmus(build litmus.Builder, _ t3d.Params) litmus.Machine {
-	mc := litmus.T3D(build)
-	mc.MaxUnits = t3d.MaxPEs
-	return mc
-}
-
-// sciLitmus runs litmus tests on an SCI cluster of p, on up to its
-// torus's nodes.
-func sciLitmus(build litmus.Builder, p sci.Params) litmus.Machine {
-	mc := litmus.SCI(build, litmus.SCIConfig{LoadNs: p.LoadNs, ReorderNs: p.ReorderNs})
-	mc.MaxUnits = p.TorusW * p.TorusH
-	return mc
-}
-
-// spLitmus runs litmus tests on an SP of p, on up to MaxNodes nodes.
-func spLitmus(build litmus.Builder, p sp.Params) litmus.Machine {
-	mc := litmus.SP(build, litmus.SPConfig{SwitchJitterUs: p.SwitchJitterUs, Polling: p.Progress == "polling"})
-	mc.MaxUnits = sp.MaxNodes
-	return mc
 }
 
 // must panics on a registration error of a built-in (two built-ins with

@@ -3,106 +3,35 @@ package registry
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
+	"github.com/msgsim/msgsim/litmus"
 	"github.com/msgsim/msgsim/machines"
 	"github.com/msgsim/msgsim/sim"
-	"github.com/msgsim/msgsim/workloads/litmus"
 	"gopkg.in/yaml.v3"
 )
 
-// LitmusEntry is a machine's litmus adapter: how simrun litmus --machine
-// runs a test on it (a litmus.Machine built from the machine's params),
-// with the adapter's own named flags, each setting a machine param. A
-// machine with no registered adapter gets the generic one (GenericLitmus):
-// litmus runs on the verbs it offers.
+// LitmusEntry is how simrun litmus --machine runs a test on a machine: a
+// summary and the named flags that set machine params, from the machine's
+// own litmus traits (machines.LitmusTraits, on the instance its
+// constructor returns: the litmus package's Tuned) or, for a machine with
+// none, the generic mapping on the verbs it offers. Nothing is registered
+// for it: a machine's folder holds its litmus choices.
 type LitmusEntry struct {
 	Machine string // the machine's registered name
 	Summary string // one line, for simrun litmus --list
 	// Flags are simrun litmus flags that set machine params of this
 	// machine only, e.g. --reorder-ns (reorder_ns).
-	Flags   []LitmusFlag
-	adapter func(build litmus.Builder, params any) (litmus.Machine, error)
+	Flags []LitmusFlag
 }
 
-// LitmusFlag is a named simrun litmus flag of an adapter: it sets machine
+// LitmusFlag is a named simrun litmus flag of a machine: it sets machine
 // param Param.
 type LitmusFlag struct {
-	Name  string // the flag, without dashes, e.g. "reorder-ns"
-	Param string // the machine param (YAML key) it sets, e.g. "reorder_ns"
-	Usage string
-	// Default is the param's value for litmus runs (YAML) when neither
-	// the flag nor --param sets it; "": the machine's own default.
-	Default string
+	machines.LitmusFlag
 	// Shown is the default simrun litmus -h shows: Default, or the
-	// machine's default param (filled in by AddLitmus).
+	// machine's default param.
 	Shown string
-}
-
-// Litmus is the litmus adapter of machine, whose params are P (the type
-// its registry entry decodes): adapter turns a builder of the machine with
-// those params, and the params, into a litmus.Machine (its Name is set to
-// machine).
-func Litmus[P any](machine, summary string, adapter func(build litmus.Builder, params P) litmus.Machine, flags ...LitmusFlag) LitmusEntry {
-	return LitmusEntry{
-		Machine: machine, Summary: summary, Flags: flags,
-		adapter: func(build litmus.Builder, params any) (litmus.Machine, error) {
-			p, ok := params.(P)
-			if !ok {
-				var want P
-				return litmus.Machine{}, fmt.Errorf("registry: litmus adapter of %s takes params %T, the machine's are %T", machine, want, params)
-			}
-			mc := adapter(build, p)
-			mc.Name = machine
-			return mc, nil
-		},
-	}
-}
-
-// AddLitmus registers the litmus adapter of a registered machine (one per
-// machine); its params type must be the machine's, and its flags' params
-// the machine's params.
-func (r *Registry) AddLitmus(e LitmusEntry) error {
-	me, ok := r.LookupMachine(e.Machine)
-	if !ok {
-		return fmt.Errorf("registry: litmus adapter of %q: no such machine", e.Machine)
-	}
-	if _, ok := r.litmusEntry(e.Machine); ok {
-		return fmt.Errorf("registry: machine %q already has a litmus adapter", e.Machine)
-	}
-	p, err := me.decode("", "machine.params", nil)
-	if err != nil {
-		return fmt.Errorf("registry: machine %s's default params: %w", e.Machine, err)
-	}
-	if _, err := e.adapter(nil, p); err != nil {
-		return err
-	}
-	defaults, err := paramValues(p)
-	if err != nil {
-		return fmt.Errorf("registry: machine %s's default params: %w", e.Machine, err)
-	}
-	e.Flags = slices.Clone(e.Flags)
-	for i, f := range e.Flags {
-		v, ok := defaults[f.Param]
-		if !ok || f.Name == "" || f.Name == "param" {
-			return fmt.Errorf("registry: litmus adapter of %s: flag %q sets %q, not a param of the machine", e.Machine, f.Name, f.Param)
-		}
-		e.Flags[i].Shown = f.Default
-		if f.Default == "" {
-			e.Flags[i].Shown = v
-		}
-	}
-	r.litmus = append(r.litmus, e)
-	return nil
-}
-
-func (r *Registry) litmusEntry(machine string) (LitmusEntry, bool) {
-	i := slices.IndexFunc(r.litmus, func(x LitmusEntry) bool { return x.Machine == machine })
-	if i < 0 {
-		return LitmusEntry{}, false
-	}
-	return r.litmus[i], true
 }
 
 // paramValues are params' values by YAML key, as YAML scalars.
@@ -126,42 +55,58 @@ func paramValues(params any) (map[string]string, error) {
 	return out, nil
 }
 
-// LitmusMachines are the litmus adapters of every machine: the registered
-// ones in registration order, then the generic adapter of each other
-// machine, in the machines' order.
+// LitmusMachines are the litmus entries of every machine, in the machines'
+// order.
 func (r *Registry) LitmusMachines() []LitmusEntry {
-	out := slices.Clone(r.litmus)
+	var out []LitmusEntry
 	for _, m := range r.machines {
-		if _, ok := r.litmusEntry(m.Name); !ok {
-			out = append(out, r.genericLitmus(m))
-		}
+		out = append(out, litmusEntry(m))
 	}
 	return out
 }
 
-// LookupLitmus is machine's litmus adapter: its registered one or the
-// generic one.
+// LookupLitmus is machine's litmus entry.
 func (r *Registry) LookupLitmus(machine string) (LitmusEntry, bool) {
-	if e, ok := r.litmusEntry(machine); ok {
-		return e, true
-	}
 	if m, ok := r.LookupMachine(machine); ok {
-		return r.genericLitmus(m), true
+		return litmusEntry(m), true
 	}
 	return LitmusEntry{}, false
 }
 
-// genericLitmus is the litmus adapter of a machine that registered none:
-// the generic mapping on the verbs it offers (litmus.Machine's defaults),
-// described from a ProbeProcs-process instance with default params.
-func (r *Registry) genericLitmus(m MachineEntry) LitmusEntry {
-	e := LitmusEntry{
-		Machine: m.Name,
-		adapter: func(build litmus.Builder, _ any) (litmus.Machine, error) {
-			return litmus.Machine{Name: m.Name, Build: build}, nil
-		},
+// litmusEntry is machine m's litmus entry, read from an instance of
+// ProbeProcs processes with default params: its traits' summary and flags,
+// or the generic summary.
+func litmusEntry(m MachineEntry) LitmusEntry {
+	e := LitmusEntry{Machine: m.Name}
+	inst, err := m.Build(sim.NewEngine(1), ProbeProcs)
+	if err != nil {
+		e.Summary = fmt.Sprintf("no litmus runs: %v", err)
+		return e
 	}
-	e.Summary = GenericLitmusSummary(m)
+	t, ok := inst.(litmus.Tuned)
+	if !ok {
+		e.Summary = GenericLitmusSummary(m)
+		return e
+	}
+	tr := t.LitmusTraits()
+	e.Summary = tr.Summary
+	if e.Summary == "" {
+		e.Summary = GenericLitmusSummary(m)
+	}
+	var defaults map[string]string
+	if len(tr.Flags) > 0 {
+		p, err := m.decode("", "machine.params", nil)
+		if err == nil {
+			defaults, _ = paramValues(p)
+		}
+	}
+	for _, f := range tr.Flags {
+		shown := f.Default
+		if shown == "" {
+			shown = defaults[f.Param]
+		}
+		e.Flags = append(e.Flags, LitmusFlag{LitmusFlag: f, Shown: shown})
+	}
 	return e
 }
 
@@ -200,17 +145,28 @@ type LitmusParam struct {
 }
 
 // LitmusMachine is machine's litmus.Machine with its default params,
-// overridden by its adapter's flag defaults, then by set (in order: a later
-// value of a key wins). Errors name the params at fault ("machine sci:
-// field params.reorder_ns: ...").
+// overridden by its flags' defaults, then by set (in order: a later value
+// of a key wins). Errors name the params at fault ("machine sci: field
+// params.reorder_ns: ...").
 func (r *Registry) LitmusMachine(machine string, set []LitmusParam) (litmus.Machine, error) {
-	e, ok := r.LookupLitmus(machine)
+	me, ok := r.LookupMachine(machine)
 	if !ok {
 		return litmus.Machine{}, fmt.Errorf("unknown machine %q (machines: %s)", machine, strings.Join(names(r.LitmusMachines(), func(e LitmusEntry) string { return e.Machine }), ", "))
 	}
-	me, _ := r.LookupMachine(machine)
+	e := litmusEntry(me)
+	defaults, err := me.decode("", "machine.params", nil)
+	if err != nil {
+		return litmus.Machine{}, fmt.Errorf("machine %s's default params: %w", machine, err)
+	}
+	values, err := paramValues(defaults)
+	if err != nil {
+		return litmus.Machine{}, fmt.Errorf("machine %s's default params: %w", machine, err)
+	}
 	var all []LitmusParam
 	for _, f := range e.Flags {
+		if _, ok := values[f.Param]; !ok || f.Name == "" || f.Name == "param" {
+			return litmus.Machine{}, fmt.Errorf("machine %s: litmus flag %q sets %q, not a param of the machine", machine, f.Name, f.Param)
+		}
 		if f.Default != "" {
 			all = append(all, LitmusParam{f.Param, f.Default})
 		}
@@ -224,7 +180,7 @@ func (r *Registry) LitmusMachine(machine string, set []LitmusParam) (litmus.Mach
 		return litmus.Machine{}, err
 	}
 	build := func(eng *sim.Engine, procs int) (machines.Machine, error) { return me.build(eng, procs, p) }
-	return e.adapter(build, p)
+	return litmus.On(machine, build)
 }
 
 // unplace clears n's positions and its children's.

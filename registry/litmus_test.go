@@ -1,13 +1,14 @@
 package registry
 
 import (
+	"github.com/msgsim/msgsim/machines"
+	"github.com/msgsim/msgsim/sim"
 	"strings"
 	"testing"
 
 	"github.com/msgsim/msgsim/machines/sci"
 	"github.com/msgsim/msgsim/machines/sp"
 	"github.com/msgsim/msgsim/workloads"
-	"github.com/msgsim/msgsim/workloads/litmus"
 )
 
 // TestLitmusAdapters: every built-in machine has its adapter, listed in
@@ -23,7 +24,7 @@ func TestLitmusAdapters(t *testing.T) {
 			t.Errorf("%s: no summary", e.Machine)
 		}
 	}
-	if strings.Join(got, ",") != "sx4,t3d,sci,sp,challenge,tcpcluster" {
+	if strings.Join(got, ",") != "sx4,t3d,sp,sci,challenge,tcpcluster" {
 		t.Errorf("adapters %v", got)
 	}
 	for _, c := range []struct {
@@ -60,7 +61,7 @@ func TestLitmusAdapters(t *testing.T) {
 		{"sci", []LitmusParam{{"reorder_ns", "-1"}}, "machine sci: field params.reorder_ns: -1 ns is outside"},
 		{"sci", []LitmusParam{{"reorder", "1"}}, `field params.reorder: unknown field "reorder"`},
 		{"sp", []LitmusParam{{"progress", "sometimes"}}, `unknown progress mode "sometimes"`},
-		{"ksr1", nil, `unknown machine "ksr1" (machines: sx4, t3d, sci, sp, challenge, tcpcluster)`},
+		{"ksr1", nil, `unknown machine "ksr1" (machines: sx4, t3d, sp, sci, challenge, tcpcluster)`},
 	} {
 		if _, err := r.LitmusMachine(c.machine, c.set); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %v: %v, want %q", c.machine, c.set, err, c.want)
@@ -70,16 +71,17 @@ func TestLitmusAdapters(t *testing.T) {
 	if len(e.Flags) != 2 || e.Flags[0].Shown != "interrupt" || e.Flags[1].Shown != "40" {
 		t.Errorf("sp flags %+v: want --progress (default interrupt) and --switch-jitter-us (default 40)", e.Flags)
 	}
-	for _, c := range []struct {
-		e    LitmusEntry
-		want string
-	}{
-		{Litmus("ksr1", "", func(b litmus.Builder, _ sci.Params) litmus.Machine { return litmus.Machine{} }), "no such machine"},
-		{Litmus("sci", "", func(b litmus.Builder, _ sci.Params) litmus.Machine { return litmus.Machine{} }), "already has a litmus adapter"},
-	} {
-		if err := r.AddLitmus(c.e); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("AddLitmus %s: %v, want %q", c.e.Machine, err, c.want)
-		}
+	// A machine's flag must set one of its params.
+	r = New()
+	bad := Machine("bad", "an SCI cluster with a flag of no param", sci.DefaultParams, func(eng *sim.Engine, procs int, p sci.Params) (badFlag, error) {
+		m, err := sci.New(eng, procs, p)
+		return badFlag{m}, err
+	})
+	if err := r.AddMachine(bad); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.LitmusMachine("bad", nil); err == nil || !strings.Contains(err.Error(), `flag "jitter" sets "jitter_ns", not a param`) {
+		t.Errorf("bad flag: %v", err)
 	}
 	r = New()
 	for _, m := range Default().Machines() {
@@ -87,27 +89,29 @@ func TestLitmusAdapters(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, c := range []struct {
-		e    LitmusEntry
-		want string
-	}{
-		{Litmus("sci", "", func(b litmus.Builder, _ sp.Params) litmus.Machine { return litmus.Machine{} }), "takes params sp.Params, the machine's are sci.Params"},
-		{Litmus("sci", "", func(b litmus.Builder, _ sci.Params) litmus.Machine { return litmus.Machine{} }, LitmusFlag{Name: "jitter", Param: "jitter_ns"}), `flag "jitter" sets "jitter_ns", not a param`},
-	} {
-		if err := r.AddLitmus(c.e); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("AddLitmus %s: %v, want %q", c.e.Machine, err, c.want)
-		}
+	// The generic mapping, as a machine without traits would get it.
+	gen := func(name string) string {
+		m, _ := r.LookupMachine(name)
+		return GenericLitmusSummary(m)
 	}
-	// Without adapters every machine has the generic one.
-	if e, ok := r.LookupLitmus("sci"); !ok || !strings.Contains(e.Summary, "remote writes of a word (PutWord), remote loads are remote reads (Get)") {
-		t.Errorf("generic sci adapter: %+v", e)
+	if s := gen("sci"); !strings.Contains(s, "remote writes of a word (PutWord), remote loads are remote reads (Get)") {
+		t.Errorf("generic sci adapter: %s", s)
 	}
-	if e, ok := r.LookupLitmus("t3d"); !ok || !strings.Contains(e.Summary, "Quiet then a flush of the non-coherent cache") {
-		t.Errorf("generic t3d adapter: %+v", e)
+	if s := gen("t3d"); !strings.Contains(s, "Quiet then a flush of the non-coherent cache") {
+		t.Errorf("generic t3d adapter: %s", s)
 	}
-	if e, ok := r.LookupLitmus("sx4"); !ok || !strings.Contains(e.Summary, "one node") {
-		t.Errorf("generic sx4 adapter: %+v", e)
+	if s := gen("sx4"); !strings.Contains(s, "one node") {
+		t.Errorf("generic sx4 adapter: %s", s)
 	}
+}
+
+// badFlag is an SCI cluster whose litmus flag sets no param.
+type badFlag struct{ *sci.Machine }
+
+func (m badFlag) LitmusTraits() machines.LitmusTraits {
+	tr := m.Machine.LitmusTraits()
+	tr.Flags = []machines.LitmusFlag{{Name: "jitter", Param: "jitter_ns"}}
+	return tr
 }
 
 // TestWorkloads: workloads are registered once, by name, with a runner.

@@ -1,7 +1,7 @@
-// Package registry is the one place where machines, stacks, workloads and
-// litmus adapters are known by name. A Registry is a value: Default holds
-// the built-in machines (sx4, t3d, sp, sci), stacks (mpich, aclmpl, shmem,
-// armci, scampi) and litmus adapters (litmus.go), registry/all adds the
+// Package registry is the one place where machines, stacks and workloads
+// are known by name. A Registry is a value: Default holds the built-in
+// machines (sx4, t3d, sp, sci, ...) and stacks (mpich, aclmpl, shmem,
+// armci, scampi, ...), registry/all adds the
 // built-in workloads (workloads.go); a test may add its own. Resolve
 // turns a scenario's machine and stack (names and YAML params) into an
 // opener that builds the machine and opens the stack on it: params are
@@ -14,11 +14,12 @@
 //	r.AddMachine(registry.Machine(t3d.Name, "Cray T3D ...", t3d.DefaultParams, t3d.New))
 //	r.AddStack(registry.Stack(aclmpl.Name, "ACLMPL ...", aclmpl.ParseParams, aclmpl.Open, registry.Needs(aclmpl.Needs()...)))
 //
-// A machine with no litmus adapter of its own gets the generic one
-// (LookupLitmus): litmus tests run on the verbs it offers.
+// Litmus tests run on every machine (LitmusMachine, litmus.go): on the
+// verbs it offers, with the choices its own package makes (its
+// LitmusTraits); nothing more is registered for them.
 //
 // Layer: imports the built-in machines and stacks (to name them),
-// machines, stacks, workloads, workloads/litmus (its adapters), sim and
+// machines, stacks, workloads, litmus, sim and
 // internal/strictyaml; only registry/all, runner, cmd/simrun and tests
 // import it, nothing below does.
 package registry
@@ -41,7 +42,6 @@ import (
 type Registry struct {
 	machines  []MachineEntry
 	stacks    []StackEntry
-	litmus    []LitmusEntry
 	workloads []WorkloadEntry
 }
 

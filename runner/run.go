@@ -20,7 +20,7 @@ type Outcome struct {
 	Result workloads.Result
 	Err    error
 	// Engines counts the engines the workload created; RandUsed says
-	// whether any asked for its random generator (sim.ReportRandUse).
+	// whether any asked for its random generator (sim.WithRandUse).
 	Engines  *atomic.Int64
 	RandUsed *atomic.Bool
 }
@@ -237,7 +237,7 @@ func (x *execution) start(t task) workloads.Spec {
 	observe := sp.Observe
 	sp.Observe = func(e *sim.Engine) {
 		r.Engines.Add(1)
-		e.ReportRandUse(r.RandUsed)
+		e.Set(sim.WithRandUse(r.RandUsed))
 		if observe != nil {
 			observe(e)
 		}

@@ -1,18 +1,72 @@
 package sim
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/msgsim/msgsim/sim/internal/calendar"
+)
 
 // This file is the engine's hook for a schedule explorer: when several
 // processes are ready at the same simulated time (after a declared
-// scheduling point, Point, or, with SetMemoryPoints, before any memory
-// operation through sim/mem), a Chooser installed with SetChooser picks
-// which runs first (or, with SetPreemption, deschedules the process at the
+// scheduling point, Point, or, WithMemoryPoints, before any memory
+// operation through sim/mem), a Chooser installed WithChooser picks
+// which runs first (or, WithPreemption, deschedules the process at the
 // point), and is told the footprint of every
 // step (what it touched: simulated memory, mutexes, processes it woke, the
 // state its process shares with its threads), so that it can tell
 // independent steps from dependent ones. Without a Chooser the engine
 // keeps its own order (first scheduled, first run) and the hook costs one
-// nil check per event in Run.
+// nil check per event in Run. Everything the explorer keeps is behind one
+// pointer of the Engine, an *Explorer.
+
+// Explorer is the state of a schedule explorer attached to an engine:
+// its Chooser and settings, and the bookkeeping of the run it explores.
+// Engine.Hooks gives it while a Chooser is installed (nil otherwise); its
+// methods are safe on nil, which is how sim/mem asks them.
+type Explorer struct {
+	chooser Chooser // picks among same-time ready processes; nil: engine order
+	cands   []candidate
+	items   []calendar.Pending[Time, action] // the calendar's items at the current time (choose)
+	alts    []Alt
+	foot    []uint64 // footprint of the running step
+	preempt bool     // the chooser may deschedule processes (WithPreemption)
+	memOn   bool     // memory operations are scheduling points (WithMemoryPoints)
+	desched []*Proc  // processes descheduled by the chooser
+	// deviations counts the chooser's picks other than the engine's order (positions)
+	deviations uint64
+}
+
+// exploring reports whether a Chooser is installed.
+func (e *Engine) exploring() bool { return e.x != nil && e.x.chooser != nil }
+
+// explorer is e's explorer state, made on first use.
+func (e *Engine) explorer() *Explorer {
+	if e.x == nil {
+		e.x = &Explorer{}
+	}
+	return e.x
+}
+
+// Chooser is the installed Chooser (nil on a nil Explorer).
+func (x *Explorer) Chooser() Chooser {
+	if x == nil {
+		return nil
+	}
+	return x.chooser
+}
+
+// MemoryPoints reports whether memory operations are scheduling points
+// (WithMemoryPoints, on an engine that explores): sim/mem asks it before
+// every operation and calls Proc.MemoryPoint only when it is true.
+func (x *Explorer) MemoryPoints() bool { return x != nil && x.memOn && x.chooser != nil }
+
+// TouchRange adds the bytes [a, a+n) of the memory named by key to the
+// footprint of the running step (exploring only).
+func (x *Explorer) TouchRange(key, a uint64, n int) {
+	if x != nil && x.chooser != nil && n > 0 {
+		x.touchRange(key, a, n)
+	}
+}
 
 // Alt is one alternative at a choice point: an actor (a process) that may
 // take the next step.
@@ -57,24 +111,25 @@ func Key(name string) uint64 {
 // footGrain is the granularity of memory footprints: 64-byte blocks.
 const footGrain = 6
 
-// Touch adds key to the footprint of the running step (exploring only).
-func (e *Engine) Touch(key uint64) {
-	if e.chooser != nil {
-		e.foot = append(e.foot, key)
+// touch adds key to the footprint of the running step (exploring only).
+func (e *Engine) touch(key uint64) {
+	if e.exploring() {
+		e.x.foot = append(e.x.foot, key)
 	}
 }
 
-// TouchRange adds the bytes [a, a+n) of the memory named by key to the
-// footprint of the running step (exploring only).
+// TouchRange is Hooks().Explorer.TouchRange.
+//
+// Deprecated: kept for sim/mem until it calls Hooks().Explorer.TouchRange.
 func (e *Engine) TouchRange(key, a uint64, n int) {
-	if e.chooser != nil && n > 0 {
-		e.touchRange(key, a, n)
+	if e.x != nil {
+		e.x.TouchRange(key, a, n)
 	}
 }
 
-func (e *Engine) touchRange(key, a uint64, n int) {
+func (x *Explorer) touchRange(key, a uint64, n int) {
 	for b := a >> footGrain; b <= (a+uint64(n)-1)>>footGrain; b++ {
-		e.foot = append(e.foot, (key^b)*0x9e3779b97f4a7c15)
+		x.foot = append(x.foot, (key^b)*0x9e3779b97f4a7c15)
 	}
 }
 
@@ -100,22 +155,23 @@ func procKey(id int) uint64 { return Key("proc") ^ uint64(id+1)*0xbf58476d1ce4e5
 // ready at time at, or a callback; it reports false when the chooser
 // abandoned the run.
 func (e *Engine) step(at Time, it action) bool {
-	e.foot = e.foot[:0]
+	x := e.x
+	x.foot = x.foot[:0]
 	if p := it.proc; p != nil {
 		if p = e.choose(at, p); p == nil {
 			return !e.stopped
 		}
-		e.foot = append(e.foot, procKey(int(p.id)), p.domainKey())
+		x.foot = append(x.foot, procKey(int(p.id)), p.domainKey())
 		if o := p.object(); o != "" {
-			e.foot = append(e.foot, Key(o))
+			x.foot = append(x.foot, Key(o))
 		}
 		e.resume(p)
-		e.chooser.Ran(int(p.id), e.foot, false)
+		x.chooser.Ran(int(p.id), x.foot, false)
 		e.wakeStranded()
 		return true
 	}
 	it.fn()
-	e.chooser.Ran(-1, e.foot, true)
+	x.chooser.Ran(-1, x.foot, true)
 	e.wakeStranded()
 	return true
 }
@@ -129,45 +185,43 @@ func (e *Engine) step(at Time, it action) bool {
 // descheduling delays a thread, it does not starve it while the rest of
 // the program polls.
 func (e *Engine) wakeStranded() {
-	if len(e.desched) == 0 {
+	x := e.x
+	if len(x.desched) == 0 {
 		return
 	}
-	out := e.desched[:0]
-	for _, d := range e.desched {
+	out := x.desched[:0]
+	for _, d := range x.desched {
 		if e.siblingActive(d) {
 			out = append(out, d)
 		} else {
 			d.Wake()
 		}
 	}
-	e.desched = out
+	x.desched = out
 }
 
-// SetChooser installs c to pick among the processes ready at the same
-// simulated time (a sim/explore Path, a replayed explore.Schedule); nil restores
-// the engine's order.
-func (e *Engine) SetChooser(c Chooser) {
-	e.chooser = c
-	e.memPts = e.memOn && c != nil
-}
+// SetChooser is Set(WithChooser(c)).
+//
+// Deprecated: kept for the tests of sim/mem and stacks/mpich until they
+// call Set.
+func (e *Engine) SetChooser(c Chooser) { e.Set(WithChooser(c)) }
 
-// SetMemoryPoints makes every operation a process performs on simulated
-// memory through sim/mem's CPU (loads, stores, atomics, copies; fences
-// are not: they touch no location) and every machine memory verb it
-// issues (mem.VerbPoint: puts, gets, remote atomics) a scheduling point
-// while a Chooser is installed (MemoryPoint): with SetPreemption the chooser may then
-// deschedule a thread before any of them, not only where the model
-// declared a point (Point). Off by default; when off, or without a
-// Chooser, a memory operation pays one boolean test (MemoryPoints).
-func (e *Engine) SetMemoryPoints(on bool) {
-	e.memOn = on
-	e.memPts = on && e.chooser != nil
-}
+// SetMemoryPoints is Set(WithMemoryPoints(on)).
+//
+// Deprecated: kept for the tests of sim/mem and stacks/mpich until they
+// call Set.
+func (e *Engine) SetMemoryPoints(on bool) { e.Set(WithMemoryPoints(on)) }
 
-// MemoryPoints reports whether memory operations are scheduling points
-// now (SetMemoryPoints with a Chooser installed): sim/mem asks it before
-// every operation and calls Proc.MemoryPoint only when it is true.
-func (e *Engine) MemoryPoints() bool { return e.memPts }
+// SetPreemption is Set(WithPreemption(on)).
+//
+// Deprecated: kept for the tests of sim/mem and stacks/mpich until they
+// call Set.
+func (e *Engine) SetPreemption(on bool) { e.Set(WithPreemption(on)) }
+
+// MemoryPoints is Hooks().Explorer.MemoryPoints().
+//
+// Deprecated: kept for sim/mem until it asks Hooks().Explorer.
+func (e *Engine) MemoryPoints() bool { return e.x.MemoryPoints() }
 
 // SetStepByStep turns off (on: true) every mechanism that runs several
 // timed steps of a process as one event (mem.CPU.ScanUncached's run of
@@ -180,7 +234,7 @@ func (e *Engine) SetStepByStep(on bool) { e.stepByStep = on }
 // explores schedules (whose choices name every step), and not for a
 // process bound to a Core (whose steps the core books one by one).
 func (e *Engine) Merging(p *Proc) bool {
-	return !e.stepByStep && e.chooser == nil && p.core == nil
+	return !e.stepByStep && !e.exploring() && p.core == nil
 }
 
 // Point is a scheduling point the model offers: p is about to take a step
@@ -189,7 +243,7 @@ func (e *Engine) Merging(p *Proc) bool {
 // is an alternative and the step is named in it; without one it costs a
 // nil check.
 func (p *Proc) Point(object, what string) {
-	if p.eng.chooser == nil {
+	if !p.eng.exploring() {
 		return
 	}
 	x := p.rare()
@@ -203,10 +257,10 @@ func (p *Proc) Point(object, what string) {
 // calls it when Engine.MemoryPoints): p is about to perform the operation
 // described by what on the memory block named by object. It is Point,
 // except that passing it does not end the descheduling of p's siblings
-// (SetPreemption): a descheduled thread stays off the CPU while the
+// (WithPreemption): a descheduled thread stays off the CPU while the
 // others run on through their memory operations.
 func (p *Proc) MemoryPoint(object, what string) {
-	if p.eng.chooser == nil {
+	if !p.eng.exploring() {
 		return
 	}
 	x := p.rare()
@@ -215,31 +269,23 @@ func (p *Proc) MemoryPoint(object, what string) {
 	x.object, x.point = "", ""
 }
 
-// SetPreemption lets the chooser also deschedule a process waiting at a
-// scheduling point (an OS scheduler delaying a thread): it stays off the
-// CPU until a process sharing its state (ShareState: another thread of
-// its process) has passed a declared scheduling point (Point, not
-// MemoryPoint) or ended, or none of them can go on (wakeStranded), or
-// nothing else can run. Off by default:
-// the alternatives are then only the orders of same-time steps.
-func (e *Engine) SetPreemption(on bool) { e.preempt = on }
-
 // undeschedule makes ready the processes descheduled while p, which shares
 // their state, had not yet passed a scheduling point, blocked or ended.
 func (e *Engine) undeschedule(p *Proc) {
-	if len(e.desched) == 0 {
+	x := e.x
+	if x == nil || len(x.desched) == 0 {
 		return
 	}
 	k := p.domainKey()
-	out := e.desched[:0]
-	for _, d := range e.desched {
+	out := x.desched[:0]
+	for _, d := range x.desched {
 		if d != p && d.domainKey() == k {
 			d.Wake()
 		} else {
 			out = append(out, d)
 		}
 	}
-	e.desched = out
+	x.desched = out
 }
 
 // siblingActive reports whether a process sharing p's state can go on:
@@ -252,7 +298,7 @@ func (e *Engine) siblingActive(p *Proc) bool {
 		if q == p || q.x == nil || q.x.domain != k || q.state == stateDone {
 			continue
 		}
-		if q.state == stateBlocked && (q.x.mutex != nil || q.x.cond || slices.Contains(e.desched, q)) {
+		if q.state == stateBlocked && (q.x.mutex != nil || q.x.cond || (e.x != nil && slices.Contains(e.x.desched, q))) {
 			continue
 		}
 		return true
@@ -263,13 +309,14 @@ func (e *Engine) siblingActive(p *Proc) bool {
 // wakeDescheduled makes every descheduled process ready when nothing else
 // can run; it reports whether there was one.
 func (e *Engine) wakeDescheduled() bool {
-	if len(e.desched) == 0 {
+	x := e.x
+	if x == nil || len(x.desched) == 0 {
 		return false
 	}
-	for _, d := range e.desched {
+	for _, d := range x.desched {
 		d.Wake()
 	}
-	e.desched = e.desched[:0]
+	x.desched = x.desched[:0]
 	return true
 }
 
@@ -290,9 +337,10 @@ func (e *Engine) choose(at Time, p *Proc) *Proc {
 	if p.state == stateDone {
 		return p
 	}
-	cands := append(e.cands[:0], candidate{p: p})
-	e.items = e.cal.PendingAt(at, e.items[:0])
-	for _, it := range e.items {
+	x := e.x
+	cands := append(x.cands[:0], candidate{p: p})
+	x.items = e.cal.PendingAt(at, x.items[:0])
+	for _, it := range x.items {
 		if a := it.Payload; a.proc != nil && a.proc.state != stateDone {
 			cands = append(cands, candidate{p: a.proc, ev: a, h: it.Handle, seq: it.Seq})
 		}
@@ -303,25 +351,25 @@ func (e *Engine) choose(at Time, p *Proc) *Proc {
 			cands[j], cands[j-1] = cands[j-1], cands[j]
 		}
 	}
-	e.cands = cands
-	alts := e.alts[:0]
+	x.cands = cands
+	alts := x.alts[:0]
 	for _, cd := range cands {
 		alts = append(alts, cd.p.alt())
 	}
-	canDesched := e.preempt && p.point() != "" && e.siblingActive(p)
+	canDesched := x.preempt && p.point() != "" && e.siblingActive(p)
 	if canDesched {
 		alts = append(alts, Alt{ID: deschedID(int(p.id)), Object: p.object(), Label: p.name + ": is descheduled before it " + p.point()})
 	}
-	e.alts = alts
-	k := e.chooser.Pick(alts)
+	x.alts = alts
+	k := x.chooser.Pick(alts)
 	if k != 0 {
-		e.deviations++
+		x.deviations++
 	}
 	if k == len(cands) && canDesched {
 		p.state = stateBlocked
 		p.reason, p.since = "descheduled at: "+p.point(), e.now
-		e.desched = append(e.desched, p)
-		e.chooser.Ran(deschedID(int(p.id)), []uint64{procKey(int(p.id))}, false)
+		x.desched = append(x.desched, p)
+		x.chooser.Ran(deschedID(int(p.id)), []uint64{procKey(int(p.id))}, false)
 		return nil
 	}
 	if k < 0 || k >= len(cands) {
@@ -354,10 +402,6 @@ func (p *Proc) alt() Alt {
 	return Alt{ID: int(p.id), Label: p.name + ": " + what}
 }
 
-// RandDrawn reports whether the engine's generator has drawn a number in
-// this run: a run that drew none is decided by its schedule alone.
-func (e *Engine) RandDrawn() bool { return e.src.seen }
-
 // positions is a hash of where every process is: its state, the
 // scheduling point it waits at or what it is blocked on, and, when busy,
 // how long until it resumes (relative to now, so that the same positions
@@ -372,7 +416,11 @@ func (e *Engine) RandDrawn() bool { return e.src.seen }
 func (e *Engine) positions() uint64 {
 	h := uint64(14695981039346656037)
 	mix := func(v uint64) { h = (h ^ v) * 1099511628211 }
-	mix(e.deviations)
+	if e.x != nil {
+		mix(e.x.deviations)
+	} else {
+		mix(0)
+	}
 	for _, p := range e.procs {
 		mix(uint64(p.id))
 		mix(uint64(p.state))
@@ -403,7 +451,7 @@ type StateSet struct{ seen map[uint64]bool }
 // before. It is always false when no explorer chooses the schedule.
 func (s *StateSet) Repeats(p *Proc, state uint64) bool {
 	e := p.eng
-	if e.chooser == nil {
+	if !e.exploring() {
 		return false
 	}
 	h := (e.positions() ^ state) * 1099511628211

@@ -41,7 +41,6 @@ type Engine struct {
 	stepByStep bool
 	cal        calendar.Calendar[Time, action]
 	rng        *rand.Rand
-	seed       uint64
 	procs      []*Proc
 	live       int // processes not yet finished
 	cur        *Proc
@@ -49,7 +48,12 @@ type Engine struct {
 	horizon    Time   // limits.MaxTime, or Forever: no event later runs
 	maxEv      uint64 // limits.MaxEvents, or no limit: no more events run
 	events     uint64
-	resumes    uint64 // coroutine entries (Resumes)
+	// resumes counts the times a process's coroutine was entered (by Run,
+	// or from another process's stack: dispatch), each a coroutine switch
+	// into it and one back; a process that goes on without parking
+	// (Sleep's fast path) or whose own resumption its own loop runs is not
+	// counted: it switched nothing. Tests read it.
+	resumes uint64
 	// lastProgress and retries are the livelock detector's (Retry).
 	lastProgress Time
 	retries      []retrying
@@ -57,26 +61,19 @@ type Engine struct {
 	err          error
 	stopped      bool
 	halt         bool        // err, stopped or then is set: the loops look at them
-	trace        Tracer      // records process states (SetTracer), or nil
-	src          *drawSource // rng's source: notes the first draw (ReportRandUse)
+	trace        Tracer      // records process states (WithTracer), or nil
+	src          *drawSource // rng's source: notes the first draw (WithRandUse)
 
-	chooser Chooser // picks among same-time ready processes (choose.go); nil: engine order
-	cands   []candidate
-	items   []calendar.Pending[Time, action] // the calendar's items at the current time (choose)
-	alts    []Alt
-	foot    []uint64 // footprint of the running step (exploring)
-	preempt bool     // the chooser may deschedule processes (SetPreemption)
-	memPts  bool     // memory operations are scheduling points (SetMemoryPoints, with a chooser)
-	memOn   bool     // SetMemoryPoints's setting
-	desched []*Proc  // processes descheduled by the chooser
-	// deviations counts the chooser's picks other than the engine's order (Positions)
-	deviations uint64
+	// x is the schedule explorer's state (choose.go): nil until one of its
+	// options is set (Set: WithChooser, WithPreemption, WithMemoryPoints);
+	// a run explores while it holds a Chooser (exploring).
+	x *Explorer
 
 	driving   bool      // a process's dispatch is resuming another (no nesting deeper)
 	then      func()    // a BlockThen's work left for Run by a process resumed in dispatch
 	wallStart time.Time // when Run started (Limits.MaxWall)
 
-	evc EventCounter // counts events by what they run (SetEventCounter), or nil
+	evc EventCounter // counts events by what they run (WithEventCounter), or nil
 }
 
 // NewEngine returns an engine whose random generator is seeded with seed.
@@ -86,15 +83,11 @@ func NewEngine(seed uint64) *Engine {
 	return &Engine{
 		rng:     rand.New(src),
 		src:     src,
-		seed:    seed,
 		horizon: Forever,
 		maxEv:   math.MaxUint64,
 		check:   0x1000,
 	}
 }
-
-// Seed is the seed the engine was created with.
-func (e *Engine) Seed() uint64 { return e.seed }
 
 // Now is the current simulated time.
 func (e *Engine) Now() Time { return e.now }
@@ -129,13 +122,6 @@ func (e *Engine) setCheck() {
 
 // Events is the number of events executed so far.
 func (e *Engine) Events() uint64 { return e.events }
-
-// Resumes is the number of times a process's coroutine was entered so
-// far (by Run, or from another process's stack: Engine.dispatch), each
-// a coroutine switch into it and one back. A process that goes on without
-// parking (Sleep's fast path) or whose own resumption is run by its own
-// loop (dispatch) is not counted: it switched nothing.
-func (e *Engine) Resumes() uint64 { return e.resumes }
 
 // Current is the running process, or nil inside a callback.
 func (e *Engine) Current() *Proc { return e.cur }
@@ -226,7 +212,7 @@ func (e *Engine) advance(d Time) bool {
 // in a process's loop is reported as a panic of that process (a model bug
 // either way).
 func (e *Engine) dispatch(self *Proc) bool {
-	if self != nil && (e.trace != nil || self.core != nil || e.chooser != nil) {
+	if self != nil && (e.trace != nil || self.core != nil || e.exploring()) {
 		return false // Run records what a traced or explored step did
 	}
 	c := &e.cal
@@ -257,7 +243,7 @@ func (e *Engine) dispatch(self *Proc) bool {
 			e.evc.Event(a.fn, a.proc, a.proc != nil && a.proc.state == stateSleeping)
 		}
 		switch {
-		case a.proc == nil && e.chooser == nil:
+		case a.proc == nil && !e.exploring():
 			if self == nil {
 				a.fn()
 				continue
@@ -265,7 +251,7 @@ func (e *Engine) dispatch(self *Proc) bool {
 			e.cur = nil
 			a.fn()
 			e.cur = self
-		case e.chooser != nil:
+		case e.exploring():
 			e.step(at, a)
 		case a.proc == self:
 			self.state = stateRunning
@@ -323,25 +309,19 @@ func (e *Engine) Run() error {
 // Tracer records what processes do, for timelines (sim/trace.Trace). The
 // engine calls State when a process's state changes ("running", "busy",
 // "wait: " or "spin: " and the reason, "" when it ended), Mark and Flow
-// for a model's marks and arrows (Engine.Mark, Engine.Flow). A traced run
-// runs every event from Run's loop.
+// for a model's marks and arrows (Proc.Mark, Proc.Flow). A traced run
+// runs every event from Run's loop. WithTracer attaches one.
 type Tracer interface {
 	State(now Time, p *Proc, state string)
 	Mark(now Time, p *Proc, name string)
 	Flow(from *Proc, at Time, p *Proc, now Time, name string)
 }
 
-// SetTracer makes t record what the run's processes do (nil: nothing).
-func (e *Engine) SetTracer(t Tracer) { e.trace = t }
-
-// Tracer is the engine's Tracer, or nil when tracing is off.
-func (e *Engine) Tracer() Tracer { return e.trace }
-
 // Mark records an instant event (a packet sent, a lock taken) on p's
 // timeline, when the run is traced.
-func (e *Engine) Mark(p *Proc, name string) {
-	if e.trace != nil && p != nil {
-		e.trace.Mark(e.now, p, name)
+func (p *Proc) Mark(name string) {
+	if p != nil && p.eng.trace != nil {
+		p.eng.trace.Mark(p.eng.now, p, name)
 	}
 }
 
@@ -350,9 +330,9 @@ func (e *Engine) Mark(p *Proc, name string) {
 // timeline now (such as the load that read the store's value), which
 // Perfetto draws between the slices or marks at its two ends. Record a
 // Mark at each end so that the arrow has something to bind to.
-func (e *Engine) Flow(from *Proc, at Time, p *Proc, name string) {
-	if e.trace != nil && p != nil && from != nil {
-		e.trace.Flow(from, at, p, e.now, name)
+func (p *Proc) Flow(from *Proc, at Time, name string) {
+	if p != nil && from != nil && p.eng.trace != nil {
+		p.eng.trace.Flow(from, at, p, p.eng.now, name)
 	}
 }
 
@@ -361,16 +341,10 @@ func (e *Engine) Flow(from *Proc, at Time, p *Proc, name string) {
 // its Sleep ended, else it was woken or starts), or neither when time
 // moved forward in place (Sleep's fast path, a SleepSteps step with
 // nothing due before its end), which counts as an event too.
+// WithEventCounter attaches one.
 type EventCounter interface {
 	Event(fn func(), p *Proc, slept bool)
 }
-
-// SetEventCounter makes c count the events the engine runs from now on
-// (nil: none).
-func (e *Engine) SetEventCounter(c EventCounter) { e.evc = c }
-
-// EventCounter is the engine's EventCounter, or nil.
-func (e *Engine) EventCounter() EventCounter { return e.evc }
 
 // stuckError reports the processes left blocked when nothing is scheduled.
 func (e *Engine) stuckError() error {

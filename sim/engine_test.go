@@ -217,7 +217,7 @@ func (l *stateLog) Flow(from *Proc, at Time, p *Proc, now Time, name string) {
 func randomRun(seed uint64) (string, []byte) {
 	e := NewEngine(seed)
 	tr := &stateLog{}
-	e.SetTracer(tr)
+	e.Set(WithTracer(tr))
 	var log []string
 	var q WaitQueue
 	for i := 0; i < 4; i++ {
@@ -315,13 +315,13 @@ func TestFromFloat(t *testing.T) {
 func TestReportRandUse(t *testing.T) {
 	var used atomic.Bool
 	e := NewEngine(1)
-	e.ReportRandUse(&used)
+	e.Set(WithRandUse(&used))
 	e.Spawn("p", func(p *Proc) { p.Sleep(10) })
 	if err := e.Run(); err != nil || used.Load() {
 		t.Fatalf("no draw: used %v, err %v", used.Load(), err)
 	}
 	e2 := NewEngine(1)
-	e2.ReportRandUse(&used)
+	e2.Set(WithRandUse(&used))
 	e2.Spawn("p", func(p *Proc) { p.Sleep(Time(e2.Rand().IntN(5))) })
 	if err := e2.Run(); err != nil || !used.Load() {
 		t.Fatalf("a draw: used %v, err %v", used.Load(), err)
@@ -370,7 +370,7 @@ func TestInlineLoopRunsAsRun(t *testing.T) {
 	run := func(traced bool, l Limits) (string, uint64, error) {
 		e := NewEngine(7)
 		if traced {
-			e.SetTracer(&stateLog{})
+			e.Set(WithTracer(&stateLog{}))
 		}
 		e.SetLimits(l)
 		var log strings.Builder

@@ -172,7 +172,7 @@ func (e *Engine) resume(p *Proc) {
 		if e.trace != nil {
 			e.trace.State(e.now, p, "")
 		}
-		if e.preempt {
+		if e.x != nil && e.x.preempt {
 			e.undeschedule(p)
 		}
 	}
@@ -309,7 +309,7 @@ func (p *Proc) Wake() bool {
 	if p.state != stateBlocked {
 		return false
 	}
-	p.eng.Touch(procKey(int(p.id)))
+	p.eng.touch(procKey(int(p.id)))
 	p.state = stateReady
 	p.eng.resumeAt(p, p.eng.now)
 	return true
@@ -332,7 +332,7 @@ func (p *Proc) WakeAt(t Time) bool {
 	t = max(t, e.now)
 	switch {
 	case p.state == stateBlocked:
-		e.Touch(procKey(int(p.id)))
+		e.touch(procKey(int(p.id)))
 		p.state = stateReady
 		e.resumeAt(p, t)
 	case p.state != stateSleeping || !p.sleep.Valid():

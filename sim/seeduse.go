@@ -23,15 +23,3 @@ func (s *drawSource) Uint64() uint64 {
 	}
 	return s.pcg.Uint64()
 }
-
-// ReportRandUse makes the engine set flag when its generator draws a
-// number (at once if it has drawn one already). A run whose engines all
-// leave flag false drew no random number: its results do not depend on
-// the seed, and a report can say so. flag may be shared by engines
-// running in parallel.
-func (e *Engine) ReportRandUse(flag *atomic.Bool) {
-	e.src.flag = flag
-	if e.src.seen {
-		flag.Store(true)
-	}
-}

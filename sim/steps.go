@@ -37,7 +37,7 @@ type procSteps struct {
 // steps one by one: the core books each, and the chooser sees each.
 func (p *Proc) SleepSteps(runs ...Steps) {
 	e := p.eng
-	if p.core != nil || e.chooser != nil {
+	if p.core != nil || e.exploring() {
 		for _, r := range runs {
 			for range r.N {
 				p.Sleep(r.D)

@@ -87,7 +87,7 @@ func stepsRun(scripts []stepsScript, merged bool) ([]string, uint64, uint64) {
 	if err := e.Run(); err != nil {
 		panic(err)
 	}
-	return log, e.Events(), e.Resumes()
+	return log, e.Events(), e.resumes
 }
 
 // TestSleepStepsMatchesSleeps: SleepSteps runs the same events, in the same order, as the steps slept one by one, with

@@ -29,7 +29,7 @@ func (m *Mutex) Holder() *Proc { return m.holder }
 
 // TryLock takes the mutex for p if it is free.
 func (m *Mutex) TryLock(p *Proc) bool {
-	p.eng.Touch(m.key)
+	p.eng.touch(m.key)
 	if m.holder != nil {
 		return false
 	}
@@ -41,7 +41,7 @@ func (m *Mutex) TryLock(p *Proc) bool {
 // Locking a mutex p already holds is a model bug (it would self-deadlock
 // in pthreads): Lock fails the run naming both.
 func (m *Mutex) Lock(p *Proc) {
-	p.eng.Touch(m.key)
+	p.eng.touch(m.key)
 	if m.holder == p {
 		p.eng.Fail(fmt.Errorf("sim: %s locks mutex %s it already holds (self-deadlock)", p.name, m.name))
 		p.Block("relocking mutex " + m.name)
@@ -60,7 +60,7 @@ func (m *Mutex) Lock(p *Proc) {
 
 // Unlock releases the mutex held by p and hands it to the next waiter.
 func (m *Mutex) Unlock(p *Proc) {
-	p.eng.Touch(m.key)
+	p.eng.touch(m.key)
 	if m.holder != p {
 		holder := "nobody"
 		if m.holder != nil {

@@ -136,7 +136,7 @@ var hostileFiles = map[string]struct {
 }
 
 // hostileLitmus are the litmus files of the corpus
-// (workloads/litmus/testdata/hostile, also seeds of the litmus parser's
+// (litmus/testdata/hostile, also seeds of the litmus parser's
 // fuzz target): simrun litmus FILE --model tso --runs 10.
 var hostileLitmus = map[string]struct {
 	exit int
@@ -328,7 +328,7 @@ func TestHostileInputs(t *testing.T) {
 			t.Errorf("hostileFiles names %s, which is not in %s", name, corpus)
 		}
 	}
-	lcorpus, err := filepath.Abs("../../workloads/litmus/testdata/hostile")
+	lcorpus, err := filepath.Abs("../../litmus/testdata/hostile")
 	if err != nil {
 		t.Fatal(err)
 	}

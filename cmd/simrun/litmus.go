@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/msgsim/msgsim/internal/inputfile"
+	"github.com/msgsim/msgsim/litmus"
 	"github.com/msgsim/msgsim/registry"
 	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/sim/mem"
-	"github.com/msgsim/msgsim/workloads/litmus"
 )
 
 func cmdLitmus(args []string, stdout, stderr io.Writer) int {

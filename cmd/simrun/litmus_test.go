@@ -10,7 +10,7 @@ import (
 // TestLitmusFiles: simrun litmus reads herd7 files, explores exhaustively,
 // runs on a machine's own model, and names file:line:column of a bad file.
 func TestLitmusFiles(t *testing.T) {
-	td := filepath.Join("..", "..", "workloads", "litmus", "testdata")
+	td := filepath.Join("..", "..", "litmus", "testdata")
 	bad := filepath.Join(t.TempDir(), "bad.litmus")
 	if err := os.WriteFile(bad, []byte("X86 B\n{}\n P0 ;\n MOV [x],[y] ;\nexists (x=1)\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -38,8 +38,8 @@ func TestLitmusFiles(t *testing.T) {
 		{[]string{"litmus", "MP+spin", "--machine", "t3d", "--runs", "100", "--cold"}, exitFailed, "non-coherent cache whose copy is stale"},
 		{[]string{"litmus", "MP", "--machine", "t3d", "--exhaustive"}, exitUsage, "--machine t3d is sampled only"},
 		{[]string{"litmus", "MP", "--machine", "t3d", "--home", "z=1"}, exitUsage, `--home "z=1": want LOCATION=PE with a location of the test (x, y)`},
-		{[]string{"litmus", "MP", "--home", "x=1"}, exitUsage, "--home applies to --machine t3d, sci and sp only"},
-		{[]string{"litmus", "MP", "--machine", "ksr1"}, exitUsage, `unknown machine "ksr1" (machines: sx4, t3d, sci, sp, challenge, tcpcluster)`},
+		{[]string{"litmus", "MP", "--home", "x=1"}, exitUsage, "--home applies to --machine t3d, sp and sci only"},
+		{[]string{"litmus", "MP", "--machine", "ksr1"}, exitUsage, `unknown machine "ksr1" (machines: sx4, t3d, sp, sci, challenge, tcpcluster)`},
 		{[]string{"litmus", "MP+spin", "--machine", "sp", "--runs", "500"}, exitOK, "% SP, LAPI in interrupt mode, switch_jitter_us 40: P0 on node 0, P1 on node 1, x on node 1, y on node 1\n"},
 		{[]string{"litmus", "MP+spin", "--machine", "sp", "--runs", "500"}, exitOK, "Observation MP+spin Sometimes"},
 		{[]string{"litmus", "MP+spin+fences", "--machine", "sp", "--runs", "500"}, exitOK, "Observation MP+spin+fences Never 0 500\n"},
@@ -67,7 +67,7 @@ func TestLitmusFiles(t *testing.T) {
 		{[]string{"litmus", "MP", "--model", "tsoo"}, exitUsage, "(noncoherent, pso, sc, tso, nmca)"},
 		{[]string{"litmus", "MP", "--machine", "sci", "--reorder-ns", "3000", "--runs", "3000"}, exitOK, "% SCI, reorder_ns 3000: P0 on process 0, P1 on process 1, x on node 1, y on node 1\n"},
 		{[]string{"litmus", "MP", "--machine", "sci", "--reorder-ns", "3000", "--runs", "3000"}, exitOK, "Observation MP Sometimes"},
-		// workloads/litmus's TestSCI runs MP+fences 3000 times, as many as MP needs to show.
+		// litmus's TestSCI runs MP+fences 3000 times, as many as MP needs to show.
 		{[]string{"litmus", "MP+fences", "--machine", "sci", "--reorder-ns", "3000", "--runs", "300"}, exitOK, "Observation MP+fences Never 0 300\n"},
 		{[]string{"litmus", "MP", "--machine", "sci", "--home", "x=0,y=1", "--runs", "500"}, exitOK, "Observation MP Never 0 500\n"},
 		{[]string{"litmus", "MP", "--machine", "sci", "--exhaustive"}, exitUsage, "--machine sci is sampled only"},

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/msgsim/msgsim/workloads/litmus"
+	"github.com/msgsim/msgsim/litmus"
 )
 
 // progressEvery is how often a long litmus run says how far it is.

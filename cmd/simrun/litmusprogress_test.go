@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/msgsim/msgsim/workloads/litmus"
+	"github.com/msgsim/msgsim/litmus"
 )
 
 // TestLitmusProgress: a long run prints how far it is every interval of

@@ -210,7 +210,7 @@ Exit 1 if runs deadlock, livelock or hit a limit (MP+spin on noncoherent
 livelocks); exit 2 on an unknown test, a bad file or a bad model.
 Example:
   simrun litmus MP --model pso --runs 10000 --seed 1
-  simrun litmus workloads/litmus/testdata/IRIW.litmus --model nmca --exhaustive
+  simrun litmus litmus/testdata/IRIW.litmus --model nmca --exhaustive
   simrun litmus --list`, cmdLitmus},
 		{"explore", "FILE-or-NAME [--out DIR] [--seed N] [--quiet] [--series NAME] [--schedule S]", "run the schedules of a multithreaded MPI program (workload explore), bounded", `Counts schedules, scheduling points and failing schedules, and prints the
 shortest failing schedule (a string, one character per choice) with the

@@ -126,6 +126,15 @@ func (m *toy) Quiet(p *sim.Proc, pe int) {
 	}
 }
 
+// LitmusTraits are the toy's own choices for simrun litmus, in its own
+// code (litmus.Tuned; no registry line): a flag for its latency. The rest
+// is the generic mapping on its verbs.
+func (m *toy) LitmusTraits() machines.LitmusTraits {
+	return machines.LitmusTraits{Flags: []machines.LitmusFlag{
+		{Name: "latency-ns", Param: "latency_ns", Usage: "with --machine toy: a put's delivery latency (latency_ns)"},
+	}}
+}
+
 // mailbox is a message-passing stack that hands each message's bytes
 // (copied out of the sender's memory and into the receiver's) to the
 // receiver after a fixed delay. It needs mailboxMachine, a capability of
@@ -483,8 +492,8 @@ series:
 }
 
 // TestPluggedLitmus: the machines defined in this test run litmus tests
-// through simrun litmus --machine, with the generic adapter the registry
-// gives a machine that registered none: on the toy, remote stores are its
+// through simrun litmus --machine, with the generic mapping on their
+// verbs, and the toy's own flag (its LitmusTraits): on the toy, remote stores are its
 // puts and smp_mb its Quiet (SB shows, SB+fences does not; its puts land
 // in order, so MP does not), its params are machine params (--param), a
 // remote load, which needs the remote reads it lacks, is an error naming
@@ -509,10 +518,14 @@ func TestPluggedLitmus(t *testing.T) {
 		{[]string{"MP", "--machine", "toy", "--param", "latency_ns=-1"}, exitUsage, "machine toy: field params.latency_ns: -1 ns is outside the plausible range"},
 		{[]string{"MP", "--machine", "toy", "--home", "x=0"}, exitUsage, "remote-read"},
 		{[]string{"MP", "--machine", "toy", "--reorder-ns", "5"}, exitUsage, "--reorder-ns applies to --machine sci only"},
+		{[]string{"--list"}, exitOK, "--latency-ns sets latency_ns (default 2000)"},
+		{[]string{"MP", "--machine", "toy", "--runs", "50", "--latency-ns", "500"}, exitOK, "Observation MP Never 0 50\n"},
+		{[]string{"MP", "--machine", "toy", "--latency-ns", "-1"}, exitUsage, "machine toy: field params.latency_ns: -1 ns is outside the plausible range"},
+		{[]string{"MP", "--machine", "sci", "--latency-ns", "5"}, exitUsage, "--latency-ns applies to --machine toy only"},
 		{[]string{"SB", "--machine", "toynode", "--exhaustive"}, exitOK, "Observation SB Never 0 3\n"},
 		{[]string{"SB", "--machine", "toynode", "--runs", "100", "--place", "P1=cpu7"}, exitOK, "% toynode: P0 on CPU 0, P1 on CPU 7 (one node: its CPUs share one memory)\n"},
-		{[]string{"SB", "--machine", "toynode", "--home", "x=1"}, exitUsage, "--home applies to --machine t3d, sci, sp and toy only"},
-		{[]string{"SB", "--machine", "nosuch"}, exitUsage, "(machines: sx4, t3d, sci, sp, challenge, tcpcluster, toy, toynode)"},
+		{[]string{"SB", "--machine", "toynode", "--home", "x=1"}, exitUsage, "--home applies to --machine t3d, sp, sci and toy only"},
+		{[]string{"SB", "--machine", "nosuch"}, exitUsage, "(machines: sx4, t3d, sp, sci, challenge, tcpcluster, toy, toynode)"},
 	} {
 		code, out, errs := simrun(t, append([]string{"litmus"}, c.args...)...)
 		if code != c.code || !strings.Contains(out+errs, c.want) {

@@ -24,7 +24,7 @@ type seriesRun struct {
 	res  workloads.Result
 	err  error
 	// engines counts the engines the workload created, randUsed says
-	// whether any asked for its random generator (sim.ReportRandUse).
+	// whether any asked for its random generator (sim.WithRandUse).
 	engines  *atomic.Int64
 	randUsed *atomic.Bool
 }

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msgsim/msgsim/litmus"
 	"github.com/msgsim/msgsim/runner"
 	"github.com/msgsim/msgsim/scenarios"
-	"github.com/msgsim/msgsim/workloads/litmus"
 )
 
 // slowPingPong takes a few hundred milliseconds of CPU: far more than the

@@ -19,8 +19,14 @@
 //     built on stacks are wired by the registry) or a workload.
 //   - A workload (workloads/NAME) imports stacks, the machine capabilities
 //     and sim, never a concrete machine. Workloads may share helpers with
-//     each other (workloads/payload). A top-level litmus/ package sits beside
-//     the workloads.
+//     each other (workloads/payload).
+//   - litmus/ (litmus tests: parsers, CPU models, exhaustive search) is a
+//     subsystem in the workloads' layer: it runs tests on sim/mem's CPU
+//     models and on the machines' verbs, so it is above the machines and
+//     below the registry. It imports no workload (workloads/litmus, the
+//     adapter that makes a test a scenario's workload, imports it) and no
+//     stack. A machine tunes litmus runs through an interface litmus
+//     defines and the machine implements, never by importing litmus.
 //   - scenarios, runner, registry and calibration are the layer that ties a
 //     scenario to a machine, a stack and a workload; only the registry (and
 //     its registry/all) may name concrete machines and stacks.
@@ -181,6 +187,8 @@ func allowed(from, to string) string {
 		return "a machine building block is imported by machines only"
 	case f.kind == kindCapability && t.kind != kindCapability && t.rank == rankMachines:
 		return "a capability package imports only capabilities and sim"
+	case under(from, "litmus") && (under(to, "workloads") || under(to, "stacks")):
+		return "litmus imports no workload and no stack (workloads/litmus is its workload adapter)"
 	case t.kind == kindStack && f.kind != kindRegistry && f.rank != rankCmd:
 		if f.kind == kindStack {
 			return "a stack never imports another stack (the registry wires stacks built on stacks)"

@@ -230,7 +230,7 @@ func (ep *Endpoint) Arrive(a Arrival) {
 	if ep.idle && !ep.raised {
 		ep.raised = true
 		ep.stats.Interrupts++
-		ep.eng.Mark(ep.handler, "interrupt")
+		ep.handler.Mark("interrupt")
 		ep.handler.WakeAt(ep.eng.Now() + ep.par.InterruptLatency)
 	}
 }

@@ -43,11 +43,11 @@ const (
 // e's counts if it already counts). Counting costs a map update per
 // callback; an engine that does not count pays one nil check per event.
 func Enable(e *sim.Engine) *Counts {
-	if c, ok := e.EventCounter().(*Counts); ok {
+	if c, ok := e.Hooks().EventCounter.(*Counts); ok {
 		return c
 	}
 	c := &Counts{fns: map[uintptr]uint64{}}
-	e.SetEventCounter(c)
+	e.Set(sim.WithEventCounter(c))
 	return c
 }
 

@@ -1,14 +1,14 @@
 // Package explore is a generic stateless schedule explorer: a depth-first
 // search over the choices a model makes through a sim.Chooser (the
 // engine's choice among same-time ready processes, installed with
-// sim.Engine.SetChooser, or any model's own choice among N alternatives),
+// sim.WithChooser, or any model's own choice among N alternatives),
 // re-running the model from the start for every schedule.
 //
 // The choices are those the model offers, no more: with sim.Engine, the
 // order of the processes ready at the same simulated time, after the
 // model's declared points (sim.Proc.Point) and, with
-// sim.Engine.SetMemoryPoints, before every memory operation through
-// sim/mem's CPU and every machine memory verb (mem.VerbPoint); with sim.Engine.SetPreemption, also descheduling the
+// sim.WithMemoryPoints, before every memory operation through
+// sim/mem's CPU and every machine memory verb (mem.VerbPoint); with sim.WithPreemption, also descheduling the
 // process at such a point. Steps at different simulated times, the
 // model's random draws and anything else decided outside a Chooser keep
 // their one order in every schedule. The search is bounded (Options.Bound
@@ -131,7 +131,7 @@ func stepTexts(steps []step) []string {
 
 // Path is the sim.Chooser of one run of an exploration: it replays the choices
 // leading to the subtree being explored and takes default choices past
-// them. Install it where the model makes its choices (sim.Engine.SetChooser).
+// them. Install it where the model makes its choices (sim.WithChooser).
 type Path struct {
 	x      *explorer
 	depth  int

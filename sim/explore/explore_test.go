@@ -15,7 +15,7 @@ import (
 func toy(objects [][]string, bug bool) func(c sim.Chooser) error {
 	return func(c sim.Chooser) error {
 		e := sim.NewEngine(1)
-		e.SetChooser(c)
+		e.Set(sim.WithChooser(c))
 		var order []string
 		for i, objs := range objects {
 			name := string(rune('a' + i))
@@ -67,7 +67,7 @@ func TestExploreEveryInterleaving(t *testing.T) {
 	objs := [][]string{{"", ""}, {"", ""}, {"", ""}}
 	x := Run(Options{Bound: -1}, func(p *Path) error {
 		e := sim.NewEngine(1)
-		e.SetChooser(p)
+		e.Set(sim.WithChooser(p))
 		trace := ""
 		for i, o := range objs {
 			e.Spawn(fmt.Sprint(i), func(q *sim.Proc) {
@@ -114,7 +114,7 @@ func TestExploreFingerprint(t *testing.T) {
 	run := func(fp bool) Result {
 		return Run(Options{Bound: -1}, func(p *Path) error {
 			e := sim.NewEngine(1)
-			e.SetChooser(p)
+			e.Set(sim.WithChooser(p))
 			count := map[string]int{}
 			if fp {
 				// The state: how many steps each process took (their
@@ -147,7 +147,7 @@ func TestChooserDefaultOrder(t *testing.T) {
 	run := func(c sim.Chooser) string {
 		e := sim.NewEngine(1)
 		if c != nil {
-			e.SetChooser(c)
+			e.Set(sim.WithChooser(c))
 		}
 		s := ""
 		for i := 0; i < 3; i++ {

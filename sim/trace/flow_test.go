@@ -20,13 +20,13 @@ func TestTraceFlows(t *testing.T) {
 	writer = e.Spawn("P0", func(p *sim.Proc) {
 		p.Sleep(sim.Microsecond)
 		stored = p.Now()
-		e.Mark(p, "x=1")
+		p.Mark("x=1")
 	})
 	e.Spawn("P1", func(p *sim.Proc) {
 		for range 2 {
 			p.Sleep(2 * sim.Microsecond)
-			e.Mark(p, "r0=x read 1")
-			e.Flow(writer, stored, p, "rf x")
+			p.Mark("r0=x read 1")
+			p.Flow(writer, stored, "rf x")
 		}
 	})
 	if err := e.Run(); err != nil {
@@ -87,7 +87,7 @@ func TestTraceFlows(t *testing.T) {
 
 	e2 := sim.NewEngine(1)
 	Enable(e2)
-	e2.Spawn("P0", func(p *sim.Proc) { e2.Mark(p, "alone") })
+	e2.Spawn("P0", func(p *sim.Proc) { p.Mark("alone") })
 	if err := e2.Run(); err != nil {
 		t.Fatal(err)
 	}

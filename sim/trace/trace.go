@@ -50,13 +50,13 @@ func Enable(e *sim.Engine) *Trace {
 		return t
 	}
 	t := &Trace{open: map[int]int{}}
-	e.SetTracer(t)
+	e.Set(sim.WithTracer(t))
 	return t
 }
 
 // Of is the trace e records, or nil.
 func Of(e *sim.Engine) *Trace {
-	t, _ := e.Tracer().(*Trace)
+	t, _ := e.Hooks().Tracer.(*Trace)
 	return t
 }
 

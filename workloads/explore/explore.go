@@ -12,7 +12,7 @@
 //     memory through its CPU (load, store, atomic, memcpy, vector copy)
 //     and every remote memory verb it issues (put, get, remote atomic:
 //     machines/capabilities.go) is a scheduling point too
-//     (sim.Engine.SetMemoryPoints);
+//     (sim.WithMemoryPoints);
 //   - with preempt, the explorer may also deschedule a thread at a
 //     scheduling point (an OS scheduler delaying it): it stays off the
 //     CPU until another thread of its process passes a declared point or
@@ -180,9 +180,7 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 			setup = err
 			return err
 		}
-		eng.SetChooser(c)
-		eng.SetPreemption(params.Preempt)
-		eng.SetMemoryPoints(params.MemoryPoints)
+		eng.Set(sim.WithChooser(c), sim.WithPreemption(params.Preempt), sim.WithMemoryPoints(params.MemoryPoints))
 		var check func() error
 		if params.Program == "figure2" {
 			figure2(eng, rs)

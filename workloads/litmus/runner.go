@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/msgsim/msgsim/internal/strictyaml"
+	"github.com/msgsim/msgsim/litmus"
 	"github.com/msgsim/msgsim/report"
 	"github.com/msgsim/msgsim/sim/mem"
 	"github.com/msgsim/msgsim/workloads"
@@ -34,37 +35,37 @@ type Params struct {
 
 // DefaultParams are the params a scenario overrides.
 func DefaultParams() Params {
-	return Params{Model: "sc", Runs: DefaultRuns, Warm: true}
+	return Params{Model: "sc", Runs: litmus.DefaultRuns, Warm: true}
 }
 
 // Decode decodes and checks a scenario's litmus params.
-func Decode(s workloads.Spec) (Params, Test, error) {
+func Decode(s workloads.Spec) (Params, litmus.Test, error) {
 	p := DefaultParams()
 	field := s.Workload.ParamsField("workload")
 	if err := strictyaml.DecodeAt(s.File, field, s.Workload.Params, &p); err != nil {
-		return p, Test{}, err
+		return p, litmus.Test{}, err
 	}
 	dir := ""
 	if s.File != "" && !strings.HasPrefix(s.File, "builtin/") {
 		dir = filepath.Dir(s.File)
 	}
-	t, err := LoadTest(p.Test, dir)
+	t, err := litmus.LoadTest(p.Test, dir)
 	if err != nil {
-		var pe *ParseError
+		var pe *litmus.ParseError
 		if errors.As(err, &pe) { // the test file itself is bad: its own file and line
-			return p, Test{}, fmt.Errorf("%s.test: %w", field, err)
+			return p, litmus.Test{}, fmt.Errorf("%s.test: %w", field, err)
 		}
-		return p, Test{}, strictyaml.Errorf(s.File, find(s, "test"), field+".test", "%v", err)
+		return p, litmus.Test{}, strictyaml.Errorf(s.File, find(s, "test"), field+".test", "%v", err)
 	}
 	if p.Runs <= 0 {
-		return p, Test{}, strictyaml.Errorf(s.File, find(s, "runs"), field+".runs", "must be positive, got %d", p.Runs)
+		return p, litmus.Test{}, strictyaml.Errorf(s.File, find(s, "runs"), field+".runs", "must be positive, got %d", p.Runs)
 	}
 	for _, j := range []struct {
 		key string
 		v   *float64
 	}{{"start_jitter_cycles", p.StartJitterCycles}, {"op_jitter_cycles", p.OpJitterCycles}, {"drain_jitter_cycles", p.DrainJitterCycles}} {
 		if j.v != nil && !(*j.v >= 0 && !math.IsInf(*j.v, 0)) {
-			return p, Test{}, strictyaml.Errorf(s.File, find(s, j.key), field+"."+j.key, "must be a finite number ≥ 0, got %g", *j.v)
+			return p, litmus.Test{}, strictyaml.Errorf(s.File, find(s, j.key), field+"."+j.key, "must be a finite number ≥ 0, got %g", *j.v)
 		}
 	}
 	return p, t, nil
@@ -80,7 +81,7 @@ func find(s workloads.Spec, key string) *yaml.Node {
 // job is a decoded, checked litmus series.
 type job struct {
 	p   Params
-	t   Test
+	t   litmus.Test
 	cfg mem.Config
 }
 
@@ -93,7 +94,7 @@ func prepare(s workloads.Spec) (job, error) {
 	if s.File != "" && !strings.HasPrefix(s.File, "builtin/") {
 		dir = filepath.Dir(s.File)
 	}
-	cfg, err := LoadModel(p.Model, dir)
+	cfg, err := litmus.LoadModel(p.Model, dir)
 	if err != nil {
 		var se *strictyaml.Error
 		if errors.As(err, &se) { // the model file itself is bad: its own file and line
@@ -123,9 +124,9 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 		return workloads.Result{}, err
 	}
 	p, t, cfg := j.p, j.t, j.cfg
-	opts := DefaultOptions(t, cfg)
+	opts := litmus.DefaultOptions(t, cfg)
 	opts.Runs, opts.Seed, opts.Warm = p.Runs, s.Seed, p.Warm
-	s.Limits = withDefaults(s.Limits) // the scenario's limits, per run
+	s.Limits = litmus.WithDefaultLimits(s.Limits) // the scenario's limits, per run
 	opts.NewEngine = s.NewEngine
 	if p.StartJitterCycles != nil {
 		opts.StartJitterCycles = *p.StartJitterCycles
@@ -136,11 +137,11 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	if p.DrainJitterCycles != nil {
 		opts.DrainJitterCycles = *p.DrainJitterCycles
 	}
-	var o *Outcome
+	var o *litmus.Outcome
 	if p.Exhaustive {
-		o, err = Explore(t, p.Model, cfg, p.Warm)
+		o, err = litmus.Explore(t, p.Model, cfg, p.Warm)
 	} else {
-		o, err = RunTest(t, p.Model, cfg, opts)
+		o, err = litmus.RunTest(t, p.Model, cfg, opts)
 	}
 	if err != nil {
 		return workloads.Result{}, err
@@ -179,7 +180,7 @@ func Run(s workloads.Spec) (workloads.Result, error) {
 	rows.Add(s.Series, "runs", n, "observed", observed, "bool")
 	res.Rows = rows
 	var buf bytes.Buffer
-	if err := Write(&buf, o); err != nil {
+	if err := litmus.Write(&buf, o); err != nil {
 		return res, err
 	}
 	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {

@@ -11,15 +11,21 @@ import (
 	"github.com/msgsim/msgsim/sim"
 )
 
+// on is On, less its error: a machine that cannot be built has no
+// traits, and running on it reports the build's error.
+func on(name string, build Builder) Machine {
+	mc, _ := On(name, build)
+	return mc
+}
+
 // t3dOf is the T3D litmus machine of params.
 func t3dOf(params t3d.Params) Machine {
-	return T3D(func(eng *sim.Engine, procs int) (machines.Machine, error) { return t3d.New(eng, procs, params) })
+	return on("t3d", func(eng *sim.Engine, procs int) (machines.Machine, error) { return t3d.New(eng, procs, params) })
 }
 
 // sciOf is the SCI litmus machine of params.
 func sciOf(params sci.Params) Machine {
-	return SCI(func(eng *sim.Engine, procs int) (machines.Machine, error) { return sci.New(eng, procs, params) },
-		SCIConfig{LoadNs: params.LoadNs, ReorderNs: params.ReorderNs})
+	return on("sci", func(eng *sim.Engine, procs int) (machines.Machine, error) { return sci.New(eng, procs, params) })
 }
 
 // sciJitter is the default start jitter on an SCI cluster of params.
@@ -84,10 +90,8 @@ func TestMachineMissingCapability(t *testing.T) {
 			_, err := RunMachine(mp, Machine{Name: "bare", Build: build}, []int{1, 1}, opts)
 			return err
 		}, "remote-write"},
-		{"RunMachine T3D", func() error { _, err := RunMachine(mp, T3D(build), []int{1, 1}, opts); return err }, "remote-write"},
 		{"JitterCycles", func() error { _, err := Machine{Name: "bare", Build: build}.JitterCycles(); return err }, "remote-write"},
 		{"Remote", func() error { _, err := Machine{Name: "bare", Build: build}.Remote(2); return err }, "shared segments"},
-		{"SPJitterCycles", func() error { _, err := SPJitterCycles(build); return err }, "machines/lapi.ActiveMessages"},
 	} {
 		err := c.run()
 		var mc *machines.MissingCapability

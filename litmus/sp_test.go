@@ -14,8 +14,7 @@ import (
 
 // spOf is the SP litmus machine of params.
 func spOf(params sp.Params) Machine {
-	return SP(func(eng *sim.Engine, procs int) (machines.Machine, error) { return sp.New(eng, procs, params) },
-		SPConfig{SwitchJitterUs: params.SwitchJitterUs, Polling: params.Progress == "polling"})
+	return on("sp", func(eng *sim.Engine, procs int) (machines.Machine, error) { return sp.New(eng, procs, params) })
 }
 
 // runSP is RunMachine on an SP of params with the default jitters.
@@ -137,10 +136,5 @@ func TestSPErrors(t *testing.T) {
 	xchg := parseFile(t, filepath.Join("testdata", "SB+xchgs.litmus"))
 	if _, err := RunMachine(xchg, mc, DefaultHomes(xchg, nil), opts); err == nil || !strings.Contains(err.Error(), "LAPI_Rmw") {
 		t.Errorf("atomic: %v", err)
-	}
-	bare := func(eng *sim.Engine, procs int) (machines.Machine, error) { return bare{eng}, nil }
-	var missing *machines.MissingCapability
-	if _, err := RunMachine(mp, SP(bare, SPConfig{}), []int{1, 1}, opts); !errors.As(err, &missing) || !strings.Contains(err.Error(), "remote-write") {
-		t.Errorf("bare machine: %v", err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 // read from, see Test.traceMark) and each load, spin or atomic that read a
 // value some store of another or the same thread wrote to that location,
 // and which that store had already issued, gets a flow arrow from the
-// store's mark to the load's (sim.Engine.Flow), which Perfetto draws.
+// store's mark to the load's (sim.Proc.Flow), which Perfetto draws.
 // Nil when the engine does not trace: every method is then a no-op.
 type rfTrace struct {
 	eng    *sim.Engine
@@ -29,7 +29,7 @@ type rfWrite struct {
 }
 
 func newRFTrace(eng *sim.Engine, t Test) *rfTrace {
-	if eng.Tracer() == nil {
+	if eng.Hooks().Tracer == nil {
 		return nil
 	}
 	return &rfTrace{eng: eng, t: t, procs: make([]*sim.Proc, len(t.Threads))}
@@ -42,7 +42,7 @@ func (r *rfTrace) done(p *sim.Proc, th int, in Instr, regs []uint64) {
 		return
 	}
 	r.procs[th] = p
-	r.eng.Mark(p, r.t.traceMark(th, in, regs))
+	p.Mark(r.t.traceMark(th, in, regs))
 	switch in.Kind {
 	case Store, Swap:
 		v := in.Val
@@ -57,7 +57,7 @@ func (r *rfTrace) done(p *sim.Proc, th int, in Instr, regs []uint64) {
 	v := regs[in.Reg]
 	for _, w := range r.writes {
 		if w.loc == in.Loc && w.val == v && !(w.th == th && in.Kind == Swap && w.at == r.eng.Now()) {
-			r.eng.Flow(r.procs[w.th], w.at, p, fmt.Sprintf("rf: P%d's %s -> P%d's %s", w.th, w.text, th, r.t.instrString(in)))
+			p.Flow(r.procs[w.th], w.at, fmt.Sprintf("rf: P%d's %s -> P%d's %s", w.th, w.text, th, r.t.instrString(in)))
 		}
 	}
 }

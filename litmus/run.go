@@ -61,8 +61,8 @@ func DefaultLimits() sim.Limits {
 	return sim.Limits{MaxEvents: 1_000_000}
 }
 
-// withDefaults fills the zero fields of l from DefaultLimits.
-func withDefaults(l sim.Limits) sim.Limits {
+// WithDefaultLimits fills the zero fields of l from DefaultLimits.
+func WithDefaultLimits(l sim.Limits) sim.Limits {
 	d := DefaultLimits()
 	if l.MaxEvents == 0 {
 		l.MaxEvents = d.MaxEvents

@@ -14,10 +14,11 @@ import (
 // registry entry and its params) without importing it.
 type Builder func(eng *sim.Engine, procs int) (machines.Machine, error)
 
-// Machine is a simulated machine as litmus tests run on it. Build is all a
-// machine needs; the other fields are a machine's own choices (T3D, SCI and
-// SP set some), each with a default that any machine offering the verbs
-// below gets for free.
+// Machine is a simulated machine as litmus tests run on it: its name, its
+// Builder, and the machine's own choices (machines.LitmusTraits), which On
+// reads from an instance. Any machine offering the verbs below runs tests
+// with the zero traits; a machine tunes them by implementing Tuned, and
+// may implement Fencer and SpinNoter for what it does at a run.
 //
 // On a machine with one-sided remote writes (machines.RemoteWrite), thread
 // i runs as process Options.Place[i] (default i) and each location lives in
@@ -42,40 +43,47 @@ type Builder func(eng *sim.Engine, procs int) (machines.Machine, error)
 type Machine struct {
 	Name  string  // the machine's name, in errors and outcomes (e.g. "t3d")
 	Build Builder // builds the machine with its params
-	// Head labels the first line of simrun's output (default: Name), e.g.
-	// "SCI, reorder_ns 3000".
-	Head string
-	// Unit is what a home (and a placement) is called: default "node" on a
-	// machine with shared segments, else "PE"; "CPU" on a one-node machine.
-	Unit string
-	// ThreadUnit is what a thread runs on (default Unit), e.g. "process".
-	ThreadUnit string
-	// MaxUnits bounds a placement (0: the machine's constructor rejects
-	// what is too big).
-	MaxUnits int
-	// Note ends a one-node machine's placement line, saying why placement
-	// changes nothing (default: its CPUs share one memory).
-	Note string
-	// NoAtomics says why atomic instructions are refused (default: atomics
-	// are not mapped to the machine's verbs).
-	NoAtomics string
-	// Start is when threads start, after the warm-up loads of the test's
-	// locations (default: four of the slowest loads of cpu per location).
-	Start func(t Test, cpu mem.Config) sim.Time
-	// StartJitterCycles is the default start jitter span in CPU cycles
-	// (default: twice the time, measured on the machine, for a one-word
-	// remote write to another node to land: PutWord then Quiet, so that a
-	// reader may come before, while or after a write lands).
-	StartJitterCycles func() (float64, error)
-	// OpJitterCycles is the default instruction jitter span given the start
-	// jitter's (default: the same).
-	OpJitterCycles func(start float64, cpu mem.Config) float64
-	// Fence is a barrier of kind k by process pe, puts the remote writes it
-	// issued since its last barrier (default: Quiet unless k is FenceR,
-	// then a flush of a non-coherent cache unless k is FenceW).
-	Fence func(m machines.RemoteWrite, p *sim.Proc, pe int, k Kind, puts int)
-	// SpinWhy is appended to the wait reason of a spin on node's memory.
-	SpinWhy func(node int) string
+	// The machine's choices: Head labels the first line of simrun's
+	// output (default: Name); the others are used as package machines
+	// documents them.
+	machines.LitmusTraits
+}
+
+// Tuned is a machine (an instance its Builder returns) that makes its own
+// choices for litmus tests: the machines' packages implement it without
+// importing this one.
+type Tuned interface {
+	LitmusTraits() machines.LitmusTraits
+}
+
+// Fencer is a machine whose litmus barriers are its own: a barrier by
+// process pe that orders its writes (writes), its reads (reads) or both,
+// puts the remote writes it issued since its last barrier. Without it a
+// barrier that orders writes is Quiet, and one that orders reads then
+// flushes a non-coherent cache.
+type Fencer interface {
+	LitmusFence(p *sim.Proc, pe int, writes, reads bool, puts int)
+}
+
+// SpinNoter is a machine that explains a spin on node's memory that
+// cannot end: its note is appended to the spin's wait reason.
+type SpinNoter interface {
+	LitmusSpinWhy(node int) string
+}
+
+// On is the litmus machine name built by build: the generic mapping on the
+// verbs it offers, with the traits of an instance of two processes if the
+// machine is Tuned.
+func On(name string, build Builder) (Machine, error) {
+	mc := Machine{Name: name, Build: build}
+	m, err := mc.probe(2)
+	if err != nil {
+		return mc, fmt.Errorf("litmus on %s: %w", name, err)
+	}
+	if t, ok := m.(Tuned); ok {
+		mc.LitmusTraits = t.LitmusTraits()
+	}
+	return mc, nil
 }
 
 // unit is what a home is called on m.
@@ -358,16 +366,12 @@ func RunMachine(t Test, mc Machine, homes []int, opts Options) (*Outcome, error)
 	if start == nil {
 		start = defaultStart
 	}
-	fence := mc.Fence
-	if fence == nil {
-		fence = defaultFence
-	}
 	return runRemote(t, opts, remoteMachine{
 		name:     mc.Name,
 		clockMHz: cpu.ClockMHz,
 		homes:    homes,
-		start:    start(t, cpu),
-		build:    mc.build(procs, user, owner, reads, fence),
+		start:    start(len(t.Locs), cpu),
+		build:    mc.build(procs, user, owner, reads),
 	})
 }
 
@@ -406,22 +410,29 @@ func remoteReads(t Test, m machines.RemoteWrite, place []int, homes []int) []boo
 	return reads
 }
 
-// defaultStart is the start of a test's threads on a machine that sets
-// no Start: four loads of each location at the CPU's slowest load cost.
-func defaultStart(t Test, cpu mem.Config) sim.Time {
+// defaultStart is the start of the threads of a test of locs locations on
+// a machine that sets no Start: four loads of each location at the CPU's
+// slowest load cost.
+func defaultStart(locs int, cpu mem.Config) sim.Time {
 	c := cpu.Costs
-	return cpu.Clock().Cycles(float64(len(t.Locs)) * 4 * max(c.LoadCycles, c.MissCycles, c.UncachedLoadCycles, 1))
+	return cpu.Clock().Cycles(float64(locs) * 4 * max(c.LoadCycles, c.MissCycles, c.UncachedLoadCycles, 1))
 }
 
-// defaultFence is a fence on a machine that sets no Fence: one that
-// orders writes (all but FenceR) waits for the remote writes (Quiet); one
-// that orders reads (all but FenceW) flushes a non-coherent cache, which
-// remote writes do not update.
-func defaultFence(m machines.RemoteWrite, p *sim.Proc, pe int, k Kind, _ int) {
-	if k != FenceR {
+// fenceOn is a barrier of kind k by process pe on m, puts the remote
+// writes it issued since its last barrier: m's own (Fencer), or else one
+// that orders writes (all but FenceR) waits for the remote writes (Quiet)
+// and one that orders reads (all but FenceW) flushes a non-coherent cache,
+// which remote writes do not update.
+func fenceOn(m machines.RemoteWrite, p *sim.Proc, pe int, k Kind, puts int) {
+	writes, reads := k != FenceR, k != FenceW
+	if f, ok := m.(Fencer); ok {
+		f.LitmusFence(p, pe, writes, reads, puts)
+		return
+	}
+	if writes {
 		m.Quiet(p, pe)
 	}
-	if c := m.CPU(pe); k != FenceW && c.Config().Cache.Enabled && !c.Config().Cache.Coherent {
+	if c := m.CPU(pe); reads && c.Config().Cache.Enabled && !c.Config().Cache.Coherent {
 		c.FlushCache(p) // remote writes do not update a non-coherent cache
 	}
 }
@@ -429,7 +440,7 @@ func defaultFence(m machines.RemoteWrite, p *sim.Proc, pe int, k Kind, _ int) {
 // build returns the builder of a run of procs processes on mc: the
 // locations at their owners, each thread's remote loads, stores and
 // fences.
-func (mc Machine) build(procs int, user string, owner []int, reads []bool, fence func(machines.RemoteWrite, *sim.Proc, int, Kind, int)) func(eng *sim.Engine) (remoteRun, error) {
+func (mc Machine) build(procs int, user string, owner []int, reads []bool) func(eng *sim.Engine) (remoteRun, error) {
 	return func(eng *sim.Engine) (remoteRun, error) {
 		mm, err := mc.Build(eng, procs)
 		if err != nil {
@@ -453,8 +464,8 @@ func (mc Machine) build(procs int, user string, owner []int, reads []bool, fence
 				}
 				cpu, own := m.CPU(pe), machines.NodeOf(m, pe)
 				why := ""
-				if mc.SpinWhy != nil {
-					why = mc.SpinWhy(own)
+				if n, ok := m.(SpinNoter); ok {
+					why = n.LitmusSpinWhy(own)
 				}
 				return func(p *sim.Proc) remoteThread {
 					puts := 0 // remote writes since the last barrier
@@ -470,7 +481,7 @@ func (mc Machine) build(procs int, user string, owner []int, reads []bool, fence
 							puts++
 						},
 						fence: func(k Kind) {
-							fence(m, p, pe, k, puts)
+							fenceOn(m, p, pe, k, puts)
 							if k != FenceR {
 								puts = 0
 							}
