@@ -32,9 +32,7 @@ func runDups(t testing.TB, s dupSpec, seed uint64, c sim.Chooser) error {
 	e.SetLimits(sim.Limits{MaxEvents: 2_000_000})
 	params := threadParams(DeviceLFShmem)
 	m := newWorldTB(t, e, s.procs, params)
-	e.SetChooser(c)
-	e.SetPreemption(s.preempt)
-	e.SetMemoryPoints(s.memPoints)
+	e.Set(sim.WithChooser(c), sim.WithPreemption(s.preempt), sim.WithMemoryPoints(s.memPoints))
 	// ids[rank][thread][i]
 	ids := make([][][]int, s.procs)
 	for rank := 0; rank < s.procs; rank++ {

@@ -54,7 +54,7 @@ func figure2C(t testing.TB, params Params, c sim.Chooser) error {
 	e := sim.NewEngine(seed)
 	e.SetLimits(sim.Limits{MaxEvents: 1_000_000})
 	w := newWorld(t, e, 2, params)
-	e.SetChooser(c)
+	e.Set(sim.WithChooser(c))
 	for rank := 0; rank < 2; rank++ {
 		r := w.Rank(rank)
 		other := 1 - rank
