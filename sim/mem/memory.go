@@ -63,7 +63,8 @@ type Memory struct {
 	near     [3]int32
 	resident int // bytes of storage allocated to chunks
 	watchers []*watcher
-	sets     []*WordSet // word sets of this memory's CPUs (CPU.NewWordSet)
+	sets     []*WordSet   // word sets of this memory's CPUs (CPU.NewWordSet)
+	polls    []*pollState // merged polls of this memory's CPUs (CPU.Poll)
 	// eng, set by the first CPU on the memory, is told every access while
 	// a schedule explorer runs (sim.Engine.TouchRange: the footprint of
 	// the running step); key names the memory there.
@@ -967,6 +968,11 @@ func (m *Memory) notify(a Addr, n int) {
 	}
 	for _, s := range m.sets {
 		s.written(a, n)
+	}
+	for _, pl := range m.polls {
+		if pl.armed {
+			pl.written(a, n)
+		}
 	}
 }
 
