@@ -792,7 +792,13 @@ func CopyWithin(m *Memory, dst, src Addr, n int) {
 // resumes at the first instant t0 + k*period >= w (exactly w when the check
 // costs no simulated time). A write that lands while check runs makes it
 // poll again at once: that is the next instant of the grid. Waiting costs no
-// event per poll.
+// event per poll. This is exact for a check that reads the watched words
+// first thing and costs the same every poll: polling for real would read
+// the write at the same poll. When the engine runs step by step
+// (sim.Engine.SetStepByStep) the spinner does poll for real, check after
+// check, as long as something else is pending (sim.Proc.SpinPolls); a check
+// that costs no time still sleeps until a write (it cannot poll again at
+// the same instant).
 //
 // A poll that read a watched word through a non-coherent cache whose copy
 // is stale (memory has moved past it) would read the same copy forever:
@@ -841,7 +847,11 @@ func (c *CPU) spinUntil(p *sim.Proc, reason string, why fmt.Stringer, check func
 		if w.fired {
 			continue
 		}
-		if a, stale := c.staleWatched(w); stale {
+		a, stale := c.staleWatched(w)
+		if !stale && w.period > 0 && p.SpinPolls() {
+			continue // step by step: the next poll, for real
+		}
+		if stale {
 			// The poll just read a cached copy that memory has moved past,
 			// and polling again reads the same copy: no write can ever
 			// reach this spinner.

@@ -342,25 +342,78 @@ func TestPollSteadyStateAllocatesNothing(t *testing.T) {
 	}
 }
 
-// BenchmarkPoll: a receiver polling 256 words, a writer making one ready
-// now and then (a run of check again when it lands during a poll).
-// Reports the loads simulated per second of wall time (the same loads
-// either way) and the events a run takes, merged and step by step.
+// BenchmarkPoll: 16 receivers, each on its own processor, polling 256
+// words with a cyclic scan, and a writer making one of each receiver's
+// words ready now and then (a run of check again when it lands during a
+// poll). Reports the loads simulated per second of wall time (the same
+// loads either way) and the events a run takes, merged and step by step.
 func BenchmarkPoll(b *testing.B) {
+	cfg, err := Builtin("sc")
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, stepByStep := range []bool{false, true} {
 		b.Run(fmt.Sprintf("stepByStep=%v", stepByStep), func(b *testing.B) {
-			const n = 256
+			const n, procs, rounds = 256, 16, 50
 			var events, loads uint64
 			for range b.N {
-				tc := pollCase{n: n, gap: 20, want: 100}
-				for k := 0; k < 100; k++ {
-					tc.writes = append(tc.writes, write{sim.Microsecond + sim.Time(k)*13*sim.Microsecond, (k * 97) % n, 1})
+				e := sim.NewEngine(1)
+				e.SetStepByStep(stepByStep)
+				cpus := make([]*CPU, procs)
+				for r := range cpus {
+					m := NewMemory(fmt.Sprint("node", r), 1<<16)
+					if _, err := m.Alloc("words", 8*n, 64); err != nil {
+						b.Fatal(err)
+					}
+					c, err := NewCPU(e, "cpu", m, cfg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					cpus[r] = c
+					e.Spawn("receiver", func(p *sim.Proc) {
+						seen := make([]uint64, n)
+						from, hit := 0, -1
+						check := func() bool {
+							hit = -1
+							for k := 0; k < n; k++ {
+								i := (from + k) % n
+								if c.LoadUncached(p, Addr(8*i), 8) != seen[i] {
+									hit = i
+									return true
+								}
+							}
+							return false
+						}
+						for got := 0; got < rounds; {
+							if !c.Poll(p, check) {
+								c.Compute(p, 20)
+								continue
+							}
+							seen[hit]++
+							from = (hit + 1) % n
+							got++
+						}
+					})
 				}
-				o := pollRun(b, tc, stepByStep)
-				events += o.events
-				loads += o.stats.Uncached
+				e.Spawn("writer", func(p *sim.Proc) {
+					for k := 0; k < rounds; k++ {
+						for r, c := range cpus {
+							a := Addr(8 * ((k*97 + r*31) % n))
+							c.Memory().Store64(a, c.Memory().Load64(a)+1)
+							p.Sleep(800 * sim.Nanosecond)
+						}
+					}
+				})
+				if err := e.Run(); err != nil {
+					b.Fatal(err)
+				}
+				events += e.Events()
+				for _, c := range cpus {
+					loads += c.Stats().Uncached
+				}
 			}
 			b.ReportMetric(float64(loads)/b.Elapsed().Seconds(), "loads/s")
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 			b.ReportMetric(float64(events)/float64(b.N), "events/op")
 		})
 	}
