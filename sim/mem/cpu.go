@@ -30,6 +30,7 @@ type CPU struct {
 	snoop     *snoopCache // the cache's tags and MESI states on the bus
 	poll      *pollState  // its merged poll (Poll), built on first use
 	polling   bool        // a merged poll's check runs: its loads are recorded, not slept
+	pollSpins bool        // step by step, spins poll for real (SetPollingSpins)
 }
 
 // cpuScratch is a CPU's reusable buffers, built when first needed: most
@@ -794,7 +795,11 @@ func CopyWithin(m *Memory, dst, src Addr, n int) {
 // poll again at once: that is the next instant of the grid. Waiting costs no
 // event per poll. This is exact for a check that reads the watched words
 // first thing and costs the same every poll: polling for real would read
-// the write at the same poll. When the engine runs step by step
+// the write at the same poll. A check whose loads of the watched words come
+// after other work, or whose cost changes from poll to poll (a cached load
+// that misses, then hits), wakes on the grid of its last poll's cost at the
+// first poll instant at or after the write, which a polling loop may not.
+// With SetPollingSpins, when the engine runs step by step
 // (sim.Engine.SetStepByStep) the spinner does poll for real, check after
 // check, as long as something else is pending (sim.Proc.SpinPolls); a check
 // that costs no time still sleeps until a write (it cannot poll again at
@@ -848,7 +853,7 @@ func (c *CPU) spinUntil(p *sim.Proc, reason string, why fmt.Stringer, check func
 			continue
 		}
 		a, stale := c.staleWatched(w)
-		if !stale && w.period > 0 && p.SpinPolls() {
+		if !stale && w.period > 0 && c.pollSpins && p.SpinPolls() {
 			continue // step by step: the next poll, for real
 		}
 		if stale {
@@ -865,6 +870,14 @@ func (c *CPU) spinUntil(p *sim.Proc, reason string, why fmt.Stringer, check func
 		w.blocked = false
 	}
 }
+
+// SetPollingSpins makes this CPU's spins (SpinUntil) poll for real, check
+// after check, when the engine runs step by step (sim.Engine.SetStepByStep),
+// instead of sleeping until a watched word is written: for tests comparing
+// a sleeping spin with the polling loop it stands for. Off by default: a
+// spin whose check does work before reading the words it watches, or whose
+// cost changes from poll to poll, times differently polling for real.
+func (c *CPU) SetPollingSpins(on bool) { c.pollSpins = on }
 
 // noteCached records, for a spin of p in progress on this CPU, that its
 // poll read [a, a+n) through a non-coherent cache.

@@ -44,7 +44,7 @@ type spinResult struct {
 // spinRun runs a spinner that waits for the flag to reach 1, computes a
 // little, then waits for it to reach 2; the writes land at their times
 // (scheduled first: at an instant they share with a poll, the poll reads
-// them). stepByStep makes the spinner poll for real.
+// them). stepByStep makes the spinner poll for real (SetPollingSpins).
 func spinRun(t *testing.T, pred spinPred, writes []write, stepByStep bool) spinResult {
 	t.Helper()
 	e, m, cpus, seg := setup(t, "sc", 1)
@@ -54,6 +54,7 @@ func spinRun(t *testing.T, pred spinPred, writes []write, stepByStep bool) spinR
 		e.At(w.at, func() { m.Store64(flag, w.v) })
 	}
 	e.SetStepByStep(stepByStep)
+	c.SetPollingSpins(true)
 	var r spinResult
 	e.Spawn("spinner", func(p *sim.Proc) {
 		p.Sleep(sim.Microsecond)
@@ -107,6 +108,7 @@ func TestPollingSpinCosts(t *testing.T) {
 		c := cpus[0]
 		e.At(100*sim.Microsecond, func() { m.Store64(seg.Addr(0), 1) })
 		e.SetStepByStep(stepByStep)
+		c.SetPollingSpins(true)
 		e.Spawn("spinner", func(p *sim.Proc) {
 			c.SpinUntil(p, sim.Reason("test: the flag"), func() bool { return c.LoadUncached(p, seg.Addr(0), 8) != 0 }, seg.Addr(0))
 		})
@@ -129,6 +131,7 @@ func TestPollingSpinLivelock(t *testing.T) {
 	e, _, cpus, seg := setup(t, "sc", 1)
 	c := cpus[0]
 	e.SetStepByStep(true)
+	c.SetPollingSpins(true)
 	e.At(5*sim.Microsecond, func() {})
 	e.Spawn("spinner", func(p *sim.Proc) {
 		c.SpinUntil(p, sim.Reason("test: a flag nobody sets"), func() bool { return c.LoadUncached(p, seg.Addr(0), 8) != 0 }, seg.Addr(0))
