@@ -2,8 +2,10 @@
 // byte-addressed memory with segments, and a CPU's view of it (an optional
 // cache, coherent or not; an optional store buffer that drains in order or
 // reordered; fences; atomics; bulk copies; spin-waits that honour the cache;
-// word sets, whose scan by uncached loads is one timed operation and whose
-// wait sleeps until one of the words is ready).
+// polls whose run of uncached loads is one timed operation, replayed when a
+// write lands on a word it read; word sets, whose scan by uncached loads is
+// one timed operation and whose wait sleeps until one of the words is
+// ready).
 //
 // Layer: imports sim only; machines, stacks and workloads build on it.
 package mem

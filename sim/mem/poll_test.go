@@ -21,6 +21,7 @@ import (
 // times (scheduled before the receiver starts: at an instant they share
 // with a load, the load reads them).
 type pollCase struct {
+	model   string // the receiver's memory model ("sc" if empty)
 	n       int
 	from    int
 	compute float64
@@ -46,7 +47,11 @@ func (o pollOutcome) same(x pollOutcome) bool {
 
 func pollRun(t testing.TB, tc pollCase, stepByStep bool) pollOutcome {
 	t.Helper()
-	e, m, cpus, seg := setup(t, "sc", 1)
+	model := tc.model
+	if model == "" {
+		model = "sc"
+	}
+	e, m, cpus, seg := setup(t, model, 1)
 	c := cpus[0]
 	for _, w := range tc.writes {
 		e.At(w.at, func() { m.Store64(seg.Addr(8*w.entry), w.v) })
@@ -172,13 +177,14 @@ func TestPollWriteAtEveryOffset(t *testing.T) {
 
 // TestPollMatchesLoadByLoadRandom: random scans (some with compute between
 // loads, some visiting the words in a scattered order: many runs of
-// addresses) and random writes, on and off the loads' instants.
+// addresses; on CPUs with and without a store buffer and a coherent cache)
+// and random writes, on and off the loads' instants.
 func TestPollMatchesLoadByLoadRandom(t *testing.T) {
 	const L = 100 * sim.Nanosecond
 	reruns := uint64(0)
 	for seed := uint64(1); seed <= 300; seed++ {
 		r := rand.New(rand.NewPCG(seed, 3))
-		tc := pollCase{n: 2 + r.IntN(40), gap: float64(r.IntN(30))}
+		tc := pollCase{model: []string{"sc", "tso", "noncoherent"}[r.IntN(3)], n: 2 + r.IntN(40), gap: float64(r.IntN(30))}
 		tc.from = r.IntN(tc.n)
 		if r.IntN(3) == 0 {
 			tc.compute = float64(1 + r.IntN(12))
@@ -503,5 +509,62 @@ func TestPollMatchesScanUncached(t *testing.T) {
 		if !slices.Equal(scan, poll) {
 			t.Fatalf("seed %d: n %d from %d writes %v: ScanUncached %v, Poll %v", seed, n, from, ws, scan, poll)
 		}
+	}
+}
+
+// TestPollSeesAnotherThreadsBufferedStore: a store that another process
+// on the same CPU puts into its store buffer while a merged poll sleeps is
+// read by the poll's later loads (forwarded), as the loads issued one by
+// one read it.
+func TestPollSeesAnotherThreadsBufferedStore(t *testing.T) {
+	const L = 100 * sim.Nanosecond
+	reruns := uint64(0)
+	run := func(at sim.Time, entry int, stepByStep bool) (found, Stats) {
+		e, _, cpus, seg := setup(t, "tso", 1)
+		e.SetStepByStep(stepByStep)
+		c := cpus[0]
+		const n = 40
+		var f found
+		e.Spawn("poller", func(p *sim.Proc) {
+			var hit, loads int
+			check := func() bool {
+				hit, loads = -1, 0
+				for i := range n {
+					loads++
+					if c.LoadUncached(p, seg.Addr(8*i), 8) == 1 {
+						hit = i
+						return true
+					}
+				}
+				return false
+			}
+			for !c.Poll(p, check) {
+				c.Compute(p, 3)
+			}
+			f = found{p.Now(), hit, loads}
+		})
+		e.Spawn("thread", func(p *sim.Proc) {
+			p.Sleep(at)
+			c.Store(p, seg.Addr(8*entry), 8, 1)
+		})
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if c.poll != nil {
+			reruns += c.poll.reruns
+		}
+		return f, c.Stats()
+	}
+	for at := sim.Time(1); at < 50*L; at += 37 * sim.Nanosecond {
+		for _, entry := range []int{3, 20, 39} {
+			mf, ms := run(at, entry, false)
+			sf, ss := run(at, entry, true)
+			if mf != sf || ms != ss {
+				t.Fatalf("store at %v to %d: merged %v %+v, step by step %v %+v", at, entry, mf, ms, sf, ss)
+			}
+		}
+	}
+	if reruns == 0 {
+		t.Error("no buffered store made a merged poll run its check again")
 	}
 }
