@@ -237,6 +237,27 @@ func (e *Engine) Merging(p *Proc) bool {
 	return !e.stepByStep && !e.exploring() && p.core == nil
 }
 
+// SpinPolls reports whether p, in a spin whose last poll found nothing
+// and took time, is to poll again at once, each poll its own timed steps,
+// rather than sleep until what it watches is written: the engine runs step
+// by step (SetStepByStep), no chooser explores (its choices would multiply
+// with every poll), p is bound to no Core (which books a spinner's polls
+// as its own work), the run goes on, and some event is pending (else
+// nothing can ever end the spin: p blocks, and the run ends in a livelock
+// report, as with a sleeping spin). Spinners that wait on one another
+// poll until the run's limits.
+func (p *Proc) SpinPolls() bool {
+	e := p.eng
+	if !e.stepByStep || e.chooser != nil || p.core != nil || e.halt {
+		return false
+	}
+	if e.cal.LaneLen() > 0 {
+		return true
+	}
+	_, ok := e.cal.NextFuture()
+	return ok
+}
+
 // Point is a scheduling point the model offers: p is about to take a step
 // touching object (a lock, a queue, a mask; "" if unknown) described by
 // what. Under a Chooser p yields, so that every process ready at this time

@@ -28,6 +28,9 @@ type CPU struct {
 	stats     Stats
 	bus       *Bus        // the snooping bus the cache is on (Bus.Attach), or nil
 	snoop     *snoopCache // the cache's tags and MESI states on the bus
+	poll      *pollState  // its merged poll (Poll), built on first use
+	polling   bool        // a merged poll's check runs: its loads are recorded, not slept
+	pollSpins bool        // step by step, spins poll for real (SetPollingSpins)
 }
 
 // cpuScratch is a CPU's reusable buffers, built when first needed: most
@@ -115,7 +118,13 @@ func (c *CPU) Buffered() int { return len(c.buffered()) }
 func (c *CPU) lineOf(a Addr) uint64 { return uint64(a) >> c.lineShift }
 
 // Compute charges p for cycles of the CPU's own work.
-func (c *CPU) Compute(p *sim.Proc, cycles float64) { p.Sleep(c.clock.Cycles(cycles)) }
+func (c *CPU) Compute(p *sim.Proc, cycles float64) {
+	if c.polling {
+		c.poll.advance(p, c.clock.Cycles(cycles))
+		return
+	}
+	p.Sleep(c.clock.Cycles(cycles))
+}
 
 // VerbPoint is the scheduling point of a machine's memory verb (a put, a
 // get, a remote atomic) that p issues on the n bytes at a of memory m,
@@ -422,6 +431,9 @@ func (c *CPU) peekLines(a Addr, b []byte) bool {
 // Load reads a little-endian word of size 1, 2, 4 or 8 bytes through the
 // cache and store buffer.
 func (c *CPU) Load(p *sim.Proc, a Addr, size int) uint64 {
+	if c.polling {
+		c.notInPoll("Load")
+	}
 	if c.eng.MemoryPoints() {
 		c.point(p, "loads", a, size)
 	}
@@ -448,6 +460,9 @@ func (c *CPU) Load(p *sim.Proc, a Addr, size int) uint64 {
 // LoadUncached reads a word from memory, bypassing the cache (but seeing
 // this CPU's own buffered stores).
 func (c *CPU) LoadUncached(p *sim.Proc, a Addr, size int) uint64 {
+	if c.polling {
+		return c.poll.loadUncached(p, a, size)
+	}
 	if c.eng.MemoryPoints() {
 		c.point(p, "loads uncached", a, size)
 	}
@@ -469,6 +484,14 @@ func (c *CPU) LoadUncached(p *sim.Proc, a Addr, size int) uint64 {
 // words cannot change before the loads' times, and issues a real load
 // where a word may.
 func (c *CPU) PeekUncached(a Addr, size int) uint64 {
+	if c.polling {
+		c.notInPoll("PeekUncached")
+	}
+	return c.peekUncached(a, size)
+}
+
+// peekUncached is PeekUncached.
+func (c *CPU) peekUncached(a Addr, size int) uint64 {
 	var b [8]byte
 	c.PeekUncachedBytes(a, b[:size])
 	return binary.LittleEndian.Uint64(b[:])
@@ -490,6 +513,9 @@ func (c *CPU) CountUncached(n int) { c.stats.Uncached += uint64(n) }
 // becomes visible to others when the buffer drains it; the process stalls
 // while the buffer is full.
 func (c *CPU) Store(p *sim.Proc, a Addr, size int, v uint64) {
+	if c.polling {
+		c.notInPoll("Store")
+	}
 	if c.eng.MemoryPoints() {
 		c.point(p, "stores", a, size)
 	}
@@ -546,6 +572,9 @@ func (c *CPU) writeThrough(a Addr, b []byte) {
 
 // Fence waits until every earlier store of this CPU is visible in memory.
 func (c *CPU) Fence(p *sim.Proc) {
+	if c.polling {
+		c.notInPoll("Fence")
+	}
 	c.stats.Fences++
 	c.drainAll(p, "fence: waiting for the store buffer to drain")
 	p.Sleep(c.clock.Cycles(c.cfg.Costs.FenceCycles))
@@ -559,6 +588,9 @@ func (c *CPU) drainAll(p *sim.Proc, reason string) {
 
 // FlushCache invalidates the whole cache (the SX-4 has no single-line flush).
 func (c *CPU) FlushCache(p *sim.Proc) {
+	if c.polling {
+		c.notInPoll("FlushCache")
+	}
 	c.stats.Flushes++
 	if c.cache != nil {
 		c.cache.flush()
@@ -569,6 +601,9 @@ func (c *CPU) FlushCache(p *sim.Proc) {
 // InvalidateLine drops the cached line holding a, if any, at the cost of an
 // uncached load.
 func (c *CPU) InvalidateLine(p *sim.Proc, a Addr) {
+	if c.polling {
+		c.notInPoll("InvalidateLine")
+	}
 	if c.cache != nil {
 		c.cache.invalidate(c.cache.line(a))
 	}
@@ -579,6 +614,9 @@ func (c *CPU) InvalidateLine(p *sim.Proc, a Addr) {
 // memory: it first drains the store buffer (atomics synchronize the
 // processor with its memory) and leaves this CPU's cached copy current.
 func (c *CPU) rmw(p *sim.Proc, op string, a Addr, f func(old uint64) uint64) uint64 {
+	if c.polling {
+		c.notInPoll("an atomic")
+	}
 	if c.eng.MemoryPoints() {
 		c.point(p, op, a, 8)
 	}
@@ -636,6 +674,9 @@ func (c *CPU) CompareAndSwap(p *sim.Proc, a Addr, old, v uint64) uint64 {
 // unless a stale line was hit; then it gets a copy holding what the
 // program saw.
 func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
+	if c.polling {
+		c.notInPoll("Memcpy")
+	}
 	if n <= 0 {
 		return
 	}
@@ -713,6 +754,9 @@ func (c *CPU) viewShared(a Addr, sh []byte) []byte {
 // processor when the copy completes (the SX-4's vector moves). Stores still
 // in this CPU's buffer are not seen; fence first where that matters.
 func (c *CPU) VectorCopy(p *sim.Proc, dst, src Addr, n int) {
+	if c.polling {
+		c.notInPoll("VectorCopy")
+	}
 	if n <= 0 {
 		return
 	}
@@ -749,7 +793,17 @@ func CopyWithin(m *Memory, dst, src Addr, n int) {
 // resumes at the first instant t0 + k*period >= w (exactly w when the check
 // costs no simulated time). A write that lands while check runs makes it
 // poll again at once: that is the next instant of the grid. Waiting costs no
-// event per poll.
+// event per poll. This is exact for a check that reads the watched words
+// first thing and costs the same every poll: polling for real would read
+// the write at the same poll. A check whose loads of the watched words come
+// after other work, or whose cost changes from poll to poll (a cached load
+// that misses, then hits), wakes on the grid of its last poll's cost at the
+// first poll instant at or after the write, which a polling loop may not.
+// With SetPollingSpins, when the engine runs step by step
+// (sim.Engine.SetStepByStep) the spinner does poll for real, check after
+// check, as long as something else is pending (sim.Proc.SpinPolls); a check
+// that costs no time still sleeps until a write (it cannot poll again at
+// the same instant).
 //
 // A poll that read a watched word through a non-coherent cache whose copy
 // is stale (memory has moved past it) would read the same copy forever:
@@ -767,6 +821,9 @@ func (c *CPU) SpinUntil(p *sim.Proc, why fmt.Stringer, check func() bool, watch 
 }
 
 func (c *CPU) spinUntil(p *sim.Proc, reason string, why fmt.Stringer, check func() bool, watch []Addr) {
+	if c.polling {
+		c.notInPoll("SpinUntil")
+	}
 	w := &c.spin
 	if w.proc != nil { // a nested spin on the same CPU (another thread)
 		w = &watcher{}
@@ -795,7 +852,11 @@ func (c *CPU) spinUntil(p *sim.Proc, reason string, why fmt.Stringer, check func
 		if w.fired {
 			continue
 		}
-		if a, stale := c.staleWatched(w); stale {
+		a, stale := c.staleWatched(w)
+		if !stale && w.period > 0 && c.pollSpins && p.SpinPolls() {
+			continue // step by step: the next poll, for real
+		}
+		if stale {
 			// The poll just read a cached copy that memory has moved past,
 			// and polling again reads the same copy: no write can ever
 			// reach this spinner.
@@ -809,6 +870,14 @@ func (c *CPU) spinUntil(p *sim.Proc, reason string, why fmt.Stringer, check func
 		w.blocked = false
 	}
 }
+
+// SetPollingSpins makes this CPU's spins (SpinUntil) poll for real, check
+// after check, when the engine runs step by step (sim.Engine.SetStepByStep),
+// instead of sleeping until a watched word is written: for tests comparing
+// a sleeping spin with the polling loop it stands for. Off by default: a
+// spin whose check does work before reading the words it watches, or whose
+// cost changes from poll to poll, times differently polling for real.
+func (c *CPU) SetPollingSpins(on bool) { c.pollSpins = on }
 
 // noteCached records, for a spin of p in progress on this CPU, that its
 // poll read [a, a+n) through a non-coherent cache.
@@ -889,12 +958,22 @@ func removeWatcher(ws []*watcher, w *watcher) []*watcher {
 // (through its cache, possibly stale, and its own buffered stores) without
 // timing or any effect on the cache: for workloads verifying what the
 // application received, so that a stale line shows up as corruption.
-func (c *CPU) Peek(a Addr, b []byte) { c.view(a, b, false) }
+func (c *CPU) Peek(a Addr, b []byte) {
+	if c.polling {
+		c.notInPoll("Peek")
+	}
+	c.view(a, b, false)
+}
 
 // Poke writes b at a as this CPU's program would, made visible at once and
 // without timing: for workloads filling their buffers before they are sent.
 // The CPU's own cached copies are updated, other CPUs' are not.
-func (c *CPU) Poke(a Addr, b []byte) { c.writeThrough(a, b) }
+func (c *CPU) Poke(a Addr, b []byte) {
+	if c.polling {
+		c.notInPoll("Poke")
+	}
+	c.writeThrough(a, b)
+}
 
 // PokeShared is Poke of bytes the memory may share instead of copying
 // (Memory.Share): b must never change afterwards. For workloads filling
@@ -915,6 +994,9 @@ func (c *CPU) PokeShared(a Addr, b []byte) {
 // once and their times slept as one run of steps (sim.Proc.SleepSteps: the
 // same events in the same order as line by line).
 func (c *CPU) InvalidateRange(p *sim.Proc, a Addr, n int) {
+	if c.polling {
+		c.notInPoll("InvalidateRange")
+	}
 	if c.cache == nil || c.cfg.Cache.Coherent || n <= 0 {
 		return
 	}
@@ -1058,6 +1140,9 @@ func (c *CPU) see(a Addr, b []byte) {
 // the cache, leaves b alone and returns true. Otherwise it is Peek and
 // returns false: b holds what the program sees, to be compared.
 func (c *CPU) PeekSame(a Addr, b, want []byte) bool {
+	if c.polling {
+		c.notInPoll("Peek")
+	}
 	if len(want) != len(b) || !c.mem.holds(a, want) || c.forwards(a, len(b)) {
 		c.Peek(a, b)
 		return false

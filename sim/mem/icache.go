@@ -16,6 +16,9 @@ type Code struct {
 // (direct-mapped: a line evicts whatever code shares its index). Without
 // an instruction cache (ICache disabled) it is Compute(p, cycles).
 func (c *CPU) Execute(p *sim.Proc, code Code, cycles float64) {
+	if c.polling {
+		c.notInPoll("Execute")
+	}
 	ic := c.cfg.ICache
 	if !ic.Enabled || code.Bytes <= 0 {
 		c.Compute(p, cycles)

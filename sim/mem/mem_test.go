@@ -10,7 +10,7 @@ import (
 	"github.com/msgsim/msgsim/sim"
 )
 
-func setup(t *testing.T, model string, ncpu int) (*sim.Engine, *Memory, []*CPU, Segment) {
+func setup(t testing.TB, model string, ncpu int) (*sim.Engine, *Memory, []*CPU, Segment) {
 	t.Helper()
 	cfg, err := Builtin(model)
 	if err != nil {

@@ -2,8 +2,10 @@
 // byte-addressed memory with segments, and a CPU's view of it (an optional
 // cache, coherent or not; an optional store buffer that drains in order or
 // reordered; fences; atomics; bulk copies; spin-waits that honour the cache;
-// word sets, whose scan by uncached loads is one timed operation and whose
-// wait sleeps until one of the words is ready).
+// polls whose run of uncached loads is one timed operation, replayed when a
+// write lands on a word it read; word sets, whose scan by uncached loads is
+// one timed operation and whose wait sleeps until one of the words is
+// ready).
 //
 // Layer: imports sim only; machines, stacks and workloads build on it.
 package mem
@@ -63,7 +65,8 @@ type Memory struct {
 	near     [3]int32
 	resident int // bytes of storage allocated to chunks
 	watchers []*watcher
-	sets     []*WordSet // word sets of this memory's CPUs (CPU.NewWordSet)
+	sets     []*WordSet   // word sets of this memory's CPUs (CPU.NewWordSet)
+	polls    []*pollState // merged polls of this memory's CPUs (CPU.Poll)
 	// eng, set by the first CPU on the memory, is told every access while
 	// a schedule explorer runs (sim.Engine.TouchRange: the footprint of
 	// the running step); key names the memory there.
@@ -967,6 +970,11 @@ func (m *Memory) notify(a Addr, n int) {
 	}
 	for _, s := range m.sets {
 		s.written(a, n)
+	}
+	for _, pl := range m.polls {
+		if pl.armed {
+			pl.written(a, n)
+		}
 	}
 }
 

@@ -56,6 +56,9 @@ func (c *CPU) enqueue(a Addr, b []byte, shared bool) {
 	}
 	s := c.sbuf
 	s.sb = append(s.sb, e)
+	if pl := c.poll; pl != nil && pl.armed {
+		pl.written(a, len(b)) // another thread's store: this CPU's loads see it
+	}
 	if !s.draining {
 		s.draining = true
 		c.eng.After(c.nextDrain(), s.drainFn)

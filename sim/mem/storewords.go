@@ -18,6 +18,9 @@ import (
 // coroutine switch pair instead of one per store. Otherwise it is Store of
 // each word.
 func (c *CPU) StoreWords(p *sim.Proc, a Addr, words ...uint64) {
+	if c.polling {
+		c.notInPoll("StoreWords")
+	}
 	if !c.merges(p) {
 		for i, w := range words {
 			c.Store(p, a+Addr(8*i), 8, w)

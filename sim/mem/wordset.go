@@ -293,6 +293,9 @@ func (s *WordSet) Cut() uint64 { return s.cut }
 // its processor, a schedule explorer naming every load), it issues the
 // loads one by one.
 func (c *CPU) ScanUncached(p *sim.Proc, s *WordSet, lo, hi, from int) (entry, loads int, ok bool) {
+	if c.polling {
+		c.notInPoll("ScanUncached")
+	}
 	if !s.indexed {
 		s.index()
 	}
@@ -341,6 +344,9 @@ func (c *CPU) scanByLoads(p *sim.Proc, s *WordSet, lo, hi, from int) (entry, loa
 // write makes an entry ready and not otherwise. reason names the wait in
 // deadlock and livelock reports; a wait nothing can end is a livelock.
 func (c *CPU) WaitWords(p *sim.Proc, reason string, s *WordSet, lo, hi int) {
+	if c.polling {
+		c.notInPoll("WaitWords")
+	}
 	if !s.indexed {
 		s.index()
 	}

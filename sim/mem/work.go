@@ -9,6 +9,9 @@ import "github.com/msgsim/msgsim/sim"
 // p is the bytes' initial contents, set up before the run (cycles must be
 // 0).
 func (c *CPU) Update(p *sim.Proc, a Addr, n int, cycles float64, f func(b []byte)) {
+	if c.polling {
+		c.notInPoll("Update")
+	}
 	if p != nil {
 		c.Compute(p, cycles)
 	}
@@ -26,16 +29,19 @@ func (c *CPU) Update(p *sim.Proc, a Addr, n int, cycles float64, f func(b []byte
 // the n bytes at acc, elem bytes at a time: it charges the cycles
 // (Compute), then folds in into acc as the program sees both (Fold).
 func (c *CPU) Reduce(p *sim.Proc, acc, in Addr, n, elem int, cycles float64, f func(acc, in []byte)) {
+	if c.polling {
+		c.notInPoll("Reduce")
+	}
 	c.Compute(p, cycles)
 	c.Fold(acc, in, n, elem, f)
 }
 
-// Poll runs check once: one poll of a loop that reads memory, its loads
-// timed as issued one after another. check may only load, and must leave
-// nothing behind but what its result depends on: a machine may run it
-// again from the start.
-func (c *CPU) Poll(p *sim.Proc, check func() bool) bool { return check() }
-
 // Delay waits d without touching memory: a back-off stated in time, an
 // idle wait.
-func (c *CPU) Delay(p *sim.Proc, d sim.Time) { p.Sleep(d) }
+func (c *CPU) Delay(p *sim.Proc, d sim.Time) {
+	if c.polling {
+		c.poll.advance(p, d)
+		return
+	}
+	p.Sleep(d)
+}
