@@ -248,7 +248,7 @@ func (e *Engine) Merging(p *Proc) bool {
 // poll until the run's limits.
 func (p *Proc) SpinPolls() bool {
 	e := p.eng
-	if !e.stepByStep || e.chooser != nil || p.core != nil || e.halt {
+	if !e.stepByStep || e.exploring() || p.core != nil || e.halt {
 		return false
 	}
 	if e.cal.LaneLen() > 0 {
