@@ -118,15 +118,6 @@ func (e *Engine) touch(key uint64) {
 	}
 }
 
-// TouchRange is Hooks().Explorer.TouchRange.
-//
-// Deprecated: kept for sim/mem until it calls Hooks().Explorer.TouchRange.
-func (e *Engine) TouchRange(key, a uint64, n int) {
-	if e.x != nil {
-		e.x.TouchRange(key, a, n)
-	}
-}
-
 func (x *Explorer) touchRange(key, a uint64, n int) {
 	for b := a >> footGrain; b <= (a+uint64(n)-1)>>footGrain; b++ {
 		x.foot = append(x.foot, (key^b)*0x9e3779b97f4a7c15)
@@ -200,28 +191,10 @@ func (e *Engine) wakeStranded() {
 	x.desched = out
 }
 
-// SetChooser is Set(WithChooser(c)).
-//
-// Deprecated: kept for the tests of sim/mem and stacks/mpich until they
-// call Set.
-func (e *Engine) SetChooser(c Chooser) { e.Set(WithChooser(c)) }
-
-// SetMemoryPoints is Set(WithMemoryPoints(on)).
-//
-// Deprecated: kept for the tests of sim/mem and stacks/mpich until they
-// call Set.
-func (e *Engine) SetMemoryPoints(on bool) { e.Set(WithMemoryPoints(on)) }
-
-// SetPreemption is Set(WithPreemption(on)).
-//
-// Deprecated: kept for the tests of sim/mem and stacks/mpich until they
-// call Set.
-func (e *Engine) SetPreemption(on bool) { e.Set(WithPreemption(on)) }
-
-// MemoryPoints is Hooks().Explorer.MemoryPoints().
-//
-// Deprecated: kept for sim/mem until it asks Hooks().Explorer.
-func (e *Engine) MemoryPoints() bool { return e.x.MemoryPoints() }
+// MemoryPoints reports whether p's memory operations are scheduling
+// points: an explorer chooses among them (WithMemoryPoints). Memory models
+// test it on every operation and call MemoryPoint only when it is true.
+func (p *Proc) MemoryPoints() bool { return p.eng.x.MemoryPoints() }
 
 // SetStepByStep turns off (on: true) every mechanism that runs several
 // timed steps of a process as one event (mem.CPU.ScanUncached's run of

@@ -77,8 +77,3 @@ func (e *Engine) Hooks() Hooks {
 	}
 	return h
 }
-
-// ReportRandUse is Set(WithRandUse(flag)).
-//
-// Deprecated: kept for the tests of sim/mem until they call Set.
-func (e *Engine) ReportRandUse(flag *atomic.Bool) { e.Set(WithRandUse(flag)) }

@@ -132,7 +132,7 @@ func (c *CPU) Compute(p *sim.Proc, cycles float64) {
 // (sim.Engine.MemoryPoints); otherwise it costs one test. Machines call
 // it first thing in their verbs.
 func VerbPoint(p *sim.Proc, m *Memory, op string, a Addr, n int) {
-	if p.Engine().MemoryPoints() {
+	if p.MemoryPoints() {
 		m.point(p, op, a, n)
 	}
 }
@@ -434,7 +434,7 @@ func (c *CPU) Load(p *sim.Proc, a Addr, size int) uint64 {
 	if c.polling {
 		c.notInPoll("Load")
 	}
-	if c.eng.MemoryPoints() {
+	if p.MemoryPoints() {
 		c.point(p, "loads", a, size)
 	}
 	var b [8]byte
@@ -463,7 +463,7 @@ func (c *CPU) LoadUncached(p *sim.Proc, a Addr, size int) uint64 {
 	if c.polling {
 		return c.poll.loadUncached(p, a, size)
 	}
-	if c.eng.MemoryPoints() {
+	if p.MemoryPoints() {
 		c.point(p, "loads uncached", a, size)
 	}
 	var b [8]byte
@@ -479,10 +479,8 @@ func (c *CPU) LoadUncached(p *sim.Proc, a Addr, size int) uint64 {
 
 // PeekUncached returns what LoadUncached(p, a, size) would return now
 // (memory, and this CPU's own buffered stores over it), with no timing and
-// not counted as a load: for a model that charges a run of its loads as one
-// run of steps (sim.Proc.SleepSteps; CountUncached) where it knows the
-// words cannot change before the loads' times, and issues a real load
-// where a word may.
+// not counted as a load: for a spin's predicate, whose polls the spin
+// charges.
 func (c *CPU) PeekUncached(a Addr, size int) uint64 {
 	if c.polling {
 		c.notInPoll("PeekUncached")
@@ -505,10 +503,6 @@ func (c *CPU) PeekUncachedBytes(a Addr, b []byte) {
 	c.forward(a, b)
 }
 
-// CountUncached counts n uncached loads whose time the caller charged
-// (after PeekUncached).
-func (c *CPU) CountUncached(n int) { c.stats.Uncached += uint64(n) }
-
 // Store writes a little-endian word of size bytes. With a store buffer it
 // becomes visible to others when the buffer drains it; the process stalls
 // while the buffer is full.
@@ -516,7 +510,7 @@ func (c *CPU) Store(p *sim.Proc, a Addr, size int, v uint64) {
 	if c.polling {
 		c.notInPoll("Store")
 	}
-	if c.eng.MemoryPoints() {
+	if p.MemoryPoints() {
 		c.point(p, "stores", a, size)
 	}
 	var b [8]byte
@@ -617,7 +611,7 @@ func (c *CPU) rmw(p *sim.Proc, op string, a Addr, f func(old uint64) uint64) uin
 	if c.polling {
 		c.notInPoll("an atomic")
 	}
-	if c.eng.MemoryPoints() {
+	if p.MemoryPoints() {
 		c.point(p, op, a, 8)
 	}
 	c.stats.Atomics++
@@ -680,7 +674,7 @@ func (c *CPU) Memcpy(p *sim.Proc, dst, src Addr, n int) {
 	if n <= 0 {
 		return
 	}
-	if c.eng.MemoryPoints() {
+	if p.MemoryPoints() {
 		c.point(p, "copies to "+c.mem.Describe(dst)+" from", src, n)
 	}
 	c.stats.Copies++
@@ -760,7 +754,7 @@ func (c *CPU) VectorCopy(p *sim.Proc, dst, src Addr, n int) {
 	if n <= 0 {
 		return
 	}
-	if c.eng.MemoryPoints() {
+	if p.MemoryPoints() {
 		c.point(p, "vector-copies to "+c.mem.Describe(dst)+" from", src, n)
 	}
 	c.stats.Copies++
@@ -1189,4 +1183,14 @@ func (c *CPU) cachedLines(a Addr, n int) []int {
 	}
 	c.scr.hits = hits
 	return hits
+}
+
+// merges reports whether a run of this CPU's timed steps whose effects
+// only p's program sees (its own cache's invalidations) can be done at
+// once and their times slept as one run of steps: the engine merges p's
+// steps (sim.Engine.Merging: not run step by step, p has the processor to
+// itself and no explorer needs each step's footprint), and the CPU has no
+// store buffer and no snooping bus.
+func (c *CPU) merges(p *sim.Proc) bool {
+	return c.cfg.StoreBuffer.Depth == 0 && c.bus == nil && c.eng.Merging(p)
 }

@@ -604,7 +604,7 @@ func TestNoZeroWidthDraw(t *testing.T) {
 		cfg.StoreBuffer.DrainJitterCycles = tc.jitter
 		e := sim.NewEngine(1)
 		var drew atomic.Bool
-		e.ReportRandUse(&drew)
+		e.Set(sim.WithRandUse(&drew))
 		m := NewMemory("n", 0)
 		seg, _ := m.Alloc("s", 256, 64)
 		c, err := NewCPU(e, "c", m, cfg)

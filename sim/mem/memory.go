@@ -3,9 +3,7 @@
 // cache, coherent or not; an optional store buffer that drains in order or
 // reordered; fences; atomics; bulk copies; spin-waits that honour the cache;
 // polls whose run of uncached loads is one timed operation, replayed when a
-// write lands on a word it read; word sets, whose scan by uncached loads is
-// one timed operation and whose wait sleeps until one of the words is
-// ready).
+// write lands on a word it read).
 //
 // Layer: imports sim only; machines, stacks and workloads build on it.
 package mem
@@ -65,10 +63,9 @@ type Memory struct {
 	near     [3]int32
 	resident int // bytes of storage allocated to chunks
 	watchers []*watcher
-	sets     []*WordSet   // word sets of this memory's CPUs (CPU.NewWordSet)
 	polls    []*pollState // merged polls of this memory's CPUs (CPU.Poll)
 	// eng, set by the first CPU on the memory, is told every access while
-	// a schedule explorer runs (sim.Engine.TouchRange: the footprint of
+	// a schedule explorer runs (sim.Explorer.TouchRange: the footprint of
 	// the running step); key names the memory there.
 	eng *sim.Engine
 	key uint64
@@ -706,7 +703,7 @@ func (m *Memory) flatten(a Addr, n int) {
 // touch tells an exploring engine that the running step accesses [a, a+n).
 func (m *Memory) touch(a Addr, n int) {
 	if m.eng != nil {
-		m.eng.TouchRange(m.key, uint64(a), n)
+		m.eng.Hooks().Explorer.TouchRange(m.key, uint64(a), n)
 	}
 }
 
@@ -967,9 +964,6 @@ func (m *Memory) notify(a Addr, n int) {
 				break
 			}
 		}
-	}
-	for _, s := range m.sets {
-		s.written(a, n)
 	}
 	for _, pl := range m.polls {
 		if pl.armed {

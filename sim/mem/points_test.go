@@ -26,9 +26,9 @@ func TestMemoryPointsLostUpdate(t *testing.T) {
 		m := NewMemory("node0", 1<<16)
 		seg, _ := m.Alloc("counter", 64, 64)
 		cpu, _ := NewCPU(e, "cpu", m, cfg)
-		e.SetChooser(c)
-		e.SetPreemption(true)
-		e.SetMemoryPoints(points)
+		e.Set(sim.WithChooser(c))
+		e.Set(sim.WithPreemption(true))
+		e.Set(sim.WithMemoryPoints(points))
 		incr := func(p *sim.Proc) { cpu.Store(p, seg.Base, 8, cpu.Load(p, seg.Base, 8)+1) }
 		t0 := e.Spawn("t0", incr)
 		t1 := e.Spawn("t1", func(p *sim.Proc) { p.Sleep(sim.Microsecond); incr(p) })
@@ -67,8 +67,8 @@ func TestVerbPoint(t *testing.T) {
 		m := NewMemory("node1", 1<<16)
 		seg, _ := m.Alloc("flags", 64, 64)
 		c := explore.NewSchedule("")
-		e.SetChooser(c)
-		e.SetMemoryPoints(on)
+		e.Set(sim.WithChooser(c))
+		e.Set(sim.WithMemoryPoints(on))
 		for _, name := range []string{"a", "b"} {
 			e.Spawn(name, func(p *sim.Proc) {
 				p.Sleep(sim.Nanosecond)

@@ -31,6 +31,20 @@ type pollCase struct {
 	want    int
 }
 
+// write is a write by another processor at time at of value v into
+// entry's word.
+type write struct {
+	at    sim.Time
+	entry int
+	v     uint64
+}
+
+// found is what one scan of a receiver returned, and when it ended.
+type found struct {
+	at           sim.Time
+	entry, loads int
+}
+
 // pollOutcome is what a run of a pollCase did: the entries found and when,
 // when it ended, the CPU's counts and the events it took.
 type pollOutcome struct {
@@ -422,93 +436,6 @@ func BenchmarkPoll(b *testing.B) {
 			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 			b.ReportMetric(float64(events)/float64(b.N), "events/op")
 		})
-	}
-}
-
-// TestPollMatchesScanUncached: a merged poll times a cyclic scan as
-// WordSet.ScanUncached does, the corner case included: writes issued by a
-// process whose event at each instant comes after the receiver's (so that
-// a load issued one by one at the instant of a write would not read it:
-// some of these cases end differently step by step), which both read at a
-// load's very instant.
-func TestPollMatchesScanUncached(t *testing.T) {
-	const L = 100 * sim.Nanosecond
-	run := func(n, from int, ws []write, poll bool) []found {
-		e, m, cpus, seg := setup(t, "sc", 1)
-		c := cpus[0]
-		s := c.NewWordSet(n)
-		next := make([]uint64, n)
-		for i := range n {
-			s.Watch(i, seg.Addr(8*i), 8)
-			s.Expect(i, seg.Addr(8*i), 1)
-			next[i] = 1
-		}
-		var got []found
-		e.Spawn("receiver", func(p *sim.Proc) {
-			p.Sleep(sim.Microsecond)
-			var hit, loads int
-			check := func() bool {
-				hit, loads = -1, 0
-				for k := 0; k < n; k++ {
-					i := (from + k) % n
-					loads++
-					if c.LoadUncached(p, seg.Addr(8*i), 8) == next[i] {
-						hit = i
-						return true
-					}
-				}
-				return false
-			}
-			for polls := 0; polls < 40 && len(got) < 2; polls++ {
-				var ok bool
-				if poll {
-					ok = c.Poll(p, check)
-				} else {
-					hit, loads, ok = c.ScanUncached(p, s, 0, n, from)
-				}
-				if !ok {
-					c.Compute(p, 5)
-					continue
-				}
-				got = append(got, found{p.Now(), hit, loads})
-				next[hit]++
-				s.Expect(hit, seg.Addr(8*hit), next[hit])
-				from = (hit + 1) % n
-			}
-		})
-		e.Spawn("writer", func(p *sim.Proc) {
-			for _, w := range ws {
-				// The write's event is scheduled 1 ps before it lands:
-				// after the event of a load issued at that instant.
-				if w.at > p.Now() {
-					p.Sleep(w.at - 1 - p.Now())
-					p.Sleep(1)
-				}
-				m.Store64(seg.Addr(8*w.entry), w.v)
-			}
-		})
-		if err := e.Run(); err != nil {
-			t.Fatal(err)
-		}
-		return got
-	}
-	for seed := uint64(1); seed <= 300; seed++ {
-		r := rand.New(rand.NewPCG(seed, 5))
-		n := 2 + r.IntN(30)
-		var ws []write
-		at := sim.Microsecond
-		for k := 0; k < 1+r.IntN(6); k++ {
-			at += sim.Time(r.IntN(2*n)) * L
-			if r.IntN(3) == 0 {
-				at += sim.Time(r.IntN(int(L)))
-			}
-			ws = append(ws, write{at, r.IntN(n), uint64(1 + r.IntN(2))})
-		}
-		from := r.IntN(n)
-		scan, poll := run(n, from, ws, false), run(n, from, ws, true)
-		if !slices.Equal(scan, poll) {
-			t.Fatalf("seed %d: n %d from %d writes %v: ScanUncached %v, Poll %v", seed, n, from, ws, scan, poll)
-		}
 	}
 }
 

@@ -103,8 +103,7 @@ func asyncTraffic(t *testing.T, build func(*sim.Engine, int) (machines.Machine, 
 }
 
 // TestAsyncMergedMatchesStepByStep: asynchronous traffic with the
-// engine's and the CPU's merging of steps (mem.CPU.StoreWords' run of
-// stores) gives the same simulated times and statuses, to the picosecond,
+// engine's and the CPU's merging of steps gives the same simulated times and statuses, to the picosecond,
 // and as many events, as the engine run step by step, on small partitions
 // with overflowing pools, where headers land while a receive scans, on
 // every machine.

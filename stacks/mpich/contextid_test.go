@@ -23,8 +23,8 @@ type dupSpec struct {
 	variant              string
 	jitter               bool
 	retries              int  // livelock limit (0: the stack's)
-	preempt              bool // the explorer may deschedule threads (sim.Engine.SetPreemption)
-	memPoints            bool // every memory operation is a scheduling point (sim.Engine.SetMemoryPoints)
+	preempt              bool // the explorer may deschedule threads (sim.WithPreemption)
+	memPoints            bool // every memory operation is a scheduling point (sim.WithMemoryPoints)
 }
 
 func runDups(t testing.TB, s dupSpec, seed uint64, c sim.Chooser) error {

@@ -86,10 +86,10 @@ type Params struct {
 	Reduce bool `yaml:"reduce"`
 	// Preempt lets the explorer also deschedule a thread at a scheduling
 	// point until another thread of its process passes one (an OS
-	// scheduler delaying it: sim.Engine.SetPreemption).
+	// scheduler delaying it: sim.WithPreemption).
 	Preempt bool `yaml:"preempt"`
 	// MemoryPoints makes every memory operation of a thread a scheduling
-	// point (sim.Engine.SetMemoryPoints).
+	// point (sim.WithMemoryPoints).
 	MemoryPoints bool `yaml:"memory_points"`
 	// Schedule, if set, replays this one schedule (as printed) instead of
 	// exploring.

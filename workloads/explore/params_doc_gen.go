@@ -15,8 +15,8 @@ func (Params) ParamDocs() []paramdoc.Field {
 		{YAML: "threads", Go: "Threads", Doc: ""},
 		{YAML: "bound", Go: "Bound", Doc: "Bound is the most deviations from the engine's order per schedule."},
 		{YAML: "reduce", Go: "Reduce", Doc: "Reduce turns sleep-set partial-order reduction on."},
-		{YAML: "preempt", Go: "Preempt", Doc: "Preempt lets the explorer also deschedule a thread at a scheduling point until another thread of its process passes one (an OS scheduler delaying it: sim.Engine.SetPreemption)."},
-		{YAML: "memory_points", Go: "MemoryPoints", Doc: "MemoryPoints makes every memory operation of a thread a scheduling point (sim.Engine.SetMemoryPoints)."},
+		{YAML: "preempt", Go: "Preempt", Doc: "Preempt lets the explorer also deschedule a thread at a scheduling point until another thread of its process passes one (an OS scheduler delaying it: sim.WithPreemption)."},
+		{YAML: "memory_points", Go: "MemoryPoints", Doc: "MemoryPoints makes every memory operation of a thread a scheduling point (sim.WithMemoryPoints)."},
 		{YAML: "schedule", Go: "Schedule", Doc: "Schedule, if set, replays this one schedule (as printed) instead of exploring."},
 		{YAML: "max_schedules", Go: "MaxSchedules", Doc: "MaxSchedules stops the exploration (0: none)."},
 	}

@@ -22,7 +22,7 @@ const simDir = "../.."
 // being rewritten elsewhere (sim/mem, stacks/): each is marked Deprecated
 // and names its replacement (Set with an Option, Hooks). Remove a name
 // here with the method once its last caller has moved.
-var deprecatedMethods = []string{"MemoryPoints", "ReportRandUse", "SetChooser", "SetMemoryPoints", "SetPreemption", "TouchRange"}
+var deprecatedMethods = []string{}
 
 // engineMethods are the exported methods of Engine and *Engine declared in
 // package sim's sources, and whether Engine embeds a field (which would
