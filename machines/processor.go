@@ -63,9 +63,11 @@ type Processor interface {
 	// livelock reports.
 	SpinUntil(p *sim.Proc, why fmt.Stringer, check func() bool, watch ...mem.Addr)
 	// Poll runs check once, as one poll of a loop that reads memory: check
-	// may only load (its loads timed as issued one after another), and it
-	// may be run again from the start, so it must leave nothing behind but
-	// what its result depends on. It returns check's result.
+	// may only load uncached and compute (its steps timed as issued one
+	// after another), and it may be run again from the start, so it must
+	// leave nothing behind but what its result depends on. It returns
+	// check's result. The machine runs a poll as one event where nothing
+	// can tell, and re-runs check when a write lands on a word it read.
 	Poll(p *sim.Proc, check func() bool) bool
 	// Peek and PeekUncached read without time what Load and LoadUncached
 	// would read now: inside a SpinUntil predicate only.

@@ -197,7 +197,7 @@ func (e *Engine) wakeStranded() {
 func (p *Proc) MemoryPoints() bool { return p.eng.x.MemoryPoints() }
 
 // SetStepByStep turns off (on: true) every mechanism that runs several
-// timed steps of a process as one event (mem.CPU.ScanUncached's run of
+// timed steps of a process as one event (mem.CPU.Poll's run of
 // loads, a machine's merged operations): each step is then its own event.
 // Simulated times are the same either way; tests compare the two.
 func (e *Engine) SetStepByStep(on bool) { e.stepByStep = on }

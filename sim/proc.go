@@ -323,7 +323,7 @@ func (p *Proc) Wake() bool {
 // callback instead: Engine.After(d, func() { p.Wake() }). A process in
 // Sleep ends its sleep at t instead, for a waker that knows a timed
 // operation of p is cut short or extended by what happened meanwhile
-// (mem.WordSet's scans: a write that lands in the middle of a scan of
+// (mem.CPU.Poll: a write that lands in the middle of a poll of
 // many words); its wake-up is scheduled afresh (a new sequence number, as
 // if p had scheduled it now). A process bound to a Core (Bound) is not to
 // have its sleeps moved: they are booked on the core.

@@ -24,14 +24,13 @@ import (
 // when the new run says. The loads read what the same loads issued one by
 // one would, except for a write landing at the very instant of a load,
 // which that load reads here, while a load issued on its own reads it only
-// if the write's event was scheduled before the load's (as
-// WordSet.ScanUncached). The run of check that a write causes happens in
+// if the write's event was scheduled before the load's. The run of check that a write causes happens in
 // the writer's event, so check must not depend on which process runs it;
 // when it moves the poll's end, the process's wake-up is scheduled afresh
-// there (sim.Proc.WakeAt), as ScanUncached's is. Among the events of the
+// there (sim.Proc.WakeAt). Among the events of the
 // poll's last instant the process resumes in the order of that one
-// wake-up, scheduled when the poll started or was last moved (as after
-// ScanUncached), not of a last load's.
+// wake-up, scheduled when the poll started or was last moved, not of a
+// last load's.
 //
 // The CPU merges a poll when the engine merges p's steps
 // (sim.Engine.Merging: not step by step, no schedule explorer, p alone on
