@@ -44,15 +44,7 @@ func TestSetupMemoryStated(t *testing.T) {
 				vs = []string{""}
 			}
 			for _, v := range vs {
-				var node *yaml.Node
-				if v != "" {
-					var doc yaml.Node
-					if err := yaml.Unmarshal([]byte(v), &doc); err != nil {
-						t.Fatal(err)
-					}
-					node = doc.Content[0]
-				}
-				open, setup, err := r.ResolveSetup("", Ref{Name: me.Name}, Ref{Name: se.Name, Params: node})
+				open, setup, err := r.ResolveSetup("", Ref{Name: me.Name}, variantRef(t, se.Name, v))
 				if err != nil {
 					continue // a pairing that cannot work
 				}
@@ -92,4 +84,18 @@ func TestSetupFit(t *testing.T) {
 			t.Errorf("Fit(%g) = %d: %g bytes, %g for one more", budget, n, s.Bytes(n), s.Bytes(n+1))
 		}
 	}
+}
+
+// variantRef is a reference to stack with the params of variant v (a YAML
+// flow map, as StackEntry.Variants lists them; "" for the defaults).
+func variantRef(t *testing.T, stack, v string) Ref {
+	t.Helper()
+	if v == "" {
+		return Ref{Name: stack}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(v), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return Ref{Name: stack, Params: doc.Content[0]}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/msgsim/msgsim/sim"
 	"github.com/msgsim/msgsim/stacks"
-	"gopkg.in/yaml.v3"
 )
 
 // pingPongTimes runs a ping-pong of msgs messages of each size between
@@ -106,15 +105,7 @@ func TestSleepingSpinsPollExactly(t *testing.T) {
 			}
 			vs := append([]string{""}, se.Variants...)
 			for _, v := range vs {
-				var node *yaml.Node
-				if v != "" {
-					var doc yaml.Node
-					if err := yaml.Unmarshal([]byte(v), &doc); err != nil {
-						t.Fatal(err)
-					}
-					node = doc.Content[0]
-				}
-				open, _, err := r.ResolveSetup("", Ref{Name: me.Name}, Ref{Name: se.Name, Params: node})
+				open, _, err := r.ResolveSetup("", Ref{Name: me.Name}, variantRef(t, se.Name, v))
 				if err != nil {
 					continue // a pairing that cannot work
 				}

@@ -636,3 +636,15 @@ func (x putData) PutDirect(p *sim.Proc, dest int, dst mem.Addr, src mem.Region) 
 	return x.d.PutDirect(p, dest, dst, src)
 }
 func (x putData) DataPerSender() bool { return true }
+
+// waitWord spins until the word at a, which another PE writes by put,
+// holds want: read without time (the load that follows is the poll that
+// finds it), or through the cache with ready_bit_cached.
+func (d *t3dDevice) waitWord(p *sim.Proc, why fmt.Stringer, a mem.Addr, want uint64) {
+	d.cpu.SpinUntil(p, why, func() bool {
+		if d.cached {
+			return d.cpu.Load(p, a, 8) == want
+		}
+		return d.cpu.PeekUncached(a, 8) == want
+	}, a)
+}

@@ -201,13 +201,7 @@ func (x *t3dFIDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error
 // without time (ReadControl's load, which follows, is the poll that finds
 // the packet), or through the cache with ready_bit_cached.
 func (x *t3dFIDevice) WaitControl(p *sim.Proc) {
-	d, slot := x.d, x.q.slot(x.d.rank, x.head)+8*wReady
-	d.cpu.SpinUntil(p, x.waitPacket, func() bool {
-		if d.cached {
-			return d.cpu.Load(p, slot, 8) == x.head+1
-		}
-		return d.cpu.PeekUncached(slot, 8) == x.head+1
-	}, slot)
+	x.d.waitWord(p, x.waitPacket, x.q.slot(x.d.rank, x.head)+8*wReady, x.head+1)
 }
 
 // copySlot copies the packet in a receive-queue slot (number k of the

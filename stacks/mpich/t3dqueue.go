@@ -184,11 +184,5 @@ func (x *t3dQueueDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, er
 // without time (ReadControl's load, which follows, is the poll that finds
 // the packet), or through the cache with ready_bit_cached.
 func (x *t3dQueueDevice) WaitControl(p *sim.Proc) {
-	d, slot := x.d, x.q.slot(x.d.rank, x.head)+8*wReady
-	d.cpu.SpinUntil(p, x.waitPacket, func() bool {
-		if d.cached {
-			return d.cpu.Load(p, slot, 8) == x.head+1
-		}
-		return d.cpu.PeekUncached(slot, 8) == x.head+1
-	}, slot)
+	x.d.waitWord(p, x.waitPacket, x.q.slot(x.d.rank, x.head)+8*wReady, x.head+1)
 }
