@@ -26,12 +26,18 @@ func (c *CPU) Execute(p *sim.Proc, code Code, cycles float64) {
 	}
 	lb := uint64(ic.LineBytes)
 	first, last := uint64(code.Addr)/lb, (uint64(code.Addr)+uint64(code.Bytes)-1)/lb
+	// The lines' indices wrap around the cache: one division for the
+	// first, none per line.
 	misses := 0
+	tags := c.itags
+	i := int(first % uint64(len(tags)))
 	for l := first; l <= last; l++ {
-		i := l % uint64(len(c.itags))
-		if c.itags[i] != l+1 {
-			c.itags[i] = l + 1
+		if tags[i] != l+1 {
+			tags[i] = l + 1
 			misses++
+		}
+		if i++; i == len(tags) {
+			i = 0
 		}
 	}
 	c.stats.IFetches += last - first + 1
