@@ -15,6 +15,10 @@ type procSteps struct {
 	runs []Steps // the steps to sleep, from runs[ri]
 	ri   int
 	fn   func() // p.step, bound once
+	// SleepBlockThen's work for the end of its sleep (then), and the
+	// callback that runs it there (p.sleptThen, bound once).
+	then      func()
+	thenStart func()
 }
 
 // SleepSteps is Sleep of each step of runs in turn (runs in order, each

@@ -46,8 +46,8 @@ type op struct {
 	proc  *sim.Proc // woken when the issuing PE may go on
 	value uint64
 	// fn runs the operation's deferred step: a get's reply once the
-	// remote memory has been read, or else its first message as the
-	// issuer blocks. Bound once.
+	// remote memory has been read, or else the end of the issuer's
+	// start-up and its first message as the issuer blocks. Bound once.
 	fn func()
 	// The message the issuing process sends as it blocks (sendNow, run
 	// by fn): it is injected on the engine's stack (BlockThen).
@@ -60,6 +60,7 @@ type op struct {
 	shared   bool // buf is the source memory's shared bytes, not a copy
 	pooled   bool // buf is from the machine's pool (release it)
 	replying bool // fn is a get's reply (getReply), not the first message (sendNow)
+	starting bool // fn ends the issuer's start-up first (start), then sends
 }
 
 func (m *Machine) newOp(k kind, pe, to int, p *sim.Proc) *op {
@@ -77,6 +78,10 @@ func (m *Machine) newOp(k kind, pe, to int, p *sim.Proc) *op {
 				o.getReply()
 				return
 			}
+			if o.starting {
+				o.starting = false
+				o.start()
+			}
 			o.sendNow()
 		}
 	}
@@ -93,14 +98,33 @@ func (m *Machine) send(o *op, src, dst, class, n int, rate float64) {
 	m.net.Send(net.Msg{Src: src, Dst: dst, Class: class, Bytes: n, Rate: rate}, o)
 }
 
-// sendBlock sends the operation's first message from the issuing PE to the
-// remote one and blocks p, the issuing process, as one step: the message
-// is injected once p has parked, at the same instant and before anything
-// else happens (sim.Proc.BlockThen), so the network's deep call chain runs
-// on the engine's stack, not p's.
-func (m *Machine) sendBlock(p *sim.Proc, o *op, class, n int, rate float64, reason string) {
-	o.class, o.bytes, o.rate = uint8(class), n, rate // class < classes
-	p.BlockThen(reason, o.fn)
+// issue charges p, the issuing process, the operation's start-up
+// (put_startup_ns), then sends its first message from the issuing PE to
+// the remote one and blocks p until the operation wakes it: the start-up's
+// end (start) and the message are one step, run once p has parked, at the
+// instant its start-up ends and before anything else happens then
+// (sim.Proc.SleepBlockThen), so the network's deep call chain runs on the
+// engine's stack, not p's, and p parks once for the start-up and the
+// wait.
+func (m *Machine) issue(p *sim.Proc, o *op, class, n int, rate float64, reason string) {
+	o.class, o.bytes, o.rate, o.starting = uint8(class), n, rate, true // class < classes
+	p.SleepBlockThen(m.putStartup, reason, o.fn)
+}
+
+// start is what the issuer does as its start-up ends, before the first
+// message leaves: a put reads its data (unless it is a word from a
+// register) and counts itself unacknowledged.
+func (o *op) start() {
+	if o.kind != opPut {
+		return
+	}
+	x := o.m.pes[o.pe]
+	if o.buf == nil {
+		o.read(x, mem.Addr(o.src), o.n)
+	}
+	o.n = len(o.buf)
+	x.unacked++
+	x.puts++
 }
 
 func (o *op) sendNow() { o.m.send(o, int(o.pe), int(o.to), int(o.class), o.bytes, o.rate) }
@@ -263,37 +287,29 @@ func (m *Machine) Put(p *sim.Proc, pe, to int, dst, src mem.Addr, n int) {
 		panic(fmt.Sprintf("t3d: put of %d bytes from PE %d to PE %d: negative length (a bug in the calling stack)", n, pe, to))
 	}
 	mem.VerbPoint(p, m.Memory(to), "puts to", dst, n)
-	x := m.pes[pe]
-	p.Sleep(m.putStartup)
 	if n == 0 {
+		p.Sleep(m.putStartup)
 		return
 	}
 	o := m.newOp(opPut, pe, to, p)
-	o.read(x, src, n)
-	m.sendPut(p, o, dst)
+	o.dst, o.src, o.n = uint64(dst), uint64(src), n
+	m.issue(p, o, classRequest, n, m.putRate, putReason)
 }
 
-// sendPut sends o, a put holding its data, and blocks p until it has left.
-func (m *Machine) sendPut(p *sim.Proc, o *op, dst mem.Addr) {
-	x := m.pes[o.pe]
-	o.dst, o.n = uint64(dst), len(o.buf)
-	x.unacked++
-	x.puts++
-	m.sendBlock(p, o, classRequest, o.n, m.putRate, "put: its data leaving the PE")
-}
+// putReason is what a process issuing a put waits for.
+const putReason = "put: its data leaving the PE"
 
 // PutWord is Put of one 8-byte value v (a flag or a completion block),
 // stored from a register without touching the sender's memory.
 func (m *Machine) PutWord(p *sim.Proc, pe, to int, dst mem.Addr, v uint64) {
 	m.check("put", pe, to)
 	mem.VerbPoint(p, m.Memory(to), "puts a word to", dst, 8)
-	p.Sleep(m.putStartup)
 	o := m.newOp(opPut, pe, to, p)
 	for i := range 8 {
 		o.word[i] = byte(v >> (8 * i))
 	}
-	o.buf = o.word[:]
-	m.sendPut(p, o, dst)
+	o.buf, o.dst, o.n = o.word[:], uint64(dst), 8
+	m.issue(p, o, classRequest, 8, m.putRate, putReason)
 }
 
 // Quiet blocks until every put PE pe has issued is acknowledged, i.e.
@@ -321,13 +337,13 @@ func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
 		panic(fmt.Sprintf("t3d: get of %d bytes by PE %d from PE %d: negative length (a bug in the calling stack)", n, pe, from))
 	}
 	mem.VerbPoint(p, m.Memory(from), "gets from", src, n)
-	p.Sleep(m.putStartup)
 	if n == 0 {
+		p.Sleep(m.putStartup)
 		return
 	}
 	o := m.newOp(opGetReq, pe, from, p)
 	o.dst, o.src, o.n = uint64(dst), uint64(src), n
-	m.sendBlock(p, o, classRequest, 0, 0, "get: its data coming back")
+	m.issue(p, o, classRequest, 0, 0, "get: its data coming back")
 }
 
 // FetchInc reads PE target's fetch-and-increment register from PE pe,
@@ -336,9 +352,8 @@ func (m *Machine) Get(p *sim.Proc, pe, from int, dst, src mem.Addr, n int) {
 // time (fetch_inc_ns each), in the order they arrive.
 func (m *Machine) FetchInc(p *sim.Proc, pe, target int) uint64 {
 	m.check("fetch-and-increment", pe, target)
-	p.Sleep(m.putStartup)
 	o := m.newOp(opFIReq, pe, target, p)
-	m.sendBlock(p, o, classRequest, 0, 0, "fetch-and-increment: its reply coming back")
+	m.issue(p, o, classRequest, 0, 0, "fetch-and-increment: its reply coming back")
 	v := o.value
 	m.freeOp(o)
 	return v

@@ -24,7 +24,7 @@ type CPU struct {
 	spin      watcher
 	spins     []*watcher  // spins in progress on this CPU (one per thread)
 	scr       *cpuScratch // nil until a copy, a fill or a look needs one
-	itags     []uint64    // instruction cache tags (line+1; 0 empty), built on the first Execute
+	icache    *icache     // instruction cache tags, built on the first Execute
 	stats     Stats
 	bus       *Bus        // the snooping bus the cache is on (Bus.Attach), or nil
 	snoop     *snoopCache // the cache's tags and MESI states on the bus

@@ -24,20 +24,93 @@ func (c *CPU) Execute(p *sim.Proc, code Code, cycles float64) {
 		c.Compute(p, cycles)
 		return
 	}
-	if c.itags == nil {
-		c.itags = make([]uint64, ic.SizeBytes/ic.LineBytes)
+	if c.icache == nil {
+		c.icache = &icache{sets: uint64(ic.SizeBytes / ic.LineBytes)}
 	}
 	lb := uint64(ic.LineBytes)
 	first, last := uint64(code.Addr)/lb, (uint64(code.Addr)+uint64(code.Bytes)-1)/lb
-	misses := 0
-	for l := first; l <= last; l++ {
-		i := l % uint64(len(c.itags))
-		if c.itags[i] != l+1 {
-			c.itags[i] = l + 1
-			misses++
-		}
-	}
+	misses := c.icache.run(first, last)
 	c.stats.IFetches += last - first + 1
 	c.stats.IMisses += uint64(misses)
 	c.Compute(p, cycles+float64(misses)*c.cfg.Costs.MissCycles)
+}
+
+// icache is a direct-mapped instruction cache's tags, held as runs: code
+// runs through consecutive lines, which fill consecutive indices, so the
+// tags are a few runs of indices each holding consecutive lines, and a
+// path of hundreds of lines is looked up in a few comparisons rather than
+// one per line.
+type icache struct {
+	sets uint64
+	// runs, in index order, not overlapping: indices [lo, hi) hold lines
+	// lo+off ... hi-1+off (off a multiple of sets). An index in no run is
+	// empty.
+	runs []icRun
+	tmp  []icRun // scratch for run
+}
+
+type icRun struct{ lo, hi, off uint64 }
+
+// run looks up lines first..last in order, fills those that miss, and
+// returns how many missed. A path longer than the cache goes a cache's
+// worth of lines at a time: within one, no two lines share an index.
+func (ic *icache) run(first, last uint64) int {
+	var misses uint64
+	for a := first; a <= last; a += ic.sets {
+		n := min(last-a+1, ic.sets)
+		i0 := a % ic.sets
+		off := a - i0
+		if i0+n <= ic.sets {
+			misses += ic.fill(i0, i0+n, off)
+		} else {
+			misses += ic.fill(i0, ic.sets, off)
+			misses += ic.fill(0, i0+n-ic.sets, off+ic.sets)
+		}
+	}
+	return int(misses)
+}
+
+// fill looks up indices [lo, hi) for lines lo+off ..., returns how many
+// held other lines or none, and makes them hold those lines.
+func (ic *icache) fill(lo, hi, off uint64) uint64 {
+	hits := uint64(0)
+	out := ic.tmp[:0]
+	placed := false
+	for _, r := range ic.runs {
+		if r.hi <= lo || r.lo >= hi {
+			if r.lo >= hi && !placed {
+				out, placed = ic.appendRun(out, icRun{lo, hi, off}), true
+			}
+			out = ic.appendRun(out, r)
+			continue
+		}
+		// Overlapping: count the hits, keep the parts outside [lo, hi).
+		if r.off == off {
+			hits += min(r.hi, hi) - max(r.lo, lo)
+		}
+		if r.lo < lo {
+			out = ic.appendRun(out, icRun{r.lo, lo, r.off})
+		}
+		if r.hi > hi {
+			if !placed {
+				out, placed = ic.appendRun(out, icRun{lo, hi, off}), true
+			}
+			out = ic.appendRun(out, icRun{hi, r.hi, r.off})
+		}
+	}
+	if !placed {
+		out = ic.appendRun(out, icRun{lo, hi, off})
+	}
+	ic.tmp, ic.runs = ic.runs[:0], out
+	return (hi - lo) - hits
+}
+
+// appendRun appends r to runs in index order, joined with the last run
+// when it continues it.
+func (ic *icache) appendRun(runs []icRun, r icRun) []icRun {
+	if k := len(runs); k > 0 && runs[k-1].hi == r.lo && runs[k-1].off == r.off {
+		runs[k-1].hi = r.hi
+		return runs
+	}
+	return append(runs, r)
 }

@@ -1,6 +1,7 @@
 package mem
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/msgsim/msgsim/sim"
@@ -64,6 +65,39 @@ func TestICacheConfigValidate(t *testing.T) {
 	} {
 		if err := (Config{ClockMHz: 1, ICache: ic}).Validate(); err == nil {
 			t.Errorf("%+v: no error", ic)
+		}
+	}
+}
+
+// TestICacheRunsMatchLineByLine: the instruction cache held as runs
+// counts the misses a tag per line counts, on random paths (some longer
+// than the cache, some wrapping round its end) in caches of a few sizes.
+func TestICacheRunsMatchLineByLine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, sets := range []uint64{1, 3, 8, 256} {
+		ic := &icache{sets: sets}
+		tags := make([]uint64, sets)
+		paths := make([][2]uint64, 6)
+		for i := range paths {
+			first := rng.Uint64N(4 * sets)
+			paths[i] = [2]uint64{first, first + rng.Uint64N(sets+sets/2+2)}
+		}
+		for step := range 2000 {
+			pth := paths[rng.IntN(len(paths))]
+			if rng.IntN(10) == 0 {
+				first := rng.Uint64N(4 * sets)
+				pth = [2]uint64{first, first + rng.Uint64N(2*sets+1)}
+			}
+			want := 0
+			for l := pth[0]; l <= pth[1]; l++ {
+				if i := l % sets; tags[i] != l+1 {
+					tags[i] = l + 1
+					want++
+				}
+			}
+			if got := ic.run(pth[0], pth[1]); got != want {
+				t.Fatalf("sets %d, step %d, lines %d..%d: %d misses, line by line %d", sets, step, pth[0], pth[1], got, want)
+			}
 		}
 	}
 }

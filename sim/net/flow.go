@@ -74,6 +74,8 @@ type flowRes struct {
 	// component being recomputed.
 	rem float64 // the share of its time not yet given to fixed flows
 	cnt int32   // flows on it not yet fixed (0 when it is not tight)
+	// mark is flowState.mark when sendFlow last put it in a flow's res.
+	mark uint64
 }
 
 // flowLink is a link's state on the flow model. The network keeps them
@@ -88,6 +90,8 @@ type flowLink struct {
 	holders []*flow
 	port    *Link
 	waiters []*flow
+	// mark is flowState.mark when sendFlow last put it in a flow's hold.
+	mark uint64
 }
 
 // tight reports whether the resource may limit one of its flows: more
@@ -139,6 +143,11 @@ type flowState struct {
 	cres      []*flowRes // scratch: its tight resources
 	rateBuf   []float64  // scratch: its rates
 	recompute func()
+	// mark numbers the flows sendFlow builds: a link or resource whose
+	// mark is the current one is already in the flow being built (a route
+	// that crosses a link or a wire twice), found in one comparison
+	// rather than a search of the flow's lists.
+	mark uint64
 	// linkSlab and resSlab hold the flowLinks and the flowRes (a chunk
 	// at a time, so that those of one network lie together).
 	linkSlab []flowLink
@@ -238,6 +247,8 @@ func (n *Network) sendFlow(m *Message) {
 	var lat sim.Time
 	f.res, f.pos, f.hold, f.from, f.held, f.base = f.res[:0], f.pos[:0], f.hold[:0], f.from[:0], 0, 0
 	fs := n.fl
+	fs.mark++
+	mark := fs.mark
 	for i, l := range route {
 		l.units++
 		l.bytes += uint64(wire)
@@ -246,7 +257,8 @@ func (n *Network) sendFlow(m *Message) {
 			fl = fs.flowLinkOf(l)
 		}
 		lat += fl.lat
-		if !slices.Contains(f.hold, fl) {
+		if fl.mark != mark {
+			fl.mark = mark
 			var from *Link
 			if i > 0 {
 				from = route[i-1]
@@ -254,9 +266,10 @@ func (n *Network) sendFlow(m *Message) {
 			f.hold, f.from = append(f.hold, fl), append(f.from, from)
 		}
 		r := fl.res
-		if r == nil || slices.Contains(f.res, r) {
+		if r == nil || r.mark == mark {
 			continue // unlimited, or a wire the route crosses twice
 		}
+		r.mark = mark
 		f.res = append(f.res, r)
 	}
 	f.lat, f.upd, f.left = lat, n.eng.Now(), float64(wire)
