@@ -85,13 +85,14 @@ type flowLink struct {
 	link *Link
 	res  *flowRes // the bandwidth its bytes use; nil: unlimited
 	lat  sim.Time // its latency
+	// mark is flowState.mark when sendFlow last put it in a flow's hold
+	// (beside lat, which sendFlow reads too).
+	mark uint64
 	// The flows holding the link (all entering it from input port port),
 	// and those waiting for it, FIFO.
 	holders []*flow
 	port    *Link
 	waiters []*flow
-	// mark is flowState.mark when sendFlow last put it in a flow's hold.
-	mark uint64
 }
 
 // tight reports whether the resource may limit one of its flows: more
@@ -249,6 +250,10 @@ func (n *Network) sendFlow(m *Message) {
 	fs := n.fl
 	fs.mark++
 	mark := fs.mark
+	// A short flow takes no share (Config.FlowShareMin): whether any
+	// link limits it is all that matters of its resources, which it
+	// then does not read.
+	short := m.Bytes <= n.cfg.FlowShareMin
 	for i, l := range route {
 		l.units++
 		l.bytes += uint64(wire)
@@ -266,8 +271,17 @@ func (n *Network) sendFlow(m *Message) {
 			f.hold, f.from = append(f.hold, fl), append(f.from, from)
 		}
 		r := fl.res
-		if r == nil || r.mark == mark {
-			continue // unlimited, or a wire the route crosses twice
+		if r == nil {
+			continue // unlimited
+		}
+		if short {
+			if len(f.res) == 0 {
+				f.res = append(f.res, r)
+			}
+			continue
+		}
+		if r.mark == mark {
+			continue // a wire the route crosses twice
 		}
 		r.mark = mark
 		f.res = append(f.res, r)
