@@ -513,13 +513,19 @@ func (c *CPU) Store(p *sim.Proc, a Addr, size int, v uint64) {
 	if p.MemoryPoints() {
 		c.point(p, "stores", a, size)
 	}
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], v)
 	c.stats.Stores++
 	if c.bus != nil {
 		c.busStore(p, a, size) // the line owned first, then the store performed
 	}
-	c.write(p, a, b[:size])
+	if c.sbuf == nil {
+		var b [8]byte // not kept: on the stack
+		binary.LittleEndian.PutUint64(b[:], v)
+		c.writeThrough(a, b[:size])
+	} else {
+		b := make([]byte, 8) // the store buffer may keep it
+		binary.LittleEndian.PutUint64(b, v)
+		c.write(p, a, b[:size])
+	}
 	p.Sleep(c.clock.Cycles(c.cfg.Costs.StoreCycles))
 }
 
