@@ -169,6 +169,7 @@ type channel struct {
 	// Receiver side.
 	in       int    // the channel's entry in the receiver's in
 	expected uint64 // next envelope to consume
+	slot     int    // its slot: (expected-1) mod the ring's slots
 	acked    uint64 // consumed count last acknowledged
 	cur      *request
 	curUnexp *unexpected
@@ -613,7 +614,7 @@ func (x *Rank) readyAddr(c *channel) mem.Addr {
 	if x.w.p.WriteIndex != "" {
 		return c.index.Addr &^ 7
 	}
-	return c.slots.Addr + mem.Addr(envBytes*int((c.expected-1)%uint64(x.w.p.Slots)))
+	return c.slots.Addr + mem.Addr(envBytes*c.slot)
 }
 
 // scanReady polls channels x.in[from:hi] in order, one load each, until
@@ -679,7 +680,7 @@ func (x *Rank) consume(p *sim.Proc, c *channel) bool {
 // reports whether it took one.
 func (x *Rank) take(p *sim.Proc, c *channel) bool {
 	w := x.w
-	slot := c.slots.Addr + mem.Addr(envBytes*int((c.expected-1)%uint64(w.p.Slots)))
+	slot := c.slots.Addr + mem.Addr(envBytes*c.slot)
 	// Read the envelope out of the slot (a local copy).
 	x.freshChannel(p, slot, envBytes)
 	x.cpu.Memcpy(p, c.recvEnv.Addr, slot, envBytes)
@@ -701,6 +702,9 @@ func (x *Rank) take(p *sim.Proc, c *channel) bool {
 		c.avail--
 	}
 	c.expected++
+	if c.slot++; c.slot == w.p.Slots {
+		c.slot = 0
+	}
 	w.counts.Envelopes++
 	tag := int(int32(binary.LittleEndian.Uint32(env[offTag:])))
 	n := int(binary.LittleEndian.Uint32(env[offLen:]))
