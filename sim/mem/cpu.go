@@ -990,7 +990,8 @@ func (c *CPU) PokeShared(a Addr, b []byte) {
 // non-coherent cache: one InvalidateLine per line, or one whole-cache flush
 // when that costs less (Cray's shmem_udcflush_line and shmem_udcflush). It
 // does nothing without a cache or with a coherent one. When only p's
-// program sees the cache (StoreWords' merges) the lines are dropped at
+// program sees the cache (merges: no store buffer, no snooping bus, the
+// engine merging p's steps) the lines are dropped at
 // once and their times slept as one run of steps (sim.Proc.SleepSteps: the
 // same events in the same order as line by line).
 func (c *CPU) InvalidateRange(p *sim.Proc, a Addr, n int) {
