@@ -54,9 +54,9 @@ var engineCalls = map[string]bool{"Fail": true, "Progress": true, "Retry": true}
 
 // forbiddenTypes are the machine's internals a stack never names.
 var forbiddenTypes = map[string]string{
-	"CPU":     "hold a machines.Processor",
-	"WordSet": "wait with Processor.SpinUntil",
-	"Engine":  "a stack sees a process, not the engine",
+	"mem.CPU":     "hold a machines.Processor",
+	"mem.WordSet": "wait with Processor.SpinUntil",
+	"sim.Engine":  "a stack sees a process, not the engine",
 }
 
 // checkContract returns the breaches of the contract in one file's source.
@@ -99,11 +99,9 @@ func checkContract(fset *token.FileSet, f *ast.File) []string {
 			switch x := n.(type) {
 			case *ast.SelectorExpr:
 				if id, ok := x.X.(*ast.Ident); ok {
-					if why, ok := forbiddenTypes[x.Sel.Name]; ok && (id.Name == "mem" || id.Name == "sim") {
-						if x.Sel.Name == "Engine" && id.Name != "sim" || x.Sel.Name != "Engine" && id.Name != "mem" {
-							break
-						}
-						bad(x, "names %s.%s: %s", id.Name, x.Sel.Name, why)
+					name := id.Name + "." + x.Sel.Name
+					if why, ok := forbiddenTypes[name]; ok {
+						bad(x, "names %s: %s", name, why)
 					}
 				}
 			case *ast.CallExpr:

@@ -53,7 +53,7 @@ func (x *Task) Reduce(p *sim.Proc, buf mem.Region, op stacks.Op, root int) error
 		if _, err := x.precv(p, in, stacks.AnySource, tagReduce); err != nil {
 			return err
 		}
-		x.cpu.Reduce(p, buf.Addr, in.Addr, buf.Len, op.ElemBytes, op.CyclesPerElem*float64(buf.Len/op.ElemBytes), op.Combine)
+		stacks.Combine(p, x.cpu, op, buf, in)
 	}
 	return nil
 }
