@@ -76,6 +76,10 @@ type Memory struct {
 	// segment (segs and chunks may point here).
 	segs0   [4]Segment
 	chunks0 [4]chunk
+	// rc is the line cache (linecache.go), nil until the memory has
+	// served readsBeforeCache reads.
+	rc    *[1 << lineCacheBits]lineView
+	reads uint32
 }
 
 // PageBytes is the size of a memory page: the unit in which a chunk's bytes
@@ -206,8 +210,8 @@ func (c *chunk) ls() []line {
 	return c.sp.lines
 }
 
-// setLines replaces the chunk's lines.
-func (c *chunk) setLines(l []line) {
+// setLines replaces chunk c's lines.
+func (m *Memory) setLines(c *chunk, l []line) {
 	if len(l) == 0 {
 		l = nil
 	}
@@ -271,6 +275,7 @@ func (m *Memory) share(a Addr, b []byte) bool {
 	if end > c.end || (len(b) < minRef && (c.end-c.base <= LineBytes || c.flat != nil || c.pages != nil || c.sp != nil)) {
 		return false
 	}
+	m.forget(a, end)
 	if c.sp == nil {
 		c.sp = &sparse{refs: []ref{{a: a, b: b}}}
 		return true
@@ -572,6 +577,7 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 		}
 		c.flat = make([]byte, int(c.end-c.base))
 		m.resident += len(c.flat)
+		m.forget(c.base, c.end)
 	}
 	if c.flat != nil {
 		off := int(a - c.base)
@@ -611,14 +617,16 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 	}
 	if lo+k <= LineBytes && last-first < limit {
 		// A small write into a sparse region: one more line.
+		m.forget(Addr(ln<<lineShift), Addr(ln+1)<<lineShift)
 		ls = slices.Insert(ls, j, line{n: ln, b: new([LineBytes]byte)})
-		c.setLines(ls)
+		m.setLines(c, ls)
 		m.resident += LineBytes
 		k = min(k, LineBytes-lo)
 		return ls[j].b[lo : lo+k : lo+k], k
 	}
 	if small {
 		// The chunk becomes flat, its lines copied in.
+		m.forget(c.base, c.end)
 		c.flat = make([]byte, int(c.end-c.base))
 		for _, l := range ls {
 			start, b := Addr(l.n<<lineShift), l.b[:]
@@ -628,7 +636,7 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 			copy(c.flat[start-c.base:], b)
 		}
 		m.resident += len(c.flat) - len(ls)*LineBytes
-		c.setLines(nil)
+		m.setLines(c, nil)
 		off := int(a - c.base)
 		return c.flat[off : off+k : off+k], k
 	}
@@ -637,12 +645,13 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 		pages := make([]*[PageBytes]byte, int((c.end-1)>>pageShift)-int(c.base>>pageShift)+1)
 		c.pages = &pages
 	}
+	m.forget(max(c.base, Addr(pg<<pageShift)), min(c.end, Addr(pg+1)<<pageShift))
 	page := new([PageBytes]byte)
 	for _, l := range ls[first:last] {
 		copy(page[int(l.n<<lineShift)&(PageBytes-1):], l.b[:])
 	}
 	m.resident += PageBytes - (last-first)*LineBytes
-	c.setLines(slices.Delete(ls, first, last))
+	m.setLines(c, slices.Delete(ls, first, last))
 	(*c.pages)[i] = page
 	return page[off : off+k : off+k], k
 }
@@ -697,6 +706,7 @@ func (m *Memory) flatten(a Addr, n int) {
 		m.chunks[i].sp = &sparse{refs: refs}
 	}
 	m.chunks = slices.Delete(m.chunks, i+1, j+1)
+	m.forget(base, end)
 	m.last, m.near = int32(i), [len(m.near)]int32{} // indices past i moved
 }
 
@@ -710,6 +720,11 @@ func (m *Memory) touch(a Addr, n int) {
 // Read copies memory at a into b (no timing).
 func (m *Memory) Read(a Addr, b []byte) {
 	m.touch(a, len(b))
+	if lo := int(a) & (LineBytes - 1); lo+len(b) <= LineBytes && len(b) > 0 {
+		if m.cachedRead(a, b) {
+			return
+		}
+	}
 	if p := m.fast(a, len(b)); p != nil { // the common case: a word or a line in the last chunk used
 		copy(b, p)
 		return
@@ -779,6 +794,9 @@ func (m *Memory) fastRef(a Addr, n int) []byte {
 // put stores b at a, without visibility effects.
 func (m *Memory) put(a Addr, b []byte) {
 	m.touch(a, len(b))
+	if lo := int(a) & (LineBytes - 1); lo+len(b) <= LineBytes && len(b) > 0 && m.cachedWrite(a, b) {
+		return
+	}
 	if p := m.fast(a, len(b)); p != nil {
 		copy(p, b)
 		return

@@ -1,0 +1,145 @@
+package mem
+
+// The line cache: where the lines a memory's reads found lately live, so
+// that a read of a word whose line was found before is a compare and a
+// copy, not a chunk look-up and a search of the sparse lines. A poll over
+// many peers' flags (PVM's sweep, ScaMPI's scan of its channels, a
+// spinner's predicate) reads the same few hundred words over and over.
+//
+// An entry holds where a run of a line's bytes lives: a slice of storage,
+// or nothing when the run reads as zeros. A write into storage that exists
+// changes no entry (the entry sees its bytes: it points at them). What
+// moves bytes or changes what a range reads as drops the entries of the
+// lines it touches (forget): storage allocated where zeros were, lines
+// gathered into a page or a flat chunk, chunks flattened, shared bytes
+// placed over a range. Shared bytes cut out of a range need nothing: no
+// entry covers bytes under a ref.
+
+// 1<<lineCacheBits is the number of entries: 20 KiB a memory, room for a
+// scan of 128 rings' flags and the words beside them.
+const lineCacheBits = 9
+
+// readsBeforeCache is how many reads a memory serves before it gets a line
+// cache: most memories of a large machine see a few, and a million PEs'
+// memories should not each carry one.
+const readsBeforeCache = 1024
+
+// lineView is one entry: bytes [lo, hi) of line ln-1 (0: empty) live in s
+// (s[0] is byte lo; nil: they read as zeros).
+type lineView struct {
+	ln     uint64
+	s      []byte
+	lo, hi uint8
+}
+
+// lineSlot is the entry line ln maps to (a multiplicative hash: rings of
+// slots a power of two apart must not all fall on one entry).
+func lineSlot(ln uint64) uint64 { return (ln * 0x9E3779B97F4A7C15) >> (64 - lineCacheBits) }
+
+// cachedRead copies the n bytes at a (within one line) into b from the
+// line cache and reports whether it could: false when the memory has no
+// cache yet, or the bytes are not one run of storage or zeros.
+func (m *Memory) cachedRead(a Addr, b []byte) bool {
+	if m.rc == nil {
+		if m.reads++; m.reads < readsBeforeCache {
+			return false
+		}
+		m.rc = new([1 << lineCacheBits]lineView)
+	}
+	ln, lo := uint64(a)>>lineShift, int(a)&(LineBytes-1)
+	e := &m.rc[lineSlot(ln)]
+	if e.ln != ln+1 || lo < int(e.lo) || lo+len(b) > int(e.hi) {
+		if !m.lineRun(e, ln, lo) || lo+len(b) > int(e.hi) {
+			return false
+		}
+	}
+	switch {
+	case e.s == nil:
+		clear(b)
+	case len(b) == 8: // a word: a move, not a call of memmove
+		*(*[8]byte)(b) = *(*[8]byte)(e.s[lo-int(e.lo):])
+	default:
+		copy(b, e.s[lo-int(e.lo):])
+	}
+	return true
+}
+
+// cachedWrite writes b at a (within one line) into the storage a cache
+// entry names, and reports whether it could.
+func (m *Memory) cachedWrite(a Addr, b []byte) bool {
+	if m.rc == nil {
+		return false
+	}
+	ln, lo := uint64(a)>>lineShift, int(a)&(LineBytes-1)
+	e := &m.rc[lineSlot(ln)]
+	if e.ln != ln+1 || e.s == nil || lo < int(e.lo) || lo+len(b) > int(e.hi) {
+		return false
+	}
+	copy(e.s[lo-int(e.lo):], b)
+	return true
+}
+
+// lineRun fills e with the longest run of line ln's bytes around offset
+// off that lies in one chunk, under no shared bytes, in one piece of
+// storage or in zeros, and reports whether there is one (off is not under
+// shared bytes).
+func (m *Memory) lineRun(e *lineView, ln uint64, off int) bool {
+	start := Addr(ln << lineShift)
+	x := start + Addr(off)
+	if uint64(x) >= uint64(m.used) {
+		return false
+	}
+	c := &m.chunks[m.find(x)]
+	lo, hi := max(start, c.base), min(start+LineBytes, c.end)
+	if c.hasRefs() {
+		rs := c.sp.refs
+		for i := c.firstRef(lo); i < len(rs) && rs[i].a < hi; i++ {
+			r := &rs[i]
+			switch {
+			case r.end() <= x:
+				lo = max(lo, r.end())
+			case r.a <= x:
+				return false // x is shared bytes
+			default:
+				hi = r.a
+			}
+		}
+	}
+	var s []byte
+	switch pg := c.page(int(x>>pageShift) - int(c.base>>pageShift)); {
+	case c.flat != nil:
+		s = c.flat[lo-c.base : hi-c.base]
+	case pg != nil:
+		s = pg[int(lo)&(PageBytes-1) : int(lo)&(PageBytes-1)+int(hi-lo)]
+	default:
+		if ls := c.ls(); len(ls) > 0 {
+			if j := c.findLine(ln); j < len(ls) && ls[j].n == ln {
+				s = ls[j].b[lo-start : hi-start]
+			}
+		}
+	}
+	*e = lineView{ln: ln + 1, s: s, lo: uint8(lo - start), hi: uint8(hi - start)}
+	return true
+}
+
+// forget drops the line cache's entries of the lines [a, end) touches:
+// what they read as, or where it lives, is about to change.
+func (m *Memory) forget(a, end Addr) {
+	if m.rc == nil || end <= a {
+		return
+	}
+	first, last := uint64(a)>>lineShift, uint64(end-1)>>lineShift
+	if last-first >= 1<<lineCacheBits {
+		for i := range m.rc {
+			if e := &m.rc[i]; e.ln > first && e.ln <= last+1 {
+				e.ln = 0
+			}
+		}
+		return
+	}
+	for ln := first; ln <= last; ln++ {
+		if e := &m.rc[lineSlot(ln)]; e.ln == ln+1 {
+			e.ln = 0
+		}
+	}
+}
