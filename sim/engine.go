@@ -86,6 +86,7 @@ func NewEngine(seed uint64) *Engine {
 		horizon: Forever,
 		maxEv:   math.MaxUint64,
 		check:   0x1000,
+		x:       &Explorer{}, // here from the start: Hooks.Footprint
 	}
 }
 

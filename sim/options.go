@@ -67,11 +67,16 @@ type Hooks struct {
 	// Explorer is the schedule explorer's state while a Chooser is
 	// installed.
 	Explorer *Explorer
+	// Footprint is that state whether a Chooser is installed or not, the
+	// same for the engine's life: a model that reports every access
+	// (Explorer.TouchRange, a no-op without a Chooser) keeps it, and pays
+	// one test an access instead of asking for the hooks each time.
+	Footprint *Explorer
 }
 
 // Hooks are what is attached to the engine now.
 func (e *Engine) Hooks() Hooks {
-	h := Hooks{Tracer: e.trace, EventCounter: e.evc}
+	h := Hooks{Tracer: e.trace, EventCounter: e.evc, Footprint: e.x}
 	if e.exploring() {
 		h.Explorer = e.x
 	}

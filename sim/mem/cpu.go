@@ -82,7 +82,7 @@ func NewCPU(eng *sim.Engine, name string, m *Memory, cfg Config) (*CPU, error) {
 func InitCPUShared(c *CPU, eng *sim.Engine, name string, m *Memory, cfg *Config) {
 	*c = CPU{name: name, eng: eng, mem: m, cfg: cfg, clock: cfg.Clock(), lineShift: 6}
 	if m.eng == nil {
-		m.eng, m.key = eng, sim.Key(m.name)
+		m.eng, m.key, m.footprint = eng, sim.Key(m.name), eng.Hooks().Footprint
 	}
 	if cfg.Cache.Enabled {
 		c.cache = newCache(cfg.Cache)

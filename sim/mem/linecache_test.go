@@ -3,6 +3,7 @@ package mem
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/msgsim/msgsim/sim"
 	"testing"
 )
 
@@ -101,4 +102,34 @@ func longRead(m *Memory, a Addr) uint64 {
 	start := a - LineBytes
 	m.Read(start, b)
 	return binary.LittleEndian.Uint64(b[a-start:])
+}
+
+// BenchmarkPollWords measures the untimed reads of a poll over many peers'
+// flags (PVM's sweep, ScaMPI's scan): 128 words, each in a ring of its
+// own in a large segment of sparse lines, read in turn by a memory a CPU
+// works on (so that its accesses are reported to a schedule explorer, had
+// it one).
+func BenchmarkPollWords(b *testing.B) {
+	m := NewMemory("node0", 0)
+	cfg, err := Builtin("sc")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := NewCPU(sim.NewEngine(1), "cpu0", m, cfg); err != nil {
+		b.Fatal(err)
+	}
+	s, err := m.Alloc("rings", 128*8192, 64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 128 {
+		if i%3 == 0 { // some flags written, the others zeros
+			m.Store64(s.Addr(i*8192), 1)
+		}
+	}
+	var w [8]byte
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		m.Read(s.Addr((i&127)*8192), w[:])
+	}
 }

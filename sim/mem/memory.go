@@ -67,8 +67,9 @@ type Memory struct {
 	// eng, set by the first CPU on the memory, is told every access while
 	// a schedule explorer runs (sim.Explorer.TouchRange: the footprint of
 	// the running step); key names the memory there.
-	eng *sim.Engine
-	key uint64
+	eng       *sim.Engine
+	key       uint64
+	footprint *sim.Explorer // eng's (Hooks.Footprint)
 	// segs0 and chunks0 hold the first segments and chunks in the memory
 	// itself: most memories hold a few (a PE's library blocks and its
 	// buffers), and a machine of a million PEs would otherwise allocate
@@ -712,9 +713,7 @@ func (m *Memory) flatten(a Addr, n int) {
 
 // touch tells an exploring engine that the running step accesses [a, a+n).
 func (m *Memory) touch(a Addr, n int) {
-	if m.eng != nil {
-		m.eng.Hooks().Explorer.TouchRange(m.key, uint64(a), n)
-	}
+	m.footprint.TouchRange(m.key, uint64(a), n)
 }
 
 // Read copies memory at a into b (no timing).
