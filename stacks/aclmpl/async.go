@@ -411,31 +411,47 @@ func (r *recvReq) progress(p *sim.Proc) (bool, error) {
 			continue
 		}
 		x.scan(p, len(a.list))
-		// Scan the buffers handed out so far, from the first one not yet
-		// received, reading each header with uncached loads.
 		handed := min(int(a.reg.read(p, x)), a.slots)
-		found := false
-		for i := a.low; i < handed && !found; i++ {
-			x.cpu.Compute(p, scanCycles)
-			flag, pc := x.readHeader(p, i)
-			if flag == slotReceived && i == a.low {
-				a.low++
-			}
-			if flag != slotDone || !r.matches(pc) {
-				continue
-			}
-			r.take(p, pc)
-			x.cpu.Store(p, a.flag(i), 8, slotReceived)
-			if i == a.low {
-				a.low++
-			}
-			found = true
-		}
+		i, pc, found := r.scanPool(p, handed)
 		if !found {
 			return false, nil
 		}
+		r.take(p, pc)
+		x.cpu.Store(p, a.flag(i), 8, slotReceived)
+		if i == a.low {
+			a.low++
+		}
 	}
 	return true, r.err
+}
+
+// scanPool scans the buffers handed out so far, from the first one not yet
+// received, reading each header with uncached loads, up to the first DONE
+// piece that matches the receive: its buffer and header. The buffers
+// received at the front of the pool are passed for good (a.low moves
+// past them). The scan only reads: it is a poll (Processor.Poll).
+func (r *recvReq) scanPool(p *sim.Proc, handed int) (int, piece, bool) {
+	x := r.x
+	a := x.async
+	low, at := a.low, -1
+	var pc piece
+	x.cpu.Poll(p, func() bool {
+		low, at = a.low, -1
+		for i := a.low; i < handed; i++ {
+			x.cpu.Compute(p, scanCycles)
+			flag, h := x.readHeader(p, i)
+			if flag == slotReceived && i == low {
+				low++
+			}
+			if flag == slotDone && r.matches(h) {
+				at, pc = i, h
+				return true
+			}
+		}
+		return false
+	})
+	a.low = low
+	return at, pc, at >= 0
 }
 
 // scan is the loop overhead of examining n entries of the

@@ -103,10 +103,11 @@ func asyncTraffic(t *testing.T, build func(*sim.Engine, int) (machines.Machine, 
 }
 
 // TestAsyncMergedMatchesStepByStep: asynchronous traffic with the
-// engine's and the CPU's merging of steps gives the same simulated times and statuses, to the picosecond,
-// and as many events, as the engine run step by step, on small partitions
-// with overflowing pools, where headers land while a receive scans, on
-// every machine.
+// engine's and the CPU's merging of steps gives the same simulated times
+// and statuses, to the picosecond, as the engine run step by step, on
+// small partitions with overflowing pools, where headers land while a
+// receive scans, on every machine; with no more events (a receive's scan
+// of the pool is one merged poll).
 func TestAsyncMergedMatchesStepByStep(t *testing.T) {
 	for _, mc := range machinesUnderTest {
 		for _, tc := range []struct {
@@ -126,7 +127,7 @@ func TestAsyncMergedMatchesStepByStep(t *testing.T) {
 					}
 					t.Fatalf("%d completions against %d", len(merged), len(step))
 				}
-				if ev1 != evN {
+				if ev1 > evN {
 					t.Errorf("merged run took %d events, step by step %d", ev1, evN)
 				}
 				t.Logf("events %d against %d step by step", ev1, evN)
