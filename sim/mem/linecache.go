@@ -15,7 +15,7 @@ package mem
 // placed over a range. Shared bytes cut out of a range need nothing: no
 // entry covers bytes under a ref.
 
-// 1<<lineCacheBits is the number of entries: 20 KiB a memory, room for a
+// 1<<lineCacheBits is the number of entries: 8 KiB a memory, room for a
 // scan of 128 rings' flags and the words beside them.
 const lineCacheBits = 9
 
@@ -24,11 +24,13 @@ const lineCacheBits = 9
 // memories should not each carry one.
 const readsBeforeCache = 1024
 
-// lineView is one entry: bytes [lo, hi) of line ln-1 (0: empty) live in s
-// (s[0] is byte lo; nil: they read as zeros).
+// lineView is one entry, 16 bytes: bytes [lo, hi) of line ln-1 (0: empty)
+// are those of b (the line's storage; nil: they read as zeros). Only a
+// line that lies in one chunk has one, and only a line number that fits
+// (a memory of up to 256 GiB).
 type lineView struct {
-	ln     uint64
-	s      []byte
+	b      *[LineBytes]byte
+	ln     uint32
 	lo, hi uint8
 }
 
@@ -48,18 +50,18 @@ func (m *Memory) cachedRead(a Addr, b []byte) bool {
 	}
 	ln, lo := uint64(a)>>lineShift, int(a)&(LineBytes-1)
 	e := &m.rc[lineSlot(ln)]
-	if e.ln != ln+1 || lo < int(e.lo) || lo+len(b) > int(e.hi) {
+	if uint64(e.ln) != ln+1 || lo < int(e.lo) || lo+len(b) > int(e.hi) {
 		if !m.lineRun(e, ln, lo) || lo+len(b) > int(e.hi) {
 			return false
 		}
 	}
 	switch {
-	case e.s == nil:
+	case e.b == nil:
 		clear(b)
 	case len(b) == 8: // a word: a move, not a call of memmove
-		*(*[8]byte)(b) = *(*[8]byte)(e.s[lo-int(e.lo):])
+		*(*[8]byte)(b) = *(*[8]byte)(e.b[lo:])
 	default:
-		copy(b, e.s[lo-int(e.lo):])
+		copy(b, e.b[lo:])
 	}
 	return true
 }
@@ -72,25 +74,29 @@ func (m *Memory) cachedWrite(a Addr, b []byte) bool {
 	}
 	ln, lo := uint64(a)>>lineShift, int(a)&(LineBytes-1)
 	e := &m.rc[lineSlot(ln)]
-	if e.ln != ln+1 || e.s == nil || lo < int(e.lo) || lo+len(b) > int(e.hi) {
+	if uint64(e.ln) != ln+1 || e.b == nil || lo < int(e.lo) || lo+len(b) > int(e.hi) {
 		return false
 	}
-	copy(e.s[lo-int(e.lo):], b)
+	copy(e.b[lo:], b)
 	return true
 }
 
 // lineRun fills e with the longest run of line ln's bytes around offset
-// off that lies in one chunk, under no shared bytes, in one piece of
-// storage or in zeros, and reports whether there is one (off is not under
-// shared bytes).
+// off that lies under no shared bytes, in storage or in zeros, and reports
+// whether there is one: the line lies in one chunk, off is not under
+// shared bytes, and ln fits an entry.
 func (m *Memory) lineRun(e *lineView, ln uint64, off int) bool {
 	start := Addr(ln << lineShift)
-	x := start + Addr(off)
-	if uint64(x) >= uint64(m.used) {
+	end := start + LineBytes
+	if uint64(end) > uint64(m.used) || ln+1 > 1<<32-1 {
 		return false
 	}
-	c := &m.chunks[m.find(x)]
-	lo, hi := max(start, c.base), min(start+LineBytes, c.end)
+	c := &m.chunks[m.find(start)]
+	if end > c.end {
+		return false
+	}
+	x := start + Addr(off)
+	lo, hi := start, end
 	if c.hasRefs() {
 		rs := c.sp.refs
 		for i := c.firstRef(lo); i < len(rs) && rs[i].a < hi; i++ {
@@ -105,20 +111,20 @@ func (m *Memory) lineRun(e *lineView, ln uint64, off int) bool {
 			}
 		}
 	}
-	var s []byte
-	switch pg := c.page(int(x>>pageShift) - int(c.base>>pageShift)); {
+	var b *[LineBytes]byte
+	switch pg := c.page(int(start>>pageShift) - int(c.base>>pageShift)); {
 	case c.flat != nil:
-		s = c.flat[lo-c.base : hi-c.base]
+		b = (*[LineBytes]byte)(c.flat[start-c.base:])
 	case pg != nil:
-		s = pg[int(lo)&(PageBytes-1) : int(lo)&(PageBytes-1)+int(hi-lo)]
+		b = (*[LineBytes]byte)(pg[int(start)&(PageBytes-1):])
 	default:
 		if ls := c.ls(); len(ls) > 0 {
 			if j := c.findLine(ln); j < len(ls) && ls[j].n == ln {
-				s = ls[j].b[lo-start : hi-start]
+				b = ls[j].b
 			}
 		}
 	}
-	*e = lineView{ln: ln + 1, s: s, lo: uint8(lo - start), hi: uint8(hi - start)}
+	*e = lineView{b: b, ln: uint32(ln + 1), lo: uint8(lo - start), hi: uint8(hi - start)}
 	return true
 }
 
@@ -131,14 +137,14 @@ func (m *Memory) forget(a, end Addr) {
 	first, last := uint64(a)>>lineShift, uint64(end-1)>>lineShift
 	if last-first >= 1<<lineCacheBits {
 		for i := range m.rc {
-			if e := &m.rc[i]; e.ln > first && e.ln <= last+1 {
+			if e := &m.rc[i]; uint64(e.ln) > first && uint64(e.ln) <= last+1 {
 				e.ln = 0
 			}
 		}
 		return
 	}
 	for ln := first; ln <= last; ln++ {
-		if e := &m.rc[lineSlot(ln)]; e.ln == ln+1 {
+		if e := &m.rc[lineSlot(ln)]; uint64(e.ln) == ln+1 {
 			e.ln = 0
 		}
 	}

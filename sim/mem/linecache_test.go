@@ -88,7 +88,7 @@ func TestLineCacheFollowsLayout(t *testing.T) {
 			if got, slow := m.Load64(a), longRead(m, a); got != 0x2222 || slow != 0x2222 {
 				t.Fatalf("written after: the cache reads %#x, memory holds %#x, want 0x2222", got, slow)
 			}
-			if e := m.rc[lineSlot(uint64(a)>>lineShift)]; e.ln != uint64(a)>>lineShift+1 {
+			if e := m.rc[lineSlot(uint64(a)>>lineShift)]; uint64(e.ln) != uint64(a)>>lineShift+1 {
 				t.Errorf("the word's line is not in the cache: the case did not test it")
 			}
 		})
