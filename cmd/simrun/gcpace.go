@@ -35,7 +35,7 @@ func growPacing(getenv func(string) string) (bool, error) {
 // GOGC=100 would for the heap alone) and the runtime's forced collection
 // every two minutes of wall time is off too; as soon as a collection
 // finds that most of what was allocated was garbage (payload copies,
-// messages come and gone), back to gcPercent and no limit. In a growing heap every
+// messages come and gone), back to percent-based collection (percentFor) and no limit. In a growing heap every
 // collection at 25 % rescans all that is live, every parked process's
 // stack included, to free a few percent (docs/scale.md: the what-if
 // broadcast on 2^20 PEs, 15 collections of which the last 6 scanned a
@@ -71,10 +71,27 @@ func (g *gcPacer) cycle() {
 			g.percent(-1)
 		}
 	case g.growing:
-		g.percent(gcPercent)
+		g.percent(percentFor(h.live))
 		g.limit(math.MaxInt64)
 	}
 	g.growing = growing
+}
+
+// gcSizer sets the collector's percent after each collection from the
+// heap it left live (percentFor): 100 for a small heap, 25 for a large
+// one. It changes when the collector runs, never what a run computes.
+type gcSizer struct {
+	percent func(int) int // debug.SetGCPercent
+	read    func() heapState
+	cur     int // the percent set
+}
+
+// cycle is called after each collection.
+func (g *gcSizer) cycle() {
+	if p := percentFor(g.read().live); p != g.cur {
+		g.percent(p)
+		g.cur = p
+	}
 }
 
 // heapNow reads the heap's state from runtime/metrics.

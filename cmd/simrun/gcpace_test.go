@@ -48,6 +48,32 @@ func TestGCPacer(t *testing.T) {
 	}
 }
 
+// TestGCSizer: after each collection the percent follows the heap left
+// live, 100 under smallHeap and 25 from there, set only when it changes.
+func TestGCSizer(t *testing.T) {
+	const small, large = smallHeap - 1, smallHeap
+	for _, c := range []struct {
+		name string
+		live []uint64
+		want []int // the percent set after each collection (0: none)
+	}{
+		{"small", []uint64{1 << 20, 100 << 20, small}, []int{0, 0, 0}},
+		{"grows large", []uint64{small, large, 2 * large}, []int{0, gcPercentLarge, 0}},
+		{"large, then small", []uint64{large, large, small, 1 << 20, large}, []int{gcPercentLarge, 0, gcPercent, 0, gcPercentLarge}},
+	} {
+		var live uint64
+		var set int
+		g := &gcSizer{percent: func(p int) int { set = p; return 0 }, read: func() heapState { return heapState{live: live} }, cur: gcPercent}
+		for i, l := range c.live {
+			live, set = l, 0
+			g.cycle()
+			if set != c.want[i] {
+				t.Errorf("%s: after collection %d (live %d): percent %d set, want %d", c.name, i, l, set, c.want[i])
+			}
+		}
+	}
+}
+
 // TestGrowPacing: SIMRUN_GC is grow or unset; anything else is an error
 // naming it.
 func TestGrowPacing(t *testing.T) {

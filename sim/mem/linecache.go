@@ -6,7 +6,7 @@ package mem
 // many peers' flags (PVM's sweep, ScaMPI's scan of its channels, a
 // spinner's predicate) reads the same few hundred words over and over.
 //
-// An entry holds where a run of a line's bytes lives: a slice of storage,
+// An entry holds where a run of a line's bytes lives: the line's storage,
 // or nothing when the run reads as zeros. A write into storage that exists
 // changes no entry (the entry sees its bytes: it points at them). What
 // moves bytes or changes what a range reads as drops the entries of the
