@@ -45,8 +45,8 @@ import (
 // otherwise, and gcPercentLarge from there on (gcSizer switches between
 // them after each collection). A small heap is mostly the run's working
 // objects (processes, messages, links), and collecting it at 25 % growth
-// spends about a sixth of the run in the collector (t3d-fig4, 190 MB peak:
-// 123.8 against 114.4 CPU-s at 100 %, 301 MB peak). Most of a big run's
+// costs t3d-fig4 about a twelfth of its CPU (123.8 CPU-s and 191 MB peak
+// RSS, against 114.4 and 301 MB at 100 %). Most of a big run's
 // heap is simulated memory, live and without pointers, so collecting at
 // 25 % costs little there and keeps the peak near the live size
 // (t3d-fig9: 5.0 -> 3.2 GB peak RSS for about the same CPU time when its
