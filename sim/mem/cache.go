@@ -60,7 +60,8 @@ func (c *cache) overwrite(lo, hi int) {
 		return
 	}
 	lb := c.lineBytes()
-	var rest []lazyRun // runs cut in two: rare
+	var buf [4]lazyRun
+	rest := buf[:0] // the parts of runs cut, on the stack (a run or two)
 	k := 0
 	for _, r := range c.lazy {
 		if r.hi <= lo || hi <= r.lo {

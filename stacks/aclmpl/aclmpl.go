@@ -215,6 +215,7 @@ type PE struct {
 
 	async   *asyncState // nil until the asynchronous protocol is first used
 	scratch *mem.Region // receive space of the reductions, nil until one needs it
+	spin    *wordSpin   // its spins on a word, nil until the first
 }
 
 // newPE sets up x as PE i: its request and completion arrays, which other

@@ -69,7 +69,9 @@ type asyncState struct {
 	watch     []mem.Addr   // the pool's flag words, for spin-waits
 	resets    int
 	copyOuts  int
-	low       int // every buffer below low has been received
+	low       int      // every buffer below low has been received
+	scan      poolScan // a receive's scan of the pool
+	wait      recvWait // a blocking receive's spin
 }
 
 // software charges x the protocol's software for one pool buffer
@@ -303,10 +305,7 @@ func (x *PE) checkOverflow(p *sim.Proc) error {
 	// Every buffer has been handed out; wait for the transfers still in
 	// flight to set their DONE flags.
 	for i := 0; i < a.slots; i++ {
-		f := a.flag(i)
-		x.cpu.SpinUntil(p, spinWhy{rank: int32(x.rank), peer: int32(i), kind: waitOverflow}, func() bool {
-			return x.cpu.LoadUncached(p, f, 8) != slotEmpty
-		}, f)
+		x.spinOn(p, a.flag(i), i, waitOverflow)
 	}
 	for i := 0; i < a.slots; i++ {
 		x.cpu.Compute(p, scanCycles)
@@ -433,25 +432,48 @@ func (r *recvReq) progress(p *sim.Proc) (bool, error) {
 func (r *recvReq) scanPool(p *sim.Proc, handed int) (int, piece, bool) {
 	x := r.x
 	a := x.async
-	low, at := a.low, -1
-	var pc piece
-	x.cpu.Poll(p, func() bool {
-		low, at = a.low, -1
-		for i := a.low; i < handed; i++ {
-			x.cpu.Compute(p, scanCycles)
-			flag, h := x.readHeader(p, i)
-			if flag == slotReceived && i == low {
-				low++
-			}
-			if flag == slotDone && r.matches(h) {
-				at, pc = i, h
-				return true
-			}
-		}
-		return false
-	})
-	a.low = low
+	s := &a.scan
+	if s.fn == nil {
+		s.fn = s.run
+	}
+	s.x, s.r, s.p, s.handed = x, r, p, handed
+	x.cpu.Poll(p, s.fn)
+	a.low = s.low
+	at, pc := s.at, s.pc
+	*s = poolScan{fn: s.fn}
 	return at, pc, at >= 0
+}
+
+// poolScan is one scan of the pool (scanPool), the check of a poll: the
+// buffers from the first not yet received up to handed, until a DONE piece
+// that r matches (at, with its header pc; -1: none), passing the buffers
+// received at the front (low). The PE keeps one, its check bound once.
+type poolScan struct {
+	x       *PE
+	r       *recvReq
+	p       *sim.Proc
+	handed  int
+	low, at int
+	pc      piece
+	fn      func() bool // run
+}
+
+func (s *poolScan) run() bool {
+	x := s.x
+	a := x.async
+	s.low, s.at = a.low, -1
+	for i := a.low; i < s.handed; i++ {
+		x.cpu.Compute(s.p, scanCycles)
+		flag, h := x.readHeader(s.p, i)
+		if flag == slotReceived && i == s.low {
+			s.low++
+		}
+		if flag == slotDone && s.r.matches(h) {
+			s.at, s.pc = i, h
+			return true
+		}
+	}
+	return false
 }
 
 // scan is the loop overhead of examining n entries of the
@@ -481,17 +503,37 @@ func (r *recvReq) Test(p *sim.Proc) (bool, stacks.Status, error) {
 // that sleeps (spinning, in the machine) until some buffer's flag changes.
 func (r *recvReq) Wait(p *sim.Proc) (stacks.Status, error) {
 	x := r.x
-	var err error
-	x.cpu.SpinUntil(p, spinWhy{rank: int32(x.rank), peer: int32(r.src), kind: waitAsyncRecv}, func() bool {
-		var done bool
-		done, err = r.progress(p)
-		return done || err != nil
-	}, x.async.watch...)
+	w := &x.async.wait
+	if w.fn == nil {
+		w.fn = w.attempt
+	}
+	w.r, w.p, w.err, w.why = r, p, nil, spinWhy{rank: int32(x.rank), peer: int32(r.src), kind: waitAsyncRecv}
+	x.cpu.SpinUntil(p, w, w.fn, x.async.watch...)
+	err := w.err
+	w.r, w.p, w.err = nil, nil, nil
 	if err == nil {
 		err = r.err
 	}
 	return r.status(), err
 }
+
+// recvWait is a blocking asynchronous receive's spin (Wait): each poll a
+// receive attempt. The PE keeps one, its poll bound once.
+type recvWait struct {
+	r   *recvReq
+	p   *sim.Proc
+	err error
+	why spinWhy
+	fn  func() bool // attempt
+}
+
+func (w *recvWait) attempt() bool {
+	var done bool
+	done, w.err = w.r.progress(w.p)
+	return done || w.err != nil
+}
+
+func (w *recvWait) String() string { return w.why.String() }
 
 func peName(pe int) string {
 	if pe == stacks.AnySource {

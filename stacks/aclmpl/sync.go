@@ -40,11 +40,7 @@ func (x *PE) postRequest(p *sim.Proc, src int, buf mem.Region) {
 // clears it and returns the transfer size.
 func (x *PE) awaitCompletion(p *sim.Proc, src int) (int, bool) {
 	a := x.comps + mem.Addr(src*compBytes)
-	var w uint64
-	x.cpu.SpinUntil(p, spinWhy{rank: int32(x.rank), peer: int32(src), kind: waitDone}, func() bool {
-		w = x.cpu.LoadUncached(p, a, 8)
-		return w>>32 != 0
-	}, a)
+	w := x.spinOn(p, a, src, waitDone)
 	x.cpu.Store(p, a, 8, 0)
 	return int(uint32(w)), w>>32 == flagTruncated
 }
@@ -53,11 +49,7 @@ func (x *PE) awaitCompletion(p *sim.Proc, src int) (int, bool) {
 // and returns the receive buffer it names.
 func (x *PE) awaitRequest(p *sim.Proc, dst int) (mem.Addr, int) {
 	blk := x.reqs + mem.Addr(dst*reqBytes)
-	var w uint64
-	x.cpu.SpinUntil(p, spinWhy{rank: int32(x.rank), peer: int32(dst), kind: waitRequest}, func() bool {
-		w = x.cpu.LoadUncached(p, blk+8, 8)
-		return w>>32 == flagRequest
-	}, blk+8)
+	w := x.spinOn(p, blk+8, dst, waitRequest)
 	addr := mem.Addr(x.cpu.LoadUncached(p, blk, 8))
 	x.cpu.Store(p, blk+8, 8, 0)
 	return addr, int(uint32(w))
@@ -156,6 +148,50 @@ func (x *PE) SendRecv(p *sim.Proc, sbuf mem.Region, dst int, rbuf mem.Region, sr
 	}
 	return st, nil
 }
+
+// spinOn spin-waits, loading the word at a uncached at each poll, until
+// it holds what kind waits for: a completion block's DONE (or truncated)
+// flag, a request block's REQUEST flag, a pool buffer's flag no longer
+// EMPTY. It returns the word the last poll loaded. peer is the PE (or the
+// buffer) the wait names in reports.
+func (x *PE) spinOn(p *sim.Proc, a mem.Addr, peer int, kind spinKind) uint64 {
+	s := x.spin
+	if s == nil {
+		s = &wordSpin{x: x}
+		s.fn = s.poll
+		x.spin = s
+	}
+	s.p, s.a, s.why = p, a, spinWhy{rank: int32(x.rank), peer: int32(peer), kind: kind}
+	x.cpu.SpinUntil(p, s, s.fn, a)
+	s.p = nil
+	return s.w
+}
+
+// wordSpin is a PE's spin on one word (spinOn), kept and reused: its poll
+// and its reason are bound once, not made at every wait.
+type wordSpin struct {
+	x   *PE
+	p   *sim.Proc
+	a   mem.Addr
+	w   uint64 // what the last poll loaded
+	why spinWhy
+	fn  func() bool // poll
+}
+
+// poll is one poll of the spin: an uncached load of the word.
+func (s *wordSpin) poll() bool {
+	s.w = s.x.cpu.LoadUncached(s.p, s.a, 8)
+	switch s.why.kind {
+	case waitDone:
+		return s.w>>32 != 0
+	case waitRequest:
+		return s.w>>32 == flagRequest
+	default: // waitOverflow
+		return s.w != slotEmpty
+	}
+}
+
+func (s *wordSpin) String() string { return s.why.String() }
 
 // spinWhy is what a receive or send spins on, formatted only when a report
 // or trace needs it (Processor.SpinUntil's why): a spin on every message costs

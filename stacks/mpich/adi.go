@@ -81,6 +81,7 @@ type outPkt struct {
 // Rank is one process's MPI: the protocol layer over a Device. It
 // implements stacks.Comm.
 type Rank struct {
+	hdr        headerReader // readIncoming's
 	w          *World
 	rank       int
 	dev        Device
@@ -612,7 +613,7 @@ func (r *Rank) readIncoming(p *sim.Proc) (bool, error) {
 			return did, err
 		}
 		did = true
-		h, err := readHeader(r.cpu, p, pkt, r.rank, from, r.Size())
+		h, err := r.hdr.read(r.cpu, p, pkt, r.rank, from, r.Size())
 		if err != nil {
 			return did, err
 		}

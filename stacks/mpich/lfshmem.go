@@ -262,13 +262,25 @@ type copier interface {
 	processor() machines.Processor
 }
 
+// headerKeeper is a copier that keeps a headerReader for copyOut's
+// headers (a device that copies a packet out per message).
+type headerKeeper interface {
+	headers() *headerReader
+}
+
 // copyOut copies the packet in a slot (header, then its inline data) into
 // the private buffer pkt with the library memcpy (on the SX-4, vector
 // moves, which bypass the cache). It returns the sender the header names
 // (from, where the caller knows it).
 func copyOut(p *sim.Proc, c copier, rank int, pkt mem.Region, slot mem.Addr, from, procs, slotBytes int) (int, error) {
 	c.memcpy(p, pkt.Addr, slot, HeaderBytes)
-	h, err := readHeader(c.processor(), p, pkt, rank, from, procs)
+	var h header
+	var err error
+	if k, ok := c.(headerKeeper); ok {
+		h, err = k.headers().read(c.processor(), p, pkt, rank, from, procs)
+	} else {
+		h, err = readHeader(c.processor(), p, pkt, rank, from, procs)
+	}
 	if err != nil {
 		return from, err
 	}

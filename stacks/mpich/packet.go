@@ -104,11 +104,35 @@ func (e *CorruptionError) Error() string {
 // memory the device copied it into) as the process's program sees it.
 // Reading it costs no cycles of its own: decoding is part of the software
 // of the receive path, which the caller charges.
-func readHeader(c machines.Processor, p *sim.Proc, pkt mem.Region, rank, from, procs int) (h header, err error) {
-	c.Update(p, pkt.Addr, HeaderBytes, 0, func(b []byte) {
-		h, err = decodeBytes(b, rank, from, procs, p.Now())
-	})
+func readHeader(c machines.Processor, p *sim.Proc, pkt mem.Region, rank, from, procs int) (header, error) {
+	var hr headerReader
+	return hr.read(c, p, pkt, rank, from, procs)
+}
+
+// headerReader is readHeader with its callback bound once: a device or a
+// rank that reads a header per packet keeps one, since a closure passed
+// to Processor.Update is allocated at each call.
+type headerReader struct {
+	p                 *sim.Proc
+	rank, from, procs int
+	h                 header
+	err               error
+	fn                func(b []byte) // decode
+}
+
+func (hr *headerReader) read(c machines.Processor, p *sim.Proc, pkt mem.Region, rank, from, procs int) (header, error) {
+	if hr.fn == nil {
+		hr.fn = hr.decode
+	}
+	hr.p, hr.rank, hr.from, hr.procs = p, rank, from, procs
+	c.Update(p, pkt.Addr, HeaderBytes, 0, hr.fn)
+	h, err := hr.h, hr.err
+	hr.p, hr.h, hr.err = nil, header{}, nil
 	return h, err
+}
+
+func (hr *headerReader) decode(b []byte) {
+	hr.h, hr.err = decodeBytes(b, hr.rank, hr.from, hr.procs, hr.p.Now())
 }
 
 // decodeBytes checks and decodes the header bytes b of a packet received

@@ -33,6 +33,8 @@ func (c putCopy) memcpy(p *sim.Proc, dst, src mem.Addr, n int) {
 
 func (c putCopy) processor() machines.Processor { return c.d.cpu }
 
+func (c putCopy) headers() *headerReader { return &c.d.hdr }
+
 // t3dLayout is where ch_t3d's memory lies in every PE: the packet rings
 // (per sender, ring_packets slots), the eager buffers (per sender) and the
 // control blocks (per peer).
@@ -108,6 +110,7 @@ func (l *t3dLayout) credit(at, peer int) mem.Addr { return l.ctl[at] + mem.Addr(
 // for each sender, released by a put of a count; rendezvous data by put
 // straight into the receive buffer (DirectData).
 type t3dDevice struct {
+	hdr    headerReader // copyOut's
 	m      machines.RemoteWrite
 	rank   int
 	cpu    machines.Processor

@@ -238,36 +238,52 @@ func (x *Task) sweep(p *sim.Proc) (bool, error) {
 	n := x.size
 	from := x.scanFrom
 	x.scanFrom = (x.scanFrom + 1) % n
+	r := &x.round
+	if r.fn == nil {
+		r.x, r.fn = x, r.run
+	}
 	for {
-		// One round: the head flag of every ring in cyclic order from
-		// from, until one holds a part (a held ring's flag is loaded too,
-		// and passed over).
-		s, loads := -1, 0
-		ok := x.cpu.Poll(p, func() bool {
-			s, loads = -1, 0
-			for k := 0; k < n; k++ {
-				i := from + k
-				if i >= n {
-					i -= n
-				}
-				loads++
-				if x.cpu.LoadUncached(p, x.watch[i], 8) == flagDone && !x.held(i) {
-					s = i
-					return true
-				}
-			}
-			return false
-		})
-		x.cpu.Compute(p, x.lib.params.ScanCycles*float64(loads))
+		r.p, r.from = p, from
+		ok := x.cpu.Poll(p, r.fn)
+		x.cpu.Compute(p, x.lib.params.ScanCycles*float64(r.loads))
 		if !ok {
 			return took, nil
 		}
-		if err := x.takePart(p, s); err != nil {
+		if err := x.takePart(p, r.s); err != nil {
 			return took, err
 		}
 		took = true
-		from = s
+		from = r.s
 	}
+}
+
+// sweepRound is one round of the sweep, a poll: the head flag of every
+// ring in cyclic order from from, until one holds a part (a held ring's
+// flag is loaded too, and passed over); s is that ring (-1: none) and
+// loads the flags loaded. A task keeps one, its poll bound once.
+type sweepRound struct {
+	x        *Task
+	p        *sim.Proc
+	from     int
+	s, loads int
+	fn       func() bool // run
+}
+
+func (r *sweepRound) run() bool {
+	x, n := r.x, r.x.size
+	r.s, r.loads = -1, 0
+	for k := 0; k < n; k++ {
+		i := r.from + k
+		if i >= n {
+			i -= n
+		}
+		r.loads++
+		if x.cpu.LoadUncached(r.p, x.watch[i], 8) == flagDone && !x.held(i) {
+			r.s = i
+			return true
+		}
+	}
+	return false
 }
 
 // held reports whether ring s is held: its next part belongs to a message

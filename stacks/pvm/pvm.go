@@ -202,6 +202,7 @@ type Task struct {
 	// (head), entry size+d the freed count task d writes.
 	watch    []mem.Addr
 	scanFrom int // ring where the next sweep starts (round robin)
+	round    sweepRound
 	scratch  *mem.Region
 
 	stats Stats
