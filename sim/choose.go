@@ -43,8 +43,27 @@ func (e *Engine) exploring() bool { return e.x != nil && e.x.chooser != nil }
 func (e *Engine) explorer() *Explorer {
 	if e.x == nil {
 		e.x = &Explorer{}
+		if e.fp != nil {
+			e.fp.x = e.x
+		}
 	}
 	return e.x
+}
+
+// Footprint is where a model reports each access it makes (a memory:
+// TouchRange) for a schedule explorer's footprint of the running step: a
+// no-op but for one test unless a Chooser is installed. A model gets it
+// once (Hooks.Footprint) and keeps it; a nil Footprint records nothing.
+type Footprint struct {
+	x *Explorer // the engine's explorer state, once it has one
+}
+
+// TouchRange adds the bytes [a, a+n) of the memory named by key to the
+// footprint of the running step (exploring only).
+func (f *Footprint) TouchRange(key, a uint64, n int) {
+	if f != nil && f.x != nil {
+		f.x.TouchRange(key, a, n)
+	}
 }
 
 // Chooser is the installed Chooser (nil on a nil Explorer).

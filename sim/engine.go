@@ -74,6 +74,7 @@ type Engine struct {
 	wallStart time.Time // when Run started (Limits.MaxWall)
 
 	evc EventCounter // counts events by what they run (WithEventCounter), or nil
+	fp  *Footprint   // what Hooks.Footprint hands out, made on first ask
 }
 
 // NewEngine returns an engine whose random generator is seeded with seed.
@@ -86,7 +87,6 @@ func NewEngine(seed uint64) *Engine {
 		horizon: Forever,
 		maxEv:   math.MaxUint64,
 		check:   0x1000,
-		x:       &Explorer{}, // here from the start: Hooks.Footprint
 	}
 }
 

@@ -39,7 +39,9 @@ func WithRandUse(flag *atomic.Bool) Option {
 // WithChooser installs c to pick among the processes ready at the same
 // simulated time (a sim/explore Path, a replayed explore.Schedule); nil
 // restores the engine's order.
-func WithChooser(c Chooser) Option { return func(e *Engine) { e.explorer().chooser = c } }
+func WithChooser(c Chooser) Option {
+	return func(e *Engine) { e.explorer().chooser = c }
+}
 
 // WithMemoryPoints makes every operation a process performs on simulated
 // memory through sim/mem's CPU (loads, stores, atomics, copies; fences
@@ -67,16 +69,19 @@ type Hooks struct {
 	// Explorer is the schedule explorer's state while a Chooser is
 	// installed.
 	Explorer *Explorer
-	// Footprint is that state whether a Chooser is installed or not, the
-	// same for the engine's life: a model that reports every access
-	// (Explorer.TouchRange, a no-op without a Chooser) keeps it, and pays
-	// one test an access instead of asking for the hooks each time.
-	Footprint *Explorer
+	// Footprint is where a model reports its accesses to an explorer,
+	// the same for the engine's life: a model that reports every access
+	// keeps it and pays a test an access instead of asking for the hooks
+	// each time.
+	Footprint *Footprint
 }
 
 // Hooks are what is attached to the engine now.
 func (e *Engine) Hooks() Hooks {
-	h := Hooks{Tracer: e.trace, EventCounter: e.evc, Footprint: e.x}
+	if e.fp == nil {
+		e.fp = &Footprint{x: e.x}
+	}
+	h := Hooks{Tracer: e.trace, EventCounter: e.evc, Footprint: e.fp}
 	if e.exploring() {
 		h.Explorer = e.x
 	}

@@ -69,7 +69,7 @@ type Memory struct {
 	// the running step); key names the memory there.
 	eng       *sim.Engine
 	key       uint64
-	footprint *sim.Explorer // eng's (Hooks.Footprint)
+	footprint *sim.Footprint // eng's (Hooks.Footprint)
 	// segs0 and chunks0 hold the first segments and chunks in the memory
 	// itself: most memories hold a few (a PE's library blocks and its
 	// buffers), and a machine of a million PEs would otherwise allocate
