@@ -47,6 +47,7 @@ func (m *Memory) cachedRead(a Addr, b []byte) bool {
 			return false
 		}
 		m.rc = new([1 << lineCacheBits]lineView)
+		m.rcLo = 1<<32 - 1
 	}
 	ln, lo := uint64(a)>>lineShift, int(a)&(LineBytes-1)
 	e := &m.rc[lineSlot(ln)]
@@ -125,6 +126,7 @@ func (m *Memory) lineRun(e *lineView, ln uint64, off int) bool {
 		}
 	}
 	*e = lineView{b: b, ln: uint32(ln + 1), lo: uint8(lo - start), hi: uint8(hi - start)}
+	m.rcLo, m.rcHi = min(m.rcLo, uint32(ln+1)), max(m.rcHi, uint32(ln+1))
 	return true
 }
 
@@ -135,9 +137,12 @@ func (m *Memory) forget(a, end Addr) {
 		return
 	}
 	first, last := uint64(a)>>lineShift, uint64(end-1)>>lineShift
+	if last+1 < uint64(m.rcLo) || first+1 > uint64(m.rcHi) {
+		return // no entry was ever filled for a line there
+	}
 	if last-first >= 1<<lineCacheBits {
 		for i := range m.rc {
-			if e := &m.rc[i]; uint64(e.ln) > first && uint64(e.ln) <= last+1 {
+			if e := &m.rc[i]; uint64(e.ln)-first-1 <= last-first { // first < ln-1+1 <= last+1
 				e.ln = 0
 			}
 		}

@@ -78,9 +78,11 @@ type Memory struct {
 	segs0   [4]Segment
 	chunks0 [4]chunk
 	// rc is the line cache (linecache.go), nil until the memory has
-	// served readsBeforeCache reads.
-	rc    *[1 << lineCacheBits]lineView
-	reads uint32
+	// served readsBeforeCache reads; [rcLo, rcHi] bounds the line numbers
+	// (plus one) its entries were ever filled for.
+	rc         *[1 << lineCacheBits]lineView
+	reads      uint32
+	rcLo, rcHi uint32
 }
 
 // PageBytes is the size of a memory page: the unit in which a chunk's bytes
