@@ -64,12 +64,13 @@ type Memory struct {
 	resident int // bytes of storage allocated to chunks
 	watchers []*watcher
 	polls    []*pollState // merged polls of this memory's CPUs (CPU.Poll)
-	// eng, set by the first CPU on the memory, is told every access while
-	// a schedule explorer runs (sim.Explorer.TouchRange: the footprint of
-	// the running step); key names the memory there.
+	// eng is the engine of the first CPU on the memory, whose footprint
+	// (Hooks.Footprint) is told every access while a schedule explorer
+	// runs (the footprint of the running step); key names the memory
+	// there.
 	eng       *sim.Engine
 	key       uint64
-	footprint *sim.Footprint // eng's (Hooks.Footprint)
+	footprint *sim.Footprint
 	// segs0 and chunks0 hold the first segments and chunks in the memory
 	// itself: most memories hold a few (a PE's library blocks and its
 	// buffers), and a machine of a million PEs would otherwise allocate
@@ -213,8 +214,8 @@ func (c *chunk) ls() []line {
 	return c.sp.lines
 }
 
-// setLines replaces chunk c's lines.
-func (m *Memory) setLines(c *chunk, l []line) {
+// setLines replaces the chunk's lines.
+func (c *chunk) setLines(l []line) {
 	if len(l) == 0 {
 		l = nil
 	}
@@ -622,7 +623,7 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 		// A small write into a sparse region: one more line.
 		m.forget(Addr(ln<<lineShift), Addr(ln+1)<<lineShift)
 		ls = slices.Insert(ls, j, line{n: ln, b: new([LineBytes]byte)})
-		m.setLines(c, ls)
+		c.setLines(ls)
 		m.resident += LineBytes
 		k = min(k, LineBytes-lo)
 		return ls[j].b[lo : lo+k : lo+k], k
@@ -639,7 +640,7 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 			copy(c.flat[start-c.base:], b)
 		}
 		m.resident += len(c.flat) - len(ls)*LineBytes
-		m.setLines(c, nil)
+		c.setLines(nil)
 		off := int(a - c.base)
 		return c.flat[off : off+k : off+k], k
 	}
@@ -654,7 +655,7 @@ func (m *Memory) piece(a Addr, n int, alloc bool) ([]byte, int) {
 		copy(page[int(l.n<<lineShift)&(PageBytes-1):], l.b[:])
 	}
 	m.resident += PageBytes - (last-first)*LineBytes
-	m.setLines(c, slices.Delete(ls, first, last))
+	c.setLines(slices.Delete(ls, first, last))
 	(*c.pages)[i] = page
 	return page[off : off+k : off+k], k
 }
