@@ -100,3 +100,15 @@ func TestMachineMissingCapability(t *testing.T) {
 		}
 	}
 }
+
+// checkObserved fails the test if a run of o failed, and reports it if o's
+// relaxed outcome was (not) observed against want.
+func checkObserved(t *testing.T, o *Outcome, want bool) {
+	t.Helper()
+	if o.Failed > 0 {
+		t.Fatalf("%d runs failed: %v", o.Failed, o.FirstFailure)
+	}
+	if o.Observed() != want {
+		t.Errorf("%s %d %d, want observed=%v", o.Observation(), o.Positive, o.Negative, want)
+	}
+}

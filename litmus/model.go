@@ -2,8 +2,6 @@ package litmus
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -41,12 +39,7 @@ func LoadModelCapped(name, dir string, maxBytes int64) (mem.Config, error) {
 	if slices.Contains(mem.BuiltinNames(), name) {
 		return mem.Builtin(name)
 	}
-	file := name
-	if dir != "" && !filepath.IsAbs(name) {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			file = filepath.Join(dir, name)
-		}
-	}
+	file := inDir(name, dir)
 	data, err := inputfile.Read(file, maxBytes)
 	if err != nil {
 		return mem.Config{}, fmt.Errorf("model %q is neither a built-in model (%s) nor a readable file: %w",

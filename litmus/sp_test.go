@@ -97,12 +97,7 @@ func TestSP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.Failed > 0 {
-				t.Fatalf("%d runs failed: %v", o.Failed, o.FirstFailure)
-			}
-			if o.Observed() != c.observed {
-				t.Errorf("%s %d %d, want observed=%v", o.Observation(), o.Positive, o.Negative, c.observed)
-			}
+			checkObserved(t, o, c.observed)
 		})
 	}
 }

@@ -59,12 +59,7 @@ func TestT3D(t *testing.T) {
 				}
 				return
 			}
-			if o.Failed > 0 {
-				t.Fatalf("%d runs failed: %v", o.Failed, o.FirstFailure)
-			}
-			if o.Observed() != c.observed {
-				t.Errorf("%s %d %d, want observed=%v", o.Observation(), o.Positive, o.Negative, c.observed)
-			}
+			checkObserved(t, o, c.observed)
 		})
 	}
 }

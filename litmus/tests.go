@@ -292,12 +292,7 @@ func LoadTestCapped(name, dir string, maxBytes int64) (Test, error) {
 	if !strings.HasSuffix(name, ".litmus") {
 		return Lookup(name)
 	}
-	file := name
-	if dir != "" && !filepath.IsAbs(name) {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			file = filepath.Join(dir, name)
-		}
-	}
+	file := inDir(name, dir)
 	data, err := inputfile.Read(file, maxBytes)
 	if err != nil {
 		return Test{}, fmt.Errorf("litmus file %w", err)
@@ -316,3 +311,15 @@ func (t *Test) observe(l int) {
 
 // observed reports whether the final state records location l.
 func (t Test) observed(l int) bool { return l < len(t.Observed) && t.Observed[l] }
+
+// inDir is the file name names: name relative to dir when dir is given,
+// name is relative and such a file exists there, else name as it is (to
+// the working directory).
+func inDir(name, dir string) string {
+	if dir != "" && !filepath.IsAbs(name) {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return filepath.Join(dir, name)
+		}
+	}
+	return name
+}
