@@ -41,7 +41,6 @@ import (
 	"fmt"
 	"go/build"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -262,18 +261,4 @@ func Graph(root, module string) (map[string][]string, error) {
 		return nil
 	})
 	return g, err
-}
-
-// ModulePath reads the module path from root/go.mod.
-func ModulePath(root string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		return "", err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if m, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
-			return strings.Trim(strings.TrimSpace(m), `"`), nil
-		}
-	}
-	return "", fmt.Errorf("%s: no module line", filepath.Join(root, "go.mod"))
 }

@@ -1,6 +1,7 @@
 package layers
 
 import (
+	"github.com/msgsim/msgsim/internal/gomod"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,7 +12,7 @@ import (
 // DESIGN's layers.
 func TestModuleLayers(t *testing.T) {
 	root := filepath.Join("..", "..")
-	module, err := ModulePath(root)
+	module, err := gomod.ModulePath(root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -163,17 +163,3 @@ func Source(pkg Package) []byte {
 	}
 	return []byte(b.String())
 }
-
-// ModulePath reads the module path from root/go.mod.
-func ModulePath(root string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		return "", err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if m, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
-			return strings.Trim(strings.TrimSpace(m), `"`), nil
-		}
-	}
-	return "", fmt.Errorf("%s: no module line", filepath.Join(root, "go.mod"))
-}

@@ -3,6 +3,7 @@ package paramdoc
 import (
 	"bytes"
 	"errors"
+	"github.com/msgsim/msgsim/internal/gomod"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ import (
 // go generate in the package, or go generate ./...).
 func TestGeneratedIsCurrent(t *testing.T) {
 	root := filepath.Join("..", "..")
-	mod, err := ModulePath(root)
+	mod, err := gomod.ModulePath(root)
 	if err != nil {
 		t.Fatal(err)
 	}

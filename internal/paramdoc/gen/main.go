@@ -8,6 +8,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/msgsim/msgsim/internal/gomod"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,7 +39,7 @@ func run() error {
 		}
 		root = up
 	}
-	mod, err := paramdoc.ModulePath(root)
+	mod, err := gomod.ModulePath(root)
 	if err != nil {
 		return err
 	}
