@@ -71,6 +71,7 @@ type asyncState struct {
 	copyOuts  int
 	low       int      // every buffer below low has been received
 	scan      poolScan // a receive's scan of the pool
+	hdr       hdrRead  // checkOverflow's look at a buffer
 	wait      recvWait // a blocking receive's spin
 }
 
@@ -308,8 +309,7 @@ func (x *PE) checkOverflow(p *sim.Proc) error {
 		x.spinOn(p, a.flag(i), i, waitOverflow)
 	}
 	for i := 0; i < a.slots; i++ {
-		x.cpu.Compute(p, scanCycles)
-		if flag, pc := x.readHeader(p, i); flag == slotDone {
+		if flag, pc := a.overflowHeader(p, x, i); flag == slotDone {
 			buf, err := x.listBuffer()
 			if err != nil {
 				return err
@@ -329,6 +329,38 @@ func (x *PE) checkOverflow(p *sim.Proc) error {
 	a.low = 0
 	a.resets++
 	return nil
+}
+
+// overflowHeader is checkOverflow's look at buffer i: the loop's overhead
+// and the header's uncached loads, which only read, so it is a poll
+// (Processor.Poll).
+func (a *asyncState) overflowHeader(p *sim.Proc, x *PE, i int) (uint64, piece) {
+	h := &a.hdr
+	if h.fn == nil {
+		h.fn = h.run
+	}
+	h.x, h.p, h.i = x, p, i
+	x.cpu.Poll(p, h.fn)
+	flag, pc := h.flag, h.pc
+	*h = hdrRead{fn: h.fn}
+	return flag, pc
+}
+
+// hdrRead is one overflowHeader, the check of a poll: buffer i's flag
+// and, if DONE, its header. The PE keeps one, its check bound once.
+type hdrRead struct {
+	x    *PE
+	p    *sim.Proc
+	i    int
+	flag uint64
+	pc   piece
+	fn   func() bool // run
+}
+
+func (h *hdrRead) run() bool {
+	h.x.cpu.Compute(h.p, scanCycles)
+	h.flag, h.pc = h.x.readHeader(h.p, h.i)
+	return true
 }
 
 // listBuffer returns a buffer of SlotBytes for a list node.
@@ -478,10 +510,12 @@ func (s *poolScan) run() bool {
 
 // scan is the loop overhead of examining n entries of the
 // sent-but-not-yet-received list (listFind finds the first match without
-// walking the entries before it; the program walks them).
+// walking the entries before it; the program walks them): scanCycles an
+// entry. The walk reads nothing another PE writes (the list is this PE's
+// own), so it is one stretch of computation.
 func (x *PE) scan(p *sim.Proc, n int) {
-	for range n {
-		x.cpu.Compute(p, scanCycles)
+	if n > 0 {
+		x.cpu.Compute(p, float64(n)*scanCycles)
 	}
 }
 
