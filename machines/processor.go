@@ -13,7 +13,8 @@ import (
 // Every operation charges the calling process the machine's cost of it in
 // simulated time; a stack never reads a cost, sleeps, or asks how the
 // engine runs. The engine's fast paths (a spin that sleeps until a watched
-// word is written, a poll's loads run as one event) are below this line,
+// word is written, a poll's loads or a store run's stores run as one
+// event) are below this line,
 // and Engine.SetStepByStep turns every one of them off with the same
 // simulated times.
 //
@@ -69,6 +70,12 @@ type Processor interface {
 	// check's result. The machine runs a poll as one event where nothing
 	// can tell, and re-runs check when a write lands on a word it read.
 	Poll(p *sim.Proc, check func() bool) bool
+	// StoreRun runs fill once, as a run of stores to the program's own
+	// bytes one after another (a header it builds): fill may only store
+	// and compute, and what it stores must not depend on when it runs.
+	// The machine runs it as one event where nothing can tell, each
+	// store still visible at its own instant.
+	StoreRun(p *sim.Proc, fill func())
 	// Peek and PeekUncached read without time what Load and LoadUncached
 	// would read now: inside a SpinUntil predicate only.
 	Peek(a mem.Addr, b []byte)

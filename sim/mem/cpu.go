@@ -29,7 +29,8 @@ type CPU struct {
 	bus       *Bus        // the snooping bus the cache is on (Bus.Attach), or nil
 	snoop     *snoopCache // the cache's tags and MESI states on the bus
 	poll      *pollState  // its merged poll (Poll), built on first use
-	polling   bool        // a merged poll's check runs: its loads are recorded, not slept
+	polling   bool        // a merged poll's check (or store run's fill) runs: its loads (stores) are recorded, not slept
+	filling   bool        // a merged store run's fill runs (polling is set too): its stores are held (scr.run)
 	pollSpins bool        // step by step, spins poll for real (SetPollingSpins)
 }
 
@@ -39,6 +40,7 @@ type cpuScratch struct {
 	free [][]byte  // byte buffers to reuse (getBuf)
 	hits []int     // peekLines's and cachedLines's scratch
 	pend []pending // viewFill's scratch
+	run  *storeRun // the CPU's store run (StoreRun), built on first use
 }
 
 // scratch returns c's scratch buffers, building them on first use.
@@ -81,8 +83,8 @@ func NewCPU(eng *sim.Engine, name string, m *Memory, cfg Config) (*CPU, error) {
 // be copied afterwards.
 func InitCPUShared(c *CPU, eng *sim.Engine, name string, m *Memory, cfg *Config) {
 	*c = CPU{name: name, eng: eng, mem: m, cfg: cfg, clock: cfg.Clock(), lineShift: 6}
-	if m.eng == nil {
-		m.eng, m.key, m.footprint = eng, sim.Key(m.name), eng.Hooks().Footprint
+	if !m.attached {
+		m.attached, m.key, m.footprint = true, sim.Key(m.name), eng.Hooks().Footprint
 	}
 	if cfg.Cache.Enabled {
 		c.cache = newCache(cfg.Cache)
@@ -120,7 +122,7 @@ func (c *CPU) lineOf(a Addr) uint64 { return uint64(a) >> c.lineShift }
 // Compute charges p for cycles of the CPU's own work.
 func (c *CPU) Compute(p *sim.Proc, cycles float64) {
 	if c.polling {
-		c.poll.advance(p, c.clock.Cycles(cycles))
+		c.advanceRun(p, c.clock.Cycles(cycles))
 		return
 	}
 	p.Sleep(c.clock.Cycles(cycles))
@@ -461,6 +463,9 @@ func (c *CPU) Load(p *sim.Proc, a Addr, size int) uint64 {
 // this CPU's own buffered stores).
 func (c *CPU) LoadUncached(p *sim.Proc, a Addr, size int) uint64 {
 	if c.polling {
+		if c.filling {
+			c.notInPoll("LoadUncached")
+		}
 		return c.poll.loadUncached(p, a, size)
 	}
 	if p.MemoryPoints() {
@@ -508,7 +513,11 @@ func (c *CPU) PeekUncachedBytes(a Addr, b []byte) {
 // while the buffer is full.
 func (c *CPU) Store(p *sim.Proc, a Addr, size int, v uint64) {
 	if c.polling {
-		c.notInPoll("Store")
+		if !c.filling {
+			c.notInPoll("Store")
+		}
+		c.scr.run.add(p, a, size, v)
+		return
 	}
 	if p.MemoryPoints() {
 		c.point(p, "stores", a, size)

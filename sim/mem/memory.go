@@ -64,11 +64,11 @@ type Memory struct {
 	resident int // bytes of storage allocated to chunks
 	watchers []*watcher
 	polls    []*pollState // merged polls of this memory's CPUs (CPU.Poll)
-	// eng is the engine of the first CPU on the memory, whose footprint
-	// (Hooks.Footprint) is told every access while a schedule explorer
-	// runs (the footprint of the running step); key names the memory
-	// there.
-	eng       *sim.Engine
+	held     *storeRun    // a CPU's merged store run whose stores it holds aside (CPU.StoreRun)
+	// footprint is that of the engine of the first CPU on the memory
+	// (Hooks.Footprint; attached: there is one): it is told every access
+	// while a schedule explorer runs (the footprint of the running
+	// step); key names the memory there.
 	key       uint64
 	footprint *sim.Footprint
 	// segs0 and chunks0 hold the first segments and chunks in the memory
@@ -84,6 +84,7 @@ type Memory struct {
 	rc         *[1 << lineCacheBits]lineView
 	reads      uint32
 	rcLo, rcHi uint32
+	attached   bool
 }
 
 // PageBytes is the size of a memory page: the unit in which a chunk's bytes
@@ -244,6 +245,7 @@ func (c *chunk) tidy() {
 // all-to-one sends its own 10 MB). When the bytes cannot be shared
 // (share), it is Write(a, b).
 func (m *Memory) Share(a Addr, b []byte) {
+	m.look(a, len(b))
 	m.check(a, len(b))
 	if !m.share(a, b) {
 		m.put(a, b)
@@ -386,6 +388,7 @@ func (m *Memory) SharedView(a Addr, n int) ([]byte, bool) {
 	if n <= 0 || uint64(a)+uint64(n) > uint64(m.used) {
 		return nil, false
 	}
+	m.look(a, n)
 	c := &m.chunks[m.find(a)]
 	b := c.refAt(a, n)
 	if b == nil {
@@ -717,6 +720,15 @@ func (m *Memory) flatten(a Addr, n int) {
 // touch tells an exploring engine that the running step accesses [a, a+n).
 func (m *Memory) touch(a Addr, n int) {
 	m.footprint.TouchRange(m.key, uint64(a), n)
+	m.look(a, n)
+}
+
+// look: [a, a+n) is about to be read or written; a held store run makes
+// the stores visible that are due (storeRun.touched).
+func (m *Memory) look(a Addr, n int) {
+	if m.held != nil {
+		m.held.touched(a, n)
+	}
 }
 
 // Read copies memory at a into b (no timing).

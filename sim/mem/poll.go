@@ -42,6 +42,9 @@ import (
 // values, is a bug in the calling model: the CPU panics.
 func (c *CPU) Poll(p *sim.Proc, check func() bool) bool {
 	if c.polling { // inside a merged poll's check: part of it
+		if c.filling {
+			c.notInPoll("Poll")
+		}
 		return check()
 	}
 	load := c.clock.Cycles(c.cfg.Costs.UncachedLoadCycles)
@@ -230,7 +233,21 @@ func (pl *pollState) hits(r *pollLoad, a, end Addr, now sim.Time) bool {
 	return r.at >= now && r.a < end && r.a+Addr(r.size) > a && pl.cpu.peekUncached(r.a, r.size) != r.v
 }
 
-// notInPoll panics: op is not one a merged poll's check may do.
+// notInPoll panics: op is not one a merged poll's check (or a merged
+// store run's fill) may do.
 func (c *CPU) notInPoll(op string) {
+	if c.filling {
+		panic(fmt.Sprintf("cpu %s: %s inside a store run's fill: a fill may only store and compute (a bug in the calling model)", c.name, op))
+	}
 	panic(fmt.Sprintf("cpu %s: %s inside a poll's check: a check may only load uncached and compute (a bug in the calling model)", c.name, op))
+}
+
+// advanceRun is d of the program's own work (Compute, Delay) inside a
+// merged poll's check or store run's fill.
+func (c *CPU) advanceRun(p *sim.Proc, d sim.Time) {
+	if c.filling {
+		c.scr.run.advance(p, d)
+		return
+	}
+	c.poll.advance(p, d)
 }

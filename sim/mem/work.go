@@ -40,7 +40,7 @@ func (c *CPU) Reduce(p *sim.Proc, acc, in Addr, n, elem int, cycles float64, f f
 // idle wait.
 func (c *CPU) Delay(p *sim.Proc, d sim.Time) {
 	if c.polling {
-		c.poll.advance(p, d)
+		c.advanceRun(p, d)
 		return
 	}
 	p.Sleep(d)

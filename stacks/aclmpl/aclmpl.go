@@ -168,6 +168,9 @@ type Lib struct {
 	reg    register // nil without a fetch-and-increment: no async
 	params Params
 	pes    []*PE
+	// words is storeWords' run of stores, one for every PE: its fill
+	// takes what it needs before its first store.
+	words wordWriter
 }
 
 // New sets ACLMPL up on m: each PE's request and completion arrays, in

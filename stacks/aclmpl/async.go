@@ -612,11 +612,39 @@ func (x *PE) Irecv(p *sim.Proc, buf mem.Region, src, tag int) (stacks.Request, e
 }
 
 // storeWords stores consecutive 8-byte words at a in the PE's staging
-// memory, one CPU store each, and fences (the Alpha's MB) so that they are
-// in memory before a put reads them.
+// memory, one CPU store each (one run of stores: Processor.StoreRun), and
+// fences (the Alpha's MB) so that they are in memory before a put reads
+// them.
 func (x *PE) storeWords(p *sim.Proc, a mem.Addr, words ...uint64) {
-	for i, w := range words {
-		x.cpu.Store(p, a+mem.Addr(8*i), 8, w)
+	w := &x.lib.words
+	if w.fn == nil {
+		w.fn = w.fill
 	}
+	if len(words) > len(w.w) {
+		panic(fmt.Sprintf("aclmpl: storeWords of %d words, at most %d", len(words), len(w.w)))
+	}
+	w.x, w.p, w.at, w.n = x, p, a, copy(w.w[:], words)
+	x.cpu.StoreRun(p, w.fn)
 	x.cpu.Fence(p)
+}
+
+// wordWriter is storeWords' run of stores. The library keeps one, its
+// fill bound once.
+type wordWriter struct {
+	x  *PE
+	p  *sim.Proc
+	at mem.Addr
+	w  [4]uint64 // the most storeWords stores: a piece's header
+	n  int
+	fn func() // fill
+}
+
+// fill stores the words, from a copy of what storeWords set: run step by
+// step, its stores sleep, and another PE's storeWords may set it
+// meanwhile.
+func (w *wordWriter) fill() {
+	x, p, a, words, n := w.x, w.p, w.at, w.w, w.n
+	for i, v := range words[:n] {
+		x.cpu.Store(p, a+mem.Addr(8*i), 8, v)
+	}
 }

@@ -82,6 +82,7 @@ type outPkt struct {
 // implements stacks.Comm.
 type Rank struct {
 	hdr        headerReader // readIncoming's
+	hout       headerWriter // build's
 	w          *World
 	rank       int
 	dev        Device
@@ -562,9 +563,7 @@ func (r *Rank) build(p *sim.Proc, dest int, o *outPkt) int {
 		c.Execute(p, r.w.params.sendCode(), r.w.sendCycles())
 		o.charged = true
 	}
-	for i, v := range o.h.words() { // the rank's own packet buffer, a word at a time
-		c.Store(p, r.sendPkt.Addr+mem.Addr(8*i), 8, v)
-	}
+	r.hout.write(p, c, r.sendPkt.Addr, o.h.words())
 	size := HeaderBytes
 	if o.h.kind == pktShort && o.data.Len > 0 {
 		r.w.memcpy(p, r.rank, r.sendPkt.Addr+HeaderBytes, o.data.Addr, o.data.Len)
@@ -572,6 +571,36 @@ func (r *Rank) build(p *sim.Proc, dest int, o *outPkt) int {
 	}
 	r.built, r.builtSize = id, size
 	return size
+}
+
+// headerWriter stores an outgoing packet's header into the rank's packet
+// buffer, a word at a time, as one run of stores
+// (machines.Processor.StoreRun). The rank keeps one, its fill bound once.
+type headerWriter struct {
+	cpu   machines.Processor
+	p     *sim.Proc
+	at    mem.Addr
+	words [hdrWords]uint64
+	fn    func() // fill
+}
+
+// write stores words at a, one Store a word.
+func (h *headerWriter) write(p *sim.Proc, c machines.Processor, a mem.Addr, words [hdrWords]uint64) {
+	if h.fn == nil {
+		h.fn = h.fill
+	}
+	h.cpu, h.p, h.at, h.words = c, p, a, words
+	c.StoreRun(p, h.fn)
+}
+
+// fill is the run's stores. It works on a copy of what write set: run step
+// by step its stores sleep, and another thread of the process may build a
+// packet meanwhile.
+func (h *headerWriter) fill() {
+	c, p, a, words := h.cpu, h.p, h.at, h.words
+	for i, v := range words {
+		c.Store(p, a+mem.Addr(8*i), 8, v)
+	}
 }
 
 func (r *Rank) complete(q *request, st stacks.Status, err error) {
