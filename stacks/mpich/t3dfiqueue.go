@@ -115,6 +115,45 @@ type t3dFIDevice struct {
 	stats FIStats
 	// The spin-wait reason, formatted once.
 	waitPacket fmt.Stringer
+	look       readyLook // ReadControl's poll
+}
+
+// readyLook is ReadControl's look at the next slot: an uncached load of
+// its ready word and the loop's overhead, which only reads, so it is one
+// poll (machines.Processor.Poll). The device keeps one, its check bound
+// once.
+type readyLook struct {
+	x  *t3dFIDevice
+	p  *sim.Proc
+	a  mem.Addr
+	fn func() bool // run
+}
+
+func (l *readyLook) run() bool {
+	d := l.x.d
+	ready := d.cpu.LoadUncached(l.p, l.a, 8) == l.x.head+1
+	d.charge(l.p, 1)
+	return ready
+}
+
+// ready reports whether the slot's ready word says its packet is there,
+// charging the load and the loop's overhead: one poll, or with
+// ready_bit_cached a cached load.
+func (x *t3dFIDevice) ready(p *sim.Proc, slot mem.Addr) bool {
+	d := x.d
+	if d.cached {
+		ready := d.load(p, slot+8*wReady) == x.head+1
+		d.charge(p, 1)
+		return ready
+	}
+	l := &x.look
+	if l.fn == nil {
+		l.fn = l.run
+	}
+	l.x, l.p, l.a = x, p, slot+8*wReady
+	ready := d.cpu.Poll(p, l.fn)
+	l.p = nil
+	return ready
 }
 
 // newT3DFIDevices gives ch_t3d's devices (their data half) a pool of
@@ -177,9 +216,7 @@ func (x *t3dFIDevice) ReadControl(p *sim.Proc, pkt mem.Region) (int, bool, error
 	d := x.d
 	slot := x.q.slot(d.rank, x.head)
 	x.stats.Polls++
-	ready := d.load(p, slot+8*wReady) == x.head+1
-	d.charge(p, 1)
-	if !ready {
+	if !x.ready(p, slot) {
 		return 0, false, nil
 	}
 	from, err := d.copySlot(p, pkt, slot, x.q.slotBytes, "fetch-and-increment pool", x.head)
