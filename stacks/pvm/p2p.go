@@ -245,7 +245,6 @@ func (x *Task) sweep(p *sim.Proc) (bool, error) {
 	for {
 		r.p, r.from = p, from
 		ok := x.cpu.Poll(p, r.fn)
-		x.cpu.Compute(p, x.lib.params.ScanCycles*float64(r.loads))
 		if !ok {
 			return took, nil
 		}
@@ -259,8 +258,9 @@ func (x *Task) sweep(p *sim.Proc) (bool, error) {
 
 // sweepRound is one round of the sweep, a poll: the head flag of every
 // ring in cyclic order from from, until one holds a part (a held ring's
-// flag is loaded too, and passed over); s is that ring (-1: none) and
-// loads the flags loaded. A task keeps one, its poll bound once.
+// flag is loaded too, and passed over), then the loop's overhead for the
+// rings it looked at; s is that ring (-1: none) and loads the flags
+// loaded. A task keeps one, its poll bound once.
 type sweepRound struct {
 	x        *Task
 	p        *sim.Proc
@@ -280,10 +280,11 @@ func (r *sweepRound) run() bool {
 		r.loads++
 		if x.cpu.LoadUncached(r.p, x.watch[i], 8) == flagDone && !x.held(i) {
 			r.s = i
-			return true
+			break
 		}
 	}
-	return false
+	x.cpu.Compute(r.p, x.lib.params.ScanCycles*float64(r.loads))
+	return r.s >= 0
 }
 
 // held reports whether ring s is held: its next part belongs to a message
@@ -299,6 +300,39 @@ func (x *Task) held(s int) bool {
 	return m != nil && m.req == nil
 }
 
+// readPart reads the header of the part in slot with uncached loads and
+// pays the library's software for a message: it only reads (the sender
+// writes the slot again only once it is freed), so it is one poll
+// (Processor.Poll).
+func (x *Task) readPart(p *sim.Proc, slot mem.Addr) (w uint64, total, off int) {
+	h := &x.part
+	if h.fn == nil {
+		h.x, h.fn = x, h.run
+	}
+	h.p, h.slot = p, slot
+	x.cpu.Poll(p, h.fn)
+	h.p = nil
+	return h.w, int(h.total), int(h.off)
+}
+
+// partRead is readPart's poll. A task keeps one, its check bound once.
+type partRead struct {
+	x             *Task
+	p             *sim.Proc
+	slot          mem.Addr
+	w, total, off uint64
+	fn            func() bool // run
+}
+
+func (h *partRead) run() bool {
+	c := h.x.cpu
+	h.w = c.LoadUncached(h.p, h.slot, 8)
+	h.total = c.LoadUncached(h.p, h.slot+8, 8)
+	h.off = c.LoadUncached(h.p, h.slot+16, 8)
+	c.Compute(h.p, h.x.lib.params.PartCycles)
+	return true
+}
+
 // takePart takes the part in the head slot of ring s: it reads the header
 // (uncached: a remote put wrote it), pays the library's software for a
 // message, finds where the data goes (the receive that waits for it, or
@@ -309,11 +343,8 @@ func (x *Task) takePart(p *sim.Proc, s int) error {
 	l := x.lib
 	k := x.next[s] % l.params.Slots
 	slot := l.slot(x.rank, s, k)
-	w := x.cpu.LoadUncached(p, slot, 8)
-	total := int(x.cpu.LoadUncached(p, slot+8, 8))
-	off := int(x.cpu.LoadUncached(p, slot+16, 8))
+	w, total, off := x.readPart(p, slot)
 	tag, n := int(int32(uint32(w))), int(uint32(w>>32))
-	x.cpu.Compute(p, l.params.PartCycles)
 	m := x.inflight[s]
 	if m == nil {
 		if off != 0 {

@@ -203,6 +203,7 @@ type Task struct {
 	watch    []mem.Addr
 	scanFrom int // ring where the next sweep starts (round robin)
 	round    sweepRound
+	part     partRead // takePart's read of a header
 	scratch  *mem.Region
 
 	stats Stats
