@@ -14,9 +14,8 @@ import (
 // simulated time; a stack never reads a cost, sleeps, or asks how the
 // engine runs. The engine's fast paths (a spin that sleeps until a watched
 // word is written, a poll's loads or a store run's stores run as one
-// event) are below this line,
-// and Engine.SetStepByStep turns every one of them off with the same
-// simulated times.
+// event) are below this line, and Engine.SetStepByStep turns every one of
+// them off with the same simulated times.
 //
 // Untimed reads (Peek, PeekUncached) are for a SpinUntil predicate only:
 // the spin charges its polls (the test in stacks/contract_test.go checks
