@@ -1,10 +1,6 @@
 package collective
 
-import (
-	"math"
-
-	"github.com/msgsim/msgsim/workloads"
-)
+import "github.com/msgsim/msgsim/workloads"
 
 // Estimate returns the estimator of the workload of kind: the messages
 // of one operation at every partition size and message length.
@@ -25,7 +21,7 @@ func Estimate(kind string) func(workloads.Spec) (workloads.Estimate, error) {
 			case "table":
 				msgs = 4 * n * n // every pattern, all-to-all the largest
 			case "bcast", "reduce":
-				msgs = 2 * (n - 1) * math.Max(1, math.Log2(n))
+				msgs = 2 * (n - 1) // a tree's n-1 messages, each with its handshake
 			}
 			for _, b := range p.Bytes {
 				ev += msgs * workloads.MessageEvents(b)
