@@ -30,7 +30,8 @@ type CPU struct {
 	snoop     *snoopCache // the cache's tags and MESI states on the bus
 	poll      *pollState  // its merged poll (Poll), built on first use
 	polling   bool        // a merged poll's check (or store run's fill) runs: its loads (stores) are recorded, not slept
-	filling   bool        // a merged store run's fill runs (polling is set too): its stores are held (scr.run)
+	filling   bool        // a merged store run's fill runs (polling is set too): its stores are held (run)
+	run       *storeRun   // its store run (StoreRun), built on first use
 	pollSpins bool        // step by step, spins poll for real (SetPollingSpins)
 }
 
@@ -40,7 +41,6 @@ type cpuScratch struct {
 	free [][]byte  // byte buffers to reuse (getBuf)
 	hits []int     // peekLines's and cachedLines's scratch
 	pend []pending // viewFill's scratch
-	run  *storeRun // the CPU's store run (StoreRun), built on first use
 }
 
 // scratch returns c's scratch buffers, building them on first use.
@@ -516,7 +516,7 @@ func (c *CPU) Store(p *sim.Proc, a Addr, size int, v uint64) {
 		if !c.filling {
 			c.notInPoll("Store")
 		}
-		c.scr.run.add(p, a, size, v)
+		c.run.add(p, a, size, v)
 		return
 	}
 	if p.MemoryPoints() {

@@ -246,7 +246,7 @@ func (c *CPU) notInPoll(op string) {
 // merged poll's check or store run's fill.
 func (c *CPU) advanceRun(p *sim.Proc, d sim.Time) {
 	if c.filling {
-		c.scr.run.advance(p, d)
+		c.run.advance(p, d)
 		return
 	}
 	c.poll.advance(p, d)

@@ -47,12 +47,11 @@ func (c *CPU) StoreRun(p *sim.Proc, fill func()) {
 		fill()
 		return
 	}
-	sc := c.scratch()
-	r := sc.run
+	r := c.run
 	if r == nil {
 		r = &storeRun{cpu: c}
-		r.tickFn = r.tick
-		sc.run = r
+		r.stores = r.first[:0]
+		c.run = r
 	}
 	now := p.Now()
 	r.proc, r.store, r.vt = p, store, now
@@ -87,14 +86,15 @@ type storeRun struct {
 	// stores are the run's stores in issue order; stores[:next] are
 	// visible. [lo, hi) bounds their bytes.
 	stores []heldStore
+	first  [2]heldStore // stores' first array: a run of a word or two takes no other
 	next   int
 	lo, hi Addr
 	// timed: something looked at the run's bytes before the run's end;
 	// each remaining store is made visible at its instant (tick, ev).
 	timed    bool
 	ev       sim.Handle
-	tickFn   func()
-	applying bool // a held store is being written: its own touch is not a look
+	tickFn   func() // tick, bound the first time the run is timed
+	applying bool   // a held store is being written: its own touch is not a look
 }
 
 // heldStore is one store of a run: size bytes of v at a, issued at at.
@@ -102,7 +102,7 @@ type heldStore struct {
 	a    Addr
 	v    uint64
 	at   sim.Time
-	size int
+	size uint8
 }
 
 // add is a Store inside a merged run's fill.
@@ -111,7 +111,7 @@ func (r *storeRun) add(p *sim.Proc, a Addr, size int, v uint64) {
 		panic(fmt.Sprintf("cpu %s: a store run's fill stores for process %s while %s runs it (a bug in the calling model)", r.cpu.name, p.Name(), r.proc.Name()))
 	}
 	r.cpu.mem.check(a, size)
-	r.stores = append(r.stores, heldStore{a: a, v: v, at: r.vt, size: size})
+	r.stores = append(r.stores, heldStore{a: a, v: v, at: r.vt, size: uint8(size)})
 	r.vt += r.store
 	r.lo, r.hi = min(r.lo, a), max(r.hi, a+Addr(size))
 }
@@ -161,6 +161,9 @@ func (r *storeRun) touched(a Addr, n int) {
 // schedule arranges the next held store's landing at its instant.
 func (r *storeRun) schedule() {
 	if r.next < len(r.stores) {
+		if r.tickFn == nil {
+			r.tickFn = r.tick
+		}
 		r.ev = r.cpu.eng.At(r.stores[r.next].at, r.tickFn)
 	}
 }

@@ -277,7 +277,7 @@ func TestStoreRunNotMerged(t *testing.T) {
 					t.Errorf("word %d: %d, want %d", i, got, i+1)
 				}
 			}
-			if c.scr != nil && c.scr.run != nil {
+			if c.run != nil {
 				t.Error(fmt.Sprintf("%s: a run was made on a CPU with a store buffer", model))
 			}
 		})
