@@ -71,7 +71,8 @@ type Processor interface {
 	Poll(p *sim.Proc, check func() bool) bool
 	// StoreRun runs fill once, as a run of stores to the program's own
 	// bytes one after another (a header it builds): fill may only store
-	// and compute, and what it stores must not depend on when it runs.
+	// and compute (Compute, Execute, Delay), and what it stores must not
+	// depend on when it runs.
 	// The machine runs it as one event where nothing can tell, each
 	// store still visible at its own instant.
 	StoreRun(p *sim.Proc, fill func())

@@ -14,9 +14,11 @@ type Code struct {
 // work, plus a line fill from memory (Costs.MissCycles) for every line of
 // code that is not in the instruction cache, which then holds it
 // (direct-mapped: a line evicts whatever code shares its index). Without
-// an instruction cache (ICache disabled) it is Compute(p, cycles).
+// an instruction cache (ICache disabled) it is Compute(p, cycles). A store
+// run's fill may execute (its code is the CPU's own, looked up once); a
+// poll's check may not (it may run again).
 func (c *CPU) Execute(p *sim.Proc, code Code, cycles float64) {
-	if c.polling {
+	if c.polling && !c.filling {
 		c.notInPoll("Execute")
 	}
 	ic := c.cfg.ICache

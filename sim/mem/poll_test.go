@@ -280,6 +280,10 @@ func TestPollCheckMisuse(t *testing.T) {
 		{"cached load", "Load inside a poll's check", func(c *CPU, p *sim.Proc, seg Segment, _ *int) bool {
 			return c.Load(p, seg.Addr(0), 8) != 0
 		}},
+		{"execute", "Execute inside a poll's check", func(c *CPU, p *sim.Proc, seg Segment, _ *int) bool {
+			c.Execute(p, Code{Bytes: 64}, 10)
+			return false
+		}},
 		{"peek", "PeekUncached inside a poll's check", func(c *CPU, p *sim.Proc, seg Segment, _ *int) bool {
 			return c.PeekUncached(seg.Addr(0), 8) != 0
 		}},

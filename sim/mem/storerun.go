@@ -9,7 +9,8 @@ import (
 
 // StoreRun runs fill once: a run of stores the program makes to its own
 // bytes, one after another (a packet header or a request block it
-// builds). fill may only store (Store) and compute (Compute, Delay), and
+// builds). fill may only store (Store) and compute (Compute, Execute,
+// Delay), and
 // what it stores must not depend on when it runs: it reads nothing
 // another processor writes. Run step by step, it is fill as written.
 //

@@ -283,3 +283,67 @@ func TestStoreRunNotMerged(t *testing.T) {
 		})
 	}
 }
+
+// TestStoreRunExecutes: a fill may run code through the instruction cache
+// before its stores (a packet's software, then its header): merged, the
+// run ends when the code and the stores one by one would, with the same
+// instruction-cache misses, in fewer events.
+func TestStoreRunExecutes(t *testing.T) {
+	type outcome struct {
+		ends           []sim.Time
+		misses, events uint64
+	}
+	run := func(stepByStep bool) outcome {
+		cfg, err := Builtin("sc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.ICache = ICacheConfig{Enabled: true, LineBytes: 32, SizeBytes: 1024}
+		e := sim.NewEngine(1)
+		e.SetStepByStep(stepByStep)
+		m := NewMemory("node0", 1<<20)
+		seg, err := m.Alloc("buf", 4096, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewCPU(e, "cpu", m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o outcome
+		// Something due in the middle of every run, so that its steps do
+		// not move time forward in place.
+		for k := 0; k < 3; k++ {
+			e.At(sim.Time(k+1)*sim.Microsecond+500*sim.Nanosecond, func() {})
+		}
+		e.Spawn("writer", func(p *sim.Proc) {
+			for k := 0; k < 3; k++ {
+				p.Sleep(sim.Time(k+1)*sim.Microsecond - p.Now())
+				c.StoreRun(p, func() {
+					c.Execute(p, Code{Addr: 0, Bytes: 1536}, 40) // larger than the cache: misses every time
+					for i := 0; i < 4; i++ {
+						c.Store(p, seg.Addr(8*i), 8, uint64(k*10+i))
+					}
+				})
+				o.ends = append(o.ends, p.Now())
+			}
+		})
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		o.misses, o.events = c.Stats().IMisses, e.Events()
+		for i := 0; i < 4; i++ {
+			if got := m.Load64(seg.Addr(8 * i)); got != uint64(20+i) {
+				t.Errorf("step by step %v: word %d holds %d, want %d", stepByStep, i, got, 20+i)
+			}
+		}
+		return o
+	}
+	merged, step := run(false), run(true)
+	if !slices.Equal(merged.ends, step.ends) || merged.misses != step.misses || merged.misses == 0 {
+		t.Errorf("merged: ends %v, %d misses; step by step: ends %v, %d misses", merged.ends, merged.misses, step.ends, step.misses)
+	}
+	if merged.events >= step.events {
+		t.Errorf("merged: %d events, step by step %d", merged.events, step.events)
+	}
+}

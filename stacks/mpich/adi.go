@@ -558,12 +558,10 @@ func (r *Rank) build(p *sim.Proc, dest int, o *outPkt) int {
 	if r.built == id {
 		return r.builtSize
 	}
-	c := r.cpu
-	if !o.charged {
-		c.Execute(p, r.w.params.sendCode(), r.w.sendCycles())
-		o.charged = true
-	}
-	r.hout.write(p, c, r.sendPkt.Addr, o.h.words())
+	// The send path's software (once per packet), then the header's
+	// stores: one run (Processor.StoreRun).
+	r.hout.write(p, r.cpu, !o.charged, r.w.params.sendCode(), r.w.sendCycles(), r.sendPkt.Addr, o.h.words())
+	o.charged = true
 	size := HeaderBytes
 	if o.h.kind == pktShort && o.data.Len > 0 {
 		r.w.memcpy(p, r.rank, r.sendPkt.Addr+HeaderBytes, o.data.Addr, o.data.Len)
@@ -573,31 +571,39 @@ func (r *Rank) build(p *sim.Proc, dest int, o *outPkt) int {
 	return size
 }
 
-// headerWriter stores an outgoing packet's header into the rank's packet
-// buffer, a word at a time, as one run of stores
-// (machines.Processor.StoreRun). The rank keeps one, its fill bound once.
+// headerWriter runs the send path's code, if the packet has not paid for
+// it yet, and stores the packet's header into the rank's packet buffer, a
+// word at a time, as one run of stores (machines.Processor.StoreRun). The
+// rank keeps one, its fill bound once.
 type headerWriter struct {
-	cpu   machines.Processor
-	p     *sim.Proc
-	at    mem.Addr
-	words [hdrWords]uint64
-	fn    func() // fill
+	cpu    machines.Processor
+	p      *sim.Proc
+	run    bool // the send path's code runs first
+	code   mem.Code
+	cycles float64
+	at     mem.Addr
+	words  [hdrWords]uint64
+	fn     func() // fill
 }
 
-// write stores words at a, one Store a word.
-func (h *headerWriter) write(p *sim.Proc, c machines.Processor, a mem.Addr, words [hdrWords]uint64) {
+// write runs code for cycles if run, then stores words at a, one Store a
+// word.
+func (h *headerWriter) write(p *sim.Proc, c machines.Processor, run bool, code mem.Code, cycles float64, a mem.Addr, words [hdrWords]uint64) {
 	if h.fn == nil {
 		h.fn = h.fill
 	}
-	h.cpu, h.p, h.at, h.words = c, p, a, words
+	h.cpu, h.p, h.run, h.code, h.cycles, h.at, h.words = c, p, run, code, cycles, a, words
 	c.StoreRun(p, h.fn)
 }
 
-// fill is the run's stores. It works on a copy of what write set: run step
+// fill is the run's work. It works on a copy of what write set: run step
 // by step its stores sleep, and another thread of the process may build a
 // packet meanwhile.
 func (h *headerWriter) fill() {
-	c, p, a, words := h.cpu, h.p, h.at, h.words
+	c, p, run, code, cycles, a, words := h.cpu, h.p, h.run, h.code, h.cycles, h.at, h.words
+	if run {
+		c.Execute(p, code, cycles)
+	}
 	for i, v := range words {
 		c.Store(p, a+mem.Addr(8*i), 8, v)
 	}
