@@ -987,13 +987,10 @@ func (m *Memory) removeWatcher(w *watcher) { m.watchers = removeWatcher(m.watche
 
 func (m *Memory) notify(a Addr, n int) {
 	for _, w := range m.watchers {
-		for _, r := range w.ranges {
-			if a < r.a+Addr(r.n) && r.a < a+Addr(n) {
-				w.fired = true
-				if w.blocked {
-					w.wake()
-				}
-				break
+		if w.watches(a, a+Addr(n)) {
+			w.fired = true
+			if w.blocked {
+				w.wake()
 			}
 		}
 	}
@@ -1002,6 +999,16 @@ func (m *Memory) notify(a Addr, n int) {
 			pl.written(a, n)
 		}
 	}
+}
+
+// watches reports whether the watcher watches a byte of [lo, hi).
+func (w *watcher) watches(lo, hi Addr) bool {
+	for _, r := range w.ranges {
+		if lo < r.a+Addr(r.n) && r.a < hi {
+			return true
+		}
+	}
+	return false
 }
 
 // Region is a range of bytes in a memory: a user buffer, a slot, a packet.

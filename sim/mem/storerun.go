@@ -202,10 +202,8 @@ func (r *storeRun) oneByOne() {
 // [lo, hi).
 func (m *Memory) watches(lo, hi Addr) bool {
 	for _, w := range m.watchers {
-		for _, s := range w.ranges {
-			if lo < s.a+Addr(s.n) && s.a < hi {
-				return true
-			}
+		if w.watches(lo, hi) {
+			return true
 		}
 	}
 	for _, pl := range m.polls {

@@ -118,10 +118,9 @@ type t3dFIDevice struct {
 	look       readyLook // ReadControl's poll
 }
 
-// readyLook is ReadControl's look at the next slot: an uncached load of
-// its ready word and the loop's overhead, which only reads, so it is one
-// poll (machines.Processor.Poll). The device keeps one, its check bound
-// once.
+// readyLook is ReadControl's look at the next slot: a load of its ready
+// word and the loop's overhead. It only reads, so uncached it is one poll
+// (machines.Processor.Poll). The device keeps one, its check bound once.
 type readyLook struct {
 	x  *t3dFIDevice
 	p  *sim.Proc
@@ -131,7 +130,7 @@ type readyLook struct {
 
 func (l *readyLook) run() bool {
 	d := l.x.d
-	ready := d.cpu.LoadUncached(l.p, l.a, 8) == l.x.head+1
+	ready := d.load(l.p, l.a) == l.x.head+1
 	d.charge(l.p, 1)
 	return ready
 }
@@ -140,18 +139,17 @@ func (l *readyLook) run() bool {
 // charging the load and the loop's overhead: one poll, or with
 // ready_bit_cached a cached load.
 func (x *t3dFIDevice) ready(p *sim.Proc, slot mem.Addr) bool {
-	d := x.d
-	if d.cached {
-		ready := d.load(p, slot+8*wReady) == x.head+1
-		d.charge(p, 1)
-		return ready
-	}
 	l := &x.look
 	if l.fn == nil {
 		l.fn = l.run
 	}
 	l.x, l.p, l.a = x, p, slot+8*wReady
-	ready := d.cpu.Poll(p, l.fn)
+	var ready bool
+	if x.d.cached {
+		ready = l.run() // a cached load: no poll
+	} else {
+		ready = x.d.cpu.Poll(p, l.fn)
+	}
 	l.p = nil
 	return ready
 }
